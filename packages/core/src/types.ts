@@ -1,0 +1,260 @@
+// The data of a turn: plain JSON only (no functions, classes, Dates or Maps), so a state, an
+// event or an effect can be compared with deep equality, written to disk and read back.
+// The shapes follow docs/architecture.md (which supersedes shared/design/turn-model.md §2–§5).
+
+export type JsonValue = null | boolean | number | string | readonly JsonValue[] | { readonly [key: string]: JsonValue };
+export type JsonObject = { readonly [key: string]: JsonValue };
+
+/** A tool call as the model asked for it. `inputError` set: the arguments were not valid JSON and `input` holds the raw text. */
+export interface ToolCall {
+  readonly id: string;
+  readonly name: string;
+  readonly input: JsonValue;
+  readonly inputError?: string;
+}
+
+export interface ToolResult {
+  readonly callId: string;
+  readonly name: string;
+  readonly output: JsonValue;
+  readonly isError: boolean;
+  /** An after-hook asked to end the turn. */
+  readonly stop?: { readonly reason: string };
+  /** Use this model for the next model call only. */
+  readonly modelOverride?: string;
+}
+
+export interface Usage {
+  readonly inputTokens: number;
+  readonly outputTokens: number;
+  readonly totalTokens: number;
+  readonly cost: number;
+}
+
+export type Message =
+  | { readonly role: 'system'; readonly content: string }
+  | { readonly role: 'user'; readonly content: string }
+  | { readonly role: 'assistant'; readonly content: string; readonly toolCalls: readonly ToolCall[]; readonly reasoning?: string }
+  | { readonly role: 'tool'; readonly result: ToolResult };
+
+export interface ModelResponse {
+  readonly text: string;
+  readonly toolCalls: readonly ToolCall[];
+  readonly reasoning?: string;
+  readonly usage?: Partial<Usage>;
+  readonly finishReason?: string;
+  readonly modelId?: string;
+}
+
+export interface TurnError {
+  readonly kind: string;
+  readonly message: string;
+  readonly retryable?: boolean;
+  readonly data?: JsonValue;
+}
+
+export type ApprovalDecision =
+  | { readonly type: 'approve'; readonly remember?: 'session' | 'tool' }
+  | { readonly type: 'reject'; readonly reason?: string };
+
+export interface ParkedCall {
+  readonly call: ToolCall;
+  readonly reason?: string;
+}
+
+export type StopReason = 'completed' | 'max_iterations' | 'loop_detected' | 'budget_exhausted' | 'hook_stopped';
+
+export type Outcome =
+  | { readonly status: 'stopped'; readonly stopReason: StopReason; readonly output: JsonValue }
+  | { readonly status: 'failed'; readonly error: TurnError }
+  | { readonly status: 'cancelled'; readonly reason: string };
+
+// ---------------------------------------------------------------------------------------------
+// Limits and state
+
+export interface TurnBudget {
+  readonly maxModelCalls?: number;
+  readonly maxToolCalls?: number;
+  readonly maxInputTokens?: number;
+  readonly maxOutputTokens?: number;
+  readonly maxTotalTokens?: number;
+  readonly maxCost?: number;
+}
+
+export interface TurnLimits {
+  /** Tool rounds before a forced final answer (tools disabled). Default 10. */
+  readonly maxIterations: number;
+  /** Identical batches in a row that count as a loop. Default 5; 0 disables. */
+  readonly loopThreshold: number;
+  /** Tools whose calls neither count towards nor reset loop detection. */
+  readonly loopExemptTools: readonly string[];
+  /** Times a rejected final output is sent back to the model for repair. Default 2. */
+  readonly maxOutputRepairs: number;
+  readonly budget: TurnBudget;
+}
+
+export interface TurnLimitsInput {
+  readonly maxIterations?: number;
+  readonly loopThreshold?: number;
+  readonly loopExemptTools?: readonly string[];
+  readonly maxOutputRepairs?: number;
+  readonly budget?: TurnBudget;
+}
+
+export interface TurnOptions {
+  readonly id: string;
+  readonly limits?: TurnLimitsInput;
+}
+
+export type TurnStatus =
+  | 'ready'
+  | 'calling_model'
+  | 'dispatching'
+  | 'awaiting_approval'
+  | 'steering'
+  | 'finalizing'
+  | 'stopped'
+  | 'failed'
+  | 'cancelled';
+
+export type TerminalStatus = 'stopped' | 'failed' | 'cancelled';
+
+/** What a turn has spent so far. */
+export interface TurnUsage extends Usage {
+  /** Model calls issued (a resumed call counts again). */
+  readonly modelCalls: number;
+  /** Tool calls sent to dispatch (calls skipped as a loop are not counted). */
+  readonly toolCalls: number;
+}
+
+/** Why the next model call is a forced final one (tools disabled). */
+export type ForcedReason = 'max_iterations' | 'loop_detected';
+
+export interface CallModelRequest {
+  readonly iteration: number;
+  /** Tools disabled: the model must answer in text. */
+  readonly final: boolean;
+  readonly modelOverride?: string;
+}
+
+export interface TurnState {
+  readonly version: number;
+  readonly id: string;
+  readonly status: TurnStatus;
+  readonly limits: TurnLimits;
+  /** Tool rounds applied (a batch skipped as a loop does not count). */
+  readonly round: number;
+  readonly usage: TurnUsage;
+  readonly forced: ForcedReason | null;
+  /** The calls of the batch in flight, in call order. */
+  readonly pending: readonly ToolCall[];
+  /** Results that were ready when the batch parked, waiting for the parked calls. */
+  readonly held: readonly ToolResult[];
+  /** Calls waiting for a human decision. */
+  readonly parked: readonly ParkedCall[];
+  /** Decisions so far, by call id (first decision per call wins). */
+  readonly decisions: { readonly [callId: string]: ApprovalDecision };
+  /** Ids of approved calls now executing (`execute_approved` issued), else null. */
+  readonly executing: readonly string[] | null;
+  /** Every tool call id seen in this turn, to reject a reused id. */
+  readonly seenCallIds: readonly string[];
+  readonly lastSignature: string | null;
+  /** Identical non-exempt batches in a row, ending with the last one. */
+  readonly repeats: number;
+  readonly repairs: number;
+  /** The final text waiting for check_output. */
+  readonly candidate: string | null;
+  /** The one-shot model override for the next model call. */
+  readonly nextModel: string | null;
+  readonly lastRequest: CallModelRequest | null;
+  readonly outcome: Outcome | null;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Events: facts that happened, fed to step by an interpreter.
+
+export type TurnEvent =
+  | { readonly type: 'start'; readonly input?: string }
+  | { readonly type: 'model_responded'; readonly response: ModelResponse }
+  | { readonly type: 'model_failed'; readonly error: TurnError }
+  | { readonly type: 'tools_completed'; readonly results: readonly ToolResult[] }
+  | { readonly type: 'tools_parked'; readonly held: readonly ToolResult[]; readonly parked: readonly ParkedCall[] }
+  | { readonly type: 'approvals_decided'; readonly decisions: { readonly [callId: string]: ApprovalDecision } }
+  | { readonly type: 'approval_expired' }
+  | { readonly type: 'approved_tools_completed'; readonly results: readonly ToolResult[] }
+  | { readonly type: 'compacted'; readonly info?: JsonValue }
+  | { readonly type: 'output_accepted'; readonly output: JsonValue }
+  | { readonly type: 'output_rejected'; readonly reason: string }
+  | { readonly type: 'cancel'; readonly reason?: string };
+
+export type TurnEventType = TurnEvent['type'];
+
+// ---------------------------------------------------------------------------------------------
+// Effects: commands for an interpreter.
+
+export type NoticeName = 'turn_started' | 'iteration' | 'steering' | 'awaiting_approval' | 'limit_reached' | 'ignored_event';
+
+export interface Notice {
+  readonly name: NoticeName;
+  readonly data: JsonValue;
+}
+
+export type Checkpoint = 'dispatching' | 'parked' | 'boundary';
+
+export interface CompactInfo {
+  readonly round: number;
+  readonly usage: TurnUsage;
+}
+
+export type Effect =
+  // Non-blocking, performed in order.
+  | { readonly type: 'append'; readonly message: Message }
+  | { readonly type: 'emit'; readonly notice: Notice }
+  | { readonly type: 'persist'; readonly checkpoint: Checkpoint }
+  // Blocking: at most one per list, always last.
+  | { readonly type: 'call_model'; readonly request: CallModelRequest }
+  | { readonly type: 'dispatch_tools'; readonly calls: readonly ToolCall[] }
+  | { readonly type: 'execute_approved'; readonly calls: readonly ToolCall[] }
+  | { readonly type: 'compact'; readonly info: CompactInfo }
+  | { readonly type: 'check_output'; readonly candidate: string }
+  | { readonly type: 'done'; readonly outcome: Outcome };
+
+export type EffectType = Effect['type'];
+export type BlockingEffect = Extract<Effect, { type: 'call_model' | 'dispatch_tools' | 'execute_approved' | 'compact' | 'check_output' | 'done' }>;
+
+// ---------------------------------------------------------------------------------------------
+// The model interface every interpreter talks to (types only; adapters live elsewhere).
+
+export interface ToolSpec {
+  readonly name: string;
+  readonly description: string;
+  /** JSON Schema of the tool's input. */
+  readonly inputSchema: JsonObject;
+}
+
+export interface ModelRequest {
+  readonly messages: readonly Message[];
+  /** Empty for a forced final call. */
+  readonly tools: readonly ToolSpec[];
+  /** 'none' for a forced final call. */
+  readonly toolChoice: 'auto' | 'none';
+  readonly modelOverride?: string;
+  readonly iteration: number;
+}
+
+export type ModelStreamPart =
+  | { readonly type: 'text_delta'; readonly text: string }
+  | { readonly type: 'reasoning_delta'; readonly text: string }
+  | { readonly type: 'tool_call_start'; readonly id: string; readonly name: string }
+  | { readonly type: 'tool_call_delta'; readonly id: string; readonly argsText: string }
+  | { readonly type: 'tool_call_end'; readonly id: string }
+  | { readonly type: 'finish'; readonly usage?: Partial<Usage>; readonly finishReason?: string; readonly modelId?: string };
+
+export interface ModelCallOptions {
+  readonly signal: AbortSignal;
+}
+
+export interface Model {
+  generate(request: ModelRequest, options: ModelCallOptions): Promise<ModelResponse>;
+  stream?(request: ModelRequest, options: ModelCallOptions): AsyncIterable<ModelStreamPart>;
+}
