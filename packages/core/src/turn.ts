@@ -1,6 +1,554 @@
-// Placeholder while the reducer is being written (replaced in the next commit).
-import type { Effect, ToolResult, TurnEvent, TurnOptions, TurnState } from './types.js';
-export function createTurn(_options: TurnOptions): TurnState { throw new Error('todo'); }
-export function step(_state: TurnState, _event: TurnEvent | unknown): [TurnState, Effect[]] { throw new Error('todo'); }
-export function resume(_state: TurnState, _completed?: readonly ToolResult[]): [TurnState, Effect[]] { throw new Error('todo'); }
-export function isTerminal(state: TurnState): boolean { return state.status === 'stopped' || state.status === 'failed' || state.status === 'cancelled'; }
+// The turn reducer. Everything that decides what a turn does next lives in this file.
+//
+// Rules of this file:
+// - `step(state, event) -> [state, effects]` is a total function: no I/O, no clock, no randomness,
+//   no promises, no throw (a last-resort catch turns an internal error into a failed turn).
+// - Inputs are never mutated; every new state is a fresh object (unchanged parts are shared).
+// - State, events and effects are plain JSON. Interpreters perform the effects and feed back
+//   exactly one event per blocking effect; they make no decision of their own.
+// - The transition table of docs/architecture.md is the `switch` in `transition` below: one arm
+//   per status, one short case per event. Anything not in the table fails the turn with
+//   `unexpected_event` and synthesised results, so no tool call is ever left without a result.
+
+import { readEvent, type ParsedEvent } from './events.js';
+import { batchSignature } from './signature.js';
+import { validateLimits } from './limits.js';
+import { TURN_STATE_VERSION } from './state.js';
+import type {
+  ApprovalDecision,
+  CallModelRequest,
+  Effect,
+  ForcedReason,
+  JsonValue,
+  Message,
+  ModelResponse,
+  Outcome,
+  ParkedCall,
+  StopReason,
+  ToolCall,
+  ToolResult,
+  TurnError,
+  TurnOptions,
+  TurnState,
+  TurnUsage,
+} from './types.js';
+
+type Step = [TurnState, Effect[]];
+
+const ZERO_USAGE: TurnUsage = { inputTokens: 0, outputTokens: 0, totalTokens: 0, cost: 0, modelCalls: 0, toolCalls: 0 };
+
+/**
+ * A new turn in status `ready`. Throws a `RangeError` naming the option when an option is invalid.
+ *
+ * @example
+ * const turn = createTurn({ id: 'turn-1', limits: { maxIterations: 4 } });
+ */
+export function createTurn(options: TurnOptions): TurnState {
+  if (options === null || typeof options !== 'object') throw new RangeError('createTurn needs an options object such as { id: "turn-1" }.');
+  for (const key of Object.keys(options)) {
+    if (key !== 'id' && key !== 'limits') throw new RangeError(`createTurn got an unknown option '${key}'. Known options: id, limits.`);
+  }
+  if (typeof options.id !== 'string' || options.id.length === 0) {
+    throw new RangeError(`createTurn option 'id' must be a non-empty string, got ${JSON.stringify(options.id) ?? String(options.id)}.`);
+  }
+  return {
+    version: TURN_STATE_VERSION,
+    id: options.id,
+    status: 'ready',
+    limits: validateLimits(options.limits),
+    round: 0,
+    usage: ZERO_USAGE,
+    forced: null,
+    pending: [],
+    held: [],
+    parked: [],
+    decisions: {},
+    executing: null,
+    seenCallIds: [],
+    lastSignature: null,
+    repeats: 0,
+    repairs: 0,
+    candidate: null,
+    nextModel: null,
+    lastRequest: null,
+    outcome: null,
+  };
+}
+
+export function isTerminal(state: TurnState): boolean {
+  return state.status === 'stopped' || state.status === 'failed' || state.status === 'cancelled';
+}
+
+/**
+ * Applies one event. Returns the next state and the effects an interpreter must perform, in order.
+ * A terminal state absorbs every event (the same state object, no effects).
+ */
+export function step(state: TurnState, event: unknown): Step {
+  try {
+    if (isTerminal(state)) return [state, []];
+    const parsed = readEvent(event);
+    if (parsed.type === 'malformed') return unexpected(state, parsed.eventType, parsed.problem);
+    return transition(state, parsed);
+  } catch (error) {
+    return internalError(state, error);
+  }
+}
+
+function transition(state: TurnState, event: ParsedEvent): Step {
+  if (event.type === 'cancel') return cancel(state, event.reason ?? 'cancelled by the caller');
+  switch (state.status) {
+    case 'ready':
+      if (event.type === 'start') return start(state, event.input);
+      break;
+    case 'calling_model':
+      if (event.type === 'model_responded') return modelResponded(state, event.response);
+      if (event.type === 'invalid_response') return finish(state, failure('invalid_model_response', `The model's reply was malformed: ${event.problem}.`), []);
+      if (event.type === 'model_failed') return finish(state, { status: 'failed', error: event.error }, []);
+      break;
+    case 'dispatching':
+      if (event.type === 'tools_completed') return toolsCompleted(state, event.results);
+      if (event.type === 'tools_parked') return toolsParked(state, event.held, event.parked);
+      break;
+    case 'awaiting_approval':
+      if (event.type === 'approvals_decided') return approvalsDecided(state, event.decisions);
+      if (event.type === 'approval_expired') return approvalExpired(state);
+      if (event.type === 'approved_tools_completed' && state.executing !== null) return approvedToolsCompleted(state, state.executing, event.results);
+      break;
+    case 'steering':
+      if (event.type === 'compacted') return compacted(state);
+      break;
+    case 'finalizing':
+      if (event.type === 'output_accepted') return finish(state, { status: 'stopped', stopReason: state.forced ?? 'completed', output: event.output }, []);
+      if (event.type === 'output_rejected') return outputRejected(state, event.reason);
+      break;
+    case 'stopped':
+    case 'failed':
+    case 'cancelled':
+      return [state, []];
+    default:
+      return assertNever(state.status);
+  }
+  const type = event.type === 'invalid_response' ? 'model_responded' : event.type;
+  return unexpected(state, type, `'${type}' is not expected while the turn is ${state.status}`);
+}
+
+// ---------------------------------------------------------------------------------------------
+// ready
+
+function start(state: TurnState, input: string | undefined): Step {
+  const effects: Effect[] = [];
+  if (input !== undefined) effects.push(append({ role: 'user', content: input }));
+  effects.push(emit('turn_started', { id: state.id }), emit('iteration', { iteration: state.round + 1 }));
+  return callModel(state, false, effects);
+}
+
+// ---------------------------------------------------------------------------------------------
+// calling_model
+
+function modelResponded(state: TurnState, response: ModelResponse): Step {
+  const usage = addResponseUsage(state.usage, response.usage);
+  const assistant = (toolCalls: readonly ToolCall[]): Message =>
+    response.reasoning === undefined
+      ? { role: 'assistant', content: response.text, toolCalls }
+      : { role: 'assistant', content: response.text, toolCalls, reasoning: response.reasoning };
+
+  // A forced final reply: tools were disabled, so any tool calls in it are dropped unread.
+  if (state.forced !== null) return toFinalizing({ ...state, usage }, response.text, [append(assistant([]))]);
+
+  const calls = response.toolCalls;
+  const badId = findBadCallId(calls, state.seenCallIds);
+  if (badId !== null) {
+    return finish({ ...state, usage }, failure('invalid_model_response', badId.message, { callId: badId.id }), []);
+  }
+
+  const exceeded = exceededTokenBudget(state, usage);
+  if (exceeded !== null) {
+    const effects: Effect[] = [append(assistant(calls))];
+    for (const call of calls) effects.push(appendResult(synthetic(call, `not executed: the turn's ${exceeded} budget is used up.`)));
+    return finish({ ...state, usage, seenCallIds: [...state.seenCallIds, ...calls.map((c) => c.id)] }, stopped('budget_exhausted', null), effects);
+  }
+
+  if (calls.length === 0) return toFinalizing({ ...state, usage }, response.text, [append(assistant([]))]);
+
+  const seenCallIds = [...state.seenCallIds, ...calls.map((c) => c.id)];
+  const loop = trackLoop(state, calls);
+  if (loop.detected) {
+    const effects: Effect[] = [append(assistant(calls))];
+    for (const call of calls) effects.push(appendResult(synthetic(call, 'skipped: repeated. This exact batch of tool calls was already made; answer with what you have.')));
+    effects.push(emit('limit_reached', { limit: 'loop_detected', repeats: loop.repeats }));
+    const next: TurnState = { ...state, usage, seenCallIds, lastSignature: loop.signature, repeats: loop.repeats, forced: 'loop_detected' };
+    return callModel(next, true, effects);
+  }
+
+  const next: TurnState = {
+    ...state,
+    status: 'dispatching',
+    usage: { ...usage, toolCalls: usage.toolCalls + calls.length },
+    seenCallIds,
+    lastSignature: loop.signature,
+    repeats: loop.repeats,
+    pending: calls,
+  };
+  return [next, [append(assistant(calls)), { type: 'persist', checkpoint: 'dispatching' }, { type: 'dispatch_tools', calls }]];
+}
+
+function toFinalizing(state: TurnState, text: string, effects: Effect[]): Step {
+  return [{ ...state, status: 'finalizing', candidate: text }, [...effects, { type: 'check_output', candidate: text }]];
+}
+
+function findBadCallId(calls: readonly ToolCall[], seen: readonly string[]): { id: string; message: string } | null {
+  const inReply = new Set<string>();
+  for (const call of calls) {
+    if (call.id.length === 0) return { id: call.id, message: `The model returned a call to '${call.name}' with an empty id.` };
+    if (inReply.has(call.id)) return { id: call.id, message: `The model returned the call id '${call.id}' twice in one reply.` };
+    if (seen.includes(call.id)) return { id: call.id, message: `The model reused the call id '${call.id}' from an earlier call in this turn.` };
+    inReply.add(call.id);
+  }
+  return null;
+}
+
+/** Loop detection: exempt calls are left out of the signature; an all-exempt batch changes nothing. */
+function trackLoop(state: TurnState, calls: readonly ToolCall[]): { detected: boolean; signature: string | null; repeats: number } {
+  const exempt = state.limits.loopExemptTools;
+  const counted = exempt.length === 0 ? calls : calls.filter((call) => !exempt.includes(call.name));
+  if (counted.length === 0) return { detected: false, signature: state.lastSignature, repeats: state.repeats };
+  const signature = batchSignature(counted);
+  const repeats = signature === state.lastSignature ? state.repeats + 1 : 1;
+  const threshold = state.limits.loopThreshold;
+  return { detected: threshold > 0 && repeats >= threshold, signature, repeats };
+}
+
+function addResponseUsage(usage: TurnUsage, add: Partial<ModelResponse['usage']> | undefined): TurnUsage {
+  if (add === undefined) return usage;
+  const inputTokens = add.inputTokens ?? 0;
+  const outputTokens = add.outputTokens ?? 0;
+  return {
+    ...usage,
+    inputTokens: usage.inputTokens + inputTokens,
+    outputTokens: usage.outputTokens + outputTokens,
+    totalTokens: usage.totalTokens + (add.totalTokens ?? inputTokens + outputTokens),
+    cost: usage.cost + (add.cost ?? 0),
+  };
+}
+
+/** The name of the first token or cost budget that `usage` now exceeds, else null. */
+function exceededTokenBudget(state: TurnState, usage: TurnUsage): string | null {
+  const budget = state.limits.budget;
+  if (budget.maxInputTokens !== undefined && usage.inputTokens > budget.maxInputTokens) return 'input token';
+  if (budget.maxOutputTokens !== undefined && usage.outputTokens > budget.maxOutputTokens) return 'output token';
+  if (budget.maxTotalTokens !== undefined && usage.totalTokens > budget.maxTotalTokens) return 'total token';
+  if (budget.maxCost !== undefined && usage.cost > budget.maxCost) return 'cost';
+  return null;
+}
+
+// ---------------------------------------------------------------------------------------------
+// dispatching
+
+function toolsCompleted(state: TurnState, results: readonly ToolResult[]): Step {
+  const mismatch = compareIds(state.pending.map((c) => c.id), results.map((r) => r.callId));
+  if (mismatch !== null) return incompleteBatch(state, mismatch);
+  return applyBatch(state, inCallOrder(state.pending, results));
+}
+
+function toolsParked(state: TurnState, held: readonly ToolResult[], parked: readonly ParkedCall[]): Step {
+  const received = [...held.map((r) => r.callId), ...parked.map((p) => p.call.id)];
+  const mismatch = compareIds(state.pending.map((c) => c.id), received);
+  if (mismatch !== null) return incompleteBatch(state, mismatch);
+  if (parked.length === 0) return applyBatch(state, inCallOrder(state.pending, held));
+  // Park the calls under their pending identity: the dispatcher cannot rewrite what will run.
+  const pendingById = new Map(state.pending.map((c) => [c.id, c]));
+  const parkedCalls = parked.map((p): ParkedCall => {
+    const call = pendingById.get(p.call.id) ?? p.call;
+    return p.reason === undefined ? { call } : { call, reason: p.reason };
+  });
+  const next: TurnState = { ...state, status: 'awaiting_approval', held, parked: parkedCalls, decisions: {}, executing: null };
+  // Persist before announcing: whoever hears the notice can rely on the parked state being saved.
+  return [next, [{ type: 'persist', checkpoint: 'parked' }, emit('awaiting_approval', { pending: parkedCalls as unknown as JsonValue })]];
+}
+
+type IdMismatch = { missing: string[]; unexpected: string[]; duplicated: string[] };
+
+function compareIds(expected: readonly string[], received: readonly string[]): IdMismatch | null {
+  const want = new Set(expected);
+  const seen = new Set<string>();
+  const duplicated = new Set<string>();
+  const unexpected = new Set<string>();
+  for (const id of received) {
+    if (!want.has(id)) unexpected.add(id);
+    else if (seen.has(id)) duplicated.add(id);
+    seen.add(id);
+  }
+  const missing = expected.filter((id) => !seen.has(id));
+  if (missing.length === 0 && unexpected.size === 0 && duplicated.size === 0) return null;
+  return { missing: [...missing].sort(), unexpected: [...unexpected].sort(), duplicated: [...duplicated].sort() };
+}
+
+function incompleteBatch(state: TurnState, mismatch: IdMismatch): Step {
+  const parts = [
+    mismatch.missing.length > 0 ? `missing results for ${mismatch.missing.join(', ')}` : '',
+    mismatch.unexpected.length > 0 ? `results for unknown calls ${mismatch.unexpected.join(', ')}` : '',
+    mismatch.duplicated.length > 0 ? `more than one result for ${mismatch.duplicated.join(', ')}` : '',
+  ].filter((part) => part.length > 0);
+  const error = failure('incomplete_batch', `The tool batch did not match the calls that were sent: ${parts.join('; ')}.`, mismatch);
+  // The received results are discarded: each pending call gets one synthesised result instead.
+  const effects = state.pending.map((call) => appendResult(synthetic(call, 'not executed: the tool batch was incomplete and the turn failed.')));
+  return finish({ ...state, pending: [], held: [], parked: [], decisions: {}, executing: null }, error, effects);
+}
+
+/** Results in the order of `calls`, each with the name of its call. `results` must match `calls` one to one. */
+function inCallOrder(calls: readonly ToolCall[], results: readonly ToolResult[]): ToolResult[] {
+  const byId = new Map(results.map((r) => [r.callId, r]));
+  return calls.map((call) => {
+    const result = byId.get(call.id) as ToolResult;
+    return result.name === call.name ? result : { ...result, name: call.name };
+  });
+}
+
+/** A complete batch: append its results in call order, then stop on a hook's request or go on steering. */
+function applyBatch(state: TurnState, results: readonly ToolResult[]): Step {
+  const effects: Effect[] = results.map(appendResult);
+  const cleared = { ...state, pending: [], held: [], parked: [], decisions: {}, executing: null };
+  const stop = results.find((r) => r.stop !== undefined);
+  if (stop?.stop !== undefined) return finish(cleared, stopped('hook_stopped', stop.stop.reason), effects);
+  const round = state.round + 1;
+  const override = results.find((r) => r.modelOverride !== undefined)?.modelOverride ?? null;
+  const next: TurnState = { ...cleared, status: 'steering', round, nextModel: override };
+  effects.push(emit('steering', { round }), { type: 'persist', checkpoint: 'boundary' }, { type: 'compact', info: { round, usage: next.usage } });
+  return [next, effects];
+}
+
+// ---------------------------------------------------------------------------------------------
+// awaiting_approval
+
+function approvalsDecided(state: TurnState, decisions: ReadonlyArray<readonly [string, ApprovalDecision | null]>): Step {
+  if (state.executing !== null) return ignored(state, 'approved calls are already executing', decisions.map(([id]) => id));
+  const parkedIds = new Set(state.parked.map((p) => p.call.id));
+  const accepted: Record<string, ApprovalDecision> = { ...state.decisions };
+  const ignoredIds: string[] = [];
+  for (const [callId, decision] of decisions) {
+    if (decision === null || !parkedIds.has(callId) || Object.hasOwn(accepted, callId)) ignoredIds.push(callId);
+    else setOwn(accepted, callId, decision);
+  }
+  const effects: Effect[] =
+    ignoredIds.length > 0 ? [ignoredNotice('not a valid decision for a parked call still undecided', ignoredIds)] : [];
+  const next: TurnState = { ...state, decisions: accepted };
+  if (state.parked.some((p) => !Object.hasOwn(accepted, p.call.id))) return [next, effects];
+  return settleApprovals(next, effects);
+}
+
+function approvalExpired(state: TurnState): Step {
+  if (state.executing !== null) return ignored(state, 'approved calls are already executing', []);
+  const decisions: Record<string, ApprovalDecision> = { ...state.decisions };
+  for (const { call } of state.parked) {
+    if (!Object.hasOwn(decisions, call.id)) setOwn(decisions, call.id, { type: 'reject', reason: 'approval expired' });
+  }
+  return settleApprovals({ ...state, decisions }, []);
+}
+
+/** Every parked call has a decision: run the approved ones, or apply the batch if none was approved. */
+function settleApprovals(state: TurnState, effects: Effect[]): Step {
+  const approved = state.parked.filter((p) => Object.hasOwn(state.decisions, p.call.id) && state.decisions[p.call.id]?.type === 'approve').map((p) => p.call);
+  if (approved.length === 0) return applyBatchAfterApproval(state, []);
+  const next: TurnState = { ...state, executing: approved.map((c) => c.id) };
+  return [next, [...effects, { type: 'persist', checkpoint: 'dispatching' }, { type: 'execute_approved', calls: approved }]];
+}
+
+function approvedToolsCompleted(state: TurnState, executing: readonly string[], results: readonly ToolResult[]): Step {
+  const mismatch = compareIds(executing, results.map((r) => r.callId));
+  if (mismatch !== null) return incompleteBatch(state, mismatch);
+  return applyBatchAfterApproval(state, results);
+}
+
+/** Held results, denials for rejected calls and the approved calls' results, merged in call order. */
+function applyBatchAfterApproval(state: TurnState, executed: readonly ToolResult[]): Step {
+  return applyBatch(state, inCallOrder(state.pending, [...state.held, ...denials(state), ...executed]));
+}
+
+function denials(state: TurnState): ToolResult[] {
+  const out: ToolResult[] = [];
+  for (const { call } of state.parked) {
+    const decision = Object.hasOwn(state.decisions, call.id) ? state.decisions[call.id] : undefined;
+    if (decision?.type !== 'reject') continue;
+    const why = decision.reason === undefined ? '' : `: ${decision.reason}`;
+    out.push(synthetic(call, `rejected${why}. A person declined this call; do not retry it unchanged.`));
+  }
+  return out;
+}
+
+// ---------------------------------------------------------------------------------------------
+// steering and finalizing
+
+function compacted(state: TurnState): Step {
+  const budget = state.limits.budget;
+  if (budget.maxModelCalls !== undefined && state.usage.modelCalls >= budget.maxModelCalls) return finish(state, stopped('budget_exhausted', null), []);
+  if (budget.maxToolCalls !== undefined && state.usage.toolCalls >= budget.maxToolCalls) return finish(state, stopped('budget_exhausted', null), []);
+  if (state.round >= state.limits.maxIterations) {
+    const effects = [emit('limit_reached', { limit: 'max_iterations', round: state.round })];
+    return callModel({ ...state, forced: 'max_iterations', nextModel: null }, true, effects);
+  }
+  return callModel(state, false, [emit('iteration', { iteration: state.round + 1 })]);
+}
+
+function outputRejected(state: TurnState, reason: string): Step {
+  if (state.repairs >= state.limits.maxOutputRepairs) {
+    return finish(state, failure('output_invalid', `The final output was rejected and no repairs are left: ${reason}`, { reason }), []);
+  }
+  const next: TurnState = { ...state, repairs: state.repairs + 1, candidate: null };
+  return callModel(next, state.forced !== null, [append({ role: 'user', content: reason })]);
+}
+
+// ---------------------------------------------------------------------------------------------
+// shared moves
+
+/** Issue a model call, unless it would exceed `maxModelCalls`: then stop with `budget_exhausted`. */
+function callModel(state: TurnState, final: boolean, effects: Effect[]): Step {
+  const max = state.limits.budget.maxModelCalls;
+  if (max !== undefined && state.usage.modelCalls + 1 > max) return finish(state, stopped('budget_exhausted', null), effects);
+  const iteration = state.round + 1;
+  const request: CallModelRequest =
+    !final && state.nextModel !== null ? { iteration, final, modelOverride: state.nextModel } : { iteration, final };
+  const next: TurnState = {
+    ...state,
+    status: 'calling_model',
+    usage: { ...state.usage, modelCalls: state.usage.modelCalls + 1 },
+    nextModel: null,
+    candidate: null,
+    lastRequest: request,
+  };
+  return [next, [...effects, { type: 'call_model', request }]];
+}
+
+function cancel(state: TurnState, reason: string): Step {
+  const effects = closeOpenCalls(state, 'cancelled: the turn was cancelled before this call finished.');
+  return finish(clearBatch(state), { status: 'cancelled', reason }, effects);
+}
+
+function unexpected(state: TurnState, eventType: string, problem: string): Step {
+  const effects = closeOpenCalls(state, 'not executed: the turn failed on an unexpected event.');
+  const error = failure('unexpected_event', `The turn received an event it cannot handle: ${problem}.`, { status: state.status, event: eventType });
+  return finish(clearBatch(state), error, effects);
+}
+
+function ignored(state: TurnState, reason: string, callIds: readonly string[]): Step {
+  return [state, [ignoredNotice(reason, callIds)]];
+}
+
+function ignoredNotice(reason: string, callIds: readonly string[]): Effect {
+  return emit('ignored_event', { reason, callIds: [...callIds] });
+}
+
+/**
+ * One result for every call of the batch in flight that has none yet: real held results and
+ * denials are kept, everything else gets `text`. In call order.
+ */
+function closeOpenCalls(state: TurnState, text: string): Effect[] {
+  if (state.pending.length === 0) return [];
+  const known = state.status === 'awaiting_approval' ? [...state.held, ...denials(state)] : [];
+  const byId = new Map(known.map((r) => [r.callId, r]));
+  return state.pending.map((call) => appendResult(byId.get(call.id) ?? synthetic(call, text)));
+}
+
+function clearBatch(state: TurnState): TurnState {
+  return { ...state, pending: [], held: [], parked: [], decisions: {}, executing: null };
+}
+
+function finish(state: TurnState, outcome: Outcome, effects: Effect[]): Step {
+  return [{ ...state, status: outcome.status, outcome, candidate: null }, [...effects, { type: 'done', outcome }]];
+}
+
+function internalError(state: TurnState, error: unknown): Step {
+  const message = error instanceof Error ? error.message : String(error);
+  const outcome: Outcome = failure('internal_error', `turnkit hit an internal error: ${message}. Please report it with the event that caused it.`);
+  try {
+    const effects = closeOpenCalls(state, 'not executed: the turn failed on an internal error.');
+    return [{ ...clearBatch(state), status: 'failed', outcome, candidate: null }, [...effects, { type: 'done', outcome }]];
+  } catch {
+    // The state itself is unusable: answer with a fresh failed turn rather than throw.
+    const fresh = createTurn({ id: 'unknown' });
+    return [{ ...fresh, status: 'failed', outcome }, [{ type: 'done', outcome }]];
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// resume
+
+/**
+ * Continues a persisted state after a restart. Tools are never re-run: a call of the batch in
+ * flight without a result in `completed` gets a synthesised `interrupted` result.
+ */
+export function resume(state: TurnState, completed: readonly ToolResult[] = []): Step {
+  try {
+    switch (state.status) {
+      case 'calling_model': {
+        if (state.lastRequest === null) return [state, []];
+        const next: TurnState = { ...state, usage: { ...state.usage, modelCalls: state.usage.modelCalls + 1 } };
+        return [next, [{ type: 'call_model', request: state.lastRequest }]];
+      }
+      case 'dispatching':
+        return applyBatch(state, withInterrupted(state.pending, completed));
+      case 'awaiting_approval': {
+        if (state.executing === null) return [state, [emit('awaiting_approval', { pending: state.parked as unknown as JsonValue })]];
+        const executing = new Set(state.executing);
+        return applyBatchAfterApproval(state, withInterrupted(state.pending.filter((c) => executing.has(c.id)), completed));
+      }
+      case 'steering':
+        return [state, [{ type: 'compact', info: { round: state.round, usage: state.usage } }]];
+      case 'finalizing':
+        return [state, [{ type: 'check_output', candidate: state.candidate ?? '' }]];
+      case 'ready':
+      case 'stopped':
+      case 'failed':
+      case 'cancelled':
+        return [state, []];
+      default:
+        return assertNever(state.status);
+    }
+  } catch (error) {
+    return internalError(state, error);
+  }
+}
+
+function withInterrupted(calls: readonly ToolCall[], completed: readonly ToolResult[]): ToolResult[] {
+  const byId = new Map<string, ToolResult>();
+  for (const result of completed) if (!byId.has(result.callId)) byId.set(result.callId, result);
+  return calls.map((call) => byId.get(call.id) ?? synthetic(call, 'interrupted: the turn restarted before this call reported a result; it was not run again.'));
+}
+
+// ---------------------------------------------------------------------------------------------
+// small constructors
+
+function append(message: Message): Effect {
+  return { type: 'append', message };
+}
+
+function appendResult(result: ToolResult): Effect {
+  return { type: 'append', message: { role: 'tool', result } };
+}
+
+function emit(name: 'turn_started' | 'iteration' | 'steering' | 'awaiting_approval' | 'limit_reached' | 'ignored_event', data: JsonValue): Effect {
+  return { type: 'emit', notice: { name, data } };
+}
+
+function synthetic(call: ToolCall, output: string): ToolResult {
+  return { callId: call.id, name: call.name, output, isError: true };
+}
+
+function stopped(stopReason: StopReason, output: JsonValue): Outcome {
+  return { status: 'stopped', stopReason, output };
+}
+
+function failure(kind: string, message: string, data?: JsonValue | IdMismatch): Outcome {
+  const error: TurnError = data === undefined ? { kind, message } : { kind, message, data: data as JsonValue };
+  return { status: 'failed', error };
+}
+
+/** Sets an own property even for keys such as `__proto__` (call ids come from a model). */
+function setOwn<T>(target: Record<string, T>, key: string, value: T): void {
+  Object.defineProperty(target, key, { value, enumerable: true, writable: true, configurable: true });
+}
+
+function assertNever(value: never): never {
+  throw new Error(`unhandled case ${JSON.stringify(value)}`);
+}
+
+export type { ForcedReason };

@@ -1,0 +1,191 @@
+// Reading events. Events come from interpreters, which relay models, tools and people: none of it
+// is trusted. `readEvent` checks the shape of an event and returns a normalised copy holding only
+// known fields, or says precisely what is wrong. It never throws on bad input.
+
+import { isJsonValue } from './json.js';
+import type { ApprovalDecision, JsonValue, ModelResponse, ParkedCall, ToolCall, ToolResult, TurnError, Usage } from './types.js';
+
+export type ParsedEvent =
+  | { readonly type: 'start'; readonly input: string | undefined }
+  | { readonly type: 'model_responded'; readonly response: ModelResponse }
+  | { readonly type: 'invalid_response'; readonly problem: string }
+  | { readonly type: 'model_failed'; readonly error: TurnError }
+  | { readonly type: 'tools_completed'; readonly results: readonly ToolResult[] }
+  | { readonly type: 'tools_parked'; readonly held: readonly ToolResult[]; readonly parked: readonly ParkedCall[] }
+  /** Each entry's decision is null when it is not a valid decision (the reducer ignores it). */
+  | { readonly type: 'approvals_decided'; readonly decisions: ReadonlyArray<readonly [string, ApprovalDecision | null]> }
+  | { readonly type: 'approval_expired' }
+  | { readonly type: 'approved_tools_completed'; readonly results: readonly ToolResult[] }
+  | { readonly type: 'compacted' }
+  | { readonly type: 'output_accepted'; readonly output: JsonValue }
+  | { readonly type: 'output_rejected'; readonly reason: string }
+  | { readonly type: 'cancel'; readonly reason: string | undefined };
+
+export type ReadEvent = ParsedEvent | { readonly type: 'malformed'; readonly eventType: string; readonly problem: string };
+
+class Bad extends Error {}
+
+const record = (value: unknown): value is Record<string, unknown> => value !== null && typeof value === 'object' && !Array.isArray(value);
+
+function need<T>(ok: boolean, value: T, problem: string): T {
+  if (!ok) throw new Bad(problem);
+  return value;
+}
+
+function str(value: unknown, what: string): string {
+  return need(typeof value === 'string', value as string, `${what} must be a string`);
+}
+
+function optStr(value: unknown, what: string): string | undefined {
+  return value === undefined ? undefined : str(value, what);
+}
+
+function list(value: unknown, what: string): readonly unknown[] {
+  return need(Array.isArray(value), value as readonly unknown[], `${what} must be an array`);
+}
+
+function json(value: unknown, what: string): JsonValue {
+  return need(isJsonValue(value), value as JsonValue, `${what} must be a JSON value`);
+}
+
+export function readToolCall(value: unknown, what: string): ToolCall {
+  if (!record(value)) throw new Bad(`${what} must be an object`);
+  const id = str(value.id, `${what}.id`);
+  const name = str(value.name, `${what}.name`);
+  const input = value.input === undefined ? null : json(value.input, `${what}.input`);
+  const inputError = optStr(value.inputError, `${what}.inputError`);
+  return inputError === undefined ? { id, name, input } : { id, name, input, inputError };
+}
+
+export function readToolResult(value: unknown, what: string): ToolResult {
+  if (!record(value)) throw new Bad(`${what} must be an object`);
+  const callId = str(value.callId, `${what}.callId`);
+  const name = str(value.name, `${what}.name`);
+  const output = value.output === undefined ? null : json(value.output, `${what}.output`);
+  const isError = need(typeof value.isError === 'boolean', value.isError as boolean, `${what}.isError must be a boolean`);
+  let result: ToolResult = { callId, name, output, isError };
+  if (value.stop !== undefined) {
+    if (!record(value.stop)) throw new Bad(`${what}.stop must be an object with a reason`);
+    result = { ...result, stop: { reason: str(value.stop.reason, `${what}.stop.reason`) } };
+  }
+  const modelOverride = optStr(value.modelOverride, `${what}.modelOverride`);
+  return modelOverride === undefined ? result : { ...result, modelOverride };
+}
+
+const USAGE_KEYS = ['inputTokens', 'outputTokens', 'totalTokens', 'cost'] as const;
+
+function readUsage(value: unknown): Partial<Usage> | undefined {
+  if (value === undefined) return undefined;
+  if (!record(value)) throw new Bad('response.usage must be an object');
+  const usage: { -readonly [K in keyof Usage]?: number } = {};
+  for (const key of USAGE_KEYS) {
+    const n = value[key];
+    if (n === undefined) continue;
+    const whole = key === 'cost' ? Number.isFinite(n) : Number.isInteger(n);
+    if (typeof n !== 'number' || !whole || n < 0) {
+      throw new Bad(`response.usage.${key} must be ${key === 'cost' ? 'a finite number' : 'a whole number'} >= 0`);
+    }
+    usage[key] = n;
+  }
+  return usage;
+}
+
+function readResponse(value: unknown): ModelResponse {
+  if (!record(value)) throw new Bad('response must be an object');
+  const text = value.text === undefined ? '' : str(value.text, 'response.text');
+  const toolCalls = value.toolCalls === undefined ? [] : list(value.toolCalls, 'response.toolCalls').map((c, i) => readToolCall(c, `response.toolCalls[${i}]`));
+  let response: ModelResponse = { text, toolCalls };
+  const reasoning = optStr(value.reasoning, 'response.reasoning');
+  if (reasoning !== undefined) response = { ...response, reasoning };
+  const usage = readUsage(value.usage);
+  if (usage !== undefined) response = { ...response, usage };
+  const finishReason = optStr(value.finishReason, 'response.finishReason');
+  if (finishReason !== undefined) response = { ...response, finishReason };
+  const modelId = optStr(value.modelId, 'response.modelId');
+  return modelId === undefined ? response : { ...response, modelId };
+}
+
+function readError(value: unknown): TurnError {
+  if (!record(value)) throw new Bad('error must be an object with kind and message');
+  let error: TurnError = { kind: str(value.kind, 'error.kind'), message: str(value.message, 'error.message') };
+  if (value.retryable !== undefined) {
+    error = { ...error, retryable: need(typeof value.retryable === 'boolean', value.retryable as boolean, 'error.retryable must be a boolean') };
+  }
+  return value.data === undefined ? error : { ...error, data: json(value.data, 'error.data') };
+}
+
+function readResults(value: unknown, what: string): ToolResult[] {
+  return list(value, what).map((r, i) => readToolResult(r, `${what}[${i}]`));
+}
+
+/** Decisions are read leniently: a malformed decision is ignored by the reducer, not fatal. */
+function readDecisions(value: unknown): Array<[string, ApprovalDecision | null]> {
+  if (!record(value)) throw new Bad('decisions must be an object keyed by call id');
+  return Object.entries(value).map(([callId, decision]) => [callId, readDecision(decision)]);
+}
+
+/** A decision, or null when it is not a valid one. */
+export function readDecision(value: unknown): ApprovalDecision | null {
+  if (!record(value)) return null;
+  if (value.type === 'approve') {
+    if (value.remember === undefined) return { type: 'approve' };
+    return value.remember === 'session' || value.remember === 'tool' ? { type: 'approve', remember: value.remember } : null;
+  }
+  if (value.type === 'reject') {
+    if (value.reason === undefined) return { type: 'reject' };
+    return typeof value.reason === 'string' ? { type: 'reject', reason: value.reason } : null;
+  }
+  return null;
+}
+
+export function readEvent(event: unknown): ReadEvent {
+  if (!record(event)) return { type: 'malformed', eventType: typeof event, problem: 'an event must be an object with a string `type`' };
+  const type = event.type;
+  if (typeof type !== 'string') return { type: 'malformed', eventType: typeof type, problem: 'an event must have a string `type`' };
+  try {
+    switch (type) {
+      case 'start':
+        return { type, input: optStr(event.input, 'start.input') };
+      case 'model_responded':
+        try {
+          return { type, response: readResponse(event.response) };
+        } catch (error) {
+          if (error instanceof Bad) return { type: 'invalid_response', problem: error.message };
+          throw error;
+        }
+      case 'model_failed':
+        return { type, error: readError(event.error) };
+      case 'tools_completed':
+      case 'approved_tools_completed':
+        return { type, results: readResults(event.results, 'results') };
+      case 'tools_parked': {
+        const held = readResults(event.held ?? [], 'held');
+        const parked = list(event.parked, 'parked').map((p, i): ParkedCall => {
+          if (!record(p)) throw new Bad(`parked[${i}] must be an object with a call`);
+          const call = readToolCall(p.call, `parked[${i}].call`);
+          const reason = optStr(p.reason, `parked[${i}].reason`);
+          return reason === undefined ? { call } : { call, reason };
+        });
+        return { type, held, parked };
+      }
+      case 'approvals_decided':
+        return { type, decisions: readDecisions(event.decisions) };
+      case 'approval_expired':
+        return { type };
+      case 'compacted':
+        return { type };
+      case 'output_accepted':
+        if (!('output' in event)) throw new Bad('output_accepted.output is missing');
+        return { type, output: json(event.output, 'output_accepted.output') };
+      case 'output_rejected':
+        return { type, reason: str(event.reason, 'output_rejected.reason') };
+      case 'cancel':
+        return { type, reason: optStr(event.reason, 'cancel.reason') };
+      default:
+        return { type: 'malformed', eventType: type, problem: `'${type}' is not a turn event type` };
+    }
+  } catch (error) {
+    if (error instanceof Bad) return { type: 'malformed', eventType: type, problem: error.message };
+    throw error;
+  }
+}

@@ -1,0 +1,66 @@
+// Turn limits: defaults and validation. Invalid options throw a RangeError that names the option.
+
+import type { TurnBudget, TurnLimits, TurnLimitsInput } from './types.js';
+
+export const DEFAULT_LIMITS: TurnLimits = {
+  maxIterations: 10,
+  loopThreshold: 5,
+  loopExemptTools: [],
+  maxOutputRepairs: 2,
+  budget: {},
+};
+
+const LIMIT_KEYS = ['maxIterations', 'loopThreshold', 'loopExemptTools', 'maxOutputRepairs', 'budget'] as const;
+const BUDGET_KEYS = ['maxModelCalls', 'maxToolCalls', 'maxInputTokens', 'maxOutputTokens', 'maxTotalTokens', 'maxCost'] as const;
+
+const show = (value: unknown): string => (typeof value === 'string' ? JSON.stringify(value) : String(value));
+
+function integer(name: string, value: unknown, min: number): number {
+  if (typeof value !== 'number' || !Number.isInteger(value) || value < min) {
+    throw new RangeError(`limits.${name} must be an integer >= ${min}, got ${show(value)}.`);
+  }
+  return value;
+}
+
+export function validateLimits(input: TurnLimitsInput | undefined): TurnLimits {
+  if (input === undefined) return DEFAULT_LIMITS;
+  if (input === null || typeof input !== 'object') throw new RangeError(`limits must be an object, got ${show(input)}.`);
+  for (const key of Object.keys(input)) {
+    if (!(LIMIT_KEYS as readonly string[]).includes(key)) {
+      throw new RangeError(`limits has an unknown option '${key}'. Known options: ${LIMIT_KEYS.join(', ')}.`);
+    }
+  }
+  const maxIterations = input.maxIterations === undefined ? DEFAULT_LIMITS.maxIterations : integer('maxIterations', input.maxIterations, 1);
+  const loopThreshold = input.loopThreshold === undefined ? DEFAULT_LIMITS.loopThreshold : integer('loopThreshold', input.loopThreshold, 0);
+  if (loopThreshold === 1) {
+    throw new RangeError('limits.loopThreshold must be 0 (off) or at least 2: one batch alone cannot repeat, got 1.');
+  }
+  const maxOutputRepairs =
+    input.maxOutputRepairs === undefined ? DEFAULT_LIMITS.maxOutputRepairs : integer('maxOutputRepairs', input.maxOutputRepairs, 0);
+  const exempt = input.loopExemptTools ?? [];
+  if (!Array.isArray(exempt) || exempt.some((name) => typeof name !== 'string')) {
+    throw new RangeError(`limits.loopExemptTools must be an array of tool names, got ${show(exempt)}.`);
+  }
+  return { maxIterations, loopThreshold, loopExemptTools: [...exempt], maxOutputRepairs, budget: validateBudget(input.budget) };
+}
+
+function validateBudget(input: TurnBudget | undefined): TurnBudget {
+  if (input === undefined) return {};
+  if (input === null || typeof input !== 'object') throw new RangeError(`limits.budget must be an object, got ${show(input)}.`);
+  const budget: { -readonly [K in keyof TurnBudget]: number } = {};
+  for (const [key, value] of Object.entries(input)) {
+    if (!(BUDGET_KEYS as readonly string[]).includes(key)) {
+      throw new RangeError(`limits.budget has an unknown option '${key}'. Known options: ${BUDGET_KEYS.join(', ')}.`);
+    }
+    if (value === undefined) continue;
+    if (key === 'maxCost') {
+      if (typeof value !== 'number' || !Number.isFinite(value) || value < 0) {
+        throw new RangeError(`limits.budget.maxCost must be a finite number >= 0, got ${show(value)}.`);
+      }
+      budget.maxCost = value;
+    } else {
+      budget[key as Exclude<keyof TurnBudget, 'maxCost'>] = integer(`budget.${key}`, value, 0);
+    }
+  }
+  return budget;
+}
