@@ -1,1 +1,5 @@
-export {};
+export { fromAISDK, type FromAISDKOptions } from './model.js';
+export { ModelCallError, toTurnError } from './errors.js';
+export { toCallOptions, toPrompt, type CallSettings } from './prompt.js';
+export { fromGenerateResult, toToolCall, toUsage } from './response.js';
+export { toModelStreamParts } from './stream.js';
