@@ -91,6 +91,7 @@ export function parseTurnState(input: unknown): TurnState {
   if (typeof id !== 'string' || id.length === 0) bad('id', 'must be a non-empty string');
   const status = obj.status as TurnStatus;
   if (!STATUSES.includes(status)) bad('status', `must be one of ${STATUSES.join(', ')}`);
+  if (!isObj(obj.limits)) bad('limits', 'must be an object');
   const limits = wrap('limits', () => validateLimits(obj.limits as never));
   const round = nat(obj, 'round');
   if (!isObj(obj.usage)) bad('usage', 'must be an object');

@@ -290,8 +290,9 @@ function incompleteBatch(state: TurnState, mismatch: IdMismatch): Step {
     mismatch.duplicated.length > 0 ? `more than one result for ${mismatch.duplicated.join(', ')}` : '',
   ].filter((part) => part.length > 0);
   const error = failure('incomplete_batch', `The tool batch did not match the calls that were sent: ${parts.join('; ')}.`, mismatch);
-  // The received results are discarded: each pending call gets one synthesised result instead.
-  const effects = state.pending.map((call) => appendResult(synthetic(call, 'not executed: the tool batch was incomplete and the turn failed.')));
+  // The mismatched results are discarded: each call without a result gets a synthesised one
+  // (results held from before an approval, and denials, are kept).
+  const effects = closeOpenCalls(state, 'not executed: the tool batch was incomplete and the turn failed.');
   return finish({ ...state, pending: [], held: [], parked: [], decisions: {}, executing: null }, error, effects);
 }
 
@@ -348,7 +349,10 @@ function approvalExpired(state: TurnState): Step {
 /** Every parked call has a decision: run the approved ones, or apply the batch if none was approved. */
 function settleApprovals(state: TurnState, effects: Effect[]): Step {
   const approved = state.parked.filter((p) => Object.hasOwn(state.decisions, p.call.id) && state.decisions[p.call.id]?.type === 'approve').map((p) => p.call);
-  if (approved.length === 0) return applyBatchAfterApproval(state, []);
+  if (approved.length === 0) {
+    const [next, applied] = applyBatchAfterApproval(state, []);
+    return [next, [...effects, ...applied]];
+  }
   const next: TurnState = { ...state, executing: approved.map((c) => c.id) };
   return [next, [...effects, { type: 'persist', checkpoint: 'dispatching' }, { type: 'execute_approved', calls: approved }]];
 }
@@ -485,7 +489,7 @@ export function resume(state: TurnState, completed: readonly ToolResult[] = []):
         return [next, [{ type: 'call_model', request: state.lastRequest }]];
       }
       case 'dispatching':
-        return applyBatch(state, withInterrupted(state.pending, completed));
+        return applyBatch(state, inCallOrder(state.pending, withInterrupted(state.pending, completed)));
       case 'awaiting_approval': {
         if (state.executing === null) return [state, [emit('awaiting_approval', { pending: state.parked as unknown as JsonValue })]];
         const executing = new Set(state.executing);

@@ -1,0 +1,180 @@
+// createTurn's option checks, parseTurnState's validation and versioning, batchSignature, isTerminal.
+import { describe, expect, it } from 'vitest';
+import { batchSignature, createTurn, isTerminal, parseTurnState, TURN_STATE_VERSION, TurnStateError } from '@turnkit/core';
+import type { TurnOptions, TurnState } from '@turnkit/core';
+import { call, callingModel, dispatching, drive, ev, finalizing, newTurn, ok, steering } from './helpers.js';
+
+describe('createTurn', () => {
+  it('a new turn is ready, with the default limits and nothing spent', () => {
+    expect(createTurn({ id: 'turn-1' })).toEqual({
+      version: TURN_STATE_VERSION,
+      id: 'turn-1',
+      status: 'ready',
+      limits: { maxIterations: 10, loopThreshold: 5, loopExemptTools: [], maxOutputRepairs: 2, budget: {} },
+      round: 0,
+      usage: { inputTokens: 0, outputTokens: 0, totalTokens: 0, cost: 0, modelCalls: 0, toolCalls: 0 },
+      forced: null,
+      pending: [],
+      held: [],
+      parked: [],
+      decisions: {},
+      executing: null,
+      seenCallIds: [],
+      lastSignature: null,
+      repeats: 0,
+      repairs: 0,
+      candidate: null,
+      nextModel: null,
+      lastRequest: null,
+      outcome: null,
+    });
+  });
+
+  it('keeps valid limits', () => {
+    const limits = { maxIterations: 1, loopThreshold: 0, loopExemptTools: ['status'], maxOutputRepairs: 0, budget: { maxModelCalls: 0, maxCost: 0.5 } };
+    expect(createTurn({ id: 't', limits }).limits).toEqual({ ...limits, budget: { maxModelCalls: 0, maxCost: 0.5 } });
+    expect(createTurn({ id: 't', limits: { loopThreshold: 2 } }).limits.loopThreshold).toBe(2);
+  });
+
+  it.each<[string, unknown, string]>([
+    ['no options', undefined, 'options object'],
+    ['an unknown option', { id: 't', maxIterations: 3 }, "unknown option 'maxIterations'"],
+    ['an empty id', { id: '' }, "'id'"],
+    ['a numeric id', { id: 7 }, "'id'"],
+    ['limits not an object', { id: 't', limits: 5 }, 'limits must be an object'],
+    ['an unknown limit', { id: 't', limits: { maxIteration: 3 } }, "limits has an unknown option 'maxIteration'"],
+    ['maxIterations 0', { id: 't', limits: { maxIterations: 0 } }, 'limits.maxIterations'],
+    ['maxIterations 2.5', { id: 't', limits: { maxIterations: 2.5 } }, 'limits.maxIterations'],
+    ['maxIterations "3"', { id: 't', limits: { maxIterations: '3' } }, 'limits.maxIterations'],
+    ['loopThreshold -1', { id: 't', limits: { loopThreshold: -1 } }, 'limits.loopThreshold'],
+    ['loopThreshold 1', { id: 't', limits: { loopThreshold: 1 } }, 'limits.loopThreshold must be 0 (off) or at least 2'],
+    ['loopExemptTools not an array', { id: 't', limits: { loopExemptTools: 'status' } }, 'limits.loopExemptTools'],
+    ['loopExemptTools with a number', { id: 't', limits: { loopExemptTools: ['a', 1] } }, 'limits.loopExemptTools'],
+    ['maxOutputRepairs -1', { id: 't', limits: { maxOutputRepairs: -1 } }, 'limits.maxOutputRepairs'],
+    ['budget not an object', { id: 't', limits: { budget: 'lots' } }, 'limits.budget must be an object'],
+    ['an unknown budget', { id: 't', limits: { budget: { maxTokens: 3 } } }, "limits.budget has an unknown option 'maxTokens'"],
+    ['maxModelCalls -1', { id: 't', limits: { budget: { maxModelCalls: -1 } } }, 'limits.budget.maxModelCalls'],
+    ['maxToolCalls 1.5', { id: 't', limits: { budget: { maxToolCalls: 1.5 } } }, 'limits.budget.maxToolCalls'],
+    ['maxInputTokens NaN', { id: 't', limits: { budget: { maxInputTokens: Number.NaN } } }, 'limits.budget.maxInputTokens'],
+    ['maxOutputTokens Infinity', { id: 't', limits: { budget: { maxOutputTokens: Infinity } } }, 'limits.budget.maxOutputTokens'],
+    ['maxTotalTokens "10"', { id: 't', limits: { budget: { maxTotalTokens: '10' } } }, 'limits.budget.maxTotalTokens'],
+    ['maxCost -0.1', { id: 't', limits: { budget: { maxCost: -0.1 } } }, 'limits.budget.maxCost'],
+    ['maxCost Infinity', { id: 't', limits: { budget: { maxCost: Infinity } } }, 'limits.budget.maxCost'],
+  ])('%s -> a RangeError naming the option', (_name, options, named) => {
+    expect(() => createTurn(options as TurnOptions)).toThrow(RangeError);
+    expect(() => createTurn(options as TurnOptions)).toThrow(named);
+  });
+});
+
+describe('parseTurnState', () => {
+  const samples: Array<[string, () => TurnState]> = [
+    ['ready', () => newTurn({ maxIterations: 3, loopExemptTools: ['status'], budget: { maxCost: 1.5 } })],
+    ['calling_model', () => callingModel()],
+    ['dispatching', () => dispatching([call('a', 'search', { q: 'x', deep: [1, { y: null }] })])],
+    ['awaiting_approval', () => drive(dispatching([call('h'), call('a')]), ev.parked([ok(call('h'))], [{ call: call('a'), reason: 'why' }]), ev.decided({}))[0]],
+    ['steering', () => steering([call('a')])],
+    ['finalizing', () => finalizing('text')],
+    ['stopped', () => drive(finalizing('text'), ev.accepted({ ok: true }))[0]],
+    ['failed', () => drive(newTurn(), { type: 'nope' })[0]],
+    ['cancelled', () => drive(newTurn(), ev.cancel('bye'))[0]],
+  ];
+
+  it.each(samples)('a %s state round-trips through JSON text and as an object', (status, make) => {
+    const state = make();
+    expect(state.status).toBe(status);
+    expect(parseTurnState(JSON.stringify(state))).toEqual(state);
+    expect(parseTurnState(JSON.parse(JSON.stringify(state)))).toEqual(state);
+  });
+
+  it('keeps decisions keyed by __proto__ as own data', () => {
+    const text = JSON.stringify(newTurn()).replace('"decisions":{}', '"decisions":{"__proto__":{"type":"approve"}}');
+    const state = parseTurnState(text);
+    expect(Object.hasOwn(state.decisions, '__proto__')).toBe(true);
+    expect(Object.getPrototypeOf(state.decisions)).toBe(Object.prototype);
+  });
+
+  const valid = () => JSON.parse(JSON.stringify(steering([call('a')]))) as Record<string, unknown>;
+  const garbage: Array<[string, unknown, string]> = [
+    ['not JSON', '{"version":', '(root)'],
+    ['an array', [], '(root)'],
+    ['null', null, '(root)'],
+    ['no version', { ...valid(), version: undefined }, 'version'],
+    ['version 0', { ...valid(), version: 0 }, 'version'],
+    ['an empty id', { ...valid(), id: '' }, 'id'],
+    ['an unknown status', { ...valid(), status: 'thinking' }, 'status'],
+    ['bad limits', { ...valid(), limits: { maxIterations: 0 } }, 'limits'],
+    ['a negative round', { ...valid(), round: -1 }, 'round'],
+    ['usage missing', { ...valid(), usage: undefined }, 'usage'],
+    ['a fractional token count', { ...valid(), usage: { ...(valid().usage as object), inputTokens: 1.5 } }, 'usage.inputTokens'],
+    ['a negative cost', { ...valid(), usage: { ...(valid().usage as object), cost: -1 } }, 'usage.cost'],
+    ['an unknown forced reason', { ...valid(), forced: 'bored' }, 'forced'],
+    ['pending not an array', { ...valid(), pending: {} }, 'pending'],
+    ['a pending call without a name', { ...valid(), pending: [{ id: 'a', input: {} }] }, 'pending[0]'],
+    ['a held result without isError', { ...valid(), held: [{ callId: 'a', name: 'x', output: 1 }] }, 'held[0]'],
+    ['a parked entry without a call', { ...valid(), parked: [{ reason: 'x' }] }, 'parked[0].call'],
+    ['an invalid decision', { ...valid(), decisions: { a: { type: 'maybe' } } }, 'decisions.a'],
+    ['executing with a number', { ...valid(), executing: [1] }, 'executing'],
+    ['seenCallIds with null', { ...valid(), seenCallIds: [null] }, 'seenCallIds'],
+    ['lastRequest without final', { ...valid(), lastRequest: { iteration: 1 } }, 'lastRequest.final'],
+    ['a numeric candidate', { ...valid(), candidate: 3 }, 'candidate'],
+    ['an outcome on a live status', { ...valid(), outcome: { status: 'cancelled', reason: 'x' } }, 'outcome'],
+    ['a terminal status without outcome', { ...valid(), status: 'stopped' }, 'outcome'],
+    ['an outcome of another status', { ...valid(), status: 'failed', outcome: { status: 'cancelled', reason: 'x' } }, 'outcome.status'],
+    ['an unknown stop reason', { ...valid(), status: 'stopped', outcome: { status: 'stopped', stopReason: 'tired', output: null } }, 'outcome.stopReason'],
+  ];
+
+  it.each(garbage)('%s -> TurnStateError naming the field', (_name, input, field) => {
+    let thrown: unknown;
+    try {
+      parseTurnState(input);
+    } catch (error) {
+      thrown = error;
+    }
+    expect(thrown).toBeInstanceOf(TurnStateError);
+    expect((thrown as TurnStateError).field).toBe(field);
+    expect((thrown as TurnStateError).message).toContain(field);
+  });
+
+  it('rejects a state written by a newer version, saying what to do', () => {
+    const newer = { ...valid(), version: TURN_STATE_VERSION + 1 };
+    expect(() => parseTurnState(newer)).toThrow(TurnStateError);
+    expect(() => parseTurnState(newer)).toThrow(/newer turnkit.*upgrade @turnkit\/core/);
+  });
+
+  it('a state without limits is garbage (TurnStateError naming limits)', () => {
+    const { limits: _dropped, ...truncated } = valid();
+    expect(() => parseTurnState(truncated)).toThrow(TurnStateError);
+  });
+});
+
+describe('batchSignature', () => {
+  it('ignores call ids', () => {
+    expect(batchSignature([call('a', 'search', { q: 1 })])).toBe(batchSignature([call('zz', 'search', { q: 1 })]));
+  });
+
+  it('ignores key order at every depth', () => {
+    const one = call('a', 'search', { q: 'x', opts: { b: [1, { d: 1, c: 2 }], a: null } });
+    const two = call('b', 'search', { opts: { a: null, b: [1, { c: 2, d: 1 }] }, q: 'x' });
+    expect(batchSignature([one])).toBe(batchSignature([two]));
+  });
+
+  it('depends on call order, names, inputs and array order', () => {
+    const a = call('1', 'search', { q: 1 });
+    const b = call('2', 'fetch', { q: 1 });
+    expect(batchSignature([a, b])).not.toBe(batchSignature([b, a]));
+    expect(batchSignature([a])).not.toBe(batchSignature([b]));
+    expect(batchSignature([call('1', 'search', { q: 2 })])).not.toBe(batchSignature([a]));
+    expect(batchSignature([call('1', 'x', [1, 2])])).not.toBe(batchSignature([call('1', 'x', [2, 1])]));
+    expect(batchSignature([a])).not.toBe(batchSignature([a, a]));
+  });
+});
+
+describe('isTerminal', () => {
+  it('is true exactly for stopped, failed and cancelled', () => {
+    const statuses = ['ready', 'calling_model', 'dispatching', 'awaiting_approval', 'steering', 'finalizing', 'stopped', 'failed', 'cancelled'] as const;
+    const terminal = statuses.filter((status) => isTerminal({ ...newTurn(), status }));
+    expect(terminal).toEqual(['stopped', 'failed', 'cancelled']);
+    expect(isTerminal(drive(finalizing(), ev.accepted(1))[0])).toBe(true);
+    expect(isTerminal(finalizing())).toBe(false);
+  });
+});
