@@ -1,1 +1,28 @@
-export {};
+export { defineTool } from './define.js';
+export type { RetryOptions, ToolConfig, ToolContext, ToolDefinition } from './define.js';
+export { createDispatcher } from './dispatcher.js';
+export { globMatch, matchesPattern, parsePattern } from './patterns.js';
+export type { ArgCondition, Pattern } from './patterns.js';
+export { capOutput, MAX_DEPTH, toJsonValue } from './shape.js';
+export type { ShapeOutcome } from './shape.js';
+export type {
+  AfterHook,
+  AfterHookOutcome,
+  ApprovedVerdict,
+  BeforeHook,
+  BeforeHookOutcome,
+  Budget,
+  BudgetUsage,
+  CallInfo,
+  DecisionRecord,
+  DispatchContext,
+  DispatchOutcome,
+  Dispatcher,
+  DispatcherOptions,
+  Grant,
+  Permissions,
+  Policy,
+  PolicyVerdict,
+  RawResult,
+  Verdict,
+} from './types.js';

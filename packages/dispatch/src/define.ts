@@ -1,0 +1,130 @@
+// Tool definitions: `defineTool` checks a definition once, at definition time, so a mistake in a
+// tool is a thrown error naming the tool while the program starts, never a surprise mid-turn.
+
+import type { JsonObject } from '@turnkit/core';
+import { z } from 'zod';
+
+/** What a running tool gets besides its input. */
+export interface ToolContext {
+  /** Aborts when the turn is cancelled or the call times out. */
+  readonly signal: AbortSignal;
+  readonly callId: string;
+  readonly turnId: string;
+}
+
+/** Retries for thrown errors. Timeouts and cancellations are never retried. */
+export interface RetryOptions {
+  /** Total tries, the first included (`attempts: 3` = up to two retries). Integer ≥ 1. */
+  readonly attempts: number;
+  /** Wait before retry n (n = 1, 2, …) is `backoffMs * 2 ** (n - 1)`. */
+  readonly backoffMs: number;
+  /** Which errors to retry; default: none. A `retryOn` that throws means "do not retry". */
+  readonly retryOn?: (error: unknown) => boolean;
+}
+
+/** What `defineTool` accepts. */
+export interface ToolConfig<Schema extends z.ZodType> {
+  readonly name: string;
+  readonly description: string;
+  readonly input: Schema;
+  execute(input: z.output<Schema>, ctx: ToolContext): unknown;
+  /** Per try; defaults to the dispatcher's `defaultTimeoutMs`. */
+  readonly timeoutMs?: number;
+  /** Metadata for policies and docs: the tool changes nothing. Default false. */
+  readonly readOnly?: boolean;
+  readonly needsApproval?: boolean | ((input: z.output<Schema>) => boolean);
+  readonly retry?: RetryOptions;
+  /** Run the next model call on this model (once) after this tool ran. */
+  readonly model?: string;
+  /** Calls of this tool neither count towards nor reset loop detection. */
+  readonly loopExempt?: boolean;
+}
+
+/** A checked tool, as `defineTool` returns it. */
+export interface ToolDefinition<Input = unknown> {
+  readonly name: string;
+  readonly description: string;
+  readonly input: z.ZodType<Input>;
+  /** `z.toJSONSchema(input, { io: 'input' })`, computed once at definition time. */
+  readonly inputSchema: JsonObject;
+  execute(input: Input, ctx: ToolContext): unknown;
+  readonly timeoutMs?: number;
+  readonly readOnly: boolean;
+  readonly needsApproval: boolean | ((input: Input) => boolean);
+  readonly retry?: RetryOptions;
+  readonly model?: string;
+  readonly loopExempt: boolean;
+}
+
+export const TOOL_NAME = /^[a-zA-Z0-9_-]{1,64}$/;
+
+const KNOWN_KEYS = new Set(['name', 'description', 'input', 'execute', 'timeoutMs', 'readOnly', 'needsApproval', 'retry', 'model', 'loopExempt']);
+
+function isPositiveInteger(value: unknown): value is number {
+  return typeof value === 'number' && Number.isInteger(value) && value >= 1;
+}
+
+/**
+ * Defines a tool. Throws a `TypeError` naming the tool when the definition is invalid (bad name,
+ * input not a zod schema or not representable as JSON Schema, bad timeout or retry).
+ *
+ * @example
+ * const add = defineTool({
+ *   name: 'add',
+ *   description: 'Adds two numbers.',
+ *   input: z.object({ a: z.number(), b: z.number() }),
+ *   execute: ({ a, b }) => a + b,
+ * });
+ */
+export function defineTool<Schema extends z.ZodType>(config: ToolConfig<Schema>): ToolDefinition<z.output<Schema>> {
+  if (config === null || typeof config !== 'object') throw new TypeError('defineTool needs a definition object with name, description, input and execute.');
+  const name: unknown = config.name;
+  if (typeof name !== 'string' || !TOOL_NAME.test(name)) {
+    throw new TypeError(`Tool name ${JSON.stringify(String(name)).slice(0, 90)} is invalid: use 1 to 64 letters, digits, '_' or '-'.`);
+  }
+  const fail = (what: string): never => {
+    throw new TypeError(`Tool '${name}': ${what}`);
+  };
+  for (const key of Object.keys(config)) {
+    if (!KNOWN_KEYS.has(key)) fail(`unknown option '${key}'. Known options: ${[...KNOWN_KEYS].join(', ')}.`);
+  }
+  if (typeof config.description !== 'string') fail('description must be a string that tells the model what the tool does.');
+  if (!(config.input instanceof z.ZodType)) fail('input must be a zod schema, like z.object({ query: z.string() }).');
+  if (typeof config.execute !== 'function') fail('execute must be a function (input, ctx) => result.');
+  if (config.timeoutMs !== undefined && !isPositiveInteger(config.timeoutMs)) fail(`timeoutMs must be a whole number of milliseconds ≥ 1, got ${String(config.timeoutMs)}.`);
+  if (config.readOnly !== undefined && typeof config.readOnly !== 'boolean') fail('readOnly must be a boolean.');
+  if (config.loopExempt !== undefined && typeof config.loopExempt !== 'boolean') fail('loopExempt must be a boolean.');
+  if (config.needsApproval !== undefined && typeof config.needsApproval !== 'boolean' && typeof config.needsApproval !== 'function') {
+    fail('needsApproval must be a boolean or a function (input) => boolean.');
+  }
+  if (config.model !== undefined && (typeof config.model !== 'string' || config.model === '')) fail('model must be a non-empty model id.');
+  const retry = config.retry;
+  if (retry !== undefined) {
+    if (retry === null || typeof retry !== 'object') fail('retry must be an object { attempts, backoffMs, retryOn? }.');
+    if (!isPositiveInteger(retry.attempts)) fail(`retry.attempts must be a whole number ≥ 1 (total tries), got ${String(retry.attempts)}.`);
+    if (typeof retry.backoffMs !== 'number' || !Number.isFinite(retry.backoffMs) || retry.backoffMs < 0) {
+      fail(`retry.backoffMs must be a number of milliseconds ≥ 0, got ${String(retry.backoffMs)}.`);
+    }
+    if (retry.retryOn !== undefined && typeof retry.retryOn !== 'function') fail('retry.retryOn must be a function (error) => boolean.');
+  }
+  let inputSchema: JsonObject;
+  try {
+    inputSchema = z.toJSONSchema(config.input, { io: 'input' }) as JsonObject;
+  } catch (error) {
+    return fail(`input cannot be written as JSON Schema for the model (${error instanceof Error ? error.message : String(error)}). Use JSON-friendly types (no z.date(), z.bigint(), …).`);
+  }
+  return {
+    name,
+    description: config.description,
+    // The schema is unchanged; TS cannot see that a `Schema` parses to `z.output<Schema>`.
+    input: config.input as unknown as z.ZodType<z.output<Schema>>,
+    inputSchema,
+    execute: config.execute,
+    ...(config.timeoutMs === undefined ? {} : { timeoutMs: config.timeoutMs }),
+    readOnly: config.readOnly ?? false,
+    needsApproval: config.needsApproval ?? false,
+    ...(retry === undefined ? {} : { retry }),
+    ...(config.model === undefined ? {} : { model: config.model }),
+    loopExempt: config.loopExempt ?? false,
+  };
+}

@@ -1,0 +1,683 @@
+// The tool-call chokepoint. Every call goes through this pipeline, in this order:
+//
+//   1 normalise → 2 resolve → 3 validate → 4 before-hooks → 5 policy      (classify: a Verdict)
+//   6 budget pre-check → 7 execute (timeout, abort, retry) → 8 budget record, after-hooks → 9 shape
+//
+// Rules of this file:
+// - Nothing from a model, a tool, a hook or a policy is trusted. Every stage that runs user code
+//   catches; a failure before the tool runs denies the call (fail closed), a failure after it
+//   withholds the output. `classify`, `execute`, `dispatch` and `executeApproved` never throw.
+// - Every call gets exactly one result (or is parked) and, from `dispatch`, exactly one decision
+//   record. Records are emitted in call order, after the whole batch is classified.
+// - Lookups by a model-chosen name use Maps, so `__proto__` or `constructor` is just an unknown tool.
+// - Mutable state (grants, budget counters) lives on the dispatcher instance; `classify` reads it
+//   and never changes it.
+
+import type { ApprovalDecision, ParkedCall, ToolCall, ToolResult, ToolSpec } from '@turnkit/core';
+import { TOOL_NAME, type ToolDefinition } from './define.js';
+import { matchesPattern, parsePattern, type Pattern } from './patterns.js';
+import { capOutput, errorMessage, quote, toJsonValue } from './shape.js';
+import type {
+  AfterHook,
+  ApprovedVerdict,
+  BeforeHook,
+  BudgetUsage,
+  CallInfo,
+  DecisionRecord,
+  DispatchContext,
+  DispatchOutcome,
+  Dispatcher,
+  DispatcherOptions,
+  Grant,
+  RawResult,
+  Verdict,
+} from './types.js';
+
+// any: see CallInfo.tool.
+type AnyTool = ToolDefinition<any>;
+
+const OPTION_KEYS = new Set([
+  'tools', 'hooks', 'policy', 'permissions', 'budget', 'budgetUsage', 'grants', 'concurrency', 'maxOutputChars',
+  'defaultTimeoutMs', 'nonInteractive', 'onDecision',
+]);
+// setTimeout fires at once for longer delays, so longer timeouts are refused.
+const MAX_TIMEOUT_MS = 2_147_483_647;
+const MAX_ISSUES = 20;
+
+/** The policy stage's answer, before `nonInteractive` is applied. */
+type PolicyOutcome = { readonly decision: 'allow' | 'deny' | 'ask'; readonly source: string; readonly reason: string; readonly text?: string };
+
+type RunOutcome =
+  | { readonly kind: 'ok'; readonly value: unknown }
+  | { readonly kind: 'error'; readonly error: unknown }
+  | { readonly kind: 'timeout' }
+  | { readonly kind: 'cancelled' };
+
+function errorResult(callId: string, name: string, text: string): ToolResult {
+  return { callId, name, output: text, isError: true };
+}
+
+function deny(call: { readonly id: string; readonly name: string }, source: string, text: string): Verdict {
+  return { kind: 'deny', result: errorResult(call.id, call.name, text), source };
+}
+
+function optionError(message: string): never {
+  throw new TypeError(`createDispatcher: ${message}`);
+}
+
+function checkCount(value: unknown, what: string, min: number, max = Number.MAX_SAFE_INTEGER): number {
+  if (typeof value !== 'number' || !Number.isInteger(value) || value < min || value > max) {
+    optionError(`${what} must be a whole number from ${min} to ${max}, got ${String(value)}.`);
+  }
+  return value;
+}
+
+function checkGrant(grant: unknown): Grant {
+  const g = grant as Record<string, unknown> | null;
+  if (g !== null && typeof g === 'object') {
+    if (g['scope'] === 'session' && Object.keys(g).length === 1) return { scope: 'session' };
+    if (g['scope'] === 'tool' && Object.keys(g).length === 2) {
+      if (typeof g['tool'] === 'string' && TOOL_NAME.test(g['tool'])) return { scope: 'tool', tool: g['tool'] };
+      if (typeof g['pattern'] === 'string') {
+        parsePattern(g['pattern']);
+        return { scope: 'tool', pattern: g['pattern'] };
+      }
+    }
+  }
+  let shown: string;
+  try {
+    shown = JSON.stringify(grant)?.slice(0, 200) ?? String(grant);
+  } catch {
+    shown = 'an unreadable value';
+  }
+  throw new TypeError(`Grant ${shown} is invalid: use { scope: 'session' }, { scope: 'tool', tool: 'name' } or { scope: 'tool', pattern: 'tool:arg=glob' }.`);
+}
+
+function issuePath(path: readonly PropertyKey[]): string {
+  if (path.length === 0) return '(root)';
+  let text = '';
+  for (const part of path) text += typeof part === 'number' ? `[${part}]` : `${text === '' ? '' : '.'}${String(part).slice(0, 60)}`;
+  return text.length > 200 ? `${text.slice(0, 200)}…` : text;
+}
+
+function describeIssues(name: string, issues: readonly { readonly path: readonly PropertyKey[]; readonly message: string }[]): string {
+  const lines = issues.slice(0, MAX_ISSUES).map((issue) => `- ${issuePath(issue.path)}: ${issue.message.slice(0, 300)}`);
+  if (issues.length > MAX_ISSUES) lines.push(`- … and ${issues.length - MAX_ISSUES} more`);
+  return `Invalid input for ${quote(name)}:\n${lines.join('\n')}\nFix the arguments and call ${quote(name)} again.`;
+}
+
+/** Resolves to the promise's value, or to `aborted` when the signal fires first. */
+function raceAbort<T>(work: () => T | Promise<T>, signal: AbortSignal): Promise<{ readonly aborted: true } | { readonly aborted: false; readonly value: T }> {
+  return new Promise((resolve, reject) => {
+    if (signal.aborted) return resolve({ aborted: true });
+    const onAbort = (): void => resolve({ aborted: true });
+    signal.addEventListener('abort', onAbort, { once: true });
+    new Promise<T>((r) => r(work())).then(
+      (value) => {
+        signal.removeEventListener('abort', onAbort);
+        resolve({ aborted: false, value });
+      },
+      (error: unknown) => {
+        signal.removeEventListener('abort', onAbort);
+        reject(error);
+      },
+    );
+  });
+}
+
+/** Waits `ms`; false when the signal fired first. */
+function sleep(ms: number, signal: AbortSignal): Promise<boolean> {
+  return new Promise((resolve) => {
+    if (signal.aborted) return resolve(false);
+    const onAbort = (): void => {
+      clearTimeout(timer);
+      resolve(false);
+    };
+    const timer = setTimeout(() => {
+      signal.removeEventListener('abort', onAbort);
+      resolve(true);
+    }, ms);
+    signal.addEventListener('abort', onAbort, { once: true });
+  });
+}
+
+/** Runs `work` over `items` with at most `limit` in flight; `work` must not throw. */
+async function pool<T>(items: readonly T[], limit: number, work: (item: T) => Promise<void>): Promise<void> {
+  let next = 0;
+  const worker = async (): Promise<void> => {
+    while (next < items.length) {
+      const item = items[next++] as T;
+      await work(item);
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker));
+}
+
+/**
+ * Creates the dispatcher every tool call flows through. Throws a `TypeError` naming the option on
+ * invalid options (a duplicate tool name, a malformed pattern, a bad limit).
+ *
+ * @example
+ * const dispatcher = createDispatcher({ tools: [add], permissions: { deny: ['shell:cmd=rm*'] } });
+ * const { results, parked } = await dispatcher.dispatch(calls, { turnId: 't1', signal });
+ */
+export function createDispatcher(options: DispatcherOptions): Dispatcher {
+  if (options === null || typeof options !== 'object') optionError('pass an options object with at least { tools: [...] }.');
+  for (const key of Object.keys(options)) {
+    if (!OPTION_KEYS.has(key)) optionError(`unknown option '${key}'. Known options: ${[...OPTION_KEYS].join(', ')}.`);
+  }
+  if (!Array.isArray(options.tools)) optionError('tools must be an array of tools made with defineTool.');
+
+  const tools = new Map<string, AnyTool>();
+  const lowerNames = new Map<string, string>();
+  for (const tool of options.tools) {
+    if (tool === null || typeof tool !== 'object' || typeof tool.name !== 'string' || typeof tool.execute !== 'function' || tool.inputSchema === undefined) {
+      optionError('every entry of tools must be made with defineTool.');
+    }
+    if (tools.has(tool.name)) optionError(`tool ${quote(tool.name)} is defined twice; tool names must be unique.`);
+    const other = lowerNames.get(tool.name.toLowerCase());
+    if (other !== undefined) optionError(`tools ${quote(other)} and ${quote(tool.name)} differ only in case; permission patterns are case-insensitive, so rename one.`);
+    tools.set(tool.name, tool);
+    lowerNames.set(tool.name.toLowerCase(), tool.name);
+  }
+  const specs: readonly ToolSpec[] = [...tools.values()].map((t) => ({ name: t.name, description: t.description, inputSchema: t.inputSchema }));
+  const availableText = [...tools.keys()].join(', ') || '(none)';
+  const exempt = [...tools.values()].filter((t) => t.loopExempt).map((t) => t.name);
+
+  const concurrency = options.concurrency === undefined ? 8 : checkCount(options.concurrency, 'concurrency', 1);
+  const maxOutputChars = options.maxOutputChars === undefined ? 8000 : checkCount(options.maxOutputChars, 'maxOutputChars', 1);
+  const defaultTimeoutMs = options.defaultTimeoutMs === undefined ? 30_000 : checkCount(options.defaultTimeoutMs, 'defaultTimeoutMs', 1, MAX_TIMEOUT_MS);
+  for (const tool of tools.values()) {
+    if (tool.timeoutMs !== undefined) checkCount(tool.timeoutMs, `timeoutMs of tool ${quote(tool.name)}`, 1, MAX_TIMEOUT_MS);
+  }
+
+  const patterns = (list: readonly string[] | undefined, which: string): readonly Pattern[] => {
+    if (list === undefined) return [];
+    if (!Array.isArray(list)) optionError(`permissions.${which} must be an array of patterns like 'shell' or 'shell:cmd=ls*'.`);
+    return list.map((p) => parsePattern(p));
+  };
+  const permissions = options.permissions ?? {};
+  const denyRules = patterns(permissions.deny, 'deny');
+  const allowRules = patterns(permissions.allow, 'allow');
+  const askRules = patterns(permissions.ask, 'ask');
+
+  const hooksBefore: readonly BeforeHook[] = options.hooks?.before ?? [];
+  const hooksAfter: readonly AfterHook[] = options.hooks?.after ?? [];
+  if (!Array.isArray(hooksBefore) || !Array.isArray(hooksAfter)) optionError('hooks.before and hooks.after must be arrays of { name, run }.');
+  for (const hook of [...hooksBefore, ...hooksAfter]) {
+    if (hook === null || typeof hook !== 'object' || typeof hook.name !== 'string' || hook.name === '' || typeof hook.run !== 'function') {
+      optionError('every hook must be an object { name, run }.');
+    }
+  }
+  if (options.policy !== undefined && typeof options.policy !== 'function') optionError('policy must be a function (call) => verdict.');
+  if (options.onDecision !== undefined && typeof options.onDecision !== 'function') optionError('onDecision must be a function (record) => void.');
+  const nonInteractive = options.nonInteractive === true;
+
+  const maxCalls = options.budget?.maxCalls === undefined ? undefined : checkCount(options.budget.maxCalls, 'budget.maxCalls', 0);
+  const perToolLimit = new Map<string, number>();
+  for (const [name, limit] of Object.entries(options.budget?.perTool ?? {})) {
+    if (!tools.has(name)) optionError(`budget.perTool names ${quote(name)}, which is not a defined tool. Defined tools: ${availableText}.`);
+    perToolLimit.set(name, checkCount(limit, `budget.perTool.${name}`, 0));
+  }
+  let usedTotal = options.budgetUsage === undefined ? 0 : checkCount(options.budgetUsage.total, 'budgetUsage.total', 0);
+  const usedPerTool = new Map<string, number>();
+  for (const [name, count] of Object.entries(options.budgetUsage?.perTool ?? {})) usedPerTool.set(name, checkCount(count, `budgetUsage.perTool.${name}`, 0));
+  // Calls that passed the pre-check and have not been recorded yet.
+  let inFlightTotal = 0;
+  const inFlightPerTool = new Map<string, number>();
+
+  const grantList: Grant[] = [];
+  const addGrant = (grant: unknown): void => {
+    const checked = checkGrant(grant);
+    if (!grantList.some((g) => JSON.stringify(g) === JSON.stringify(checked))) grantList.push(checked);
+  };
+  if (options.grants !== undefined && !Array.isArray(options.grants)) optionError('grants must be an array, as dispatcher.grants() returns it.');
+  for (const g of options.grants ?? []) addGrant(g);
+
+  const idleSignal = new AbortController().signal;
+  // Verdicts made by classify: their input is already validated (and maybe transformed), so
+  // execute must not parse it again. Any other execute verdict is validated first.
+  const classified = new WeakSet<object>();
+
+  const emit = (record: DecisionRecord): void => {
+    try {
+      options.onDecision?.(record);
+    } catch {
+      // An audit sink that fails must not lose a tool result; the record is dropped.
+    }
+  };
+
+  // ---------------------------------------------------------------------------------------------
+  // Stages 1–5
+
+  async function validate(tool: AnyTool, call: ToolCall, value: unknown): Promise<{ ok: true; input: unknown } | { ok: false; text: string }> {
+    try {
+      const parsed = await tool.input.safeParseAsync(value);
+      if (parsed.success) return { ok: true, input: parsed.data };
+      return { ok: false, text: describeIssues(call.name, parsed.error.issues) };
+    } catch (error) {
+      return { ok: false, text: `The input for ${quote(call.name)} could not be checked (${errorMessage(error)}). Send a simpler input.` };
+    }
+  }
+
+  async function policyStage(info: CallInfo): Promise<PolicyOutcome> {
+    const { call, tool, input } = info;
+    for (const rule of denyRules) {
+      if (matchesPattern(rule, call.name, input, true)) {
+        return { decision: 'deny', source: `rule:deny:${rule.source}`, reason: `denied by rule '${rule.source}'` };
+      }
+    }
+    for (const grant of grantList) {
+      if (grant.scope === 'session') return { decision: 'allow', source: 'grant:session', reason: 'approved for the session' };
+      if ('tool' in grant && grant.tool.toLowerCase() === call.name.toLowerCase()) {
+        return { decision: 'allow', source: `grant:tool:${grant.tool}`, reason: `approved for tool '${grant.tool}'` };
+      }
+      if ('pattern' in grant && matchesPattern(parsePattern(grant.pattern), call.name, input)) {
+        return { decision: 'allow', source: `grant:pattern:${grant.pattern}`, reason: `approved for '${grant.pattern}'` };
+      }
+    }
+    for (const rule of allowRules) {
+      if (matchesPattern(rule, call.name, input)) return { decision: 'allow', source: `rule:allow:${rule.source}`, reason: `allowed by rule '${rule.source}'` };
+    }
+    for (const rule of askRules) {
+      if (matchesPattern(rule, call.name, input)) return { decision: 'ask', source: `rule:ask:${rule.source}`, reason: `matches ask rule '${rule.source}'` };
+    }
+    if (options.policy !== undefined) {
+      const policy = options.policy;
+      let verdict: unknown;
+      try {
+        const raced = await raceAbort(() => policy(info), info.signal);
+        if (raced.aborted) return { decision: 'deny', source: 'cancelled', reason: 'cancelled', text: `cancelled: the turn was cancelled before ${quote(call.name)} ran.` };
+        verdict = raced.value;
+      } catch (error) {
+        return { decision: 'deny', source: 'policy_error', reason: `the policy check failed (${errorMessage(error)})` };
+      }
+      const v = verdict as { kind?: unknown; reason?: unknown } | undefined;
+      if (v !== undefined) {
+        if (v === null || typeof v !== 'object') return { decision: 'deny', source: 'policy_error', reason: 'the policy returned an unrecognised verdict' };
+        if (v.kind === 'allow') return { decision: 'allow', source: 'policy', reason: 'allowed by policy' };
+        if ((v.kind === 'deny' || v.kind === 'ask') && typeof v.reason === 'string') return { decision: v.kind, source: 'policy', reason: v.reason };
+        return { decision: 'deny', source: 'policy_error', reason: 'the policy returned an unrecognised verdict' };
+      }
+    }
+    if (tool.needsApproval === true) return { decision: 'ask', source: 'needs_approval', reason: `tool '${tool.name}' needs approval` };
+    if (typeof tool.needsApproval === 'function') {
+      let needed: unknown;
+      try {
+        needed = tool.needsApproval(input);
+      } catch (error) {
+        return { decision: 'deny', source: 'needs_approval_error', reason: `its needsApproval check failed (${errorMessage(error)})` };
+      }
+      if (needed === true) return { decision: 'ask', source: 'needs_approval', reason: `tool '${tool.name}' needs approval for this input` };
+      if (needed !== false) return { decision: 'deny', source: 'needs_approval_error', reason: 'its needsApproval check did not return a boolean' };
+    }
+    return tool.readOnly ? { decision: 'allow', source: 'readonly', reason: 'read-only tool' } : { decision: 'allow', source: 'default', reason: 'no rule applied' };
+  }
+
+  async function classifyCall(raw: unknown, ctx: DispatchContext, skipPolicy: boolean): Promise<Verdict> {
+    // Stage 1: normalise. Read each field once, into a plain copy.
+    const c = raw as Record<string, unknown> | null;
+    if (c === null || typeof c !== 'object') {
+      return deny({ id: '', name: '' }, 'invalid_call', 'A tool call must be an object with an id, a name and an input; this one was not. Call the tool again.');
+    }
+    const id = c['id'];
+    const name = c['name'];
+    if (typeof id !== 'string' || typeof name !== 'string') {
+      return deny(
+        { id: typeof id === 'string' ? id : '', name: typeof name === 'string' ? name : '' },
+        'invalid_call',
+        'A tool call needs a string id and a string tool name; this one did not have them. Call the tool again.',
+      );
+    }
+    const call: ToolCall = { id, name, input: c['input'] as ToolCall['input'] };
+    const inputError = c['inputError'];
+    if (inputError !== undefined) {
+      const detail = typeof inputError === 'string' && inputError !== '' ? ` (${inputError.slice(0, 200)})` : '';
+      return deny(call, 'invalid_json', `The arguments for ${quote(name)} were not valid JSON${detail}. Call ${quote(name)} again with the arguments as one JSON object.`);
+    }
+    // Stage 2: resolve.
+    const tool = tools.get(name);
+    if (tool === undefined) return deny(call, 'unknown_tool', `Unknown tool ${quote(name)}. Available tools: ${availableText}.`);
+    // Stage 3: validate.
+    const checked = await validate(tool, call, call.input);
+    if (!checked.ok) return deny(call, 'invalid_input', checked.text);
+    let input = checked.input;
+    const signal = ctx.signal ?? idleSignal;
+    const turnId = String(ctx.turnId);
+    const cancelledBefore = (): Verdict => deny(call, 'cancelled', `cancelled: the turn was cancelled before ${quote(name)} ran.`);
+    // Stage 4: before-hooks, in order.
+    for (const hook of hooksBefore) {
+      if (signal.aborted) return cancelledBefore();
+      const source = `hook:${hook.name}`;
+      let outcome: unknown;
+      try {
+        const info: CallInfo = { call, tool, input, turnId, signal };
+        const raced = await raceAbort(() => hook.run(info), signal);
+        if (raced.aborted) return cancelledBefore();
+        outcome = raced.value;
+      } catch (error) {
+        return deny(call, source, `Call to ${quote(name)} denied: before-hook '${hook.name}' failed (${errorMessage(error)}). Do not retry it unchanged.`);
+      }
+      const o = outcome as { kind?: unknown; input?: unknown; output?: unknown; isError?: unknown } | undefined;
+      if (o === undefined || (o !== null && typeof o === 'object' && o.kind === 'continue')) continue;
+      if (o !== null && typeof o === 'object' && o.kind === 'rewrite' && 'input' in o) {
+        const again = await validate(tool, call, o.input);
+        if (!again.ok) {
+          return deny(call, source, `Call to ${quote(name)} denied: before-hook '${hook.name}' rewrote its input into an invalid one. ${again.text}`);
+        }
+        input = again.input;
+        continue;
+      }
+      if (o !== null && typeof o === 'object' && o.kind === 'halt' && (o.isError === undefined || typeof o.isError === 'boolean')) {
+        return { kind: 'deny', source, result: sealed({ callId: call.id, name, output: o.output, isError: o.isError ?? true }) };
+      }
+      return deny(call, source, `Call to ${quote(name)} denied: before-hook '${hook.name}' returned an unrecognised value. Do not retry it unchanged.`);
+    }
+    if (skipPolicy) return { kind: 'execute', call, input, source: 'user_approved' };
+    if (signal.aborted) return cancelledBefore();
+    // Stage 5: policy.
+    const outcome = await policyStage({ call, tool, input, turnId, signal });
+    if (outcome.text !== undefined) return deny(call, outcome.source, outcome.text);
+    if (outcome.decision === 'deny') return deny(call, outcome.source, `Call to ${quote(name)} denied: ${outcome.reason}. Do not retry it unchanged; continue without it.`);
+    if (outcome.decision === 'ask') {
+      if (nonInteractive) {
+        return deny(
+          call,
+          'non_interactive',
+          `Call to ${quote(name)} denied: it needs approval (${outcome.reason}), but no one can approve calls in this non-interactive run. Continue without it.`,
+        );
+      }
+      return { kind: 'needs_approval', call, reason: outcome.reason, source: outcome.source };
+    }
+    return { kind: 'execute', call, input, source: outcome.source };
+  }
+
+  async function classifySafely(raw: unknown, ctx: DispatchContext, skipPolicy: boolean): Promise<Verdict> {
+    try {
+      const verdict = await classifyCall(raw, ctx ?? { turnId: '' }, skipPolicy);
+      if (verdict.kind === 'execute') classified.add(verdict);
+      // Synthesised texts can be long (many validation issues): bound them like any output.
+      return verdict.kind === 'deny' ? { ...verdict, result: sealed(verdict.result) } : verdict;
+    } catch (error) {
+      // A call whose fields throw when read (a hostile getter), or a bug here: deny this one call.
+      return deny(idName(raw), 'internal_error', `Call denied: the dispatcher failed while checking it (${errorMessage(error)}).`);
+    }
+  }
+
+  // ---------------------------------------------------------------------------------------------
+  // Stages 6–9
+
+  /** Stage 6. Returns the breach text, or undefined after reserving one call. */
+  function reserve(call: ToolCall): { source: string; text: string } | undefined {
+    if (maxCalls !== undefined && usedTotal + inFlightTotal >= maxCalls) {
+      return { source: 'budget:maxCalls', text: `Call to ${quote(call.name)} not run: the tool-call budget is used up (budget.maxCalls = ${maxCalls}). Answer with what you have.` };
+    }
+    const limit = perToolLimit.get(call.name);
+    const used = (usedPerTool.get(call.name) ?? 0) + (inFlightPerTool.get(call.name) ?? 0);
+    if (limit !== undefined && used >= limit) {
+      return {
+        source: `budget:perTool:${call.name}`,
+        text: `Call to ${quote(call.name)} not run: this tool's budget is used up (budget.perTool.${call.name} = ${limit}). Use another tool or answer with what you have.`,
+      };
+    }
+    inFlightTotal++;
+    inFlightPerTool.set(call.name, (inFlightPerTool.get(call.name) ?? 0) + 1);
+    return undefined;
+  }
+
+  /** Stage 8, first half: the reserved call now counts as used. */
+  function record(call: ToolCall): void {
+    inFlightTotal--;
+    inFlightPerTool.set(call.name, (inFlightPerTool.get(call.name) ?? 1) - 1);
+    usedTotal++;
+    usedPerTool.set(call.name, (usedPerTool.get(call.name) ?? 0) + 1);
+  }
+
+  /** One try of the tool under its timeout and the turn's signal. */
+  function runOnce(tool: AnyTool, call: ToolCall, input: unknown, turnId: string, turnSignal: AbortSignal, timeoutMs: number): Promise<RunOutcome> {
+    return new Promise((resolve) => {
+      const controller = new AbortController();
+      let settled = false;
+      const settle = (outcome: RunOutcome): void => {
+        if (settled) return;
+        settled = true;
+        clearTimeout(timer);
+        turnSignal.removeEventListener('abort', onAbort);
+        resolve(outcome);
+      };
+      // Abort the tool's signal first, then settle: a tool that rejects on abort does so a
+      // microtask later, so the call is reported as cancelled or timed out, not as an error.
+      const onAbort = (): void => {
+        controller.abort(turnSignal.reason);
+        settle({ kind: 'cancelled' });
+      };
+      const timer = setTimeout(() => {
+        controller.abort(new DOMException(`Tool '${tool.name}' timed out after ${timeoutMs} ms.`, 'TimeoutError'));
+        settle({ kind: 'timeout' });
+      }, timeoutMs);
+      if (turnSignal.aborted) return onAbort();
+      turnSignal.addEventListener('abort', onAbort, { once: true });
+      // A tool that ignores its signal keeps running after a timeout; its late result is dropped.
+      new Promise<unknown>((r) => r(tool.execute(input, { signal: controller.signal, callId: call.id, turnId }))).then(
+        (value) => settle({ kind: 'ok', value }),
+        (error: unknown) => settle({ kind: 'error', error }),
+      );
+    });
+  }
+
+  function shouldRetry(tool: AnyTool, error: unknown): boolean {
+    try {
+      return tool.retry?.retryOn?.(error) === true;
+    } catch {
+      return false;
+    }
+  }
+
+  /** Stage 7. */
+  async function runTool(tool: AnyTool, call: ToolCall, input: unknown, turnId: string, signal: AbortSignal): Promise<RawResult> {
+    const attempts = tool.retry?.attempts ?? 1;
+    const timeoutMs = tool.timeoutMs ?? defaultTimeoutMs;
+    const cancelledDuring = `cancelled: ${quote(call.name)} was stopped because the turn was cancelled.`;
+    for (let attempt = 1; ; attempt++) {
+      if (signal.aborted) {
+        return { callId: call.id, name: call.name, output: attempt === 1 ? `cancelled: the turn was cancelled before ${quote(call.name)} ran.` : cancelledDuring, isError: true };
+      }
+      const outcome = await runOnce(tool, call, input, turnId, signal, timeoutMs);
+      switch (outcome.kind) {
+        case 'ok':
+          return { callId: call.id, name: call.name, output: outcome.value, isError: false };
+        case 'timeout':
+          return { callId: call.id, name: call.name, output: `Tool '${call.name}' timed out after ${timeoutMs} ms.`, isError: true };
+        case 'cancelled':
+          return { callId: call.id, name: call.name, output: cancelledDuring, isError: true };
+        case 'error': {
+          if (attempt < attempts && shouldRetry(tool, outcome.error)) {
+            const backoff = (tool.retry?.backoffMs ?? 0) * 2 ** (attempt - 1);
+            if (backoff > 0 && !(await sleep(Math.min(backoff, MAX_TIMEOUT_MS), signal))) {
+              return { callId: call.id, name: call.name, output: cancelledDuring, isError: true };
+            }
+            continue;
+          }
+          return { callId: call.id, name: call.name, output: `Error calling tool '${call.name}': ${errorMessage(outcome.error)}`, isError: true };
+        }
+      }
+    }
+  }
+
+  /** Stage 8, second half: after-hooks in order; a failing hook withholds the output. */
+  async function afterHooks(result: RawResult, info: CallInfo): Promise<RawResult> {
+    let current = result;
+    for (const hook of hooksAfter) {
+      const withheld = (why: string): RawResult => ({
+        ...current,
+        output: `The result of ${quote(info.call.name)} was withheld: after-hook '${hook.name}' ${why}. The tool did run; do not assume it failed or succeeded.`,
+        isError: true,
+      });
+      let outcome: unknown;
+      try {
+        const raced = await raceAbort(() => hook.run(current, info), info.signal);
+        if (raced.aborted) {
+          current = withheld('did not finish because the turn was cancelled');
+          continue;
+        }
+        outcome = raced.value;
+      } catch (error) {
+        current = withheld(`failed (${errorMessage(error)})`);
+        continue;
+      }
+      if (outcome === undefined) continue;
+      const o = outcome as { output?: unknown; isError?: unknown; stop?: { reason?: unknown } | null };
+      const badStop = o.stop !== undefined && (o.stop === null || typeof o.stop !== 'object' || typeof o.stop.reason !== 'string');
+      if (o === null || typeof o !== 'object' || (o.isError !== undefined && typeof o.isError !== 'boolean') || badStop) {
+        current = withheld('returned an unrecognised value');
+        continue;
+      }
+      current = {
+        ...current,
+        ...('output' in o ? { output: o.output } : {}),
+        ...(typeof o.isError === 'boolean' ? { isError: o.isError } : {}),
+        ...(o.stop !== undefined && o.stop !== null ? { stop: { reason: String(o.stop.reason) } } : {}),
+      };
+    }
+    return current;
+  }
+
+  /** Stage 9: a JSON output of bounded size. Every result leaves through here. */
+  function sealed(raw: RawResult): ToolResult {
+    const shaped = toJsonValue(raw.output);
+    const output = shaped.ok
+      ? capOutput(shaped.value, maxOutputChars)
+      : `Tool ${quote(raw.name)} returned a value that is not JSON (${shaped.problem}). The tool ran, but its output cannot be shown.`;
+    return {
+      callId: raw.callId,
+      name: raw.name,
+      output,
+      isError: shaped.ok ? raw.isError : true,
+      ...(raw.stop === undefined ? {} : { stop: raw.stop }),
+      ...(raw.modelOverride === undefined ? {} : { modelOverride: raw.modelOverride }),
+    };
+  }
+
+  /** Stages 7–9 for a call whose budget is reserved. Never throws. */
+  async function runReserved(tool: AnyTool, call: ToolCall, input: unknown, ctx: DispatchContext): Promise<ToolResult> {
+    let recorded = false;
+    try {
+      const signal = ctx.signal ?? idleSignal;
+      const turnId = String(ctx.turnId);
+      const ran = await runTool(tool, call, input, turnId, signal);
+      record(call);
+      recorded = true;
+      const withModel: RawResult = tool.model === undefined ? ran : { ...ran, modelOverride: tool.model };
+      return sealed(await afterHooks(withModel, { call, tool, input, turnId, signal }));
+    } catch (error) {
+      if (!recorded) record(call);
+      return errorResult(call.id, call.name, `Error calling tool '${call.name}': the dispatcher failed while running it (${errorMessage(error)}).`);
+    }
+  }
+
+  /** Stages 6–9 for an execute verdict. Never throws. */
+  async function executeVerdict(verdict: Verdict | ApprovedVerdict, ctx: DispatchContext): Promise<ToolResult> {
+    try {
+      if (verdict.kind === 'deny') return verdict.result;
+      const { call } = verdict;
+      if (verdict.kind === 'needs_approval') {
+        return errorResult(call.id, call.name, `Call to ${quote(call.name)} not run: it is waiting for approval (${verdict.reason}).`);
+      }
+      const tool = tools.get(call.name);
+      if (tool === undefined) return errorResult(call.id, call.name, `Unknown tool ${quote(call.name)}. Available tools: ${availableText}.`);
+      let input = verdict.input;
+      if (!classified.has(verdict)) {
+        const checked = await validate(tool, call, input);
+        if (!checked.ok) return sealed(errorResult(call.id, call.name, checked.text));
+        input = checked.input;
+      }
+      const breach = reserve(call);
+      if (breach !== undefined) return errorResult(call.id, call.name, breach.text);
+      return await runReserved(tool, call, input, ctx);
+    } catch (error) {
+      const { id, name } = idName((verdict as { call?: unknown } | null)?.call);
+      return errorResult(id, name, `Call not run: the dispatcher failed while running it (${errorMessage(error)}).`);
+    }
+  }
+
+  /** Classifies in call order, reserves budget in call order, then runs up to `concurrency` at once. */
+  async function runBatch(calls: readonly ToolCall[], ctx: DispatchContext, approved: boolean): Promise<{ results: ToolResult[]; parked: ParkedCall[] }> {
+    let list: unknown[];
+    try {
+      list = Array.from(calls as unknown as ArrayLike<unknown>);
+    } catch {
+      list = [];
+    }
+    const safeCtx: DispatchContext = ctx !== null && typeof ctx === 'object' ? ctx : { turnId: '' };
+    const slots: (ToolResult | undefined)[] = list.map(() => undefined);
+    const parked: ParkedCall[] = [];
+    const jobs: { index: number; tool: AnyTool; call: ToolCall; input: unknown }[] = [];
+    const verdicts: Verdict[] = [];
+    for (const raw of list) verdicts.push(await classifySafely(raw, safeCtx, approved));
+    verdicts.forEach((verdict, index) => {
+      const tool = verdict.kind === 'deny' ? '' : verdict.call.name;
+      if (verdict.kind === 'deny') {
+        slots[index] = verdict.result;
+        if (!approved) emit({ callId: verdict.result.callId, tool: verdict.result.name, decision: 'deny', source: verdict.source, ...textReason(verdict.result) });
+        return;
+      }
+      if (verdict.kind === 'needs_approval') {
+        // An approved batch never parks (policy is skipped); this branch is the dispatch path.
+        parked.push({ call: verdict.call, reason: verdict.reason });
+        emit({ callId: verdict.call.id, tool, decision: 'ask', source: verdict.source, reason: verdict.reason });
+        return;
+      }
+      const breach = reserve(verdict.call);
+      if (breach !== undefined) {
+        slots[index] = errorResult(verdict.call.id, tool, breach.text);
+        if (!approved) emit({ callId: verdict.call.id, tool, decision: 'deny', source: breach.source, reason: breach.text });
+        return;
+      }
+      if (!approved) emit({ callId: verdict.call.id, tool, decision: 'allow', source: verdict.source });
+      jobs.push({ index, tool: tools.get(tool) as AnyTool, call: verdict.call, input: verdict.input });
+    });
+    await pool(jobs, concurrency, async (job) => {
+      slots[job.index] = await runReserved(job.tool, job.call, job.input, safeCtx);
+    });
+    return { results: slots.filter((r): r is ToolResult => r !== undefined), parked };
+  }
+
+  return {
+    toolSpecs: () => specs,
+    loopExemptTools: () => [...exempt],
+    classify: (call, ctx) => classifySafely(call, ctx, false),
+    execute: executeVerdict,
+    dispatch: (calls, ctx) => runBatch(calls, ctx, false),
+    executeApproved: async (calls, ctx) => (await runBatch(calls, ctx, true)).results,
+    recordDecision(call: ToolCall, decision: ApprovalDecision): void {
+      const type = (decision as { type?: unknown } | null)?.type;
+      if (type !== 'approve' && type !== 'reject') {
+        throw new TypeError(`recordDecision for call '${String(call?.id)}' needs { type: 'approve' | 'reject' }, got ${String(type)}.`);
+      }
+      if (decision.type === 'approve') {
+        const remember = decision.remember;
+        emit({ callId: call.id, tool: call.name, decision: 'user_approved', source: remember === undefined ? 'user' : `user:remember_${remember}` });
+        if (remember === 'session') addGrant({ scope: 'session' });
+        else if (remember === 'tool') addGrant({ scope: 'tool', tool: call.name });
+      } else {
+        emit({ callId: call.id, tool: call.name, decision: 'user_rejected', source: 'user', ...(decision.reason === undefined ? {} : { reason: decision.reason }) });
+      }
+    },
+    grant: addGrant,
+    grants: () => grantList.map((g) => ({ ...g })),
+    budgetUsage: () => ({ total: usedTotal, perTool: Object.fromEntries(usedPerTool) }),
+  };
+}
+
+function textReason(result: ToolResult): { reason?: string } {
+  return typeof result.output === 'string' ? { reason: result.output.slice(0, 500) } : {};
+}
+
+function idName(raw: unknown): { id: string; name: string } {
+  try {
+    const c = raw as { id?: unknown; name?: unknown } | null;
+    return { id: typeof c?.id === 'string' ? c.id : '', name: typeof c?.name === 'string' ? c.name : '' };
+  } catch {
+    return { id: '', name: '' };
+  }
+}

@@ -1,0 +1,50 @@
+// defineTool and createDispatcher reject bad definitions at definition time, naming the culprit.
+import { describe, expect, it } from 'vitest';
+import { z } from 'zod';
+import { createDispatcher, defineTool } from '../src/index.js';
+import { add, echo } from './fixtures.js';
+
+const base = { description: 'd', input: z.object({}), execute: () => null };
+
+describe('defineTool', () => {
+  it('accepts names of 1 to 64 letters, digits, _ or -', () => {
+    expect(defineTool({ ...base, name: 'a' }).name).toBe('a');
+    expect(defineTool({ ...base, name: `A_b-9${'x'.repeat(59)}` }).name).toHaveLength(64);
+  });
+
+  it.each(['', 'has space', 'dot.name', 'x'.repeat(65), 'ümlaut'])('rejects the name %j', (name) => {
+    expect(() => defineTool({ ...base, name })).toThrow(/^Tool name ".*" is invalid: use 1 to 64 letters, digits, '_' or '-'\.$/);
+  });
+
+  it('names the tool in every other definition error', () => {
+    expect(() => defineTool({ ...base, name: 't', input: { parse: () => 1 } as never })).toThrow("Tool 't': input must be a zod schema");
+    expect(() => defineTool({ ...base, name: 't', execute: 'run' as never })).toThrow("Tool 't': execute must be a function");
+    expect(() => defineTool({ ...base, name: 't', timeoutMs: 0 })).toThrow("Tool 't': timeoutMs must be a whole number");
+    expect(() => defineTool({ ...base, name: 't', retry: { attempts: 0, backoffMs: 0 } })).toThrow("Tool 't': retry.attempts");
+    expect(() => defineTool({ ...base, name: 't', retry: { attempts: 2, backoffMs: -1 } })).toThrow("Tool 't': retry.backoffMs");
+    expect(() => defineTool({ ...base, name: 't', needsApproval: 'yes' as never })).toThrow("Tool 't': needsApproval");
+    expect(() => defineTool({ ...base, name: 't', input: z.object({ at: z.date() }) })).toThrow("Tool 't': input cannot be written as JSON Schema");
+    expect(() => defineTool({ ...base, name: 't', color: 'red' } as never)).toThrow("Tool 't': unknown option 'color'");
+  });
+});
+
+describe('createDispatcher', () => {
+  it('rejects duplicate names, including names that differ only in case', () => {
+    expect(() => createDispatcher({ tools: [echo, echo] })).toThrow("createDispatcher: tool 'echo' is defined twice");
+    const Echo = defineTool({ ...base, name: 'Echo' });
+    expect(() => createDispatcher({ tools: [echo, Echo] })).toThrow("tools 'echo' and 'Echo' differ only in case");
+  });
+
+  it('rejects bad options, naming them', () => {
+    expect(() => createDispatcher({ tools: [add], concurrency: 0 })).toThrow('createDispatcher: concurrency must be a whole number from 1');
+    expect(() => createDispatcher({ tools: [add], maxOutputChars: 1.5 })).toThrow('maxOutputChars');
+    expect(() => createDispatcher({ tools: [add], defaultTimeoutMs: 2 ** 40 })).toThrow('defaultTimeoutMs');
+    expect(() => createDispatcher({ tools: [add], permissions: { deny: ['add:'] } })).toThrow("Permission pattern 'add:'");
+    expect(() => createDispatcher({ tools: [add], budget: { perTool: { ad: 1 } } })).toThrow("budget.perTool names 'ad', which is not a defined tool");
+    expect(() => createDispatcher({ tools: [add], grants: [{ scope: 'all' } as never] })).toThrow('Grant {"scope":"all"} is invalid');
+    expect(() => createDispatcher({ tools: [add], colour: 1 } as never)).toThrow("unknown option 'colour'");
+    expect(() => createDispatcher({ tools: [{ name: 'fake' } as never] })).toThrow('must be made with defineTool');
+    expect(() => createDispatcher({ tools: [add], hooks: { before: {} as never } })).toThrow('hooks.before and hooks.after must be arrays');
+    expect(() => createDispatcher({ tools: [add], grants: { scope: 'session' } as never })).toThrow('grants must be an array');
+  });
+});
