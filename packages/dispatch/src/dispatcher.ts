@@ -636,8 +636,19 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
       if (!approved) emit({ callId: verdict.call.id, tool, decision: 'allow', source: verdict.source });
       jobs.push({ index, tool: tools.get(tool) as AnyTool, call: verdict.call, input: verdict.input });
     });
+    const onResult = typeof safeCtx.onResult === 'function' ? safeCtx.onResult : undefined;
+    const announce = (result: ToolResult): void => {
+      try {
+        onResult?.(result);
+      } catch {
+        // An observer must not be able to lose a result or break the batch.
+      }
+    };
+    for (const result of slots) if (result !== undefined) announce(result);
     await pool(jobs, concurrency, async (job) => {
-      slots[job.index] = await runReserved(job.tool, job.call, job.input, safeCtx);
+      const result = await runReserved(job.tool, job.call, job.input, safeCtx);
+      slots[job.index] = result;
+      announce(result);
     });
     return { results: slots.filter((r): r is ToolResult => r !== undefined), parked };
   }

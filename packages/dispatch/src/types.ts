@@ -8,6 +8,12 @@ import type { ToolDefinition } from './define.js';
 export interface DispatchContext {
   readonly turnId: string;
   readonly signal?: AbortSignal;
+  /**
+   * Called once per call as soon as its result is known (denied at once, or when its tool
+   * finishes), in completion order; the returned results stay in call order. A streaming
+   * interpreter uses it to show parallel results as they arrive. A callback that throws is ignored.
+   */
+  readonly onResult?: (result: ToolResult) => void;
 }
 
 /**

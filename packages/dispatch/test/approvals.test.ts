@@ -1,7 +1,7 @@
 // Approvals and grants: parked calls, recordDecision, executeApproved, remembered grants.
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { defineTool, type BeforeHook } from '../src/index.js';
+import { createDispatcher, defineTool, type BeforeHook } from '../src/index.js';
 import { call, setup } from './fixtures.js';
 
 describe('grants', () => {
@@ -128,5 +128,35 @@ describe('loop-exempt tools and tool specs', () => {
       },
     ]);
     expect(dispatcher.toolSpecs()).toBe(dispatcher.toolSpecs());
+  });
+});
+
+describe('onResult: each result as soon as it is known', () => {
+  it('announces denials at once and tool results in completion order; returns them in call order', async () => {
+    const wait = defineTool({
+      name: 'wait',
+      description: 'waits ms',
+      input: z.object({ ms: z.number() }),
+      execute: async ({ ms }) => {
+        await new Promise((resolve) => setTimeout(resolve, ms));
+        return ms;
+      },
+    });
+    const dispatcher = createDispatcher({ tools: [wait] });
+    const seen: string[] = [];
+    const calls = [
+      { id: 'slow', name: 'wait', input: { ms: 40 } },
+      { id: 'bad', name: 'nope', input: {} },
+      { id: 'fast', name: 'wait', input: { ms: 1 } },
+    ];
+    const { results } = await dispatcher.dispatch(calls, {
+      turnId: 't',
+      onResult: (r) => {
+        seen.push(r.callId);
+        throw new Error('observer bug');
+      },
+    });
+    expect(seen).toEqual(['bad', 'fast', 'slow']);
+    expect(results.map((r) => r.callId)).toEqual(['slow', 'bad', 'fast']);
   });
 });
