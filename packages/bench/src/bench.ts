@@ -1,0 +1,101 @@
+// One benchmark run: turnkit systems (and, unless quick, the peers) timed side by side, then the
+// turnkit-only figures. Used by main.ts (`pnpm bench`) and by the package's test (quick, in-process).
+import { cpus, loadavg } from 'node:os';
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { measureExplore } from './explore.js';
+import { timeTurns } from './harness.js';
+import { ensurePeers } from './peer-install.js';
+import { aiSdkDeltaStream, loadPeerSystems } from './peers.js';
+import { packageRoot } from './paths.js';
+import { renderMarkdown, type BenchReport } from './report.js';
+import { measureStep } from './step-bench.js';
+import { deltasPerSecond, measureSuspendedHeap, turnkitDeltaStream, turnkitSystems } from './turnkit.js';
+
+export interface BenchSettings {
+  /** turnkit systems only, small counts (CI). */
+  readonly quick: boolean;
+  readonly rounds: number;
+  readonly turnsPerRound: number;
+  readonly warmupTurns: number;
+  /** The command line recorded in the report. */
+  readonly command: string;
+  /** A full garbage collection (`global.gc` under `node --expose-gc`), for the heap figure. */
+  readonly gc: () => void;
+  /** Progress lines (stderr in the CLI). */
+  readonly log: (line: string) => void;
+  /** Scale of the turnkit-only figures; defaults depend on `quick`. */
+  readonly figures?: Partial<FigureSizes>;
+}
+
+export interface FigureSizes {
+  readonly suspendedTurns: number;
+  readonly stepTurns: number;
+  readonly streamDeltas: number;
+  readonly exploreMaxIterations: number;
+  readonly exploreMaxDepth: number;
+}
+
+const FULL: FigureSizes = { suspendedTurns: 10_000, stepTurns: 50_000, streamDeltas: 10_000, exploreMaxIterations: 2, exploreMaxDepth: 40 };
+const QUICK: FigureSizes = { suspendedTurns: 500, stepTurns: 2_000, streamDeltas: 5_000, exploreMaxIterations: 1, exploreMaxDepth: 20 };
+
+/** Runs the benchmark and returns what it measured; throws if any system fails verification. */
+export async function runBench(settings: BenchSettings): Promise<BenchReport> {
+  const load = { average: loadavg()[0] ?? Number.NaN, cores: cpus().length };
+  const sizes = { ...(settings.quick ? QUICK : FULL), ...settings.figures };
+  const systems = turnkitSystems();
+  let aiSdkStream: ((deltas: number) => ReturnType<typeof aiSdkDeltaStream>) | undefined;
+  if (!settings.quick) {
+    ensurePeers(settings.log);
+    systems.push(...(await loadPeerSystems()));
+    aiSdkStream = aiSdkDeltaStream;
+  }
+  const { log } = settings;
+  log(`Timing ${systems.map((s) => s.name).join(', ')}: ${settings.warmupTurns} warm-up turns each, then ${settings.rounds} interleaved rounds of ${settings.turnsPerRound} turns.`);
+  const turns = await timeTurns(systems, {
+    warmupTurns: settings.warmupTurns,
+    rounds: settings.rounds,
+    turnsPerRound: settings.turnsPerRound,
+    onRound: (round) => {
+      if (round % 10 === 0 || round === settings.rounds) log(`  round ${round}/${settings.rounds}`);
+    },
+  });
+  log(`Heap per suspended turn (${sizes.suspendedTurns} turns parked for approval)…`);
+  const suspendedHeap = await measureSuspendedHeap(sizes.suspendedTurns, settings.gc);
+  log(`step per transition (${sizes.stepTurns} turns × 5 batches)…`);
+  const step = measureStep(sizes.stepTurns, 5);
+  log(`Streaming throughput (${sizes.streamDeltas} deltas)…`);
+  const turnkitPerSecond = await deltasPerSecond('turnkit streamTurn', await turnkitDeltaStream(sizes.streamDeltas), sizes.streamDeltas, 10);
+  const aiSdkPerSecond = aiSdkStream
+    ? await deltasPerSecond('AI SDK 6 streamText', await aiSdkStream(sizes.streamDeltas), sizes.streamDeltas, 10)
+    : undefined;
+  log('exploreTurn…');
+  const explore = measureExplore(
+    { maxIterations: sizes.exploreMaxIterations, loopThreshold: 2, maxOutputRepairs: 1 },
+    sizes.exploreMaxDepth,
+  );
+  return {
+    date: new Date().toISOString().slice(0, 10),
+    node: process.version,
+    cpu: cpus()[0]?.model ?? 'unknown CPU',
+    load,
+    command: settings.command,
+    quick: settings.quick,
+    turns,
+    suspendedHeap,
+    step,
+    streaming: {
+      deltas: sizes.streamDeltas,
+      turnkitPerSecond,
+      ...(aiSdkPerSecond === undefined ? {} : { aiSdkPerSecond }),
+    },
+    explore,
+  };
+}
+
+/** Rewrites docs/benchmarks.md (at the repository root) with the report; returns its path. */
+export function writeBenchmarksDoc(report: BenchReport): string {
+  const path = join(packageRoot, '..', '..', 'docs', 'benchmarks.md');
+  writeFileSync(path, renderMarkdown(report));
+  return path;
+}
