@@ -94,15 +94,17 @@ function readResponse(value: unknown): ModelResponse {
   if (!record(value)) throw new Bad('response must be an object');
   const text = value.text === undefined ? '' : str(value.text, 'response.text');
   const toolCalls = value.toolCalls === undefined ? [] : list(value.toolCalls, 'response.toolCalls').map((c, i) => readToolCall(c, `response.toolCalls[${i}]`));
-  let response: ModelResponse = { text, toolCalls };
   const reasoning = optStr(value.reasoning, 'response.reasoning');
-  if (reasoning !== undefined) response = { ...response, reasoning };
   const usage = readUsage(value.usage);
-  if (usage !== undefined) response = { ...response, usage };
   const finishReason = optStr(value.finishReason, 'response.finishReason');
-  if (finishReason !== undefined) response = { ...response, finishReason };
   const modelId = optStr(value.modelId, 'response.modelId');
-  return modelId === undefined ? response : { ...response, modelId };
+  // Built once with only the fields present (no undefined values: the result must survive JSON).
+  const response: { -readonly [K in keyof ModelResponse]: ModelResponse[K] } = { text, toolCalls };
+  if (reasoning !== undefined) response.reasoning = reasoning;
+  if (usage !== undefined) response.usage = usage;
+  if (finishReason !== undefined) response.finishReason = finishReason;
+  if (modelId !== undefined) response.modelId = modelId;
+  return response;
 }
 
 function readError(value: unknown): TurnError {

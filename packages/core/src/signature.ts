@@ -4,20 +4,28 @@ import type { JsonValue, ToolCall } from './types.js';
 
 /** JSON with object keys sorted at every depth, so reordered keys give the same text. */
 export function canonicalJson(value: JsonValue): string {
-  return JSON.stringify(sortKeys(value));
-}
-
-function sortKeys(value: JsonValue): JsonValue {
-  if (Array.isArray(value)) return value.map(sortKeys);
-  if (value !== null && typeof value === 'object') {
-    const sorted: Record<string, JsonValue> = {};
-    for (const key of Object.keys(value).sort()) sorted[key] = sortKeys((value as Record<string, JsonValue>)[key] as JsonValue);
-    return sorted;
+  if (value === null || typeof value !== 'object') return JSON.stringify(value);
+  if (Array.isArray(value)) {
+    let out = '[';
+    for (let i = 0; i < value.length; i++) out += (i === 0 ? '' : ',') + canonicalJson(value[i] as JsonValue);
+    return `${out}]`;
   }
-  return value;
+  const record = value as { readonly [key: string]: JsonValue };
+  const keys = Object.keys(record).sort();
+  let out = '{';
+  for (let i = 0; i < keys.length; i++) {
+    const key = keys[i] as string;
+    out += `${i === 0 ? '' : ','}${JSON.stringify(key)}:${canonicalJson(record[key] as JsonValue)}`;
+  }
+  return `${out}}`;
 }
 
 /** Name plus canonical input per call, in call order; ids are ignored. */
 export function batchSignature(calls: readonly ToolCall[]): string {
-  return canonicalJson(calls.map((call) => [call.name, call.input]));
+  let out = '[';
+  for (let i = 0; i < calls.length; i++) {
+    const call = calls[i] as ToolCall;
+    out += `${i === 0 ? '' : ','}[${JSON.stringify(call.name)},${canonicalJson(call.input)}]`;
+  }
+  return `${out}]`;
 }

@@ -153,22 +153,22 @@ function modelResponded(state: TurnState, response: ModelResponse): Step {
       : { role: 'assistant', content: response.text, toolCalls, reasoning: response.reasoning };
 
   // A forced final reply: tools were disabled, so any tool calls in it are dropped unread.
-  if (state.forced !== null) return toFinalizing({ ...state, usage }, response.text, [append(assistant([]))]);
+  if (state.forced !== null) return toFinalizing(update(state, { usage }), response.text, [append(assistant([]))]);
 
   const calls = response.toolCalls;
   const badId = findBadCallId(calls, state.seenCallIds);
   if (badId !== null) {
-    return finish({ ...state, usage }, failure('invalid_model_response', badId.message, { callId: badId.id }), []);
+    return finish(update(state, { usage }), failure('invalid_model_response', badId.message, { callId: badId.id }), []);
   }
 
   const exceeded = exceededTokenBudget(state, usage);
   if (exceeded !== null) {
     const effects: Effect[] = [append(assistant(calls))];
     for (const call of calls) effects.push(appendResult(synthetic(call, `not executed: the turn's ${exceeded} budget is used up.`)));
-    return finish({ ...state, usage, seenCallIds: [...state.seenCallIds, ...calls.map((c) => c.id)] }, stopped('budget_exhausted', null), effects);
+    return finish(update(state, { usage, seenCallIds: [...state.seenCallIds, ...calls.map((c) => c.id)] }), stopped('budget_exhausted', null), effects);
   }
 
-  if (calls.length === 0) return toFinalizing({ ...state, usage }, response.text, [append(assistant([]))]);
+  if (calls.length === 0) return toFinalizing(update(state, { usage }), response.text, [append(assistant([]))]);
 
   const seenCallIds = [...state.seenCallIds, ...calls.map((c) => c.id)];
   const loop = trackLoop(state, calls);
@@ -176,24 +176,21 @@ function modelResponded(state: TurnState, response: ModelResponse): Step {
     const effects: Effect[] = [append(assistant(calls))];
     for (const call of calls) effects.push(appendResult(synthetic(call, 'skipped: repeated. This exact batch of tool calls was already made; answer with what you have.')));
     effects.push(emit('limit_reached', { limit: 'loop_detected', repeats: loop.repeats }));
-    const next: TurnState = { ...state, usage, seenCallIds, lastSignature: loop.signature, repeats: loop.repeats, forced: 'loop_detected' };
+    const next: TurnState = update(state, { usage, seenCallIds, lastSignature: loop.signature, repeats: loop.repeats, forced: 'loop_detected' });
     return callModel(next, true, effects);
   }
 
-  const next: TurnState = {
-    ...state,
-    status: 'dispatching',
-    usage: { ...usage, toolCalls: usage.toolCalls + calls.length },
+  const next: TurnState = update(state, { status: 'dispatching',
+    usage: withUsage(usage, { toolCalls: usage.toolCalls + calls.length }),
     seenCallIds,
     lastSignature: loop.signature,
     repeats: loop.repeats,
-    pending: calls,
-  };
+    pending: calls, });
   return [next, [append(assistant(calls)), { type: 'persist', checkpoint: 'dispatching' }, { type: 'dispatch_tools', calls }]];
 }
 
 function toFinalizing(state: TurnState, text: string, effects: Effect[]): Step {
-  return [{ ...state, status: 'finalizing', candidate: text }, [...effects, { type: 'check_output', candidate: text }]];
+  return [update(state, { status: 'finalizing', candidate: text }), [...effects, { type: 'check_output', candidate: text }]];
 }
 
 function findBadCallId(calls: readonly ToolCall[], seen: readonly string[]): { id: string; message: string } | null {
@@ -222,13 +219,10 @@ function addResponseUsage(usage: TurnUsage, add: Partial<ModelResponse['usage']>
   if (add === undefined) return usage;
   const inputTokens = add.inputTokens ?? 0;
   const outputTokens = add.outputTokens ?? 0;
-  return {
-    ...usage,
-    inputTokens: usage.inputTokens + inputTokens,
+  return withUsage(usage, { inputTokens: usage.inputTokens + inputTokens,
     outputTokens: usage.outputTokens + outputTokens,
     totalTokens: usage.totalTokens + (add.totalTokens ?? inputTokens + outputTokens),
-    cost: usage.cost + (add.cost ?? 0),
-  };
+    cost: usage.cost + (add.cost ?? 0), });
 }
 
 /** The name of the first token or cost budget that `usage` now exceeds, else null. */
@@ -261,7 +255,7 @@ function toolsParked(state: TurnState, held: readonly ToolResult[], parked: read
     const call = pendingById.get(p.call.id) ?? p.call;
     return p.reason === undefined ? { call } : { call, reason: p.reason };
   });
-  const next: TurnState = { ...state, status: 'awaiting_approval', held, parked: parkedCalls, decisions: {}, executing: null };
+  const next: TurnState = update(state, { status: 'awaiting_approval', held, parked: parkedCalls, decisions: {}, executing: null });
   // Persist before announcing: whoever hears the notice can rely on the parked state being saved.
   return [next, [{ type: 'persist', checkpoint: 'parked' }, emit('awaiting_approval', { pending: parkedCalls as unknown as JsonValue })]];
 }
@@ -293,7 +287,7 @@ function incompleteBatch(state: TurnState, mismatch: IdMismatch): Step {
   // The mismatched results are discarded: each call without a result gets a synthesised one
   // (results held from before an approval, and denials, are kept).
   const effects = closeOpenCalls(state, 'not executed: the tool batch was incomplete and the turn failed.');
-  return finish({ ...state, pending: [], held: [], parked: [], decisions: {}, executing: null }, error, effects);
+  return finish(update(state, { pending: [], held: [], parked: [], decisions: {}, executing: null }), error, effects);
 }
 
 /** Results in the order of `calls`, each with the name of its call. `results` must match `calls` one to one. */
@@ -308,12 +302,12 @@ function inCallOrder(calls: readonly ToolCall[], results: readonly ToolResult[])
 /** A complete batch: append its results in call order, then stop on a hook's request or go on steering. */
 function applyBatch(state: TurnState, results: readonly ToolResult[]): Step {
   const effects: Effect[] = results.map(appendResult);
-  const cleared = { ...state, pending: [], held: [], parked: [], decisions: {}, executing: null };
+  const cleared = update(state, { pending: [], held: [], parked: [], decisions: {}, executing: null });
   const stop = results.find((r) => r.stop !== undefined);
   if (stop?.stop !== undefined) return finish(cleared, stopped('hook_stopped', stop.stop.reason), effects);
   const round = state.round + 1;
   const override = results.find((r) => r.modelOverride !== undefined)?.modelOverride ?? null;
-  const next: TurnState = { ...cleared, status: 'steering', round, nextModel: override };
+  const next: TurnState = update(cleared, { status: 'steering', round, nextModel: override });
   effects.push(emit('steering', { round }), { type: 'persist', checkpoint: 'boundary' }, { type: 'compact', info: { round, usage: next.usage } });
   return [next, effects];
 }
@@ -332,7 +326,7 @@ function approvalsDecided(state: TurnState, decisions: ReadonlyArray<readonly [s
   }
   const effects: Effect[] =
     ignoredIds.length > 0 ? [ignoredNotice('not a valid decision for a parked call still undecided', ignoredIds)] : [];
-  const next: TurnState = { ...state, decisions: accepted };
+  const next: TurnState = update(state, { decisions: accepted });
   if (state.parked.some((p) => !Object.hasOwn(accepted, p.call.id))) return [next, effects];
   return settleApprovals(next, effects);
 }
@@ -343,7 +337,7 @@ function approvalExpired(state: TurnState): Step {
   for (const { call } of state.parked) {
     if (!Object.hasOwn(decisions, call.id)) setOwn(decisions, call.id, { type: 'reject', reason: 'approval expired' });
   }
-  return settleApprovals({ ...state, decisions }, []);
+  return settleApprovals(update(state, { decisions }), []);
 }
 
 /** Every parked call has a decision: run the approved ones, or apply the batch if none was approved. */
@@ -353,7 +347,7 @@ function settleApprovals(state: TurnState, effects: Effect[]): Step {
     const [next, applied] = applyBatchAfterApproval(state, []);
     return [next, [...effects, ...applied]];
   }
-  const next: TurnState = { ...state, executing: approved.map((c) => c.id) };
+  const next: TurnState = update(state, { executing: approved.map((c) => c.id) });
   return [next, [...effects, { type: 'persist', checkpoint: 'dispatching' }, { type: 'execute_approved', calls: approved }]];
 }
 
@@ -388,7 +382,7 @@ function compacted(state: TurnState): Step {
   if (budget.maxToolCalls !== undefined && state.usage.toolCalls >= budget.maxToolCalls) return finish(state, stopped('budget_exhausted', null), []);
   if (state.round >= state.limits.maxIterations) {
     const effects = [emit('limit_reached', { limit: 'max_iterations', round: state.round })];
-    return callModel({ ...state, forced: 'max_iterations', nextModel: null }, true, effects);
+    return callModel(update(state, { forced: 'max_iterations', nextModel: null }), true, effects);
   }
   return callModel(state, false, [emit('iteration', { iteration: state.round + 1 })]);
 }
@@ -397,7 +391,7 @@ function outputRejected(state: TurnState, reason: string): Step {
   if (state.repairs >= state.limits.maxOutputRepairs) {
     return finish(state, failure('output_invalid', `The final output was rejected and no repairs are left: ${reason}`, { reason }), []);
   }
-  const next: TurnState = { ...state, repairs: state.repairs + 1, candidate: null };
+  const next: TurnState = update(state, { repairs: state.repairs + 1, candidate: null });
   return callModel(next, state.forced !== null, [append({ role: 'user', content: reason })]);
 }
 
@@ -411,14 +405,11 @@ function callModel(state: TurnState, final: boolean, effects: Effect[]): Step {
   const iteration = state.round + 1;
   const request: CallModelRequest =
     !final && state.nextModel !== null ? { iteration, final, modelOverride: state.nextModel } : { iteration, final };
-  const next: TurnState = {
-    ...state,
-    status: 'calling_model',
-    usage: { ...state.usage, modelCalls: state.usage.modelCalls + 1 },
+  const next: TurnState = update(state, { status: 'calling_model',
+    usage: withUsage(state.usage, { modelCalls: state.usage.modelCalls + 1 }),
     nextModel: null,
     candidate: null,
-    lastRequest: request,
-  };
+    lastRequest: request, });
   return [next, [...effects, { type: 'call_model', request }]];
 }
 
@@ -452,12 +443,54 @@ function closeOpenCalls(state: TurnState, text: string): Effect[] {
   return state.pending.map((call) => appendResult(byId.get(call.id) ?? synthetic(call, text)));
 }
 
+/**
+ * A copy of `state` with `changes` applied. Every field is listed so V8 sees one object shape
+ * (a spread over a 21-field object was the reducer's largest cost); `undefined` means unchanged.
+ */
+function update(state: TurnState, changes: Partial<Mutable<TurnState>>): TurnState {
+  return {
+    version: state.version,
+    id: state.id,
+    status: changes.status ?? state.status,
+    limits: state.limits,
+    round: changes.round ?? state.round,
+    usage: changes.usage ?? state.usage,
+    forced: changes.forced !== undefined ? changes.forced : state.forced,
+    pending: changes.pending ?? state.pending,
+    held: changes.held ?? state.held,
+    parked: changes.parked ?? state.parked,
+    decisions: changes.decisions ?? state.decisions,
+    executing: changes.executing !== undefined ? changes.executing : state.executing,
+    seenCallIds: changes.seenCallIds ?? state.seenCallIds,
+    lastSignature: changes.lastSignature !== undefined ? changes.lastSignature : state.lastSignature,
+    repeats: changes.repeats ?? state.repeats,
+    repairs: changes.repairs ?? state.repairs,
+    candidate: changes.candidate !== undefined ? changes.candidate : state.candidate,
+    nextModel: changes.nextModel !== undefined ? changes.nextModel : state.nextModel,
+    lastRequest: changes.lastRequest !== undefined ? changes.lastRequest : state.lastRequest,
+    outcome: changes.outcome !== undefined ? changes.outcome : state.outcome,
+  };
+}
+
+function withUsage(usage: TurnUsage, changes: Partial<Mutable<TurnUsage>>): TurnUsage {
+  return {
+    inputTokens: changes.inputTokens ?? usage.inputTokens,
+    outputTokens: changes.outputTokens ?? usage.outputTokens,
+    totalTokens: changes.totalTokens ?? usage.totalTokens,
+    cost: changes.cost ?? usage.cost,
+    modelCalls: changes.modelCalls ?? usage.modelCalls,
+    toolCalls: changes.toolCalls ?? usage.toolCalls,
+  };
+}
+
+type Mutable<T> = { -readonly [K in keyof T]: T[K] };
+
 function clearBatch(state: TurnState): TurnState {
-  return { ...state, pending: [], held: [], parked: [], decisions: {}, executing: null };
+  return update(state, { pending: [], held: [], parked: [], decisions: {}, executing: null });
 }
 
 function finish(state: TurnState, outcome: Outcome, effects: Effect[]): Step {
-  return [{ ...state, status: outcome.status, outcome, candidate: null }, [...effects, { type: 'done', outcome }]];
+  return [update(state, { status: outcome.status, outcome, candidate: null }), [...effects, { type: 'done', outcome }]];
 }
 
 function internalError(state: TurnState, error: unknown): Step {
@@ -465,11 +498,11 @@ function internalError(state: TurnState, error: unknown): Step {
   const outcome: Outcome = failure('internal_error', `turnkit hit an internal error: ${message}. Please report it with the event that caused it.`);
   try {
     const effects = closeOpenCalls(state, 'not executed: the turn failed on an internal error.');
-    return [{ ...clearBatch(state), status: 'failed', outcome, candidate: null }, [...effects, { type: 'done', outcome }]];
+    return [update(clearBatch(state), { status: 'failed', outcome, candidate: null }), [...effects, { type: 'done', outcome }]];
   } catch {
     // The state itself is unusable: answer with a fresh failed turn rather than throw.
     const fresh = createTurn({ id: 'unknown' });
-    return [{ ...fresh, status: 'failed', outcome }, [{ type: 'done', outcome }]];
+    return [update(fresh, { status: 'failed', outcome }), [{ type: 'done', outcome }]];
   }
 }
 
@@ -485,7 +518,7 @@ export function resume(state: TurnState, completed: readonly ToolResult[] = []):
     switch (state.status) {
       case 'calling_model': {
         if (state.lastRequest === null) return [state, []];
-        const next: TurnState = { ...state, usage: { ...state.usage, modelCalls: state.usage.modelCalls + 1 } };
+        const next: TurnState = update(state, { usage: withUsage(state.usage, { modelCalls: state.usage.modelCalls + 1 }) });
         return [next, [{ type: 'call_model', request: state.lastRequest }]];
       }
       case 'dispatching':

@@ -148,6 +148,13 @@ describe('parseTurnState', () => {
 });
 
 describe('batchSignature', () => {
+  it('keeps a `__proto__` key (JSON.parse makes it an own key) so different inputs differ', () => {
+    const a = call('a', 'read', JSON.parse('{"__proto__":{"path":"/etc/a"}}'));
+    const b = call('b', 'read', JSON.parse('{"__proto__":{"path":"/etc/b"}}'));
+    expect(batchSignature([a])).not.toBe(batchSignature([b]));
+    expect(batchSignature([a])).toBe('[["read",{"__proto__":{"path":"/etc/a"}}]]');
+  });
+
   it('ignores call ids', () => {
     expect(batchSignature([call('a', 'search', { q: 1 })])).toBe(batchSignature([call('zz', 'search', { q: 1 })]));
   });
