@@ -1,0 +1,174 @@
+// A finite alphabet of concrete events per status: what an exhaustive exploration feeds the
+// reducer. Call ids are derived from the state (`seenCallIds.length`), so ids are fresh on every
+// path; only the `reply_reused_id` event reuses an id on purpose.
+
+import type { JsonValue, ParkedCall, ToolCall, ToolResult, TurnEvent, TurnState } from '@turnkit/core';
+
+/** `progress` events are plausible replies that move a turn on; `fatal` ones end it. */
+export type EventKind = 'progress' | 'fatal';
+
+/** An event of the alphabet with a short name that says what it stands for. */
+export interface LabelledEvent {
+  readonly label: string;
+  readonly kind: EventKind;
+  /** A `TurnEvent`, or a deliberately malformed object. */
+  readonly event: TurnEvent | { readonly type: string; readonly [key: string]: unknown };
+}
+
+/** The one malformed event of the alphabet: `text` must be a string. */
+export const MALFORMED_EVENT = { type: 'model_responded', response: { text: 42 } } as const;
+
+const SEARCH: Omit<ToolCall, 'id'> = { name: 'search', input: { q: 'weather in Lisbon' } };
+const READ: Omit<ToolCall, 'id'> = { name: 'read', input: { path: 'notes.txt', lines: [1, 20] } };
+
+/** The concrete events the exploration tries from `state` (see `labelledEventsFor` for names). */
+export function eventsFor(state: TurnState): LabelledEvent['event'][] {
+  return labelledEventsFor(state).map((entry) => entry.event);
+}
+
+/** `eventsFor` with a label and kind per event. Events with identical JSON appear once. */
+export function labelledEventsFor(state: TurnState): LabelledEvent[] {
+  const out: LabelledEvent[] = [];
+  const add = (label: string, kind: EventKind, event: LabelledEvent['event']): void => {
+    out.push({ label, kind, event });
+  };
+  switch (state.status) {
+    case 'ready':
+      add('start', 'progress', { type: 'start', input: 'Plan a day in Lisbon.' });
+      break;
+    case 'calling_model':
+      callingModel(state, add);
+      break;
+    case 'dispatching':
+      dispatching(state, add);
+      break;
+    case 'awaiting_approval':
+      if (state.executing === null) deciding(state, add);
+      else executing(state, state.executing, add);
+      break;
+    case 'steering':
+      add('compacted', 'progress', { type: 'compacted' });
+      break;
+    case 'finalizing':
+      add('output_accepted', 'progress', { type: 'output_accepted', output: state.candidate ?? '' });
+      add('output_rejected', 'progress', { type: 'output_rejected', reason: 'Answer with the day plan as a list.' });
+      break;
+    case 'stopped':
+    case 'failed':
+    case 'cancelled':
+      // Terminal states absorb everything; two events are enough to check that they do.
+      add('start', 'progress', { type: 'start', input: 'again' });
+      break;
+  }
+  add('cancel', 'fatal', { type: 'cancel', reason: 'user pressed stop' });
+  add('malformed', 'fatal', MALFORMED_EVENT);
+  return dedupe(out);
+}
+
+type Add = (label: string, kind: EventKind, event: LabelledEvent['event']) => void;
+
+function callingModel(state: TurnState, add: Add): void {
+  const n = state.seenCallIds.length;
+  const id = (i: number): string => `call-${n + i}`;
+  const budget = state.limits.budget;
+  const tokenBudget =
+    budget.maxInputTokens !== undefined || budget.maxOutputTokens !== undefined || budget.maxTotalTokens !== undefined || budget.maxCost !== undefined;
+  // With a token or cost budget every reply spends a little, so the budget is also reached slowly.
+  const usage = tokenBudget ? { usage: { inputTokens: 40, outputTokens: 10, cost: 0.01 } } : {};
+  const reply = (toolCalls: ToolCall[], text = ''): TurnEvent => ({ type: 'model_responded', response: { text, toolCalls, ...usage } });
+
+  add('reply_text', 'progress', reply([], 'Here is your plan.'));
+  add('reply_one_call', 'progress', reply([{ id: id(0), ...SEARCH }]));
+  add('reply_two_calls', 'progress', reply([{ id: id(0), ...SEARCH }, { id: id(1), ...READ }]));
+  const previous = previousBatch(state);
+  if (previous !== null) add('reply_repeated_batch', 'progress', reply(previous.map((call, i) => ({ id: id(i), ...call }))));
+  const exempt = state.limits.loopExemptTools[0];
+  if (exempt !== undefined) {
+    add('reply_exempt_call', 'progress', reply([{ id: id(0), name: exempt, input: {} }]));
+    add('reply_exempt_and_search', 'progress', reply([{ id: id(0), name: exempt, input: {} }, { id: id(1), ...SEARCH }]));
+  }
+  if (tokenBudget) {
+    const big = Math.max(budget.maxInputTokens ?? 0, budget.maxOutputTokens ?? 0, budget.maxTotalTokens ?? 0) + 1;
+    add('reply_over_budget', 'fatal', {
+      type: 'model_responded',
+      response: { text: '', toolCalls: [{ id: id(0), ...SEARCH }], usage: { inputTokens: big, outputTokens: big, cost: (budget.maxCost ?? 0) + 1 } },
+    });
+  }
+  const old = state.seenCallIds[0];
+  if (old !== undefined) add('reply_reused_id', 'fatal', reply([{ id: old, ...READ }]));
+  add('model_failed', 'fatal', { type: 'model_failed', error: { kind: 'rate_limited', message: 'Too many requests.', retryable: true } });
+}
+
+/** The last non-forced batch, rebuilt from `lastSignature` (name and input per call). */
+function previousBatch(state: TurnState): Array<Omit<ToolCall, 'id'>> | null {
+  if (state.lastSignature === null) return null;
+  try {
+    const parsed = JSON.parse(state.lastSignature) as unknown;
+    if (!Array.isArray(parsed)) return null;
+    return parsed.map((pair) => {
+      const [name, input] = pair as [string, JsonValue];
+      return { name, input };
+    });
+  } catch {
+    return null;
+  }
+}
+
+const ok = (call: ToolCall, extra: Partial<ToolResult> = {}): ToolResult => ({ callId: call.id, name: call.name, output: `ok: ${call.name}`, isError: false, ...extra });
+
+function dispatching(state: TurnState, add: Add): void {
+  const calls = state.pending;
+  add('tools_completed', 'progress', { type: 'tools_completed', results: calls.map((c) => ok(c)) });
+  if (calls.length >= 2) add('tools_completed_reversed', 'progress', { type: 'tools_completed', results: calls.map((c) => ok(c)).reverse() });
+  add('tools_completed_override', 'progress', {
+    type: 'tools_completed',
+    results: calls.map((c, i) => (i === 0 ? ok(c, { modelOverride: 'model-large' }) : ok(c))),
+  });
+  add('tools_completed_stop', 'fatal', {
+    type: 'tools_completed',
+    results: calls.map((c, i) => (i === 0 ? ok(c, { stop: { reason: 'hook says enough' } }) : ok(c))),
+  });
+  add('tools_incomplete', 'fatal', { type: 'tools_completed', results: calls.slice(0, -1).map((c) => ok(c)) });
+  const park = (call: ToolCall): ParkedCall => ({ call, reason: `${call.name} needs approval` });
+  add('tools_parked_all', 'progress', { type: 'tools_parked', held: [], parked: calls.map(park) });
+  if (calls.length >= 2) {
+    add('tools_parked_last', 'progress', { type: 'tools_parked', held: calls.slice(0, -1).map((c) => ok(c)), parked: calls.slice(-1).map(park) });
+  }
+}
+
+function deciding(state: TurnState, add: Add): void {
+  const undecided = state.parked.map((p) => p.call.id).filter((id) => !Object.hasOwn(state.decisions, id));
+  const decide = (entries: Array<[string, { type: 'approve' } | { type: 'reject'; reason: string }]>): TurnEvent => ({
+    type: 'approvals_decided',
+    decisions: Object.fromEntries(entries),
+  });
+  const approve = { type: 'approve' } as const;
+  const reject = { type: 'reject', reason: 'not this one' } as const;
+  add('approve_all', 'progress', decide(undecided.map((id) => [id, approve])));
+  add('reject_all', 'progress', decide(undecided.map((id) => [id, reject])));
+  if (undecided.length >= 2) {
+    const [first, ...rest] = undecided as [string, ...string[]];
+    add('approve_first_only', 'progress', decide([[first, approve]]));
+    add('approve_first_reject_rest', 'progress', decide([[first, approve], ...rest.map((id): [string, typeof reject] => [id, reject])]));
+  }
+  add('decide_unknown_id', 'progress', decide([['no-such-call', approve]]));
+  add('approval_expired', 'progress', { type: 'approval_expired' });
+}
+
+function executing(state: TurnState, ids: readonly string[], add: Add): void {
+  const calls = state.pending.filter((c) => ids.includes(c.id));
+  add('approved_completed', 'progress', { type: 'approved_tools_completed', results: calls.map((c) => ok(c)) });
+  if (calls.length >= 2) add('approved_completed_reversed', 'progress', { type: 'approved_tools_completed', results: calls.map((c) => ok(c)).reverse() });
+  add('approved_incomplete', 'fatal', { type: 'approved_tools_completed', results: calls.slice(1).map((c) => ok(c)) });
+  add('decide_while_executing', 'progress', { type: 'approvals_decided', decisions: Object.fromEntries(ids.map((id) => [id, { type: 'reject' }])) });
+}
+
+function dedupe(events: LabelledEvent[]): LabelledEvent[] {
+  const seen = new Set<string>();
+  return events.filter((entry) => {
+    const key = JSON.stringify(entry.event);
+    if (seen.has(key)) return false;
+    seen.add(key);
+    return true;
+  });
+}

@@ -1,0 +1,152 @@
+// Exhaustive breadth-first exploration of the real reducer over the finite alphabet of
+// `alphabet.ts`, checking the invariants on every edge. Nodes are keyed by the JSON of the turn
+// state plus the invariant monitor, so the history invariants stay sound even when a (buggy)
+// reducer reaches one state along two histories; `states` counts distinct turn states.
+
+import { createTurn, isTerminal, step as coreStep } from '@turnkit/core';
+import type { TurnLimitsInput, TurnState } from '@turnkit/core';
+import { labelledEventsFor, type LabelledEvent } from './alphabet.js';
+import { checkStep, initialMonitor, type InvariantNumber, type MonitorState } from './invariants.js';
+import type { StepFunction } from './logic.js';
+
+export interface ExploreOptions {
+  readonly limits: TurnLimitsInput;
+  /** Stop expanding after this many events from the start (the result says if it was reached). */
+  readonly maxDepth: number;
+  /** The reducer under test (default: core's `step`). */
+  readonly step?: StepFunction;
+  /** The alphabet (default: `labelledEventsFor`). */
+  readonly events?: (state: TurnState) => readonly LabelledEvent[];
+  /** Called after each depth level. */
+  readonly onProgress?: (progress: { states: number; frontier: number; depth: number }) => void;
+  /** Keep at most this many violations (default 50); `violationCount` has the total. */
+  readonly maxViolations?: number;
+}
+
+export interface ExploreViolation {
+  readonly invariant: InvariantNumber;
+  readonly message: string;
+  /** The event labels from the start to the offending step, and the events themselves. */
+  readonly path: readonly string[];
+  readonly events: readonly unknown[];
+}
+
+export interface ExploreResult {
+  /** Distinct turn states reached (terminal ones included). */
+  readonly states: number;
+  /** Edges taken: (state, event) pairs stepped and checked. */
+  readonly transitions: number;
+  /** Distinct terminal states per outcome, such as `stopped:completed` or `failed:incomplete_batch`. */
+  readonly terminalOutcomes: Readonly<Record<string, number>>;
+  readonly violations: readonly ExploreViolation[];
+  readonly violationCount: number;
+  /** The deepest level expanded. */
+  readonly depth: number;
+  /** True when every reachable state was expanded (the frontier ran empty before `maxDepth`). */
+  readonly exhaustive: boolean;
+  readonly ms: number;
+}
+
+interface Node {
+  readonly state: TurnState;
+  readonly monitor: MonitorState;
+  readonly parent: Node | null;
+  readonly via: LabelledEvent | null;
+}
+
+/**
+ * Explores every state reachable from `createTurn({ limits })` within `maxDepth` events.
+ *
+ * @example
+ * const result = exploreTurn({ limits: { maxIterations: 2, loopThreshold: 2, maxOutputRepairs: 1 }, maxDepth: 60 });
+ * if (result.violations.length > 0 || !result.exhaustive) throw new Error('model check failed');
+ */
+export function exploreTurn(options: ExploreOptions): ExploreResult {
+  const started = performance.now();
+  const run = options.step ?? coreStep;
+  const alphabet = options.events ?? labelledEventsFor;
+  const maxViolations = options.maxViolations ?? 50;
+  const initial = createTurn({ id: 'turn-1', limits: options.limits });
+  const limits = initial.limits;
+
+  const seenNodes = new Set<string>();
+  const seenStates = new Set<string>();
+  const terminalOutcomes: Record<string, number> = {};
+  const violations: ExploreViolation[] = [];
+  let violationCount = 0;
+  let transitions = 0;
+
+  const visit = (state: TurnState, monitor: MonitorState): boolean => {
+    const stateKey = JSON.stringify(state);
+    const nodeKey = `${stateKey}\n${JSON.stringify(monitor)}`;
+    if (seenNodes.has(nodeKey)) return false;
+    seenNodes.add(nodeKey);
+    if (!seenStates.has(stateKey)) {
+      seenStates.add(stateKey);
+      if (isTerminal(state)) terminalOutcomes[outcomeLabel(state)] = (terminalOutcomes[outcomeLabel(state)] ?? 0) + 1;
+    }
+    return true;
+  };
+
+  let frontier: Node[] = [{ state: initial, monitor: initialMonitor(initial), parent: null, via: null }];
+  visit(initial, frontier[0]!.monitor);
+  let depth = 0;
+  while (frontier.length > 0 && depth < options.maxDepth) {
+    const next: Node[] = [];
+    for (const node of frontier) {
+      for (const entry of alphabet(node.state)) {
+        transitions += 1;
+        let record;
+        try {
+          const [after, effects] = run(node.state, entry.event);
+          record = { state: node.state, event: entry.event, next: after, effects };
+        } catch (error) {
+          record = { state: node.state, event: entry.event, next: node.state, effects: [], thrown: error instanceof Error ? error.message : String(error) };
+        }
+        const checked = checkStep(limits, record, depth, node.monitor, { step: run });
+        if (checked.violations.length > 0) {
+          violationCount += checked.violations.length;
+          for (const v of checked.violations) {
+            if (violations.length >= maxViolations) break;
+            const path = pathTo(node);
+            violations.push({ invariant: v.invariant, message: v.message, path: [...path.map((e) => e.label), entry.label], events: [...path.map((e) => e.event), entry.event] });
+          }
+        }
+        if (record.thrown !== undefined) continue;
+        // A terminal state is checked (absorption) but not expanded further than once.
+        if (visit(record.next, checked.monitor) && !(isTerminal(node.state) && record.next === node.state)) {
+          next.push({ state: record.next, monitor: checked.monitor, parent: node, via: entry });
+        }
+      }
+    }
+    frontier = next;
+    depth += 1;
+    options.onProgress?.({ states: seenStates.size, frontier: frontier.length, depth });
+  }
+
+  return {
+    states: seenStates.size,
+    transitions,
+    terminalOutcomes,
+    violations,
+    violationCount,
+    depth,
+    exhaustive: frontier.length === 0,
+    ms: Math.round(performance.now() - started),
+  };
+}
+
+function pathTo(node: Node): LabelledEvent[] {
+  const path: LabelledEvent[] = [];
+  for (let n: Node | null = node; n !== null && n.via !== null; n = n.parent) path.push(n.via);
+  return path.reverse();
+}
+
+/** `stopped:completed`, `failed:incomplete_batch`, `cancelled`. */
+export function outcomeLabel(state: TurnState): string {
+  const outcome = state.outcome;
+  if (outcome === null) return state.status;
+  if (outcome.status === 'stopped') return `stopped:${outcome.stopReason}`;
+  if (outcome.status === 'failed') return `failed:${outcome.error.kind}`;
+  return 'cancelled';
+}

@@ -1,0 +1,70 @@
+// Mutation sanity: three deliberate bugs, each applied as a wrapper around the real `step`, and
+// both the exhaustive exploration and the fast-check properties must catch every one. If a
+// checker stopped checking, these tests would notice.
+
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { step, type Effect, type TurnState } from '@turnkit/core';
+import { arbitraryScenario, checkInvariants, exploreTurn, runScenario, type InvariantNumber, type StepFunction } from '@turnkit/check';
+
+/** Bug 1: forgets to count issued model calls, so `maxModelCalls` never bites. */
+const forgetsToCount: StepFunction = (state, event) => {
+  const [next, effects] = step(state, event);
+  if (!effects.some((e) => e.type === 'call_model')) return [next, effects];
+  return [{ ...next, usage: { ...next.usage, modelCalls: state.usage.modelCalls } }, effects];
+};
+
+/** Bug 2: appends a batch's results in arrival order (here: reversed) instead of call order. */
+const appendsOutOfOrder: StepFunction = (state, event) => {
+  const [next, effects] = step(state, event);
+  const isResult = (e: Effect): boolean => e.type === 'append' && e.message.role === 'tool';
+  const results = effects.filter(isResult).reverse();
+  return [next, effects.map((e) => (isResult(e) ? (results.shift() as Effect) : e))];
+};
+
+/** Bug 3: runs parked calls straight away instead of waiting for a decision. */
+const executesParked: StepFunction = (state, event) => {
+  const [next, effects] = step(state, event);
+  if (!(state.status === 'dispatching' && next.status === 'awaiting_approval')) return [next, effects];
+  const calls = next.parked.map((p) => p.call);
+  const executing: TurnState = { ...next, executing: calls.map((c) => c.id) };
+  return [executing, [...effects, { type: 'execute_approved', calls }]];
+};
+
+const MUTANTS: Array<[string, StepFunction, InvariantNumber, RegExp]> = [
+  ['forgets to count model calls', forgetsToCount, 7, /exceeds maxModelCalls = 2/],
+  ['appends results out of call order', appendsOutOfOrder, 6, /appended where call-\d+ was next in call order/],
+  ['executes a parked call without approval', executesParked, 8, /executed without an approve decision/],
+];
+
+const LIMITS = { maxIterations: 3, loopThreshold: 3, maxOutputRepairs: 1, budget: { maxModelCalls: 2 } };
+const NUM_RUNS = 300;
+
+describe('mutation sanity: the checks catch deliberate bugs', () => {
+  it('the real step passes the same exploration', () => {
+    const clean = exploreTurn({ limits: LIMITS, maxDepth: 60 });
+    expect(clean.violationCount).toBe(0);
+  });
+
+  for (const [name, mutant, invariant, symptom] of MUTANTS) {
+    it(`exploration catches a step that ${name} (invariant ${invariant})`, () => {
+      const result = exploreTurn({ limits: LIMITS, maxDepth: 60, step: mutant, maxViolations: 10_000 });
+      const first = result.violations.find((v) => v.invariant === invariant && symptom.test(v.message));
+      console.log(`mutant "${name}": ${result.violationCount} violations over ${result.transitions} transitions; first: [${first?.path.join(', ')}] ${first?.message}`);
+      expect(first).toBeDefined();
+    });
+
+    it(`properties catch a step that ${name} (invariant ${invariant}, numRuns ${NUM_RUNS})`, () => {
+      const details = fc.check(
+        fc.property(arbitraryScenario(), (scenario) => checkInvariants(runScenario(scenario, mutant).trace, { step: mutant, only: [invariant] }).length === 0),
+        { numRuns: NUM_RUNS, seed: 42 },
+      );
+      expect(details.failed).toBe(true);
+      // Sanity: the same property holds for the real step.
+      fc.assert(
+        fc.property(arbitraryScenario(), (scenario) => checkInvariants(runScenario(scenario).trace, { only: [invariant] }).length === 0),
+        { numRuns: NUM_RUNS, seed: 42 },
+      );
+    });
+  }
+});
