@@ -1,0 +1,126 @@
+// streamTurn: @turnkit/inline's runTurn, with the handlers that stream. The driver loop, the
+// option handling, retries, approvals and the result shape are inline's (one implementation);
+// this file only replaces the model call (stream and aggregate instead of generate) and taps the
+// observer effects (append, emit) and tool results to hand events to the reader.
+import type { Dispatcher, DispatchContext } from '@turnkit/dispatch';
+import type { ParkedCall, ToolResult } from '@turnkit/core';
+import {
+  callWithRetries,
+  defaultHandlers,
+  modelRequestFor,
+  resumeTurn,
+  runTurn,
+  type EffectHandlers,
+  type ResumeTurnOptions,
+  type RunTurnOptions,
+  type TurnContext,
+  type TurnResult,
+} from '@turnkit/inline';
+import type { TurnStreamEvent } from './events.js';
+import type { EventSink } from './handoff.js';
+import { streamModelResponse } from './model-call.js';
+import { TurnStream } from './turn-stream.js';
+
+/**
+ * Runs a turn like `runTurn` (same options, same result) and streams it as it happens.
+ *
+ * @example
+ * const stream = streamTurn({ model, tools: [add], input: 'What is 1 + 2?' });
+ * for await (const event of stream) if (event.type === 'text_delta') process.stdout.write(event.text);
+ * const result = await stream.result; // equal to what runTurn returns
+ */
+export function streamTurn(options: RunTurnOptions): TurnStream<TurnResult> {
+  return new TurnStream((sink, signal) => finishWithDone(runTurn({ ...options, signal }, streamingHandlers(sink)), sink), streamOptions(options));
+}
+
+/** Continues a suspended turn like `resumeTurn` (same options, same result), streamed. */
+export function resumeStreamTurn(options: ResumeTurnOptions): TurnStream<TurnResult> {
+  return new TurnStream((sink, signal) => finishWithDone(resumeTurn({ ...options, signal }, streamingHandlers(sink)), sink), streamOptions(options));
+}
+
+function streamOptions(options: RunTurnOptions | ResumeTurnOptions): ConstructorParameters<typeof TurnStream>[1] {
+  // Without `approve`, `awaiting_approval` is the last event: the turn suspends right after it, and
+  // a reader that stops there must not turn the suspension into a cancellation.
+  const suspends = options?.approve === undefined;
+  return { signal: options?.signal, isLast: (event) => event.type === 'done' || (suspends && event.type === 'awaiting_approval') };
+}
+
+async function finishWithDone(run: Promise<TurnResult>, sink: EventSink<TurnStreamEvent>): Promise<TurnResult> {
+  const result = await run;
+  // Not awaited: the result must not wait for a reader that stops at the last event it needs.
+  if (result.outcome !== undefined) void sink.send({ type: 'done', outcome: result.outcome });
+  return result;
+}
+
+/**
+ * inline's handlers with streaming added: the model call streams its parts into `sink`, and every
+ * appended message, notice and tool result becomes an event. Each handler waits until the reader
+ * took its event, which is how a slow reader slows the turn down.
+ */
+export function streamingHandlers(sink: EventSink<TurnStreamEvent>, base: EffectHandlers = defaultHandlers): EffectHandlers {
+  // A tool result is announced once: when the dispatcher reports it, or else when it is appended.
+  const announced = new Set<string>();
+  const send = async (event: TurnStreamEvent): Promise<void> => {
+    const taken = sink.send(event);
+    if (taken !== undefined) await taken;
+  };
+  const announce = (result: ToolResult): Promise<void> | undefined => {
+    if (announced.has(result.callId)) return undefined;
+    announced.add(result.callId);
+    return sink.send({ type: 'tool_result', result });
+  };
+  const tapped = (ctx: TurnContext): TurnContext => ({ ...ctx, dispatcher: reportingResults(ctx.dispatcher, announce) });
+
+  return {
+    ...base,
+    async append(effect, ctx) {
+      await base.append(effect, ctx);
+      const message = effect.message;
+      if (message.role === 'tool') {
+        const taken = announce(message.result);
+        if (taken !== undefined) await taken;
+      }
+      await send({ type: 'message', message });
+    },
+    async emit(effect, ctx) {
+      await base.emit(effect, ctx);
+      await send({ type: 'notice', notice: effect.notice });
+      if (effect.notice.name === 'awaiting_approval') await send({ type: 'awaiting_approval', pending: pendingOf(effect.notice.data) });
+    },
+    call_model(effect, ctx) {
+      const request = modelRequestFor(effect.request, ctx.transcript, ctx.dispatcher.toolSpecs());
+      return callWithRetries(() => streamModelResponse(ctx.model, request, { signal: ctx.signal }, sink), ctx);
+    },
+    dispatch_tools(effect, ctx) {
+      return base.dispatch_tools(effect, tapped(ctx));
+    },
+    execute_approved(effect, ctx) {
+      return base.execute_approved(effect, tapped(ctx));
+    },
+  };
+}
+
+/**
+ * The same dispatcher, asked (through `onResult`) to report each result as soon as its call is
+ * decided or its tool finished, so parallel results reach the reader in completion order.
+ */
+function reportingResults(inner: Dispatcher, onResult: (result: ToolResult) => void): Dispatcher {
+  const withReport = (ctx: DispatchContext): DispatchContext => ({ ...ctx, onResult: (result) => void onResult(result) });
+  return {
+    toolSpecs: () => inner.toolSpecs(),
+    loopExemptTools: () => inner.loopExemptTools(),
+    classify: (call, ctx) => inner.classify(call, ctx),
+    execute: (verdict, ctx) => inner.execute(verdict, ctx),
+    dispatch: (calls, ctx) => inner.dispatch(calls, withReport(ctx)),
+    executeApproved: (calls, ctx) => inner.executeApproved(calls, withReport(ctx)),
+    recordDecision: (call, decision) => inner.recordDecision(call, decision),
+    grant: (grant) => inner.grant(grant),
+    grants: () => inner.grants(),
+    budgetUsage: () => inner.budgetUsage(),
+  };
+}
+
+function pendingOf(data: unknown): readonly ParkedCall[] {
+  const pending = data !== null && typeof data === 'object' ? (data as { pending?: unknown }).pending : undefined;
+  return Array.isArray(pending) ? (pending as ParkedCall[]) : [];
+}
