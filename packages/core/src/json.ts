@@ -1,10 +1,51 @@
 // JSON checks shared by event reading and state parsing.
 
 /**
- * True when `value` is plain JSON: null, a boolean, a finite number, a string, an array or a
- * plain object of JSON values, with no cycles. Iterative, so 10,000-deep nesting is fine.
+ * True when `value` is plain JSON: null, a boolean, a finite number, a string, an array or a plain
+ * object of JSON values, with no cycles. Shallow values (the common case) are checked by a quick
+ * recursive walk; anything deeper than 64 levels, or cyclic, by the iterative walk below.
  */
 export function isJsonValue(value: unknown): boolean {
+  const quick = quickCheck(value, 0);
+  return quick === 'deep' ? isJsonValueDeep(value) : quick;
+}
+
+function quickCheck(value: unknown, depth: number): boolean | 'deep' {
+  if (value === null) return true;
+  switch (typeof value) {
+    case 'string':
+    case 'boolean':
+      return true;
+    case 'number':
+      return Number.isFinite(value);
+    case 'object': {
+      if (depth >= 64) return 'deep';
+      if (Array.isArray(value)) {
+        for (let i = 0; i < value.length; i++) {
+          const r = quickCheck(value[i], depth + 1);
+          if (r !== true) return r;
+        }
+        return true;
+      }
+      const proto = Object.getPrototypeOf(value);
+      if (proto !== Object.prototype && proto !== null) return false;
+      for (const key in value) {
+        if (!Object.hasOwn(value, key)) continue;
+        const r = quickCheck((value as Record<string, unknown>)[key], depth + 1);
+        if (r !== true) return r;
+      }
+      return true;
+    }
+    default:
+      return false;
+  }
+}
+
+/**
+ * The iterative walk: plain JSON with no cycles, at any depth (10,000-deep nesting is fine). The
+ * same test as isJsonValue.
+ */
+function isJsonValueDeep(value: unknown): boolean {
   const stack: unknown[] = [value];
   const onPath = new Set<object>();
   const exits: Array<object | undefined> = [undefined];
