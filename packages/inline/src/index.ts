@@ -1,1 +1,10 @@
-export {};
+export { runTurn, resumeTurn } from './run.js';
+export { keepLastMessages, runCompaction, CompactFailedError } from './compaction.js';
+export { driveTurn, defaultHandlers } from './driver.js';
+export type { DriveResult, EffectHandlers, TurnContext } from './driver.js';
+export { callWithRetries, errorMessage, modelRequestFor, toTurnError } from './model.js';
+export type { ModelCallSettings } from './model.js';
+export { checkOutput, parseOutput, formatPath, CheckFailedError } from './output.js';
+export { askApproval, isDecision, recordDecisions, undecided } from './approvals.js';
+export { cancelReason, raceAbort, sleep } from './abort.js';
+export type * from './types.js';

@@ -1,1 +1,12 @@
-export {};
+export { scriptedModel, text, toolCalls, call, fail, splitText } from './scripted.js';
+export type { ReplyExtras, ScriptedCall, ScriptedModel, ScriptStep } from './scripted.js';
+export { recordTrace, replay } from './trace.js';
+export type { ReplayDifference, ReplayReport, Trace, TraceEntry, TraceRecorder } from './trace.js';
+export { startTurn } from './interpreter.js';
+export type { StartTurnOptions, TestTurn } from './interpreter.js';
+export { interpreterConformance, compareOutcome, runScenario } from './conformance.js';
+export type { ConformanceOptions } from './conformance.js';
+export { scenarios } from './scenarios.js';
+export type { ExpectedOutcome, Probe, Scenario, ScenarioRun } from './scenarios.js';
+export { messageLine, transcriptLines } from './transcript.js';
+export type { ConformanceResult, ConformanceResume, ConformanceResumeOptions, ConformanceRun, ConformanceRunOptions } from './types.js';

@@ -1,0 +1,214 @@
+// The driver: a loop over core's effects and a table from effect type to handler. It holds no turn
+// logic: every decision is made by `step`; the driver performs effects and feeds back exactly one
+// event per blocking effect (design §8). Other interpreters (such as @turnkit/stream) reuse this
+// loop and replace or extend single handlers: `{ ...defaultHandlers, call_model: streamingCall }`.
+
+import { isTerminal, step, type Effect, type Message, type Model, type Outcome, type TurnError, type TurnEvent, type TurnState } from '@turnkit/core';
+import type { Dispatcher } from '@turnkit/dispatch';
+import { cancelReason, raceAbort } from './abort.js';
+import { askApproval } from './approvals.js';
+import { CompactFailedError, runCompaction } from './compaction.js';
+import { callWithRetries, errorMessage, modelRequestFor } from './model.js';
+import { CheckFailedError, checkOutput } from './output.js';
+import type { ApproveFn, CheckFn, CompactFn, OutputSchema, StepRecord } from './types.js';
+
+/** Everything a handler may use. `transcript` is live: the `append` handler pushes onto it. */
+export interface TurnContext {
+  readonly turnId: string;
+  readonly model: Model;
+  readonly dispatcher: Dispatcher;
+  readonly transcript: Message[];
+  /** Aborts when the turn is cancelled; pass it to every model and tool call. */
+  readonly signal: AbortSignal;
+  readonly approve?: ApproveFn;
+  readonly output?: OutputSchema;
+  readonly check?: CheckFn;
+  readonly compact?: CompactFn;
+  readonly onNotice?: (notice: Extract<Effect, { type: 'emit' }>['notice']) => void;
+  readonly onEffect?: (effect: Effect) => void;
+  readonly onStep?: (record: StepRecord) => void;
+  readonly maxModelRetries: number;
+  readonly modelRetryBackoffMs: number;
+}
+
+type EffectOf<T extends Effect['type']> = Extract<Effect, { type: T }>;
+
+/**
+ * The table from effect type to handler. Blocking handlers return the one event to feed back; a
+ * blocking handler that throws becomes an event (see `handlerFailed`). `append` and `persist`
+ * must not throw (a lost message or checkpoint cannot be papered over: the error propagates).
+ */
+export interface EffectHandlers {
+  append(effect: EffectOf<'append'>, ctx: TurnContext): void | Promise<void>;
+  emit(effect: EffectOf<'emit'>, ctx: TurnContext): void | Promise<void>;
+  persist(effect: EffectOf<'persist'>, ctx: TurnContext, state: TurnState): void | Promise<void>;
+  call_model(effect: EffectOf<'call_model'>, ctx: TurnContext): Promise<TurnEvent>;
+  dispatch_tools(effect: EffectOf<'dispatch_tools'>, ctx: TurnContext): Promise<TurnEvent>;
+  execute_approved(effect: EffectOf<'execute_approved'>, ctx: TurnContext): Promise<TurnEvent>;
+  compact(effect: EffectOf<'compact'>, ctx: TurnContext): Promise<TurnEvent>;
+  check_output(effect: EffectOf<'check_output'>, ctx: TurnContext): Promise<TurnEvent>;
+  /** The turn is parked (no blocking effect): the event that decides it, or null to suspend. */
+  parked(state: TurnState, ctx: TurnContext): Promise<TurnEvent | null>;
+}
+
+/** The handlers `runTurn` uses. */
+export const defaultHandlers: EffectHandlers = {
+  append(effect, ctx) {
+    ctx.transcript.push(effect.message);
+  },
+  emit(effect, ctx) {
+    quietly(() => ctx.onNotice?.(effect.notice));
+  },
+  persist() {
+    // Nothing to do in-process: a caller who persists watches `onEffect` for `persist`.
+  },
+  call_model(effect, ctx) {
+    const request = modelRequestFor(effect.request, ctx.transcript, ctx.dispatcher.toolSpecs());
+    return callWithRetries(() => ctx.model.generate(request, { signal: ctx.signal }), ctx);
+  },
+  async dispatch_tools(effect, ctx) {
+    const { results, parked } = await ctx.dispatcher.dispatch(effect.calls, { turnId: ctx.turnId, signal: ctx.signal });
+    return parked.length > 0 ? { type: 'tools_parked', held: results, parked } : { type: 'tools_completed', results };
+  },
+  async execute_approved(effect, ctx) {
+    const results = await ctx.dispatcher.executeApproved(effect.calls, { turnId: ctx.turnId, signal: ctx.signal });
+    return { type: 'approved_tools_completed', results };
+  },
+  async compact(effect, ctx) {
+    if (ctx.compact === undefined) return { type: 'compacted' };
+    const info = await runCompaction(ctx.compact, ctx.transcript, effect.info);
+    return { type: 'compacted', info };
+  },
+  check_output(effect, ctx) {
+    return checkOutput(effect.candidate, ctx.output, ctx.check);
+  },
+  async parked(state, ctx) {
+    if (ctx.approve === undefined) return null;
+    return askApproval(ctx.approve, state, ctx.dispatcher);
+  },
+};
+
+/** Where a drive ended: `outcome` is null when the turn is parked and nobody could decide (suspended). */
+export interface DriveResult {
+  readonly state: TurnState;
+  readonly outcome: Outcome | null;
+}
+
+/**
+ * Performs `effects` (the output of the step that produced `state`) and keeps stepping until the
+ * turn is done or parked without a decision. Never throws for a fault of a model, tool or
+ * callback: those become events (or, for `compact`/`check`, a failed turn naming them).
+ */
+export async function driveTurn(state: TurnState, effects: readonly Effect[], ctx: TurnContext, handlers: EffectHandlers = defaultHandlers): Promise<DriveResult> {
+  let current = state;
+  let pending = effects;
+  for (;;) {
+    let blocking: Exclude<Effect, { type: 'append' | 'emit' | 'persist' }> | undefined;
+    for (const effect of pending) {
+      if (ctx.onEffect !== undefined) quietly(() => ctx.onEffect?.(effect));
+      if (isBlockingEffect(effect)) blocking = effect;
+      else await performObserver(effect, ctx, handlers, current);
+    }
+    if (blocking?.type === 'done') return { state: current, outcome: blocking.outcome };
+    if (isTerminal(current)) return { state: current, outcome: current.outcome };
+    let event: TurnEvent | null;
+    try {
+      if (blocking !== undefined) event = await perform(blocking, ctx, handlers);
+      else if (current.status === 'awaiting_approval') event = await raceAbort(handlers.parked(current, ctx), ctx.signal, () => null);
+      else event = null; // nothing in flight (a resumed state with nothing to redo): hand it back as is
+    } catch (error) {
+      if (error instanceof CompactFailedError) return failWithoutEvent(current, { kind: 'compact_failed', message: error.message }, ctx);
+      if (error instanceof CheckFailedError) return failWithoutEvent(current, { kind: 'check_failed', message: error.message }, ctx);
+      // Only a replaced `parked` handler gets here: fail closed, the undecided calls expire.
+      event = { type: 'approval_expired' };
+    }
+    if (ctx.signal.aborted) event = { type: 'cancel', reason: cancelReason(ctx.signal) };
+    if (event === null) return { state: current, outcome: null };
+    const [next, nextEffects] = step(current, event);
+    if (ctx.onStep !== undefined) quietly(() => ctx.onStep?.({ event, state: next, effects: nextEffects }));
+    current = next;
+    pending = nextEffects;
+  }
+}
+
+function isBlockingEffect(effect: Effect): effect is Exclude<Effect, { type: 'append' | 'emit' | 'persist' }> {
+  return effect.type !== 'append' && effect.type !== 'emit' && effect.type !== 'persist';
+}
+
+async function performObserver(effect: EffectOf<'append' | 'emit' | 'persist'>, ctx: TurnContext, handlers: EffectHandlers, state: TurnState): Promise<void> {
+  switch (effect.type) {
+    case 'append':
+      return handlers.append(effect, ctx);
+    case 'emit':
+      return handlers.emit(effect, ctx);
+    case 'persist':
+      return handlers.persist(effect, ctx, state);
+  }
+}
+
+/** Runs one blocking handler, raced against the abort signal; a thrown handler becomes its event. */
+async function perform(effect: Exclude<Effect, { type: 'append' | 'emit' | 'persist' | 'done' }>, ctx: TurnContext, handlers: EffectHandlers): Promise<TurnEvent> {
+  const cancel = (): TurnEvent => ({ type: 'cancel', reason: cancelReason(ctx.signal) });
+  // Already cancelled: do not start a model call or a tool only to abort it.
+  if (ctx.signal.aborted) return cancel();
+  try {
+    switch (effect.type) {
+      case 'call_model':
+        return await raceAbort(handlers.call_model(effect, ctx), ctx.signal, cancel);
+      case 'dispatch_tools':
+        return await raceAbort(handlers.dispatch_tools(effect, ctx), ctx.signal, cancel);
+      case 'execute_approved':
+        return await raceAbort(handlers.execute_approved(effect, ctx), ctx.signal, cancel);
+      case 'compact':
+        return await raceAbort(handlers.compact(effect, ctx), ctx.signal, cancel);
+      case 'check_output':
+        return await raceAbort(handlers.check_output(effect, ctx), ctx.signal, cancel);
+    }
+  } catch (error) {
+    return handlerFailed(effect, error);
+  }
+}
+
+/** The event for a handler that threw: the fault is reported to core, never rethrown. */
+function handlerFailed(effect: Exclude<Effect, { type: 'append' | 'emit' | 'persist' | 'done' }>, error: unknown): TurnEvent {
+  const why = errorMessage(error);
+  switch (effect.type) {
+    case 'call_model':
+      return { type: 'model_failed', error: { kind: 'model_error', message: why } };
+    case 'dispatch_tools':
+    case 'execute_approved': {
+      // Every call still gets a result, so the model learns what happened.
+      const results = effect.calls.map((call) => ({ callId: call.id, name: call.name, output: `Error: the tool dispatcher failed before '${call.name}' ran: ${why}`, isError: true }));
+      return effect.type === 'dispatch_tools' ? { type: 'tools_completed', results } : { type: 'approved_tools_completed', results };
+    }
+    case 'compact':
+    case 'check_output':
+      // Rethrown for driveTurn, which fails the turn naming the function (core has no event for it).
+      throw error instanceof CompactFailedError || error instanceof CheckFailedError
+        ? error
+        : effect.type === 'compact'
+          ? new CompactFailedError(`The compact step failed: ${why}.`)
+          : new CheckFailedError(`The output check failed: ${why}.`);
+  }
+}
+
+/**
+ * Ends the turn as failed when a user function (`compact`, `check`) broke. Only reachable in
+ * `steering` and `finalizing`, where no tool call is open, so no result can be lost.
+ */
+function failWithoutEvent(state: TurnState, error: TurnError, ctx: TurnContext): DriveResult {
+  const outcome: Outcome = { status: 'failed', error };
+  const failed: TurnState = { ...state, status: 'failed', outcome, candidate: null };
+  const done: Effect = { type: 'done', outcome };
+  quietly(() => ctx.onEffect?.(done));
+  return { state: failed, outcome };
+}
+
+/** Observers must not break a turn: what they throw is ignored. */
+function quietly(run: () => void): void {
+  try {
+    run();
+  } catch {
+    // Deliberately ignored: see above.
+  }
+}

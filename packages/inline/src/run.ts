@@ -1,0 +1,193 @@
+// runTurn / resumeTurn: set up a turn (state, transcript, dispatcher, abort wiring), hand it to
+// the driver, and shape what the driver ends with into a TurnResult.
+
+import { randomUUID } from 'node:crypto';
+import { createTurn, parseTurnState, resume, step, type Effect, type Message, type TurnEvent, type TurnLimitsInput, type TurnState } from '@turnkit/core';
+import { createDispatcher, type Dispatcher } from '@turnkit/dispatch';
+import { recordDecisions, undecided } from './approvals.js';
+import { driveTurn, defaultHandlers, type EffectHandlers, type TurnContext } from './driver.js';
+import type { ResumeTurnOptions, RunTurnOptions, StepRecord, TurnResult } from './types.js';
+
+/**
+ * Runs one turn in-process: calls the model, runs tools through the dispatcher, and returns when
+ * the turn stops, fails, is cancelled, or needs an approval nobody can give here (`suspended`).
+ *
+ * @example
+ * const result = await runTurn({ model, tools: [add], input: 'What is 1 + 2?' });
+ * console.log(result.status, result.text);
+ */
+export async function runTurn(options: RunTurnOptions, handlers: EffectHandlers = defaultHandlers): Promise<TurnResult> {
+  checkCommon(options, 'runTurn');
+  if (options.input !== undefined && typeof options.input !== 'string') throw new TypeError('runTurn option `input` must be a string.');
+  const dispatcher = toDispatcher(options, 'runTurn');
+  const limits = mergeExempt(options.limits, dispatcher);
+  const id = options.id ?? `turn_${randomUUID()}`;
+  const initial = createTurn(limits === undefined ? { id } : { id, limits });
+  const transcript = startTranscript(options.system, options.transcript ?? []);
+  const event: TurnEvent = options.input === undefined ? { type: 'start' } : { type: 'start', input: options.input };
+  return drive(options, dispatcher, transcript, initial, event, handlers);
+}
+
+/**
+ * Continues a suspended turn with decisions for its pending calls, also in another process after
+ * `JSON.parse(JSON.stringify(result))`. Pass the same options as to `runTurn` (model, tools, …).
+ *
+ * @example
+ * const saved = JSON.parse(json);
+ * const result = await resumeTurn({ ...saved, model, tools, decisions: { call_1: { type: 'approve' } } });
+ */
+export async function resumeTurn(options: ResumeTurnOptions, handlers: EffectHandlers = defaultHandlers): Promise<TurnResult> {
+  checkCommon(options, 'resumeTurn');
+  if (!Array.isArray(options.transcript)) throw new TypeError('resumeTurn needs the `transcript` of the suspended result (an array of messages).');
+  const state = parseTurnState(options.state);
+  if (state.status === 'ready') throw new TypeError(`resumeTurn got turn '${state.id}' that never started; start it with runTurn.`);
+  const dispatcher = toDispatcher(options, 'resumeTurn');
+  const transcript = startTranscript(options.system, options.transcript);
+  const decisions = options.decisions ?? {};
+  if (state.status === 'awaiting_approval' && state.executing === null) {
+    recordDecisions(dispatcher, state, decisions);
+    const event: TurnEvent | null = Object.keys(decisions).length > 0 ? { type: 'approvals_decided', decisions } : null;
+    return drive(options, dispatcher, transcript, state, event, handlers);
+  }
+  // Any other persisted status: core re-issues what was in flight (tools are never re-run).
+  const [resumed, effects] = resume(state);
+  return drive(options, dispatcher, transcript, resumed, effects, handlers);
+}
+
+async function drive(
+  options: RunTurnOptions,
+  dispatcher: Dispatcher,
+  transcript: Message[],
+  state: TurnState,
+  first: TurnEvent | null | readonly Effect[],
+  handlers: EffectHandlers,
+): Promise<TurnResult> {
+  const controller = new AbortController();
+  const outer = options.signal;
+  const forward = (): void => controller.abort(outer?.reason);
+  if (outer?.aborted === true) forward();
+  else outer?.addEventListener('abort', forward, { once: true });
+
+  const entries: StepRecord[] = [];
+  const onStep =
+    options.trace === true
+      ? (record: StepRecord): void => {
+          entries.push(record);
+          options.onStep?.(record);
+        }
+      : options.onStep;
+  const ctx: TurnContext = {
+    turnId: state.id,
+    model: options.model,
+    dispatcher,
+    transcript,
+    signal: controller.signal,
+    maxModelRetries: options.maxModelRetries ?? 2,
+    modelRetryBackoffMs: options.modelRetryBackoffMs ?? 500,
+    ...(options.approve === undefined ? {} : { approve: options.approve }),
+    // null is what a spread suspended result carries in `output`: no schema.
+    ...(options.output === undefined || options.output === null ? {} : { output: options.output }),
+    ...(options.check === undefined ? {} : { check: options.check }),
+    ...(options.compact === undefined ? {} : { compact: options.compact }),
+    ...(options.onNotice === undefined ? {} : { onNotice: options.onNotice }),
+    ...(options.onEffect === undefined ? {} : { onEffect: options.onEffect }),
+    ...(onStep === undefined ? {} : { onStep }),
+  };
+
+  let start: TurnState = state;
+  let effects: readonly Effect[] = [];
+  if (Array.isArray(first)) effects = first as readonly Effect[];
+  else if (first !== null) {
+    const event = first as TurnEvent;
+    [start, effects] = step(state, event);
+    try {
+      ctx.onStep?.({ event, state: start, effects });
+    } catch {
+      // Observers must not break a turn (as in the driver).
+    }
+  }
+  try {
+    const { state: end, outcome } = await driveTurn(start, effects, ctx, handlers);
+    return toResult(end, outcome, transcript, dispatcher, options.trace === true ? { initial: state, entries } : undefined);
+  } finally {
+    outer?.removeEventListener('abort', forward);
+    // Stop anything a handler left running (a tool that ignored a finished race, say).
+    if (!controller.signal.aborted) controller.abort('the turn has ended');
+  }
+}
+
+function toResult(state: TurnState, outcome: TurnState['outcome'], transcript: readonly Message[], dispatcher: Dispatcher, trace: TurnResult['trace']): TurnResult {
+  const last = [...transcript].reverse().find((m) => m.role === 'assistant');
+  const base = { text: last?.role === 'assistant' ? last.content : '', usage: state.usage, state, transcript, ...(trace === undefined ? {} : { trace }) };
+  if (outcome === null) {
+    return { ...base, status: 'suspended', output: null, pending: undecided(state), grants: [...dispatcher.grants()], budgetUsage: dispatcher.budgetUsage() };
+  }
+  switch (outcome.status) {
+    case 'stopped':
+      return { ...base, status: 'stopped', output: outcome.output, stopReason: outcome.stopReason, outcome };
+    case 'failed':
+      return { ...base, status: 'failed', output: null, error: outcome.error, outcome };
+    case 'cancelled':
+      return { ...base, status: 'cancelled', output: null, reason: outcome.reason, outcome };
+  }
+}
+
+function checkCommon(options: RunTurnOptions | ResumeTurnOptions, fn: string): void {
+  if (options === null || typeof options !== 'object') throw new TypeError(`${fn} needs an options object with at least a model.`);
+  if (options.model === null || typeof options.model !== 'object' || typeof options.model.generate !== 'function') {
+    throw new TypeError(`${fn} option \`model\` must be a Model with a generate(request, { signal }) method.`);
+  }
+  if (options.transcript !== undefined && !Array.isArray(options.transcript)) throw new TypeError(`${fn} option \`transcript\` must be an array of messages.`);
+  if (options.system !== undefined && typeof options.system !== 'string') throw new TypeError(`${fn} option \`system\` must be a string.`);
+  const retries: unknown = options.maxModelRetries;
+  if (retries !== undefined && (typeof retries !== 'number' || !Number.isInteger(retries) || retries < 0)) {
+    throw new TypeError(`${fn} option \`maxModelRetries\` must be a whole number >= 0, got ${String(retries)}.`);
+  }
+  const backoff: unknown = options.modelRetryBackoffMs;
+  if (backoff !== undefined && (typeof backoff !== 'number' || !Number.isFinite(backoff) || backoff < 0)) {
+    throw new TypeError(`${fn} option \`modelRetryBackoffMs\` must be a number of milliseconds >= 0, got ${String(backoff)}.`);
+  }
+  const output: unknown = options.output;
+  if (output !== undefined && output !== null && typeof (output as { safeParse?: unknown }).safeParse !== 'function') {
+    throw new TypeError(`${fn} option \`output\` must be a zod schema (anything with safeParse).`);
+  }
+}
+
+function isDispatcher(tools: RunTurnOptions['tools']): tools is Dispatcher {
+  return tools !== undefined && !Array.isArray(tools) && typeof (tools as Dispatcher).dispatch === 'function';
+}
+
+/** The dispatcher for `tools`; a suspended turn's grants and counts are restored into it. */
+function toDispatcher(options: RunTurnOptions & Partial<Pick<ResumeTurnOptions, 'grants' | 'budgetUsage'>>, fn: string): Dispatcher {
+  const tools = options.tools ?? [];
+  if (isDispatcher(tools)) {
+    if (options.policy !== undefined || options.permissions !== undefined || options.hooks !== undefined) {
+      throw new TypeError(`${fn}: pass policy, permissions and hooks to createDispatcher when \`tools\` is already a dispatcher.`);
+    }
+    for (const grant of options.grants ?? []) tools.grant(grant);
+    return tools;
+  }
+  if (!Array.isArray(tools)) throw new TypeError(`${fn} option \`tools\` must be an array of tool definitions (defineTool) or a dispatcher (createDispatcher).`);
+  return createDispatcher({
+    tools,
+    ...(options.policy === undefined ? {} : { policy: options.policy }),
+    ...(options.permissions === undefined ? {} : { permissions: options.permissions }),
+    ...(options.hooks === undefined ? {} : { hooks: options.hooks }),
+    ...(options.grants === undefined ? {} : { grants: options.grants }),
+    ...(options.budgetUsage === undefined ? {} : { budgetUsage: options.budgetUsage }),
+  });
+}
+
+/** The dispatcher's loop-exempt tools join `limits.loopExemptTools`. */
+function mergeExempt(limits: TurnLimitsInput | undefined, dispatcher: Dispatcher): TurnLimitsInput | undefined {
+  const exempt = dispatcher.loopExemptTools();
+  if (exempt.length === 0) return limits;
+  const names = new Set([...(limits?.loopExemptTools ?? []), ...exempt]);
+  return { ...limits, loopExemptTools: [...names] };
+}
+
+function startTranscript(system: string | undefined, earlier: readonly Message[]): Message[] {
+  const first = earlier[0];
+  if (system === undefined || (first?.role === 'system' && first.content === system)) return [...earlier];
+  return [{ role: 'system', content: system }, ...earlier];
+}

@@ -1,0 +1,132 @@
+// The options and results of an in-process turn. Everything a result carries is plain JSON except
+// `trace` entries' effects, which are plain JSON too: a suspended result can be written to disk as is.
+
+import type {
+  ApprovalDecision,
+  CompactInfo,
+  Effect,
+  JsonValue,
+  Message,
+  Model,
+  Notice,
+  Outcome,
+  ParkedCall,
+  StopReason,
+  TurnError,
+  TurnEvent,
+  TurnLimitsInput,
+  TurnState,
+  TurnUsage,
+} from '@turnkit/core';
+import type { BeforeHook, AfterHook, BudgetUsage, Dispatcher, Grant, Permissions, Policy, ToolDefinition } from '@turnkit/dispatch';
+
+/** A person's (or a program's) answer for parked calls, by call id. A call left out expires (rejected). */
+export type ApproveFn = (
+  pending: readonly ParkedCall[],
+  info: { readonly turnId: string },
+) => Record<string, ApprovalDecision> | Promise<Record<string, ApprovalDecision>>;
+
+/** What a custom output check says about the final answer. */
+export type CheckVerdict = { readonly ok: true; readonly output?: JsonValue } | { readonly ok: false; readonly reason: string };
+
+/**
+ * A custom output guard. `output` is the parsed and validated value when an `output` schema is
+ * set, else the text itself. A rejection is sent back to the model so it can repair its answer.
+ */
+export type CheckFn = (candidate: string, output: JsonValue) => CheckVerdict | Promise<CheckVerdict>;
+
+/** Returns the transcript to continue with (for example, the last N messages). */
+export type CompactFn = (transcript: readonly Message[], info: CompactInfo) => readonly Message[] | Promise<readonly Message[]>;
+
+/** The slice of a zod schema the output check uses (zod stays a dev dependency of this package). */
+export interface OutputSchema {
+  safeParse(value: unknown):
+    | { readonly success: true; readonly data: unknown }
+    | { readonly success: false; readonly error: { readonly issues: readonly { readonly path: readonly PropertyKey[]; readonly message: string }[] } };
+}
+
+/** One transition, as `onStep` and `trace` record it: the event fed, the state after it and its effects. */
+export interface StepRecord {
+  readonly event: TurnEvent;
+  readonly state: TurnState;
+  readonly effects: readonly Effect[];
+}
+
+/** Every transition of a run, from `initial`. Same shape as `Trace` in @turnkit/testing (`replay` reads it). */
+export interface TurnTrace {
+  readonly initial: TurnState;
+  readonly entries: readonly StepRecord[];
+}
+
+export interface RunTurnOptions {
+  readonly model: Model;
+  /** Tool definitions (a dispatcher is made from them) or a dispatcher from `createDispatcher`. */
+  // any: each tool has its own input type.
+  readonly tools?: readonly ToolDefinition<any>[] | Dispatcher;
+  readonly input?: string;
+  /** Sent first unless the transcript already starts with this system message. */
+  readonly system?: string;
+  /** Earlier messages of the conversation. */
+  readonly transcript?: readonly Message[];
+  readonly limits?: TurnLimitsInput;
+  /** Passed to `createDispatcher` when `tools` is a list of definitions. */
+  readonly policy?: Policy;
+  readonly permissions?: Permissions;
+  readonly hooks?: { readonly before?: readonly BeforeHook[]; readonly after?: readonly AfterHook[] };
+  /** Decides parked calls. Without it a turn that needs approval returns `suspended`. */
+  readonly approve?: ApproveFn;
+  /** The final text is parsed as JSON and validated; a failure is sent back for repair. */
+  readonly output?: OutputSchema;
+  readonly check?: CheckFn;
+  readonly compact?: CompactFn;
+  readonly onNotice?: (notice: Notice) => void;
+  /** Sees every effect, in order, before it is performed. Errors it throws are ignored. */
+  readonly onEffect?: (effect: Effect) => void;
+  /** Sees every transition. Errors it throws are ignored. */
+  readonly onStep?: (record: StepRecord) => void;
+  /** Record every transition in `result.trace` (off by default: it keeps every state). */
+  readonly trace?: boolean;
+  readonly signal?: AbortSignal;
+  readonly id?: string;
+  /** Retries of a model error marked `retryable`. Default 2. */
+  readonly maxModelRetries?: number;
+  /** Wait before retry n is `modelRetryBackoffMs * 2 ** (n - 1)`. Default 500. */
+  readonly modelRetryBackoffMs?: number;
+}
+
+export interface ResumeTurnOptions extends Omit<RunTurnOptions, 'input'> {
+  /** The `state` of a suspended result (JSON round trips are fine). */
+  readonly state: unknown;
+  readonly transcript: readonly Message[];
+  /** Decisions for the pending calls, by call id. */
+  readonly decisions?: Record<string, ApprovalDecision>;
+  /** Grants of the suspended result, restored into the dispatcher. */
+  readonly grants?: readonly Grant[];
+  /** Call counts of the suspended result (used when a dispatcher is made from `tools`). */
+  readonly budgetUsage?: BudgetUsage;
+}
+
+export type TurnResultStatus = 'stopped' | 'failed' | 'cancelled' | 'suspended';
+
+export interface TurnResult {
+  readonly status: TurnResultStatus;
+  /** The accepted output (parsed JSON with an `output` schema, else the final text); null unless stopped. */
+  readonly output: JsonValue;
+  /** The content of the last assistant message ('' if none). */
+  readonly text: string;
+  readonly stopReason?: StopReason;
+  readonly error?: TurnError;
+  /** Why a cancelled turn was cancelled. */
+  readonly reason?: string;
+  readonly outcome?: Outcome;
+  readonly usage: TurnUsage;
+  readonly state: TurnState;
+  /** The whole conversation, system message and earlier messages included. */
+  readonly transcript: readonly Message[];
+  /** Calls waiting for a decision (suspended only). */
+  readonly pending?: readonly ParkedCall[];
+  /** Remembered grants, to pass to `resumeTurn` (suspended only). */
+  readonly grants?: readonly Grant[];
+  readonly budgetUsage?: BudgetUsage;
+  readonly trace?: TurnTrace;
+}

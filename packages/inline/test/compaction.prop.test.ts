@@ -1,0 +1,51 @@
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import type { CompactInfo, Message } from '@turnkit/core';
+import { keepLastMessages } from '@turnkit/inline';
+
+const info: CompactInfo = { round: 1, usage: { inputTokens: 0, outputTokens: 0, totalTokens: 0, cost: 0, modelCalls: 1, toolCalls: 0 } };
+const NUM_RUNS = 1000;
+
+/** A well-formed transcript: system messages anywhere, assistant messages followed by one result per call. */
+const transcript = fc
+  .array(fc.oneof(fc.constant('system' as const), fc.constant('user' as const), fc.nat({ max: 3 })), { maxLength: 30 })
+  .map((parts) => {
+    const out: Message[] = [];
+    let id = 0;
+    for (const part of parts) {
+      if (part === 'system' || part === 'user') out.push({ role: part, content: `${part} ${out.length}` });
+      else {
+        const calls = Array.from({ length: part }, () => ({ id: `c${id++}`, name: 't', input: null }));
+        out.push({ role: 'assistant', content: `a ${out.length}`, toolCalls: calls });
+        for (const c of calls) out.push({ role: 'tool', result: { callId: c.id, name: 't', output: null, isError: false } });
+      }
+    }
+    return out;
+  });
+
+describe('keepLastMessages properties', () => {
+  it('keeps every system message, at least n others, order, and no tool result without its assistant', async () => {
+    console.log(`keepLastMessages property: numRuns ${NUM_RUNS}`);
+    await fc.assert(
+      fc.asyncProperty(transcript, fc.integer({ min: 1, max: 12 }), async (messages, n) => {
+        const kept = await keepLastMessages(n)(messages, info);
+        // Order preserved: kept is a subsequence of messages.
+        let at = 0;
+        for (const m of kept) {
+          at = messages.indexOf(m, at);
+          expect(at).toBeGreaterThanOrEqual(0);
+          at += 1;
+        }
+        expect(kept.filter((m) => m.role === 'system')).toEqual(messages.filter((m) => m.role === 'system'));
+        const others = messages.filter((m) => m.role !== 'system').length;
+        expect(kept.filter((m) => m.role !== 'system').length).toBeGreaterThanOrEqual(Math.min(n, others));
+        const askedFor = new Set<string>();
+        for (const m of kept) {
+          if (m.role === 'assistant') for (const c of m.toolCalls) askedFor.add(c.id);
+          if (m.role === 'tool') expect(askedFor.has(m.result.callId)).toBe(true);
+        }
+      }),
+      { numRuns: NUM_RUNS },
+    );
+  });
+});

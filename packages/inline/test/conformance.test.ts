@@ -1,0 +1,5 @@
+import { interpreterConformance } from '@turnkit/testing';
+import { resumeTurn, runTurn } from '@turnkit/inline';
+
+// runTurn and resumeTurn take the suite's options as they are: no adapter.
+interpreterConformance('inline', runTurn, { resume: resumeTurn });

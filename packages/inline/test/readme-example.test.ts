@@ -1,0 +1,23 @@
+import { afterEach, describe, expect, it, vi } from 'vitest';
+
+afterEach(() => {
+  vi.restoreAllMocks();
+});
+
+describe('examples/readme.ts (the README main example)', () => {
+  it('runs a scripted turn and prints its transcript', async () => {
+    const lines: string[] = [];
+    vi.spyOn(console, 'log').mockImplementation((...args: unknown[]) => {
+      lines.push(args.map(String).join(' '));
+    });
+    await import('../examples/readme.js');
+    expect(lines.join('\n').split('\n')).toEqual([
+      'system: You are a calculator.',
+      'user: What is 1 + 2?',
+      'assistant: [call_1 add]',
+      'tool call_1 add: ok 3',
+      'assistant: 1 + 2 = 3',
+      'stopped completed 1 + 2 = 3',
+    ]);
+  });
+});

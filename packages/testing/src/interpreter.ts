@@ -1,0 +1,126 @@
+// The test interpreter: drives a turn one transition at a time, so a test can look at the state
+// and effects between any two events. It performs nothing on its own except through `respond`
+// or the given model and dispatcher, and it never decides anything core should decide.
+
+import { buildModelRequest, createTurn, isTerminal, step, type Effect, type Message, type Model, type TurnEvent, type TurnLimitsInput, type TurnState } from '@turnkit/core';
+import type { Dispatcher } from '@turnkit/dispatch';
+import { recordTrace, type Trace } from './trace.js';
+
+type BlockingEffect = Exclude<Effect, { type: 'append' | 'emit' | 'persist' }>;
+
+export interface StartTurnOptions {
+  readonly id?: string;
+  readonly input?: string;
+  readonly limits?: TurnLimitsInput;
+  /** Earlier messages (a system message included) that model requests start with. */
+  readonly transcript?: readonly Message[];
+  /** Answers `call_model` in `runUntil` (a `scriptedModel`, say). */
+  readonly model?: Model;
+  /** Answers `dispatch_tools` and `execute_approved` in `runUntil`. */
+  readonly dispatcher?: Pick<Dispatcher, 'toolSpecs' | 'dispatch' | 'executeApproved'>;
+  /**
+   * Answers a blocking effect in `runUntil`; return `undefined` to fall back to the model and
+   * dispatcher. `compact` and `check_output` fall back to `compacted` and accepting the text.
+   */
+  readonly respond?: (effect: BlockingEffect, turn: TestTurn) => TurnEvent | undefined | Promise<TurnEvent | undefined>;
+}
+
+export interface TestTurn {
+  readonly state: TurnState;
+  /** The effects of the last transition. */
+  readonly effects: readonly Effect[];
+  /** Messages so far: the given transcript and every `append`. */
+  readonly transcript: readonly Message[];
+  /** The blocking effect waiting for an event (`done` included), or null when parked. */
+  readonly blocking: BlockingEffect | null;
+  /** Feeds one event through `step` and performs its non-blocking effects. */
+  send(event: TurnEvent): TestTurn;
+  /**
+   * Answers blocking effects (with `respond`, the model or the dispatcher) until `predicate` holds,
+   * the turn ends, or it parks. Without a predicate it runs to the end.
+   */
+  runUntil(predicate?: (turn: TestTurn) => boolean): Promise<TestTurn>;
+  trace(): Trace;
+}
+
+/**
+ * Starts a turn (feeds `start`) for a step-by-step test.
+ *
+ * @example
+ * const t = startTurn({ input: 'hi', model: scriptedModel([text('hello')]) });
+ * expect(t.blocking?.type).toBe('call_model');
+ * await t.runUntil((turn) => turn.state.status === 'finalizing');
+ * t.send({ type: 'output_accepted', output: 'hello' });
+ */
+export function startTurn(options: StartTurnOptions = {}): TestTurn {
+  const initial = createTurn(options.limits === undefined ? { id: options.id ?? 'test-turn' } : { id: options.id ?? 'test-turn', limits: options.limits });
+  const recorder = recordTrace(initial);
+  const transcript: Message[] = [...(options.transcript ?? [])];
+  let state = initial;
+  let effects: readonly Effect[] = [];
+
+  const turn: TestTurn = {
+    get state() {
+      return state;
+    },
+    get effects() {
+      return effects;
+    },
+    get transcript() {
+      return transcript;
+    },
+    get blocking() {
+      const last = effects.at(-1);
+      return last !== undefined && last.type !== 'append' && last.type !== 'emit' && last.type !== 'persist' ? last : null;
+    },
+    send(event) {
+      [state, effects] = step(state, event);
+      recorder.onStep({ event, state, effects });
+      for (const effect of effects) if (effect.type === 'append') transcript.push(effect.message);
+      return turn;
+    },
+    async runUntil(predicate = () => false) {
+      while (!predicate(turn)) {
+        const effect = turn.blocking;
+        if (effect === null || effect.type === 'done' || isTerminal(state)) break;
+        turn.send(await answer(effect));
+      }
+      return turn;
+    },
+    trace: () => recorder.trace(),
+  };
+
+  async function answer(effect: Exclude<BlockingEffect, { type: 'done' }>): Promise<TurnEvent> {
+    const given = await options.respond?.(effect, turn);
+    if (given !== undefined) return given;
+    const missing = (what: string): never => {
+      throw new Error(`startTurn: nothing answers '${effect.type}'. Pass ${what} or a respond option that returns an event for it.`);
+    };
+    switch (effect.type) {
+      case 'call_model': {
+        const model = options.model ?? missing('a model');
+        const request = buildModelRequest(effect.request, transcript.slice(), options.dispatcher?.toolSpecs() ?? []);
+        try {
+          return { type: 'model_responded', response: await model.generate(request, { signal: new AbortController().signal }) };
+        } catch (error) {
+          return { type: 'model_failed', error: { kind: 'model_error', message: error instanceof Error ? error.message : String(error) } };
+        }
+      }
+      case 'dispatch_tools': {
+        const dispatcher = options.dispatcher ?? missing('a dispatcher');
+        const { results, parked } = await dispatcher.dispatch(effect.calls, { turnId: state.id });
+        return parked.length > 0 ? { type: 'tools_parked', held: results, parked } : { type: 'tools_completed', results };
+      }
+      case 'execute_approved': {
+        const dispatcher = options.dispatcher ?? missing('a dispatcher');
+        return { type: 'approved_tools_completed', results: await dispatcher.executeApproved(effect.calls, { turnId: state.id }) };
+      }
+      case 'compact':
+        return { type: 'compacted' };
+      case 'check_output':
+        return { type: 'output_accepted', output: effect.candidate };
+    }
+  }
+
+  return turn.send(options.input === undefined ? { type: 'start' } : { type: 'start', input: options.input });
+}

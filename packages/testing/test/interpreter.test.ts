@@ -1,0 +1,70 @@
+import { describe, expect, it } from 'vitest';
+import { z } from 'zod';
+import { createDispatcher, defineTool } from '@turnkit/dispatch';
+import { call, replay, scriptedModel, startTurn, text, toolCalls, transcriptLines } from '@turnkit/testing';
+
+const add = defineTool({ name: 'add', description: 'Adds.', input: z.object({ a: z.number(), b: z.number() }), execute: ({ a, b }) => a + b });
+const deploy = defineTool({ name: 'deploy', description: 'Deploys.', input: z.object({}), needsApproval: true, execute: () => 'deployed' });
+
+describe('startTurn', () => {
+  it('starts the turn and shows the first blocking effect', () => {
+    const t = startTurn({ input: 'hi' });
+    expect(t.state.status).toBe('calling_model');
+    expect(t.blocking).toEqual({ type: 'call_model', request: { iteration: 1, final: false } });
+    expect(transcriptLines(t.transcript)).toEqual(['user: hi']);
+  });
+
+  it('takes events one at a time with send', () => {
+    const t = startTurn({ input: 'hi' });
+    t.send({ type: 'model_responded', response: { text: 'hello', toolCalls: [] } });
+    expect(t.state.status).toBe('finalizing');
+    expect(t.blocking).toEqual({ type: 'check_output', candidate: 'hello' });
+    t.send({ type: 'output_accepted', output: 'hello' });
+    expect(t.state.outcome).toEqual({ status: 'stopped', stopReason: 'completed', output: 'hello' });
+  });
+
+  it('runs with a model and dispatcher until the predicate holds', async () => {
+    const model = scriptedModel([toolCalls(call('add', { a: 1, b: 2 })), text('3')]);
+    const t = startTurn({ input: 'add', model, dispatcher: createDispatcher({ tools: [add] }) });
+    await t.runUntil((turn) => turn.state.status === 'steering');
+    expect(t.state.round).toBe(1);
+    expect(transcriptLines(t.transcript).at(-1)).toBe('tool call_1 add: ok 3');
+    await t.runUntil();
+    expect(t.state.status).toBe('stopped');
+    expect(model.calls[1]?.tools.map((s) => s.name)).toEqual(['add']);
+    expect(replay(t.trace()).ok).toBe(true);
+  });
+
+  it('uses respond first and falls back for effects it leaves', async () => {
+    const t = startTurn({
+      input: 'x',
+      model: scriptedModel([text('not json')]),
+      respond: (effect) => (effect.type === 'check_output' ? { type: 'output_rejected', reason: 'JSON please' } : undefined),
+      limits: { maxOutputRepairs: 0 },
+    });
+    await t.runUntil();
+    expect(t.state.outcome).toMatchObject({ status: 'failed', error: { kind: 'output_invalid' } });
+  });
+
+  it('stops at a parked turn, which a test can then decide', async () => {
+    const t = startTurn({ input: 'ship', model: scriptedModel([toolCalls(call('deploy')), text('shipped')]), dispatcher: createDispatcher({ tools: [deploy] }) });
+    await t.runUntil();
+    expect(t.state.status).toBe('awaiting_approval');
+    expect(t.blocking).toBeNull();
+    t.send({ type: 'approvals_decided', decisions: { call_1: { type: 'approve' } } });
+    expect(t.blocking?.type).toBe('execute_approved');
+    await t.runUntil();
+    expect(t.state.outcome).toMatchObject({ status: 'stopped', output: 'shipped' });
+  });
+
+  it('says what is missing when nothing can answer an effect', async () => {
+    const t = startTurn({ input: 'x' });
+    await expect(t.runUntil()).rejects.toThrow("nothing answers 'call_model'. Pass a model");
+  });
+
+  it('maps a model error to model_failed', async () => {
+    const t = startTurn({ input: 'x', model: scriptedModel([]) });
+    await t.runUntil();
+    expect(t.state.outcome).toMatchObject({ status: 'failed', error: { kind: 'model_error', message: expect.stringContaining('step 1') } });
+  });
+});

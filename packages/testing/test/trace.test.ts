@@ -1,0 +1,48 @@
+import { describe, expect, it } from 'vitest';
+import { createTurn, step, type TurnEvent } from '@turnkit/core';
+import { recordTrace, replay, type Trace } from '@turnkit/testing';
+
+function recorded(): Trace {
+  const initial = createTurn({ id: 't' });
+  const recorder = recordTrace(initial);
+  let state = initial;
+  const events: TurnEvent[] = [
+    { type: 'start', input: 'hi' },
+    { type: 'model_responded', response: { text: 'hello', toolCalls: [] } },
+    { type: 'output_accepted', output: 'hello' },
+  ];
+  for (const event of events) {
+    const [next, effects] = step(state, event);
+    recorder.onStep({ event, state: next, effects });
+    state = next;
+  }
+  return recorder.trace();
+}
+
+describe('replay', () => {
+  it('replays a recorded trace without a difference', () => {
+    expect(replay(recorded())).toEqual({ ok: true, steps: 3 });
+  });
+
+  it('survives a JSON round trip', () => {
+    expect(replay(JSON.parse(JSON.stringify(recorded()))).ok).toBe(true);
+  });
+
+  it('reports the first difference in state with its path', () => {
+    const trace = recorded();
+    const tampered: Trace = { ...trace, entries: trace.entries.map((e, i) => (i === 1 ? { ...e, state: { ...e.state, candidate: 'other' } } : e)) };
+    const report = replay(tampered);
+    expect(report.ok).toBe(false);
+    if (report.ok) return;
+    expect(report.difference).toMatchObject({ index: 1, part: 'state', path: 'candidate', recorded: 'other', replayed: 'hello' });
+    expect(report.difference.message).toBe('Replay differs at entry 1 (event \'model_responded\') in state at candidate: recorded "other", replayed "hello".');
+  });
+
+  it('reports a difference in effects, including a missing one', () => {
+    const trace = recorded();
+    const tampered: Trace = { ...trace, entries: trace.entries.map((e, i) => (i === 0 ? { ...e, effects: e.effects.slice(1) } : e)) };
+    const report = replay(tampered);
+    expect(!report.ok && report.difference.part).toBe('effects');
+    expect(!report.ok && report.difference.path).toBe('[0].type');
+  });
+});
