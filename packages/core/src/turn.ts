@@ -116,10 +116,12 @@ function transition(state: TurnState, event: ParsedEvent): Step {
       break;
     case 'steering':
       if (event.type === 'compacted') return compacted(state);
+      if (event.type === 'effect_failed' && event.effect === 'compact') return finish(state, { status: 'failed', error: event.error }, []);
       break;
     case 'finalizing':
       if (event.type === 'output_accepted') return finish(state, { status: 'stopped', stopReason: state.forced ?? 'completed', output: event.output }, []);
       if (event.type === 'output_rejected') return outputRejected(state, event.reason);
+      if (event.type === 'effect_failed' && event.effect === 'check_output') return finish(state, { status: 'failed', error: event.error }, []);
       break;
     case 'stopped':
     case 'failed':

@@ -185,7 +185,9 @@ export type TurnEvent =
   | { readonly type: 'compacted'; readonly info?: JsonValue }
   | { readonly type: 'output_accepted'; readonly output: JsonValue }
   | { readonly type: 'output_rejected'; readonly reason: string }
-  | { readonly type: 'cancel'; readonly reason?: string };
+  | { readonly type: 'cancel'; readonly reason?: string }
+  /** The interpreter's compact or check_output function broke (threw, or returned garbage). */
+  | { readonly type: 'effect_failed'; readonly effect: 'compact' | 'check_output'; readonly error: TurnError };
 
 export type TurnEventType = TurnEvent['type'];
 

@@ -853,3 +853,28 @@ describe('step does not mutate its inputs', () => {
     expect(state.round).toBe(1);
   });
 });
+
+describe('effect_failed: the compact or check_output function broke', () => {
+  const error = { kind: 'compact_failed', message: 'The compact function threw: disk full.' };
+  const s = call('s', 'search', { q: 'x' });
+
+  it('steering + effect_failed(compact) -> failed with that error', () => {
+    const [next, effects] = step(steering([s]), { type: 'effect_failed', effect: 'compact', error });
+    expect(effects).toEqual([fx.done({ status: 'failed', error })]);
+    expect(next.status).toBe('failed');
+  });
+
+  it('finalizing + effect_failed(check_output) -> failed with that error', () => {
+    const checkError = { kind: 'check_failed', message: 'The output check function threw: bug.' };
+    const [next, effects] = step(finalizing(), { type: 'effect_failed', effect: 'check_output', error: checkError });
+    expect(effects).toEqual([fx.done({ status: 'failed', error: checkError })]);
+    expect(next.status).toBe('failed');
+  });
+
+  it('the wrong effect for the status, or a bad effect name, is an unexpected event', () => {
+    const [wrong] = step(steering([s]), { type: 'effect_failed', effect: 'check_output', error });
+    expect(wrong.outcome).toMatchObject({ status: 'failed', error: { kind: 'unexpected_event' } });
+    const [bad] = step(finalizing(), { type: 'effect_failed', effect: 'call_model', error });
+    expect(bad.outcome).toMatchObject({ status: 'failed', error: { kind: 'unexpected_event' } });
+  });
+});

@@ -97,7 +97,7 @@ export interface DriveResult {
 /**
  * Performs `effects` (the output of the step that produced `state`) and keeps stepping until the
  * turn is done or parked without a decision. Never throws for a fault of a model, tool or
- * callback: those become events (or, for `compact`/`check`, a failed turn naming them).
+ * callback: those become events (`model_failed`, error tool results, `effect_failed`).
  */
 export async function driveTurn(state: TurnState, effects: readonly Effect[], ctx: TurnContext, handlers: EffectHandlers = defaultHandlers): Promise<DriveResult> {
   let current = state;
@@ -116,9 +116,7 @@ export async function driveTurn(state: TurnState, effects: readonly Effect[], ct
       if (blocking !== undefined) event = await perform(blocking, ctx, handlers);
       else if (current.status === 'awaiting_approval') event = await raceAbort(handlers.parked(current, ctx), ctx.signal, () => null);
       else event = null; // nothing in flight (a resumed state with nothing to redo): hand it back as is
-    } catch (error) {
-      if (error instanceof CompactFailedError) return failWithoutEvent(current, { kind: 'compact_failed', message: error.message }, ctx);
-      if (error instanceof CheckFailedError) return failWithoutEvent(current, { kind: 'check_failed', message: error.message }, ctx);
+    } catch {
       // Only a replaced `parked` handler gets here: fail closed, the undecided calls expire.
       event = { type: 'approval_expired' };
     }
@@ -182,26 +180,18 @@ function handlerFailed(effect: Exclude<Effect, { type: 'append' | 'emit' | 'pers
       return effect.type === 'dispatch_tools' ? { type: 'tools_completed', results } : { type: 'approved_tools_completed', results };
     }
     case 'compact':
+      return {
+        type: 'effect_failed',
+        effect: 'compact',
+        error: { kind: 'compact_failed', message: error instanceof CompactFailedError ? error.message : `The compact step failed: ${why}.` },
+      };
     case 'check_output':
-      // Rethrown for driveTurn, which fails the turn naming the function (core has no event for it).
-      throw error instanceof CompactFailedError || error instanceof CheckFailedError
-        ? error
-        : effect.type === 'compact'
-          ? new CompactFailedError(`The compact step failed: ${why}.`)
-          : new CheckFailedError(`The output check failed: ${why}.`);
+      return {
+        type: 'effect_failed',
+        effect: 'check_output',
+        error: { kind: 'check_failed', message: error instanceof CheckFailedError ? error.message : `The output check failed: ${why}.` },
+      };
   }
-}
-
-/**
- * Ends the turn as failed when a user function (`compact`, `check`) broke. Only reachable in
- * `steering` and `finalizing`, where no tool call is open, so no result can be lost.
- */
-function failWithoutEvent(state: TurnState, error: TurnError, ctx: TurnContext): DriveResult {
-  const outcome: Outcome = { status: 'failed', error };
-  const failed: TurnState = { ...state, status: 'failed', outcome, candidate: null };
-  const done: Effect = { type: 'done', outcome };
-  quietly(() => ctx.onEffect?.(done));
-  return { state: failed, outcome };
 }
 
 /** Observers must not break a turn: what they throw is ignored. */

@@ -60,8 +60,8 @@ describe('the reader and the turn', () => {
     const model = streamingModel([parts]);
     const stream = streamTurn({ model, input: 'hi', signal: controller.signal });
     const events = stream[Symbol.asyncIterator]();
-    await events.next();
-    await events.next();
+    // Read until the model stream is open (the first text delta), then stop pulling.
+    for (let next = await events.next(); next.value?.type !== 'text_delta'; next = await events.next());
     controller.abort('stop');
     // Nobody pulls any more, yet the result arrives.
     const result = await stream.result;

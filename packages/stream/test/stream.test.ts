@@ -241,8 +241,8 @@ describe('cancellation', () => {
     const model = streamingModel([parts]);
     const stream = streamTurn({ model, input: 'hi' });
     const reader = stream.toReadableStream().getReader();
-    await reader.read();
-    await reader.read();
+    // Read until the model stream is open (the first text delta), then cancel.
+    for (let next = await reader.read(); next.value?.type !== 'text_delta'; next = await reader.read());
     await reader.cancel();
     expect((await stream.result).status).toBe('cancelled');
     expect(model.closed).toBe(1);
