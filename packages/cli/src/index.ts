@@ -1,1 +1,4 @@
-export {};
+export { main } from './program.js';
+export { loadScenario } from './scenario.js';
+export type { LoadedScenario, Scenario } from './scenario.js';
+export { EXIT } from './turn.js';

@@ -1,0 +1,57 @@
+// `turnkit check`: exhaustive exploration of the real reducer (@turnkit/check's exploreTurn) with
+// the invariants checked on every transition. A progress bar runs on stderr on a TTY.
+
+import { exploreTurn, type ExploreResult } from '@turnkit/check';
+import cliProgress from 'cli-progress';
+import pc from 'picocolors';
+import { duration } from '../format.js';
+
+export interface CheckCommandOptions {
+  readonly maxIterations: number;
+  readonly loopThreshold: number;
+  readonly repairs: number;
+  readonly depth: number;
+}
+
+/** Explores, prints the numbers and any violation; resolves to 1 on a violation, else 0. */
+export async function checkCommand(o: CheckCommandOptions): Promise<number> {
+  const limits = { maxIterations: o.maxIterations, loopThreshold: o.loopThreshold, maxOutputRepairs: o.repairs };
+  const out = (line = ''): void => void process.stdout.write(`${line}\n`);
+  out(`${pc.bold('turnkit check')} ${pc.dim(`· maxIterations ${o.maxIterations} · loopThreshold ${o.loopThreshold} · repairs ${o.repairs} · depth ≤ ${o.depth}`)}`);
+
+  const bar =
+    process.stderr.isTTY === true
+      ? new cliProgress.SingleBar(
+          { stream: process.stderr, format: 'exploring {bar} depth {value}/{total} · {states} states · {frontier} to expand', hideCursor: true, clearOnComplete: true },
+          cliProgress.Presets.shades_classic,
+        )
+      : null;
+  bar?.start(o.depth, 0, { states: 1, frontier: 1 });
+  let result: ExploreResult;
+  try {
+    result = exploreTurn({ limits, maxDepth: o.depth, onProgress: (p) => bar?.update(p.depth, { states: p.states, frontier: p.frontier }) });
+  } finally {
+    bar?.stop();
+  }
+
+  const row = (name: string, value: string): void => out(`${name.padEnd(13)}${value}`);
+  row('states', String(result.states));
+  row('transitions', String(result.transitions));
+  row('depth', `${result.depth}${result.exhaustive ? pc.green(' (exhaustive: every reachable state was expanded)') : pc.yellow(` (cut off at --depth ${o.depth}: raise it to explore everything)`)}`);
+  row('time', duration(result.ms));
+  out('outcomes');
+  const outcomes = Object.entries(result.terminalOutcomes).sort(([a], [b]) => a.localeCompare(b));
+  const width = Math.max(0, ...outcomes.map(([name]) => name.length)) + 2;
+  for (const [name, count] of outcomes) out(`  ${name.padEnd(width)}${count}`);
+  row('violations', String(result.violationCount));
+  if (result.violationCount === 0) {
+    out(pc.green(pc.bold('✔ no invariant was violated')));
+    return 0;
+  }
+  for (const v of result.violations.slice(0, 10)) {
+    out(`${pc.red(`✖ invariant ${v.invariant}`)}: ${v.message}`);
+    out(pc.dim(`    path: ${v.path.join(' → ')}`));
+  }
+  if (result.violationCount > 10) out(pc.dim(`… and ${result.violationCount - 10} more`));
+  return 1;
+}

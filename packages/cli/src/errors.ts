@@ -1,0 +1,17 @@
+// Errors the CLI reports as one line on stderr. A UsageError (bad flag value, missing or invalid
+// file, missing API key) exits 2, like commander's own parse errors, so scripts can tell "you
+// called it wrong" (2) from "the turn failed" (1).
+
+/** A mistake in how turnkit was called or in a file it was given; printed as one line, exit 2. */
+export class UsageError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'UsageError';
+  }
+}
+
+/** A readable message for any thrown value, on one line. */
+export function oneLine(error: unknown): string {
+  const text = error instanceof Error ? error.message : typeof error === 'string' ? error : String(error);
+  return text.replace(/\s*\n\s*/g, ' ').trim();
+}

@@ -1,0 +1,246 @@
+// The command line: commander parses, each command lives in one function. Every mistake in how
+// turnkit is called (unknown command or flag, bad number, missing or bad file, missing API key)
+// is one line on stderr and exit code 2; see EXIT in turn.ts for the others.
+
+import { readFileSync } from 'node:fs';
+import { isAbsolute, relative } from 'node:path';
+import type { ApprovalDecision } from '@turnkit/core';
+import { Command, CommanderError, InvalidArgumentError, Option } from 'commander';
+import { checkCommand } from './commands/check.js';
+import { GRAPH_FORMATS, graphCommand, type GraphFormat } from './commands/graph.js';
+import { replayCommand } from './commands/replay.js';
+import { oneLine, UsageError } from './errors.js';
+import { PROVIDERS, type ProviderName, type ProviderOptions } from './provider.js';
+import { loadScenario } from './scenario.js';
+import { readSuspended } from './suspended.js';
+import { EXIT, runTurnCommand, undecidedIds } from './turn.js';
+
+interface RunFlags {
+  readonly stream?: boolean;
+  readonly json?: boolean;
+  readonly trace?: string;
+  readonly save?: string;
+  readonly provider?: ProviderName;
+  readonly model?: string;
+  readonly baseUrl?: string;
+}
+
+interface ResumeFlags extends Omit<RunFlags, 'provider' | 'model' | 'baseUrl'> {
+  readonly approve: string[];
+  readonly reject: string[];
+}
+
+/** Runs the CLI with `argv` (as process.argv: node, script, args…); resolves to the exit code. */
+export async function main(argv: readonly string[]): Promise<number> {
+  let exitCode: number = EXIT.ok;
+  const program = buildProgram((code) => {
+    exitCode = code;
+  });
+  if (argv.length <= 2) {
+    process.stderr.write(program.helpInformation());
+    return EXIT.usage;
+  }
+  try {
+    await program.parseAsync([...argv]);
+    return exitCode;
+  } catch (error) {
+    if (error instanceof CommanderError) {
+      // Help and --version end here too, with exit code 0; parse errors were printed by outputError.
+      return error.exitCode === 0 ? EXIT.ok : EXIT.usage;
+    }
+    if (error instanceof UsageError) {
+      process.stderr.write(`turnkit: ${oneLine(error)}\n`);
+      return EXIT.usage;
+    }
+    process.stderr.write(`turnkit: unexpected error: ${oneLine(error)}\n`);
+    return EXIT.failed;
+  }
+}
+
+function version(): string {
+  try {
+    const pkg = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { version?: string };
+    return pkg.version ?? '0.0.0';
+  } catch {
+    return '0.0.0';
+  }
+}
+
+function configure(command: Command): Command {
+  return command
+    .exitOverride()
+    .showSuggestionAfterError(true)
+    .configureOutput({
+      // One line: commander puts a suggestion on a second line.
+      outputError: (text, write) => write(`turnkit: ${oneLine(text.replace(/^error: /, ''))}\n`),
+    });
+}
+
+function buildProgram(setExit: (code: number) => void): Command {
+  const program = configure(new Command('turnkit'))
+    .description('Run, resume, replay and check turnkit agent turns.')
+    .version(version(), '-v, --version')
+    .addHelpText('after', '\nExample:\n  $ turnkit run packages/cli/examples/trip-planner.ts\n\nExit codes: 0 ok, 1 failed (or a replay/check difference), 2 usage error, 3 suspended for approval.');
+
+  const providerOption = new Option('--provider <name>', 'run against a real model through the AI SDK').choices(PROVIDERS);
+  configure(program.command('run'))
+    .description('Run a scenario (.ts, .js or .json) and print its timeline.')
+    .argument('<scenario>', 'the scenario file')
+    .option('--stream', 'use the streaming interpreter (text appears as it is generated)')
+    .option('--json', 'print the trace as NDJSON instead of the timeline')
+    .option('--trace <file>', 'save the trace (for `turnkit replay`)')
+    .option('--save <file>', 'where to write a suspended turn (default ./turnkit-suspended-<turnId>.json)')
+    .addOption(providerOption)
+    .option('--model <name>', 'the model id for --provider, e.g. gpt-4.1-mini')
+    .option('--base-url <url>', 'the API base URL (required for openai-compatible)', parseUrl)
+    .addHelpText(
+      'after',
+      [
+        '',
+        'Examples:',
+        '  $ turnkit run packages/cli/examples/trip-planner.ts',
+        '  $ turnkit run packages/cli/examples/delete-files.ts --save turn.json',
+        '  $ turnkit run packages/cli/examples/trip-planner.ts --json > trace.ndjson',
+        '  $ OPENAI_API_KEY=sk-... turnkit run packages/cli/examples/trip-planner.ts --provider openai --model gpt-4.1-mini',
+        '  $ turnkit run scenario.json --provider openai-compatible --model qwen3:8b --base-url http://localhost:11434/v1',
+        '',
+        'Keys: OPENAI_API_KEY, ANTHROPIC_API_KEY, OPENAI_COMPATIBLE_API_KEY (optional).',
+      ].join('\n'),
+    )
+    .action(async (file: string, flags: RunFlags) => {
+      const provider = providerFlags(flags);
+      const scenario = await loadScenario(file);
+      setExit(await runTurnCommand({ scenarioFile: file, scenario, provider, ...outputFlags(flags) }));
+    });
+
+  configure(program.command('resume'))
+    .description('Continue a suspended turn with a decision for each pending call.')
+    .argument('<file>', 'the suspended-turn file `turnkit run` wrote')
+    .option('--approve <id>', 'approve the pending call with this id (repeatable)', collect, [])
+    .option('--reject <id[=reason]>', 'reject the pending call, optionally telling the model why (repeatable)', collect, [])
+    .option('--stream', 'use the streaming interpreter')
+    .option('--json', 'print the trace as NDJSON instead of the timeline')
+    .option('--trace <file>', 'save the trace of the resumed part')
+    .option('--save <file>', 'where to write the turn if it suspends again (default: FILE itself)')
+    .addHelpText(
+      'after',
+      [
+        '',
+        'Examples:',
+        '  $ turnkit resume turnkit-suspended-turn-1a2b3c4d.json --approve call_2',
+        "  $ turnkit resume turnkit-suspended-turn-1a2b3c4d.json --approve call_2 --reject call_3='keep the cache'",
+      ].join('\n'),
+    )
+    .action(async (file: string, flags: ResumeFlags) => {
+      const saved = await readSuspended(file);
+      const decisions = decisionsFrom(flags, undecidedIds(saved.pending, (saved.state as { decisions?: unknown }).decisions));
+      const scenario = await loadScenario(saved.scenario);
+      const stream = flags.stream === true || saved.options.stream;
+      setExit(
+        await runTurnCommand({
+          scenarioFile: shortPath(saved.scenario),
+          scenario,
+          provider: saved.options.provider,
+          ...outputFlags({ ...flags, stream }),
+          resume: { file, saved, decisions },
+        }),
+      );
+    });
+
+  configure(program.command('replay'))
+    .description('Replay a saved trace through step and say whether it is identical.')
+    .argument('<file>', 'a trace from --trace (or the NDJSON of --json)')
+    .addHelpText('after', '\nExample:\n  $ turnkit run packages/cli/examples/trip-planner.ts --trace trace.json\n  $ turnkit replay trace.json')
+    .action(async (file: string) => setExit(await replayCommand(file)));
+
+  configure(program.command('graph'))
+    .description('Print the turn machine as a diagram.')
+    .addOption(new Option('--format <format>', 'diagram format').choices(GRAPH_FORMATS).default('mermaid'))
+    .addHelpText('after', '\nExamples:\n  $ turnkit graph > turn.mmd\n  $ turnkit graph --format dot | dot -Tsvg > turn.svg')
+    .action(async (flags: { format: GraphFormat }) => setExit(await graphCommand(flags.format)));
+
+  configure(program.command('check'))
+    .description('Explore every reachable turn state and check the invariants on each transition.')
+    .option('--max-iterations <n>', 'limits.maxIterations of the explored turn', wholeNumber(1), 2)
+    .option('--loop-threshold <n>', 'limits.loopThreshold (0 disables loop detection)', wholeNumber(0), 2)
+    .option('--repairs <n>', 'limits.maxOutputRepairs', wholeNumber(0), 1)
+    .option('--depth <n>', 'stop expanding after this many events from the start', wholeNumber(1), 60)
+    .addHelpText('after', '\nExamples:\n  $ turnkit check\n  $ turnkit check --max-iterations 3 --loop-threshold 3 --depth 80')
+    .action(async (flags: { maxIterations: number; loopThreshold: number; repairs: number; depth: number }) => setExit(await checkCommand(flags)));
+
+  return program;
+}
+
+/** The path relative to the working directory when it lies below it (shorter timeline headers). */
+function shortPath(path: string): string {
+  const rel = relative(process.cwd(), path);
+  return rel === '' || rel.startsWith('..') || isAbsolute(rel) ? path : rel;
+}
+
+function collect(value: string, previous: string[]): string[] {
+  return [...previous, value];
+}
+
+function wholeNumber(min: number): (value: string) => number {
+  return (value) => {
+    const n = Number(value);
+    if (!/^\d+$/.test(value.trim()) || !Number.isSafeInteger(n) || n < min) throw new InvalidArgumentError(`Expected a whole number ≥ ${min}.`);
+    return n;
+  };
+}
+
+function parseUrl(value: string): string {
+  let url: URL;
+  try {
+    url = new URL(value);
+  } catch {
+    throw new InvalidArgumentError('Expected a URL such as http://localhost:11434/v1.');
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new InvalidArgumentError('Expected an http:// or https:// URL.');
+  return value;
+}
+
+function providerFlags(flags: RunFlags): ProviderOptions | null {
+  if (flags.provider === undefined) {
+    if (flags.model !== undefined) throw new UsageError('--model needs --provider (openai, anthropic or openai-compatible); without it the scenario\'s own model runs.');
+    if (flags.baseUrl !== undefined) throw new UsageError('--base-url needs --provider (openai, anthropic or openai-compatible).');
+    return null;
+  }
+  if (flags.model === undefined || flags.model.trim() === '') throw new UsageError(`--provider ${flags.provider} needs --model NAME, e.g. --model ${exampleModel(flags.provider)}.`);
+  return { provider: flags.provider, model: flags.model, ...(flags.baseUrl === undefined ? {} : { baseUrl: flags.baseUrl }) };
+}
+
+function exampleModel(provider: ProviderName): string {
+  return provider === 'openai' ? 'gpt-4.1-mini' : provider === 'anthropic' ? 'claude-sonnet-4-5' : 'qwen3:8b';
+}
+
+function outputFlags(flags: Pick<RunFlags, 'stream' | 'json' | 'trace' | 'save'>): { stream: boolean; json: boolean; trace?: string; save?: string } {
+  return {
+    stream: flags.stream === true,
+    json: flags.json === true,
+    ...(flags.trace === undefined ? {} : { trace: flags.trace }),
+    ...(flags.save === undefined ? {} : { save: flags.save }),
+  };
+}
+
+/** The decisions of `--approve ID` / `--reject ID[=reason]`, checked against the pending call ids. */
+function decisionsFrom(flags: ResumeFlags, pending: readonly string[]): Record<string, ApprovalDecision> {
+  const list = pending.join(', ');
+  if (flags.approve.length === 0 && flags.reject.length === 0) {
+    throw new UsageError(`Give a decision for the pending calls (${list}): --approve ID or --reject ID[=reason].`);
+  }
+  const decisions: Record<string, ApprovalDecision> = {};
+  const add = (id: string, decision: ApprovalDecision): void => {
+    if (!pending.includes(id)) throw new UsageError(`'${id}' is not a pending call of this turn; the pending calls are ${list}.`);
+    if (Object.hasOwn(decisions, id)) throw new UsageError(`'${id}' was given more than one decision; give each call one --approve or --reject.`);
+    decisions[id] = decision;
+  };
+  for (const id of flags.approve) add(id, { type: 'approve' });
+  for (const item of flags.reject) {
+    const at = item.indexOf('=');
+    const id = at === -1 ? item : item.slice(0, at);
+    const reason = at === -1 ? '' : item.slice(at + 1).trim();
+    add(id, reason === '' ? { type: 'reject' } : { type: 'reject', reason });
+  }
+  return decisions;
+}

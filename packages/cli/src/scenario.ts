@@ -1,0 +1,135 @@
+// Loading a scenario: a .ts/.js module (loaded with tsx, so TypeScript runs without a build) or a
+// .json file (see json-scenario.ts). Whatever the file holds is checked before the turn starts, so
+// a mistake in a scenario is one line naming the file and the field, never a stack trace mid-turn.
+
+import { readFile, stat } from 'node:fs/promises';
+import { extname, resolve } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import type { Model, TurnLimitsInput } from '@turnkit/core';
+import type { ToolDefinition } from '@turnkit/dispatch';
+import type { OutputSchema } from '@turnkit/inline';
+import { tsImport } from 'tsx/esm/api';
+import { oneLine, UsageError } from './errors.js';
+import { scenarioFromJson } from './json-scenario.js';
+
+/**
+ * What a scenario module exports, as `export default { … }` or `export const scenario = { … }`.
+ *
+ * @example
+ * export const scenario: Scenario = { input: 'What is 1 + 2?', tools: [add], model: scriptedModel([...]) };
+ */
+export interface Scenario {
+  /** The user's message. */
+  readonly input: string;
+  /** Tools made with `defineTool` from @turnkit/dispatch. */
+  // any: each tool has its own input type.
+  readonly tools: readonly ToolDefinition<any>[];
+  /** The model; a function is called once per run. Optional when `--provider` is given. */
+  readonly model?: Model | (() => Model);
+  readonly limits?: TurnLimitsInput;
+  readonly system?: string;
+  /** A zod schema the final answer (parsed as JSON) must match; a failure is sent back for repair. */
+  readonly output?: OutputSchema;
+}
+
+/** A checked scenario and where it came from. */
+export interface LoadedScenario extends Omit<Scenario, 'model'> {
+  /** Absolute path of the file. */
+  readonly path: string;
+  readonly model?: Model;
+}
+
+const MODULE_EXTENSIONS = new Set(['.ts', '.mts', '.cts', '.js', '.mjs', '.cjs']);
+
+/** Loads and checks the scenario at `file`. Throws a UsageError (exit 2) for anything wrong with it. */
+export async function loadScenario(file: string): Promise<LoadedScenario> {
+  const path = resolve(file);
+  await mustBeFile(path, file, 'scenario');
+  const ext = extname(path).toLowerCase();
+  let scenario: unknown;
+  if (ext === '.json') {
+    scenario = scenarioFromJson(await readJson(path, file), file);
+  } else if (MODULE_EXTENSIONS.has(ext)) {
+    scenario = pickExport(await importModule(path, file), file);
+  } else {
+    throw new UsageError(`Cannot load scenario ${file}: use a .ts, .js or .json file (got '${ext || 'no extension'}').`);
+  }
+  return check(scenario, path, file);
+}
+
+/** Throws a UsageError unless `path` is an existing regular file. */
+export async function mustBeFile(path: string, shown: string, what: string): Promise<void> {
+  let info;
+  try {
+    info = await stat(path);
+  } catch {
+    throw new UsageError(`The ${what} file ${shown} does not exist; check the path.`);
+  }
+  if (!info.isFile()) throw new UsageError(`The ${what} path ${shown} is not a file.`);
+}
+
+/** Reads and parses a JSON file; a syntax error is a UsageError naming the file. */
+export async function readJson(path: string, shown: string): Promise<unknown> {
+  const text = await readFile(path, 'utf8');
+  try {
+    return JSON.parse(text) as unknown;
+  } catch (error) {
+    throw new UsageError(`${shown} is not valid JSON (${oneLine(error)}).`);
+  }
+}
+
+async function importModule(path: string, shown: string): Promise<Record<string, unknown>> {
+  try {
+    return (await tsImport(pathToFileURL(path).href, import.meta.url)) as Record<string, unknown>;
+  } catch (error) {
+    throw new UsageError(`Could not load scenario ${shown}: ${oneLine(error)}`);
+  }
+}
+
+function pickExport(module: Record<string, unknown>, shown: string): unknown {
+  const picked = module.scenario ?? module.default;
+  // A .ts file outside an ESM package is compiled as CommonJS: its exports arrive one level deeper.
+  if (picked !== null && typeof picked === 'object' && !('input' in picked) && ('scenario' in picked || 'default' in picked)) {
+    const nested = picked as { scenario?: unknown; default?: unknown };
+    return nested.scenario ?? nested.default;
+  }
+  if (picked !== undefined) return picked;
+  throw new UsageError(`Scenario ${shown} exports no scenario: add \`export default { input, tools, model }\` or \`export const scenario = { … }\`.`);
+}
+
+function check(value: unknown, path: string, shown: string): LoadedScenario {
+  const bad = (what: string): never => {
+    throw new UsageError(`Scenario ${shown}: ${what}`);
+  };
+  if (value === null || typeof value !== 'object') return bad('the export must be an object { input, tools, model?, limits?, system?, output? }.');
+  const s = value as Record<string, unknown>;
+  const known = new Set(['input', 'tools', 'model', 'limits', 'system', 'output']);
+  for (const key of Object.keys(s)) if (!known.has(key)) bad(`unknown field '${key}'; a scenario has ${[...known].join(', ')}.`);
+  if (typeof s.input !== 'string') bad('`input` must be a string (the user message).');
+  const tools = s.tools ?? [];
+  if (!Array.isArray(tools)) bad('`tools` must be an array of tools made with defineTool.');
+  for (const [index, tool] of (tools as unknown[]).entries()) {
+    const t = tool as { name?: unknown; execute?: unknown; inputSchema?: unknown } | null;
+    if (t === null || typeof t !== 'object' || typeof t.name !== 'string' || typeof t.execute !== 'function' || typeof t.inputSchema !== 'object') {
+      bad(`tools[${index}] is not a tool; make each one with defineTool from @turnkit/dispatch.`);
+    }
+  }
+  let model: Model | undefined;
+  if (s.model !== undefined) {
+    const made = typeof s.model === 'function' ? (s.model as () => unknown)() : s.model;
+    if (made === null || typeof made !== 'object' || typeof (made as Model).generate !== 'function') bad('`model` must be a Model (with generate) or a function returning one.');
+    model = made as Model;
+  }
+  if (s.limits !== undefined && (s.limits === null || typeof s.limits !== 'object')) bad('`limits` must be an object such as { maxIterations: 5 }.');
+  if (s.system !== undefined && typeof s.system !== 'string') bad('`system` must be a string.');
+  if (s.output !== undefined && typeof (s.output as OutputSchema | null)?.safeParse !== 'function') bad('`output` must be a zod schema.');
+  return {
+    path,
+    input: s.input as string,
+    tools: tools as ToolDefinition<unknown>[],
+    ...(model === undefined ? {} : { model }),
+    ...(s.limits === undefined ? {} : { limits: s.limits as TurnLimitsInput }),
+    ...(s.system === undefined ? {} : { system: s.system as string }),
+    ...(s.output === undefined ? {} : { output: s.output as OutputSchema }),
+  };
+}

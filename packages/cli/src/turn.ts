@@ -1,0 +1,240 @@
+// Running (or resuming) one turn for `turnkit run` / `turnkit resume`: build the model, hand the
+// scenario to runTurn / streamTurn (or their resume variants), render the timeline, and write
+// what the flags ask for (NDJSON, a trace file, a suspended-turn file). Returns the exit code.
+
+import { randomUUID } from 'node:crypto';
+import { resolve } from 'node:path';
+import type { ApprovalDecision, Model, ModelRequest } from '@turnkit/core';
+import { resumeTurn, runTurn, type ResumeTurnOptions, type RunTurnOptions, type TurnResult } from '@turnkit/inline';
+import { resumeStreamTurn, streamTurn } from '@turnkit/stream';
+import pc from 'picocolors';
+import { promptApprover } from './approve.js';
+import { oneLine, UsageError } from './errors.js';
+import { providerModel, type ProviderOptions } from './provider.js';
+import type { LoadedScenario } from './scenario.js';
+import { defaultSavePath, saveSuspended, writeJsonFile, type SuspendedFile } from './suspended.js';
+import { Timeline } from './timeline.js';
+
+/** Exit codes: 0 stopped, 1 failed or cancelled, 2 usage error, 3 suspended (waiting for approval). */
+export const EXIT = { ok: 0, failed: 1, usage: 2, suspended: 3 } as const;
+
+export interface TurnCommandOptions {
+  /** The scenario path as the user wrote it (for messages). */
+  readonly scenarioFile: string;
+  readonly scenario: LoadedScenario;
+  readonly stream: boolean;
+  readonly json: boolean;
+  readonly trace?: string;
+  readonly save?: string;
+  readonly provider: ProviderOptions | null;
+  /** Set for `turnkit resume`. */
+  readonly resume?: {
+    readonly file: string;
+    readonly saved: SuspendedFile;
+    readonly decisions: Record<string, ApprovalDecision>;
+  };
+}
+
+/** Runs the turn and reports it; resolves to the process exit code. */
+export async function runTurnCommand(o: TurnCommandOptions): Promise<number> {
+  const { model, counter, label } = pickModel(o);
+  if (o.resume !== undefined && o.provider === null && isScripted(model)) await fastForward(model, o.resume.saved, o.scenario);
+
+  const interactive = !o.json && process.stdin.isTTY === true && process.stdout.isTTY === true;
+  const timeline = new Timeline({ write: (text) => void process.stdout.write(text), spinner: !o.json && process.stderr.isTTY === true, streaming: o.stream, checksOutput: o.scenario.output !== undefined });
+  const controller = new AbortController();
+  const interrupt = (): void => controller.abort('interrupted with Ctrl+C');
+  process.once('SIGINT', interrupt);
+
+  const options: RunTurnOptions = {
+    model: counter.model,
+    tools: timeline.timed(o.scenario.tools),
+    signal: controller.signal,
+    trace: o.json || o.trace !== undefined,
+    ...(o.json ? {} : { onStep: timeline.onStep, onEffect: timeline.onEffect }),
+    ...(interactive ? { approve: promptApprover(() => timeline.stop()) } : {}),
+    ...(o.scenario.system === undefined ? {} : { system: o.scenario.system }),
+    ...(o.scenario.limits === undefined ? {} : { limits: o.scenario.limits }),
+    ...(o.scenario.output === undefined ? {} : { output: o.scenario.output }),
+  };
+
+  if (!o.json) {
+    timeline.header(o.scenarioFile, label, o.scenario.tools.length);
+    if (o.resume === undefined) timeline.userInput(o.scenario.input);
+    else {
+      timeline.continueFrom(usageOf(o.resume.saved.state).modelCalls);
+      timeline.resumed(o.resume.decisions);
+    }
+  }
+
+  const started = performance.now();
+  let result: TurnResult;
+  try {
+    result = await execute(o, options, timeline);
+  } finally {
+    timeline.stop();
+    process.removeListener('SIGINT', interrupt);
+  }
+  const elapsed = performance.now() - started;
+  const modelCalls = (o.resume?.saved.modelCalls ?? 0) + counter.count();
+
+  let savedTo: string | undefined;
+  if (result.status === 'suspended') {
+    savedTo = o.save ?? o.resume?.file ?? defaultSavePath(result.state.id);
+    await saveSuspended(savedTo, o.scenario.path, { stream: o.stream, provider: o.provider }, modelCalls, result);
+  } else if (o.resume !== undefined) {
+    // The approved tools ran: the same file must not run them again.
+    await writeJsonFile(o.resume.file, { ...o.resume.saved, finished: result.status });
+  }
+  if (o.trace !== undefined && result.trace !== undefined) await writeJsonFile(o.trace, result.trace);
+
+  if (o.json) {
+    printNdjson(result, savedTo);
+    if (savedTo !== undefined) process.stderr.write(resumeHelp(savedTo, result));
+  } else {
+    timeline.outcome(result, elapsed);
+    if (o.trace !== undefined) timeline.line(pc.dim(`trace saved to ${o.trace} (check it with: turnkit replay ${o.trace})`));
+    if (savedTo !== undefined) process.stdout.write(resumeHelp(savedTo, result));
+  }
+  if (result.status === 'stopped') return EXIT.ok;
+  if (result.status === 'suspended') return EXIT.suspended;
+  return EXIT.failed;
+}
+
+async function execute(o: TurnCommandOptions, options: RunTurnOptions, timeline: Timeline): Promise<TurnResult> {
+  try {
+    if (o.resume === undefined) {
+      const run: RunTurnOptions = { ...options, input: o.scenario.input, id: `turn-${randomUUID().slice(0, 8)}` };
+      return o.stream ? await readStream(streamTurn(run), timeline) : await runTurn(run);
+    }
+    const saved = o.resume.saved;
+    const resume: ResumeTurnOptions = {
+      ...options,
+      state: saved.state,
+      transcript: saved.transcript,
+      decisions: o.resume.decisions,
+      grants: saved.grants,
+      ...(saved.budgetUsage === undefined ? {} : { budgetUsage: saved.budgetUsage }),
+    };
+    return o.stream ? await readStream(resumeStreamTurn(resume), timeline) : await resumeTurn(resume);
+  } catch (error) {
+    // runTurn only throws for options it cannot start with: a scenario mistake (bad limits, two tools with one name, …).
+    throw new UsageError(`Could not start the turn of ${o.scenarioFile}: ${oneLine(error)}`);
+  }
+}
+
+async function readStream(stream: ReturnType<typeof streamTurn>, timeline: Timeline): Promise<TurnResult> {
+  for await (const event of stream) if (event.type === 'text_delta') timeline.textDelta(event.text);
+  return stream.result;
+}
+
+function pickModel(o: TurnCommandOptions): { model: Model; counter: ReturnType<typeof counting>; label: string } {
+  if (o.provider !== null) {
+    const model = providerModel(o.provider);
+    return { model, counter: counting(model), label: `${o.provider.provider} ${o.provider.model}` };
+  }
+  const model = o.scenario.model;
+  if (model === undefined) {
+    throw new UsageError(`Scenario ${o.scenarioFile} has no model: add \`model\` to it, or run it against a real one with --provider and --model.`);
+  }
+  return { model, counter: counting(model), label: isScripted(model) ? 'scripted model' : 'scenario model' };
+}
+
+/** The model, counting the calls it answers (saved with a suspended turn). */
+function counting(inner: Model): { model: Model; count: () => number } {
+  let calls = 0;
+  const model: Model = {
+    generate: (request, options) => {
+      calls += 1;
+      return inner.generate(request, options);
+    },
+    ...(inner.stream === undefined
+      ? {}
+      : {
+          stream: (request, options) => {
+            calls += 1;
+            return inner.stream!(request, options);
+          },
+        }),
+  };
+  return { model, count: () => calls };
+}
+
+interface Scripted extends Model {
+  readonly calls: readonly unknown[];
+  assertDone(): void;
+}
+
+/** @turnkit/testing's scriptedModel (answers by position in its script). */
+function isScripted(model: Model): model is Scripted {
+  const m = model as Partial<Scripted>;
+  return Array.isArray(m.calls) && typeof m.assertDone === 'function';
+}
+
+/**
+ * A scripted model answers by position, and a resumed run loads a fresh one: it is moved past the
+ * replies the suspended run already used (their answers are discarded), so the turn continues
+ * with the next step of the script and the next call ids.
+ */
+async function fastForward(model: Scripted, saved: SuspendedFile, scenario: LoadedScenario): Promise<void> {
+  const tools = scenario.tools.map((t) => ({ name: t.name, description: t.description, inputSchema: t.inputSchema }));
+  const signal = new AbortController().signal;
+  for (let i = 0; i < saved.modelCalls; i += 1) {
+    const request: ModelRequest = { messages: saved.transcript, tools, toolChoice: 'auto', iteration: i + 1 };
+    try {
+      await model.generate(request, { signal });
+    } catch {
+      // A scripted failure step was used up too; that is all a fast-forward needs.
+    }
+  }
+}
+
+/** Ids of the parked calls that have no decision yet. */
+export function undecidedIds(pending: readonly { readonly call: { readonly id: string } }[], decisions: unknown): string[] {
+  const decided = decisions !== null && typeof decisions === 'object' ? (decisions as Record<string, unknown>) : {};
+  return pending.map((p) => p.call.id).filter((id) => !Object.hasOwn(decided, id));
+}
+
+function usageOf(state: unknown): { modelCalls: number } {
+  const usage = (state as { usage?: { modelCalls?: unknown } }).usage;
+  return { modelCalls: typeof usage?.modelCalls === 'number' ? usage.modelCalls : 0 };
+}
+
+function resumeHelp(file: string, result: TurnResult): string {
+  // Calls decided in an earlier resume stay parked until the rest are decided; only the others need flags.
+  const ids = undecidedIds(result.pending ?? [], result.state.decisions);
+  const shown = file.startsWith('/') || file.startsWith('.') ? file : `./${file}`;
+  const lines = [
+    '',
+    `Saved the suspended turn to ${shown}${resolve(file) === file ? '' : ` (${resolve(file)})`}.`,
+    'Decide each pending call and continue the turn with:',
+    `  turnkit resume ${shown} ${ids.map((id) => `--approve ${id}`).join(' ')}`,
+    `  turnkit resume ${shown} ${ids.map((id) => `--reject ${id}='reason for the model'`).join(' ')}`,
+    '--approve and --reject can be repeated and mixed, one per call id.',
+    '',
+  ];
+  return lines.join('\n');
+}
+
+function printNdjson(result: TurnResult, savedTo: string | undefined): void {
+  const out: string[] = [];
+  const trace = result.trace;
+  if (trace !== undefined) {
+    out.push(JSON.stringify({ kind: 'initial', state: trace.initial }));
+    trace.entries.forEach((entry, index) => out.push(JSON.stringify({ kind: 'step', index, event: entry.event, state: entry.state, effects: entry.effects })));
+  }
+  out.push(
+    JSON.stringify({
+      kind: 'result',
+      status: result.status,
+      ...(result.stopReason === undefined ? {} : { stopReason: result.stopReason }),
+      output: result.output,
+      ...(result.error === undefined ? {} : { error: result.error }),
+      ...(result.reason === undefined ? {} : { reason: result.reason }),
+      usage: result.usage,
+      ...(result.pending === undefined ? {} : { pending: result.pending }),
+      ...(savedTo === undefined ? {} : { savedTo }),
+    }),
+  );
+  process.stdout.write(`${out.join('\n')}\n`);
+}

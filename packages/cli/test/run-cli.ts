@@ -1,0 +1,30 @@
+// Runs the BUILT binary (packages/cli/dist/bin.js) as a child process, the way a user does.
+// `pnpm test` builds every package first; alone: `pnpm --filter @turnkit/cli... build`.
+import { execFile } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+
+export const BIN = fileURLToPath(new URL('../dist/bin.js', import.meta.url));
+export const EXAMPLES = fileURLToPath(new URL('../examples/', import.meta.url));
+export const REPO = fileURLToPath(new URL('../../../', import.meta.url));
+
+export interface CliRun {
+  readonly code: number;
+  readonly stdout: string;
+  readonly stderr: string;
+}
+
+/** Runs `turnkit ...args`; never rejects (a non-zero exit is part of the result). */
+export function turnkit(args: readonly string[], options: { cwd?: string; env?: Record<string, string | undefined> } = {}): Promise<CliRun> {
+  if (!existsSync(BIN)) throw new Error(`${BIN} is missing: build the CLI first with \`pnpm --filter @turnkit/cli... build\`.`);
+  const env: Record<string, string | undefined> = { ...process.env, NO_COLOR: '1', ...options.env };
+  for (const [key, value] of Object.entries(env)) if (value === undefined) delete env[key];
+  return new Promise((resolve) => {
+    execFile(process.execPath, [BIN, ...args], { cwd: options.cwd ?? REPO, env, timeout: 50_000, maxBuffer: 16 * 1024 * 1024 }, (error, stdout, stderr) => {
+      const code = error === null ? 0 : typeof error.code === 'number' ? error.code : -1;
+      resolve({ code, stdout, stderr });
+    });
+  });
+}
+
+export const example = (name: string): string => `${EXAMPLES}${name}`;
