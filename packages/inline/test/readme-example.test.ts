@@ -21,3 +21,13 @@ describe('examples/readme.ts (the README main example)', () => {
     ]);
   });
 });
+
+describe('README.md', () => {
+  it('shows examples/readme.ts verbatim under "Run a turn in-process"', async () => {
+    const { readFileSync } = await import('node:fs');
+    const readme = readFileSync(new URL('../../../README.md', import.meta.url), 'utf8');
+    const example = readFileSync(new URL('../examples/readme.ts', import.meta.url), 'utf8');
+    const section = readme.split('## Run a turn in-process\n')[1] ?? '';
+    expect(section.match(/```ts\n([\s\S]*?)```/)?.[1]).toBe(example);
+  });
+});
