@@ -73,21 +73,28 @@ export function readToolResult(value: unknown, what: string): ToolResult {
   return modelOverride === undefined ? result : { ...result, modelOverride };
 }
 
-const USAGE_KEYS = ['inputTokens', 'outputTokens', 'totalTokens', 'cost'] as const;
+function usageNumber(value: Record<string, unknown>, key: 'inputTokens' | 'outputTokens' | 'totalTokens' | 'cost'): number | undefined {
+  const n = value[key];
+  if (n === undefined) return undefined;
+  const whole = key === 'cost' ? Number.isFinite(n) : Number.isInteger(n);
+  if (typeof n !== 'number' || !whole || n < 0) {
+    throw new Bad(`response.usage.${key} must be ${key === 'cost' ? 'a finite number' : 'a whole number'} >= 0`);
+  }
+  return n;
+}
 
 function readUsage(value: unknown): Partial<Usage> | undefined {
   if (value === undefined) return undefined;
   if (!record(value)) throw new Bad('response.usage must be an object');
+  const inputTokens = usageNumber(value, 'inputTokens');
+  const outputTokens = usageNumber(value, 'outputTokens');
+  const totalTokens = usageNumber(value, 'totalTokens');
+  const cost = usageNumber(value, 'cost');
   const usage: { -readonly [K in keyof Usage]?: number } = {};
-  for (const key of USAGE_KEYS) {
-    const n = value[key];
-    if (n === undefined) continue;
-    const whole = key === 'cost' ? Number.isFinite(n) : Number.isInteger(n);
-    if (typeof n !== 'number' || !whole || n < 0) {
-      throw new Bad(`response.usage.${key} must be ${key === 'cost' ? 'a finite number' : 'a whole number'} >= 0`);
-    }
-    usage[key] = n;
-  }
+  if (inputTokens !== undefined) usage.inputTokens = inputTokens;
+  if (outputTokens !== undefined) usage.outputTokens = outputTokens;
+  if (totalTokens !== undefined) usage.totalTokens = totalTokens;
+  if (cost !== undefined) usage.cost = cost;
   return usage;
 }
 

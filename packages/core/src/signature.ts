@@ -13,7 +13,14 @@ export function canonicalJson(value: JsonValue): string {
     return `${out}]`;
   }
   const record = value as { readonly [key: string]: JsonValue };
-  const keys = Object.keys(record).sort();
+  const keys = Object.keys(record);
+  // Model-written arguments usually come with few keys, often already in order: sort only if not.
+  for (let i = 1; i < keys.length; i++) {
+    if ((keys[i - 1] as string) > (keys[i] as string)) {
+      keys.sort();
+      break;
+    }
+  }
   let out = '{';
   for (let i = 0; i < keys.length; i++) {
     const key = keys[i] as string;

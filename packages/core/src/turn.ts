@@ -149,13 +149,9 @@ function start(state: TurnState, input: string | undefined): Step {
 
 function modelResponded(state: TurnState, response: ModelResponse): Step {
   const usage = addResponseUsage(state.usage, response.usage);
-  const assistant = (toolCalls: readonly ToolCall[]): Message =>
-    response.reasoning === undefined
-      ? { role: 'assistant', content: response.text, toolCalls }
-      : { role: 'assistant', content: response.text, toolCalls, reasoning: response.reasoning };
 
   // A forced final reply: tools were disabled, so any tool calls in it are dropped unread.
-  if (state.forced !== null) return toFinalizing(update(state, { usage }), response.text, [append(assistant([]))]);
+  if (state.forced !== null) return toFinalizing(update(state, { usage }), response.text, [append(assistantMessage(response, []))]);
 
   const calls = response.toolCalls;
   const badId = findBadCallId(calls, state.seenCallIds);
@@ -165,30 +161,44 @@ function modelResponded(state: TurnState, response: ModelResponse): Step {
 
   const exceeded = exceededTokenBudget(state, usage);
   if (exceeded !== null) {
-    const effects: Effect[] = [append(assistant(calls))];
+    const effects: Effect[] = [append(assistantMessage(response, calls))];
     for (const call of calls) effects.push(appendResult(synthetic(call, `not executed: the turn's ${exceeded} budget is used up.`)));
-    return finish(update(state, { usage, seenCallIds: [...state.seenCallIds, ...calls.map((c) => c.id)] }), stopped('budget_exhausted', null), effects);
+    return finish(update(state, { usage, seenCallIds: withIds(state.seenCallIds, calls) }), stopped('budget_exhausted', null), effects);
   }
 
-  if (calls.length === 0) return toFinalizing(update(state, { usage }), response.text, [append(assistant([]))]);
+  if (calls.length === 0) return toFinalizing(update(state, { usage }), response.text, [append(assistantMessage(response, calls))]);
 
-  const seenCallIds = [...state.seenCallIds, ...calls.map((c) => c.id)];
+  const seenCallIds = withIds(state.seenCallIds, calls);
   const loop = trackLoop(state, calls);
   if (loop.detected) {
-    const effects: Effect[] = [append(assistant(calls))];
+    const effects: Effect[] = [append(assistantMessage(response, calls))];
     for (const call of calls) effects.push(appendResult(synthetic(call, 'skipped: repeated. This exact batch of tool calls was already made; answer with what you have.')));
     effects.push(emit('limit_reached', { limit: 'loop_detected', repeats: loop.repeats }));
     const next: TurnState = update(state, { usage, seenCallIds, lastSignature: loop.signature, repeats: loop.repeats, forced: 'loop_detected' });
     return callModel(next, true, effects);
   }
 
-  const next: TurnState = update(state, { status: 'dispatching',
+  const next: TurnState = update(state, {
+    status: 'dispatching',
     usage: withUsage(usage, { toolCalls: usage.toolCalls + calls.length }),
     seenCallIds,
     lastSignature: loop.signature,
     repeats: loop.repeats,
-    pending: calls, });
-  return [next, [append(assistant(calls)), { type: 'persist', checkpoint: 'dispatching' }, { type: 'dispatch_tools', calls }]];
+    pending: calls,
+  });
+  return [next, [append(assistantMessage(response, calls)), { type: 'persist', checkpoint: 'dispatching' }, { type: 'dispatch_tools', calls }]];
+}
+
+function assistantMessage(response: ModelResponse, toolCalls: readonly ToolCall[]): Message {
+  return response.reasoning === undefined
+    ? { role: 'assistant', content: response.text, toolCalls }
+    : { role: 'assistant', content: response.text, toolCalls, reasoning: response.reasoning };
+}
+
+function withIds(seen: readonly string[], calls: readonly ToolCall[]): readonly string[] {
+  const ids = seen.slice();
+  for (const call of calls) ids.push(call.id);
+  return ids;
 }
 
 function toFinalizing(state: TurnState, text: string, effects: Effect[]): Step {
@@ -196,12 +206,14 @@ function toFinalizing(state: TurnState, text: string, effects: Effect[]): Step {
 }
 
 function findBadCallId(calls: readonly ToolCall[], seen: readonly string[]): { id: string; message: string } | null {
-  const inReply = new Set<string>();
-  for (const call of calls) {
+  for (let i = 0; i < calls.length; i++) {
+    const call = calls[i] as ToolCall;
     if (call.id.length === 0) return { id: call.id, message: `The model returned a call to '${call.name}' with an empty id.` };
-    if (inReply.has(call.id)) return { id: call.id, message: `The model returned the call id '${call.id}' twice in one reply.` };
+    // Replies hold a handful of calls: a scan is cheaper than a Set.
+    for (let j = 0; j < i; j++) {
+      if ((calls[j] as ToolCall).id === call.id) return { id: call.id, message: `The model returned the call id '${call.id}' twice in one reply.` };
+    }
     if (seen.includes(call.id)) return { id: call.id, message: `The model reused the call id '${call.id}' from an earlier call in this turn.` };
-    inReply.add(call.id);
   }
   return null;
 }
@@ -265,6 +277,7 @@ function toolsParked(state: TurnState, held: readonly ToolResult[], parked: read
 type IdMismatch = { missing: string[]; unexpected: string[]; duplicated: string[] };
 
 function compareIds(expected: readonly string[], received: readonly string[]): IdMismatch | null {
+  if (sameInOrder(expected, received)) return null;
   const want = new Set(expected);
   const seen = new Set<string>();
   const duplicated = new Set<string>();
@@ -277,6 +290,16 @@ function compareIds(expected: readonly string[], received: readonly string[]): I
   const missing = expected.filter((id) => !seen.has(id));
   if (missing.length === 0 && unexpected.size === 0 && duplicated.size === 0) return null;
   return { missing: [...missing].sort(), unexpected: [...unexpected].sort(), duplicated: [...duplicated].sort() };
+}
+
+/** The common case, checked without allocating: the same distinct ids in the same order. */
+function sameInOrder(expected: readonly string[], received: readonly string[]): boolean {
+  if (expected.length !== received.length) return false;
+  for (let i = 0; i < expected.length; i++) {
+    if (expected[i] !== received[i]) return false;
+    // Pending ids are distinct (a reply with a repeated id never dispatches), so equal-in-order means a match.
+  }
+  return true;
 }
 
 function incompleteBatch(state: TurnState, mismatch: IdMismatch): Step {
@@ -293,7 +316,8 @@ function incompleteBatch(state: TurnState, mismatch: IdMismatch): Step {
 }
 
 /** Results in the order of `calls`, each with the name of its call. `results` must match `calls` one to one. */
-function inCallOrder(calls: readonly ToolCall[], results: readonly ToolResult[]): ToolResult[] {
+function inCallOrder(calls: readonly ToolCall[], results: readonly ToolResult[]): readonly ToolResult[] {
+  if (calls.length === results.length && calls.every((call, i) => results[i]?.callId === call.id && results[i]?.name === call.name)) return results;
   const byId = new Map(results.map((r) => [r.callId, r]));
   return calls.map((call) => {
     const result = byId.get(call.id) as ToolResult;
