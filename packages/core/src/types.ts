@@ -260,3 +260,19 @@ export interface Model {
   generate(request: ModelRequest, options: ModelCallOptions): Promise<ModelResponse>;
   stream?(request: ModelRequest, options: ModelCallOptions): AsyncIterable<ModelStreamPart>;
 }
+
+// ---------------------------------------------------------------------------------------------
+// Traces: what an interpreter records when asked (plain JSON; `replay` in @turnkit/testing reads it).
+
+/** One transition: the event fed, the state after it, and the effects it produced. */
+export interface TraceEntry {
+  readonly event: TurnEvent;
+  readonly state: TurnState;
+  readonly effects: readonly Effect[];
+}
+
+/** Every transition of a run, from `initial` (a resumed run starts from its persisted state). */
+export interface Trace {
+  readonly initial: TurnState;
+  readonly entries: readonly TraceEntry[];
+}

@@ -12,6 +12,8 @@ import type {
   Outcome,
   ParkedCall,
   StopReason,
+  Trace,
+  TraceEntry,
   TurnError,
   TurnEvent,
   TurnLimitsInput,
@@ -45,18 +47,11 @@ export interface OutputSchema {
     | { readonly success: false; readonly error: { readonly issues: readonly { readonly path: readonly PropertyKey[]; readonly message: string }[] } };
 }
 
-/** One transition, as `onStep` and `trace` record it: the event fed, the state after it and its effects. */
-export interface StepRecord {
-  readonly event: TurnEvent;
-  readonly state: TurnState;
-  readonly effects: readonly Effect[];
-}
+/** One transition, as `onStep` and `trace` record it (core's `TraceEntry`). */
+export type StepRecord = TraceEntry;
 
-/** Every transition of a run, from `initial`. Same shape as `Trace` in @turnkit/testing (`replay` reads it). */
-export interface TurnTrace {
-  readonly initial: TurnState;
-  readonly entries: readonly StepRecord[];
-}
+/** Every transition of a run, from `initial` (core's `Trace`; @turnkit/testing's `replay` reads it). */
+export type TurnTrace = Trace;
 
 export interface RunTurnOptions {
   readonly model: Model;

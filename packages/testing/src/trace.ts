@@ -1,20 +1,9 @@
 // Traces: every transition of a turn as plain JSON, and `replay`, which feeds the recorded events
 // through `step` again and reports the first place where the result differs. No model or tool runs.
 
-import { step, type Effect, type TurnEvent, type TurnState } from '@turnkit/core';
+import { step, type Effect, type Trace, type TraceEntry, type TurnEvent, type TurnState } from '@turnkit/core';
 
-/** One transition: the event fed, the state after it, and the effects it produced. */
-export interface TraceEntry {
-  readonly event: TurnEvent;
-  readonly state: TurnState;
-  readonly effects: readonly Effect[];
-}
-
-/** A run from `initial`. `runTurn({ trace: true })` returns one as `result.trace`. */
-export interface Trace {
-  readonly initial: TurnState;
-  readonly entries: readonly TraceEntry[];
-}
+export type { Trace, TraceEntry };
 
 /** Collects a trace from any interpreter that reports transitions through an `onStep(entry)` option. */
 export interface TraceRecorder {
