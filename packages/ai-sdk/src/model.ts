@@ -1,7 +1,7 @@
 // fromAISDK: any AI SDK LanguageModelV3 as a turnkit Model. A thin driver: build the call
 // options, call the provider, map the result; every failure leaves as a ModelCallError.
 import type { LanguageModelV3, LanguageModelV3CallOptions } from '@ai-sdk/provider';
-import type { Model, ModelCallOptions, ModelRequest, ModelResponse, ModelStreamPart, TurnError } from '@turnkit/core';
+import type { Model, ModelCallOptions, ModelRequest, ModelResponse, ModelStreamPart } from '@turnkit/core';
 import { abortedError, ModelCallError, toTurnError } from './errors.js';
 import { type CallSettings, toCallOptions } from './prompt.js';
 import { fromGenerateResult } from './response.js';
@@ -16,18 +16,13 @@ export interface FromAISDKOptions {
   readonly resolve?: (modelId: string) => LanguageModelV3;
   /** Passed on every call: temperature, maxOutputTokens, stopSequences, headers, providerOptions… */
   readonly settings?: CallSettings;
-  /**
-   * Times a call is retried after a failure the provider marks retryable (429, 5xx, network),
-   * before any stream output. Default 0: the error is thrown and the caller decides.
-   */
-  readonly maxRetries?: number;
-  /** Milliseconds to wait before retry `attempt` (1-based). Default: the provider's Retry-After, else 2 s doubling per attempt. */
-  readonly retryDelay?: (attempt: number, error: TurnError) => number;
 }
 
 /**
  * Wraps an AI SDK provider model (LanguageModelV3) as a turnkit Model. `generate` and `stream`
- * throw a ModelCallError whose `turnError` says what failed and whether retrying may help.
+ * throw a ModelCallError whose `turnError` says what failed and whether retrying may help. The
+ * adapter never retries: one call is one HTTP request, and retrying is the interpreter's job
+ * (`maxModelRetries` of runTurn/streamTurn), so there is one retry policy per turn.
  *
  * @example
  * import { createOpenAICompatible } from '@ai-sdk/openai-compatible';
@@ -36,12 +31,8 @@ export interface FromAISDKOptions {
  */
 export function fromAISDK(languageModel: LanguageModelV3, options: FromAISDKOptions = {}): Model {
   checkLanguageModel(languageModel, 'fromAISDK');
-  const maxRetries = options.maxRetries ?? 0;
-  if (!Number.isInteger(maxRetries) || maxRetries < 0) {
-    throw new RangeError(`fromAISDK: maxRetries must be a whole number of 0 or more, got ${String(maxRetries)}.`);
-  }
+  checkNoRetryOptions(options);
   const settings = options.settings ?? {};
-  const retryDelay = options.retryDelay ?? defaultRetryDelay;
 
   const pick = (request: ModelRequest): LanguageModelV3 => {
     if (request.modelOverride === undefined || options.resolve === undefined) return languageModel;
@@ -68,13 +59,11 @@ export function fromAISDK(languageModel: LanguageModelV3, options: FromAISDKOpti
     }
   };
 
-  const retrying = <T>(call: () => PromiseLike<T>, signal: AbortSignal): Promise<T> => withRetries(call, signal, maxRetries, retryDelay);
-
   return {
     async generate(request: ModelRequest, { signal }: ModelCallOptions): Promise<ModelResponse> {
       const { model, callOptions } = prepare(request, signal);
       try {
-        const result = await retrying(() => model.doGenerate(callOptions), signal);
+        const result = await model.doGenerate(callOptions);
         return fromGenerateResult(result, model.modelId);
       } catch (error) {
         throw asModelCallError(error, signal);
@@ -84,51 +73,13 @@ export function fromAISDK(languageModel: LanguageModelV3, options: FromAISDKOpti
     async *stream(request: ModelRequest, { signal }: ModelCallOptions): AsyncGenerator<ModelStreamPart> {
       const { model, callOptions } = prepare(request, signal);
       try {
-        const result = await retrying(() => model.doStream(callOptions), signal);
+        const result = await model.doStream(callOptions);
         yield* toModelStreamParts(readStream(result.stream), model.modelId);
       } catch (error) {
         throw asModelCallError(error, signal);
       }
     },
   };
-}
-
-async function withRetries<T>(call: () => PromiseLike<T>, signal: AbortSignal, maxRetries: number, retryDelay: (attempt: number, error: TurnError) => number): Promise<T> {
-  for (let attempt = 1; ; attempt++) {
-    try {
-      return await call();
-    } catch (error) {
-      const turnError = toTurnError(error);
-      if (attempt > maxRetries || turnError.retryable !== true || signal.aborted) {
-        if (attempt === 1) throw error;
-        throw new ModelCallError({ ...turnError, message: `${turnError.message} Gave up after ${attempt} attempts.` }, { cause: error });
-      }
-      await sleep(retryDelay(attempt, turnError), signal);
-    }
-  }
-}
-
-/** The provider's Retry-After when it sent one (capped at a minute), else 2 s, 4 s, 8 s… */
-function defaultRetryDelay(attempt: number, error: TurnError): number {
-  const data = error.data;
-  const hinted = typeof data === 'object' && data !== null && !Array.isArray(data) ? (data as { retryAfterMs?: unknown }).retryAfterMs : undefined;
-  if (typeof hinted === 'number' && hinted <= 60_000) return hinted;
-  return 2000 * 2 ** (attempt - 1);
-}
-
-function sleep(ms: number, signal: AbortSignal): Promise<void> {
-  return new Promise((resolve, reject) => {
-    if (signal.aborted) return reject(signal.reason);
-    const onAbort = (): void => {
-      clearTimeout(timer);
-      reject(signal.reason);
-    };
-    const timer = setTimeout(() => {
-      signal.removeEventListener('abort', onAbort);
-      resolve();
-    }, Math.max(0, ms));
-    signal.addEventListener('abort', onAbort, { once: true });
-  });
 }
 
 function asModelCallError(error: unknown, signal: AbortSignal): ModelCallError {
@@ -144,6 +95,17 @@ function checkLanguageModel(value: unknown, where: string): asserts value is Lan
   throw new TypeError(
     `${where}: expected an AI SDK LanguageModelV3 (specificationVersion 'v3'), got ${got}. Pass a provider model object such as openai('gpt-4o') from @ai-sdk/openai@3 or newer.`,
   );
+}
+
+/** Earlier versions retried inside the adapter; a caller still passing those options is told where retries live now. */
+function checkNoRetryOptions(options: FromAISDKOptions): void {
+  for (const name of ['maxRetries', 'retryDelay']) {
+    if (name in options) {
+      throw new TypeError(
+        `fromAISDK: the option '${name}' was removed; the adapter no longer retries. Pass maxModelRetries (and modelRetryBackoffMs) to runTurn or streamTurn instead.`,
+      );
+    }
+  }
 }
 
 function describeValue(value: unknown): string {

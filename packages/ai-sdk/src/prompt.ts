@@ -53,13 +53,17 @@ export function toPrompt(messages: readonly Message[]): LanguageModelV3Prompt {
   return prompt;
 }
 
+/**
+ * A call whose arguments were not JSON keeps the text the model wrote, wrapped in an object:
+ * several providers (Anthropic, Bedrock) reject a tool call whose input is not an object, which
+ * would fail the very next call instead of letting the model read the error result and retry.
+ */
 function toAssistantMessage(message: Extract<Message, { role: 'assistant' }>): LanguageModelV3Message {
   const content: Extract<LanguageModelV3Message, { role: 'assistant' }>['content'] = [];
   if (message.reasoning !== undefined && message.reasoning !== '') content.push({ type: 'reasoning', text: message.reasoning });
   if (message.content !== '') content.push({ type: 'text', text: message.content });
   for (const call of message.toolCalls) {
-    // A call whose arguments were not JSON goes back as the raw text the model wrote.
-    content.push({ type: 'tool-call', toolCallId: call.id, toolName: call.name, input: call.input });
+    content.push({ type: 'tool-call', toolCallId: call.id, toolName: call.name, input: call.inputError === undefined ? call.input : { rawInvalidInput: call.input } });
   }
   return { role: 'assistant', content };
 }

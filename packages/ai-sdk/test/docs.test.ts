@@ -4,8 +4,9 @@ import { readFileSync } from 'node:fs';
 import { createOpenAICompatible } from '@ai-sdk/openai-compatible';
 import * as aiSdk from '@turnkit/ai-sdk';
 import { fromAISDK, ModelCallError } from '@turnkit/ai-sdk';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { chunk, completion, errorReply, type FakeOpenAIServer, sse, startFakeOpenAIServer } from './fake-openai-server.js';
+import { wireReply } from './wire.js';
 import { drain, request, signal, userAsks } from './setup.js';
 
 const doc = readFileSync(new URL('../../../docs/providers.md', import.meta.url), 'utf8');
@@ -16,7 +17,49 @@ beforeEach(async () => {
   server = await startFakeOpenAIServer();
 });
 afterEach(async () => {
+  vi.restoreAllMocks();
+  vi.unstubAllEnvs();
   await server.close();
+});
+
+const example = (name: string): string => readFileSync(new URL(`../examples/${name}`, import.meta.url), 'utf8');
+
+/** Runs an example module (it runs on import) with console.log and stdout captured. */
+async function runExample(path: string): Promise<{ logged: string[]; written: string }> {
+  const logged: string[] = [];
+  let written = '';
+  vi.stubEnv('OPENAI_COMPATIBLE_BASE_URL', server.baseURL);
+  vi.spyOn(console, 'log').mockImplementation((...args: unknown[]) => void logged.push(args.map(String).join(' ')));
+  vi.spyOn(process.stdout, 'write').mockImplementation((chunk: string | Uint8Array) => ((written += String(chunk)), true));
+  await import(path);
+  vi.restoreAllMocks();
+  return { logged, written };
+}
+
+const weatherCall = { id: 'call_1', name: 'get_weather', arguments: '{"city":"Paris"}' };
+
+describe('docs/providers.md: a whole turn', () => {
+  it('shows examples/run-turn.ts and examples/stream-turn.ts verbatim', () => {
+    expect(codeBlocks).toContain(example('run-turn.ts'));
+    expect(codeBlocks).toContain(example('stream-turn.ts'));
+    expect(example('run-turn.ts')).toContain("'http://localhost:11434/v1'");
+  });
+
+  it('runs the runTurn example: one tool round, then the answer', async () => {
+    server.reply(wireReply('json', { toolCalls: [weatherCall], usage: { prompt: 40, completion: 10 } }), wireReply('json', { text: 'Clear, 18 °C.', usage: { prompt: 70, completion: 6 } }));
+    const { logged } = await runExample('../examples/run-turn.js');
+    expect(logged).toEqual(['stopped completed', 'Clear, 18 °C.', '2 model calls, 1 tool calls, 126 tokens']);
+    expect(server.requests.map((r) => r.body.model)).toEqual(['qwen3:8b', 'qwen3:8b']);
+    expect(server.requests[1]!.body.messages.at(-1)).toEqual({ role: 'tool', tool_call_id: 'call_1', content: '{"city":"Paris","tempC":18,"sky":"clear"}' });
+  });
+
+  it('runs the streamTurn example: text as it streams, the call and its result', async () => {
+    server.reply(wireReply('sse', { toolCalls: [weatherCall] }), wireReply('sse', { text: 'Clear, 18 °C.' }));
+    const { logged, written } = await runExample('../examples/stream-turn.js');
+    expect(written).toBe('Clear, 18 °C.');
+    expect(logged).toEqual(['-> get_weather {"city":"Paris"}', '<- {"city":"Paris","tempC":18,"sky":"clear"}', '\nstopped after 2 model calls']);
+    expect(server.requests.every((r) => r.body.stream === true)).toBe(true);
+  });
 });
 
 describe('docs/providers.md', () => {
@@ -39,13 +82,20 @@ describe('docs/providers.md', () => {
     expect(server.requests[0]!.body.model).toBe('qwen3:8b');
   });
 
-  it('runs the override and retry examples', async () => {
+  it('runs the override example', async () => {
+    expect(doc).toContain('resolve: (modelId) => openai(modelId)');
     const provider = createOpenAICompatible({ name: 'local', baseURL: server.baseURL });
-    const model = fromAISDK(provider('small'), { resolve: (modelId) => provider(modelId), maxRetries: 3, retryDelay: () => 0 });
-    server.reply(errorReply(429, 'busy'), completion({ content: 'ok', model: 'big' }));
+    const model = fromAISDK(provider('small'), { resolve: (modelId) => provider(modelId) });
+    server.reply(completion({ content: 'ok', model: 'big' }));
     const response = await model.generate(request(userAsks, { modelOverride: 'big' }), { signal: signal() });
     expect(response).toMatchObject({ text: 'ok', modelId: 'big' });
-    expect(server.requests.map((r) => r.body.model)).toEqual(['big', 'big']);
+    expect(server.requests.map((r) => r.body.model)).toEqual(['big']);
+  });
+
+  it('says retries are the interpreter\'s (maxModelRetries), with no adapter retry options left', () => {
+    expect(doc).toContain('maxModelRetries: 4, modelRetryBackoffMs: 1000');
+    expect(doc).toMatch(/never retries: retrying is the\ninterpreter's job/);
+    expect(doc).not.toMatch(/\bmaxRetries\b|\bretryDelay\b/);
   });
 
   it('runs the toTurnError example', async () => {

@@ -1,7 +1,7 @@
 import { APICallError } from '@ai-sdk/provider';
 import type { LanguageModelV3 } from '@ai-sdk/provider';
 import type { Message } from '@turnkit/core';
-import { fromAISDK, ModelCallError, toPrompt, toTurnError } from '@turnkit/ai-sdk';
+import { fromAISDK, type FromAISDKOptions, ModelCallError, toPrompt, toTurnError } from '@turnkit/ai-sdk';
 import { describe, expect, it } from 'vitest';
 import { scriptedModel, usage } from './scripted-model.js';
 import { drain, request, signal, userAsks } from './setup.js';
@@ -130,7 +130,7 @@ describe('toPrompt', () => {
         role: 'assistant',
         content: [
           { type: 'tool-call', toolCallId: 'a', toolName: 'f', input: { x: 1 } },
-          { type: 'tool-call', toolCallId: 'b', toolName: 'f', input: '{x' },
+          { type: 'tool-call', toolCallId: 'b', toolName: 'f', input: { rawInvalidInput: '{x' } },
         ],
       },
       {
@@ -186,9 +186,11 @@ describe('fromAISDK arguments', () => {
     expect(() => fromAISDK('gpt-4o' as unknown as LanguageModelV3)).toThrow(/the string 'gpt-4o'/);
   });
 
-  it('rejects a bad maxRetries, naming the option', () => {
-    expect(() => fromAISDK(scriptedModel({}), { maxRetries: -1 })).toThrow(RangeError);
-    expect(() => fromAISDK(scriptedModel({}), { maxRetries: 1.5 })).toThrow(/maxRetries.*1\.5/);
+  it("rejects the removed retry options, pointing at the interpreter's maxModelRetries", () => {
+    // Cast: the options are gone from the type; plain JavaScript callers can still pass them.
+    const removed = (options: object) => () => fromAISDK(scriptedModel({}), options as FromAISDKOptions);
+    expect(removed({ maxRetries: 3 })).toThrow(/'maxRetries' was removed.*maxModelRetries.*runTurn or streamTurn/);
+    expect(removed({ retryDelay: () => 0 })).toThrow(/'retryDelay' was removed/);
   });
 
   it('fails the call when resolve returns something that is not a model', async () => {

@@ -12,9 +12,9 @@ afterEach(async () => {
   await server.close();
 });
 
-function streamOf(parts: readonly (object | string)[], options: { maxRetries?: number } = {}) {
+function streamOf(parts: readonly (object | string)[]) {
   server.reply(sse(parts));
-  return fromAISDK(languageModelFor(server), { ...options, retryDelay: () => 0 }).stream!(request(userAsks), { signal: signal() });
+  return fromAISDK(languageModelFor(server)).stream!(request(userAsks), { signal: signal() });
 }
 
 /** The arguments text of each tool call, assembled from its deltas, in start order. */
@@ -114,17 +114,17 @@ describe('stream: errors', () => {
     expect((error as ModelCallError).turnError.message).toContain('without a finish reason');
   });
 
-  it('maps a 429 to rate_limited before any part, and retries it when asked', async () => {
-    server.reply(errorReply(429, 'Rate limit reached'));
+  it('maps a 429 to rate_limited before any part, without retrying it (retries are the interpreter\'s)', async () => {
+    server.reply(errorReply(429, 'Rate limit reached', { 'retry-after': '2' }));
     const first = await drain(fromAISDK(languageModelFor(server)).stream!(request(userAsks), { signal: signal() }));
     expect(first.parts).toEqual([]);
-    expect((first.error as ModelCallError).turnError).toMatchObject({ kind: 'rate_limited', retryable: true, data: { statusCode: 429 } });
+    expect((first.error as ModelCallError).turnError).toMatchObject({ kind: 'rate_limited', retryable: true, data: { statusCode: 429, retryAfterMs: 2000 } });
+    expect(server.requests).toHaveLength(1);
 
-    server.reply(errorReply(429, 'Rate limit reached'));
-    const second = await drain(streamOf([chunk.role(), chunk.text('ok'), chunk.finish('stop')], { maxRetries: 1 }));
+    const second = await drain(streamOf([chunk.role(), chunk.text('ok'), chunk.finish('stop')]));
     expect(second.error).toBeUndefined();
     expect(second.parts[0]).toEqual({ type: 'text_delta', text: 'ok' });
-    expect(server.requests).toHaveLength(3);
+    expect(server.requests).toHaveLength(2);
   });
 
   it('maps a 500 to provider_error', async () => {
