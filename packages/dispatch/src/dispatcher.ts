@@ -14,6 +14,7 @@
 //   and never changes it.
 
 import type { ApprovalDecision, ParkedCall, ToolCall, ToolResult, ToolSpec } from '@turnkit/core';
+import { cancellationOf, LazyCancellation, type Cancellation } from './cancellation.js';
 import { TOOL_NAME, type ToolDefinition } from './define.js';
 import { matchesPattern, parsePattern, type Pattern } from './patterns.js';
 import { capOutput, errorMessage, quote, toJsonValue } from './shape.js';
@@ -46,6 +47,8 @@ const MAX_ISSUES = 20;
 
 /** The policy stage's answer, before `nonInteractive` is applied. */
 type PolicyOutcome = { readonly decision: 'allow' | 'deny' | 'ask'; readonly source: string; readonly reason: string; readonly text?: string };
+
+type ThenFn = (onResolved: (value: unknown) => void, onRejected: (error: unknown) => void) => unknown;
 
 type RunOutcome =
   | { readonly kind: 'ok'; readonly value: unknown }
@@ -106,43 +109,56 @@ function describeIssues(name: string, issues: readonly { readonly path: readonly
   return `Invalid input for ${quote(name)}:\n${lines.join('\n')}\nFix the arguments and call ${quote(name)} again.`;
 }
 
-/** Resolves to the promise's value, or to `aborted` when the signal fires first. */
-function raceAbort<T>(work: () => T | Promise<T>, signal: AbortSignal): Promise<{ readonly aborted: true } | { readonly aborted: false; readonly value: T }> {
+/** Resolves to the promise's value, or to `aborted` when the turn is cancelled first. */
+function raceAbort<T>(work: () => T | Promise<T>, cancel: Cancellation): Promise<{ readonly aborted: true } | { readonly aborted: false; readonly value: T }> {
   return new Promise((resolve, reject) => {
-    if (signal.aborted) return resolve({ aborted: true });
-    const onAbort = (): void => resolve({ aborted: true });
-    signal.addEventListener('abort', onAbort, { once: true });
+    if (cancel.aborted) return resolve({ aborted: true });
+    const remove = cancel.onAbort(() => resolve({ aborted: true }));
     new Promise<T>((r) => r(work())).then(
       (value) => {
-        signal.removeEventListener('abort', onAbort);
+        remove();
         resolve({ aborted: false, value });
       },
       (error: unknown) => {
-        signal.removeEventListener('abort', onAbort);
+        remove();
         reject(error);
       },
     );
   });
 }
 
-/** Waits `ms`; false when the signal fired first. */
-function sleep(ms: number, signal: AbortSignal): Promise<boolean> {
+/** Waits `ms`; false when the turn was cancelled first. */
+function sleep(ms: number, cancel: Cancellation): Promise<boolean> {
   return new Promise((resolve) => {
-    if (signal.aborted) return resolve(false);
-    const onAbort = (): void => {
+    if (cancel.aborted) return resolve(false);
+    const remove = cancel.onAbort(() => {
       clearTimeout(timer);
       resolve(false);
-    };
+    });
     const timer = setTimeout(() => {
-      signal.removeEventListener('abort', onAbort);
+      remove();
       resolve(true);
     }, ms);
-    signal.addEventListener('abort', onAbort, { once: true });
   });
+}
+
+/** A call as hooks and policies see it; the AbortSignal is made only if one of them reads it. */
+function callInfo(call: ToolCall, tool: AnyTool, input: unknown, turnId: string, cancel: Cancellation): CallInfo {
+  return {
+    call,
+    tool,
+    input,
+    turnId,
+    get signal() {
+      return cancel.signal;
+    },
+  };
 }
 
 /** Runs `work` over `items` with at most `limit` in flight; `work` must not throw. */
 async function pool<T>(items: readonly T[], limit: number, work: (item: T) => Promise<void>): Promise<void> {
+  // The common batch of one call needs no workers.
+  if (items.length === 1) return work(items[0] as T);
   let next = 0;
   const worker = async (): Promise<void> => {
     while (next < items.length) {
@@ -234,7 +250,8 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
   if (options.grants !== undefined && !Array.isArray(options.grants)) optionError('grants must be an array, as dispatcher.grants() returns it.');
   for (const g of options.grants ?? []) addGrant(g);
 
-  const idleSignal = new AbortController().signal;
+  // For a context without a signal: never cancelled (its AbortSignal is made only if a tool asks).
+  const idle = new LazyCancellation();
   // Verdicts made by classify: their input is already validated (and maybe transformed), so
   // execute must not parse it again. Any other execute verdict is validated first.
   const classified = new WeakSet<object>();
@@ -260,8 +277,8 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
     }
   }
 
-  async function policyStage(info: CallInfo): Promise<PolicyOutcome> {
-    const { call, tool, input } = info;
+  /** `info` makes what a policy sees; only a policy needs it. */
+  async function policyStage(call: ToolCall, tool: AnyTool, input: unknown, info: () => CallInfo, cancel: Cancellation): Promise<PolicyOutcome> {
     for (const rule of denyRules) {
       if (matchesPattern(rule, call.name, input, true)) {
         return { decision: 'deny', source: `rule:deny:${rule.source}`, reason: `denied by rule '${rule.source}'` };
@@ -286,7 +303,8 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
       const policy = options.policy;
       let verdict: unknown;
       try {
-        const raced = await raceAbort(() => policy(info), info.signal);
+        const seen = info();
+        const raced = await raceAbort(() => policy(seen), cancel);
         if (raced.aborted) return { decision: 'deny', source: 'cancelled', reason: 'cancelled', text: `cancelled: the turn was cancelled before ${quote(call.name)} ran.` };
         verdict = raced.value;
       } catch (error) {
@@ -342,17 +360,17 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
     const checked = await validate(tool, call, call.input);
     if (!checked.ok) return deny(call, 'invalid_input', checked.text);
     let input = checked.input;
-    const signal = ctx.signal ?? idleSignal;
+    const cancel = cancellationOf(ctx) ?? idle;
     const turnId = String(ctx.turnId);
     const cancelledBefore = (): Verdict => deny(call, 'cancelled', `cancelled: the turn was cancelled before ${quote(name)} ran.`);
     // Stage 4: before-hooks, in order.
     for (const hook of hooksBefore) {
-      if (signal.aborted) return cancelledBefore();
+      if (cancel.aborted) return cancelledBefore();
       const source = `hook:${hook.name}`;
       let outcome: unknown;
       try {
-        const info: CallInfo = { call, tool, input, turnId, signal };
-        const raced = await raceAbort(() => hook.run(info), signal);
+        const info = callInfo(call, tool, input, turnId, cancel);
+        const raced = await raceAbort(() => hook.run(info), cancel);
         if (raced.aborted) return cancelledBefore();
         outcome = raced.value;
       } catch (error) {
@@ -374,9 +392,9 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
       return deny(call, source, `Call to ${quote(name)} denied: before-hook '${hook.name}' returned an unrecognised value. Do not retry it unchanged.`);
     }
     if (skipPolicy) return { kind: 'execute', call, input, source: 'user_approved' };
-    if (signal.aborted) return cancelledBefore();
+    if (cancel.aborted) return cancelledBefore();
     // Stage 5: policy.
-    const outcome = await policyStage({ call, tool, input, turnId, signal });
+    const outcome = await policyStage(call, tool, input, () => callInfo(call, tool, input, turnId, cancel), cancel);
     if (outcome.text !== undefined) return deny(call, outcome.source, outcome.text);
     if (outcome.decision === 'deny') return deny(call, outcome.source, `Call to ${quote(name)} denied: ${outcome.reason}. Do not retry it unchanged; continue without it.`);
     if (outcome.decision === 'ask') {
@@ -433,33 +451,81 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
     usedPerTool.set(call.name, (usedPerTool.get(call.name) ?? 0) + 1);
   }
 
-  /** One try of the tool under its timeout and the turn's signal. */
-  function runOnce(tool: AnyTool, call: ToolCall, input: unknown, turnId: string, turnSignal: AbortSignal, timeoutMs: number): Promise<RunOutcome> {
+  /**
+   * One try of the tool under its timeout and the turn's cancellation. The tool's AbortSignal is
+   * made only if the tool reads `ctx.signal`, and a tool that returns a plain value (not a
+   * promise) settles at once, without a timer: both cost more than a small tool itself.
+   */
+  function runOnce(tool: AnyTool, call: ToolCall, input: unknown, turnId: string, turn: Cancellation, timeoutMs: number): RunOutcome | Promise<RunOutcome> {
+    let controller: AbortController | undefined;
+    let toolAbort: { readonly reason: unknown } | undefined;
+    const abortTool = (reason: unknown): void => {
+      toolAbort = { reason };
+      controller?.abort(reason);
+    };
+    const toolCtx = {
+      get signal(): AbortSignal {
+        if (controller === undefined) {
+          controller = new AbortController();
+          if (toolAbort !== undefined) controller.abort(toolAbort.reason);
+        }
+        return controller.signal;
+      },
+      callId: call.id,
+      turnId,
+    };
+    if (turn.aborted) {
+      abortTool(turn.reason);
+      return { kind: 'cancelled' };
+    }
+    const started = performance.now();
+    let value: unknown;
+    let then: unknown;
+    try {
+      value = tool.execute(input, toolCtx);
+      // Read `then` once, as promise resolution would: a throwing getter is the tool's error.
+      then = value !== null && (typeof value === 'object' || typeof value === 'function') ? (value as { then?: unknown }).then : undefined;
+    } catch (error) {
+      // A tool that cancelled the turn while it ran is reported as cancelled, not as an error.
+      if (turn.aborted) {
+        abortTool(turn.reason);
+        return { kind: 'cancelled' };
+      }
+      return { kind: 'error', error };
+    }
+    if (turn.aborted) {
+      // The dropped promise may reject on abort: handle it so it is not an unhandled rejection.
+      if (typeof then === 'function') new Promise<unknown>((r, j) => void (then as ThenFn).call(value, r, j)).catch(() => undefined);
+      abortTool(turn.reason);
+      return { kind: 'cancelled' };
+    }
+    if (typeof then !== 'function') return { kind: 'ok', value };
     return new Promise((resolve) => {
-      const controller = new AbortController();
       let settled = false;
       const settle = (outcome: RunOutcome): void => {
         if (settled) return;
         settled = true;
         clearTimeout(timer);
-        turnSignal.removeEventListener('abort', onAbort);
+        removeAbort();
         resolve(outcome);
       };
       // Abort the tool's signal first, then settle: a tool that rejects on abort does so a
       // microtask later, so the call is reported as cancelled or timed out, not as an error.
-      const onAbort = (): void => {
-        controller.abort(turnSignal.reason);
+      const removeAbort = turn.onAbort(() => {
+        abortTool(turn.reason);
         settle({ kind: 'cancelled' });
-      };
-      const timer = setTimeout(() => {
-        controller.abort(new DOMException(`Tool '${tool.name}' timed out after ${timeoutMs} ms.`, 'TimeoutError'));
-        settle({ kind: 'timeout' });
-      }, timeoutMs);
-      if (turnSignal.aborted) return onAbort();
-      turnSignal.addEventListener('abort', onAbort, { once: true });
+      });
+      // The timeout counts from the start of the call, as if set before `execute` ran.
+      const timer = setTimeout(
+        () => {
+          abortTool(new DOMException(`Tool '${tool.name}' timed out after ${timeoutMs} ms.`, 'TimeoutError'));
+          settle({ kind: 'timeout' });
+        },
+        Math.max(0, timeoutMs - (performance.now() - started)),
+      );
       // A tool that ignores its signal keeps running after a timeout; its late result is dropped.
-      new Promise<unknown>((r) => r(tool.execute(input, { signal: controller.signal, callId: call.id, turnId }))).then(
-        (value) => settle({ kind: 'ok', value }),
+      new Promise<unknown>((r, j) => void (then as ThenFn).call(value, r, j)).then(
+        (result) => settle({ kind: 'ok', value: result }),
         (error: unknown) => settle({ kind: 'error', error }),
       );
     });
@@ -474,15 +540,15 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
   }
 
   /** Stage 7. */
-  async function runTool(tool: AnyTool, call: ToolCall, input: unknown, turnId: string, signal: AbortSignal): Promise<RawResult> {
+  async function runTool(tool: AnyTool, call: ToolCall, input: unknown, turnId: string, cancel: Cancellation): Promise<RawResult> {
     const attempts = tool.retry?.attempts ?? 1;
     const timeoutMs = tool.timeoutMs ?? defaultTimeoutMs;
     const cancelledDuring = `cancelled: ${quote(call.name)} was stopped because the turn was cancelled.`;
     for (let attempt = 1; ; attempt++) {
-      if (signal.aborted) {
+      if (cancel.aborted) {
         return { callId: call.id, name: call.name, output: attempt === 1 ? `cancelled: the turn was cancelled before ${quote(call.name)} ran.` : cancelledDuring, isError: true };
       }
-      const outcome = await runOnce(tool, call, input, turnId, signal, timeoutMs);
+      const outcome = await runOnce(tool, call, input, turnId, cancel, timeoutMs);
       switch (outcome.kind) {
         case 'ok':
           return { callId: call.id, name: call.name, output: outcome.value, isError: false };
@@ -493,7 +559,7 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
         case 'error': {
           if (attempt < attempts && shouldRetry(tool, outcome.error)) {
             const backoff = (tool.retry?.backoffMs ?? 0) * 2 ** (attempt - 1);
-            if (backoff > 0 && !(await sleep(Math.min(backoff, MAX_TIMEOUT_MS), signal))) {
+            if (backoff > 0 && !(await sleep(Math.min(backoff, MAX_TIMEOUT_MS), cancel))) {
               return { callId: call.id, name: call.name, output: cancelledDuring, isError: true };
             }
             continue;
@@ -505,7 +571,7 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
   }
 
   /** Stage 8, second half: after-hooks in order; a failing hook withholds the output. */
-  async function afterHooks(result: RawResult, info: CallInfo): Promise<RawResult> {
+  async function afterHooks(result: RawResult, info: CallInfo, cancel: Cancellation): Promise<RawResult> {
     let current = result;
     for (const hook of hooksAfter) {
       const withheld = (why: string): RawResult => ({
@@ -515,7 +581,7 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
       });
       let outcome: unknown;
       try {
-        const raced = await raceAbort(() => hook.run(current, info), info.signal);
+        const raced = await raceAbort(() => hook.run(current, info), cancel);
         if (raced.aborted) {
           current = withheld('did not finish because the turn was cancelled');
           continue;
@@ -562,13 +628,13 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
   async function runReserved(tool: AnyTool, call: ToolCall, input: unknown, ctx: DispatchContext): Promise<ToolResult> {
     let recorded = false;
     try {
-      const signal = ctx.signal ?? idleSignal;
+      const cancel = cancellationOf(ctx) ?? idle;
       const turnId = String(ctx.turnId);
-      const ran = await runTool(tool, call, input, turnId, signal);
+      const ran = await runTool(tool, call, input, turnId, cancel);
       record(call);
       recorded = true;
       const withModel: RawResult = tool.model === undefined ? ran : { ...ran, modelOverride: tool.model };
-      return sealed(await afterHooks(withModel, { call, tool, input, turnId, signal }));
+      return sealed(hooksAfter.length === 0 ? withModel : await afterHooks(withModel, callInfo(call, tool, input, turnId, cancel), cancel));
     } catch (error) {
       if (!recorded) record(call);
       return errorResult(call.id, call.name, `Error calling tool '${call.name}': the dispatcher failed while running it (${errorMessage(error)}).`);

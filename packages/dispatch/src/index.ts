@@ -1,3 +1,5 @@
+export { cancellationOf, LazyCancellation, signalCancellation } from './cancellation.js';
+export type { Cancellation } from './cancellation.js';
 export { defineTool } from './define.js';
 export type { RetryOptions, ToolConfig, ToolContext, ToolDefinition } from './define.js';
 export { createDispatcher } from './dispatcher.js';

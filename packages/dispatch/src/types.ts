@@ -2,12 +2,18 @@
 // decision records) is plain JSON; hooks and policies are the only functions.
 
 import type { ApprovalDecision, ParkedCall, ToolCall, ToolResult, ToolSpec } from '@turnkit/core';
+import type { Cancellation } from './cancellation.js';
 import type { ToolDefinition } from './define.js';
 
 /** The turn a dispatch belongs to. Without a signal the calls cannot be cancelled (timeouts still apply). */
 export interface DispatchContext {
   readonly turnId: string;
   readonly signal?: AbortSignal;
+  /**
+   * The same cancellation as `signal`, readable without making an AbortSignal (an interpreter
+   * passes both; the dispatcher then reads `signal` only to hand it to a hook, policy or tool).
+   */
+  readonly cancellation?: Cancellation;
   /**
    * Called once per call as soon as its result is known (denied at once, or when its tool
    * finishes), in completion order; the returned results stay in call order. A streaming

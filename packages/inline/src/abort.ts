@@ -1,9 +1,15 @@
 // Cancellation helpers: an abort must become a `cancel` event at once, even while a model or a
 // tool ignores its signal, and must never leave an unhandled rejection behind.
 
+import type { Cancellation } from '@turnkit/dispatch';
+
 /** The reason a signal gives, as a sentence for the `cancel` event. */
 export function cancelReason(signal: AbortSignal): string {
-  const reason: unknown = signal.reason;
+  return reasonText(signal.reason);
+}
+
+/** A cancellation reason as a sentence for the `cancel` event. */
+export function reasonText(reason: unknown): string {
   if (typeof reason === 'string' && reason.length > 0) return reason;
   if (reason instanceof Error && reason.name !== 'AbortError' && reason.message.length > 0) return reason.message;
   return 'cancelled by the caller';
@@ -28,6 +34,27 @@ export function raceAbort<T>(work: Promise<T>, signal: AbortSignal, onAbort: () 
       },
       (error: unknown) => {
         signal.removeEventListener('abort', abort);
+        reject(error);
+      },
+    );
+  });
+}
+
+/** `raceAbort` over a Cancellation: no AbortSignal is made and no EventTarget listener added. */
+export function raceCancellation<T>(work: Promise<T>, cancel: Cancellation, onAbort: () => T): Promise<T> {
+  if (cancel.aborted) {
+    work.catch(() => undefined);
+    return Promise.resolve(onAbort());
+  }
+  return new Promise<T>((resolve, reject) => {
+    const remove = cancel.onAbort(() => resolve(onAbort()));
+    work.then(
+      (value) => {
+        remove();
+        resolve(value);
+      },
+      (error: unknown) => {
+        remove();
         reject(error);
       },
     );

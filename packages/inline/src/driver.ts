@@ -4,8 +4,8 @@
 // loop and replace or extend single handlers: `{ ...defaultHandlers, call_model: streamingCall }`.
 
 import { isTerminal, step, type Effect, type Message, type Model, type Outcome, type TurnError, type TurnEvent, type TurnState } from '@turnkit/core';
-import type { Dispatcher } from '@turnkit/dispatch';
-import { cancelReason, raceAbort } from './abort.js';
+import { cancellationOf, type Cancellation, type DispatchContext, type Dispatcher } from '@turnkit/dispatch';
+import { raceCancellation, reasonText } from './abort.js';
 import { askApproval } from './approvals.js';
 import { CompactFailedError, runCompaction } from './compaction.js';
 import { callWithRetries, errorMessage, modelRequestFor } from './model.js';
@@ -20,6 +20,11 @@ export interface TurnContext {
   readonly transcript: Message[];
   /** Aborts when the turn is cancelled; pass it to every model and tool call. */
   readonly signal: AbortSignal;
+  /**
+   * The same cancellation, readable without making the AbortSignal (`runTurn` makes the signal
+   * only when someone reads `signal`: creating and aborting one costs microseconds per turn).
+   */
+  readonly cancellation?: Cancellation;
   readonly approve?: ApproveFn;
   readonly output?: OutputSchema;
   readonly check?: CheckFn;
@@ -64,14 +69,15 @@ export const defaultHandlers: EffectHandlers = {
   },
   call_model(effect, ctx) {
     const request = modelRequestFor(effect.request, ctx.transcript, ctx.dispatcher.toolSpecs());
-    return callWithRetries(() => ctx.model.generate(request, { signal: ctx.signal }), ctx);
+    const options = modelCallOptions(ctx);
+    return callWithRetries(() => ctx.model.generate(request, options), ctx);
   },
   async dispatch_tools(effect, ctx) {
-    const { results, parked } = await ctx.dispatcher.dispatch(effect.calls, { turnId: ctx.turnId, signal: ctx.signal });
+    const { results, parked } = await ctx.dispatcher.dispatch(effect.calls, dispatchContext(ctx));
     return parked.length > 0 ? { type: 'tools_parked', held: results, parked } : { type: 'tools_completed', results };
   },
   async execute_approved(effect, ctx) {
-    const results = await ctx.dispatcher.executeApproved(effect.calls, { turnId: ctx.turnId, signal: ctx.signal });
+    const results = await ctx.dispatcher.executeApproved(effect.calls, dispatchContext(ctx));
     return { type: 'approved_tools_completed', results };
   },
   async compact(effect, ctx) {
@@ -88,6 +94,48 @@ export const defaultHandlers: EffectHandlers = {
   },
 };
 
+// One per context: an object literal with a getter is slow to make, and a turn makes several calls.
+const callOptionsOf = new WeakMap<TurnContext, { readonly signal: AbortSignal }>();
+const dispatchContextOf = new WeakMap<TurnContext, DispatchContext>();
+
+/** `{ signal }` for a model call; the signal is made only if the model reads it. */
+export function modelCallOptions(ctx: TurnContext): { readonly signal: AbortSignal } {
+  let options = callOptionsOf.get(ctx);
+  if (options === undefined) {
+    options = {
+      get signal() {
+        return ctx.signal;
+      },
+    };
+    callOptionsOf.set(ctx, options);
+  }
+  return options;
+}
+
+/** The dispatch context of a turn: its id and cancellation; the signal is made only if read. */
+function dispatchContext(ctx: TurnContext): DispatchContext {
+  // No spread: it would read the getter and make the signal.
+  const cancellation = ctx.cancellation;
+  if (cancellation === undefined) return { turnId: ctx.turnId, signal: ctx.signal };
+  let made = dispatchContextOf.get(ctx);
+  if (made === undefined) {
+    made = {
+      turnId: ctx.turnId,
+      get signal() {
+        return ctx.signal;
+      },
+      cancellation,
+    };
+    dispatchContextOf.set(ctx, made);
+  }
+  return made;
+}
+
+/** The context's cancellation (its AbortSignal's when a handler built a context without one). */
+function turnCancellation(ctx: TurnContext): Cancellation {
+  return cancellationOf(ctx) as Cancellation;
+}
+
 /** Where a drive ended: `outcome` is null when the turn is parked and nobody could decide (suspended). */
 export interface DriveResult {
   readonly state: TurnState;
@@ -102,25 +150,30 @@ export interface DriveResult {
 export async function driveTurn(state: TurnState, effects: readonly Effect[], ctx: TurnContext, handlers: EffectHandlers = defaultHandlers): Promise<DriveResult> {
   let current = state;
   let pending = effects;
+  const cancel = turnCancellation(ctx);
   for (;;) {
     let blocking: Exclude<Effect, { type: 'append' | 'emit' | 'persist' }> | undefined;
     for (const effect of pending) {
       if (ctx.onEffect !== undefined) quietly(() => ctx.onEffect?.(effect));
       if (isBlockingEffect(effect)) blocking = effect;
-      else await performObserver(effect, ctx, handlers, current);
+      else {
+        // Await only a handler that returned a promise: the default ones are synchronous.
+        const done = performObserver(effect, ctx, handlers, current);
+        if (done !== undefined) await done;
+      }
     }
     if (blocking?.type === 'done') return { state: current, outcome: blocking.outcome };
     if (isTerminal(current)) return { state: current, outcome: current.outcome };
     let event: TurnEvent | null;
     try {
       if (blocking !== undefined) event = await perform(blocking, ctx, handlers);
-      else if (current.status === 'awaiting_approval') event = await raceAbort(handlers.parked(current, ctx), ctx.signal, () => null);
+      else if (current.status === 'awaiting_approval') event = await raceCancellation(handlers.parked(current, ctx), cancel, () => null);
       else event = null; // nothing in flight (a resumed state with nothing to redo): hand it back as is
     } catch {
       // Only a replaced `parked` handler gets here: fail closed, the undecided calls expire.
       event = { type: 'approval_expired' };
     }
-    if (ctx.signal.aborted) event = { type: 'cancel', reason: cancelReason(ctx.signal) };
+    if (cancel.aborted) event = { type: 'cancel', reason: reasonText(cancel.reason) };
     if (event === null) return { state: current, outcome: null };
     const [next, nextEffects] = step(current, event);
     if (ctx.onStep !== undefined) quietly(() => ctx.onStep?.({ event, state: next, effects: nextEffects }));
@@ -133,7 +186,7 @@ function isBlockingEffect(effect: Effect): effect is Exclude<Effect, { type: 'ap
   return effect.type !== 'append' && effect.type !== 'emit' && effect.type !== 'persist';
 }
 
-async function performObserver(effect: EffectOf<'append' | 'emit' | 'persist'>, ctx: TurnContext, handlers: EffectHandlers, state: TurnState): Promise<void> {
+function performObserver(effect: EffectOf<'append' | 'emit' | 'persist'>, ctx: TurnContext, handlers: EffectHandlers, state: TurnState): void | Promise<void> {
   switch (effect.type) {
     case 'append':
       return handlers.append(effect, ctx);
@@ -146,21 +199,22 @@ async function performObserver(effect: EffectOf<'append' | 'emit' | 'persist'>, 
 
 /** Runs one blocking handler, raced against the abort signal; a thrown handler becomes its event. */
 async function perform(effect: Exclude<Effect, { type: 'append' | 'emit' | 'persist' | 'done' }>, ctx: TurnContext, handlers: EffectHandlers): Promise<TurnEvent> {
-  const cancel = (): TurnEvent => ({ type: 'cancel', reason: cancelReason(ctx.signal) });
+  const cancellation = turnCancellation(ctx);
+  const cancel = (): TurnEvent => ({ type: 'cancel', reason: reasonText(cancellation.reason) });
   // Already cancelled: do not start a model call or a tool only to abort it.
-  if (ctx.signal.aborted) return cancel();
+  if (cancellation.aborted) return cancel();
   try {
     switch (effect.type) {
       case 'call_model':
-        return await raceAbort(handlers.call_model(effect, ctx), ctx.signal, cancel);
+        return await raceCancellation(handlers.call_model(effect, ctx), cancellation, cancel);
       case 'dispatch_tools':
-        return await raceAbort(handlers.dispatch_tools(effect, ctx), ctx.signal, cancel);
+        return await raceCancellation(handlers.dispatch_tools(effect, ctx), cancellation, cancel);
       case 'execute_approved':
-        return await raceAbort(handlers.execute_approved(effect, ctx), ctx.signal, cancel);
+        return await raceCancellation(handlers.execute_approved(effect, ctx), cancellation, cancel);
       case 'compact':
-        return await raceAbort(handlers.compact(effect, ctx), ctx.signal, cancel);
+        return await raceCancellation(handlers.compact(effect, ctx), cancellation, cancel);
       case 'check_output':
-        return await raceAbort(handlers.check_output(effect, ctx), ctx.signal, cancel);
+        return await raceCancellation(handlers.check_output(effect, ctx), cancellation, cancel);
     }
   } catch (error) {
     return handlerFailed(effect, error);

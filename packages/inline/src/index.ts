@@ -1,6 +1,6 @@
 export { runTurn, resumeTurn } from './run.js';
 export { keepLastMessages, runCompaction, CompactFailedError } from './compaction.js';
-export { driveTurn, defaultHandlers } from './driver.js';
+export { driveTurn, defaultHandlers, modelCallOptions } from './driver.js';
 export type { DriveResult, EffectHandlers, TurnContext } from './driver.js';
 export { callWithRetries, errorMessage, modelRequestFor, toTurnError } from './model.js';
 export type { ModelCallSettings } from './model.js';

@@ -3,7 +3,7 @@
 
 import { randomUUID } from 'node:crypto';
 import { createTurn, parseTurnState, resume, step, type Effect, type Message, type TurnEvent, type TurnLimitsInput, type TurnState } from '@turnkit/core';
-import { createDispatcher, type Dispatcher } from '@turnkit/dispatch';
+import { createDispatcher, LazyCancellation, type Dispatcher } from '@turnkit/dispatch';
 import { recordDecisions, undecided } from './approvals.js';
 import { driveTurn, defaultHandlers, type EffectHandlers, type TurnContext } from './driver.js';
 import type { ResumeTurnOptions, RunTurnOptions, StepRecord, TurnResult } from './types.js';
@@ -62,9 +62,10 @@ async function drive(
   first: TurnEvent | null | readonly Effect[],
   handlers: EffectHandlers,
 ): Promise<TurnResult> {
-  const controller = new AbortController();
+  // The turn's AbortSignal is made only if a handler, model, tool or hook reads it (see TurnContext).
+  const cancellation = new LazyCancellation();
   const outer = options.signal;
-  const forward = (): void => controller.abort(outer?.reason);
+  const forward = (): void => cancellation.abort(outer?.reason);
   if (outer?.aborted === true) forward();
   else outer?.addEventListener('abort', forward, { once: true });
 
@@ -81,7 +82,10 @@ async function drive(
     model: options.model,
     dispatcher,
     transcript,
-    signal: controller.signal,
+    get signal() {
+      return cancellation.signal;
+    },
+    cancellation,
     maxModelRetries: options.maxModelRetries ?? 2,
     modelRetryBackoffMs: options.modelRetryBackoffMs ?? 500,
     ...(options.approve === undefined ? {} : { approve: options.approve }),
@@ -111,14 +115,21 @@ async function drive(
     return toResult(end, outcome, transcript, dispatcher, options.trace === true ? { initial: state, entries } : undefined);
   } finally {
     outer?.removeEventListener('abort', forward);
-    // Stop anything a handler left running (a tool that ignored a finished race, say).
-    if (!controller.signal.aborted) controller.abort('the turn has ended');
+    // Stop anything a handler left running (a tool that ignored a finished race, say). Without a
+    // signal made, nobody can be listening: this only marks the cancellation.
+    cancellation.abort('the turn has ended');
   }
 }
 
 function toResult(state: TurnState, outcome: TurnState['outcome'], transcript: readonly Message[], dispatcher: Dispatcher, trace: TurnResult['trace']): TurnResult {
-  const last = [...transcript].reverse().find((m) => m.role === 'assistant');
-  const base = { text: last?.role === 'assistant' ? last.content : '', usage: state.usage, state, transcript, ...(trace === undefined ? {} : { trace }) };
+  let last: Message | undefined;
+  for (let i = transcript.length - 1; i >= 0 && last === undefined; i--) if (transcript[i]?.role === 'assistant') last = transcript[i];
+  const text = last?.role === 'assistant' ? last.content : '';
+  // The common end, written out: spreading `base` into each shape is a slow generic copy.
+  if (trace === undefined && outcome?.status === 'stopped') {
+    return { text, usage: state.usage, state, transcript, status: 'stopped', output: outcome.output, stopReason: outcome.stopReason, outcome };
+  }
+  const base = { text, usage: state.usage, state, transcript, ...(trace === undefined ? {} : { trace }) };
   if (outcome === null) {
     return { ...base, status: 'suspended', output: null, pending: undecided(state), grants: [...dispatcher.grants()], budgetUsage: dispatcher.budgetUsage() };
   }

@@ -4,6 +4,7 @@
 // text reaches the reader as one delta. Failures are thrown, so the driver maps them to
 // `model_failed` exactly as it does for `generate()`.
 import type { Model, ModelCallOptions, ModelRequest, ModelResponse, TurnError } from '@turnkit/core';
+import { signalCancellation, type Cancellation } from '@turnkit/dispatch';
 import { createAggregator } from './aggregate.js';
 import type { TurnStreamEvent } from './events.js';
 import type { EventSink } from './handoff.js';
@@ -26,33 +27,44 @@ export class ModelStreamInterruptedError extends Error {
 /**
  * Performs one model call for a streamed turn and returns the aggregated response. Throws what the
  * model throws, a StreamProtocolError for a broken stream, or the abort reason once `signal` aborts.
+ * `cancel`, when given, is the same cancellation as `options.signal`, read without making the signal.
  */
-export async function streamModelResponse(model: Model, request: ModelRequest, options: ModelCallOptions, sink: EventSink<TurnStreamEvent>): Promise<ModelResponse> {
-  const { signal } = options;
-  if (typeof model.stream !== 'function') return generateAsOneDelta(model, request, options, sink);
+export async function streamModelResponse(
+  model: Model,
+  request: ModelRequest,
+  options: ModelCallOptions,
+  sink: EventSink<TurnStreamEvent>,
+  cancel: Cancellation = signalCancellation(options.signal),
+): Promise<ModelResponse> {
+  if (typeof model.stream !== 'function') return generateAsOneDelta(model, request, options, sink, cancel);
   const aggregator = createAggregator();
   let sent = false;
   try {
     // for await closes the model's iterator (return()) on every exit, including an abort.
     for await (const part of model.stream(request, options)) {
-      signal.throwIfAborted();
+      throwIfAborted(cancel);
       const event = aggregator.push(part);
       if (event === undefined) continue;
       sent = true;
       const taken = sink.send(event);
       if (taken !== undefined) await taken;
     }
-    signal.throwIfAborted();
+    throwIfAborted(cancel);
     return aggregator.finish();
   } catch (error) {
-    if (sent && !signal.aborted && saysRetryable(error)) throw new ModelStreamInterruptedError(turnErrorOf(error), error);
+    if (sent && !cancel.aborted && saysRetryable(error)) throw new ModelStreamInterruptedError(turnErrorOf(error), error);
     throw error;
   }
 }
 
-async function generateAsOneDelta(model: Model, request: ModelRequest, options: ModelCallOptions, sink: EventSink<TurnStreamEvent>): Promise<ModelResponse> {
+/** What `signal.throwIfAborted()` does, without making the signal. */
+function throwIfAborted(cancel: Cancellation): void {
+  if (cancel.aborted) throw cancel.reason;
+}
+
+async function generateAsOneDelta(model: Model, request: ModelRequest, options: ModelCallOptions, sink: EventSink<TurnStreamEvent>, cancel: Cancellation): Promise<ModelResponse> {
   const response = await model.generate(request, options);
-  options.signal.throwIfAborted();
+  throwIfAborted(cancel);
   // The turn machine validates the response; only well-formed pieces are announced here.
   const pieces: TurnStreamEvent[] = [];
   if (response !== null && typeof response === 'object') {

@@ -7,6 +7,7 @@ import type { ParkedCall, ToolResult } from '@turnkit/core';
 import {
   callWithRetries,
   defaultHandlers,
+  modelCallOptions,
   modelRequestFor,
   resumeTurn,
   runTurn,
@@ -69,7 +70,12 @@ export function streamingHandlers(sink: EventSink<TurnStreamEvent>, base: Effect
     announced.add(result.callId);
     return sink.send({ type: 'tool_result', result });
   };
-  const tapped = (ctx: TurnContext): TurnContext => ({ ...ctx, dispatcher: reportingResults(ctx.dispatcher, announce) });
+  // Copied by descriptors, not spread: a spread would read (and so make) the lazy `signal`.
+  const tapped = (ctx: TurnContext): TurnContext => {
+    const copy = Object.defineProperties({}, Object.getOwnPropertyDescriptors(ctx)) as { -readonly [K in keyof TurnContext]: TurnContext[K] };
+    copy.dispatcher = reportingResults(ctx.dispatcher, announce);
+    return copy;
+  };
 
   return {
     ...base,
@@ -89,7 +95,8 @@ export function streamingHandlers(sink: EventSink<TurnStreamEvent>, base: Effect
     },
     call_model(effect, ctx) {
       const request = modelRequestFor(effect.request, ctx.transcript, ctx.dispatcher.toolSpecs());
-      return callWithRetries(() => streamModelResponse(ctx.model, request, { signal: ctx.signal }, sink), ctx);
+      const options = modelCallOptions(ctx);
+      return callWithRetries(() => streamModelResponse(ctx.model, request, options, sink, ctx.cancellation), ctx);
     },
     dispatch_tools(effect, ctx) {
       return base.dispatch_tools(effect, tapped(ctx));
