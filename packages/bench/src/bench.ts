@@ -43,14 +43,27 @@ const QUICK: FigureSizes = { suspendedTurns: 500, stepTurns: 2_000, streamDeltas
 export async function runBench(settings: BenchSettings): Promise<BenchReport> {
   const load = { average: loadavg()[0] ?? Number.NaN, cores: cpus().length };
   const sizes = { ...(settings.quick ? QUICK : FULL), ...settings.figures };
+  const { log } = settings;
+  // The turnkit-only figures come first, in a heap the peers have not grown yet (LangChain alone
+  // retains tens of MB, which makes every later garbage collection dearer for whoever runs then).
+  log(`Heap per suspended turn (${sizes.suspendedTurns} turns parked for approval)…`);
+  const suspendedHeap = await measureSuspendedHeap(sizes.suspendedTurns, settings.gc);
+  log(`step per transition (${sizes.stepTurns} turns × 5 batches)…`);
+  const step = measureStep(sizes.stepTurns, 5);
+  log('exploreTurn…');
+  const explore = measureExplore(
+    { maxIterations: sizes.exploreMaxIterations, loopThreshold: 2, maxOutputRepairs: 1 },
+    sizes.exploreMaxDepth,
+  );
+  log(`Streaming throughput (${sizes.streamDeltas} deltas)…`);
+  const turnkitPerSecond = await deltasPerSecond('turnkit streamTurn', await turnkitDeltaStream(sizes.streamDeltas), sizes.streamDeltas, 10);
   const systems = turnkitSystems();
-  let aiSdkStream: ((deltas: number) => ReturnType<typeof aiSdkDeltaStream>) | undefined;
+  let aiSdkPerSecond: number | undefined;
   if (!settings.quick) {
     ensurePeers(settings.log);
+    aiSdkPerSecond = await deltasPerSecond('AI SDK 6 streamText', await aiSdkDeltaStream(sizes.streamDeltas), sizes.streamDeltas, 10);
     systems.push(...(await loadPeerSystems()));
-    aiSdkStream = aiSdkDeltaStream;
   }
-  const { log } = settings;
   log(`Timing ${systems.map((s) => s.name).join(', ')}: ${settings.warmupTurns} warm-up turns each, then ${settings.rounds} interleaved rounds of ${settings.turnsPerRound} turns.`);
   const turns = await timeTurns(systems, {
     warmupTurns: settings.warmupTurns,
@@ -60,20 +73,6 @@ export async function runBench(settings: BenchSettings): Promise<BenchReport> {
       if (round % 10 === 0 || round === settings.rounds) log(`  round ${round}/${settings.rounds}`);
     },
   });
-  log(`Heap per suspended turn (${sizes.suspendedTurns} turns parked for approval)…`);
-  const suspendedHeap = await measureSuspendedHeap(sizes.suspendedTurns, settings.gc);
-  log(`step per transition (${sizes.stepTurns} turns × 5 batches)…`);
-  const step = measureStep(sizes.stepTurns, 5);
-  log(`Streaming throughput (${sizes.streamDeltas} deltas)…`);
-  const turnkitPerSecond = await deltasPerSecond('turnkit streamTurn', await turnkitDeltaStream(sizes.streamDeltas), sizes.streamDeltas, 10);
-  const aiSdkPerSecond = aiSdkStream
-    ? await deltasPerSecond('AI SDK 6 streamText', await aiSdkStream(sizes.streamDeltas), sizes.streamDeltas, 10)
-    : undefined;
-  log('exploreTurn…');
-  const explore = measureExplore(
-    { maxIterations: sizes.exploreMaxIterations, loopThreshold: 2, maxOutputRepairs: 1 },
-    sizes.exploreMaxDepth,
-  );
   return {
     date: new Date().toISOString().slice(0, 10),
     node: process.version,
