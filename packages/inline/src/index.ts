@@ -2,7 +2,7 @@ export { runTurn, resumeTurn } from './run.js';
 export { keepLastMessages, runCompaction, CompactFailedError } from './compaction.js';
 export { driveTurn, defaultHandlers, modelCallOptions } from './driver.js';
 export type { DriveResult, EffectHandlers, TurnContext } from './driver.js';
-export { callWithRetries, errorMessage, modelRequestFor, toTurnError } from './model.js';
+export { callWithRetries, errorMessage, MAX_RETRY_AFTER_MS, modelRequestFor, retryDelayMs, toTurnError } from './model.js';
 export type { ModelCallSettings } from './model.js';
 export { checkOutput, parseOutput, formatPath, CheckFailedError } from './output.js';
 export { askApproval, isDecision, recordDecisions, undecided } from './approvals.js';

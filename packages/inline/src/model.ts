@@ -47,7 +47,7 @@ export interface ModelCallSettings {
 
 /**
  * Runs `attempt` and retries errors marked `retryable` up to `maxModelRetries` times, waiting
- * `modelRetryBackoffMs * 2 ** (n - 1)` before retry n. Returns `model_responded` or `model_failed`;
+ * `modelRetryBackoffMs * 2 ** (n - 1)` before retry n (longer if the provider sent Retry-After). Returns `model_responded` or `model_failed`;
  * never throws. `attempt` is how the response is obtained (generate, or a stream collected).
  */
 export async function callWithRetries(attempt: () => Promise<ModelResponse>, settings: ModelCallSettings): Promise<TurnEvent> {
@@ -60,7 +60,21 @@ export async function callWithRetries(attempt: () => Promise<ModelResponse>, set
       if (turnError.retryable !== true || retry >= settings.maxModelRetries || settings.signal.aborted) {
         return { type: 'model_failed', error: turnError };
       }
-      await sleep(settings.modelRetryBackoffMs * 2 ** retry, settings.signal);
+      await sleep(retryDelayMs(turnError, settings.modelRetryBackoffMs * 2 ** retry), settings.signal);
     }
   }
+}
+
+/** The longest wait a provider's Retry-After hint may ask for (longer hints are not honoured). */
+export const MAX_RETRY_AFTER_MS = 60_000;
+
+/**
+ * The wait before a retry: the exponential backoff, or longer when the error carries the
+ * provider's hint `data.retryAfterMs` (the ai-sdk adapter reads it from Retry-After), capped at a minute.
+ */
+export function retryDelayMs(error: TurnError, backoffMs: number): number {
+  const data = error.data;
+  const hint = record(data) && !Array.isArray(data) ? data.retryAfterMs : undefined;
+  if (typeof hint !== 'number' || !Number.isFinite(hint) || hint <= 0) return backoffMs;
+  return Math.max(backoffMs, Math.min(hint, MAX_RETRY_AFTER_MS));
 }
