@@ -3,3 +3,4 @@ export { createTurn, isTerminal, resume, step } from './turn.js';
 export { parseTurnState, TurnStateError, TURN_STATE_VERSION } from './state.js';
 export { batchSignature, canonicalJson } from './signature.js';
 export { buildModelRequest, isBlocking } from './request.js';
+export { readDecision } from './events.js';

@@ -1,20 +1,16 @@
 // Approvals: asking the `approve` callback about parked calls, and telling the dispatcher what was
 // decided (its audit record, and the grant of an "approve and remember").
 
-import type { ApprovalDecision, ParkedCall, ToolCall, TurnEvent, TurnState } from '@turnkit/core';
+import { readDecision, type ApprovalDecision, type ParkedCall, type ToolCall, type TurnEvent, type TurnState } from '@turnkit/core';
 import type { Dispatcher } from '@turnkit/dispatch';
 import { errorMessage } from './model.js';
 import type { ApproveFn } from './types.js';
 
 const EXPIRED = 'approval expired';
 
-/** True for `{ type: 'approve', remember? }` and `{ type: 'reject', reason? }` (anything else is ignored by core). */
+/** True for `{ type: 'approve', remember? }` and `{ type: 'reject', reason? }`: core's own reading of a decision. */
 export function isDecision(value: unknown): value is ApprovalDecision {
-  if (value === null || typeof value !== 'object') return false;
-  const d = value as { type?: unknown; remember?: unknown; reason?: unknown };
-  if (d.type === 'approve') return d.remember === undefined || d.remember === 'session' || d.remember === 'tool';
-  if (d.type === 'reject') return d.reason === undefined || typeof d.reason === 'string';
-  return false;
+  return readDecision(value) !== null;
 }
 
 /** The parked calls of `state` that have no decision yet. */
