@@ -188,7 +188,7 @@ ${whatBoundsIt(report)}
 
 ## Reproduce
 
-\`pnpm --filter @turnkit/bench build && pnpm bench\` (\`--write\` rewrites this page, \`--quick\`
+\`pnpm bench\` (it builds the packages it measures first; \`--write\` rewrites this page, \`--quick\`
 runs turnkit only with small counts, as CI does). The first run installs the peers into
 \`packages/bench/.peers\` with npm (they are never part of \`pnpm install\`). The process re-runs itself
 with \`--expose-gc\` for the heap figure.

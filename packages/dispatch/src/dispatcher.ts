@@ -493,13 +493,15 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
       }
       return { kind: 'error', error };
     }
+    // A tool that returned a plain value has finished: its result is real even if the turn was
+    // cancelled meanwhile (the side effect happened), so it is kept.
+    if (typeof then !== 'function') return { kind: 'ok', value };
     if (turn.aborted) {
       // The dropped promise may reject on abort: handle it so it is not an unhandled rejection.
-      if (typeof then === 'function') new Promise<unknown>((r, j) => void (then as ThenFn).call(value, r, j)).catch(() => undefined);
+      new Promise<unknown>((r, j) => void (then as ThenFn).call(value, r, j)).catch(() => undefined);
       abortTool(turn.reason);
       return { kind: 'cancelled' };
     }
-    if (typeof then !== 'function') return { kind: 'ok', value };
     return new Promise((resolve) => {
       let settled = false;
       const settle = (outcome: RunOutcome): void => {

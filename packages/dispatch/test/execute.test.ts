@@ -1,7 +1,7 @@
 // Stages 6–9 (budget, execute with timeout/abort/retry, after-hooks, shaping) and `execute`.
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { defineTool, type AfterHook } from '../src/index.js';
+import { createDispatcher, defineTool, type AfterHook } from '../src/index.js';
 import { call, setup } from './fixtures.js';
 
 const never = defineTool({
@@ -266,5 +266,32 @@ describe('execute', () => {
     const denied = await dispatcher.classify(call('nope', {}), ctx);
     expect(denied.kind).toBe('deny');
     if (denied.kind === 'deny') expect(await dispatcher.execute(denied, ctx)).toBe(denied.result);
+  });
+});
+
+describe('a tool that finished is kept when the turn is cancelled meanwhile', () => {
+  it('a plain return value survives an abort during execute; an unfinished async tool is cancelled', async () => {
+    const controller = new AbortController();
+    const sent = defineTool({
+      name: 'send',
+      description: 'sends, then the user presses stop',
+      input: z.object({}),
+      execute: () => {
+        controller.abort('stop');
+        return 'sent';
+      },
+    });
+    const pending = defineTool({ name: 'wait', description: 'never ends', input: z.object({}), execute: () => new Promise(() => undefined) });
+    const dispatcher = createDispatcher({ tools: [sent, pending] });
+    const { results } = await dispatcher.dispatch(
+      [
+        { id: 'a', name: 'send', input: {} },
+        { id: 'b', name: 'wait', input: {} },
+      ],
+      { turnId: 't', signal: controller.signal },
+    );
+    expect(results[0]).toEqual({ callId: 'a', name: 'send', output: 'sent', isError: false });
+    expect(results[1]).toMatchObject({ callId: 'b', isError: true });
+    expect(String(results[1]?.output)).toMatch(/^cancelled/);
   });
 });

@@ -173,13 +173,20 @@ export async function driveTurn(state: TurnState, effects: readonly Effect[], ct
       // Only a replaced `parked` handler gets here: fail closed, the undecided calls expire.
       event = { type: 'approval_expired' };
     }
-    if (cancel.aborted) event = { type: 'cancel', reason: reasonText(cancel.reason) };
+    // A cancelled turn gets `cancel` instead of the event in hand, except a tool batch's results:
+    // those tools ran (or were stopped, and say so), so core records them first and the cancel
+    // follows at the next blocking effect. No finished tool is ever reported as not run.
+    if (cancel.aborted && !carriesToolResults(event)) event = { type: 'cancel', reason: reasonText(cancel.reason) };
     if (event === null) return { state: current, outcome: null };
     const [next, nextEffects] = step(current, event);
     if (ctx.onStep !== undefined) quietly(() => ctx.onStep?.({ event, state: next, effects: nextEffects }));
     current = next;
     pending = nextEffects;
   }
+}
+
+function carriesToolResults(event: TurnEvent | null): boolean {
+  return event !== null && (event.type === 'tools_completed' || event.type === 'tools_parked' || event.type === 'approved_tools_completed');
 }
 
 function isBlockingEffect(effect: Effect): effect is Exclude<Effect, { type: 'append' | 'emit' | 'persist' }> {
@@ -197,7 +204,7 @@ function performObserver(effect: EffectOf<'append' | 'emit' | 'persist'>, ctx: T
   }
 }
 
-/** Runs one blocking handler, raced against the abort signal; a thrown handler becomes its event. */
+/** Runs one blocking handler (raced against cancellation, except tool batches); a thrown handler becomes its event. */
 async function perform(effect: Exclude<Effect, { type: 'append' | 'emit' | 'persist' | 'done' }>, ctx: TurnContext, handlers: EffectHandlers): Promise<TurnEvent> {
   const cancellation = turnCancellation(ctx);
   const cancel = (): TurnEvent => ({ type: 'cancel', reason: reasonText(cancellation.reason) });
@@ -207,10 +214,12 @@ async function perform(effect: Exclude<Effect, { type: 'append' | 'emit' | 'pers
     switch (effect.type) {
       case 'call_model':
         return await raceCancellation(handlers.call_model(effect, ctx), cancellation, cancel);
+      // Not raced: on cancel the dispatcher settles at once by itself, with the real results of
+      // finished calls and `cancelled` for the rest, and those results must reach core.
       case 'dispatch_tools':
-        return await raceCancellation(handlers.dispatch_tools(effect, ctx), cancellation, cancel);
+        return await handlers.dispatch_tools(effect, ctx);
       case 'execute_approved':
-        return await raceCancellation(handlers.execute_approved(effect, ctx), cancellation, cancel);
+        return await handlers.execute_approved(effect, ctx);
       case 'compact':
         return await raceCancellation(handlers.compact(effect, ctx), cancellation, cancel);
       case 'check_output':

@@ -23,7 +23,8 @@ export async function runMinimal(o: ConformanceRunOptions): Promise<ConformanceR
       for (const { call } of state.parked) if (decisions[call.id]) o.tools.recordDecision(call, decisions[call.id]!); // grants
       [event, asked] = [asked ? { type: 'approval_expired' } : { type: 'approvals_decided', decisions }, true];
     } else [event, asked] = [await perform(last, o, transcript), false];
-    if (o.signal?.aborted) event = { type: 'cancel', reason: String(o.signal.reason) };
+    // Results of tools that ran are recorded before a cancel (tools_completed, tools_parked, …).
+    if (o.signal?.aborted && !event.type.includes('tools')) event = { type: 'cancel', reason: String(o.signal.reason) };
     [state, effects] = step(state, event);
   }
 }

@@ -456,6 +456,18 @@ export const scenarios: readonly Scenario[] = [
     },
   },
   {
+    name: 'cancel keeps finished results',
+    about: 'A tool that finished before the cancel keeps its real result; only the call that was stopped is cancelled.',
+    setup: setup([toolCalls(call('add', { a: 1, b: 2 }), call('slow'))], { abortable: true }),
+    expected: {
+      status: 'cancelled',
+      transcript: [USER, 'assistant: [call_1 add, call_2 slow]', 'tool call_1 add: ok 3', /^tool call_2 slow: error cancelled/],
+    },
+    verify(_result, run) {
+      check(run.probe.executed.join(',') === 'add,slow', `add then slow must run, ran: ${run.probe.executed.join(',')}`);
+    },
+  },
+  {
     name: 'cancel during a model call',
     about: 'An abort while the model is called cancels the turn.',
     setup: setup(
