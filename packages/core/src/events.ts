@@ -2,7 +2,7 @@
 // is trusted. `readEvent` checks the shape of an event and returns a normalised copy holding only
 // known fields, or says precisely what is wrong. It never throws on bad input.
 
-import { isJsonValue } from './json.js';
+import { isJsonValue, MAX_JSON_DEPTH } from './json.js';
 import type { ApprovalDecision, JsonValue, ModelResponse, ParkedCall, ToolCall, ToolResult, TurnError, Usage } from './types.js';
 
 export type ParsedEvent =
@@ -46,7 +46,7 @@ function list(value: unknown, what: string): readonly unknown[] {
 }
 
 function json(value: unknown, what: string): JsonValue {
-  return need(isJsonValue(value), value as JsonValue, `${what} must be a JSON value`);
+  return need(isJsonValue(value), value as JsonValue, `${what} must be a JSON value (finite numbers, no cycles, at most ${MAX_JSON_DEPTH} levels deep)`);
 }
 
 export function readToolCall(value: unknown, what: string): ToolCall {

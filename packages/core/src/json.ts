@@ -2,8 +2,9 @@
 
 /**
  * True when `value` is plain JSON: null, a boolean, a finite number, a string, an array or a plain
- * object of JSON values, with no cycles. Shallow values (the common case) are checked by a quick
- * recursive walk; anything deeper than 64 levels, or cyclic, by the iterative walk below.
+ * object of JSON values, with no cycles, at most MAX_JSON_DEPTH levels deep. Shallow values (the
+ * common case) are checked by a quick recursive walk; anything deeper than 64 levels, or cyclic,
+ * by the iterative walk below.
  */
 export function isJsonValue(value: unknown): boolean {
   const quick = quickCheck(value, 0);
@@ -42,15 +43,22 @@ function quickCheck(value: unknown, depth: number): boolean | 'deep' {
 }
 
 /**
- * The iterative walk: plain JSON with no cycles, at any depth (10,000-deep nesting is fine). The
- * same test as isJsonValue.
+ * The deepest nesting a JSON value in a turn may have. Deeper values are refused where they enter
+ * (an event), so everything that walks a value later (signatures, JSON round trips) stays well
+ * inside the call stack. @turnkit/dispatch caps tool outputs lower (1000), so no real result hits it.
+ */
+export const MAX_JSON_DEPTH = 2000;
+
+/**
+ * The iterative walk: plain JSON, no cycles, at most MAX_JSON_DEPTH levels deep. The same test
+ * as isJsonValue, for values the quick walk could not settle.
  */
 function isJsonValueDeep(value: unknown): boolean {
-  const stack: unknown[] = [value];
+  const stack: Array<{ readonly value: unknown; readonly depth: number }> = [{ value, depth: 0 }];
   const onPath = new Set<object>();
   const exits: Array<object | undefined> = [undefined];
   while (stack.length > 0) {
-    const current = stack.pop();
+    const { value: current, depth } = stack.pop() as { value: unknown; depth: number };
     const exit = exits.pop();
     if (exit !== undefined) {
       onPath.delete(exit);
@@ -62,17 +70,18 @@ function isJsonValueDeep(value: unknown): boolean {
       continue;
     }
     if (typeof current !== 'object') return false;
+    if (depth >= MAX_JSON_DEPTH) return false;
     if (onPath.has(current)) return false;
     const proto = Object.getPrototypeOf(current);
     if (!Array.isArray(current) && proto !== Object.prototype && proto !== null) return false;
     onPath.add(current);
     // Leave this object's path once its children are done.
-    stack.push(undefined);
+    stack.push({ value: undefined, depth });
     exits.push(current);
     const children = Array.isArray(current) ? current : Object.values(current);
     for (const child of children) {
       if (child === undefined) return false;
-      stack.push(child);
+      stack.push({ value: child, depth: depth + 1 });
       exits.push(undefined);
     }
   }

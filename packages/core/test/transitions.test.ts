@@ -64,7 +64,7 @@ describe('calling_model: a malformed response -> failed (invalid_model_response,
     ['text not a string', { text: 5, toolCalls: [] }, 'response.text must be a string'],
     ['toolCalls not an array', { text: '', toolCalls: {} }, 'response.toolCalls must be an array'],
     ['a call without a string id', { toolCalls: [{ name: 'x', input: {} }] }, 'response.toolCalls[0].id must be a string'],
-    ['a call whose input is not JSON', { toolCalls: [{ id: 'a', name: 'x', input: { n: Number.NaN } }] }, 'response.toolCalls[0].input must be a JSON value'],
+    ['a call whose input is not JSON', { toolCalls: [{ id: 'a', name: 'x', input: { n: Number.NaN } }] }, 'response.toolCalls[0].input must be a JSON value (finite numbers, no cycles, at most 2000 levels deep)'],
     ['negative usage', { text: 'hi', usage: { inputTokens: -1 } }, 'response.usage.inputTokens must be a whole number >= 0'],
     ['fractional tokens', { text: 'hi', usage: { outputTokens: 1.5 } }, 'response.usage.outputTokens must be a whole number >= 0'],
     ['not an object', 'hello', 'response must be an object'],
@@ -876,5 +876,24 @@ describe('effect_failed: the compact or check_output function broke', () => {
     expect(wrong.outcome).toMatchObject({ status: 'failed', error: { kind: 'unexpected_event' } });
     const [bad] = step(finalizing(), { type: 'effect_failed', effect: 'call_model', error });
     expect(bad.outcome).toMatchObject({ status: 'failed', error: { kind: 'unexpected_event' } });
+  });
+});
+
+describe('deeply nested model input', () => {
+  const nest = (levels: number): unknown => {
+    let value: unknown = 'leaf';
+    for (let i = 0; i < levels; i++) value = { v: value };
+    return value;
+  };
+
+  it('is refused as an invalid model response naming the field, not an internal error (100,000 levels)', () => {
+    const [next] = step(callingModel(), { type: 'model_responded', response: { text: '', toolCalls: [{ id: 'a', name: 'read', input: nest(100_000) }] } });
+    expect(next.outcome).toMatchObject({ status: 'failed', error: { kind: 'invalid_model_response' } });
+    expect(next.outcome?.status === 'failed' && next.outcome.error.message).toMatch(/response\.toolCalls\[0\]\.input must be a JSON value .*at most 2000 levels deep/);
+  });
+
+  it('is accepted up to the limit, and the batch signature copes with it', () => {
+    const [next] = step(callingModel(), { type: 'model_responded', response: { text: '', toolCalls: [{ id: 'a', name: 'read', input: nest(1_999) }] } });
+    expect(next.status).toBe('dispatching');
   });
 });
