@@ -4,3 +4,4 @@ export { parseTurnState, TurnStateError, TURN_STATE_VERSION } from './state.js';
 export { batchSignature, canonicalJson } from './signature.js';
 export { buildModelRequest, isBlocking } from './request.js';
 export { readDecision } from './events.js';
+export { errorMessage, toTurnError } from './errors.js';

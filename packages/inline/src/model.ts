@@ -1,38 +1,13 @@
 // Calling the model: build the request with core's `buildModelRequest`, map a thrown error to a
 // TurnError, retry retryable errors with backoff. Shared by every interpreter built on the driver.
 
-import { buildModelRequest, type CallModelRequest, type Message, type Model, type ModelRequest, type ModelResponse, type ToolSpec, type TurnError, type TurnEvent } from '@turnkit/core';
+import { buildModelRequest, errorMessage, toTurnError, type CallModelRequest, type Message, type Model, type ModelRequest, type ModelResponse, type ToolSpec, type TurnError, type TurnEvent } from '@turnkit/core';
 import { sleep } from './abort.js';
 
 const record = (value: unknown): value is Record<string, unknown> => value !== null && typeof value === 'object';
 
-/**
- * The TurnError for anything a model call threw. An error carrying a `turnError` (as the ai-sdk
- * adapter throws) is used as is; otherwise the kind is `model_error`, the message is the error's,
- * and `retryable` is copied when the error says so with a boolean.
- */
-export function toTurnError(error: unknown): TurnError {
-  if (record(error) && isTurnError(error.turnError)) return error.turnError;
-  const message = errorMessage(error);
-  const retryable = record(error) && typeof error.retryable === 'boolean' ? error.retryable : undefined;
-  return retryable === undefined ? { kind: 'model_error', message } : { kind: 'model_error', message, retryable };
-}
-
-function isTurnError(value: unknown): value is TurnError {
-  return record(value) && typeof value.kind === 'string' && typeof value.message === 'string';
-}
-
-/** A readable message for any thrown value. */
-export function errorMessage(error: unknown): string {
-  if (error instanceof Error) return error.message.length > 0 ? error.message : error.name;
-  if (record(error) && typeof error.message === 'string') return error.message;
-  if (typeof error === 'string') return error;
-  try {
-    return JSON.stringify(error) ?? String(error);
-  } catch {
-    return String(error);
-  }
-}
+// One mapping of thrown errors for every interpreter: core's (re-exported here, as before).
+export { errorMessage, toTurnError };
 
 /** The request the model sees for a `call_model` effect (a copy of the transcript, so later appends do not show). */
 export function modelRequestFor(request: CallModelRequest, transcript: readonly Message[], tools: readonly ToolSpec[]): ModelRequest {

@@ -2,7 +2,7 @@
 // and effects between any two events. It performs nothing on its own except through `respond`
 // or the given model and dispatcher, and it never decides anything core should decide.
 
-import { buildModelRequest, createTurn, isTerminal, step, type Effect, type Message, type Model, type TurnEvent, type TurnLimitsInput, type TurnState } from '@turnkit/core';
+import { buildModelRequest, createTurn, isTerminal, step, toTurnError, type Effect, type Message, type Model, type TurnEvent, type TurnLimitsInput, type TurnState } from '@turnkit/core';
 import type { Dispatcher } from '@turnkit/dispatch';
 import { recordTrace, type Trace } from './trace.js';
 
@@ -103,7 +103,7 @@ export function startTurn(options: StartTurnOptions = {}): TestTurn {
         try {
           return { type: 'model_responded', response: await model.generate(request, { signal: new AbortController().signal }) };
         } catch (error) {
-          return { type: 'model_failed', error: { kind: 'model_error', message: error instanceof Error ? error.message : String(error) } };
+          return { type: 'model_failed', error: toTurnError(error) };
         }
       }
       case 'dispatch_tools': {

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { createDispatcher, defineTool } from '@turnkit/dispatch';
-import { call, replay, scriptedModel, startTurn, text, toolCalls, transcriptLines } from '@turnkit/testing';
+import { call, fail, replay, scriptedModel, startTurn, text, toolCalls, transcriptLines } from '@turnkit/testing';
 
 const add = defineTool({ name: 'add', description: 'Adds.', input: z.object({ a: z.number(), b: z.number() }), execute: ({ a, b }) => a + b });
 const deploy = defineTool({ name: 'deploy', description: 'Deploys.', input: z.object({}), needsApproval: true, execute: () => 'deployed' });
@@ -21,6 +21,13 @@ describe('startTurn', () => {
     expect(t.blocking).toEqual({ type: 'check_output', candidate: 'hello' });
     t.send({ type: 'output_accepted', output: 'hello' });
     expect(t.state.outcome).toEqual({ status: 'stopped', stopReason: 'completed', output: 'hello' });
+  });
+
+  it('maps a model error as every interpreter does (turnError and retryable kept)', async () => {
+    const limited = Object.assign(new Error('slow down'), { turnError: { kind: 'rate_limited', message: 'slow down', retryable: true } });
+    const t = startTurn({ input: 'hi', model: scriptedModel([fail(limited)]) });
+    await t.runUntil();
+    expect(t.state.outcome).toEqual({ status: 'failed', error: { kind: 'rate_limited', message: 'slow down', retryable: true } });
   });
 
   it('runs with a model and dispatcher until the predicate holds', async () => {
