@@ -64,6 +64,15 @@ function deny(call: { readonly id: string; readonly name: string }, source: stri
   return { kind: 'deny', result: errorResult(call.id, call.name, text), source };
 }
 
+/** A short description of a bad option value for an error message. */
+function describeOption(value: unknown): string {
+  if (value === null || value === undefined) return String(value);
+  if (typeof value === 'function') return 'a function';
+  if (typeof value !== 'object') return `${typeof value} ${JSON.stringify(value)}`;
+  const keys = Object.keys(value);
+  return keys.length === 0 ? 'an empty object' : `an object with keys ${keys.slice(0, 6).join(', ')}`;
+}
+
 function optionError(message: string): never {
   throw new TypeError(`createDispatcher: ${message}`);
 }
@@ -186,9 +195,9 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
 
   const tools = new Map<string, AnyTool>();
   const lowerNames = new Map<string, string>();
-  for (const tool of options.tools) {
+  for (const [index, tool] of (options.tools as readonly AnyTool[]).entries()) {
     if (tool === null || typeof tool !== 'object' || typeof tool.name !== 'string' || typeof tool.execute !== 'function' || tool.inputSchema === undefined) {
-      optionError('every entry of tools must be made with defineTool.');
+      optionError(`tools[${index}] is ${describeOption(tool)}, not a tool: make every entry with defineTool({ name, description, input, execute }).`);
     }
     if (tools.has(tool.name)) optionError(`tool ${quote(tool.name)} is defined twice; tool names must be unique.`);
     const other = lowerNames.get(tool.name.toLowerCase());
@@ -220,9 +229,12 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
   const hooksBefore: readonly BeforeHook[] = options.hooks?.before ?? [];
   const hooksAfter: readonly AfterHook[] = options.hooks?.after ?? [];
   if (!Array.isArray(hooksBefore) || !Array.isArray(hooksAfter)) optionError('hooks.before and hooks.after must be arrays of { name, run }.');
-  for (const hook of [...hooksBefore, ...hooksAfter]) {
-    if (hook === null || typeof hook !== 'object' || typeof hook.name !== 'string' || hook.name === '' || typeof hook.run !== 'function') {
-      optionError('every hook must be an object { name, run }.');
+  for (const [which, list] of [['before', hooksBefore], ['after', hooksAfter]] as const) {
+    for (const [index, hook] of (list as readonly unknown[]).entries()) {
+      const h = hook as { name?: unknown; run?: unknown } | null;
+      if (h === null || typeof h !== 'object' || typeof h.name !== 'string' || h.name === '' || typeof h.run !== 'function') {
+        optionError(`hooks.${which}[${index}] is ${describeOption(hook)}; every hook must be an object { name: 'a non-empty name', run: (…) => … }.`);
+      }
     }
   }
   if (options.policy !== undefined && typeof options.policy !== 'function') optionError('policy must be a function (call) => verdict.');

@@ -43,7 +43,12 @@ describe('createDispatcher', () => {
     expect(() => createDispatcher({ tools: [add], budget: { perTool: { ad: 1 } } })).toThrow("budget.perTool names 'ad', which is not a defined tool");
     expect(() => createDispatcher({ tools: [add], grants: [{ scope: 'all' } as never] })).toThrow('Grant {"scope":"all"} is invalid');
     expect(() => createDispatcher({ tools: [add], colour: 1 } as never)).toThrow("unknown option 'colour'");
-    expect(() => createDispatcher({ tools: [{ name: 'fake' } as never] })).toThrow('must be made with defineTool');
+    expect(() => createDispatcher({ tools: [add, { name: 'fake' } as never] })).toThrow(
+      'tools[1] is an object with keys name, not a tool: make every entry with defineTool',
+    );
+    expect(() => createDispatcher({ tools: [add], hooks: { after: [{ name: 'ok', run: () => undefined }, { run: 1 } as never] } })).toThrow(
+      'hooks.after[1] is an object with keys run; every hook must be an object { name',
+    );
     expect(() => createDispatcher({ tools: [add], hooks: { before: {} as never } })).toThrow('hooks.before and hooks.after must be arrays');
     expect(() => createDispatcher({ tools: [add], grants: { scope: 'session' } as never })).toThrow('grants must be an array');
   });
