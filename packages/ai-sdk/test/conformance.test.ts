@@ -8,7 +8,7 @@ import { resumeTurn, runTurn, type TurnResult } from '@turnkit/inline';
 import { resumeStreamTurn, streamTurn, type TurnStream } from '@turnkit/stream';
 import { type ConformanceResume, type ConformanceRun, runScenario, scenarios } from '@turnkit/testing';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { type FakeOpenAIServer, startFakeOpenAIServer } from './fake-openai-server.js';
+import { type FakeOpenAIServer, startFakeOpenAIServer } from '@turnkit/testing';
 import { languageModelFor } from './setup.js';
 import { overHttp } from './wire.js';
 

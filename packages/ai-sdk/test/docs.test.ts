@@ -5,7 +5,7 @@ import { createOpenAICompatible } from '@ai-sdk/openai-compatible';
 import * as aiSdk from '@turnkit/ai-sdk';
 import { fromAISDK, ModelCallError } from '@turnkit/ai-sdk';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { chunk, completion, errorReply, type FakeOpenAIServer, sse, startFakeOpenAIServer } from './fake-openai-server.js';
+import { chunk, completion, errorReply, type FakeOpenAIServer, sse, startFakeOpenAIServer } from '@turnkit/testing';
 import { wireReply } from './wire.js';
 import { drain, request, signal, userAsks } from './setup.js';
 

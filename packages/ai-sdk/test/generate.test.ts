@@ -1,7 +1,7 @@
 import type { Message } from '@turnkit/core';
 import { fromAISDK } from '@turnkit/ai-sdk';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { completion, errorReply, FAKE_MODEL, type FakeOpenAIServer, startFakeOpenAIServer } from './fake-openai-server.js';
+import { completion, errorReply, FAKE_MODEL, type FakeOpenAIServer, startFakeOpenAIServer } from '@turnkit/testing';
 import { languageModelFor, providerFor, rejection, request, signal, userAsks, weatherTool } from './setup.js';
 
 let server: FakeOpenAIServer;

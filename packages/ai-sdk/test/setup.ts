@@ -2,7 +2,7 @@
 import { createOpenAICompatible } from '@ai-sdk/openai-compatible';
 import type { Message, ModelRequest, ToolSpec } from '@turnkit/core';
 import { ModelCallError } from '@turnkit/ai-sdk';
-import { FAKE_MODEL, type FakeOpenAIServer } from './fake-openai-server.js';
+import { FAKE_MODEL, type FakeOpenAIServer } from '@turnkit/testing';
 
 export const weatherTool: ToolSpec = {
   name: 'get_weather',

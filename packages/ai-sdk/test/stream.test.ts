@@ -1,7 +1,7 @@
 import type { ModelStreamPart } from '@turnkit/core';
 import { fromAISDK, ModelCallError } from '@turnkit/ai-sdk';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { chunk, errorReply, FAKE_MODEL, type FakeOpenAIServer, sse, startFakeOpenAIServer } from './fake-openai-server.js';
+import { chunk, errorReply, FAKE_MODEL, type FakeOpenAIServer, sse, startFakeOpenAIServer } from '@turnkit/testing';
 import { drain, languageModelFor, request, signal, userAsks } from './setup.js';
 
 let server: FakeOpenAIServer;

@@ -10,7 +10,7 @@ import { streamTurn, type TurnStream, type TurnStreamEvent } from '@turnkit/stre
 import { transcriptLines } from '@turnkit/testing';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { chunk, errorReply, FAKE_MODEL, type FakeOpenAIServer, sse, startFakeOpenAIServer } from './fake-openai-server.js';
+import { chunk, errorReply, FAKE_MODEL, type FakeOpenAIServer, sse, startFakeOpenAIServer } from '@turnkit/testing';
 import { type Wire, wireReply } from './wire.js';
 
 let server: FakeOpenAIServer;

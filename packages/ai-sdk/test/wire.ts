@@ -3,7 +3,7 @@
 // for). Turn tests describe a reply once and run it under either interpreter; the conformance
 // bridge turns a scripted model's response into the same replies.
 import type { Model, ModelResponse } from '@turnkit/core';
-import { chunk, completion, FAKE_MODEL, type FakeOpenAIServer, type FakeReply, type FakeToolCall, type FakeUsage, sse } from './fake-openai-server.js';
+import { chunk, completion, FAKE_MODEL, type FakeOpenAIServer, type FakeReply, type FakeToolCall, type FakeUsage, sse } from '@turnkit/testing';
 
 export type Wire = 'json' | 'sse';
 

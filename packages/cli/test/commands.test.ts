@@ -1,9 +1,9 @@
-import { mkdtemp, writeFile } from 'node:fs/promises';
+import { mkdtemp, symlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { completion, FAKE_MODEL, startFakeOpenAIServer } from '../../ai-sdk/test/fake-openai-server.ts';
-import { example, turnkit } from './run-cli.js';
+import { completion, FAKE_MODEL, startFakeOpenAIServer } from '@turnkit/testing';
+import { example, REPO, turnkit } from './run-cli.js';
 
 describe('turnkit graph', () => {
   it('prints the turn machine as Mermaid by default', async () => {
@@ -87,6 +87,44 @@ describe('bad input: one line on stderr, exit 2', () => {
     const noModel = await turnkit(['run', file]);
     expect(noModel.code).toBe(2);
     expect(noModel.stderr).toContain('has no model: add `model` to it, or run it against a real one with --provider');
+  });
+
+  it('a scenario module that runs as CommonJS and imports @turnkit says to make it an ES module', async () => {
+    // Outside any package, with the @turnkit packages resolvable as in a user's project.
+    const dir = await mkdtemp(join(tmpdir(), 'turnkit-cli-'));
+    await symlink(join(REPO, 'packages/cli/node_modules'), join(dir, 'node_modules'), 'dir');
+    const source = [
+      "import { defineTool } from '@turnkit/dispatch';",
+      "import { z } from 'zod';",
+      "const ping = defineTool({ name: 'ping', description: 'Ping.', input: z.object({}), execute: () => 'pong' });",
+      "export const scenario = { input: 'ping', tools: [ping] };",
+      '',
+    ].join('\n');
+    await writeFile(join(dir, 'ping.ts'), source);
+    const run = await turnkit(['run', 'ping.ts'], { cwd: dir });
+    expect(run.code).toBe(2);
+    expect(run.stderr).toBe(
+      'turnkit: Could not load scenario ping.ts: it runs as CommonJS (no package.json above it says "type": "module"), but the @turnkit packages are ES modules only; rename it to .mts or add "type": "module" to a package.json next to it.\n',
+    );
+    await writeFile(join(dir, 'package.json'), '{ "name": "mine" }');
+    const withPackage = await turnkit(['run', 'ping.ts'], { cwd: dir });
+    expect(withPackage.code).toBe(2);
+    expect(withPackage.stderr).toContain(`it runs as CommonJS (${join(dir, 'package.json')} has no "type": "module")`);
+    expect(withPackage.stderr).toContain(`rename it to .mts or add "type": "module" to ${join(dir, 'package.json')}.`);
+    // The advice works: as .mts it loads (and stops at the next mistake, the missing model).
+    await writeFile(join(dir, 'ping.mts'), source);
+    const asMts = await turnkit(['run', 'ping.mts'], { cwd: dir });
+    expect(asMts.code).toBe(2);
+    expect(asMts.stderr).toContain('Scenario ping.mts has no model');
+  });
+
+  it.each(['.ts', '.mts'])('a %s module exporting only unrelated names says it exports no scenario', async (ext) => {
+    const dir = await mkdtemp(join(tmpdir(), 'turnkit-cli-'));
+    // .ts outside an ES package runs as CommonJS, whose exports arrive wrapped; .mts is an ES module.
+    await writeFile(join(dir, `other${ext}`), 'export const helper = 1;\nexport function greet(): string { return "hi"; }\n');
+    const run = await turnkit(['run', `other${ext}`], { cwd: dir });
+    expect(run.code).toBe(2);
+    expect(run.stderr).toBe(`turnkit: Scenario other${ext} exports no scenario: add \`export default { input, tools, model }\` or \`export const scenario = { input, tools, … }\`.\n`);
   });
 
   it('a .json scenario that is not JSON is one line naming the file', async () => {

@@ -1,7 +1,7 @@
 // A real OpenAI-compatible Chat Completions server for tests: node:http on 127.0.0.1, a random
 // port, answering POST /v1/chat/completions from a queue of scripted replies (JSON bodies, error
 // statuses, SSE streams, or no answer at all) and recording every request it received.
-// Reusable by any package's tests: point `createOpenAICompatible({ baseURL: server.baseURL })` at it.
+// Exported by @turnkit/testing for any package's tests (and users'): point `createOpenAICompatible({ baseURL: server.baseURL })` at it.
 import { createServer, type IncomingHttpHeaders, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 
