@@ -2,7 +2,7 @@ import fc from 'fast-check';
 import { arbitraryScenario, checkInvariants, exploreTurn, runScenario } from '@turnkit/check';
 import type { TurnLimitsInput } from '@turnkit/core';
 
-/** Model-checks a turn with your limits: exhaustively, then with 500 random 40–60-event turns. */
+/** Model-checks a turn with your limits: exhaustively, then with 500 random turns of up to 60 events. */
 export function checkMyLimits(limits: TurnLimitsInput): { states: number; transitions: number } {
   // 1. Every reachable state and every edge (keep the limits small: the space grows fast).
   const result = exploreTurn({ limits, maxDepth: 80 });

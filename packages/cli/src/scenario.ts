@@ -3,7 +3,7 @@
 // a mistake in a scenario is one line naming the file and the field, never a stack trace mid-turn.
 
 import { readFile, stat } from 'node:fs/promises';
-import { extname, resolve } from 'node:path';
+import { dirname, extname, join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import type { Model, TurnLimitsInput } from '@turnkit/core';
 import type { ToolDefinition } from '@turnkit/dispatch';
@@ -50,7 +50,8 @@ export async function loadScenario(file: string): Promise<LoadedScenario> {
   if (ext === '.json') {
     scenario = scenarioFromJson(await readJson(path, file), file);
   } else if (MODULE_EXTENSIONS.has(ext)) {
-    scenario = pickExport(await importModule(path, file), file);
+    const format = await moduleFormat(path, ext);
+    scenario = pickExport(await importModule(path, file, format), file, format);
   } else {
     throw new UsageError(`Cannot load scenario ${file}: use a .ts, .js or .json file (got '${ext || 'no extension'}').`);
   }
@@ -78,23 +79,67 @@ export async function readJson(path: string, shown: string): Promise<unknown> {
   }
 }
 
-async function importModule(path: string, shown: string): Promise<Record<string, unknown>> {
+/** Errors of a CommonJS module that requires an ES-module-only package (such as every @turnkit one). */
+const REQUIRED_ESM = new Set(['ERR_PACKAGE_PATH_NOT_EXPORTED', 'ERR_REQUIRE_ESM', 'ERR_REQUIRE_ASYNC_MODULE']);
+
+async function importModule(path: string, shown: string, format: ModuleFormat): Promise<Record<string, unknown>> {
   try {
     return (await tsImport(pathToFileURL(path).href, import.meta.url)) as Record<string, unknown>;
   } catch (error) {
+    const code = (error as { code?: unknown } | null)?.code;
+    if (format.commonJs && typeof code === 'string' && REQUIRED_ESM.has(code)) {
+      throw new UsageError(`Could not load scenario ${shown}: it runs as CommonJS (${format.why}), but the @turnkit packages are ES modules only; ${format.fix}.`);
+    }
     throw new UsageError(`Could not load scenario ${shown}: ${oneLine(error)}`);
   }
 }
 
-function pickExport(module: Record<string, unknown>, shown: string): unknown {
-  const picked = module.scenario ?? module.default;
-  // A .ts file outside an ESM package is compiled as CommonJS: its exports arrive one level deeper.
-  if (picked !== null && typeof picked === 'object' && !('input' in picked) && ('scenario' in picked || 'default' in picked)) {
-    const nested = picked as { scenario?: unknown; default?: unknown };
-    return nested.scenario ?? nested.default;
+interface ModuleFormat {
+  readonly commonJs: boolean;
+  /** Why, for the message. */
+  readonly why: string;
+  /** How to make it an ES module. */
+  readonly fix: string;
+}
+
+/** Node's (and tsx's) rule: .mts/.mjs are ES modules, .cts/.cjs CommonJS, .ts/.js follow the nearest package.json's "type". */
+async function moduleFormat(path: string, ext: string): Promise<ModuleFormat> {
+  const rename = `rename it to ${ext.includes('t') ? '.mts' : '.mjs'}`;
+  const fix = (packageJson: string | null): string => `${rename} or add "type": "module" to ${packageJson ?? 'a package.json next to it'}`;
+  if (ext === '.mts' || ext === '.mjs') return { commonJs: false, why: `a ${ext} file`, fix: '' };
+  if (ext === '.cts' || ext === '.cjs') return { commonJs: true, why: `a ${ext} file`, fix: rename };
+  for (let dir = dirname(path); ; dir = dirname(dir)) {
+    const file = join(dir, 'package.json');
+    let text: string | null = null;
+    try {
+      text = await readFile(file, 'utf8');
+    } catch {
+      // No package.json here: look further up.
+    }
+    if (text !== null) {
+      let type: unknown;
+      try {
+        type = (JSON.parse(text) as { type?: unknown } | null)?.type;
+      } catch {
+        type = undefined;
+      }
+      return type === 'module'
+        ? { commonJs: false, why: `"type": "module" in ${file}`, fix: '' }
+        : { commonJs: true, why: `${file} has no "type": "module"`, fix: fix(file) };
+    }
+    if (dirname(dir) === dir) return { commonJs: true, why: 'no package.json above it says "type": "module"', fix: fix(null) };
   }
+}
+
+function pickExport(module: Record<string, unknown>, shown: string, format: ModuleFormat): unknown {
+  // A CommonJS module's namespace has its module.exports as `default`: the exports are in there
+  // (`export default` compiled to CommonJS is `exports.default`; `module.exports = {…}` is the scenario itself).
+  const inner = module.default;
+  const commonJs = format.commonJs && inner !== null && typeof inner === 'object';
+  const exports = commonJs ? (inner as Record<string, unknown>) : module;
+  const picked = exports.scenario ?? exports.default ?? (commonJs && 'input' in exports ? exports : undefined);
   if (picked !== undefined) return picked;
-  throw new UsageError(`Scenario ${shown} exports no scenario: add \`export default { input, tools, model }\` or \`export const scenario = { … }\`.`);
+  throw new UsageError(`Scenario ${shown} exports no scenario: add \`export default { input, tools, model }\` or \`export const scenario = { input, tools, … }\`.`);
 }
 
 function check(value: unknown, path: string, shown: string): LoadedScenario {

@@ -52,7 +52,8 @@ export async function runTurnCommand(o: TurnCommandOptions): Promise<number> {
     signal: controller.signal,
     trace: o.json || o.trace !== undefined,
     ...(o.json ? {} : { onStep: timeline.onStep, onEffect: timeline.onEffect }),
-    ...(interactive ? { approve: promptApprover(() => timeline.stop()) } : {}),
+    // Quitting at the prompt cancels the turn through the same controller as Ctrl+C elsewhere.
+    ...(interactive ? { approve: promptApprover({ beforePrompt: () => timeline.stop(), cancel: (reason) => controller.abort(reason) }) } : {}),
     ...(o.scenario.system === undefined ? {} : { system: o.scenario.system }),
     ...(o.scenario.limits === undefined ? {} : { limits: o.scenario.limits }),
     ...(o.scenario.output === undefined ? {} : { output: o.scenario.output }),

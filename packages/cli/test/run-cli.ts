@@ -1,6 +1,6 @@
 // Runs the BUILT binary (packages/cli/dist/bin.js) as a child process, the way a user does.
 // `pnpm test` builds every package first; alone: `pnpm --filter @turnkit/cli... build`.
-import { execFile } from 'node:child_process';
+import { execFile, spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 
@@ -28,3 +28,30 @@ export function turnkit(args: readonly string[], options: { cwd?: string; env?: 
 }
 
 export const example = (name: string): string => `${EXAMPLES}${name}`;
+
+/**
+ * Runs `turnkit ...args` on a pseudo-terminal (util-linux `script`), so stdin and stdout are TTYs
+ * and approvals prompt. `answer` sees the output so far each time more arrives and returns what to
+ * type (or null for nothing yet, 'EOF' to close stdin). Never rejects.
+ */
+export function turnkitOnTty(args: readonly string[], answer: (output: string) => string | null, options: { cwd?: string } = {}): Promise<CliRun> {
+  if (!existsSync(BIN)) throw new Error(`${BIN} is missing: build the CLI first with \`pnpm --filter @turnkit/cli... build\`.`);
+  const quote = (s: string): string => `'${s.replace(/'/g, "'\\''")}'`;
+  const command = [process.execPath, BIN, ...args].map(quote).join(' ');
+  return new Promise((resolve) => {
+    // -e: script exits with the child's code; -f: flush output at once (the test reacts to it).
+    const child = spawn('script', ['-qfec', command, '/dev/null'], { cwd: options.cwd ?? REPO, env: { ...process.env, NO_COLOR: '1', TERM: 'dumb' }, timeout: 50_000 });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (chunk: Buffer) => {
+      stdout += chunk.toString('utf8');
+      const keys = answer(stdout);
+      if (keys === 'EOF') child.stdin.end();
+      else if (keys !== null) child.stdin.write(keys);
+    });
+    child.stderr.on('data', (chunk: Buffer) => {
+      stderr += chunk.toString('utf8');
+    });
+    child.on('close', (code) => resolve({ code: code ?? -1, stdout: stdout.replace(/\r\n/g, '\n'), stderr }));
+  });
+}

@@ -2,7 +2,7 @@ import { mkdtemp, readFile, readdir, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { example, turnkit } from './run-cli.js';
+import { example, turnkit, turnkitOnTty } from './run-cli.js';
 
 const tempDir = (): Promise<string> => mkdtemp(join(tmpdir(), 'turnkit-cli-'));
 
@@ -29,6 +29,13 @@ describe('turnkit run', () => {
     expect(run.stdout).toContain('4 calls run in parallel');
     expect(run.stdout).toContain('- Total: 442 € (flights 186 €, hotel 256 € for 2 nights).');
     expect(run.stdout).toContain('✔ stopped: completed · 3 model calls · 5 tool calls');
+    // Each call's header comes before its streamed text, and its totals after.
+    const lines = run.stdout.split('\n');
+    const header = lines.indexOf('model  call 1');
+    const text = lines.indexOf('       I will check the weather, flights both ways and hotels at once.');
+    expect(header).toBeGreaterThan(-1);
+    expect(text).toBe(header + 1);
+    expect(lines[text + 1]).toMatch(/^ {7}4 tool calls · 412 in \/ 96 out tokens · \d+ ms$/);
   });
 
   it('shows the repair of a structured output and prints the parsed result', async () => {
@@ -116,6 +123,43 @@ describe('turnkit run', () => {
     const same = await turnkit(['replay', file]);
     expect(same.code).toBe(0);
     expect(same.stdout).toContain('✔ identical');
+  });
+});
+
+describe('approvals on a terminal', () => {
+  const PROMPT = 'allow it?';
+  /** Types `keys` once for each approval prompt that appears. */
+  const atEachPrompt = (keys: string): ((output: string) => string | null) => {
+    let answered = 0;
+    return (output) => {
+      if (output.split(PROMPT).length - 1 <= answered) return null;
+      answered += 1;
+      return keys;
+    };
+  };
+
+  it('Enter at each prompt approves the call and the turn finishes (exit 0)', async () => {
+    const run = await turnkitOnTty(['run', example('delete-files.ts')], atEachPrompt('\r'));
+    expect(run.stdout).toContain('✓ delete_file call_2');
+    expect(run.stdout).toContain('✓ delete_file call_3');
+    expect(run.stdout).toContain('✔ stopped: completed');
+    expect(run.code).toBe(0);
+  });
+
+  it('Ctrl+C at the prompt cancels the turn: no more model calls, cancelled, exit 1', async () => {
+    const run = await turnkitOnTty(['run', example('delete-files.ts')], atEachPrompt('\u0003'));
+    expect(run.stdout).toContain('✖ cancelled interrupted with Ctrl+C at the approval prompt');
+    expect(run.stdout).toMatch(/✗ delete_file call_2 → "cancelled: /);
+    expect(run.stdout).not.toContain('approve callback failed');
+    expect(run.stdout).not.toContain('model  call 3');
+    expect(run.code).toBe(1);
+  });
+
+  it('stdin closing at the prompt cancels the turn too (exit 1)', async () => {
+    const run = await turnkitOnTty(['run', example('delete-files.ts')], atEachPrompt('EOF'));
+    expect(run.stdout).toContain('✖ cancelled the approval prompt was closed (stdin ended) before a decision');
+    expect(run.stdout).not.toContain('model  call 3');
+    expect(run.code).toBe(1);
   });
 });
 

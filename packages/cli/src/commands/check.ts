@@ -1,7 +1,7 @@
 // `turnkit check`: exhaustive exploration of the real reducer (@turnkit/check's exploreTurn) with
 // the invariants checked on every transition. A progress bar runs on stderr on a TTY.
 
-import { exploreTurn, type ExploreResult } from '@turnkit/check';
+import { exploreTurn, type ExploreResult, type StepFunction } from '@turnkit/check';
 import cliProgress from 'cli-progress';
 import pc from 'picocolors';
 import { duration } from '../format.js';
@@ -11,6 +11,8 @@ export interface CheckCommandOptions {
   readonly loopThreshold: number;
   readonly repairs: number;
   readonly depth: number;
+  /** The reducer to explore (default core's `step`). Internal, not a flag: tests pass a broken one. */
+  readonly step?: StepFunction;
 }
 
 /** Explores, prints the numbers and any violation; resolves to 1 on a violation, else 0. */
@@ -29,7 +31,7 @@ export async function checkCommand(o: CheckCommandOptions): Promise<number> {
   bar?.start(o.depth, 0, { states: 1, frontier: 1 });
   let result: ExploreResult;
   try {
-    result = exploreTurn({ limits, maxDepth: o.depth, onProgress: (p) => bar?.update(p.depth, { states: p.states, frontier: p.frontier }) });
+    result = exploreTurn({ limits, maxDepth: o.depth, ...(o.step === undefined ? {} : { step: o.step }), onProgress: (p) => bar?.update(p.depth, { states: p.states, frontier: p.frontier }) });
   } finally {
     bar?.stop();
   }
