@@ -52,6 +52,8 @@ export function turnkitOnTty(args: readonly string[], answer: (output: string) =
     child.stderr.on('data', (chunk: Buffer) => {
       stderr += chunk.toString('utf8');
     });
+    // A missing `script` binary must fail the test at once, not hang until the timeout.
+    child.on('error', (error) => resolve({ code: -1, stdout, stderr: `${stderr}could not start script: ${error.message}` }));
     child.on('close', (code) => resolve({ code: code ?? -1, stdout: stdout.replace(/\r\n/g, '\n'), stderr }));
   });
 }
