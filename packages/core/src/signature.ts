@@ -2,11 +2,19 @@
 // with the same arguments in the same order, whatever the call ids and whatever the key order.
 import type { JsonValue, ToolCall } from './types.js';
 
+/** Strings that JSON.stringify would leave as they are (no quote, backslash, control or lone surrogate). */
+const PLAIN = /^[^"\\\u0000-\u001f\ud800-\udfff]*$/;
+
+/** JSON.stringify for a string, without its cost for the usual plain names and keys. */
+function quote(text: string): string {
+  return PLAIN.test(text) ? `"${text}"` : JSON.stringify(text);
+}
+
 /** JSON with object keys sorted at every depth, so reordered keys give the same text. */
 export function canonicalJson(value: JsonValue): string {
   if (value === null) return 'null';
   if (typeof value === 'number' || typeof value === 'boolean') return String(value);
-  if (typeof value === 'string') return JSON.stringify(value);
+  if (typeof value === 'string') return quote(value);
   if (Array.isArray(value)) {
     let out = '[';
     for (let i = 0; i < value.length; i++) out += (i === 0 ? '' : ',') + canonicalJson(value[i] as JsonValue);
@@ -24,7 +32,7 @@ export function canonicalJson(value: JsonValue): string {
   let out = '{';
   for (let i = 0; i < keys.length; i++) {
     const key = keys[i] as string;
-    out += `${i === 0 ? '' : ','}${JSON.stringify(key)}:${canonicalJson(record[key] as JsonValue)}`;
+    out += `${i === 0 ? '' : ','}${quote(key)}:${canonicalJson(record[key] as JsonValue)}`;
   }
   return `${out}}`;
 }
@@ -34,7 +42,7 @@ export function batchSignature(calls: readonly ToolCall[]): string {
   let out = '[';
   for (let i = 0; i < calls.length; i++) {
     const call = calls[i] as ToolCall;
-    out += `${i === 0 ? '' : ','}[${JSON.stringify(call.name)},${canonicalJson(call.input)}]`;
+    out += `${i === 0 ? '' : ','}[${quote(call.name)},${canonicalJson(call.input)}]`;
   }
   return `${out}]`;
 }

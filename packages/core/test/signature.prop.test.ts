@@ -1,0 +1,44 @@
+// canonicalJson's fast path for plain strings must give exactly what JSON.stringify gives, for any
+// JSON value: sorted keys are the only difference allowed.
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { canonicalJson, type JsonValue } from '@turnkit/core';
+
+/** The reference: sort keys at every depth, then JSON.stringify. */
+function reference(value: JsonValue): string {
+  const sort = (v: JsonValue): JsonValue => {
+    if (Array.isArray(v)) return v.map(sort);
+    if (v !== null && typeof v === 'object') {
+      const out: Record<string, JsonValue> = {};
+      for (const key of Object.keys(v).sort()) Object.defineProperty(out, key, { value: sort((v as Record<string, JsonValue>)[key] as JsonValue), enumerable: true });
+      return out;
+    }
+    return v;
+  };
+  return JSON.stringify(sort(value));
+}
+
+describe('canonicalJson', () => {
+  it('equals JSON.stringify of the key-sorted value, for strings with quotes, escapes, controls and surrogates', () => {
+    const numRuns = 2000;
+    console.log(`canonicalJson property: numRuns=${numRuns}`);
+    const text = fc.string({ unit: 'binary', maxLength: 12 });
+    const json = fc.letrec((tie) => ({
+      value: fc.oneof(
+        { depthSize: 'small' },
+        fc.constant(null),
+        fc.boolean(),
+        fc.double({ noNaN: true, noDefaultInfinity: true }),
+        text,
+        fc.array(tie('value'), { maxLength: 4 }),
+        fc.dictionary(text, tie('value'), { maxKeys: 4 }),
+      ),
+    })).value as fc.Arbitrary<JsonValue>;
+    fc.assert(
+      fc.property(json, (value) => {
+        expect(canonicalJson(value)).toBe(reference(value));
+      }),
+      { numRuns },
+    );
+  });
+});
