@@ -41,14 +41,18 @@ function record(dispatcher: Dispatcher, call: ToolCall, decision: ApprovalDecisi
 /**
  * The event for a parked turn: asks `approve` once about the undecided calls. A call it leaves
  * without a valid decision expires (rejected, reason `approval expired`); an `approve` that throws
- * rejects them all with the error's message (fail closed).
+ * rejects them all with the error's message (fail closed), unless the turn was cancelled meanwhile:
+ * then the error is rethrown and no decision is recorded.
  */
-export async function askApproval(approve: ApproveFn, state: TurnState, dispatcher: Dispatcher): Promise<TurnEvent> {
+export async function askApproval(approve: ApproveFn, state: TurnState, dispatcher: Dispatcher, cancelled: () => boolean = () => false): Promise<TurnEvent> {
   const open = undecided(state);
   let answer: unknown;
   try {
     answer = await approve(open, { turnId: state.id });
   } catch (error) {
+    // The person quit and the turn was cancelled: nobody decided, so nothing is recorded as a
+    // decision; the caller turns the cancellation into `cancel`.
+    if (cancelled()) throw error;
     const reason = `the approve callback failed (${errorMessage(error)})`;
     answer = Object.fromEntries(open.map((p) => [p.call.id, { type: 'reject', reason }]));
   }

@@ -90,7 +90,7 @@ export const defaultHandlers: EffectHandlers = {
   },
   async parked(state, ctx) {
     if (ctx.approve === undefined) return null;
-    return askApproval(ctx.approve, state, ctx.dispatcher);
+    return askApproval(ctx.approve, state, ctx.dispatcher, () => turnCancellation(ctx).aborted);
   },
 };
 
@@ -170,7 +170,8 @@ export async function driveTurn(state: TurnState, effects: readonly Effect[], ct
       else if (current.status === 'awaiting_approval') event = await raceCancellation(handlers.parked(current, ctx), cancel, () => null);
       else event = null; // nothing in flight (a resumed state with nothing to redo): hand it back as is
     } catch {
-      // Only a replaced `parked` handler gets here: fail closed, the undecided calls expire.
+      // A `parked` handler that threw: fail closed, the undecided calls expire (or, if the turn
+      // was cancelled meanwhile, the cancel below wins).
       event = { type: 'approval_expired' };
     }
     // A cancelled turn gets `cancel` instead of the event in hand, except a tool batch's results:

@@ -208,6 +208,26 @@ describe('runTurn', () => {
     expect(dispatcher.grants()).toEqual([{ scope: 'session' }]);
   });
 
+  it('a person who quits at the approval prompt cancels the turn, and no decision is recorded', async () => {
+    const records: DecisionRecord[] = [];
+    const controller = new AbortController();
+    const dispatcher = createDispatcher({ tools: [deploy], onDecision: (r) => records.push(r) });
+    const result = await runTurn({
+      model: scriptedModel([toolCalls(call('deploy', { service: 'api' })), text('never asked')]),
+      tools: dispatcher,
+      input: 'hi',
+      signal: controller.signal,
+      approve: () => {
+        controller.abort('quit at the prompt');
+        throw new Error('User force closed the prompt');
+      },
+    });
+    expect(result.status).toBe('cancelled');
+    expect(result.reason).toBe('quit at the prompt');
+    expect(records.map((r) => r.decision)).toEqual(['ask']);
+    expect(transcriptLines(result.transcript).at(-1)).toMatch(/^tool call_1 deploy: error cancelled/);
+  });
+
   it('carries grants through suspension and restores them on resume', async () => {
     const dispatcher = createDispatcher({ tools: [add, deploy], grants: [{ scope: 'tool', tool: 'add' }] });
     const model = scriptedModel([toolCalls(call('deploy', { service: 'api' })), toolCalls(call('deploy', { service: 'db' })), text('done')]);
