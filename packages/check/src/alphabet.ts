@@ -99,19 +99,9 @@ function callingModel(state: TurnState, add: Add): void {
   add('model_failed', 'fatal', { type: 'model_failed', error: { kind: 'rate_limited', message: 'Too many requests.', retryable: true } });
 }
 
-/** The last non-forced batch, rebuilt from `lastSignature` (name and input per call). */
+/** The last batch that counted for loop detection (name and input per call). */
 function previousBatch(state: TurnState): Array<Omit<ToolCall, 'id'>> | null {
-  if (state.lastSignature === null) return null;
-  try {
-    const parsed = JSON.parse(state.lastSignature) as unknown;
-    if (!Array.isArray(parsed)) return null;
-    return parsed.map((pair) => {
-      const [name, input] = pair as [string, JsonValue];
-      return { name, input };
-    });
-  } catch {
-    return null;
-  }
+  return state.lastBatch === null ? null : state.lastBatch.map(({ name, input }) => ({ name, input }));
 }
 
 const ok = (call: ToolCall, extra: Partial<ToolResult> = {}): ToolResult => ({ callId: call.id, name: call.name, output: `ok: ${call.name}`, isError: false, ...extra });

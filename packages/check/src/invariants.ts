@@ -72,7 +72,7 @@ export function initialMonitor(state: TurnState): MonitorState {
     executed: [],
     parked: [],
     decided: {},
-    loopSignature: state.lastSignature,
+    loopSignature: state.lastBatch === null ? null : batchSignature(state.lastBatch),
     loopRun: state.repeats,
     callsAfterLoop: state.forced === 'loop_detected' ? 1 : null,
   };

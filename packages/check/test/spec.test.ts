@@ -51,8 +51,8 @@ function concrete(type: SpecType, state: TurnState): TurnEvent | { type: string;
     // A fresh input per batch, so only REPLY_REPEATED makes a loop.
     case 'REPLY_TOOLS': return reply([{ id: `call-${n}`, name: 'search', input: { q: `topic ${n}` } }]);
     case 'REPLY_REPEATED': {
-      const previous = JSON.parse(state.lastSignature ?? '[]') as Array<[string, unknown]>;
-      return reply(previous.map(([name, input], i) => ({ id: `call-${n + i}`, name, input })));
+      const previous = state.lastBatch ?? [];
+      return reply(previous.map(({ name, input }, i) => ({ id: `call-${n + i}`, name, input })));
     }
     case 'REPLY_OVER_BUDGET': return reply([{ id: `call-${n}`, name: 'search', input: {} }], { inputTokens: 4000, outputTokens: 1000 });
     case 'REPLY_BAD_ID': return reply([{ id: '', name: 'search', input: {} }]);

@@ -1,7 +1,7 @@
 export type * from './types.js';
 export { createTurn, isTerminal, resume, step } from './turn.js';
 export { parseTurnState, TurnStateError, TURN_STATE_VERSION } from './state.js';
-export { batchSignature, canonicalJson } from './signature.js';
+export { batchSignature, canonicalJson, sameBatch, sameJson } from './signature.js';
 export { buildModelRequest, isBlocking } from './request.js';
 export { readDecision } from './events.js';
 export { errorMessage, toTurnError } from './errors.js';

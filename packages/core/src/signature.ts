@@ -1,6 +1,6 @@
 // Batch signatures for loop detection: two batches are "identical" when they call the same tools
 // with the same arguments in the same order, whatever the call ids and whatever the key order.
-import type { JsonValue, ToolCall } from './types.js';
+import type { BatchCall, JsonValue, ToolCall } from './types.js';
 
 /** Strings that JSON.stringify would leave as they are (no quote, backslash, control or lone surrogate). */
 const PLAIN = /^[^"\\\u0000-\u001f\ud800-\udfff]*$/;
@@ -38,11 +38,46 @@ export function canonicalJson(value: JsonValue): string {
 }
 
 /** Name plus canonical input per call, in call order; ids are ignored. */
-export function batchSignature(calls: readonly ToolCall[]): string {
+export function batchSignature(calls: readonly BatchCall[]): string {
   let out = '[';
   for (let i = 0; i < calls.length; i++) {
-    const call = calls[i] as ToolCall;
+    const call = calls[i] as BatchCall;
     out += `${i === 0 ? '' : ','}[${quote(call.name)},${canonicalJson(call.input)}]`;
   }
   return `${out}]`;
+}
+
+/**
+ * True when two batches call the same tools with the same inputs in the same order, ids and key
+ * order ignored: exactly when their `batchSignature`s are equal (a property test pins that).
+ */
+export function sameBatch(a: readonly BatchCall[], b: readonly BatchCall[]): boolean {
+  if (a.length !== b.length) return false;
+  for (let i = 0; i < a.length; i++) {
+    const x = a[i] as BatchCall;
+    const y = b[i] as BatchCall;
+    if (x.name !== y.name || !sameJson(x.input, y.input)) return false;
+  }
+  return true;
+}
+
+/** Deep equality of JSON values, object key order ignored. */
+export function sameJson(a: JsonValue, b: JsonValue): boolean {
+  if (a === b) return true;
+  if (a === null || b === null || typeof a !== 'object' || typeof b !== 'object') return false;
+  if (Array.isArray(a) || Array.isArray(b)) {
+    if (!Array.isArray(a) || !Array.isArray(b) || a.length !== b.length) return false;
+    for (let i = 0; i < a.length; i++) if (!sameJson(a[i] as JsonValue, b[i] as JsonValue)) return false;
+    return true;
+  }
+  const x = a as { readonly [key: string]: JsonValue };
+  const y = b as { readonly [key: string]: JsonValue };
+  let keys = 0;
+  for (const key in x) {
+    if (!Object.hasOwn(x, key)) continue;
+    keys++;
+    if (!Object.hasOwn(y, key) || !sameJson(x[key] as JsonValue, y[key] as JsonValue)) return false;
+  }
+  for (const key in y) if (Object.hasOwn(y, key)) keys--;
+  return keys === 0;
 }

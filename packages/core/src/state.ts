@@ -5,7 +5,7 @@
 import { readDecision, readToolCall, readToolResult } from './events.js';
 import { isJsonValue } from './json.js';
 import { validateLimits } from './limits.js';
-import type { ApprovalDecision, Outcome, ParkedCall, TurnState, TurnStatus } from './types.js';
+import type { ApprovalDecision, JsonValue, Outcome, ParkedCall, TurnState, TurnStatus } from './types.js';
 
 /** Bumped on any change to the shape of `TurnState`; `parseTurnState` migrates older versions. */
 export const TURN_STATE_VERSION = 1;
@@ -149,7 +149,7 @@ export function parseTurnState(input: unknown): TurnState {
     decisions,
     executing,
     seenCallIds: seenCallIds as string[],
-    lastSignature: nullableString(obj, 'lastSignature'),
+    lastBatch: readBatch(obj),
     repeats: nat(obj, 'repeats'),
     repairs: nat(obj, 'repairs'),
     candidate: nullableString(obj, 'candidate'),
@@ -157,6 +157,15 @@ export function parseTurnState(input: unknown): TurnState {
     lastRequest,
     outcome,
   };
+}
+
+function readBatch(obj: Obj): TurnState['lastBatch'] {
+  if (obj.lastBatch === null) return null;
+  return array(obj, 'lastBatch').map((c, i) => {
+    if (!isObj(c) || typeof c.name !== 'string') bad(`lastBatch[${i}]`, 'must be an object with a string name and a JSON input');
+    if (!('input' in c) || !isJsonValue(c.input)) bad(`lastBatch[${i}].input`, 'must be a JSON value');
+    return { name: c.name, input: c.input as JsonValue };
+  });
 }
 
 function readRequest(value: unknown): TurnState['lastRequest'] {

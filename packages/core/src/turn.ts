@@ -11,11 +11,12 @@
 //   `unexpected_event` and synthesised results, so no tool call is ever left without a result.
 
 import { readEvent, type ParsedEvent } from './events.js';
-import { batchSignature } from './signature.js';
+import { sameBatch } from './signature.js';
 import { validateLimits } from './limits.js';
 import { TURN_STATE_VERSION } from './state.js';
 import type {
   ApprovalDecision,
+  BatchCall,
   CallModelRequest,
   Effect,
   ForcedReason,
@@ -65,7 +66,7 @@ export function createTurn(options: TurnOptions): TurnState {
     decisions: {},
     executing: null,
     seenCallIds: [],
-    lastSignature: null,
+    lastBatch: null,
     repeats: 0,
     repairs: 0,
     candidate: null,
@@ -174,7 +175,7 @@ function modelResponded(state: TurnState, response: ModelResponse): Step {
     const effects: Effect[] = [append(assistantMessage(response, calls))];
     for (const call of calls) effects.push(appendResult(synthetic(call, 'skipped: repeated. This exact batch of tool calls was already made; answer with what you have.')));
     effects.push(emit('limit_reached', { limit: 'loop_detected', repeats: loop.repeats }));
-    const next: TurnState = update(state, { usage, seenCallIds, lastSignature: loop.signature, repeats: loop.repeats, forced: 'loop_detected' });
+    const next: TurnState = update(state, { usage, seenCallIds, lastBatch: loop.batch, repeats: loop.repeats, forced: 'loop_detected' });
     return callModel(next, true, effects);
   }
 
@@ -182,7 +183,7 @@ function modelResponded(state: TurnState, response: ModelResponse): Step {
     status: 'dispatching',
     usage: withUsage(usage, { toolCalls: usage.toolCalls + calls.length }),
     seenCallIds,
-    lastSignature: loop.signature,
+    lastBatch: loop.batch,
     repeats: loop.repeats,
     pending: calls,
   });
@@ -218,15 +219,20 @@ function findBadCallId(calls: readonly ToolCall[], seen: readonly string[]): { i
   return null;
 }
 
-/** Loop detection: exempt calls are left out of the signature; an all-exempt batch changes nothing. */
-function trackLoop(state: TurnState, calls: readonly ToolCall[]): { detected: boolean; signature: string | null; repeats: number } {
+/**
+ * Loop detection: exempt calls are left out; an all-exempt batch changes nothing. Batches are
+ * compared structurally (names and inputs, ids and key order ignored), which is what
+ * `batchSignature` equality means, without building the signature text for every batch.
+ */
+function trackLoop(state: TurnState, calls: readonly ToolCall[]): { detected: boolean; batch: readonly BatchCall[] | null; repeats: number } {
   const exempt = state.limits.loopExemptTools;
   const counted = exempt.length === 0 ? calls : calls.filter((call) => !exempt.includes(call.name));
-  if (counted.length === 0) return { detected: false, signature: state.lastSignature, repeats: state.repeats };
-  const signature = batchSignature(counted);
-  const repeats = signature === state.lastSignature ? state.repeats + 1 : 1;
+  if (counted.length === 0) return { detected: false, batch: state.lastBatch, repeats: state.repeats };
+  const repeats = state.lastBatch !== null && sameBatch(counted, state.lastBatch) ? state.repeats + 1 : 1;
   const threshold = state.limits.loopThreshold;
-  return { detected: threshold > 0 && repeats >= threshold, signature, repeats };
+  // Only names and inputs are kept, so two states that differ in call ids alone are the same state.
+  const batch = repeats > 1 ? state.lastBatch : counted.map(({ name, input }): BatchCall => ({ name, input }));
+  return { detected: threshold > 0 && repeats >= threshold, batch, repeats };
 }
 
 function addResponseUsage(usage: TurnUsage, add: Partial<ModelResponse['usage']> | undefined): TurnUsage {
@@ -488,7 +494,7 @@ function update(state: TurnState, changes: Partial<Mutable<TurnState>>): TurnSta
     decisions: changes.decisions ?? state.decisions,
     executing: changes.executing !== undefined ? changes.executing : state.executing,
     seenCallIds: changes.seenCallIds ?? state.seenCallIds,
-    lastSignature: changes.lastSignature !== undefined ? changes.lastSignature : state.lastSignature,
+    lastBatch: changes.lastBatch !== undefined ? changes.lastBatch : state.lastBatch,
     repeats: changes.repeats ?? state.repeats,
     repairs: changes.repairs ?? state.repairs,
     candidate: changes.candidate !== undefined ? changes.candidate : state.candidate,

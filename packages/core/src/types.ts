@@ -13,6 +13,12 @@ export interface ToolCall {
   readonly inputError?: string;
 }
 
+/** A tool call as loop detection sees it: the id does not matter. */
+export interface BatchCall {
+  readonly name: string;
+  readonly input: JsonValue;
+}
+
 export interface ToolResult {
   readonly callId: string;
   readonly name: string;
@@ -158,7 +164,8 @@ export interface TurnState {
   readonly executing: readonly string[] | null;
   /** Every tool call id seen in this turn, to reject a reused id. */
   readonly seenCallIds: readonly string[];
-  readonly lastSignature: string | null;
+  /** Name and input of each counted call of the last batch that counted for loop detection. */
+  readonly lastBatch: readonly BatchCall[] | null;
   /** Identical non-exempt batches in a row, ending with the last one. */
   readonly repeats: number;
   readonly repairs: number;

@@ -42,3 +42,36 @@ describe('canonicalJson', () => {
     );
   });
 });
+
+describe('sameBatch', () => {
+  it('is true exactly when the batch signatures are equal (ids and key order ignored)', async () => {
+    const { batchSignature, sameBatch } = await import('@turnkit/core');
+    const numRuns = 2000;
+    console.log(`sameBatch property: numRuns=${numRuns}`);
+    const small = fc.letrec((tie) => ({
+      value: fc.oneof(
+        { depthSize: 'small' },
+        fc.constantFrom(null, true, 0, -0, 1, 'a', 'b'),
+        fc.array(tie('value'), { maxLength: 3 }),
+        fc.dictionary(fc.constantFrom('a', 'b', 'c', '__proto__'), tie('value'), { maxKeys: 3 }),
+      ),
+    })).value as fc.Arbitrary<JsonValue>;
+    const call = fc.record({ id: fc.string({ maxLength: 3 }), name: fc.constantFrom('read', 'write'), input: small });
+    const batch = fc.array(call, { maxLength: 3 });
+    // Reorder every object's keys, so equal batches with different key order are generated often.
+    const reorder = (v: JsonValue): JsonValue => {
+      if (Array.isArray(v)) return v.map(reorder);
+      if (v === null || typeof v !== 'object') return v;
+      const out: Record<string, JsonValue> = {};
+      for (const key of Object.keys(v).reverse()) Object.defineProperty(out, key, { value: reorder((v as Record<string, JsonValue>)[key] as JsonValue), enumerable: true });
+      return out;
+    };
+    fc.assert(
+      fc.property(batch, batch, fc.boolean(), (a, b, same) => {
+        const other = same ? a.map((c, i) => ({ ...c, id: `x${i}`, input: reorder(c.input) })) : b;
+        expect(sameBatch(a, other)).toBe(batchSignature(a) === batchSignature(other));
+      }),
+      { numRuns },
+    );
+  });
+});

@@ -20,7 +20,7 @@ describe('createTurn', () => {
       decisions: {},
       executing: null,
       seenCallIds: [],
-      lastSignature: null,
+      lastBatch: null,
       repeats: 0,
       repairs: 0,
       candidate: null,

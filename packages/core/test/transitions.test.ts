@@ -216,10 +216,10 @@ describe('calling_model: model_responded with a batch identical to the previous 
   it('an all-exempt batch neither counts nor resets', () => {
     const limits = { loopThreshold: 2, loopExemptTools: ['status'] };
     const first = round(callingModel(limits), [call('a', 'search', { q: 1 })]);
-    const signature = first.lastSignature;
+    const batch = first.lastBatch;
     const afterExempt = round(first, [call('s1', 'status', {})]);
     expect(afterExempt.repeats).toBe(1);
-    expect(afterExempt.lastSignature).toBe(signature);
+    expect(afterExempt.lastBatch).toBe(batch);
     expect(afterExempt.round).toBe(2);
 
     const again = call('c', 'search', { q: 1 });
