@@ -3,7 +3,7 @@
 // '@turnkit/testing/conformance', loads it. Each import runs in a fresh Node process whose module
 // resolve hook records every module resolved inside a vitest package.
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -42,8 +42,10 @@ export async function resolve(specifier, context, nextResolve) {
     ['--import', 'tsx', '--import', join(dir, 'register.mjs'), `--conditions=${sourceCondition()}`, '--input-type=module', '-e', `await import(${JSON.stringify(specifier)}); console.log('imported');`],
     { cwd: packageDir, encoding: 'utf8' },
   );
+  const resolved = readFileSync(record, 'utf8').split('\n').filter((line) => line !== '');
+  rmSync(dir, { recursive: true, force: true });
   if (specifier === '@turnkit/testing' && child.status !== 0) throw new Error(`node could not import ${specifier}:\n${child.stderr}`);
-  return readFileSync(record, 'utf8').split('\n').filter((line) => line !== '');
+  return resolved;
 }
 
 describe('entry points', () => {
