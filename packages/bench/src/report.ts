@@ -68,44 +68,68 @@ function fastestPeer(report: BenchReport): SystemTiming | undefined {
   return report.turns.filter((t) => t.kind === 'peer').sort((a, b) => a.medianUs - b.medianUs)[0];
 }
 
-interface TargetCheck {
+/**
+ * How a target fared: `not measured` when the run has nothing to compare (no peers with
+ * `--quick`); `not comparable` for timing targets in a `--quick` run, whose counts are too small
+ * to warm the code up, so its times say nothing about the target.
+ */
+export type TargetVerdict = 'met' | 'missed' | 'not measured' | 'not comparable';
+
+export interface TargetCheck {
   readonly name: string;
   readonly target: string;
   readonly measured: string;
-  readonly met: boolean | undefined;
+  readonly verdict: TargetVerdict;
 }
 
-/** Each target with its measured value; `met` is undefined when this run could not measure it. */
+/** Each target with its measured value and verdict. */
 export function checkTargets(report: BenchReport): TargetCheck[] {
   const inline = report.turns[0];
   const peer = fastestPeer(report);
   const ratio = inline && peer ? peer.medianUs / inline.medianUs : undefined;
+  // Timing depends on warm-up; the heap figure does not.
+  const timing = (met: boolean): TargetVerdict => (report.quick ? 'not comparable' : met ? 'met' : 'missed');
   return [
     {
       name: 'turnkit inline vs the fastest peer',
       target: `≥ ${TARGETS.peerRatio}× less time per turn`,
       measured: ratio === undefined || !peer ? 'no peers in this run' : `${fixed(ratio, 1)}× (${peer.name})`,
-      met: ratio === undefined ? undefined : ratio >= TARGETS.peerRatio,
+      verdict: ratio === undefined ? 'not measured' : timing(ratio >= TARGETS.peerRatio),
     },
     {
       name: '`step` per transition',
       target: `≤ ${TARGETS.stepNs} ns`,
       measured: `${int(report.step.nsPerTransition)} ns`,
-      met: report.step.nsPerTransition <= TARGETS.stepNs,
+      verdict: timing(report.step.nsPerTransition <= TARGETS.stepNs),
     },
     {
       name: 'streaming throughput',
       target: `≥ ${int(TARGETS.deltasPerSecond)} deltas/s`,
       measured: `${int(report.streaming.turnkitPerSecond)} deltas/s`,
-      met: report.streaming.turnkitPerSecond >= TARGETS.deltasPerSecond,
+      verdict: timing(report.streaming.turnkitPerSecond >= TARGETS.deltasPerSecond),
     },
     {
       name: 'heap per suspended turn',
       target: `≤ ${int(TARGETS.bytesPerSuspendedTurn)} bytes`,
       measured: `${int(report.suspendedHeap.bytesPerTurn)} bytes`,
-      met: report.suspendedHeap.bytesPerTurn <= TARGETS.bytesPerSuspendedTurn,
+      verdict: report.suspendedHeap.bytesPerTurn <= TARGETS.bytesPerSuspendedTurn ? 'met' : 'missed',
     },
   ];
+}
+
+const QUICK_NOTE = 'not comparable (--quick: not warmed up)';
+
+function verdictLabel(verdict: TargetVerdict, markdown: boolean): string {
+  switch (verdict) {
+    case 'met':
+      return 'met';
+    case 'missed':
+      return markdown ? '**missed**' : 'MISSED';
+    case 'not measured':
+      return '-';
+    case 'not comparable':
+      return QUICK_NOTE;
+  }
 }
 
 function turnRows(report: BenchReport): string[][] {
@@ -132,7 +156,7 @@ const FIGURE_HEADER = ['figure', 'value', 'how'];
 
 /** The run as plain text for the terminal. */
 export function formatTerminal(report: BenchReport): string {
-  const targets = checkTargets(report).map((c) => [c.name, c.target, c.measured, c.met === undefined ? '-' : c.met ? 'met' : 'MISSED']);
+  const targets = checkTargets(report).map((c) => [c.name, c.target, c.measured, verdictLabel(c.verdict, false)]);
   return [
     `turnkit bench · ${report.date} · Node ${report.node} · ${report.cpu} · load ${fixed(report.load.average, 2)} on ${report.load.cores} cores`,
     '',
@@ -146,7 +170,7 @@ export function formatTerminal(report: BenchReport): string {
 
 /** The run as the full text of docs/benchmarks.md. */
 export function renderMarkdown(report: BenchReport): string {
-  const targets = checkTargets(report).map((c) => [c.name, c.target, c.measured, c.met === undefined ? '-' : c.met ? 'met' : '**missed**']);
+  const targets = checkTargets(report).map((c) => [c.name, c.target, c.measured, verdictLabel(c.verdict, true)]);
   return `# Benchmarks
 
 turnkit runs a turn as a pure state machine; its promise is that the loop itself costs next to

@@ -2,6 +2,7 @@ import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 import { describe, expect, it } from 'vitest';
 import {
+  checkTargets,
   measureStep,
   quantile,
   renderMarkdown,
@@ -89,7 +90,7 @@ describe('pnpm bench --quick, in-process', () => {
       log: (line) => lines.push(line),
       figures: { suspendedTurns: 50, stepTurns: 20, streamDeltas: 200, exploreMaxIterations: 1, exploreMaxDepth: 12 },
     });
-    console.log(formatTerminal(report));
+    expect(formatTerminal(report)).toMatch(/^`step` per transition .* not comparable \(--quick: not warmed up\)$/m);
     expect(report.turns.map((t) => [t.name, t.kind, t.verifiedTurns, t.samplesUs.length])).toEqual([
       ['turnkit runTurn', 'turnkit', 8, 6],
       ['turnkit streamTurn', 'turnkit', 8, 6],
@@ -108,5 +109,50 @@ describe('pnpm bench --quick, in-process', () => {
     expect(doc).toContain('- Command: `pnpm bench --quick`');
     expect(doc).toMatch(/\| turnkit streamTurn \| [\d.]+ \| [\d.]+ \| [\d.]+× \| 6 \|/);
     expect(doc).not.toContain('TODO');
+  });
+});
+
+describe('targets', () => {
+  // A run that misses every timing target and meets the heap one.
+  const slow = (quick: boolean): BenchReport => ({
+    date: '2025-01-01',
+    node: 'v20.19.0',
+    cpu: 'test CPU',
+    load: { average: 0, cores: 2 },
+    command: quick ? 'pnpm bench --quick' : 'pnpm bench',
+    quick,
+    turns: [
+      { name: 'turnkit runTurn', kind: 'turnkit', medianUs: 100, p95Us: 120, ratio: 1, samplesUs: [100], verifiedTurns: 2 },
+      ...(quick ? [] : [{ name: 'peer', kind: 'peer' as const, medianUs: 200, p95Us: 220, ratio: 2, samplesUs: [200], verifiedTurns: 2 }]),
+    ],
+    suspendedHeap: { turns: 10, bytesPerTurn: 1000, jsonBytesPerTurn: 500 },
+    step: { transitions: 100, turns: 10, nsPerTransition: 1546 },
+    streaming: { deltas: 100, turnkitPerSecond: 10_000 },
+    explore: { limits: 'test', states: 2, transitions: 1, seconds: 1, statesPerSecond: 2 },
+  });
+  // The targets table comes last in the terminal output.
+  const lineOf = (text: string, name: string): string => text.split('\n').findLast((line) => line.startsWith(name)) ?? `no line starting ${name}`;
+
+  it('in a --quick run, marks timing targets not comparable instead of met or missed', () => {
+    const report = slow(true);
+    expect(checkTargets(report).map((c) => [c.name, c.verdict])).toEqual([
+      ['turnkit inline vs the fastest peer', 'not measured'],
+      ['`step` per transition', 'not comparable'],
+      ['streaming throughput', 'not comparable'],
+      ['heap per suspended turn', 'met'],
+    ]);
+    const terminal = formatTerminal(report);
+    expect(terminal).not.toContain('MISSED');
+    expect(lineOf(terminal, '`step` per transition')).toMatch(/1,546 ns {2}not comparable \(--quick: not warmed up\)$/);
+    expect(lineOf(terminal, 'streaming throughput')).toMatch(/not comparable \(--quick: not warmed up\)$/);
+    expect(lineOf(terminal, 'heap per suspended turn')).toMatch(/ met$/);
+    expect(renderMarkdown(report)).toContain('| `step` per transition | ≤ 300 ns | 1,546 ns | not comparable (--quick: not warmed up) |');
+  });
+
+  it('in a full run, reports a missed timing target as missed', () => {
+    const report = slow(false);
+    expect(checkTargets(report).map((c) => c.verdict)).toEqual(['missed', 'missed', 'missed', 'met']);
+    expect(lineOf(formatTerminal(report), '`step` per transition')).toMatch(/1,546 ns {2}MISSED$/);
+    expect(renderMarkdown(report)).toContain('| `step` per transition | ≤ 300 ns | 1,546 ns | **missed** |');
   });
 });

@@ -64,9 +64,20 @@ function isPositiveInteger(value: unknown): value is number {
   return typeof value === 'number' && Number.isInteger(value) && value >= 1;
 }
 
+/** What a tool's input JSON Schema describes, for the error when it is not an object. */
+function describeSchema(schema: JsonObject): string {
+  const type = schema['type'];
+  if (type !== undefined) return `of type ${JSON.stringify(type)}`;
+  for (const key of ['anyOf', 'oneOf', 'allOf'] as const) {
+    if (schema[key] !== undefined) return `a combination (${key}) with no type of its own`;
+  }
+  return 'without a type (it accepts any value)';
+}
+
 /**
  * Defines a tool. Throws a `TypeError` naming the tool when the definition is invalid (bad name,
- * input not a zod schema or not representable as JSON Schema, bad timeout or retry).
+ * input not a zod schema, not representable as JSON Schema or not an object schema, bad timeout
+ * or retry).
  *
  * @example
  * const add = defineTool({
@@ -112,6 +123,12 @@ export function defineTool<Schema extends z.ZodType>(config: ToolConfig<Schema>)
     inputSchema = z.toJSONSchema(config.input, { io: 'input' }) as JsonObject;
   } catch (error) {
     return fail(`input cannot be written as JSON Schema for the model (${error instanceof Error ? error.message : String(error)}). Use JSON-friendly types (no z.date(), z.bigint(), …).`);
+  }
+  if (inputSchema['type'] !== 'object') {
+    fail(
+      `input must be an object schema, but its JSON Schema is ${describeSchema(inputSchema)}: model providers require tool inputs to be JSON objects. ` +
+        'Wrap the value in an object, like z.object({ value: z.string() }), and read input.value in execute.',
+    );
   }
   return {
     name,

@@ -104,13 +104,13 @@ describe('stage 3: validate', () => {
     const picky = defineTool({
       name: 'picky',
       description: 'Throws while validating.',
-      input: z.string().refine(() => {
+      input: z.object({ value: z.string() }).refine(() => {
         throw new Error('refine exploded');
       }),
       execute: () => 'never',
     });
     const { dispatcher, ctx } = setup({ tools: [picky] });
-    const { results } = await dispatcher.dispatch([call('picky', 'x')], ctx);
+    const { results } = await dispatcher.dispatch([call('picky', { value: 'x' })], ctx);
     expect(results[0]?.output).toBe("The input for 'picky' could not be checked (refine exploded). Send a simpler input.");
   });
 });

@@ -26,6 +26,36 @@ describe('defineTool', () => {
     expect(() => defineTool({ ...base, name: 't', input: z.object({ at: z.date() }) })).toThrow("Tool 't': input cannot be written as JSON Schema");
     expect(() => defineTool({ ...base, name: 't', color: 'red' } as never)).toThrow("Tool 't': unknown option 'color'");
   });
+
+  it.each([
+    ['z.object', z.object({ a: z.number() })],
+    ['z.looseObject', z.looseObject({})],
+    ['z.strictObject', z.strictObject({ a: z.string() })],
+    ['z.record', z.record(z.string(), z.number())],
+    ['an intersection of objects', z.object({ a: z.string() }).and(z.object({ b: z.string() }))],
+    ['a refined object', z.object({ a: z.string() }).refine(() => true)],
+    ['an object with a default', z.object({ a: z.number() }).default({ a: 1 })],
+    ['an object piped through a transform', z.object({ a: z.string() }).transform((input) => input.a)],
+    ['a lazy object', z.lazy(() => z.object({ a: z.string() }))],
+    ['an object from z.fromJSONSchema', z.fromJSONSchema({ type: 'object', properties: { a: { type: 'string' } } })],
+  ])('accepts %s as input: its JSON Schema has type "object"', (_, input) => {
+    expect(defineTool({ ...base, name: 't', input }).inputSchema['type']).toBe('object');
+  });
+
+  it.each([
+    ['z.string()', z.string(), 'of type "string"'],
+    ['z.number()', z.number(), 'of type "number"'],
+    ['z.array(...)', z.array(z.string()), 'of type "array"'],
+    ['a union of non-objects', z.union([z.string(), z.number()]), 'of type ["string","number"]'],
+    ['a union of objects', z.union([z.object({ a: z.string() }), z.object({ b: z.string() })]), 'a combination (anyOf) with no type of its own'],
+    ['a nullable object', z.object({}).nullable(), 'a combination (anyOf) with no type of its own'],
+    ['z.unknown()', z.unknown(), 'without a type (it accepts any value)'],
+  ])('refuses %s as input, saying why and what to write instead', (_, input, described) => {
+    expect(() => defineTool({ ...base, name: 't', input })).toThrow(
+      `Tool 't': input must be an object schema, but its JSON Schema is ${described}: model providers require tool inputs to be JSON objects. ` +
+        'Wrap the value in an object, like z.object({ value: z.string() }), and read input.value in execute.',
+    );
+  });
 });
 
 describe('createDispatcher', () => {

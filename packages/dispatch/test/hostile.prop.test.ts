@@ -53,7 +53,7 @@ function makeDispatcher(records: DecisionRecord[]) {
     tools: [
       defineTool({ name: 'echo', description: 'Echo.', input: z.object({ text: z.string() }), readOnly: true, execute: ({ text }) => text }),
       defineTool({ name: 'chaos', description: 'Misbehaves.', input: z.object({ mode: z.number().int() }), timeoutMs: 1, execute: ({ mode }) => chaosOutput(mode) }),
-      defineTool({ name: 'mirror', description: 'Returns its input.', input: z.unknown(), execute: (input) => input }),
+      defineTool({ name: 'mirror', description: 'Returns its input.', input: z.looseObject({}), execute: (input) => input }),
       defineTool({ name: 'record', description: 'Any object.', input: z.record(z.string(), z.unknown()), execute: (input) => ({ ...input }) }),
     ],
     permissions: { deny: ['mirror:x=*evil*'], ask: ['record:x=*'] },

@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import type { ModelResponse, ToolCall } from '@turnkit/core';
 import { callWithRetries, defaultHandlers, modelRequestFor, runTurn, type EffectHandlers } from '@turnkit/inline';
-import { interpreterConformance, scriptedModel, text } from '@turnkit/testing';
+import { scriptedModel, text } from '@turnkit/testing';
+import { interpreterConformance } from '@turnkit/testing/conformance';
 
 /**
  * What @turnkit/stream does: replace only the call_model handler (here: collect `model.stream()`

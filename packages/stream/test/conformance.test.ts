@@ -1,5 +1,5 @@
 import type { TurnResult } from '@turnkit/inline';
-import { interpreterConformance } from '@turnkit/testing';
+import { interpreterConformance } from '@turnkit/testing/conformance';
 import { resumeStreamTurn, streamTurn, type TurnStream } from '../src/index.js';
 
 /** Reads every event (as a consumer would), then returns the result. */

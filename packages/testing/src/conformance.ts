@@ -1,90 +1,25 @@
-// The interpreter conformance suite: every scenario of the corpus, run through any interpreter,
-// checked against the scenario's hand-written transcript and outcome (design §8: the same
-// scripted scenario gives the same transcript and outcome under every interpreter).
+// The interpreter conformance suite as a vitest `describe` block: every scenario of the corpus, run
+// through any interpreter, checked against the scenario's hand-written transcript and outcome (the
+// same scripted scenario gives the same transcript and outcome under every interpreter).
+// Its own entry point, `@turnkit/testing/conformance`, because it imports vitest (an optional peer):
+// importing `@turnkit/testing` never loads a test framework.
 
-import { scenarios, type ExpectedOutcome, type Scenario } from './scenarios.js';
-import { transcriptLines } from './transcript.js';
-import type { ConformanceResult, ConformanceResume, ConformanceRun } from './types.js';
+import { describe, it } from 'vitest';
+import { runScenario, type ConformanceOptions } from './run-scenario.js';
+import { scenarios } from './scenarios.js';
+import type { ConformanceRun } from './types.js';
 
-// vitest is an optional peer: only this suite needs it, so the rest of the package works without it.
-const vitest = await import('vitest').catch(() => undefined);
-
-export interface ConformanceOptions {
-  /** Continues suspended turns; with it the suspend scenarios also check the resumed turn. */
-  readonly resume?: ConformanceResume;
-}
-
-/**
- * What differs between `result` and `expected`, as sentences (empty when they agree). Transcript
- * lines are compared one by one; a RegExp in `expected.transcript` must match its line.
- */
-export function compareOutcome(result: ConformanceResult, expected: ExpectedOutcome): string[] {
-  const problems: string[] = [];
-  const same = (what: string, actual: unknown, want: unknown): void => {
-    if (JSON.stringify(actual) !== JSON.stringify(want)) problems.push(`${what}: expected ${JSON.stringify(want)}, got ${JSON.stringify(actual)}`);
-  };
-  same('status', result.status, expected.status);
-  if (expected.stopReason !== undefined) same('stopReason', result.stopReason, expected.stopReason);
-  if (expected.errorKind !== undefined) same('error.kind', result.error?.kind, expected.errorKind);
-  if (expected.errorMessage !== undefined && !expected.errorMessage.test(result.error?.message ?? '')) {
-    problems.push(`error.message: expected to match ${String(expected.errorMessage)}, got ${JSON.stringify(result.error?.message)}`);
-  }
-  if (expected.output !== undefined) same('output', result.output, expected.output);
-  if (expected.text !== undefined) same('text', result.text, expected.text);
-  const lines = transcriptLines(result.transcript);
-  const length = Math.max(lines.length, expected.transcript.length);
-  for (let i = 0; i < length; i += 1) {
-    const want = expected.transcript[i];
-    const line = lines[i];
-    const ok = want instanceof RegExp ? line !== undefined && want.test(line) : line === want;
-    if (!ok) {
-      problems.push(`transcript line ${i + 1}: expected ${want === undefined ? 'no line' : String(want)}, got ${line ?? 'no line'}\n  whole transcript:\n    ${lines.join('\n    ')}`);
-      break;
-    }
-  }
-  return problems;
-}
-
-/** Runs one scenario (and its resume, when `resume` is given); throws an Error listing every difference. */
-export async function runScenario(scenario: Scenario, run: ConformanceRun, options: ConformanceOptions = {}): Promise<void> {
-  const setup = scenario.setup();
-  const result = await run(setup.options);
-  const problems = compareOutcome(result, scenario.expected);
-  if (problems.length === 0) collect(problems, () => scenario.verify?.(result, setup));
-  if (problems.length === 0 && scenario.resume !== undefined && options.resume !== undefined) {
-    // What a caller would store and read back in another process.
-    const saved = JSON.parse(JSON.stringify({ state: result.state, transcript: result.transcript, grants: result.grants ?? [] })) as {
-      state: unknown;
-      transcript: ConformanceResult['transcript'];
-      grants: NonNullable<ConformanceResult['grants']>;
-    };
-    const { input: _input, tools: _tools, ...rest } = setup.options;
-    const resumed = await options.resume({ ...rest, tools: setup.freshTools(), ...saved, decisions: scenario.resume.decisions });
-    problems.push(...compareOutcome(resumed, scenario.resume.expected).map((p) => `after resume: ${p}`));
-    const verifyResume = scenario.resume.verify;
-    if (problems.length === 0 && verifyResume !== undefined) collect(problems, () => verifyResume(resumed, setup));
-  }
-  if (problems.length > 0) throw new Error(`Scenario '${scenario.name}' (${scenario.about}):\n- ${problems.join('\n- ')}`);
-}
-
-function collect(problems: string[], verify: () => void): void {
-  try {
-    verify();
-  } catch (error) {
-    problems.push(error instanceof Error ? error.message : String(error));
-  }
-}
+export type { ConformanceOptions } from './run-scenario.js';
 
 /**
  * Registers a vitest `describe` block that runs every scenario through `run`.
  *
  * @example
  * import { runTurn, resumeTurn } from '@turnkit/inline';
+ * import { interpreterConformance } from '@turnkit/testing/conformance';
  * interpreterConformance('inline', runTurn, { resume: resumeTurn });
  */
 export function interpreterConformance(name: string, run: ConformanceRun, options: ConformanceOptions = {}): void {
-  if (vitest === undefined) throw new Error('interpreterConformance needs vitest (>= 4) installed: it registers a describe block. Install vitest or call runScenario yourself.');
-  const { describe, it } = vitest;
   describe(`interpreter conformance: ${name}`, () => {
     for (const scenario of scenarios) it(scenario.name, () => runScenario(scenario, run, options));
   });

@@ -4,8 +4,9 @@ export { recordTrace, replay } from './trace.js';
 export type { ReplayDifference, ReplayReport, Trace, TraceEntry, TraceRecorder } from './trace.js';
 export { startTurn } from './interpreter.js';
 export type { StartTurnOptions, TestTurn } from './interpreter.js';
-export { interpreterConformance, compareOutcome, runScenario } from './conformance.js';
-export type { ConformanceOptions } from './conformance.js';
+// interpreterConformance is in '@turnkit/testing/conformance' (it imports vitest).
+export { compareOutcome, runScenario } from './run-scenario.js';
+export type { ConformanceOptions } from './run-scenario.js';
 export { scenarios } from './scenarios.js';
 export type { ExpectedOutcome, Probe, Scenario, ScenarioRun } from './scenarios.js';
 export { messageLine, transcriptLines } from './transcript.js';
