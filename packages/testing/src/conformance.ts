@@ -1,6 +1,6 @@
 // The interpreter conformance suite: every scenario of the corpus, run through any interpreter,
-// checked against the scenario's hand-written transcript and outcome (design §8: the same
-// scripted scenario gives the same transcript and outcome under every interpreter).
+// checked against the scenario's hand-written transcript and outcome (the same scripted scenario
+// gives the same transcript and outcome under every interpreter: docs/turn-contract.md).
 
 import { scenarios, type ExpectedOutcome, type Scenario } from './scenarios.js';
 import { transcriptLines } from './transcript.js';
