@@ -6,7 +6,7 @@ import { join, relative } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { packageRoot, peersDir } from './paths.js';
 
-/** The exact specs from shared/peers/README.md (AI SDK 6 under the alias `ai6`). */
+/** The exact peer versions benchmarked (AI SDK 6 under the alias `ai6`). */
 export const PEER_SPECS: readonly string[] = [
   'ai6@npm:ai@^6.0.322',
   'zod@^4',

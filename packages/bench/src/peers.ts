@@ -1,4 +1,4 @@
-// The peers, ported from shared/peers/*.mjs: each runs the scenario against the peer's own
+// The peers: each runs the scenario against the peer's own
 // scripted/mock model, fully in-process, and reports its tool results and final text.
 // The peer packages are imported from packages/bench/.peers (see peer-install.ts); the module
 // shapes below name only what is used here.

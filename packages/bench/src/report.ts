@@ -42,7 +42,7 @@ export interface BenchReport {
   readonly explore: ExploreFigure;
 }
 
-/** The issue's targets, checked in the same run. */
+/** The performance targets, checked in the same run. */
 export const TARGETS = {
   peerRatio: 10,
   stepNs: 300,
@@ -190,7 +190,7 @@ by skipping work.
 Three model calls, scripted, no network: the model calls \`add\` {a: 0, b: 1}, then \`add\`
 {a: 1, b: 1}, then answers \`done\`. One \`add\` tool with a zod schema \`{a: number, b: number}\`.
 turnkit uses a hand-written \`Model\` that returns the three replies and a tool from
-\`defineTool\`; each peer uses its own scripted or mock model (recipes in \`shared/peers/\`: AI SDK 6
+\`defineTool\`; each peer uses its own scripted or mock model (ported in \`packages/bench/src/peers.ts\`: AI SDK 6
 \`MockLanguageModelV3\`, OpenAI Agents \`ScriptedModel\` with tracing disabled, LangChain
 \`fakeModel\`, pi-ai's faux provider).
 

@@ -1,4 +1,4 @@
-// The one scenario every system runs (shared/peers): the model calls `add` {a: 0, b: 1}, then
+// The one scenario every system runs: the model calls `add` {a: 0, b: 1}, then
 // `add` {a: 1, b: 1}, then answers 'done'. A system counts only if it produced exactly these
 // tool results and this final text, so nobody wins by skipping work.
 

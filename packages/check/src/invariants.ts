@@ -1,4 +1,4 @@
-// The ten invariants of the turn model (shared/design/turn-model.md §7), checked on a trace.
+// The ten invariants of the turn contract (docs/turn-contract.md, "Invariants"), checked on a trace.
 //
 // A trace is what a driver saw: for each step the state before, the event, the state after and
 // the effects. Per-step invariants (1–5, 9) look at one step; history invariants (6, 7, 8, 10)
@@ -79,7 +79,7 @@ export function initialMonitor(state: TurnState): MonitorState {
 }
 
 /**
- * Checks every invariant of §7 that a trace can show. Never throws; returns the violations in
+ * Checks every invariant of docs/turn-contract.md that a trace can show. Never throws; returns the violations in
  * step order (empty when the trace is clean).
  *
  * @example

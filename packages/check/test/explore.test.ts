@@ -1,6 +1,8 @@
 // Exhaustive exploration of the real reducer for small limits: every reachable state, every
 // event of the alphabet, every invariant on every edge. The numbers are printed for CI.
 
+import { readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { getAdjacencyMap, getShortestPaths, getSimplePaths } from 'xstate/graph';
 import { eventsFor, exploreTurn, serializeTurnSnapshot, turnLogic, type ExploreResult } from '@turnkit/check';
@@ -16,17 +18,34 @@ function report(name: string, limits: TurnLimitsInput, result: ExploreResult): v
   if (result.violations.length > 0) console.log(JSON.stringify(result.violations.slice(0, 5), null, 2));
 }
 
+/**
+ * The explorations of docs/model-checking.md's table, read from it: its limits (an object literal
+ * of plain keys, numbers and quoted strings, read as JSON) and the numbers it shows.
+ */
+function documentedCases(): Array<{ name: string; limits: TurnLimitsInput; states: number; transitions: number; depth: number }> {
+  const doc = readFileSync(fileURLToPath(new URL('../../../docs/model-checking.md', import.meta.url)), 'utf8');
+  const table = doc.split('| exploration (`test/explore.test.ts`) |')[1]?.split('\n\n')[0] ?? '';
+  const number = (cell: string | undefined): number => Number((cell ?? '').replaceAll(',', ''));
+  return table
+    .split('\n')
+    .slice(2)
+    .map((line) => line.split('|').map((cell) => cell.trim()))
+    .map(([, name, limits, states, transitions, depth]) => {
+      const literal = (limits ?? '').replace(/^`|`$/g, '').replace(/([{,]\s*)([A-Za-z]\w*)\s*:/g, '$1"$2":').replaceAll("'", '"');
+      return { name: name ?? '', limits: JSON.parse(literal) as TurnLimitsInput, states: number(states), transitions: number(transitions), depth: number(depth) };
+    });
+}
+
 describe('exhaustive exploration of step', () => {
-  const cases: Array<[string, TurnLimitsInput]> = [
-    ['largest required', { maxIterations: 3, loopThreshold: 3, maxOutputRepairs: 1 }],
-    ['tight loop', { maxIterations: 3, loopThreshold: 2, maxOutputRepairs: 1 }],
-    ['exempt tool and budgets', { maxIterations: 3, loopThreshold: 3, maxOutputRepairs: 1, loopExemptTools: ['clock'], budget: { maxModelCalls: 4, maxToolCalls: 4, maxTotalTokens: 150, maxCost: 0.03 } }],
-    ['no loops, no repairs', { maxIterations: 2, loopThreshold: 0, maxOutputRepairs: 0 }],
-  ];
-  for (const [name, limits] of cases) {
-    it(`${name}: every reachable state, zero violations`, () => {
+  const cases = documentedCases();
+  it('docs/model-checking.md shows four explorations', () => {
+    expect(cases.map((c) => c.name)).toEqual(['largest required', 'tight loop', 'exempt tool and budgets', 'no loops, no repairs']);
+  });
+  for (const { name, limits, ...shown } of cases) {
+    it(`${name}: every reachable state, zero violations, the numbers the doc shows`, () => {
       const result = exploreTurn({ limits, maxDepth: MAX_DEPTH });
       report(name, limits, result);
+      expect({ states: result.states, transitions: result.transitions, depth: result.depth }).toEqual(shown);
       expect(result.exhaustive).toBe(true);
       expect(result.violations).toEqual([]);
       expect(result.states).toBeGreaterThan(100);

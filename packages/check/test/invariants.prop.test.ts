@@ -1,4 +1,4 @@
-// The ten invariants of shared/design/turn-model.md §7, each a fast-check property over generated
+// The ten invariants of docs/turn-contract.md, each a fast-check property over generated
 // turns: limits plus 40–60 event choices, mostly plausible replies to the last blocking effect,
 // some random model replies, fatal and malformed events, random JSON and arbitrary values. A run
 // feeds events until the turn ends plus AFTER_END more (terminal states must absorb them).
@@ -50,7 +50,7 @@ const INVARIANTS: ReadonlyArray<readonly [InvariantNumber, string]> = [
 /** Steps taken from a non-terminal state: the live part of the turn. */
 const liveSteps = (trace: Trace): number => trace.steps.filter((s) => !isTerminal(s.state)).length;
 
-describe('the invariants of §7 hold on generated turns', () => {
+describe('the invariants of the turn contract hold on generated turns', () => {
   for (const [invariant, title] of INVARIANTS) {
     it(`invariant ${invariant}: ${title}`, () => {
       fc.assert(

@@ -6,7 +6,7 @@
 // - Inputs are never mutated; every new state is a fresh object (unchanged parts are shared).
 // - State, events and effects are plain JSON. Interpreters perform the effects and feed back
 //   exactly one event per blocking effect; they make no decision of their own.
-// - The transition table of docs/architecture.md is the `switch` in `transition` below: one arm
+// - The transition table of docs/turn-contract.md is the `switch` in `transition` below: one arm
 //   per status, one short case per event. Anything not in the table fails the turn with
 //   `unexpected_event` and synthesised results, so no tool call is ever left without a result.
 

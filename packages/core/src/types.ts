@@ -1,6 +1,6 @@
 // The data of a turn: plain JSON only (no functions, classes, Dates or Maps), so a state, an
 // event or an effect can be compared with deep equality, written to disk and read back.
-// The shapes follow docs/architecture.md (which supersedes shared/design/turn-model.md §2–§5).
+// The shapes are described in docs/turn-contract.md.
 
 export type JsonValue = null | boolean | number | string | readonly JsonValue[] | { readonly [key: string]: JsonValue };
 export type JsonObject = { readonly [key: string]: JsonValue };

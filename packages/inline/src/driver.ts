@@ -1,6 +1,6 @@
 // The driver: a loop over core's effects and a table from effect type to handler. It holds no turn
 // logic: every decision is made by `step`; the driver performs effects and feeds back exactly one
-// event per blocking effect (design §8). Other interpreters (such as @turnkit/stream) reuse this
+// event per blocking effect (docs/turn-contract.md, "The interpreter's side"). Other interpreters (such as @turnkit/stream) reuse this
 // loop and replace or extend single handlers: `{ ...defaultHandlers, call_model: streamingCall }`.
 
 import { isTerminal, step, type Effect, type Message, type Model, type Outcome, type TurnError, type TurnEvent, type TurnState } from '@turnkit/core';

@@ -33,8 +33,8 @@ export async function runTurn(options: RunTurnOptions, handlers: EffectHandlers 
  * `JSON.parse(JSON.stringify(result))`. Pass the same options as to `runTurn` (model, tools, …).
  *
  * @example
- * const saved = JSON.parse(json);
- * const result = await resumeTurn({ ...saved, model, tools, decisions: { call_1: { type: 'approve' } } });
+ * // `suspended` is what runTurn returned (status 'suspended'), or JSON.parse of it in another process.
+ * const result = await resumeTurn({ ...suspended, model, tools, decisions: { call_1: { type: 'approve' } } });
  */
 export async function resumeTurn(options: ResumeTurnOptions, handlers: EffectHandlers = defaultHandlers): Promise<TurnResult> {
   checkCommon(options, 'resumeTurn');
@@ -55,7 +55,7 @@ export async function resumeTurn(options: ResumeTurnOptions, handlers: EffectHan
 }
 
 async function drive(
-  options: RunTurnOptions,
+  options: RunTurnOptions | ResumeTurnOptions,
   dispatcher: Dispatcher,
   transcript: Message[],
   state: TurnState,
@@ -169,7 +169,7 @@ function isDispatcher(tools: RunTurnOptions['tools']): tools is Dispatcher {
 }
 
 /** The dispatcher for `tools`; a suspended turn's grants and counts are restored into it. */
-function toDispatcher(options: RunTurnOptions & Partial<Pick<ResumeTurnOptions, 'grants' | 'budgetUsage'>>, fn: string): Dispatcher {
+function toDispatcher(options: Pick<RunTurnOptions, 'tools' | 'policy' | 'permissions' | 'hooks'> & Pick<Partial<ResumeTurnOptions>, 'grants' | 'budgetUsage'>, fn: string): Dispatcher {
   const tools = options.tools ?? [];
   if (isDispatcher(tools)) {
     if (options.policy !== undefined || options.permissions !== undefined || options.hooks !== undefined) {

@@ -89,7 +89,14 @@ export interface RunTurnOptions {
   readonly modelRetryBackoffMs?: number;
 }
 
-export interface ResumeTurnOptions extends Omit<RunTurnOptions, 'input'> {
+/**
+ * The options of `resumeTurn`: those of `runTurn` (without `input`) plus what the suspended
+ * result carries. A suspended result spreads in as it is, also after a JSON round trip:
+ *
+ * @example
+ * if (result.status === 'suspended') await resumeTurn({ ...result, model, tools, decisions: { call_1: { type: 'approve' } } });
+ */
+export interface ResumeTurnOptions extends Omit<RunTurnOptions, 'input' | 'output' | 'trace'> {
   /** The `state` of a suspended result (JSON round trips are fine). */
   readonly state: unknown;
   readonly transcript: readonly Message[];
@@ -99,11 +106,19 @@ export interface ResumeTurnOptions extends Omit<RunTurnOptions, 'input'> {
   readonly grants?: readonly Grant[];
   /** Call counts of the suspended result (used when a dispatcher is made from `tools`). */
   readonly budgetUsage?: BudgetUsage;
+  /**
+   * As for `runTurn`. `null` (the `output` a spread suspended result carries) means no schema, so
+   * spread the result first and your options after it: `{ ...result, ...options }`.
+   */
+  readonly output?: OutputSchema | null;
+  /** `true` records this run's transitions. A trace object (what a spread result carries) is ignored. */
+  readonly trace?: boolean | TurnTrace;
 }
 
 export type TurnResultStatus = 'stopped' | 'failed' | 'cancelled' | 'suspended';
 
-export interface TurnResult {
+/** What every result has, and the fields only some statuses set. */
+interface TurnResultFields {
   readonly status: TurnResultStatus;
   /** The accepted output (parsed JSON with an `output` schema, else the final text); null unless stopped. */
   readonly output: JsonValue;
@@ -125,3 +140,24 @@ export interface TurnResult {
   readonly budgetUsage?: BudgetUsage;
   readonly trace?: TurnTrace;
 }
+
+/**
+ * A turn waiting for decisions on its `pending` calls. Save it (`JSON.stringify`) and pass it to
+ * `resumeTurn` as it is: `resumeTurn({ ...result, model, tools, decisions })`.
+ */
+export interface SuspendedTurnResult extends TurnResultFields {
+  readonly status: 'suspended';
+  readonly output: null;
+  readonly pending: readonly ParkedCall[];
+  readonly grants: readonly Grant[];
+  readonly budgetUsage: BudgetUsage;
+}
+
+/** A turn that ended: stopped, failed or cancelled (`outcome` says how). */
+export interface EndedTurnResult extends TurnResultFields {
+  readonly status: 'stopped' | 'failed' | 'cancelled';
+  readonly outcome: Outcome;
+}
+
+/** What `runTurn` and `resumeTurn` return. Narrow on `status` (`'suspended'`) before resuming. */
+export type TurnResult = SuspendedTurnResult | EndedTurnResult;

@@ -1,6 +1,7 @@
 // The interpreter conformance suite as a vitest `describe` block: every scenario of the corpus, run
 // through any interpreter, checked against the scenario's hand-written transcript and outcome (the
-// same scripted scenario gives the same transcript and outcome under every interpreter).
+// same scripted scenario gives the same transcript and outcome under every interpreter:
+// docs/turn-contract.md).
 // Its own entry point, `@turnkit/testing/conformance`, because it imports vitest (an optional peer):
 // importing `@turnkit/testing` never loads a test framework.
 

@@ -1,5 +1,5 @@
 export { scriptedModel, text, toolCalls, call, fail, splitText } from './scripted.js';
-export type { ReplyExtras, ScriptedCall, ScriptedModel, ScriptStep } from './scripted.js';
+export type { ReplyExtras, ScriptedCall, ScriptedModel, ScriptedModelOptions, ScriptStep } from './scripted.js';
 export { recordTrace, replay } from './trace.js';
 export type { ReplayDifference, ReplayReport, Trace, TraceEntry, TraceRecorder } from './trace.js';
 export { startTurn } from './interpreter.js';

@@ -1,6 +1,6 @@
 // The conformance corpus: scripted turns with hand-written expectations. Every interpreter must
-// produce exactly these transcripts and outcomes. The expectations were written from the design
-// (turn-model §6 and core's decisions), not copied from any interpreter's output.
+// produce exactly these transcripts and outcomes. The expectations were written from the
+// transition table of docs/turn-contract.md, not copied from any interpreter's output.
 
 import { isDeepStrictEqual } from 'node:util';
 import type { ApprovalDecision, JsonValue, ParkedCall, StopReason, ToolSpec } from '@turnkit/core';

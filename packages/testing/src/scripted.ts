@@ -59,20 +59,36 @@ export interface ScriptedModel extends Model {
   stream(request: ModelRequest, options: { readonly signal: AbortSignal }): AsyncIterable<ModelStreamPart>;
 }
 
+export interface ScriptedModelOptions {
+  /**
+   * The index (from 0) of the step that answers the first call; the steps before it count as
+   * already used. Pass the `usage.modelCalls` of a suspended turn to continue its script in a
+   * new process. Call ids go on from where those steps left them (`call_3` after two calls);
+   * a skipped step given as a function is not run, so its calls are not counted. Default 0.
+   */
+  readonly startAt?: number;
+}
+
 /**
  * A model that answers with `steps`, one per call. Running past the script throws an error naming
  * the missing step, which fails the turn with that message.
  *
  * @example
  * const model = scriptedModel([toolCalls(call('add', { a: 1, b: 2 })), text('3')]);
+ * // The same script, continued after a suspended turn that made one model call:
+ * const resumed = scriptedModel([toolCalls(call('add', { a: 1, b: 2 })), text('3')], { startAt: 1 });
  */
-export function scriptedModel(steps: readonly ScriptStep[]): ScriptedModel {
+export function scriptedModel(steps: readonly ScriptStep[], options: ScriptedModelOptions = {}): ScriptedModel {
+  const startAt = readStartAt(options, steps.length);
   const calls: ModelRequest[] = [];
   let nextId = 1;
+  for (const skipped of steps.slice(0, startAt)) {
+    if (typeof skipped !== 'function' && skipped.kind === 'reply') nextId += skipped.calls.filter((c) => c.id === undefined).length;
+  }
 
   async function next(request: ModelRequest, signal: AbortSignal): Promise<ModelResponse> {
     calls.push({ ...request, messages: [...request.messages], tools: [...request.tools] });
-    const number = calls.length;
+    const number = startAt + calls.length;
     if (signal.aborted) throw abortError(signal);
     const stepDef = steps[number - 1];
     if (stepDef === undefined) {
@@ -126,12 +142,28 @@ export function scriptedModel(steps: readonly ScriptStep[]): ScriptedModel {
       };
     },
     assertDone() {
-      if (calls.length >= steps.length) return;
-      const first = calls.length + 1;
+      const used = startAt + calls.length;
+      if (used >= steps.length) return;
+      const first = used + 1;
       const range = first === steps.length ? `step ${first}` : `steps ${first}–${steps.length}`;
-      throw new Error(`scriptedModel: ${steps.length - calls.length} of ${steps.length} steps were not used (${range}). The turn made fewer model calls than the script expected.`);
+      throw new Error(`scriptedModel: ${steps.length - used} of ${steps.length} steps were not used (${range}). The turn made fewer model calls than the script expected.`);
     },
   };
+}
+
+function readStartAt(options: ScriptedModelOptions, length: number): number {
+  if (options === null || typeof options !== 'object') throw new TypeError(`scriptedModel options must be an object such as { startAt: 1 }, got ${String(options)}.`);
+  for (const key of Object.keys(options)) {
+    if (key !== 'startAt') throw new TypeError(`scriptedModel got an unknown option '${key}'. Known options: startAt.`);
+  }
+  const startAt: unknown = options.startAt ?? 0;
+  if (typeof startAt !== 'number' || !Number.isInteger(startAt) || startAt < 0 || startAt > length) {
+    throw new RangeError(
+      `scriptedModel option startAt must be a whole number from 0 to ${length} (the script has ${length} step${length === 1 ? '' : 's'}), got ${typeof startAt === 'string' ? JSON.stringify(startAt) : String(startAt)}. ` +
+        'Pass the usage.modelCalls of the suspended turn you are resuming.',
+    );
+  }
+  return startAt;
 }
 
 /** Text as stream deltas: words with their following whitespace, so joining them gives the text back. */

@@ -67,6 +67,46 @@ describe('scriptedModel', () => {
     expect(() => model.assertDone()).not.toThrow();
   });
 
+  describe('startAt: continuing a script after a suspended turn', () => {
+    const script = () => [toolCalls(call('a'), call('b')), toolCalls(call('c', {}, { id: 'mine' }), call('d')), text('done')];
+
+    it('answers the first call with step startAt + 1, with call ids going on from the skipped steps', async () => {
+      const whole = scriptedModel(script());
+      await whole.generate(request(), { signal });
+      const fromWhole = await whole.generate(request(2), { signal });
+      const resumed = scriptedModel(script(), { startAt: 1 });
+      const fromResumed = await resumed.generate(request(2), { signal });
+      expect(fromResumed).toEqual(fromWhole);
+      expect(fromResumed.toolCalls.map((c) => c.id)).toEqual(['mine', 'call_3']);
+      expect((await resumed.generate(request(3), { signal })).text).toBe('done');
+      expect(resumed.calls).toHaveLength(2);
+      expect(() => resumed.assertDone()).not.toThrow();
+    });
+
+    it('counts the skipped steps in step numbers and in assertDone', async () => {
+      const model = scriptedModel([text('1'), (_req, { step }) => text(`step ${step}`), text('3')], { startAt: 1 });
+      expect((await model.generate(request(), { signal })).text).toBe('step 2');
+      expect(() => model.assertDone()).toThrow('1 of 3 steps were not used (step 3)');
+      await model.generate(request(), { signal });
+      await expect(model.generate(request(), { signal })).rejects.toThrow(/asked for step 4, but the script has only 3 steps/);
+    });
+
+    it('startAt equal to the script length leaves nothing to answer; 0 is the default', async () => {
+      const used = scriptedModel([text('1')], { startAt: 1 });
+      expect(() => used.assertDone()).not.toThrow();
+      await expect(used.generate(request(), { signal })).rejects.toThrow(/asked for step 2/);
+      expect((await scriptedModel([text('1')], { startAt: 0 }).generate(request(), { signal })).text).toBe('1');
+    });
+
+    it('rejects a startAt that is not a step index, naming the value and the range', () => {
+      expect(() => scriptedModel(script(), { startAt: 4 })).toThrow('scriptedModel option startAt must be a whole number from 0 to 3 (the script has 3 steps), got 4.');
+      expect(() => scriptedModel(script(), { startAt: -1 })).toThrow(/from 0 to 3 .* got -1\. Pass the usage\.modelCalls/);
+      expect(() => scriptedModel(script(), { startAt: 1.5 })).toThrow(/got 1\.5/);
+      expect(() => scriptedModel(script(), { startAt: '1' as unknown as number })).toThrow(/got "1"/);
+      expect(() => scriptedModel(script(), { start: 1 } as never)).toThrow("scriptedModel got an unknown option 'start'. Known options: startAt.");
+    });
+  });
+
   it('refuses to answer once the signal is aborted', async () => {
     const controller = new AbortController();
     controller.abort('stop');
