@@ -20,7 +20,7 @@ describe('exhaustive exploration of step', () => {
   const cases: Array<[string, TurnLimitsInput]> = [
     ['largest required', { maxIterations: 3, loopThreshold: 3, maxOutputRepairs: 1 }],
     ['tight loop', { maxIterations: 3, loopThreshold: 2, maxOutputRepairs: 1 }],
-    ['exempt tool and budgets', { maxIterations: 3, loopThreshold: 3, maxOutputRepairs: 1, loopExemptTools: ['clock'], budget: { maxModelCalls: 4, maxToolCalls: 4, maxTotalTokens: 150, maxCost: 0.03 } }],
+    ['exempt tool and budgets', { maxIterations: 3, loopThreshold: 3, maxOutputRepairs: 1, loopExemptTools: ['clock'], maxCallsPerReply: 1, budget: { maxModelCalls: 4, maxToolCalls: 4, maxTotalTokens: 150, maxCost: 0.03 } }],
     ['no loops, no repairs', { maxIterations: 2, loopThreshold: 0, maxOutputRepairs: 0 }],
   ];
   for (const [name, limits] of cases) {

@@ -168,21 +168,21 @@ function modelResponded(state: TurnState, response: ModelResponse): Step {
 
   if (calls.length === 0) return toFinalizing(update(state, { usage }), response.text, [append(assistantMessage(response, calls))]);
 
+  // A loop is the model repeating its reply: the whole batch is compared, whatever part of it runs.
+  const loop = trackLoop(state, calls);
+  if (loop.detected) {
+    const effects: Effect[] = [append(assistantMessage(response, calls))];
+    for (const call of calls) effects.push(appendResult(synthetic(call, 'skipped: repeated. This exact batch of tool calls was already made; answer with what you have.')));
+    effects.push(emit('limit_reached', { limit: 'loop_detected', repeats: loop.repeats }));
+    const next: TurnState = update(state, { usage, lastBatch: loop.batch, repeats: loop.repeats, forced: 'loop_detected' });
+    return callModel(next, true, effects);
+  }
+
   const { run, notExecuted } = planBatch(state, calls);
   if (run.length === 0) {
     // The tool-call budget is used up: nothing of the reply runs, and the turn stops.
     const effects: Effect[] = [append(assistantMessage(response, calls)), ...notExecuted.map(appendResult)];
     return finish(update(state, { usage }), stopped('budget_exhausted', null), effects);
-  }
-
-  const loop = trackLoop(state, run);
-  if (loop.detected) {
-    const effects: Effect[] = [append(assistantMessage(response, calls))];
-    for (const call of run) effects.push(appendResult(synthetic(call, 'skipped: repeated. This exact batch of tool calls was already made; answer with what you have.')));
-    for (const result of notExecuted) effects.push(appendResult(result));
-    effects.push(emit('limit_reached', { limit: 'loop_detected', repeats: loop.repeats }));
-    const next: TurnState = update(state, { usage, lastBatch: loop.batch, repeats: loop.repeats, forced: 'loop_detected' });
-    return callModel(next, true, effects);
   }
 
   const next: TurnState = update(state, {

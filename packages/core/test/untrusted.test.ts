@@ -207,20 +207,23 @@ describe('limits.maxCallsPerReply and the tool-call budget: core decides which c
     expect(next.usage.toolCalls).toBe(0);
   });
 
-  it('a cut batch that repeats is a loop: the calls that would run are skipped, the rest keep their reason', () => {
+  it('a cut batch that repeats is a loop: the whole reply is compared and every call of it is skipped', () => {
     const [a, b] = calls(2) as [ToolCall, ToolCall];
     const limits = { loopThreshold: 2, maxCallsPerReply: 1 };
     const first = drive(dispatching([a, b], limits), ev.completed([ok(a)]), ev.compacted())[0];
-    const [a2, b2] = [call('a2', 'search', a.input), call('b2', 'search', { other: true })];
+    const [a2, b2] = [call('a2', 'search', a.input), call('b2', 'search', b.input)];
     const [next, effects] = step(first, ev.responded([a2, b2]));
     expect(effects).toEqual([
       fx.assistant('', [a2, b2]),
       fx.result(synth(a2, TEXT.skipped)),
-      fx.result(synth(b2, overReply(2, 1))),
+      fx.result(synth(b2, TEXT.skipped)),
       fx.emit('limit_reached', { limit: 'loop_detected', repeats: 2 }),
       fx.callModel(2, true),
     ]);
     expect(next.notExecuted).toEqual([]);
+    // Only the part that differs is the part that did not run: still a different reply.
+    const [other] = step(first, ev.responded([a2, call('b3', 'search', { other: true })]));
+    expect(other.status).toBe('dispatching');
   });
 
   describe('every way a batch ends still gives each withheld call its result', () => {
