@@ -1,6 +1,6 @@
 // A finite alphabet of concrete events per status: what an exhaustive exploration feeds the
-// reducer. Call ids are derived from the state (`seenCallIds.length`), so ids are fresh on every
-// path; only the `reply_reused_id` event reuses an id on purpose.
+// reducer. Call ids are derived from the state (`freshCallId`), so ids are fresh on every path;
+// only the `reply_repeated_id` event repeats an id (within its reply) on purpose.
 
 import type { JsonValue, ParkedCall, ToolCall, ToolResult, TurnEvent, TurnState } from '@turnkit/core';
 
@@ -67,9 +67,16 @@ export function labelledEventsFor(state: TurnState): LabelledEvent[] {
 
 type Add = (label: string, kind: EventKind, event: LabelledEvent['event']) => void;
 
+/**
+ * The id of call `i` of the reply to the model call in flight: `modelCalls` grows with every model
+ * call, so no two replies of a turn share an id.
+ */
+export function freshCallId(state: TurnState, i: number): string {
+  return `call-${state.usage.modelCalls}-${i}`;
+}
+
 function callingModel(state: TurnState, add: Add): void {
-  const n = state.seenCallIds.length;
-  const id = (i: number): string => `call-${n + i}`;
+  const id = (i: number): string => freshCallId(state, i);
   const budget = state.limits.budget;
   const tokenBudget =
     budget.maxInputTokens !== undefined || budget.maxOutputTokens !== undefined || budget.maxTotalTokens !== undefined || budget.maxCost !== undefined;
@@ -94,8 +101,7 @@ function callingModel(state: TurnState, add: Add): void {
       response: { text: '', toolCalls: [{ id: id(0), ...SEARCH }], usage: { inputTokens: big, outputTokens: big, cost: (budget.maxCost ?? 0) + 1 } },
     });
   }
-  const old = state.seenCallIds[0];
-  if (old !== undefined) add('reply_reused_id', 'fatal', reply([{ id: old, ...READ }]));
+  add('reply_repeated_id', 'fatal', reply([{ id: id(0), ...SEARCH }, { id: id(0), ...READ }]));
   add('model_failed', 'fatal', { type: 'model_failed', error: { kind: 'rate_limited', message: 'Too many requests.', retryable: true } });
 }
 

@@ -10,7 +10,7 @@
 import fc from 'fast-check';
 import { createTurn, isTerminal, step as coreStep } from '@turnkit/core';
 import type { JsonValue, ToolCall, TurnLimitsInput, TurnState } from '@turnkit/core';
-import { labelledEventsFor } from './alphabet.js';
+import { freshCallId, labelledEventsFor } from './alphabet.js';
 import { traceFrom, type Trace } from './invariants.js';
 import type { StepFunction } from './logic.js';
 
@@ -104,6 +104,8 @@ export function arbitraryLimits(): fc.Arbitrary<TurnLimitsInput> {
       loopThreshold: fc.oneof({ weight: 2, arbitrary: fc.constant(0) }, { weight: 1, arbitrary: fc.constantFrom(2, 3) }, { weight: 1, arbitrary: fc.constantFrom(5, 8) }),
       loopExemptTools: fc.constantFrom([], ['clock']),
       maxOutputRepairs: fc.integer({ min: 0, max: 2 }),
+      // One call per reply in some runs, so replies of two or more calls are cut.
+      maxCallsPerReply: fc.constantFrom(1, 2, 32),
       // Budgets in a fifth of the runs: a budget ends most of its turns before loops and limits are reached.
       budget: fc.oneof({ weight: 4, arbitrary: fc.constant({}) }, { weight: 1, arbitrary: fc.record(
         {
@@ -178,8 +180,7 @@ export function eventFromChoice(state: TurnState, choice: EventChoice): unknown 
     }
     case 'reply': {
       if (state.status !== 'calling_model') return eventFromChoice(state, { kind: 'plausible', pick: choice.calls.length + choice.text.length });
-      const n = state.seenCallIds.length;
-      const toolCalls: ToolCall[] = choice.calls.map(([tool, arg], i) => ({ id: `call-${n + i}`, name: TOOLS[tool % TOOLS.length] ?? 'search', input: { q: `topic ${arg}` } }));
+      const toolCalls: ToolCall[] = choice.calls.map(([tool, arg], i) => ({ id: freshCallId(state, i), name: TOOLS[tool % TOOLS.length] ?? 'search', input: { q: `topic ${arg}` } }));
       return { type: 'model_responded', response: choice.usage === null ? { text: choice.text, toolCalls } : { text: choice.text, toolCalls, usage: choice.usage } };
     }
     case 'typed':

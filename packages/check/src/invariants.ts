@@ -284,6 +284,10 @@ function observeHistory(limits: TurnLimits, record: TraceStep, monitor: MonitorS
       }
       case 'dispatch_tools':
         if (callsAfterLoop !== null) report(10, 'tools were dispatched after a loop was detected');
+        if (effect.calls.length > limits.maxCallsPerReply) report(7, `${effect.calls.length} calls were dispatched at once, past maxCallsPerReply = ${limits.maxCallsPerReply}`);
+        if (limits.budget.maxToolCalls !== undefined && record.next.usage.toolCalls > limits.budget.maxToolCalls) {
+          report(7, `usage.toolCalls is ${record.next.usage.toolCalls}, past maxToolCalls = ${limits.budget.maxToolCalls}`);
+        }
         for (const call of effect.calls) {
           if (dispatched.includes(call.id)) report(8, `call id ${call.id} was dispatched twice`);
           dispatched = [...dispatched, call.id].sort();

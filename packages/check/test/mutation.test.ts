@@ -33,7 +33,7 @@ const executesParked: StepFunction = (state, event) => {
 
 const MUTANTS: Array<[string, StepFunction, InvariantNumber, RegExp]> = [
   ['forgets to count model calls', forgetsToCount, 7, /exceeds maxModelCalls = 2/],
-  ['appends results out of call order', appendsOutOfOrder, 6, /appended where call-\d+ was next in call order/],
+  ['appends results out of call order', appendsOutOfOrder, 6, /appended where call-\d+-\d+ was next in call order/],
   ['executes a parked call without approval', executesParked, 8, /executed without an approve decision/],
 ];
 

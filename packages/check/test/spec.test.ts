@@ -40,7 +40,7 @@ function limitsFor(path: readonly SpecType[]): TurnLimitsInput {
 
 /** The concrete event a spec event stands for in `state`. */
 function concrete(type: SpecType, state: TurnState): TurnEvent | { type: string; response: unknown } {
-  const n = state.seenCallIds.length;
+  const n = state.usage.modelCalls;
   const reply = (toolCalls: Array<{ id: string; name: string; input: unknown }>, usage?: object) =>
     ({ type: 'model_responded', response: { text: 'Here you go.', toolCalls, ...(usage === undefined ? {} : { usage }) } }) as TurnEvent;
   const results = (ids: readonly string[]) => state.pending.filter((c) => ids.includes(c.id)).map((c) => ({ callId: c.id, name: c.name, output: 'ok', isError: false }));
@@ -49,14 +49,14 @@ function concrete(type: SpecType, state: TurnState): TurnEvent | { type: string;
     case 'START': return { type: 'start', input: 'Plan a day.' };
     case 'REPLY_TEXT': return reply([]);
     // A fresh input per batch, so only REPLY_REPEATED makes a loop.
-    case 'REPLY_TOOLS': return reply([{ id: `call-${n}`, name: 'search', input: { q: `topic ${n}` } }]);
+    case 'REPLY_TOOLS': return reply([{ id: `call-${n}-0`, name: 'search', input: { q: `topic ${n}` } }]);
     case 'REPLY_REPEATED': {
       const previous = state.lastBatch ?? [];
-      return reply(previous.map(({ name, input }, i) => ({ id: `call-${n + i}`, name, input })));
+      return reply(previous.map(({ name, input }, i) => ({ id: `call-${n}-${i}`, name, input })));
     }
-    case 'REPLY_OVER_BUDGET': return reply([{ id: `call-${n}`, name: 'search', input: {} }], { inputTokens: 4000, outputTokens: 1000 });
+    case 'REPLY_OVER_BUDGET': return reply([{ id: `call-${n}-0`, name: 'search', input: {} }], { inputTokens: 4000, outputTokens: 1000 });
     case 'REPLY_BAD_ID': return reply([{ id: '', name: 'search', input: {} }]);
-    case 'REPLY_FINAL': return reply([{ id: `call-${n}`, name: 'search', input: {} }]);
+    case 'REPLY_FINAL': return reply([{ id: `call-${n}-0`, name: 'search', input: {} }]);
     case 'MODEL_FAILED': return { type: 'model_failed', error: { kind: 'overloaded', message: 'The model is overloaded.' } };
     case 'TOOLS_DONE': return { type: 'tools_completed', results: results(all) };
     case 'TOOLS_STOP': return { type: 'tools_completed', results: results(all).map((r) => ({ ...r, stop: { reason: 'enough' } })) };

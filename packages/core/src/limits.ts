@@ -1,4 +1,6 @@
 // Turn limits: defaults and validation. Invalid options throw a RangeError that names the option.
+// Whole-number limits must be safe integers: past Number.MAX_SAFE_INTEGER adding 1 to a counter
+// may leave it unchanged, so a counter could never reach its limit.
 
 import type { TurnBudget, TurnLimits, TurnLimitsInput } from './types.js';
 
@@ -7,55 +9,68 @@ export const DEFAULT_LIMITS: TurnLimits = {
   loopThreshold: 5,
   loopExemptTools: [],
   maxOutputRepairs: 2,
+  maxCallsPerReply: 32,
   budget: {},
 };
 
-const LIMIT_KEYS = ['maxIterations', 'loopThreshold', 'loopExemptTools', 'maxOutputRepairs', 'budget'] as const;
+const LIMIT_KEYS = ['maxIterations', 'loopThreshold', 'loopExemptTools', 'maxOutputRepairs', 'maxCallsPerReply', 'budget'] as const;
 const BUDGET_KEYS = ['maxModelCalls', 'maxToolCalls', 'maxInputTokens', 'maxOutputTokens', 'maxTotalTokens', 'maxCost'] as const;
 
 const show = (value: unknown): string => (typeof value === 'string' ? JSON.stringify(value) : String(value));
 
+/** A RangeError for one option; `option` is its path below `limits`, such as `budget.maxToolCalls` ('' for `limits` itself). */
+export class LimitError extends RangeError {
+  readonly option: string;
+  constructor(option: string, message: string) {
+    super(message);
+    this.name = 'RangeError';
+    this.option = option;
+  }
+}
+
 function integer(name: string, value: unknown, min: number): number {
-  if (typeof value !== 'number' || !Number.isInteger(value) || value < min) {
-    throw new RangeError(`limits.${name} must be an integer >= ${min}, got ${show(value)}.`);
+  if (typeof value !== 'number' || !Number.isSafeInteger(value) || value < min) {
+    throw new LimitError(name, `limits.${name} must be an integer >= ${min} (at most ${Number.MAX_SAFE_INTEGER}), got ${show(value)}.`);
   }
   return value;
 }
 
 export function validateLimits(input: TurnLimitsInput | undefined): TurnLimits {
   if (input === undefined) return DEFAULT_LIMITS;
-  if (input === null || typeof input !== 'object') throw new RangeError(`limits must be an object, got ${show(input)}.`);
+  if (input === null || typeof input !== 'object') throw new LimitError('', `limits must be an object, got ${show(input)}.`);
   for (const key of Object.keys(input)) {
     if (!(LIMIT_KEYS as readonly string[]).includes(key)) {
-      throw new RangeError(`limits has an unknown option '${key}'. Known options: ${LIMIT_KEYS.join(', ')}.`);
+      throw new LimitError(key, `limits has an unknown option '${key}'. Known options: ${LIMIT_KEYS.join(', ')}.`);
     }
   }
   const maxIterations = input.maxIterations === undefined ? DEFAULT_LIMITS.maxIterations : integer('maxIterations', input.maxIterations, 1);
   const loopThreshold = input.loopThreshold === undefined ? DEFAULT_LIMITS.loopThreshold : integer('loopThreshold', input.loopThreshold, 0);
   if (loopThreshold === 1) {
-    throw new RangeError('limits.loopThreshold must be 0 (off) or at least 2: one batch alone cannot repeat, got 1.');
+    throw new LimitError('loopThreshold', 'limits.loopThreshold must be 0 (off) or at least 2: one batch alone cannot repeat, got 1.');
   }
   const maxOutputRepairs =
     input.maxOutputRepairs === undefined ? DEFAULT_LIMITS.maxOutputRepairs : integer('maxOutputRepairs', input.maxOutputRepairs, 0);
+  const maxCallsPerReply =
+    input.maxCallsPerReply === undefined ? DEFAULT_LIMITS.maxCallsPerReply : integer('maxCallsPerReply', input.maxCallsPerReply, 1);
   const exempt = input.loopExemptTools ?? [];
   if (!Array.isArray(exempt) || exempt.some((name) => typeof name !== 'string')) {
-    throw new RangeError(`limits.loopExemptTools must be an array of tool names, got ${show(exempt)}.`);
+    throw new LimitError('loopExemptTools', `limits.loopExemptTools must be an array of tool names, got ${show(exempt)}.`);
   }
-  return { maxIterations, loopThreshold, loopExemptTools: [...exempt], maxOutputRepairs, budget: validateBudget(input.budget) };
+  return { maxIterations, loopThreshold, loopExemptTools: [...exempt], maxOutputRepairs, maxCallsPerReply, budget: validateBudget(input.budget) };
 }
 
 function validateBudget(input: TurnBudget | undefined): TurnBudget {
   if (input === undefined) return {};
-  if (input === null || typeof input !== 'object') throw new RangeError(`limits.budget must be an object, got ${show(input)}.`);
+  if (input === null || typeof input !== 'object') throw new LimitError('budget', `limits.budget must be an object, got ${show(input)}.`);
   const budget: { -readonly [K in keyof TurnBudget]: number } = {};
   for (const [key, value] of Object.entries(input)) {
     if (!(BUDGET_KEYS as readonly string[]).includes(key)) {
-      throw new RangeError(`limits.budget has an unknown option '${key}'. Known options: ${BUDGET_KEYS.join(', ')}.`);
+      throw new LimitError(`budget.${key}`, `limits.budget has an unknown option '${key}'. Known options: ${BUDGET_KEYS.join(', ')}.`);
     }
     if (value === undefined) continue;
     if (key === 'maxCost') {
       if (typeof value !== 'number' || !Number.isFinite(value) || value < 0) {
-        throw new RangeError(`limits.budget.maxCost must be a finite number >= 0, got ${show(value)}.`);
+        throw new LimitError('budget.maxCost', `limits.budget.maxCost must be a finite number >= 0, got ${show(value)}.`);
       }
       budget.maxCost = value;
     } else {

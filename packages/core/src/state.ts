@@ -1,14 +1,17 @@
 // Reading a persisted turn state back. A state on disk may be old, truncated or hand-edited:
 // `parseTurnState` checks every field, migrates older versions to the current shape, and throws a
-// `TurnStateError` that names the first bad field.
+// `TurnStateError` that names the first bad field. Beyond the shape, the counters must agree with
+// the state and its limits (see `checkCounters`): a state is data anyone could have edited, and a
+// counter that disagrees could make a resumed turn run past every limit.
 
 import { readDecision, readToolCall, readToolResult } from './events.js';
 import { isJsonValue } from './json.js';
-import { validateLimits } from './limits.js';
-import type { ApprovalDecision, JsonValue, Outcome, ParkedCall, TurnState, TurnStatus } from './types.js';
+import { idProblem } from './ids.js';
+import { LimitError, validateLimits } from './limits.js';
+import type { ApprovalDecision, JsonValue, Outcome, ParkedCall, ToolCall, TurnLimits, TurnState, TurnStatus, TurnUsage } from './types.js';
 
 /** Bumped on any change to the shape of `TurnState`; `parseTurnState` migrates older versions. */
-export const TURN_STATE_VERSION = 1;
+export const TURN_STATE_VERSION = 2;
 
 export class TurnStateError extends Error {
   /** The path of the first bad field, such as `usage.modelCalls`. */
@@ -24,10 +27,15 @@ const STATUSES: readonly TurnStatus[] = ['ready', 'calling_model', 'dispatching'
 const STOP_REASONS = ['completed', 'max_iterations', 'loop_detected', 'budget_exhausted', 'hook_stopped'];
 
 /**
- * Migrations from version N to N + 1, applied in order. Version 1 is the first released shape, so
- * the table is empty; a future shape change adds its step here and bumps TURN_STATE_VERSION.
+ * Migrations from version N to N + 1, applied in order; a shape change adds its step here and
+ * bumps TURN_STATE_VERSION.
+ * - 1 -> 2: `seenCallIds` (every call id of the turn) is gone: call ids are checked within a reply
+ *   only. `notExecuted` (results for calls past `maxCallsPerReply` or the tool-call budget) is new;
+ *   a version 1 state has none. `limits.maxCallsPerReply` is new and defaults when absent.
  */
-const MIGRATIONS: ReadonlyArray<(old: Record<string, unknown>) => Record<string, unknown>> = [];
+const MIGRATIONS: ReadonlyArray<(old: Record<string, unknown>) => Record<string, unknown>> = [
+  ({ seenCallIds: _seen, ...rest }) => ({ ...rest, notExecuted: [] }),
+];
 
 type Obj = Record<string, unknown>;
 const isObj = (v: unknown): v is Obj => v !== null && typeof v === 'object' && !Array.isArray(v);
@@ -36,9 +44,12 @@ function bad(field: string, message: string): never {
   throw new TurnStateError(field, `Invalid turn state: '${field}' ${message}.`);
 }
 
+/** A whole number from 0 to Number.MAX_SAFE_INTEGER (past it, adding 1 may change nothing). */
 function nat(obj: Obj, key: string, path = key): number {
   const v = obj[key];
-  if (typeof v !== 'number' || !Number.isInteger(v) || v < 0) bad(path, `must be a whole number >= 0, got ${JSON.stringify(v) ?? 'nothing'}`);
+  if (typeof v !== 'number' || !Number.isSafeInteger(v) || v < 0) {
+    bad(path, `must be a whole number from 0 to ${Number.MAX_SAFE_INTEGER}, got ${JSON.stringify(v) ?? 'nothing'}`);
+  }
   return v;
 }
 
@@ -92,7 +103,7 @@ export function parseTurnState(input: unknown): TurnState {
   const status = obj.status as TurnStatus;
   if (!STATUSES.includes(status)) bad('status', `must be one of ${STATUSES.join(', ')}`);
   if (!isObj(obj.limits)) bad('limits', 'must be an object');
-  const limits = wrap('limits', () => validateLimits(obj.limits as never));
+  const limits = readLimits(obj.limits);
   const round = nat(obj, 'round');
   if (!isObj(obj.usage)) bad('usage', 'must be an object');
   const u = obj.usage;
@@ -106,11 +117,12 @@ export function parseTurnState(input: unknown): TurnState {
   };
   const forced = obj.forced;
   if (forced !== null && forced !== 'max_iterations' && forced !== 'loop_detected') bad('forced', "must be null, 'max_iterations' or 'loop_detected'");
-  const pending = array(obj, 'pending').map((c, i) => wrap(`pending[${i}]`, () => readToolCall(c, `pending[${i}]`)));
+  const pending = array(obj, 'pending').map((c, i) => readCall(c, `pending[${i}]`));
   const held = array(obj, 'held').map((r, i) => wrap(`held[${i}]`, () => readToolResult(r, `held[${i}]`)));
+  const notExecuted = array(obj, 'notExecuted').map((r, i) => wrap(`notExecuted[${i}]`, () => readToolResult(r, `notExecuted[${i}]`)));
   const parked = array(obj, 'parked').map((p, i): ParkedCall => {
     if (!isObj(p)) bad(`parked[${i}]`, 'must be an object with a call');
-    const call = wrap(`parked[${i}].call`, () => readToolCall(p.call, `parked[${i}].call`));
+    const call = readCall(p.call, `parked[${i}].call`);
     if (p.reason !== undefined && typeof p.reason !== 'string') bad(`parked[${i}].reason`, 'must be a string');
     return p.reason === undefined ? { call } : { call, reason: p.reason };
   });
@@ -127,15 +139,13 @@ export function parseTurnState(input: unknown): TurnState {
     if (list.some((x) => typeof x !== 'string')) bad('executing', 'must be null or an array of call ids');
     executing = list as string[];
   }
-  const seenCallIds = array(obj, 'seenCallIds');
-  if (seenCallIds.some((x) => typeof x !== 'string')) bad('seenCallIds', 'must be an array of call ids');
   const lastRequest = readRequest(obj.lastRequest);
   const outcome = readOutcome(obj.outcome);
   const terminal = status === 'stopped' || status === 'failed' || status === 'cancelled';
   if (terminal !== (outcome !== null)) bad('outcome', terminal ? `must be set when the status is ${status}` : `must be null while the status is ${status}`);
   if (outcome !== null && outcome.status !== status) bad('outcome.status', `must equal the state's status '${status}'`);
 
-  return {
+  const state: TurnState = {
     version: TURN_STATE_VERSION,
     id,
     status,
@@ -148,7 +158,7 @@ export function parseTurnState(input: unknown): TurnState {
     parked,
     decisions,
     executing,
-    seenCallIds: seenCallIds as string[],
+    notExecuted,
     lastBatch: readBatch(obj),
     repeats: nat(obj, 'repeats'),
     repairs: nat(obj, 'repairs'),
@@ -157,6 +167,90 @@ export function parseTurnState(input: unknown): TurnState {
     lastRequest,
     outcome,
   };
+  checkCounters(state, version);
+  return state;
+}
+
+function readLimits(value: Obj): TurnLimits {
+  try {
+    return validateLimits(value as never);
+  } catch (error) {
+    if (error instanceof LimitError) bad(error.option === '' ? 'limits' : `limits.${error.option}`, `is invalid: ${error.message}`);
+    return bad('limits', `is invalid: ${error instanceof Error ? error.message : String(error)}`);
+  }
+}
+
+/** A tool call whose id and name follow the rule for ids (ids.ts), as a model reply's must. */
+function readCall(value: unknown, path: string): ToolCall {
+  const call = wrap(path, () => readToolCall(value, path));
+  for (const key of ['id', 'name'] as const) {
+    const problem = idProblem(call[key]);
+    if (problem !== null) bad(`${path}.${key}`, problem);
+  }
+  return call;
+}
+
+const LIVE_BATCH: readonly TurnStatus[] = ['dispatching', 'awaiting_approval'];
+
+/**
+ * The counters must be what `step` could have produced from this state's own limits. Terminal
+ * states absorb every event, so their counters bound nothing and are not compared. `version` is the
+ * version the state was written with: a version 1 state may hold a batch larger than
+ * `maxCallsPerReply` and a tool-call count past its budget (neither was cut then).
+ */
+function checkCounters(state: TurnState, version: number): void {
+  const { status, limits, usage, round, repairs, repeats, pending } = state;
+  const batchLive = LIVE_BATCH.includes(status);
+  if (!batchLive) {
+    for (const key of ['pending', 'notExecuted'] as const) if (state[key].length > 0) bad(key, `must be empty while the status is ${status}`);
+  }
+  if (status !== 'awaiting_approval') {
+    if (state.held.length > 0) bad('held', `must be empty while the status is ${status}`);
+    if (state.parked.length > 0) bad('parked', `must be empty while the status is ${status}`);
+    if (Object.keys(state.decisions).length > 0) bad('decisions', `must be empty while the status is ${status}`);
+    if (state.executing !== null) bad('executing', `must be null while the status is ${status}`);
+  }
+  if (status === 'stopped' || status === 'failed' || status === 'cancelled') return;
+
+  if (round > limits.maxIterations) bad('round', `is ${round}, past limits.maxIterations (${limits.maxIterations})`);
+  if (repairs > limits.maxOutputRepairs) bad('repairs', `is ${repairs}, past limits.maxOutputRepairs (${limits.maxOutputRepairs})`);
+  if ((state.lastBatch === null) !== (repeats === 0)) bad('repeats', state.lastBatch === null ? 'must be 0 when lastBatch is null' : 'must be at least 1 when lastBatch is set');
+  if (limits.loopThreshold > 0 && repeats > limits.loopThreshold) bad('repeats', `is ${repeats}, past limits.loopThreshold (${limits.loopThreshold})`);
+  const { maxModelCalls, maxToolCalls } = limits.budget;
+  if (maxModelCalls !== undefined && usage.modelCalls > maxModelCalls) bad('usage.modelCalls', `is ${usage.modelCalls}, past limits.budget.maxModelCalls (${maxModelCalls})`);
+  if (version >= 2 && maxToolCalls !== undefined && usage.toolCalls > maxToolCalls) {
+    bad('usage.toolCalls', `is ${usage.toolCalls}, past limits.budget.maxToolCalls (${maxToolCalls})`);
+  }
+
+  // Lower bounds: every applied round came from one model reply and sent at least one call, every
+  // repair asked the model again, and the statuses below have a model call issued for this round.
+  const issuedThisRound = status === 'steering' || status === 'ready' ? 0 : 1;
+  atLeast(usage, 'modelCalls', round + repairs + issuedThisRound);
+  atLeast(usage, 'toolCalls', round + (batchLive ? pending.length : 0));
+  if (status === 'ready' && (round > 0 || usage.modelCalls > 0 || usage.toolCalls > 0 || repairs > 0)) {
+    bad(round > 0 ? 'round' : usage.modelCalls > 0 ? 'usage.modelCalls' : usage.toolCalls > 0 ? 'usage.toolCalls' : 'repairs', 'must be 0 before the turn starts');
+  }
+  if (status === 'steering' && round === 0) bad('round', 'must be at least 1 after a tool round');
+  if (status === 'calling_model') {
+    if (state.lastRequest === null) bad('lastRequest', 'must be set while a model call is in flight');
+    if (state.lastRequest.iteration !== round + 1) bad('lastRequest.iteration', `must be round + 1 (${round + 1}), got ${state.lastRequest.iteration}`);
+  }
+  if (batchLive) {
+    if (pending.length === 0) bad('pending', `must hold the batch in flight while the status is ${status}`);
+    if (state.forced !== null) bad('forced', `must be null while the status is ${status}`);
+    if (version >= 2 && pending.length > limits.maxCallsPerReply) {
+      bad('pending', `holds ${pending.length} calls, past limits.maxCallsPerReply (${limits.maxCallsPerReply})`);
+    }
+    const ids = new Set<string>();
+    for (const [i, call] of pending.entries()) {
+      if (ids.has(call.id)) bad(`pending[${i}].id`, `repeats the call id '${call.id}'`);
+      ids.add(call.id);
+    }
+  }
+}
+
+function atLeast(usage: TurnUsage, key: 'modelCalls' | 'toolCalls', min: number): void {
+  if (usage[key] < min) bad(`usage.${key}`, `is ${usage[key]}, fewer than the ${min} the state's rounds, repairs and batch account for`);
 }
 
 function readBatch(obj: Obj): TurnState['lastBatch'] {

@@ -12,7 +12,8 @@
 
 import { readEvent, type ParsedEvent } from './events.js';
 import { sameBatch } from './signature.js';
-import { validateLimits } from './limits.js';
+import { idProblem } from './ids.js';
+import { DEFAULT_LIMITS, validateLimits } from './limits.js';
 import { TURN_STATE_VERSION } from './state.js';
 import type {
   ApprovalDecision,
@@ -65,7 +66,7 @@ export function createTurn(options: TurnOptions): TurnState {
     parked: [],
     decisions: {},
     executing: null,
-    seenCallIds: [],
+    notExecuted: [],
     lastBatch: null,
     repeats: 0,
     repairs: 0,
@@ -155,39 +156,44 @@ function modelResponded(state: TurnState, response: ModelResponse): Step {
   if (state.forced !== null) return toFinalizing(update(state, { usage }), response.text, [append(assistantMessage(response, []))]);
 
   const calls = response.toolCalls;
-  const badId = findBadCallId(calls, state.seenCallIds);
-  if (badId !== null) {
-    return finish(update(state, { usage }), failure('invalid_model_response', badId.message, { callId: badId.id }), []);
-  }
+  const bad = findBadCall(calls);
+  if (bad !== null) return finish(update(state, { usage }), failure('invalid_model_response', bad.message, bad.data), []);
 
   const exceeded = exceededTokenBudget(state, usage);
   if (exceeded !== null) {
     const effects: Effect[] = [append(assistantMessage(response, calls))];
     for (const call of calls) effects.push(appendResult(synthetic(call, `not executed: the turn's ${exceeded} budget is used up.`)));
-    return finish(update(state, { usage, seenCallIds: withIds(state.seenCallIds, calls) }), stopped('budget_exhausted', null), effects);
+    return finish(update(state, { usage }), stopped('budget_exhausted', null), effects);
   }
 
   if (calls.length === 0) return toFinalizing(update(state, { usage }), response.text, [append(assistantMessage(response, calls))]);
 
-  const seenCallIds = withIds(state.seenCallIds, calls);
+  // A loop is the model repeating its reply: the whole batch is compared, whatever part of it runs.
   const loop = trackLoop(state, calls);
   if (loop.detected) {
     const effects: Effect[] = [append(assistantMessage(response, calls))];
     for (const call of calls) effects.push(appendResult(synthetic(call, 'skipped: repeated. This exact batch of tool calls was already made; answer with what you have.')));
     effects.push(emit('limit_reached', { limit: 'loop_detected', repeats: loop.repeats }));
-    const next: TurnState = update(state, { usage, seenCallIds, lastBatch: loop.batch, repeats: loop.repeats, forced: 'loop_detected' });
+    const next: TurnState = update(state, { usage, lastBatch: loop.batch, repeats: loop.repeats, forced: 'loop_detected' });
     return callModel(next, true, effects);
+  }
+
+  const { run, notExecuted } = planBatch(state, calls);
+  if (run.length === 0) {
+    // The tool-call budget is used up: nothing of the reply runs, and the turn stops.
+    const effects: Effect[] = [append(assistantMessage(response, calls)), ...notExecuted.map(appendResult)];
+    return finish(update(state, { usage }), stopped('budget_exhausted', null), effects);
   }
 
   const next: TurnState = update(state, {
     status: 'dispatching',
-    usage: withUsage(usage, { toolCalls: usage.toolCalls + calls.length }),
-    seenCallIds,
+    usage: withUsage(usage, { toolCalls: usage.toolCalls + run.length }),
     lastBatch: loop.batch,
     repeats: loop.repeats,
-    pending: calls,
+    pending: run,
+    notExecuted,
   });
-  return [next, [append(assistantMessage(response, calls)), { type: 'persist', checkpoint: 'dispatching' }, { type: 'dispatch_tools', calls }]];
+  return [next, [append(assistantMessage(response, calls)), { type: 'persist', checkpoint: 'dispatching' }, { type: 'dispatch_tools', calls: run }]];
 }
 
 function assistantMessage(response: ModelResponse, toolCalls: readonly ToolCall[]): Message {
@@ -196,27 +202,65 @@ function assistantMessage(response: ModelResponse, toolCalls: readonly ToolCall[
     : { role: 'assistant', content: response.text, toolCalls, reasoning: response.reasoning };
 }
 
-function withIds(seen: readonly string[], calls: readonly ToolCall[]): readonly string[] {
-  const ids = seen.slice();
-  for (const call of calls) ids.push(call.id);
-  return ids;
-}
-
 function toFinalizing(state: TurnState, text: string, effects: Effect[]): Step {
   return [update(state, { status: 'finalizing', candidate: text }), [...effects, { type: 'check_output', candidate: text }]];
 }
 
-function findBadCallId(calls: readonly ToolCall[], seen: readonly string[]): { id: string; message: string } | null {
+/**
+ * The first call of a reply with an unacceptable id or name (see ids.ts) or an id repeated in the
+ * reply, else null. One pass with a Set: linear in the reply, whatever its size. Ids are checked
+ * within the reply only: results and decisions are matched against the batch in flight alone, so
+ * an id a model reuses from an earlier round cannot be confused with another call, and the state
+ * keeps nothing that grows with the turn.
+ */
+function findBadCall(calls: readonly ToolCall[]): { message: string; data: JsonValue } | null {
+  const ids = new Set<string>();
   for (let i = 0; i < calls.length; i++) {
     const call = calls[i] as ToolCall;
-    if (call.id.length === 0) return { id: call.id, message: `The model returned a call to '${call.name}' with an empty id.` };
-    // Replies hold a handful of calls: a scan is cheaper than a Set.
-    for (let j = 0; j < i; j++) {
-      if ((calls[j] as ToolCall).id === call.id) return { id: call.id, message: `The model returned the call id '${call.id}' twice in one reply.` };
+    for (const key of ['id', 'name'] as const) {
+      const problem = idProblem(call[key]);
+      if (problem !== null) {
+        const field = `response.toolCalls[${i}].${key}`;
+        return { message: `The model's reply was malformed: ${field} ${problem}.`, data: { field } };
+      }
     }
-    if (seen.includes(call.id)) return { id: call.id, message: `The model reused the call id '${call.id}' from an earlier call in this turn.` };
+    if (ids.has(call.id)) return { message: `The model returned the call id '${call.id}' twice in one reply.`, data: { callId: call.id } };
+    ids.add(call.id);
   }
   return null;
+}
+
+/**
+ * Which calls of a reply run: the first `maxCallsPerReply`, and no more than the tool-call budget
+ * has left. Every other call gets a `not executed` result that says why; the ones that run are
+ * always a prefix of the reply, so results stay in call order.
+ */
+function planBatch(state: TurnState, calls: readonly ToolCall[]): { run: readonly ToolCall[]; notExecuted: readonly ToolResult[] } {
+  const limit = state.limits.maxCallsPerReply;
+  const perReply = Number.isSafeInteger(limit) && limit >= 1 ? limit : DEFAULT_LIMITS.maxCallsPerReply;
+  const byReply = Math.min(calls.length, perReply);
+  const maxTools = state.limits.budget.maxToolCalls;
+  const runs = maxTools === undefined ? byReply : Math.min(byReply, left(state.usage.toolCalls, maxTools));
+  if (runs === calls.length) return { run: calls, notExecuted: [] };
+  const overReply = `not executed: the reply asked for ${calls.length} tool calls; limits.maxCallsPerReply is ${perReply}.`;
+  const overBudget = `not executed: the turn's tool call budget is used up (limits.budget.maxToolCalls is ${String(maxTools)}).`;
+  const notExecuted: ToolResult[] = [];
+  for (let i = runs; i < calls.length; i++) notExecuted.push(synthetic(calls[i] as ToolCall, i < byReply ? overBudget : overReply));
+  return { run: calls.slice(0, runs), notExecuted };
+}
+
+/** How many more of something `max` allows after `used`; 0 when either is not a safe integer. */
+function left(used: number, max: number): number {
+  return below(used, max) ? max - used : 0;
+}
+
+/**
+ * True while `count` is below `max`. A count or limit that is not a safe integer (a corrupt or
+ * tampered state: NaN, Infinity, or past 2^53 where adding 1 changes nothing) counts as the limit
+ * reached, so no counter that cannot advance can keep a turn going.
+ */
+function below(count: number, max: number): boolean {
+  return Number.isSafeInteger(count) && Number.isSafeInteger(max) && count < max;
 }
 
 /**
@@ -226,7 +270,8 @@ function findBadCallId(calls: readonly ToolCall[], seen: readonly string[]): { i
  */
 function trackLoop(state: TurnState, calls: readonly ToolCall[]): { detected: boolean; batch: readonly BatchCall[] | null; repeats: number } {
   const exempt = state.limits.loopExemptTools;
-  const counted = exempt.length === 0 ? calls : calls.filter((call) => !exempt.includes(call.name));
+  const exemptNames = exempt.length === 0 ? null : new Set(exempt);
+  const counted = exemptNames === null ? calls : calls.filter((call) => !exemptNames.has(call.name));
   if (counted.length === 0) return { detected: false, batch: state.lastBatch, repeats: state.repeats };
   const repeats = state.lastBatch !== null && sameBatch(counted, state.lastBatch) ? state.repeats + 1 : 1;
   const threshold = state.limits.loopThreshold;
@@ -318,7 +363,7 @@ function incompleteBatch(state: TurnState, mismatch: IdMismatch): Step {
   // The mismatched results are discarded: each call without a result gets a synthesised one
   // (results held from before an approval, and denials, are kept).
   const effects = closeOpenCalls(state, 'not executed: the tool batch was incomplete and the turn failed.');
-  return finish(update(state, { pending: [], held: [], parked: [], decisions: {}, executing: null }), error, effects);
+  return finish(clearBatch(state), error, effects);
 }
 
 /** Results in the order of `calls`, each with the name of its call. `results` must match `calls` one to one. */
@@ -334,7 +379,8 @@ function inCallOrder(calls: readonly ToolCall[], results: readonly ToolResult[])
 /** A complete batch: append its results in call order, then stop on a hook's request or go on steering. */
 function applyBatch(state: TurnState, results: readonly ToolResult[]): Step {
   const effects: Effect[] = results.map(appendResult);
-  const cleared = update(state, { pending: [], held: [], parked: [], decisions: {}, executing: null });
+  for (const result of state.notExecuted) effects.push(appendResult(result));
+  const cleared = clearBatch(state);
   const stop = results.find((r) => r.stop !== undefined);
   if (stop?.stop !== undefined) return finish(cleared, stopped('hook_stopped', stop.stop.reason), effects);
   const round = state.round + 1;
@@ -410,9 +456,9 @@ function denials(state: TurnState): ToolResult[] {
 
 function compacted(state: TurnState): Step {
   const budget = state.limits.budget;
-  if (budget.maxModelCalls !== undefined && state.usage.modelCalls >= budget.maxModelCalls) return finish(state, stopped('budget_exhausted', null), []);
-  if (budget.maxToolCalls !== undefined && state.usage.toolCalls >= budget.maxToolCalls) return finish(state, stopped('budget_exhausted', null), []);
-  if (state.round >= state.limits.maxIterations) {
+  if (budget.maxModelCalls !== undefined && !below(state.usage.modelCalls, budget.maxModelCalls)) return finish(state, stopped('budget_exhausted', null), []);
+  if (budget.maxToolCalls !== undefined && !below(state.usage.toolCalls, budget.maxToolCalls)) return finish(state, stopped('budget_exhausted', null), []);
+  if (!below(state.round, state.limits.maxIterations)) {
     const effects = [emit('limit_reached', { limit: 'max_iterations', round: state.round })];
     return callModel(update(state, { forced: 'max_iterations', nextModel: null }), true, effects);
   }
@@ -420,7 +466,7 @@ function compacted(state: TurnState): Step {
 }
 
 function outputRejected(state: TurnState, reason: string): Step {
-  if (state.repairs >= state.limits.maxOutputRepairs) {
+  if (!below(state.repairs, state.limits.maxOutputRepairs)) {
     return finish(state, failure('output_invalid', `The final output was rejected and no repairs are left: ${reason}`, { reason }), []);
   }
   const next: TurnState = update(state, { repairs: state.repairs + 1, candidate: null });
@@ -433,7 +479,7 @@ function outputRejected(state: TurnState, reason: string): Step {
 /** Issue a model call, unless it would exceed `maxModelCalls`: then stop with `budget_exhausted`. */
 function callModel(state: TurnState, final: boolean, effects: Effect[]): Step {
   const max = state.limits.budget.maxModelCalls;
-  if (max !== undefined && state.usage.modelCalls + 1 > max) return finish(state, stopped('budget_exhausted', null), effects);
+  if (max !== undefined && !below(state.usage.modelCalls, max)) return finish(state, stopped('budget_exhausted', null), effects);
   const iteration = state.round + 1;
   const request: CallModelRequest =
     !final && state.nextModel !== null ? { iteration, final, modelOverride: state.nextModel } : { iteration, final };
@@ -469,10 +515,12 @@ function ignoredNotice(reason: string, callIds: readonly string[]): Effect {
  * denials are kept, everything else gets `text`. In call order.
  */
 function closeOpenCalls(state: TurnState, text: string): Effect[] {
-  if (state.pending.length === 0) return [];
+  if (state.pending.length === 0 && state.notExecuted.length === 0) return [];
   const known = state.status === 'awaiting_approval' ? [...state.held, ...denials(state)] : [];
   const byId = new Map(known.map((r) => [r.callId, r]));
-  return state.pending.map((call) => appendResult(byId.get(call.id) ?? synthetic(call, text)));
+  const effects = state.pending.map((call) => appendResult(byId.get(call.id) ?? synthetic(call, text)));
+  for (const result of state.notExecuted) effects.push(appendResult(result));
+  return effects;
 }
 
 /**
@@ -493,7 +541,7 @@ function update(state: TurnState, changes: Partial<Mutable<TurnState>>): TurnSta
     parked: changes.parked ?? state.parked,
     decisions: changes.decisions ?? state.decisions,
     executing: changes.executing !== undefined ? changes.executing : state.executing,
-    seenCallIds: changes.seenCallIds ?? state.seenCallIds,
+    notExecuted: changes.notExecuted ?? state.notExecuted,
     lastBatch: changes.lastBatch !== undefined ? changes.lastBatch : state.lastBatch,
     repeats: changes.repeats ?? state.repeats,
     repairs: changes.repairs ?? state.repairs,
@@ -518,7 +566,7 @@ function withUsage(usage: TurnUsage, changes: Partial<Mutable<TurnUsage>>): Turn
 type Mutable<T> = { -readonly [K in keyof T]: T[K] };
 
 function clearBatch(state: TurnState): TurnState {
-  return update(state, { pending: [], held: [], parked: [], decisions: {}, executing: null });
+  return update(state, { pending: [], held: [], parked: [], decisions: {}, executing: null, notExecuted: [] });
 }
 
 function finish(state: TurnState, outcome: Outcome, effects: Effect[]): Step {
@@ -550,6 +598,9 @@ export function resume(state: TurnState, completed: readonly ToolResult[] = []):
     switch (state.status) {
       case 'calling_model': {
         if (state.lastRequest === null) return [state, []];
+        // Re-issuing counts as a call, so it too must fit maxModelCalls.
+        const max = state.limits.budget.maxModelCalls;
+        if (max !== undefined && !below(state.usage.modelCalls, max)) return finish(state, stopped('budget_exhausted', null), []);
         const next: TurnState = update(state, { usage: withUsage(state.usage, { modelCalls: state.usage.modelCalls + 1 }) });
         return [next, [{ type: 'call_model', request: state.lastRequest }]];
       }

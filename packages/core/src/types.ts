@@ -96,6 +96,11 @@ export interface TurnLimits {
   readonly loopExemptTools: readonly string[];
   /** Times a rejected final output is sent back to the model for repair. Default 2. */
   readonly maxOutputRepairs: number;
+  /**
+   * Tool calls of one model reply that may run. Default 32. The calls past it are not executed:
+   * each gets an error result saying why.
+   */
+  readonly maxCallsPerReply: number;
   readonly budget: TurnBudget;
 }
 
@@ -104,6 +109,7 @@ export interface TurnLimitsInput {
   readonly loopThreshold?: number;
   readonly loopExemptTools?: readonly string[];
   readonly maxOutputRepairs?: number;
+  readonly maxCallsPerReply?: number;
   readonly budget?: TurnBudget;
 }
 
@@ -129,7 +135,7 @@ export type TerminalStatus = 'stopped' | 'failed' | 'cancelled';
 export interface TurnUsage extends Usage {
   /** Model calls issued (a resumed call counts again). */
   readonly modelCalls: number;
-  /** Tool calls sent to dispatch (calls skipped as a loop are not counted). */
+  /** Tool calls sent to dispatch (calls skipped as a loop or not executed are not counted). */
   readonly toolCalls: number;
 }
 
@@ -162,8 +168,11 @@ export interface TurnState {
   readonly decisions: { readonly [callId: string]: ApprovalDecision };
   /** Ids of approved calls now executing (`execute_approved` issued), else null. */
   readonly executing: readonly string[] | null;
-  /** Every tool call id seen in this turn, to reject a reused id. */
-  readonly seenCallIds: readonly string[];
+  /**
+   * Synthesised `not executed` results for the calls of the batch in flight that core did not send
+   * (past `maxCallsPerReply` or the tool-call budget), appended after the batch's own results.
+   */
+  readonly notExecuted: readonly ToolResult[];
   /** Name and input of each counted call of the last batch that counted for loop detection. */
   readonly lastBatch: readonly BatchCall[] | null;
   /** Identical non-exempt batches in a row, ending with the last one. */

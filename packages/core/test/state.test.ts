@@ -10,7 +10,7 @@ describe('createTurn', () => {
       version: TURN_STATE_VERSION,
       id: 'turn-1',
       status: 'ready',
-      limits: { maxIterations: 10, loopThreshold: 5, loopExemptTools: [], maxOutputRepairs: 2, budget: {} },
+      limits: { maxIterations: 10, loopThreshold: 5, loopExemptTools: [], maxOutputRepairs: 2, maxCallsPerReply: 32, budget: {} },
       round: 0,
       usage: { inputTokens: 0, outputTokens: 0, totalTokens: 0, cost: 0, modelCalls: 0, toolCalls: 0 },
       forced: null,
@@ -19,7 +19,7 @@ describe('createTurn', () => {
       parked: [],
       decisions: {},
       executing: null,
-      seenCallIds: [],
+      notExecuted: [],
       lastBatch: null,
       repeats: 0,
       repairs: 0,
@@ -32,7 +32,8 @@ describe('createTurn', () => {
 
   it('keeps valid limits', () => {
     const limits = { maxIterations: 1, loopThreshold: 0, loopExemptTools: ['status'], maxOutputRepairs: 0, budget: { maxModelCalls: 0, maxCost: 0.5 } };
-    expect(createTurn({ id: 't', limits }).limits).toEqual({ ...limits, budget: { maxModelCalls: 0, maxCost: 0.5 } });
+    expect(createTurn({ id: 't', limits }).limits).toEqual({ ...limits, maxCallsPerReply: 32, budget: { maxModelCalls: 0, maxCost: 0.5 } });
+    expect(createTurn({ id: 't', limits: { maxCallsPerReply: 1 } }).limits.maxCallsPerReply).toBe(1);
     expect(createTurn({ id: 't', limits: { loopThreshold: 2 } }).limits.loopThreshold).toBe(2);
   });
 
@@ -60,6 +61,11 @@ describe('createTurn', () => {
     ['maxTotalTokens "10"', { id: 't', limits: { budget: { maxTotalTokens: '10' } } }, 'limits.budget.maxTotalTokens'],
     ['maxCost -0.1', { id: 't', limits: { budget: { maxCost: -0.1 } } }, 'limits.budget.maxCost'],
     ['maxCost Infinity', { id: 't', limits: { budget: { maxCost: Infinity } } }, 'limits.budget.maxCost'],
+    ['maxCallsPerReply 0', { id: 't', limits: { maxCallsPerReply: 0 } }, 'limits.maxCallsPerReply must be an integer >= 1'],
+    ['maxCallsPerReply 1.5', { id: 't', limits: { maxCallsPerReply: 1.5 } }, 'limits.maxCallsPerReply'],
+    ['maxCallsPerReply "8"', { id: 't', limits: { maxCallsPerReply: '8' } }, 'limits.maxCallsPerReply'],
+    ['maxIterations past Number.MAX_SAFE_INTEGER', { id: 't', limits: { maxIterations: 2 ** 53 + 2 } }, 'limits.maxIterations'],
+    ['maxModelCalls past Number.MAX_SAFE_INTEGER', { id: 't', limits: { budget: { maxModelCalls: 2 ** 53 } } }, 'limits.budget.maxModelCalls'],
   ])('%s -> a RangeError naming the option', (_name, options, named) => {
     expect(() => createTurn(options as TurnOptions)).toThrow(RangeError);
     expect(() => createTurn(options as TurnOptions)).toThrow(named);
@@ -87,7 +93,9 @@ describe('parseTurnState', () => {
   });
 
   it('keeps decisions keyed by __proto__ as own data', () => {
-    const text = JSON.stringify(newTurn()).replace('"decisions":{}', '"decisions":{"__proto__":{"type":"approve"}}');
+    const p = call('__proto__');
+    const parked = drive(dispatching([p, call('a')]), ev.parked([], [{ call: p }, { call: call('a') }]))[0];
+    const text = JSON.stringify(parked).replace('"decisions":{}', '"decisions":{"__proto__":{"type":"approve"}}');
     const state = parseTurnState(text);
     expect(Object.hasOwn(state.decisions, '__proto__')).toBe(true);
     expect(Object.getPrototypeOf(state.decisions)).toBe(Object.prototype);
@@ -102,7 +110,8 @@ describe('parseTurnState', () => {
     ['version 0', { ...valid(), version: 0 }, 'version'],
     ['an empty id', { ...valid(), id: '' }, 'id'],
     ['an unknown status', { ...valid(), status: 'thinking' }, 'status'],
-    ['bad limits', { ...valid(), limits: { maxIterations: 0 } }, 'limits'],
+    ['bad limits', { ...valid(), limits: { maxIterations: 0 } }, 'limits.maxIterations'],
+    ['limits not an object', { ...valid(), limits: 3 }, 'limits'],
     ['a negative round', { ...valid(), round: -1 }, 'round'],
     ['usage missing', { ...valid(), usage: undefined }, 'usage'],
     ['a fractional token count', { ...valid(), usage: { ...(valid().usage as object), inputTokens: 1.5 } }, 'usage.inputTokens'],
@@ -114,7 +123,7 @@ describe('parseTurnState', () => {
     ['a parked entry without a call', { ...valid(), parked: [{ reason: 'x' }] }, 'parked[0].call'],
     ['an invalid decision', { ...valid(), decisions: { a: { type: 'maybe' } } }, 'decisions.a'],
     ['executing with a number', { ...valid(), executing: [1] }, 'executing'],
-    ['seenCallIds with null', { ...valid(), seenCallIds: [null] }, 'seenCallIds'],
+    ['notExecuted with null', { ...valid(), notExecuted: [null] }, 'notExecuted[0]'],
     ['lastRequest without final', { ...valid(), lastRequest: { iteration: 1 } }, 'lastRequest.final'],
     ['a numeric candidate', { ...valid(), candidate: 3 }, 'candidate'],
     ['an outcome on a live status', { ...valid(), outcome: { status: 'cancelled', reason: 'x' } }, 'outcome'],

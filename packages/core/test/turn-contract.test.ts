@@ -11,7 +11,7 @@ const STATUSES: Record<TurnStatus, true> = {
 };
 const FIELDS: Record<keyof TurnState, true> = {
   version: true, id: true, status: true, limits: true, round: true, usage: true, forced: true, pending: true, held: true, parked: true, decisions: true,
-  executing: true, seenCallIds: true, lastBatch: true, repeats: true, repairs: true, candidate: true, nextModel: true, lastRequest: true, outcome: true,
+  executing: true, notExecuted: true, lastBatch: true, repeats: true, repairs: true, candidate: true, nextModel: true, lastRequest: true, outcome: true,
 };
 const EVENTS: Record<TurnEventType, true> = {
   start: true, model_responded: true, model_failed: true, tools_completed: true, tools_parked: true, approvals_decided: true, approval_expired: true,

@@ -309,6 +309,46 @@ export const scenarios: readonly Scenario[] = [
     },
   },
   {
+    name: 'calls per reply',
+    about: 'Calls of one reply past limits.maxCallsPerReply never run; each gets a "not executed" result saying why, after the results of the calls that ran.',
+    setup: setup([toolCalls(call('add', { a: 1, b: 2 }), call('mul', { a: 2, b: 5 }), call('add', { a: 3, b: 4 })), text('3 and 10')], { limits: { maxCallsPerReply: 2 } }),
+    expected: {
+      status: 'stopped',
+      stopReason: 'completed',
+      output: '3 and 10',
+      transcript: [
+        USER,
+        'assistant: [call_1 add, call_2 mul, call_3 add]',
+        'tool call_1 add: ok 3',
+        'tool call_2 mul: ok 10',
+        'tool call_3 add: error not executed: the reply asked for 3 tool calls; limits.maxCallsPerReply is 2.',
+        'assistant: 3 and 10',
+      ],
+    },
+    verify(_result, run) {
+      check(isDeepStrictEqual(run.probe.executed, ['add', 'mul']), `only the first two calls may run, ran ${JSON.stringify(run.probe.executed)}`);
+    },
+  },
+  {
+    name: 'tool call budget cuts a batch',
+    about: 'A batch larger than what maxToolCalls has left runs only what fits; the rest get "not executed" results and the turn stops at the round.',
+    setup: setup([toolCalls(call('add', { a: 1, b: 2 }), call('mul', { a: 2, b: 5 }))], { limits: { budget: { maxToolCalls: 1 } } }),
+    expected: {
+      status: 'stopped',
+      stopReason: 'budget_exhausted',
+      output: null,
+      transcript: [
+        USER,
+        'assistant: [call_1 add, call_2 mul]',
+        'tool call_1 add: ok 3',
+        "tool call_2 mul: error not executed: the turn's tool call budget is used up (limits.budget.maxToolCalls is 1).",
+      ],
+    },
+    verify(_result, run) {
+      check(isDeepStrictEqual(run.probe.executed, ['add']), `only the call within the budget may run, ran ${JSON.stringify(run.probe.executed)}`);
+    },
+  },
+  {
     name: 'approval: approve',
     about: 'A call that needs approval runs once approved; approve sees the parked call.',
     setup: withApprover([toolCalls(call('deploy', { service: 'api' })), text('Deployed.')], approver((p) => Object.fromEntries(p.map((x) => [x.call.id, { type: 'approve' }])))),
