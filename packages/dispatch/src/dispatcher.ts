@@ -309,7 +309,7 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
       if (matchesPattern(rule, call.name, input)) return { decision: 'allow', source: `rule:allow:${rule.source}`, reason: `allowed by rule '${rule.source}'` };
     }
     for (const rule of askRules) {
-      if (matchesPattern(rule, call.name, input)) return { decision: 'ask', source: `rule:ask:${rule.source}`, reason: `matches ask rule '${rule.source}'` };
+      if (matchesPattern(rule, call.name, input, true)) return { decision: 'ask', source: `rule:ask:${rule.source}`, reason: `matches ask rule '${rule.source}'` };
     }
     if (options.policy !== undefined) {
       const policy = options.policy;
