@@ -9,6 +9,8 @@
 //   withholds the output. `classify`, `execute`, `dispatch` and `executeApproved` never throw.
 // - Every call gets exactly one result (or is parked) and, from `dispatch`, exactly one decision
 //   record. Records are emitted in call order, after the whole batch is classified.
+// - The caller's context is read once per method call (`readContext`), into a plain `Turn` with a
+//   cancellation of the dispatcher's own; an unreadable context fails every call, never the method.
 // - Lookups by a model-chosen name use Maps, so `__proto__` or `constructor` is just an unknown tool.
 // - Mutable state (grants, budget counters) lives on the dispatcher instance; `classify` reads it
 //   and never changes it.
@@ -261,7 +263,7 @@ async function pool<T>(items: readonly T[], limit: number, work: (item: T) => Pr
  * invalid options (a duplicate tool name, a malformed pattern, a bad limit).
  *
  * @example
- * const dispatcher = createDispatcher({ tools: [add], permissions: { deny: ['shell:cmd=rm*'] } });
+ * const dispatcher = createDispatcher({ tools: [add], permissions: { allow: ['shell:cmd=ls -la'], ask: ['shell'] } });
  * const { results, parked } = await dispatcher.dispatch(calls, { turnId: 't1', signal });
  */
 export function createDispatcher(options: DispatcherOptions): Dispatcher {
