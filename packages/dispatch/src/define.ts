@@ -12,11 +12,11 @@ export interface ToolContext {
   readonly turnId: string;
 }
 
-/** Retries for thrown errors. Timeouts and cancellations are never retried. */
+/** Retries for thrown errors. Timeouts and cancellations are never retried; all tries share the tool's `timeoutMs`. */
 export interface RetryOptions {
   /** Total tries, the first included (`attempts: 3` = up to two retries). Integer ≥ 1. */
   readonly attempts: number;
-  /** Wait before retry n (n = 1, 2, …) is `backoffMs * 2 ** (n - 1)`. */
+  /** Wait before retry n (n = 1, 2, …) is `backoffMs * 2 ** (n - 1)`, and at least one macrotask even when 0. */
   readonly backoffMs: number;
   /** Which errors to retry; default: none. A `retryOn` that throws means "do not retry". */
   readonly retryOn?: (error: unknown) => boolean;
@@ -28,7 +28,7 @@ export interface ToolConfig<Schema extends z.ZodType> {
   readonly description: string;
   readonly input: Schema;
   execute(input: z.output<Schema>, ctx: ToolContext): unknown;
-  /** Per try; defaults to the dispatcher's `defaultTimeoutMs`. */
+  /** One deadline for the whole call, every try and every wait between tries included; defaults to the dispatcher's `defaultTimeoutMs`. */
   readonly timeoutMs?: number;
   /** Metadata for policies and docs: the tool changes nothing. Default false. */
   readonly readOnly?: boolean;

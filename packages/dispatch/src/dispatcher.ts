@@ -9,12 +9,14 @@
 //   withholds the output. `classify`, `execute`, `dispatch` and `executeApproved` never throw.
 // - Every call gets exactly one result (or is parked) and, from `dispatch`, exactly one decision
 //   record. Records are emitted in call order, after the whole batch is classified.
+// - The caller's context is read once per method call (`readContext`), into a plain `Turn` with a
+//   cancellation of the dispatcher's own; an unreadable context fails every call, never the method.
 // - Lookups by a model-chosen name use Maps, so `__proto__` or `constructor` is just an unknown tool.
 // - Mutable state (grants, budget counters) lives on the dispatcher instance; `classify` reads it
 //   and never changes it.
 
 import type { ApprovalDecision, ParkedCall, ToolCall, ToolResult, ToolSpec } from '@turnkit/core';
-import { cancellationOf, LazyCancellation, type Cancellation } from './cancellation.js';
+import { LazyCancellation, type Cancellation } from './cancellation.js';
 import { TOOL_NAME, type ToolDefinition } from './define.js';
 import { matchesPattern, parsePattern, type Pattern } from './patterns.js';
 import { capOutput, errorMessage, quote, toJsonValue } from './shape.js';
@@ -49,6 +51,16 @@ const MAX_ISSUES = 20;
 type PolicyOutcome = { readonly decision: 'allow' | 'deny' | 'ask'; readonly source: string; readonly reason: string; readonly text?: string };
 
 type ThenFn = (onResolved: (value: unknown) => void, onRejected: (error: unknown) => void) => unknown;
+
+/** What the dispatcher takes from a `DispatchContext`, read once: nothing of the caller's is read again. */
+interface Turn {
+  readonly turnId: string;
+  /** The dispatcher's own cancellation, aborted when the caller's is. */
+  readonly cancel: Cancellation;
+  readonly onResult: ((result: ToolResult) => void) | undefined;
+  /** Unsubscribes from the caller's cancellation; call when the work is done. */
+  readonly release: () => void;
+}
 
 type RunOutcome =
   | { readonly kind: 'ok'; readonly value: unknown }
@@ -136,7 +148,10 @@ function raceAbort<T>(work: () => T | Promise<T>, cancel: Cancellation): Promise
   });
 }
 
-/** Waits `ms`; false when the turn was cancelled first. */
+/**
+ * Waits `ms` (0: one macrotask, so timers and I/O run between two tries); false when the turn was
+ * cancelled first.
+ */
 function sleep(ms: number, cancel: Cancellation): Promise<boolean> {
   return new Promise((resolve) => {
     if (cancel.aborted) return resolve(false);
@@ -164,6 +179,71 @@ function callInfo(call: ToolCall, tool: AnyTool, input: unknown, turnId: string,
   };
 }
 
+function noop(): void {}
+
+/**
+ * Reads a `DispatchContext` once, defensively: its `turnId`, `onResult`, and its `cancellation`
+ * (or, without one, its `signal`), mirrored into a cancellation of the dispatcher's own. A context
+ * that throws when read (a Proxy, a throwing getter, a signal that is not an AbortSignal) gives
+ * the reason instead, and every call of it gets an error result. Not an object: an empty context.
+ */
+function readContext(ctx: unknown): Turn | { readonly problem: string } {
+  if (ctx === null || typeof ctx !== 'object') return { turnId: '', cancel: new LazyCancellation(), onResult: undefined, release: noop };
+  const own = new LazyCancellation();
+  let release: () => void = noop;
+  try {
+    const c = ctx as Record<string, unknown>;
+    const rawTurnId = c['turnId'];
+    const turnId = typeof rawTurnId === 'string' ? rawTurnId : String(rawTurnId);
+    const rawOnResult = c['onResult'];
+    const onResult = typeof rawOnResult === 'function' ? (rawOnResult as (result: ToolResult) => void) : undefined;
+    // A usable `cancellation` is preferred: reading `signal` may make an AbortSignal for nothing.
+    const given = c['cancellation'] as { aborted?: unknown; reason?: unknown; onAbort?: unknown } | null | undefined;
+    if (given !== null && typeof given === 'object' && typeof given.onAbort === 'function') {
+      if (given.aborted === true) own.abort(reasonOf(given));
+      else {
+        const remove: unknown = (given.onAbort as (listener: () => void) => unknown).call(given, () => own.abort(reasonOf(given)));
+        if (typeof remove === 'function') release = () => void (remove as () => unknown).call(undefined);
+      }
+    } else {
+      const signal = c['signal'] as AbortSignal | null | undefined;
+      if (signal !== undefined && signal !== null) {
+        if (signal.aborted) own.abort(reasonOf(signal));
+        else {
+          const listener = (): void => own.abort(reasonOf(signal));
+          signal.addEventListener('abort', listener, { once: true });
+          release = () => signal.removeEventListener('abort', listener);
+        }
+      }
+    }
+    return { turnId, cancel: own, onResult, release: () => safely(release) };
+  } catch (error) {
+    safely(release);
+    return { problem: errorMessage(error) };
+  }
+}
+
+/** A cancellation's reason, read when it fires; one that throws when read is no reason. */
+function reasonOf(source: { readonly reason?: unknown }): unknown {
+  try {
+    return source.reason;
+  } catch {
+    return undefined;
+  }
+}
+
+function safely(fn: () => void): void {
+  try {
+    fn();
+  } catch {
+    // The caller's own code failed while being unsubscribed from; nothing is left to undo.
+  }
+}
+
+function badContextText(name: string, problem: string): string {
+  return `Call to ${quote(name)} not run: the dispatch context could not be read (${problem}). The program calling the dispatcher must pass a plain { turnId, signal? } object.`;
+}
+
 /** Runs `work` over `items` with at most `limit` in flight; `work` must not throw. */
 async function pool<T>(items: readonly T[], limit: number, work: (item: T) => Promise<void>): Promise<void> {
   // The common batch of one call needs no workers.
@@ -183,7 +263,7 @@ async function pool<T>(items: readonly T[], limit: number, work: (item: T) => Pr
  * invalid options (a duplicate tool name, a malformed pattern, a bad limit).
  *
  * @example
- * const dispatcher = createDispatcher({ tools: [add], permissions: { deny: ['shell:cmd=rm*'] } });
+ * const dispatcher = createDispatcher({ tools: [add], permissions: { allow: ['shell:cmd=ls -la'], ask: ['shell'] } });
  * const { results, parked } = await dispatcher.dispatch(calls, { turnId: 't1', signal });
  */
 export function createDispatcher(options: DispatcherOptions): Dispatcher {
@@ -262,8 +342,6 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
   if (options.grants !== undefined && !Array.isArray(options.grants)) optionError('grants must be an array, as dispatcher.grants() returns it.');
   for (const g of options.grants ?? []) addGrant(g);
 
-  // For a context without a signal: never cancelled (its AbortSignal is made only if a tool asks).
-  const idle = new LazyCancellation();
   // Verdicts made by classify: their input is already validated (and maybe transformed), so
   // execute must not parse it again. Any other execute verdict is validated first.
   const classified = new WeakSet<object>();
@@ -309,7 +387,7 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
       if (matchesPattern(rule, call.name, input)) return { decision: 'allow', source: `rule:allow:${rule.source}`, reason: `allowed by rule '${rule.source}'` };
     }
     for (const rule of askRules) {
-      if (matchesPattern(rule, call.name, input)) return { decision: 'ask', source: `rule:ask:${rule.source}`, reason: `matches ask rule '${rule.source}'` };
+      if (matchesPattern(rule, call.name, input, true)) return { decision: 'ask', source: `rule:ask:${rule.source}`, reason: `matches ask rule '${rule.source}'` };
     }
     if (options.policy !== undefined) {
       const policy = options.policy;
@@ -344,7 +422,7 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
     return tool.readOnly ? { decision: 'allow', source: 'readonly', reason: 'read-only tool' } : { decision: 'allow', source: 'default', reason: 'no rule applied' };
   }
 
-  async function classifyCall(raw: unknown, ctx: DispatchContext, skipPolicy: boolean): Promise<Verdict> {
+  async function classifyCall(raw: unknown, turn: Turn, skipPolicy: boolean): Promise<Verdict> {
     // Stage 1: normalise. Read each field once, into a plain copy.
     const c = raw as Record<string, unknown> | null;
     if (c === null || typeof c !== 'object') {
@@ -372,8 +450,7 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
     const checked = await validate(tool, call, call.input);
     if (!checked.ok) return deny(call, 'invalid_input', checked.text);
     let input = checked.input;
-    const cancel = cancellationOf(ctx) ?? idle;
-    const turnId = String(ctx.turnId);
+    const { cancel, turnId } = turn;
     const cancelledBefore = (): Verdict => deny(call, 'cancelled', `cancelled: the turn was cancelled before ${quote(name)} ran.`);
     // Stage 4: before-hooks, in order.
     for (const hook of hooksBefore) {
@@ -422,9 +499,9 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
     return { kind: 'execute', call, input, source: outcome.source };
   }
 
-  async function classifySafely(raw: unknown, ctx: DispatchContext, skipPolicy: boolean): Promise<Verdict> {
+  async function classifySafely(raw: unknown, turn: Turn, skipPolicy: boolean): Promise<Verdict> {
     try {
-      const verdict = await classifyCall(raw, ctx ?? { turnId: '' }, skipPolicy);
+      const verdict = await classifyCall(raw, turn, skipPolicy);
       if (verdict.kind === 'execute') classified.add(verdict);
       // Synthesised texts can be long (many validation issues): bound them like any output.
       return verdict.kind === 'deny' ? { ...verdict, result: sealed(verdict.result) } : verdict;
@@ -468,7 +545,7 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
    * made only if the tool reads `ctx.signal`, and a tool that returns a plain value (not a
    * promise) settles at once, without a timer: both cost more than a small tool itself.
    */
-  function runOnce(tool: AnyTool, call: ToolCall, input: unknown, turnId: string, turn: Cancellation, timeoutMs: number): RunOutcome | Promise<RunOutcome> {
+  function runOnce(tool: AnyTool, call: ToolCall, input: unknown, turnId: string, turn: Cancellation, timeoutMs: number, deadline: number): RunOutcome | Promise<RunOutcome> {
     let controller: AbortController | undefined;
     let toolAbort: { readonly reason: unknown } | undefined;
     const abortTool = (reason: unknown): void => {
@@ -490,7 +567,6 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
       abortTool(turn.reason);
       return { kind: 'cancelled' };
     }
-    const started = performance.now();
     let value: unknown;
     let then: unknown;
     try {
@@ -529,13 +605,13 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
         abortTool(turn.reason);
         settle({ kind: 'cancelled' });
       });
-      // The timeout counts from the start of the call, as if set before `execute` ran.
+      // The timeout counts from the start of the call's first try, as if set before `execute` ran.
       const timer = setTimeout(
         () => {
           abortTool(new DOMException(`Tool '${tool.name}' timed out after ${timeoutMs} ms.`, 'TimeoutError'));
           settle({ kind: 'timeout' });
         },
-        Math.max(0, timeoutMs - (performance.now() - started)),
+        Math.max(0, deadline - performance.now()),
       );
       // A tool that ignores its signal keeps running after a timeout; its late result is dropped.
       new Promise<unknown>((r, j) => void (then as ThenFn).call(value, r, j)).then(
@@ -553,29 +629,37 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
     }
   }
 
-  /** Stage 7. */
+  /**
+   * Stage 7. The timeout is one deadline for the whole call, every try and every wait between
+   * tries included; between two tries the dispatcher always yields at least one macrotask, so a
+   * tool that fails synchronously cannot starve the timers of the timeout and the turn's cancel.
+   */
   async function runTool(tool: AnyTool, call: ToolCall, input: unknown, turnId: string, cancel: Cancellation): Promise<RawResult> {
     const attempts = tool.retry?.attempts ?? 1;
+    const backoffMs = tool.retry?.backoffMs ?? 0;
     const timeoutMs = tool.timeoutMs ?? defaultTimeoutMs;
-    const cancelledDuring = `cancelled: ${quote(call.name)} was stopped because the turn was cancelled.`;
+    const deadline = performance.now() + timeoutMs;
+    const cancelledDuring: RawResult = { callId: call.id, name: call.name, output: `cancelled: ${quote(call.name)} was stopped because the turn was cancelled.`, isError: true };
+    const timedOut: RawResult = { callId: call.id, name: call.name, output: `Tool '${call.name}' timed out after ${timeoutMs} ms.`, isError: true };
     for (let attempt = 1; ; attempt++) {
       if (cancel.aborted) {
-        return { callId: call.id, name: call.name, output: attempt === 1 ? `cancelled: the turn was cancelled before ${quote(call.name)} ran.` : cancelledDuring, isError: true };
+        return attempt === 1 ? { ...cancelledDuring, output: `cancelled: the turn was cancelled before ${quote(call.name)} ran.` } : cancelledDuring;
       }
-      const outcome = await runOnce(tool, call, input, turnId, cancel, timeoutMs);
+      const outcome = await runOnce(tool, call, input, turnId, cancel, timeoutMs, deadline);
       switch (outcome.kind) {
         case 'ok':
           return { callId: call.id, name: call.name, output: outcome.value, isError: false };
         case 'timeout':
-          return { callId: call.id, name: call.name, output: `Tool '${call.name}' timed out after ${timeoutMs} ms.`, isError: true };
+          return timedOut;
         case 'cancelled':
-          return { callId: call.id, name: call.name, output: cancelledDuring, isError: true };
+          return cancelledDuring;
         case 'error': {
           if (attempt < attempts && shouldRetry(tool, outcome.error)) {
-            const backoff = (tool.retry?.backoffMs ?? 0) * 2 ** (attempt - 1);
-            if (backoff > 0 && !(await sleep(Math.min(backoff, MAX_TIMEOUT_MS), cancel))) {
-              return { callId: call.id, name: call.name, output: cancelledDuring, isError: true };
-            }
+            // 2 ** n overflows to Infinity for large n, and 0 * Infinity is NaN.
+            const backoff = backoffMs === 0 ? 0 : backoffMs * 2 ** (attempt - 1);
+            const left = deadline - performance.now();
+            if (!(await sleep(Math.max(0, Math.min(backoff, left, MAX_TIMEOUT_MS)), cancel))) return cancelledDuring;
+            if (backoff >= left || performance.now() >= deadline) return timedOut;
             continue;
           }
           return { callId: call.id, name: call.name, output: `Error calling tool '${call.name}': ${errorMessage(outcome.error)}`, isError: true };
@@ -639,11 +723,10 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
   }
 
   /** Stages 7–9 for a call whose budget is reserved. Never throws. */
-  async function runReserved(tool: AnyTool, call: ToolCall, input: unknown, ctx: DispatchContext): Promise<ToolResult> {
+  async function runReserved(tool: AnyTool, call: ToolCall, input: unknown, turn: Turn): Promise<ToolResult> {
     let recorded = false;
     try {
-      const cancel = cancellationOf(ctx) ?? idle;
-      const turnId = String(ctx.turnId);
+      const { cancel, turnId } = turn;
       const ran = await runTool(tool, call, input, turnId, cancel);
       record(call);
       recorded = true;
@@ -656,7 +739,7 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
   }
 
   /** Stages 6–9 for an execute verdict. Never throws. */
-  async function executeVerdict(verdict: Verdict | ApprovedVerdict, ctx: DispatchContext): Promise<ToolResult> {
+  async function executeVerdict(verdict: Verdict | ApprovedVerdict, turn: Turn): Promise<ToolResult> {
     try {
       if (verdict.kind === 'deny') return verdict.result;
       const { call } = verdict;
@@ -673,7 +756,7 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
       }
       const breach = reserve(call);
       if (breach !== undefined) return errorResult(call.id, call.name, breach.text);
-      return await runReserved(tool, call, input, ctx);
+      return await runReserved(tool, call, input, turn);
     } catch (error) {
       const { id, name } = idName((verdict as { call?: unknown } | null)?.call);
       return errorResult(id, name, `Call not run: the dispatcher failed while running it (${errorMessage(error)}).`);
@@ -688,12 +771,29 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
     } catch {
       list = [];
     }
-    const safeCtx: DispatchContext = ctx !== null && typeof ctx === 'object' ? ctx : { turnId: '' };
+    const turn = readContext(ctx);
+    if ('problem' in turn) {
+      const results = list.map((raw) => {
+        const { id, name } = idName(raw);
+        const result = errorResult(id, name, badContextText(name, turn.problem));
+        if (!approved) emit({ callId: id, tool: name, decision: 'deny', source: 'invalid_context', ...textReason(result) });
+        return result;
+      });
+      return { results, parked: [] };
+    }
+    try {
+      return await runTurnBatch(list, turn, approved);
+    } finally {
+      turn.release();
+    }
+  }
+
+  async function runTurnBatch(list: readonly unknown[], turn: Turn, approved: boolean): Promise<{ results: ToolResult[]; parked: ParkedCall[] }> {
     const slots: (ToolResult | undefined)[] = list.map(() => undefined);
     const parked: ParkedCall[] = [];
     const jobs: { index: number; tool: AnyTool; call: ToolCall; input: unknown }[] = [];
     const verdicts: Verdict[] = [];
-    for (const raw of list) verdicts.push(await classifySafely(raw, safeCtx, approved));
+    for (const raw of list) verdicts.push(await classifySafely(raw, turn, approved));
     verdicts.forEach((verdict, index) => {
       const tool = verdict.kind === 'deny' ? '' : verdict.call.name;
       if (verdict.kind === 'deny') {
@@ -716,7 +816,7 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
       if (!approved) emit({ callId: verdict.call.id, tool, decision: 'allow', source: verdict.source });
       jobs.push({ index, tool: tools.get(tool) as AnyTool, call: verdict.call, input: verdict.input });
     });
-    const onResult = typeof safeCtx.onResult === 'function' ? safeCtx.onResult : undefined;
+    const onResult = turn.onResult;
     const announce = (result: ToolResult): void => {
       try {
         onResult?.(result);
@@ -726,7 +826,7 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
     };
     for (const result of slots) if (result !== undefined) announce(result);
     await pool(jobs, concurrency, async (job) => {
-      const result = await runReserved(job.tool, job.call, job.input, safeCtx);
+      const result = await runReserved(job.tool, job.call, job.input, turn);
       slots[job.index] = result;
       announce(result);
     });
@@ -736,8 +836,36 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
   return {
     toolSpecs: () => specs,
     loopExemptTools: () => [...exempt],
-    classify: (call, ctx) => classifySafely(call, ctx, false),
-    execute: executeVerdict,
+    async classify(call, ctx) {
+      const turn = readContext(ctx);
+      if ('problem' in turn) {
+        const { id, name } = idName(call);
+        return deny({ id, name }, 'invalid_context', badContextText(name, turn.problem));
+      }
+      try {
+        return await classifySafely(call, turn, false);
+      } finally {
+        turn.release();
+      }
+    },
+    async execute(verdict, ctx) {
+      const turn = readContext(ctx);
+      if ('problem' in turn) {
+        let call: unknown;
+        try {
+          call = verdict.kind === 'deny' ? { id: verdict.result.callId, name: verdict.result.name } : verdict.call;
+        } catch {
+          call = undefined;
+        }
+        const { id, name } = idName(call);
+        return errorResult(id, name, badContextText(name, turn.problem));
+      }
+      try {
+        return await executeVerdict(verdict, turn);
+      } finally {
+        turn.release();
+      }
+    },
     dispatch: (calls, ctx) => runBatch(calls, ctx, false),
     executeApproved: async (calls, ctx) => (await runBatch(calls, ctx, true)).results,
     recordDecision(call: ToolCall, decision: ApprovalDecision): void {

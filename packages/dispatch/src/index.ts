@@ -4,7 +4,7 @@ export { defineTool } from './define.js';
 export type { RetryOptions, ToolConfig, ToolContext, ToolDefinition } from './define.js';
 export { createDispatcher } from './dispatcher.js';
 export { globMatch, matchesPattern, parsePattern } from './patterns.js';
-export type { ArgCondition, Pattern } from './patterns.js';
+export type { ArgCondition, MatchSteps, Pattern } from './patterns.js';
 export { capOutput, MAX_DEPTH, toJsonValue } from './shape.js';
 export type { ShapeOutcome } from './shape.js';
 export type {

@@ -5,9 +5,14 @@
 // - A glob has `*` (any run of characters, including none) and `?` (exactly one character); every
 //   other character is literal. The tool part may be a glob too (`mcp_*`).
 // - An argument value is compared as a string: a string argument as is, any other JSON value as
-//   its `JSON.stringify` text (`true`, `42`, `["a"]`). A missing argument never matches.
-// - Glob matching is the iterative two-pointer algorithm (O(text × pattern) at worst), never a
-//   regular expression, so a hostile 10 MB argument cannot make a pattern backtrack for minutes.
+//   its `JSON.stringify` text (`true`, `42`). A missing argument never matches.
+// - An array argument is compared element by element (nested arrays flattened): a restricting
+//   rule (deny, ask) matches when any element matches, a permitting one (allow, grant) only when
+//   every element does. An empty array has no element and matches no rule.
+// - Glob matching is linear in the text: the glob is split at its stars, and each piece is
+//   found, leftmost first, with a bit-parallel (shift-and) scan, so every text character is
+//   looked at once per 32 characters of the longest piece. Never a regular expression, so a hostile
+//   10 MB argument cannot make a pattern backtrack.
 
 /** One `arg=glob` condition of a pattern, lower-cased. */
 export interface ArgCondition {
@@ -62,42 +67,198 @@ export function parsePattern(source: string): Pattern {
   return { source, tool: tool.toLowerCase(), args };
 }
 
-/**
- * True when `text` matches `glob` (`*` any run, `?` one character), case-sensitively; callers
- * lower-case both sides first.
- */
-export function globMatch(glob: string, text: string): boolean {
-  let g = 0;
-  let t = 0;
-  let starG = -1;
-  let starT = 0;
-  while (t < text.length) {
-    const c = glob.charCodeAt(g);
-    if (g < glob.length && (c === 63 /* ? */ || c === text.charCodeAt(t))) {
-      g++;
-      t++;
-    } else if (g < glob.length && c === 42 /* * */) {
-      starG = g++;
-      starT = t;
-    } else if (starG !== -1) {
-      g = starG + 1;
-      t = ++starT;
-    } else {
-      return false;
-    }
-  }
-  while (g < glob.length && glob.charCodeAt(g) === 42) g++;
-  return g === glob.length;
+/** Counts the work of `globMatch`: one step per text character scanned per 32-bit word of state, and one per character compared in place. */
+export interface MatchSteps {
+  steps: number;
 }
 
-/** The string an argument value is compared as; undefined when missing, null when present but not serialisable. */
-function argText(input: unknown, arg: string): string | undefined | null {
+const STAR = 42; // *
+const QUESTION = 63; // ?
+
+/** One star-free piece of a glob, ready for a shift-and scan. */
+interface Piece {
+  readonly text: string;
+  /** 32-bit words of scan state: ceil(length / 32). */
+  readonly words: number;
+  /** Bit i of word i >> 5 is set when position i is `?`. */
+  readonly wild: Uint32Array;
+  /** For each character in the piece, the positions it (or `?`) may take. */
+  readonly masks: ReadonlyMap<number, Uint32Array>;
+}
+
+interface CompiledGlob {
+  /** The glob itself when it has no star: the text must match it whole. */
+  readonly exact: Piece | undefined;
+  readonly head: Piece;
+  readonly middle: readonly Piece[];
+  readonly tail: Piece;
+}
+
+function piece(text: string): Piece {
+  const words = Math.max(1, Math.ceil(text.length / 32));
+  const wild = new Uint32Array(words);
+  for (let i = 0; i < text.length; i++) if (text.charCodeAt(i) === QUESTION) wild[i >> 5] = (wild[i >> 5] as number) | (1 << (i & 31));
+  const masks = new Map<number, Uint32Array>();
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (c === QUESTION) continue;
+    let mask = masks.get(c);
+    if (mask === undefined) {
+      mask = wild.slice();
+      masks.set(c, mask);
+    }
+    mask[i >> 5] = (mask[i >> 5] as number) | (1 << (i & 31));
+  }
+  return { text, words, wild, masks };
+}
+
+function compile(glob: string): CompiledGlob {
+  const parts = glob.split('*');
+  if (parts.length === 1) {
+    const whole = piece(glob);
+    return { exact: whole, head: whole, middle: [], tail: whole };
+  }
+  return {
+    exact: undefined,
+    head: piece(parts[0] as string),
+    middle: parts.slice(1, -1).filter((p) => p !== '').map(piece),
+    tail: piece(parts[parts.length - 1] as string),
+  };
+}
+
+// Globs come from the dispatcher's options and grants: few, and matched again and again.
+const compiled = new Map<string, CompiledGlob>();
+const MAX_COMPILED = 1000;
+
+function compiledGlob(glob: string): CompiledGlob {
+  let c = compiled.get(glob);
+  if (c === undefined) {
+    if (compiled.size >= MAX_COMPILED) compiled.clear();
+    c = compile(glob);
+    compiled.set(glob, c);
+  }
+  return c;
+}
+
+/** True when `p` matches `text` at `at` (which must leave room for it). */
+function matchesAt(p: Piece, text: string, at: number, counter: MatchSteps | undefined): boolean {
+  const s = p.text;
+  let i = 0;
+  for (; i < s.length; i++) {
+    const c = s.charCodeAt(i);
+    if (c !== QUESTION && c !== text.charCodeAt(at + i)) break;
+  }
+  if (counter !== undefined) counter.steps += i + 1;
+  return i === s.length;
+}
+
+/**
+ * The first index ≥ `from` where `p` matches and ends at or before `end`, or -1. Shift-and: bit i
+ * of the state is set when the last i + 1 text characters match the piece's first i + 1.
+ */
+function find(p: Piece, text: string, from: number, end: number, counter: MatchSteps | undefined): number {
+  const length = p.text.length;
+  if (length === 0) return from;
+  const last = length - 1;
+  const lastWord = last >> 5;
+  const lastBit = 1 << (last & 31);
+  if (p.words === 1) {
+    const wild = p.wild[0] as number;
+    let state = 0;
+    for (let t = from; t < end; t++) {
+      const mask = p.masks.get(text.charCodeAt(t));
+      state = ((state << 1) | 1) & (mask === undefined ? wild : (mask[0] as number));
+      if ((state & lastBit) !== 0) {
+        if (counter !== undefined) counter.steps += t - from + 1;
+        return t - last;
+      }
+    }
+    if (counter !== undefined) counter.steps += end - from;
+    return -1;
+  }
+  const state = new Uint32Array(p.words);
+  for (let t = from; t < end; t++) {
+    const mask = p.masks.get(text.charCodeAt(t)) ?? p.wild;
+    let carry = 1;
+    for (let w = 0; w < p.words; w++) {
+      const word = state[w] as number;
+      state[w] = ((word << 1) | carry) & (mask[w] as number);
+      carry = word >>> 31;
+    }
+    if (((state[lastWord] as number) & lastBit) !== 0) {
+      if (counter !== undefined) counter.steps += (t - from + 1) * p.words;
+      return t - last;
+    }
+  }
+  if (counter !== undefined) counter.steps += (end - from) * p.words;
+  return -1;
+}
+
+/**
+ * True when `text` matches `glob` (`*` any run, `?` one UTF-16 code unit), case-sensitively;
+ * callers lower-case both sides first. Linear in the text: pass `counter` to count the steps
+ * (at most `text.length × ceil(longest star-free piece / 32) + glob.length + 2`).
+ */
+export function globMatch(glob: string, text: string, counter?: MatchSteps): boolean {
+  const g = compiledGlob(glob);
+  if (g.exact !== undefined) return text.length === glob.length && matchesAt(g.exact, text, 0, counter);
+  const { head, tail } = g;
+  if (text.length < head.text.length + tail.text.length) return false;
+  if (!matchesAt(head, text, 0, counter)) return false;
+  const end = text.length - tail.text.length;
+  if (!matchesAt(tail, text, end, counter)) return false;
+  // Each middle piece, leftmost first, after the one before it: taking the earliest match never
+  // loses a match, since `*` can absorb whatever lies between.
+  let at = head.text.length;
+  for (const p of g.middle) {
+    const found = find(p, text, at, end, counter);
+    if (found === -1) return false;
+    at = found + p.text.length;
+  }
+  return true;
+}
+
+const MAX_ARRAY_DEPTH = 100;
+
+/**
+ * The strings an argument value is compared as: one for a string or other JSON value, one per
+ * element for an array (nested arrays flattened). Undefined when missing, null when present but
+ * not serialisable (too deep).
+ */
+function argTexts(input: unknown, arg: string): string[] | undefined | null {
   if (input === null || typeof input !== 'object' || Array.isArray(input)) return undefined;
   // Argument names are matched case-insensitively too; own properties only, so `constructor`
   // never resolves to Object.prototype's.
   const key = Object.keys(input).find((k) => k.toLowerCase() === arg);
   if (key === undefined) return undefined;
   const value: unknown = (input as Record<string, unknown>)[key];
+  if (!Array.isArray(value)) {
+    const text = valueText(value);
+    return text === null ? null : [text];
+  }
+  const texts: string[] = [];
+  // Depth-first, in element order, without recursion.
+  const stack: { readonly items: readonly unknown[]; index: number }[] = [{ items: value, index: 0 }];
+  while (stack.length > 0) {
+    const top = stack[stack.length - 1] as { readonly items: readonly unknown[]; index: number };
+    if (top.index === top.items.length) {
+      stack.pop();
+      continue;
+    }
+    const item = top.items[top.index++];
+    if (Array.isArray(item)) {
+      if (stack.length >= MAX_ARRAY_DEPTH) return null;
+      stack.push({ items: item, index: 0 });
+      continue;
+    }
+    const text = valueText(item);
+    if (text === null) return null;
+    texts.push(text);
+  }
+  return texts;
+}
+
+function valueText(value: unknown): string | null {
   if (typeof value === 'string') return value;
   try {
     const text = JSON.stringify(value);
@@ -108,16 +269,21 @@ function argText(input: unknown, arg: string): string | undefined | null {
 }
 
 /**
- * True when the call (tool name and validated input) matches the pattern. An argument that is
- * present but cannot be serialised matches only when `unreadableMatches` is set: deny rules pass
- * true (fail closed), allow rules and grants pass false.
+ * True when the call (tool name and validated input) matches the pattern.
+ *
+ * `restricting` is true for rules that stop or hold a call (deny, ask) and false for rules that
+ * let it through (allow, grants). A restricting rule fails closed: an argument that is present but
+ * cannot be serialised matches, and an array argument matches when any element does. A permitting
+ * rule needs a readable argument, and every element of an array argument must match.
  */
-export function matchesPattern(pattern: Pattern, toolName: string, input: unknown, unreadableMatches = false): boolean {
+export function matchesPattern(pattern: Pattern, toolName: string, input: unknown, restricting = false): boolean {
   if (!globMatch(pattern.tool, toolName.toLowerCase())) return false;
   return pattern.args.every((condition) => {
-    const text = argText(input, condition.arg);
-    if (text === undefined) return false;
-    if (text === null) return unreadableMatches;
-    return globMatch(condition.glob, text.toLowerCase());
+    const texts = argTexts(input, condition.arg);
+    if (texts === undefined) return false;
+    if (texts === null) return restricting;
+    if (texts.length === 0) return false;
+    const matches = (text: string): boolean => globMatch(condition.glob, text.toLowerCase());
+    return restricting ? texts.some(matches) : texts.every(matches);
   });
 }

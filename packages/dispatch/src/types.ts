@@ -5,7 +5,11 @@ import type { ApprovalDecision, ParkedCall, ToolCall, ToolResult, ToolSpec } fro
 import type { Cancellation } from './cancellation.js';
 import type { ToolDefinition } from './define.js';
 
-/** The turn a dispatch belongs to. Without a signal the calls cannot be cancelled (timeouts still apply). */
+/**
+ * The turn a dispatch belongs to. Without a signal the calls cannot be cancelled (timeouts still
+ * apply). The dispatcher reads it once per method call; a context that throws when read gives
+ * every call an error result (`invalid_context`), never a rejection.
+ */
 export interface DispatchContext {
   readonly turnId: string;
   readonly signal?: AbortSignal;

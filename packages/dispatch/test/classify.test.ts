@@ -200,6 +200,44 @@ describe('stage 5: policy, first match wins', () => {
     expect(records.map((r) => `${r.decision} ${r.source}`)).toEqual(['deny rule:deny:shell:cmd=rm*', 'allow grant:session']);
   });
 
+  it('array arguments: deny and ask rules match on any element, allow rules and grants need every element', async () => {
+    const git = defineTool({ name: 'git', description: 'git without a shell.', input: z.object({ args: z.array(z.unknown()) }), execute: ({ args }) => args.length });
+    let deep: unknown = 'x';
+    for (let i = 0; i < 200; i++) deep = [deep];
+    const { dispatcher, records, ctx } = setup({
+      tools: [git],
+      permissions: { deny: ['git:args=--force'], allow: ['git:args=status', 'git:args=log'], ask: ['git:args=push'] },
+      grants: [{ scope: 'tool', pattern: 'git:args=diff' }],
+    });
+    const { results, parked } = await dispatcher.dispatch(
+      [
+        call('git', { args: ['push', '--force'] }),
+        call('git', { args: ['status'] }),
+        call('git', { args: ['status', 'push'] }),
+        call('git', { args: ['diff'] }),
+        call('git', { args: ['diff', 'status'] }),
+        call('git', { args: ['log', 'log'] }),
+      ],
+      ctx,
+    );
+    expect(records.map((r) => `${r.decision} ${r.source}`)).toEqual([
+      'deny rule:deny:git:args=--force',
+      'allow rule:allow:git:args=status',
+      'ask rule:ask:git:args=push',
+      'allow grant:pattern:git:args=diff',
+      'allow default',
+      'allow rule:allow:git:args=log',
+    ]);
+    expect(results).toHaveLength(5);
+    expect(parked).toHaveLength(1);
+
+    // An argument nested too deep to read: deny and ask rules fail closed, allow rules do not match.
+    const strict = setup({ tools: [git], permissions: { allow: ['git:args=*'], ask: ['git:args=push'] } });
+    const held = await strict.dispatcher.dispatch([call('git', { args: [deep] })], strict.ctx);
+    expect(held.parked).toHaveLength(1);
+    expect(strict.records.map((r) => r.source)).toEqual(['rule:ask:git:args=push']);
+  });
+
   it('grants come before allow and ask patterns', async () => {
     const { dispatcher, records, ctx } = setup({ permissions: { ask: ['shell'] }, grants: [{ scope: 'tool', tool: 'shell' }] });
     await dispatcher.dispatch([call('shell', { cmd: 'ls' })], ctx);

@@ -1,4 +1,4 @@
-import { createDispatcher, defineTool } from '@turnkit/dispatch';
+import { createDispatcher, defineTool, type Permissions } from '@turnkit/dispatch';
 import { z } from 'zod';
 
 const files: Record<string, string> = { 'notes.txt': 'buy milk' };
@@ -19,10 +19,24 @@ const shell = defineTool({
   execute: ({ cmd }) => `ran: ${cmd}`, // a real tool would spawn a process and honour ctx.signal
 });
 
+const git = defineTool({
+  name: 'git',
+  description: 'Runs git with these arguments, without a shell.',
+  input: z.object({ args: z.array(z.string()).min(1) }),
+  execute: ({ args }) => `ran: git ${args.join(' ')}`, // a real tool would pass args to git as an array
+});
+
+// Ask by default; allow exact commands and structured arguments; deny by argument, element by element.
+const permissions: Permissions = {
+  deny: ['git:args=--force*', 'git:args=-f'],
+  allow: ['shell:cmd=ls -la', 'git:args=status'],
+  ask: ['shell', 'git'],
+};
+
 const decisions: string[] = [];
 const dispatcher = createDispatcher({
-  tools: [readFile, shell],
-  permissions: { deny: ['shell:cmd=rm *'], allow: ['shell:cmd=ls*'], ask: ['shell'] },
+  tools: [readFile, shell, git],
+  permissions,
   onDecision: (r) => decisions.push(`${r.callId} ${r.decision} ${r.source}`),
 });
 
@@ -31,17 +45,20 @@ const { results, parked } = await dispatcher.dispatch(
   [
     { id: '1', name: 'read_file', input: { path: 'notes.txt' } },
     { id: '2', name: 'shell', input: { cmd: 'ls -la' } },
-    { id: '3', name: 'shell', input: { cmd: 'rm -rf /' } },
-    { id: '4', name: 'shell', input: { cmd: 'git push' } },
-    { id: '5', name: 'search', input: { q: 'milk' } },
+    { id: '3', name: 'shell', input: { cmd: 'ls -la; rm -rf /' } },
+    { id: '4', name: 'git', input: { args: ['status'] } },
+    { id: '5', name: 'git', input: { args: ['push', '--force'] } },
+    { id: '6', name: 'git', input: { args: ['push'] } },
+    { id: '7', name: 'search', input: { q: 'milk' } },
   ],
   ctx,
 );
-// results: ids 1, 2, 3 (denied), 5 (unknown tool), in call order; parked: id 4.
+// results: ids 1, 2, 4, 5 (denied: an element matches '--force*'), 7 (unknown tool), in call order.
+// parked: ids 3 (an allow glob 'ls*' would have let it through) and 6.
 
-// Later, a person approves call 4 and says "always allow shell in this session".
-const waiting = parked.map((p) => p.call);
-for (const call of waiting) dispatcher.recordDecision(call, { type: 'approve', remember: 'tool' });
-const approved = await dispatcher.executeApproved(waiting, ctx);
-// approved: [{ callId: '4', output: 'ran: git push', ... }]; grants(): [{ scope: 'tool', tool: 'shell' }]
-export { approved, decisions, dispatcher, parked, results }; // for test/docs.test.ts; not in the docs
+// Later, a person rejects the chained command and approves the push.
+const approve = (call: { name: string }) => call.name === 'git';
+for (const { call } of parked) dispatcher.recordDecision(call, approve(call) ? { type: 'approve' } : { type: 'reject', reason: 'it chains a second command' });
+const approved = await dispatcher.executeApproved(parked.map((p) => p.call).filter(approve), ctx);
+// approved: [{ callId: '6', output: 'ran: git push', ... }]; core writes the result of the rejected call 3.
+export { approved, decisions, dispatcher, parked, permissions, results }; // for test/docs.test.ts; not in the docs

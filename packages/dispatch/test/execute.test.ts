@@ -147,6 +147,66 @@ describe('stage 7: execute', () => {
     expect(exhausted.calls()).toBe(2);
   });
 
+  // A tool that fails at once, retried without backoff: each try must give timers a turn, or the
+  // cancel and the timeout below never fire. The tool gives up by itself after GIVE_UP tries, so a
+  // dispatcher that starves the timers ends with 'gave up' instead of hanging the test.
+  const GIVE_UP = 200_000;
+  function stubborn(how: 'sync' | 'async', timeoutMs: number) {
+    let tries = 0;
+    const tool = defineTool({
+      name: 'stubborn',
+      description: 'Fails at once, every time.',
+      input: z.object({}),
+      timeoutMs,
+      retry: { attempts: 1e9, backoffMs: 0, retryOn: () => true },
+      execute: () => {
+        if (++tries >= GIVE_UP) return 'gave up';
+        if (how === 'sync') throw new Error('still failing');
+        return Promise.reject(new Error('still failing'));
+      },
+    });
+    return { tool, tries: () => tries };
+  }
+
+  it.each(['sync', 'async'] as const)('a turn cancel ends a call retried without backoff (tool failing %s)', async (how) => {
+    const s = stubborn(how, 2_000_000_000);
+    const { dispatcher } = setup({ tools: [s.tool] });
+    const controller = new AbortController();
+    setTimeout(() => controller.abort(), 100);
+    const { results } = await dispatcher.dispatch([call('stubborn', {})], { turnId: 't', signal: controller.signal });
+    expect(results[0]).toMatchObject({ isError: true, output: "cancelled: 'stubborn' was stopped because the turn was cancelled." });
+    expect(s.tries()).toBeGreaterThan(1);
+    expect(s.tries()).toBeLessThan(GIVE_UP);
+  });
+
+  it.each(['sync', 'async'] as const)('the timeout is one deadline over every try (tool failing %s)', async (how) => {
+    const s = stubborn(how, 50);
+    const { dispatcher, ctx } = setup({ tools: [s.tool] });
+    const { results } = await dispatcher.dispatch([call('stubborn', {})], ctx);
+    expect(results[0]).toMatchObject({ isError: true, output: "Tool 'stubborn' timed out after 50 ms." });
+    expect(s.tries()).toBeGreaterThan(1);
+    expect(s.tries()).toBeLessThan(GIVE_UP);
+  });
+
+  it('a backoff longer than the time left ends the call as timed out, without waiting it out', async () => {
+    let tries = 0;
+    const patient = defineTool({
+      name: 'patient',
+      description: 'Fails, and would wait two minutes before its retry.',
+      input: z.object({}),
+      timeoutMs: 20,
+      retry: { attempts: 5, backoffMs: 120_000, retryOn: () => true },
+      execute: () => {
+        tries++;
+        throw new Error('busy');
+      },
+    });
+    const { dispatcher, ctx } = setup({ tools: [patient] });
+    const { results } = await dispatcher.dispatch([call('patient', {})], ctx);
+    expect(results[0]).toMatchObject({ isError: true, output: "Tool 'patient' timed out after 20 ms." });
+    expect(tries).toBe(1);
+  });
+
   it("sets modelOverride from the tool's model option", async () => {
     const deep = defineTool({ name: 'think', description: 'Hard thinking.', input: z.object({}), model: 'big-model', execute: () => 'ok' });
     const { dispatcher, ctx } = setup({ tools: [deep] });
