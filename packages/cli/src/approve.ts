@@ -7,6 +7,7 @@ import type { ApproveFn } from '@turnkit/inline';
 import { input, select } from '@inquirer/prompts';
 import pc from 'picocolors';
 import { preview } from './format.js';
+import { safeText } from './safe-text.js';
 
 type Choice = 'approve' | 'always' | 'reject';
 
@@ -61,34 +62,38 @@ export function promptApprover(options: PromptApproverOptions): ApproveFn {
 }
 
 async function ask(pending: readonly ParkedCall[], prompts: ApprovalPrompts, signal: AbortSignal): Promise<Record<string, ApprovalDecision>> {
-  const decisions: Record<string, ApprovalDecision> = {};
+  // A Map, not an object literal: a call id such as `__proto__` is a plain key (see the return).
+  const decisions = new Map<string, ApprovalDecision>();
   const alwaysTools = new Set<string>();
   for (const { call, reason } of pending) {
     if (alwaysTools.has(call.name)) {
-      decisions[call.id] = { type: 'approve', remember: 'tool' };
+      decisions.set(call.id, { type: 'approve', remember: 'tool' });
       continue;
     }
+    // The name, id, input and reason come from the model: printed with control characters escaped.
+    const name = safeText(call.name);
     const choice = await prompts.select(
       {
-        message: `${pc.cyan(call.name)} ${pc.dim(call.id)} ${preview(call.input, 100)}${reason === undefined ? '' : pc.dim(` (${reason})`)}: allow it?`,
+        message: `${pc.cyan(name)} ${pc.dim(safeText(call.id))} ${preview(call.input, 100)}${reason === undefined ? '' : pc.dim(` (${safeText(reason)})`)}: allow it?`,
         choices: [
           { name: 'Approve', value: 'approve' },
-          { name: `Approve always for '${call.name}' in this turn`, value: 'always' },
+          { name: `Approve always for '${name}' in this turn`, value: 'always' },
           { name: 'Reject (give a reason to the model)', value: 'reject' },
         ],
       },
       { signal },
     );
-    if (choice === 'approve') decisions[call.id] = { type: 'approve' };
+    if (choice === 'approve') decisions.set(call.id, { type: 'approve' });
     else if (choice === 'always') {
       alwaysTools.add(call.name);
-      decisions[call.id] = { type: 'approve', remember: 'tool' };
+      decisions.set(call.id, { type: 'approve', remember: 'tool' });
     } else {
       const why = (await prompts.input({ message: 'Reason for the model (optional):' }, { signal })).trim();
-      decisions[call.id] = why === '' ? { type: 'reject' } : { type: 'reject', reason: why };
+      decisions.set(call.id, why === '' ? { type: 'reject' } : { type: 'reject', reason: why });
     }
   }
-  return decisions;
+  // Object.fromEntries defines own properties (an assignment of `__proto__` would set the prototype).
+  return Object.fromEntries(decisions);
 }
 
 /**

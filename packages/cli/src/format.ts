@@ -1,6 +1,8 @@
 // Small formatting helpers shared by the commands: compact JSON previews, durations, plurals.
 
-/** Compact JSON of `value`, cut to `max` characters with an ellipsis. */
+import { safeText } from './safe-text.js';
+
+/** Compact JSON of `value`, cut to `max` characters with an ellipsis; safe to print (see safeText). */
 export function preview(value: unknown, max = 120): string {
   let text: string;
   try {
@@ -8,7 +10,7 @@ export function preview(value: unknown, max = 120): string {
   } catch {
     text = String(value);
   }
-  return text.length > max ? `${text.slice(0, max - 1)}…` : text;
+  return safeText(text.length > max ? `${text.slice(0, max - 1)}…` : text);
 }
 
 /** `850 ms`, `1.2 s`. */

@@ -12,6 +12,7 @@ import { replayCommand } from './commands/replay.js';
 import { oneLine, UsageError } from './errors.js';
 import { PROVIDERS, type ProviderName, type ProviderOptions } from './provider.js';
 import { loadScenario } from './scenario.js';
+import { safeText } from './safe-text.js';
 import { readSuspended } from './suspended.js';
 import { EXIT, runTurnCommand, undecidedIds } from './turn.js';
 
@@ -28,6 +29,7 @@ interface RunFlags {
 interface ResumeFlags extends Omit<RunFlags, 'provider' | 'model' | 'baseUrl'> {
   readonly approve: string[];
   readonly reject: string[];
+  readonly scenario?: string;
 }
 
 /** Runs the CLI with `argv` (as process.argv: node, script, args…); resolves to the exit code. */
@@ -48,11 +50,12 @@ export async function main(argv: readonly string[]): Promise<number> {
       // Help and --version end here too, with exit code 0; parse errors were printed by outputError.
       return error.exitCode === 0 ? EXIT.ok : EXIT.usage;
     }
+    // Messages quote ids, paths and values from files, models and the command line: printed safely.
     if (error instanceof UsageError) {
-      process.stderr.write(`turnkit: ${oneLine(error)}\n`);
+      process.stderr.write(`turnkit: ${safeText(oneLine(error))}\n`);
       return EXIT.usage;
     }
-    process.stderr.write(`turnkit: unexpected error: ${oneLine(error)}\n`);
+    process.stderr.write(`turnkit: unexpected error: ${safeText(oneLine(error))}\n`);
     return EXIT.failed;
   }
 }
@@ -72,7 +75,7 @@ function configure(command: Command): Command {
     .showSuggestionAfterError(true)
     .configureOutput({
       // One line: commander puts a suggestion on a second line.
-      outputError: (text, write) => write(`turnkit: ${oneLine(text.replace(/^error: /, ''))}\n`),
+      outputError: (text, write) => write(`turnkit: ${safeText(oneLine(text.replace(/^error: /, '')))}\n`),
     });
 }
 
@@ -122,6 +125,7 @@ function buildProgram(setExit: (code: number) => void): Command {
     .option('--json', 'print the trace as NDJSON instead of the timeline')
     .option('--trace <file>', 'save the trace of the resumed part')
     .option('--save <file>', 'where to write the turn if it suspends again (default: FILE itself)')
+    .option('--scenario <file>', 'load the tools from this scenario instead of the path FILE records (its sha256 must still match)')
     .addHelpText(
       'after',
       [
@@ -129,20 +133,24 @@ function buildProgram(setExit: (code: number) => void): Command {
         'Examples:',
         '  $ turnkit resume turnkit-suspended-turn-1a2b3c4d.json --approve call_2',
         "  $ turnkit resume turnkit-suspended-turn-1a2b3c4d.json --approve call_2 --reject call_3='keep the cache'",
+        '  $ turnkit resume turn.json --approve call_2 --scenario packages/cli/examples/delete-files.ts',
       ].join('\n'),
     )
     .action(async (file: string, flags: ResumeFlags) => {
-      const saved = await readSuspended(file);
-      const decisions = decisionsFrom(flags, undecidedIds(saved.pending, (saved.state as { decisions?: unknown }).decisions));
-      const scenario = await loadScenario(saved.scenario);
+      // The whole file is checked before anything it names is loaded: a resume file is data.
+      const read = await readSuspended(file);
+      const { saved } = read;
+      const decisions = decisionsFrom(flags, undecidedIds(saved.pending, saved.state.decisions));
+      const scenarioPath = flags.scenario ?? saved.scenario;
+      const scenario = await loadScenario(scenarioPath, { savedIn: file, path: saved.scenario, sha256: saved.scenarioSha256 });
       const stream = flags.stream === true || saved.options.stream;
       setExit(
         await runTurnCommand({
-          scenarioFile: shortPath(saved.scenario),
+          scenarioFile: flags.scenario ?? shortPath(saved.scenario),
           scenario,
           provider: saved.options.provider,
           ...outputFlags({ ...flags, stream }),
-          resume: { file, saved, decisions },
+          resume: { file, read, decisions },
         }),
       );
     });
@@ -229,11 +237,12 @@ function decisionsFrom(flags: ResumeFlags, pending: readonly string[]): Record<s
   if (flags.approve.length === 0 && flags.reject.length === 0) {
     throw new UsageError(`Give a decision for the pending calls (${list}): --approve ID or --reject ID[=reason].`);
   }
-  const decisions: Record<string, ApprovalDecision> = {};
+  // A Map, not an object literal: every id core accepts (`__proto__`, `constructor`, …) is a plain key.
+  const decisions = new Map<string, ApprovalDecision>();
   const add = (id: string, decision: ApprovalDecision): void => {
     if (!pending.includes(id)) throw new UsageError(`'${id}' is not a pending call of this turn; the pending calls are ${list}.`);
-    if (Object.hasOwn(decisions, id)) throw new UsageError(`'${id}' was given more than one decision; give each call one --approve or --reject.`);
-    decisions[id] = decision;
+    if (decisions.has(id)) throw new UsageError(`'${id}' was given more than one decision; give each call one --approve or --reject.`);
+    decisions.set(id, decision);
   };
   for (const id of flags.approve) add(id, { type: 'approve' });
   for (const item of flags.reject) {
@@ -242,5 +251,6 @@ function decisionsFrom(flags: ResumeFlags, pending: readonly string[]): Record<s
     const reason = at === -1 ? '' : item.slice(at + 1).trim();
     add(id, reason === '' ? { type: 'reject' } : { type: 'reject', reason });
   }
-  return decisions;
+  // Object.fromEntries defines own properties (an assignment of `__proto__` would set the prototype).
+  return Object.fromEntries(decisions);
 }

@@ -2,6 +2,7 @@
 // .json file (see json-scenario.ts). Whatever the file holds is checked before the turn starts, so
 // a mistake in a scenario is one line naming the file and the field, never a stack trace mid-turn.
 
+import { createHash } from 'node:crypto';
 import { readFile, stat } from 'node:fs/promises';
 import { dirname, extname, join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -36,26 +37,49 @@ export interface Scenario {
 export interface LoadedScenario extends Omit<Scenario, 'model'> {
   /** Absolute path of the file. */
   readonly path: string;
+  /** sha256 (hex) of the file's bytes, as read before it was loaded. */
+  readonly sha256: string;
   readonly model?: Model;
+}
+
+/** The scenario a suspended turn was saved with, which a resume must load again. */
+export interface ExpectedScenario {
+  /** The suspended-turn file, for messages. */
+  readonly savedIn: string;
+  /** The scenario path the file records. */
+  readonly path: string;
+  readonly sha256: string;
 }
 
 const MODULE_EXTENSIONS = new Set(['.ts', '.mts', '.cts', '.js', '.mjs', '.cjs']);
 
-/** Loads and checks the scenario at `file`. Throws a UsageError (exit 2) for anything wrong with it. */
-export async function loadScenario(file: string): Promise<LoadedScenario> {
+/**
+ * Loads and checks the scenario at `file`. Throws a UsageError (exit 2) for anything wrong with it.
+ * With `expected` (a resume), the sha256 of the file's bytes must be the recorded one, checked
+ * before the file is parsed or imported: a changed or different scenario is never run.
+ */
+export async function loadScenario(file: string, expected?: ExpectedScenario): Promise<LoadedScenario> {
   const path = resolve(file);
   await mustBeFile(path, file, 'scenario');
+  const bytes = await readFile(path);
+  const sha256 = createHash('sha256').update(bytes).digest('hex');
+  if (expected !== undefined && sha256 !== expected.sha256) {
+    const which = path === resolve(expected.path) ? `${file} has changed since` : `${file} is not the scenario (${expected.path}) with which`;
+    throw new UsageError(
+      `${which} the turn in ${expected.savedIn} was saved: its sha256 is ${sha256.slice(0, 12)}…, the file recorded ${expected.sha256.slice(0, 12)}…; nothing was loaded. Resume with the scenario as it was (--scenario PATH), or run the scenario again to start a new turn.`,
+    );
+  }
   const ext = extname(path).toLowerCase();
   let scenario: unknown;
   if (ext === '.json') {
-    scenario = scenarioFromJson(await readJson(path, file), file);
+    scenario = scenarioFromJson(parseJson(bytes.toString('utf8'), file), file);
   } else if (MODULE_EXTENSIONS.has(ext)) {
     const format = await moduleFormat(path, ext);
     scenario = pickExport(await importModule(path, file, format), file, format);
   } else {
     throw new UsageError(`Cannot load scenario ${file}: use a .ts, .js or .json file (got '${ext || 'no extension'}').`);
   }
-  return check(scenario, path, file);
+  return { ...check(scenario, path, file), sha256 };
 }
 
 /** Throws a UsageError unless `path` is an existing regular file. */
@@ -69,9 +93,8 @@ export async function mustBeFile(path: string, shown: string, what: string): Pro
   if (!info.isFile()) throw new UsageError(`The ${what} path ${shown} is not a file.`);
 }
 
-/** Reads and parses a JSON file; a syntax error is a UsageError naming the file. */
-export async function readJson(path: string, shown: string): Promise<unknown> {
-  const text = await readFile(path, 'utf8');
+/** Parses the JSON text of `shown`; a syntax error is a UsageError naming the file. */
+function parseJson(text: string, shown: string): unknown {
   try {
     return JSON.parse(text) as unknown;
   } catch (error) {
@@ -142,7 +165,7 @@ function pickExport(module: Record<string, unknown>, shown: string, format: Modu
   throw new UsageError(`Scenario ${shown} exports no scenario: add \`export default { input, tools, model }\` or \`export const scenario = { input, tools, … }\`.`);
 }
 
-function check(value: unknown, path: string, shown: string): LoadedScenario {
+function check(value: unknown, path: string, shown: string): Omit<LoadedScenario, 'sha256'> {
   const bad = (what: string): never => {
     throw new UsageError(`Scenario ${shown}: ${what}`);
   };

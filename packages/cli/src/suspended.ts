@@ -1,18 +1,28 @@
-// The file a suspended turn is written to, and reading it back for `turnkit resume`. Tools and
-// models are code, so the file names the scenario to load them from; everything else (state,
-// transcript, pending calls, grants) is the plain JSON of inline's suspended result.
+// The file a suspended turn is written to, and reading it back for `turnkit resume`. A resume file
+// is data, never code: it is checked whole (its shape, and its state through core's
+// parseTurnState) before anything is loaded, and the scenario it names is loaded only if the
+// sha256 of that file's bytes is the one recorded when the turn was saved (see loadScenario).
+//
+// One approval, one execution: before a resume runs any approved tool it claims the file (a lock
+// file created exclusively, then the file atomically replaced by a copy marked `consumed`), so a
+// second resume of the same file, concurrent or later, is refused even if the first one died
+// after its tools ran.
 
-import { writeFile } from 'node:fs/promises';
-import { resolve } from 'node:path';
-import type { Message, ParkedCall } from '@turnkit/core';
+import { randomUUID } from 'node:crypto';
+import { open, readFile, rename, rm, unlink } from 'node:fs/promises';
+import { dirname, resolve } from 'node:path';
+import { parseTurnState, type Message, type ParkedCall, type TurnState } from '@turnkit/core';
 import type { BudgetUsage, Grant } from '@turnkit/dispatch';
 import type { TurnResult } from '@turnkit/inline';
 import { z } from 'zod';
-import { UsageError } from './errors.js';
+import { oneLine, UsageError } from './errors.js';
 import { PROVIDERS, type ProviderOptions } from './provider.js';
-import { mustBeFile, readJson } from './scenario.js';
+import { mustBeFile } from './scenario.js';
+import { shellQuote } from './safe-text.js';
 
 export const SUSPENDED_KIND = 'turnkit-suspended-turn';
+/** Version 2 records the sha256 of the scenario file; version 1 files (without it) are refused. */
+export const SUSPENDED_VERSION = 2;
 
 /** Options of the run that carry over to `resume` (output flags such as --json do not). */
 export interface SavedOptions {
@@ -20,38 +30,79 @@ export interface SavedOptions {
   readonly provider: ProviderOptions | null;
 }
 
+/** Written into a file when a resume claims it: its approvals are used, it cannot be resumed again. */
+export interface ConsumedMark {
+  /** When the resume claimed the file (ISO 8601). */
+  readonly at: string;
+  /** The process that claimed it. */
+  readonly pid: number;
+  /** How the resumed turn ended, once it has (`suspended` when it waits for approval again). */
+  readonly outcome?: string;
+  /** Where the turn was saved when it suspended again into another file. */
+  readonly savedTo?: string;
+}
+
 export interface SuspendedFile {
   readonly kind: typeof SUSPENDED_KIND;
-  readonly version: 1;
+  readonly version: typeof SUSPENDED_VERSION;
   /** Absolute path of the scenario the tools (and scripted model) come from. */
   readonly scenario: string;
+  /** sha256 (hex) of the scenario file's bytes when the turn was saved; a resume loads only a scenario with this hash. */
+  readonly scenarioSha256: string;
   readonly options: SavedOptions;
   /** Calls the scenario's own model answered so far: a scripted model is fast-forwarded by this many on resume. */
   readonly modelCalls: number;
-  readonly state: unknown;
+  readonly state: TurnState;
   readonly transcript: readonly Message[];
   readonly pending: readonly ParkedCall[];
   readonly grants: readonly Grant[];
   readonly budgetUsage?: BudgetUsage;
-  /** Set once a resume ran the turn to its end, so the same approvals cannot run the tools twice. */
-  readonly finished?: string;
+  /** Set once a resume claimed the file, before any approved tool ran. */
+  readonly consumed?: ConsumedMark;
 }
 
-const fileSchema = z.object({
+const json: z.ZodType = z.json();
+const count = z.number().int().nonnegative().max(Number.MAX_SAFE_INTEGER);
+const toolCall = z.strictObject({ id: z.string(), name: z.string(), input: json, inputError: z.string().optional() });
+const toolResult = z.strictObject({
+  callId: z.string(),
+  name: z.string(),
+  output: json,
+  isError: z.boolean(),
+  stop: z.strictObject({ reason: z.string() }).optional(),
+  modelOverride: z.string().optional(),
+});
+const message = z.discriminatedUnion('role', [
+  z.strictObject({ role: z.literal('system'), content: z.string() }),
+  z.strictObject({ role: z.literal('user'), content: z.string() }),
+  z.strictObject({ role: z.literal('assistant'), content: z.string(), toolCalls: z.array(toolCall), reasoning: z.string().optional() }),
+  z.strictObject({ role: z.literal('tool'), result: toolResult }),
+]);
+const grant = z.union([
+  z.strictObject({ scope: z.literal('session') }),
+  z.strictObject({ scope: z.literal('tool'), tool: z.string().min(1) }),
+  z.strictObject({ scope: z.literal('tool'), pattern: z.string().min(1) }),
+]);
+
+const fileSchema = z.strictObject({
   kind: z.literal(SUSPENDED_KIND),
-  version: z.literal(1),
+  version: z.literal(SUSPENDED_VERSION),
   scenario: z.string().min(1),
-  options: z.object({
+  scenarioSha256: z.string().regex(/^[0-9a-f]{64}$/, 'must be the 64 hex digits of a sha256'),
+  options: z.strictObject({
     stream: z.boolean(),
-    provider: z.object({ provider: z.enum(PROVIDERS), model: z.string().min(1), baseUrl: z.string().optional() }).nullable(),
+    provider: z.strictObject({ provider: z.enum(PROVIDERS), model: z.string().min(1), baseUrl: z.url({ protocol: /^https?$/ }).optional() }).nullable(),
   }),
-  modelCalls: z.number().int().nonnegative(),
-  state: z.record(z.string(), z.unknown()),
-  transcript: z.array(z.record(z.string(), z.unknown())),
-  pending: z.array(z.object({ call: z.object({ id: z.string(), name: z.string() }).loose() }).loose()),
-  grants: z.array(z.record(z.string(), z.unknown())),
-  budgetUsage: z.record(z.string(), z.unknown()).optional(),
-  finished: z.string().optional(),
+  modelCalls: count,
+  // Checked by core's parseTurnState below (zod would rebuild its objects and drop own keys such as a `__proto__` call id).
+  state: z.unknown(),
+  transcript: z.array(message),
+  pending: z.array(z.strictObject({ call: toolCall, reason: z.string().optional() })),
+  grants: z.array(grant),
+  budgetUsage: z.strictObject({ total: count, perTool: z.record(z.string(), count) }).optional(),
+  consumed: z
+    .strictObject({ at: z.string(), pid: count, outcome: z.string().optional(), savedTo: z.string().optional() })
+    .optional(),
 });
 
 /** The default file name for a suspended turn: `./turnkit-suspended-<turnId>.json`. */
@@ -59,12 +110,19 @@ export function defaultSavePath(turnId: string): string {
   return `./turnkit-suspended-${turnId.replace(/[^a-zA-Z0-9_.-]/g, '_')}.json`;
 }
 
-/** Writes the suspended result to `path`. */
-export async function saveSuspended(path: string, scenario: string, options: SavedOptions, modelCalls: number, result: TurnResult): Promise<void> {
+/** What `saveSuspended` records about the scenario. */
+export interface ScenarioRecord {
+  readonly path: string;
+  readonly sha256: string;
+}
+
+/** Writes the suspended result to `path` (atomically). */
+export async function saveSuspended(path: string, scenario: ScenarioRecord, options: SavedOptions, modelCalls: number, result: TurnResult): Promise<void> {
   const file: SuspendedFile = {
     kind: SUSPENDED_KIND,
-    version: 1,
-    scenario,
+    version: SUSPENDED_VERSION,
+    scenario: scenario.path,
+    scenarioSha256: scenario.sha256,
     options,
     modelCalls,
     state: result.state,
@@ -76,25 +134,178 @@ export async function saveSuspended(path: string, scenario: string, options: Sav
   await writeJsonFile(path, file);
 }
 
+/** Writes `value` as JSON to `path` atomically and durably: a temporary file, fsync, rename over `path`, fsync of the folder. */
 export async function writeJsonFile(path: string, value: unknown): Promise<void> {
+  const target = resolve(path);
+  const temporary = `${target}.${process.pid}.${randomUUID().slice(0, 8)}.tmp`;
   try {
-    await writeFile(resolve(path), `${JSON.stringify(value, null, 2)}\n`, 'utf8');
+    const handle = await open(temporary, 'wx');
+    try {
+      await handle.writeFile(`${JSON.stringify(value, null, 2)}\n`, 'utf8');
+      await handle.sync();
+    } finally {
+      await handle.close();
+    }
+    await rename(temporary, target);
   } catch (error) {
+    await rm(temporary, { force: true });
     throw new UsageError(`Could not write ${path}: ${error instanceof Error ? error.message : String(error)}.`);
+  }
+  await syncFolder(dirname(target));
+}
+
+async function syncFolder(folder: string): Promise<void> {
+  try {
+    const handle = await open(folder, 'r');
+    try {
+      await handle.sync();
+    } finally {
+      await handle.close();
+    }
+  } catch {
+    // Some file systems cannot fsync a folder; the rename itself is still atomic.
   }
 }
 
-/** Reads and checks a suspended-turn file. */
-export async function readSuspended(file: string): Promise<SuspendedFile> {
+/** A suspended-turn file as read: its checked content and the exact text it was read from. */
+export interface ReadSuspended {
+  readonly saved: SuspendedFile;
+  readonly text: string;
+}
+
+/**
+ * Reads and checks a suspended-turn file, whole, before anything it names is loaded. Throws a
+ * UsageError (exit 2) that blames the file for any problem, and one that says so for a file a
+ * resume already used.
+ */
+export async function readSuspended(file: string): Promise<ReadSuspended> {
   const path = resolve(file);
   await mustBeFile(path, file, 'suspended turn');
-  const parsed = fileSchema.safeParse(await readJson(path, file));
+  const text = await readFile(path, 'utf8');
+  const saved = parseSuspended(text, file);
+  if (saved.consumed !== undefined) throw alreadyResumed(file, saved.consumed);
+  return { saved, text };
+}
+
+function parseSuspended(text: string, file: string): SuspendedFile {
+  const invalid = (why: string): UsageError =>
+    new UsageError(`${file} is not a suspended turn that \`turnkit run\` wrote (${why}): it was changed since, or never was one; nothing was loaded or run.`);
+  let value: unknown;
+  try {
+    value = JSON.parse(text) as unknown;
+  } catch (error) {
+    throw invalid(`not JSON: ${oneLine(error)}`);
+  }
+  const version = (value as { version?: unknown } | null)?.version;
+  if ((value as { kind?: unknown } | null)?.kind === SUSPENDED_KIND && version === 1) {
+    throw new UsageError(`${file} was written by an older turnkit that did not record a hash of its scenario, so it cannot be resumed safely; run the scenario again to start a new turn.`);
+  }
+  const parsed = fileSchema.safeParse(value);
   if (!parsed.success) {
     const issue = parsed.error.issues[0];
-    const at = issue === undefined || issue.path.length === 0 ? '' : ` (at ${issue.path.map(String).join('.')}: ${issue.message})`;
-    throw new UsageError(`${file} is not a suspended turn written by \`turnkit run\`${at}.`);
+    throw invalid(issue === undefined ? 'unknown problem' : `at ${issue.path.length === 0 ? '(root)' : issue.path.map(String).join('.')}: ${issue.message}`);
   }
-  const saved = parsed.data as unknown as SuspendedFile;
-  if (saved.finished !== undefined) throw new UsageError(`${file} was already resumed and the turn ended (${saved.finished}); run the scenario again to start a new turn.`);
-  return saved;
+  const data = parsed.data;
+  let state: TurnState;
+  try {
+    state = parseTurnState(data.state);
+  } catch (error) {
+    throw invalid(`at state: ${oneLine(error)}`);
+  }
+  if (state.status !== 'awaiting_approval' || state.executing !== null) {
+    throw invalid(`its turn is not waiting for an approval: state.status is '${state.status}'${state.executing === null ? '' : ' with approved calls executing'}`);
+  }
+  const undecided = state.parked.filter((p) => !Object.hasOwn(state.decisions, p.call.id)).map((p) => p.call.id);
+  const listed = data.pending.map((p) => p.call.id);
+  if (undecided.length === 0 || undecided.length !== listed.length || undecided.some((id, i) => id !== listed[i])) {
+    throw invalid(`its pending calls (${listed.join(', ') || 'none'}) are not the undecided parked calls of its state (${undecided.join(', ') || 'none'})`);
+  }
+  if (data.modelCalls > state.usage.modelCalls) {
+    throw invalid(`modelCalls is ${data.modelCalls}, more than the ${state.usage.modelCalls} model calls its state counts`);
+  }
+  return { ...(data as Omit<SuspendedFile, 'state'>), state } as SuspendedFile;
+}
+
+function alreadyResumed(file: string, mark: ConsumedMark): UsageError {
+  const how =
+    mark.outcome === undefined
+      ? 'its approved calls ran then, or are running now'
+      : mark.outcome === 'suspended' && mark.savedTo !== undefined
+        ? `the turn was suspended again into ${mark.savedTo}`
+        : `the turn ended ${mark.outcome}`;
+  const next = mark.savedTo !== undefined ? `resume ${shellQuote(mark.savedTo)} instead` : 'run the scenario again to start a new turn';
+  return new UsageError(`${file} was already resumed (at ${mark.at} by process ${mark.pid}; ${how}): one approval runs its tools once, so it cannot be resumed again; ${next}.`);
+}
+
+/**
+ * Claims `file` for one resume before any approved tool runs: creates `FILE.lock` exclusively,
+ * checks the file is still exactly `text` (what was read and checked), then atomically replaces it
+ * with a copy marked `consumed` (fsynced before this returns) and removes the lock. Throws a
+ * UsageError, and changes nothing, when another resume holds the lock or got there first.
+ */
+export async function claimSuspended(file: string, read: ReadSuspended): Promise<ConsumedMark> {
+  const path = resolve(file);
+  const lock = `${path}.lock`;
+  const mark: ConsumedMark = { at: new Date().toISOString(), pid: process.pid };
+  let handle;
+  try {
+    handle = await open(lock, 'wx');
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'EEXIST') throw await lockedError(file, lock);
+    throw new UsageError(`Could not lock ${file} for the resume (${oneLine(error)}); check that its folder is writable.`);
+  }
+  try {
+    try {
+      await handle.writeFile(JSON.stringify(mark), 'utf8');
+      await handle.sync();
+    } finally {
+      await handle.close();
+    }
+    let now: string;
+    try {
+      now = await readFile(path, 'utf8');
+    } catch (error) {
+      throw new UsageError(`${file} disappeared before the resume could claim it (${oneLine(error)}); nothing was run.`);
+    }
+    if (now !== read.text) {
+      const current = parseSuspended(now, file);
+      if (current.consumed !== undefined) throw alreadyResumed(file, current.consumed);
+      throw new UsageError(`${file} changed while this resume was starting; nothing was run. Run the resume again.`);
+    }
+    await writeJsonFile(path, { ...read.saved, consumed: mark });
+  } finally {
+    await unlink(lock).catch(() => undefined);
+  }
+  return mark;
+}
+
+async function lockedError(file: string, lock: string): Promise<UsageError> {
+  let holder: Partial<ConsumedMark> = {};
+  try {
+    holder = JSON.parse(await readFile(lock, 'utf8')) as Partial<ConsumedMark>;
+  } catch {
+    // Being written at this moment, or not JSON: say what we can.
+  }
+  const pid = typeof holder.pid === 'number' ? holder.pid : undefined;
+  const who = pid === undefined ? 'another turnkit process' : `process ${pid}${typeof holder.at === 'string' ? ` (since ${holder.at})` : ''}`;
+  const gone = pid !== undefined && !isAlive(pid) ? ` That process is gone: if ${file} is not marked as resumed, delete ${lock} and resume again.` : '';
+  return new UsageError(`${file} is being resumed by ${who}, which claims its approvals; this resume did not run anything.${gone}`);
+}
+
+function isAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
+/** Records how a claimed resume ended in the (still consumed) original file; best effort. */
+export async function recordOutcome(file: string, saved: SuspendedFile, mark: ConsumedMark, outcome: string, savedTo: string | undefined): Promise<void> {
+  try {
+    await writeJsonFile(file, { ...saved, consumed: { ...mark, outcome, ...(savedTo === undefined ? {} : { savedTo }) } });
+  } catch {
+    // The file is marked consumed already; the outcome is only a detail for the next reader.
+  }
 }

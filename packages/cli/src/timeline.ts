@@ -1,7 +1,8 @@
 // The readable timeline of `turnkit run` / `turnkit resume`. It only watches the turn (runTurn's
 // onStep and onEffect hooks, tool timings, stream deltas) and writes lines; it never changes what
 // the turn does. Colour comes from picocolors (off when stdout is not a TTY or NO_COLOR is set);
-// the spinner runs on stderr and only on a TTY.
+// the spinner runs on stderr and only on a TTY. Every string that comes from the model, a tool, a
+// file or the command line goes through safeText (or preview, which uses it) before it is printed.
 
 import type { Effect, Message, ParkedCall, ToolCall, ToolResult, TurnEvent } from '@turnkit/core';
 import type { ToolDefinition } from '@turnkit/dispatch';
@@ -9,6 +10,10 @@ import type { StepRecord, TurnResult } from '@turnkit/inline';
 import pc from 'picocolors';
 import yoctoSpinner, { type Spinner } from 'yocto-spinner';
 import { duration, indent, plural, preview } from './format.js';
+import { safeText } from './safe-text.js';
+
+/** Model text (answers, streamed deltas): newlines and tabs kept, every other control character escaped. */
+const safeLines = (text: string): string => safeText(text, { multiline: true });
 
 export interface TimelineOptions {
   readonly write: (text: string) => void;
@@ -53,17 +58,17 @@ export class Timeline {
   }
 
   header(file: string, modelLabel: string, toolCount: number): void {
-    this.line(`${pc.bold('turnkit')} ${file} ${pc.dim(`· ${modelLabel} · ${plural(toolCount, 'tool')}`)}`);
+    this.line(`${pc.bold('turnkit')} ${safeText(file)} ${pc.dim(`· ${modelLabel} · ${plural(toolCount, 'tool')}`)}`);
   }
 
   userInput(input: string): void {
-    this.line(`${pc.bold(pc.blue('user'))}   ${input}`);
+    this.line(`${pc.bold(pc.blue('user'))}   ${safeLines(input)}`);
   }
 
   resumed(decisions: Readonly<Record<string, { type: string; reason?: string }>>): void {
     for (const [id, decision] of Object.entries(decisions)) {
-      const how = decision.type === 'approve' ? pc.green('approved') : pc.red(`rejected${decision.reason === undefined ? '' : ` (${decision.reason})`}`);
-      this.line(`${pc.yellow('resume')} ${id} ${how}`);
+      const how = decision.type === 'approve' ? pc.green('approved') : pc.red(`rejected${decision.reason === undefined ? '' : ` (${safeText(decision.reason)})`}`);
+      this.line(`${pc.yellow('resume')} ${safeText(id)} ${how}`);
     }
   }
 
@@ -121,7 +126,7 @@ export class Timeline {
       this.#write(`${pc.dim('       ')}`);
       this.#streamedText = true;
     }
-    this.#write(text.replace(/\n/g, '\n       '));
+    this.#write(safeLines(text).replace(/\n/g, '\n       '));
   }
 
   outcome(result: TurnResult, elapsedMs: number): void {
@@ -132,16 +137,16 @@ export class Timeline {
       // A text answer was shown as the model gave it; a parsed (structured) output is shown here.
       if (result.output !== null && result.output !== result.text) {
         this.line(pc.bold('answer'));
-        this.line(indent(typeof result.output === 'string' ? result.output : JSON.stringify(result.output, null, 2), '  '));
+        this.line(indent(safeLines(typeof result.output === 'string' ? result.output : JSON.stringify(result.output, null, 2)), '  '));
       }
       const reason = result.stopReason ?? 'completed';
       const colour = reason === 'completed' ? pc.green : pc.yellow;
       this.line(`${colour(pc.bold(`✔ stopped: ${reason}`))} ${pc.dim(`· ${counts}`)}`);
     } else if (result.status === 'failed') {
-      this.line(`${pc.red(pc.bold(`✖ failed: ${result.error?.kind ?? 'error'}`))} ${result.error?.message ?? ''}`);
+      this.line(`${pc.red(pc.bold(`✖ failed: ${safeText(result.error?.kind ?? 'error')}`))} ${safeText(result.error?.message ?? '')}`);
       this.line(pc.dim(`  ${counts}`));
     } else if (result.status === 'cancelled') {
-      this.line(`${pc.red(pc.bold('✖ cancelled'))} ${result.reason ?? ''}`);
+      this.line(`${pc.red(pc.bold('✖ cancelled'))} ${safeText(result.reason ?? '')}`);
       this.line(pc.dim(`  ${counts}`));
     } else {
       this.line(`${pc.yellow(pc.bold(`⏸ suspended: ${plural((result.pending ?? []).filter((p) => !Object.hasOwn(result.state.decisions, p.call.id)).length, 'call')} waiting for approval`))} ${pc.dim(`· ${counts}`)}`);
@@ -177,13 +182,13 @@ export class Timeline {
       }
       case 'model_failed':
         if (this.#streamedText) this.#write('\n');
-        this.line(`${pc.bold(pc.magenta('model'))}  ${pc.red(`call ${this.#modelCall} failed: ${event.error.message}`)}`);
+        this.line(`${pc.bold(pc.magenta('model'))}  ${pc.red(`call ${this.#modelCall} failed: ${safeText(event.error.message)}`)}`);
         return;
       case 'output_accepted':
         if (this.#checksOutput) this.line(`${pc.green('check')}  the final answer matches the output schema`);
         return;
       case 'output_rejected':
-        this.line(`${pc.yellow('check')}  ${pc.yellow('rejected, asking the model to repair it:')} ${event.reason}`);
+        this.line(`${pc.yellow('check')}  ${pc.yellow('rejected, asking the model to repair it:')} ${safeText(event.reason)}`);
         return;
       case 'tools_completed':
       case 'approved_tools_completed':
@@ -198,7 +203,7 @@ export class Timeline {
   #message(message: Message): void {
     switch (message.role) {
       case 'assistant':
-        if (message.content.length > 0 && !this.#streaming) this.line(indent(pc.italic(message.content), '       '));
+        if (message.content.length > 0 && !this.#streaming) this.line(indent(pc.italic(safeLines(message.content)), '       '));
         return;
       case 'tool':
         this.#result(message.result);
@@ -213,7 +218,7 @@ export class Timeline {
 
   #dispatch(calls: readonly ToolCall[], approved: boolean): void {
     const verb = approved ? 'approved' : 'call';
-    for (const c of calls) this.line(`${pc.bold(pc.cyan('tool'))}   ${pc.dim('→')} ${pc.cyan(c.name)} ${pc.dim(c.id)} ${preview(c.input, 100)}${approved ? pc.green(` (${verb})`) : ''}`);
+    for (const c of calls) this.line(`${pc.bold(pc.cyan('tool'))}   ${pc.dim('→')} ${pc.cyan(safeText(c.name))} ${pc.dim(safeText(c.id))} ${preview(c.input, 100)}${approved ? pc.green(` (${verb})`) : ''}`);
     if (calls.length > 1) this.line(pc.dim(`       ${calls.length} calls run in parallel`));
     this.#startSpinner(`running ${plural(calls.length, 'tool')}`);
   }
@@ -223,7 +228,7 @@ export class Timeline {
     const took = ms === undefined ? '' : pc.dim(` · ${duration(ms)}`);
     const mark = result.isError ? pc.red('✗') : pc.green('✓');
     const output = preview(result.output, 110);
-    this.line(`${pc.bold(pc.cyan('tool'))}   ${mark} ${pc.cyan(result.name)} ${pc.dim(result.callId)}${took} ${pc.dim('→')} ${result.isError ? pc.red(output) : output}`);
+    this.line(`${pc.bold(pc.cyan('tool'))}   ${mark} ${pc.cyan(safeText(result.name))} ${pc.dim(safeText(result.callId))}${took} ${pc.dim('→')} ${result.isError ? pc.red(output) : output}`);
   }
 
   #notice(name: string, data: unknown): void {
@@ -235,12 +240,12 @@ export class Timeline {
       case 'awaiting_approval': {
         const pending = (Array.isArray(d.pending) ? d.pending : []) as ParkedCall[];
         for (const p of pending.filter((parked) => !this.#decided.has(parked.call.id))) {
-          this.line(`${pc.yellow('ask')}    ${pc.yellow('⏸')} ${pc.cyan(p.call.name)} ${pc.dim(p.call.id)} ${preview(p.call.input, 100)} ${pc.yellow(`waits for approval${p.reason === undefined ? '' : ` (${p.reason})`}`)}`);
+          this.line(`${pc.yellow('ask')}    ${pc.yellow('⏸')} ${pc.cyan(safeText(p.call.name))} ${pc.dim(safeText(p.call.id))} ${preview(p.call.input, 100)} ${pc.yellow(`waits for approval${p.reason === undefined ? '' : ` (${safeText(p.reason)})`}`)}`);
         }
         return;
       }
       case 'ignored_event':
-        this.line(pc.dim(`note   ignored: ${typeof d.reason === 'string' ? d.reason : preview(d)}`));
+        this.line(pc.dim(`note   ignored: ${typeof d.reason === 'string' ? safeText(d.reason) : preview(d)}`));
         return;
       default:
         // turn_started, iteration and steering are visible from the model and tool lines already.
@@ -263,6 +268,6 @@ export class Timeline {
 
 function limitText(d: Record<string, unknown>): string {
   if (d.limit === 'max_iterations') return `max iterations reached after ${typeof d.round === 'number' ? plural(d.round, 'tool round') : 'the last tool round'}: asking for a final answer with tools off`;
-  if (d.limit === 'loop_detected') return `loop detected (${String(d.repeats)} identical tool batches in a row): asking for a final answer with tools off`;
+  if (d.limit === 'loop_detected') return `loop detected (${safeText(String(d.repeats))} identical tool batches in a row): asking for a final answer with tools off`;
   return `limit reached: ${preview(d)}`;
 }

@@ -12,7 +12,8 @@ import { promptApprover } from './approve.js';
 import { oneLine, UsageError } from './errors.js';
 import { providerModel, type ProviderOptions } from './provider.js';
 import type { LoadedScenario } from './scenario.js';
-import { defaultSavePath, saveSuspended, writeJsonFile, type SuspendedFile } from './suspended.js';
+import { safeJson, safeText, shellCommand } from './safe-text.js';
+import { claimSuspended, defaultSavePath, recordOutcome, saveSuspended, writeJsonFile, type ReadSuspended, type SuspendedFile } from './suspended.js';
 import { Timeline } from './timeline.js';
 
 /** Exit codes: 0 stopped, 1 failed or cancelled, 2 usage error, 3 suspended (waiting for approval). */
@@ -30,7 +31,8 @@ export interface TurnCommandOptions {
   /** Set for `turnkit resume`. */
   readonly resume?: {
     readonly file: string;
-    readonly saved: SuspendedFile;
+    /** The checked file and the exact text it was read from (the claim checks it is unchanged). */
+    readonly read: ReadSuspended;
     readonly decisions: Record<string, ApprovalDecision>;
   };
 }
@@ -38,7 +40,11 @@ export interface TurnCommandOptions {
 /** Runs the turn and reports it; resolves to the process exit code. */
 export async function runTurnCommand(o: TurnCommandOptions): Promise<number> {
   const { model, counter, label } = pickModel(o);
-  if (o.resume !== undefined && o.provider === null && isScripted(model)) await fastForward(model, o.resume.saved, o.scenario);
+  const saved = o.resume?.read.saved;
+  if (saved !== undefined && o.provider === null && isScripted(model)) await fastForward(model, saved, o.scenario);
+  // One approval, one execution: the file is marked as used, durably, before any approved tool
+  // runs; a second resume of it (concurrent or later) is refused even if this process dies.
+  const claim = o.resume === undefined ? undefined : await claimSuspended(o.resume.file, o.resume.read);
 
   const interactive = !o.json && process.stdin.isTTY === true && process.stdout.isTTY === true;
   const timeline = new Timeline({ write: (text) => void process.stdout.write(text), spinner: !o.json && process.stderr.isTTY === true, streaming: o.stream, checksOutput: o.scenario.output !== undefined });
@@ -63,7 +69,7 @@ export async function runTurnCommand(o: TurnCommandOptions): Promise<number> {
     timeline.header(o.scenarioFile, label, o.scenario.tools.length);
     if (o.resume === undefined) timeline.userInput(o.scenario.input);
     else {
-      timeline.continueFrom(usageOf(o.resume.saved.state).modelCalls);
+      timeline.continueFrom(o.resume.read.saved.state.usage.modelCalls);
       timeline.resumed(o.resume.decisions);
     }
   }
@@ -77,15 +83,16 @@ export async function runTurnCommand(o: TurnCommandOptions): Promise<number> {
     process.removeListener('SIGINT', interrupt);
   }
   const elapsed = performance.now() - started;
-  const modelCalls = (o.resume?.saved.modelCalls ?? 0) + counter.count();
+  const modelCalls = (saved?.modelCalls ?? 0) + counter.count();
 
   let savedTo: string | undefined;
   if (result.status === 'suspended') {
     savedTo = o.save ?? o.resume?.file ?? defaultSavePath(result.state.id);
-    await saveSuspended(savedTo, o.scenario.path, { stream: o.stream, provider: o.provider }, modelCalls, result);
-  } else if (o.resume !== undefined) {
-    // The approved tools ran: the same file must not run them again.
-    await writeJsonFile(o.resume.file, { ...o.resume.saved, finished: result.status });
+    await saveSuspended(savedTo, { path: o.scenario.path, sha256: o.scenario.sha256 }, { stream: o.stream, provider: o.provider }, modelCalls, result);
+  }
+  if (o.resume !== undefined && claim !== undefined && (savedTo === undefined || resolve(savedTo) !== resolve(o.resume.file))) {
+    // The original stays marked consumed; say how the turn went on, for whoever tries it again.
+    await recordOutcome(o.resume.file, o.resume.read.saved, claim, result.status, savedTo === undefined ? undefined : resolve(savedTo));
   }
   if (o.trace !== undefined && result.trace !== undefined) await writeJsonFile(o.trace, result.trace);
 
@@ -94,7 +101,7 @@ export async function runTurnCommand(o: TurnCommandOptions): Promise<number> {
     if (savedTo !== undefined) process.stderr.write(resumeHelp(savedTo, result));
   } else {
     timeline.outcome(result, elapsed);
-    if (o.trace !== undefined) timeline.line(pc.dim(`trace saved to ${o.trace} (check it with: turnkit replay ${o.trace})`));
+    if (o.trace !== undefined) timeline.line(pc.dim(`trace saved to ${safeText(o.trace)} (check it with: ${shellCommand(['turnkit', 'replay', o.trace])})`));
     if (savedTo !== undefined) process.stdout.write(resumeHelp(savedTo, result));
   }
   if (result.status === 'stopped') return EXIT.ok;
@@ -108,7 +115,7 @@ async function execute(o: TurnCommandOptions, options: RunTurnOptions, timeline:
       const run: RunTurnOptions = { ...options, input: o.scenario.input, id: `turn-${randomUUID().slice(0, 8)}` };
       return o.stream ? await readStream(streamTurn(run), timeline) : await runTurn(run);
     }
-    const saved = o.resume.saved;
+    const saved = o.resume.read.saved;
     const resume: ResumeTurnOptions = {
       ...options,
       state: saved.state,
@@ -175,12 +182,13 @@ function isScripted(model: Model): model is Scripted {
 /**
  * A scripted model answers by position, and a resumed run loads a fresh one: it is moved past the
  * replies the suspended run already used (their answers are discarded), so the turn continues
- * with the next step of the script and the next call ids.
+ * with the next step of the script and the next call ids. It stops when the script is used up,
+ * so the count read from the file (checked against the state's) bounds the work, not drives it.
  */
 async function fastForward(model: Scripted, saved: SuspendedFile, scenario: LoadedScenario): Promise<void> {
   const tools = scenario.tools.map((t) => ({ name: t.name, description: t.description, inputSchema: t.inputSchema }));
   const signal = new AbortController().signal;
-  for (let i = 0; i < saved.modelCalls; i += 1) {
+  for (let i = 0; i < saved.modelCalls && !usedUp(model); i += 1) {
     const request: ModelRequest = { messages: saved.transcript, tools, toolChoice: 'auto', iteration: i + 1 };
     try {
       await model.generate(request, { signal });
@@ -190,27 +198,38 @@ async function fastForward(model: Scripted, saved: SuspendedFile, scenario: Load
   }
 }
 
+/** Every step of the script has answered (assertDone throws while steps are left). */
+function usedUp(model: Scripted): boolean {
+  try {
+    model.assertDone();
+    return true;
+  } catch {
+    return false;
+  }
+}
+
 /** Ids of the parked calls that have no decision yet. */
 export function undecidedIds(pending: readonly { readonly call: { readonly id: string } }[], decisions: unknown): string[] {
   const decided = decisions !== null && typeof decisions === 'object' ? (decisions as Record<string, unknown>) : {};
   return pending.map((p) => p.call.id).filter((id) => !Object.hasOwn(decided, id));
 }
 
-function usageOf(state: unknown): { modelCalls: number } {
-  const usage = (state as { usage?: { modelCalls?: unknown } }).usage;
-  return { modelCalls: typeof usage?.modelCalls === 'number' ? usage.modelCalls : 0 };
-}
-
-function resumeHelp(file: string, result: TurnResult): string {
+/**
+ * How to continue a suspended turn. Every argument of the printed commands is shell-quoted (a call
+ * id comes from the model), so pasting a line runs turnkit with exactly these arguments.
+ */
+export function resumeHelp(file: string, result: Pick<TurnResult, 'pending' | 'state'>): string {
   // Calls decided in an earlier resume stay parked until the rest are decided; only the others need flags.
   const ids = undecidedIds(result.pending ?? [], result.state.decisions);
   const shown = file.startsWith('/') || file.startsWith('.') ? file : `./${file}`;
+  const command = (flags: string[]): string => `  ${shellCommand(['turnkit', 'resume', shown])} ${flags.join(' ')}`;
   const lines = [
     '',
-    `Saved the suspended turn to ${shown}${resolve(file) === file ? '' : ` (${resolve(file)})`}.`,
+    `Saved the suspended turn to ${safeText(shown)}${resolve(file) === file ? '' : ` (${safeText(resolve(file))})`}.`,
     'Decide each pending call and continue the turn with:',
-    `  turnkit resume ${shown} ${ids.map((id) => `--approve ${id}`).join(' ')}`,
-    `  turnkit resume ${shown} ${ids.map((id) => `--reject ${id}='reason for the model'`).join(' ')}`,
+    command(ids.map((id) => shellCommand(['--approve', id]))),
+    // `ID='reason'` is one shell word: the quoted id and the quoted reason, joined by `=`.
+    command(ids.map((id) => `--reject ${shellCommand([id])}=${shellCommand(['reason for the model'])}`)),
     '--approve and --reject can be repeated and mixed, one per call id.',
     '',
   ];
@@ -237,5 +256,5 @@ function printNdjson(result: TurnResult, savedTo: string | undefined): void {
       ...(savedTo === undefined ? {} : { savedTo }),
     }),
   );
-  process.stdout.write(`${out.join('\n')}\n`);
+  process.stdout.write(safeJson(`${out.join('\n')}\n`));
 }

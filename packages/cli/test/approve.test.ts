@@ -74,3 +74,26 @@ describe('promptApprover', () => {
     expect(controller.signal.aborted).toBe(false);
   });
 });
+
+describe('promptApprover and what the model chose', () => {
+  it('decides a call whose id is __proto__ (an own key of the decisions, not the prototype)', async () => {
+    const { approve } = approverWith(() => Promise.resolve('approve'));
+    const decisions = (await approve([{ call: { id: '__proto__', name: 'delete_file', input: {} } }], { turnId: 't' })) as Record<string, unknown>;
+    expect(Object.hasOwn(decisions, '__proto__')).toBe(true);
+    expect(Object.getPrototypeOf(decisions)).toBe(Object.prototype);
+    expect(Object.entries(decisions)).toEqual([['__proto__', { type: 'approve' }]]);
+  });
+
+  it('prints control characters of the name, id, input and reason escaped in the prompt', async () => {
+    const asked: string[] = [];
+    const { approve } = approverWith(({ message, choices }) => {
+      asked.push(message, ...choices.map((c) => c.name));
+      return Promise.resolve('approve');
+    });
+    const evil = 'x\u001b[2K\r\u009b1;1H\u007fy';
+    await approve([{ call: { id: `call_${evil}`, name: `rm${evil}`, input: { path: evil } }, reason: `because${evil}` }], { turnId: 't' });
+    const shown = asked.join('\n');
+    expect(shown).not.toMatch(/[\u0000-\u0009\u000b-\u001f\u007f-\u009f]/);
+    expect(asked[0]).toBe('rmx\\x1b[2K\\r\\x9b1;1H\\x7fy call_x\\x1b[2K\\r\\x9b1;1H\\x7fy {"path":"x\\u001b[2K\\r\\x9b1;1H\\x7fy"} (becausex\\x1b[2K\\r\\x9b1;1H\\x7fy): allow it?');
+  });
+});

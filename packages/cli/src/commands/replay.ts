@@ -5,6 +5,7 @@ import { resolve } from 'node:path';
 import { replay, type Trace } from '@turnkit/testing';
 import pc from 'picocolors';
 import { oneLine, UsageError } from '../errors.js';
+import { safeText } from '../safe-text.js';
 import { mustBeFile } from '../scenario.js';
 import { readFile } from 'node:fs/promises';
 
@@ -20,10 +21,10 @@ export async function replayCommand(file: string): Promise<number> {
     throw new UsageError(`${file} could not be replayed: ${oneLine(error)}`);
   }
   if (report.ok) {
-    process.stdout.write(`${pc.green(pc.bold('✔ identical'))}: replayed ${report.steps} steps of ${file} through step; every state and effect list matches the recording.\n`);
+    process.stdout.write(`${pc.green(pc.bold('✔ identical'))}: replayed ${report.steps} steps of ${safeText(file)} through step; every state and effect list matches the recording.\n`);
     return 0;
   }
-  process.stdout.write(`${pc.red(pc.bold('✖ different'))}: ${report.difference.message}\n`);
+  process.stdout.write(`${pc.red(pc.bold('✖ different'))}: ${safeText(report.difference.message)}\n`);
   return 1;
 }
 
