@@ -12,6 +12,7 @@ import {
   type BenchReport,
   type BenchSystem,
 } from '@turnkit/bench';
+import { testLog } from '../../../test-log.ts';
 
 // The heap figure needs a full GC; vitest does not run with --expose-gc, so expose it here.
 function exposeGc(): () => void {
@@ -89,7 +90,7 @@ describe('pnpm bench --quick, in-process', () => {
       log: (line) => lines.push(line),
       figures: { suspendedTurns: 50, stepTurns: 20, streamDeltas: 200, exploreMaxIterations: 1, exploreMaxDepth: 12 },
     });
-    console.log(formatTerminal(report));
+    testLog(formatTerminal(report));
     expect(report.turns.map((t) => [t.name, t.kind, t.verifiedTurns, t.samplesUs.length])).toEqual([
       ['turnkit runTurn', 'turnkit', 8, 6],
       ['turnkit streamTurn', 'turnkit', 8, 6],
