@@ -89,14 +89,17 @@ describe('bad input: one line on stderr, exit 2', () => {
     expect(noModel.stderr).toContain('has no model: add `model` to it, or run it against a real one with --provider');
   });
 
-  it('a scenario module that runs as CommonJS and imports @turnkit says to make it an ES module', async () => {
+  it('a scenario module that runs as CommonJS and imports a @turnkit package require() cannot load says to make it an ES module', async () => {
     // Outside any package, with the @turnkit packages resolvable as in a user's project.
     const dir = await mkdtemp(join(tmpdir(), 'turnkit-cli-'));
     await symlink(join(REPO, 'packages/cli/node_modules'), join(dir, 'node_modules'), 'dir');
+    // @turnkit/testing has top-level await, so require() (a CommonJS scenario) cannot load it.
     const source = [
       "import { defineTool } from '@turnkit/dispatch';",
+      "import { scriptedModel } from '@turnkit/testing';",
       "import { z } from 'zod';",
       "const ping = defineTool({ name: 'ping', description: 'Ping.', input: z.object({}), execute: () => 'pong' });",
+      'void scriptedModel; // used, so that the import is kept',
       "export const scenario = { input: 'ping', tools: [ping] };",
       '',
     ].join('\n');
@@ -116,6 +119,11 @@ describe('bad input: one line on stderr, exit 2', () => {
     const asMts = await turnkit(['run', 'ping.mts'], { cwd: dir });
     expect(asMts.code).toBe(2);
     expect(asMts.stderr).toContain('Scenario ping.mts has no model');
+    // A CommonJS scenario that imports only packages without top-level await loads (Node >= 20.19 requires ES modules).
+    await writeFile(join(dir, 'plain.ts'), source.replace("import { scriptedModel } from '@turnkit/testing';\n", '').replace('void scriptedModel; // used, so that the import is kept\n', ''));
+    const plain = await turnkit(['run', 'plain.ts'], { cwd: dir });
+    expect(plain.code).toBe(2);
+    expect(plain.stderr).toContain('Scenario plain.ts has no model');
   });
 
   it.each(['.ts', '.mts'])('a %s module exporting only unrelated names says it exports no scenario', async (ext) => {
