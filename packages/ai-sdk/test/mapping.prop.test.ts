@@ -1,12 +1,13 @@
 import { toToolCall, toTurnError } from '@turnkit/ai-sdk';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import { testLog } from '../../../test-log.ts';
 
 const numRuns = 500;
 
 describe('mapping properties', () => {
   it('toToolCall never throws: valid JSON round-trips, anything else keeps the raw text with an inputError', () => {
-    console.log(`toToolCall property: numRuns=${numRuns}`);
+    testLog(`toToolCall property: numRuns=${numRuns}`);
     fc.assert(
       fc.property(fc.oneof(fc.json(), fc.string()), (text) => {
         const call = toToolCall('id', 'tool', text);
@@ -22,7 +23,7 @@ describe('mapping properties', () => {
   });
 
   it('toTurnError never throws and always gives a kind and a message', () => {
-    console.log(`toTurnError property: numRuns=${numRuns}`);
+    testLog(`toTurnError property: numRuns=${numRuns}`);
     fc.assert(
       fc.property(fc.anything(), (value) => {
         const error = toTurnError(value);

@@ -7,6 +7,7 @@
 // A run stops a few events after the turn has ended: those check that terminal states absorb
 // events, and more of them would only pad the run.
 
+import './peer.js';
 import fc from 'fast-check';
 import { createTurn, isTerminal, step as coreStep } from '@turnkit/core';
 import type { JsonValue, ToolCall, TurnLimitsInput, TurnState } from '@turnkit/core';

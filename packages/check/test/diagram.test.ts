@@ -12,7 +12,6 @@ describe('diagrams of turnSpec', () => {
     expect(doc).toContain(DIAGRAM_START);
     expect(doc).toContain(DIAGRAM_END);
     const fresh = replaceDiagram(doc, toMermaid(turnSpec));
-    if (fresh !== doc) console.log(REGENERATE);
     expect(fresh === doc, REGENERATE).toBe(true);
   });
 

@@ -3,6 +3,7 @@ import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { checkMyLimits } from '../examples/check-my-limits.js';
+import { testLog } from '../../../test-log.ts';
 
 const read = (path: string): string => readFileSync(fileURLToPath(new URL(path, import.meta.url)), 'utf8');
 
@@ -13,7 +14,7 @@ describe('docs/model-checking.md', () => {
 
   it('the example checks a user\'s limits', () => {
     const { states, transitions } = checkMyLimits({ maxIterations: 2, loopThreshold: 2, maxOutputRepairs: 1, loopExemptTools: ['clock'], budget: { maxToolCalls: 3 } });
-    console.log(`example: ${states} states, ${transitions} transitions`);
+    testLog(`example: ${states} states, ${transitions} transitions`);
     expect(states).toBeGreaterThan(50);
   });
 });

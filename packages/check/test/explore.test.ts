@@ -1,5 +1,5 @@
 // Exhaustive exploration of the real reducer for small limits: every reachable state, every
-// event of the alphabet, every invariant on every edge. The numbers are printed for CI.
+// event of the alphabet, every invariant on every edge. TURNKIT_TEST_VERBOSE=1 prints the numbers.
 
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
@@ -7,15 +7,15 @@ import { describe, expect, it } from 'vitest';
 import { getAdjacencyMap, getShortestPaths, getSimplePaths } from 'xstate/graph';
 import { eventsFor, exploreTurn, serializeTurnSnapshot, turnLogic, type ExploreResult } from '@turnkit/check';
 import type { TurnLimitsInput } from '@turnkit/core';
+import { testLog } from '../../../test-log.ts';
 
 const MAX_DEPTH = 60;
 
 function report(name: string, limits: TurnLimitsInput, result: ExploreResult): void {
-  console.log(
+  testLog(
     `explore ${name} ${JSON.stringify(limits)}: states=${result.states} transitions=${result.transitions} depth=${result.depth} ` +
       `exhaustive=${result.exhaustive} violations=${result.violationCount} time=${result.ms}ms\n  terminal outcomes ${JSON.stringify(result.terminalOutcomes)}`,
   );
-  if (result.violations.length > 0) console.log(JSON.stringify(result.violations.slice(0, 5), null, 2));
 }
 
 /**
@@ -75,7 +75,7 @@ describe('turnLogic: the real step under xstate/graph', () => {
   it('getAdjacencyMap reaches the same states as exploreTurn', () => {
     const adjacency = getAdjacencyMap(turnLogic(limits), options);
     const explored = exploreTurn({ limits, maxDepth: MAX_DEPTH });
-    console.log(`xstate/graph adjacency map: ${Object.keys(adjacency).length} states; exploreTurn: ${explored.states}`);
+    testLog(`xstate/graph adjacency map: ${Object.keys(adjacency).length} states; exploreTurn: ${explored.states}`);
     expect(Object.keys(adjacency).length).toBe(explored.states);
   });
 
@@ -87,7 +87,7 @@ describe('turnLogic: the real step under xstate/graph', () => {
       ...options,
       toState: (snapshot: { context: { state: { status: string } } }) => snapshot.context.state.status === 'stopped',
     } as never);
-    console.log(`xstate/graph: ${shortest.length} shortest paths, ${simple.length} simple paths to stopped`);
+    testLog(`xstate/graph: ${shortest.length} shortest paths, ${simple.length} simple paths to stopped`);
     expect(simple.length).toBeGreaterThan(0);
     for (const path of simple) expect(path.state.context.state.status).toBe('stopped');
   });

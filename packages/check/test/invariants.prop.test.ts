@@ -21,6 +21,7 @@ import {
   type InvariantNumber,
   type Trace,
 } from '@turnkit/check';
+import { testLog } from '../../../test-log.ts';
 
 const NUM_RUNS = 1000;
 const MIN_EVENTS = 40;
@@ -30,7 +31,7 @@ const AFTER_END = 3;
 const MIN_RUNS_EACH = 20;
 /** Least average number of events a turn handles before it ends (measured: about 19.5). */
 const MIN_AVERAGE_LIVE = 15;
-console.log(`invariant properties: numRuns=${NUM_RUNS}, ${MIN_EVENTS}..${MAX_EVENTS} event choices per run (maxLength ${MAX_EVENTS}), used up to the end of the turn plus ${AFTER_END}`);
+testLog(`invariant properties: numRuns=${NUM_RUNS}, ${MIN_EVENTS}..${MAX_EVENTS} event choices per run (maxLength ${MAX_EVENTS}), used up to the end of the turn plus ${AFTER_END}`);
 
 const scenarios = arbitraryScenario({ minEvents: MIN_EVENTS, maxEvents: MAX_EVENTS, afterEnd: AFTER_END });
 
@@ -92,7 +93,7 @@ describe('the invariants of the turn contract hold on generated turns', () => {
       { numRuns: NUM_RUNS },
     );
     const average = live / NUM_RUNS;
-    console.log(
+    testLog(
       `coverage over ${NUM_RUNS} runs: ${events} events, ${live} live (before the end; ${average.toFixed(1)} per run on average).`,
       'Events handled per status:', Object.fromEntries(handled),
       'Runs reaching each status, outcome and feature:', Object.fromEntries([...runs].sort((a, b) => a[1] - b[1])),

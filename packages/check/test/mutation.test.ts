@@ -6,6 +6,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { step, type Effect, type TurnState } from '@turnkit/core';
 import { arbitraryScenario, checkInvariants, exploreTurn, runScenario, type InvariantNumber, type StepFunction } from '@turnkit/check';
+import { testLog } from '../../../test-log.ts';
 
 /** Bug 1: forgets to count issued model calls, so `maxModelCalls` never bites. */
 const forgetsToCount: StepFunction = (state, event) => {
@@ -50,7 +51,7 @@ describe('mutation sanity: the checks catch deliberate bugs', () => {
     it(`exploration catches a step that ${name} (invariant ${invariant})`, () => {
       const result = exploreTurn({ limits: LIMITS, maxDepth: 60, step: mutant, maxViolations: 10_000 });
       const first = result.violations.find((v) => v.invariant === invariant && symptom.test(v.message));
-      console.log(`mutant "${name}": ${result.violationCount} violations over ${result.transitions} transitions; first: [${first?.path.join(', ')}] ${first?.message}`);
+      testLog(`mutant "${name}": ${result.violationCount} violations over ${result.transitions} transitions; first: [${first?.path.join(', ')}] ${first?.message}`);
       expect(first).toBeDefined();
     });
 

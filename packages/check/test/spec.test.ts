@@ -7,6 +7,7 @@ import { createActor } from 'xstate';
 import { getShortestPaths } from 'xstate/graph';
 import { createTurn, step, type TurnEvent, type TurnLimitsInput, type TurnState } from '@turnkit/core';
 import { turnSpec, type TurnSpecEvent } from '@turnkit/check';
+import { testLog } from '../../../test-log.ts';
 
 type SpecType = TurnSpecEvent['type'];
 
@@ -112,7 +113,7 @@ describe('turnSpec and step agree', () => {
       }
       actor.stop();
     }
-    console.log(`spec: ${paths.length} shortest paths, ${walks.length} walks, ${covered.size} distinct (state, event) transitions replayed against step`);
+    testLog(`spec: ${paths.length} shortest paths, ${walks.length} walks, ${covered.size} distinct (state, event) transitions replayed against step`);
     expect(paths.length).toBeGreaterThanOrEqual(15);
   });
 });

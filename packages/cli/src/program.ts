@@ -4,6 +4,7 @@
 
 import { readFileSync } from 'node:fs';
 import { isAbsolute, relative } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import type { ApprovalDecision } from '@turnkit/core';
 import { Command, CommanderError, InvalidArgumentError, Option } from 'commander';
 import { checkCommand } from './commands/check.js';
@@ -79,11 +80,21 @@ function configure(command: Command): Command {
     });
 }
 
+/**
+ * The example scenarios the package ships, as a path from the working directory: the help's
+ * examples can be typed as shown both in the repository (packages/cli/examples) and in a project
+ * that installed the CLI (node_modules/@turnkit/cli/examples).
+ */
+function examplesDir(): string {
+  return relative(process.cwd(), fileURLToPath(new URL('../examples', import.meta.url))) || '.';
+}
+
 function buildProgram(setExit: (code: number) => void): Command {
+  const examples = examplesDir();
   const program = configure(new Command('turnkit'))
     .description('Run, resume, replay and check turnkit agent turns.')
     .version(version(), '-v, --version')
-    .addHelpText('after', '\nExample:\n  $ turnkit run packages/cli/examples/trip-planner.ts\n\nExit codes: 0 ok, 1 failed (or a replay/check difference), 2 usage error, 3 suspended for approval.');
+    .addHelpText('after', `\nExample:\n  $ turnkit run ${examples}/trip-planner.ts\n\nExit codes: 0 ok, 1 failed (or a replay/check difference), 2 usage error, 3 suspended for approval.`);
 
   const providerOption = new Option('--provider <name>', 'run against a real model through the AI SDK').choices(PROVIDERS);
   configure(program.command('run'))
@@ -101,10 +112,10 @@ function buildProgram(setExit: (code: number) => void): Command {
       [
         '',
         'Examples:',
-        '  $ turnkit run packages/cli/examples/trip-planner.ts',
-        '  $ turnkit run packages/cli/examples/delete-files.ts --save turn.json',
-        '  $ turnkit run packages/cli/examples/trip-planner.ts --json > trace.ndjson',
-        '  $ OPENAI_API_KEY=sk-... turnkit run packages/cli/examples/trip-planner.ts --provider openai --model gpt-4.1-mini',
+        `  $ turnkit run ${examples}/trip-planner.ts`,
+        `  $ turnkit run ${examples}/delete-files.ts --save turn.json`,
+        `  $ turnkit run ${examples}/trip-planner.ts --json > trace.ndjson`,
+        `  $ OPENAI_API_KEY=sk-... turnkit run ${examples}/trip-planner.ts --provider openai --model gpt-4.1-mini`,
         '  $ turnkit run scenario.json --provider openai-compatible --model qwen3:8b --base-url http://localhost:11434/v1',
         '',
         'Keys: OPENAI_API_KEY, ANTHROPIC_API_KEY, OPENAI_COMPATIBLE_API_KEY (optional).',
@@ -158,7 +169,7 @@ function buildProgram(setExit: (code: number) => void): Command {
   configure(program.command('replay'))
     .description('Replay a saved trace through step and say whether it is identical.')
     .argument('<file>', 'a trace from --trace (or the NDJSON of --json)')
-    .addHelpText('after', '\nExample:\n  $ turnkit run packages/cli/examples/trip-planner.ts --trace trace.json\n  $ turnkit replay trace.json')
+    .addHelpText('after', `\nExample:\n  $ turnkit run ${examples}/trip-planner.ts --trace trace.json\n  $ turnkit replay trace.json`)
     .action(async (file: string) => setExit(await replayCommand(file)));
 
   configure(program.command('graph'))

@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { example, turnkit, turnkitOnTty } from './run-cli.js';
+import { testLog } from '../../../test-log.ts';
 
 const tempDir = (): Promise<string> => mkdtemp(join(tmpdir(), 'turnkit-cli-'));
 
@@ -131,7 +132,7 @@ describe('turnkit run', () => {
 // Debian/Ubuntu base system). Where it is missing they cannot run at all, so they say so and are
 // skipped; the prompt logic itself is covered without a terminal in approve.test.ts.
 const hasScript = spawnSync('script', ['--version'], { stdio: 'ignore' }).status === 0;
-if (!hasScript) console.log('approvals on a terminal: skipped, util-linux `script` is not on PATH (needed for a pseudo-terminal)');
+if (!hasScript) testLog('approvals on a terminal: skipped, util-linux `script` is not on PATH (needed for a pseudo-terminal)');
 
 describe.skipIf(!hasScript)('approvals on a terminal', () => {
   const PROMPT = 'allow it?';

@@ -3,6 +3,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { canonicalJson, type JsonValue } from '@turnkit/core';
+import { testLog } from '../../../test-log.ts';
 
 /** The reference: sort keys at every depth, then JSON.stringify. */
 function reference(value: JsonValue): string {
@@ -21,7 +22,7 @@ function reference(value: JsonValue): string {
 describe('canonicalJson', () => {
   it('equals JSON.stringify of the key-sorted value, for strings with quotes, escapes, controls and surrogates', () => {
     const numRuns = 2000;
-    console.log(`canonicalJson property: numRuns=${numRuns}`);
+    testLog(`canonicalJson property: numRuns=${numRuns}`);
     const text = fc.string({ unit: 'binary', maxLength: 12 });
     const json = fc.letrec((tie) => ({
       value: fc.oneof(
@@ -47,7 +48,7 @@ describe('sameBatch', () => {
   it('is true exactly when the batch signatures are equal (ids and key order ignored)', async () => {
     const { batchSignature, sameBatch } = await import('@turnkit/core');
     const numRuns = 2000;
-    console.log(`sameBatch property: numRuns=${numRuns}`);
+    testLog(`sameBatch property: numRuns=${numRuns}`);
     const small = fc.letrec((tie) => ({
       value: fc.oneof(
         { depthSize: 'small' },

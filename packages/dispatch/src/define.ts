@@ -2,7 +2,10 @@
 // tool is a thrown error naming the tool while the program starts, never a surprise mid-turn.
 
 import type { JsonObject } from '@turnkit/core';
-import { z } from 'zod';
+import * as z from 'zod';
+// Public types use zod 4's core types, which every zod 4 release (and zod/mini) shares, so a tool
+// written against any zod 4 minor type-checks here.
+import type * as zc from 'zod/v4/core';
 
 /** What a running tool gets besides its input. */
 export interface ToolContext {
@@ -23,16 +26,16 @@ export interface RetryOptions {
 }
 
 /** What `defineTool` accepts. */
-export interface ToolConfig<Schema extends z.ZodType> {
+export interface ToolConfig<Schema extends zc.$ZodType> {
   readonly name: string;
   readonly description: string;
   readonly input: Schema;
-  execute(input: z.output<Schema>, ctx: ToolContext): unknown;
+  execute(input: zc.output<Schema>, ctx: ToolContext): unknown;
   /** One deadline for the whole call, every try and every wait between tries included; defaults to the dispatcher's `defaultTimeoutMs`. */
   readonly timeoutMs?: number;
   /** Metadata for policies and docs: the tool changes nothing. Default false. */
   readonly readOnly?: boolean;
-  readonly needsApproval?: boolean | ((input: z.output<Schema>) => boolean);
+  readonly needsApproval?: boolean | ((input: zc.output<Schema>) => boolean);
   readonly retry?: RetryOptions;
   /** Run the next model call on this model (once) after this tool ran. */
   readonly model?: string;
@@ -44,7 +47,7 @@ export interface ToolConfig<Schema extends z.ZodType> {
 export interface ToolDefinition<Input = unknown> {
   readonly name: string;
   readonly description: string;
-  readonly input: z.ZodType<Input>;
+  readonly input: zc.$ZodType<Input>;
   /** `z.toJSONSchema(input, { io: 'input' })`, computed once at definition time. */
   readonly inputSchema: JsonObject;
   execute(input: Input, ctx: ToolContext): unknown;
@@ -54,6 +57,20 @@ export interface ToolDefinition<Input = unknown> {
   readonly retry?: RetryOptions;
   readonly model?: string;
   readonly loopExempt: boolean;
+}
+
+/**
+ * Why `value` is not a zod 4 schema (a sentence about `what`), or undefined when it is one. A zod 4
+ * schema (classic or mini, any minor, any copy of the package) carries `_zod`; a zod 3 schema has
+ * `_def` and no `_zod`.
+ */
+export function zodSchemaProblem(value: unknown, what: string): string | undefined {
+  if (value !== null && (typeof value === 'object' || typeof value === 'function')) {
+    const internals = (value as { _zod?: unknown })._zod;
+    if (internals !== null && typeof internals === 'object') return undefined;
+    if ('_def' in value) return `zod 4 is required: this schema (${what}) comes from zod 3 (it has _def but no _zod); install zod@^4 and build ${what} with it.`;
+  }
+  return `${what} must be a zod schema, like z.object({ query: z.string() }).`;
 }
 
 export const TOOL_NAME = /^[a-zA-Z0-9_-]{1,64}$/;
@@ -87,7 +104,7 @@ function describeSchema(schema: JsonObject): string {
  *   execute: ({ a, b }) => a + b,
  * });
  */
-export function defineTool<Schema extends z.ZodType>(config: ToolConfig<Schema>): ToolDefinition<z.output<Schema>> {
+export function defineTool<Schema extends zc.$ZodType>(config: ToolConfig<Schema>): ToolDefinition<zc.output<Schema>> {
   if (config === null || typeof config !== 'object') throw new TypeError('defineTool needs a definition object with name, description, input and execute.');
   const name: unknown = config.name;
   if (typeof name !== 'string' || !TOOL_NAME.test(name)) {
@@ -100,7 +117,8 @@ export function defineTool<Schema extends z.ZodType>(config: ToolConfig<Schema>)
     if (!KNOWN_KEYS.has(key)) fail(`unknown option '${key}'. Known options: ${[...KNOWN_KEYS].join(', ')}.`);
   }
   if (typeof config.description !== 'string') fail('description must be a string that tells the model what the tool does.');
-  if (!(config.input instanceof z.ZodType)) fail('input must be a zod schema, like z.object({ query: z.string() }).');
+  const schemaProblem = zodSchemaProblem(config.input, 'input');
+  if (schemaProblem !== undefined) fail(schemaProblem);
   if (typeof config.execute !== 'function') fail('execute must be a function (input, ctx) => result.');
   if (config.timeoutMs !== undefined && !isPositiveInteger(config.timeoutMs)) fail(`timeoutMs must be a whole number of milliseconds ≥ 1, got ${String(config.timeoutMs)}.`);
   if (config.readOnly !== undefined && typeof config.readOnly !== 'boolean') fail('readOnly must be a boolean.');
@@ -133,8 +151,8 @@ export function defineTool<Schema extends z.ZodType>(config: ToolConfig<Schema>)
   return {
     name,
     description: config.description,
-    // The schema is unchanged; TS cannot see that a `Schema` parses to `z.output<Schema>`.
-    input: config.input as unknown as z.ZodType<z.output<Schema>>,
+    // The schema is unchanged; TS cannot see that a `Schema` parses to `zc.output<Schema>`.
+    input: config.input as unknown as zc.$ZodType<zc.output<Schema>>,
     inputSchema,
     execute: config.execute,
     ...(config.timeoutMs === undefined ? {} : { timeoutMs: config.timeoutMs }),

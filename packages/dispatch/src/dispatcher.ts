@@ -16,6 +16,7 @@
 //   and never changes it.
 
 import type { ApprovalDecision, ParkedCall, ToolCall, ToolResult, ToolSpec } from '@turnkit/core';
+import * as z from 'zod';
 import { LazyCancellation, type Cancellation } from './cancellation.js';
 import { TOOL_NAME, type ToolDefinition } from './define.js';
 import { matchesPattern, parsePattern, type Pattern } from './patterns.js';
@@ -359,7 +360,7 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
 
   async function validate(tool: AnyTool, call: ToolCall, value: unknown): Promise<{ ok: true; input: unknown } | { ok: false; text: string }> {
     try {
-      const parsed = await tool.input.safeParseAsync(value);
+      const parsed = await z.safeParseAsync(tool.input, value);
       if (parsed.success) return { ok: true, input: parsed.data };
       return { ok: false, text: describeIssues(call.name, parsed.error.issues) };
     } catch (error) {

@@ -6,6 +6,7 @@ import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { createDispatcher, defineTool, type DecisionRecord } from '../src/index.js';
 import { DEEP_OBJECT, Giant, hostileCall, materialize, TEN_MB } from './arbitraries.js';
+import { testLog } from '../../../test-log.ts';
 
 const MAX_OUTPUT = 2000;
 const MARKER_ROOM = 40;
@@ -118,7 +119,7 @@ describe('hostile input', () => {
       }),
       { numRuns },
     );
-    console.log(`hostile input: numRuns=${numRuns}, calls=${totalCalls}, giant values=${giants}, tools run=${executed}`);
+    testLog(`hostile input: numRuns=${numRuns}, calls=${totalCalls}, giant values=${giants}, tools run=${executed}`);
     expect(totalCalls).toBeGreaterThanOrEqual(10_000);
     expect(giants).toBeGreaterThan(0);
     expect(executed).toBeGreaterThan(1000);

@@ -5,6 +5,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { createDispatcher, defineTool } from '../src/index.js';
+import { testLog } from '../../../test-log.ts';
 
 type Kind = 'ok' | 'fail' | 'hang' | 'abort';
 
@@ -68,7 +69,7 @@ describe('parallel execution', () => {
       ),
       { numRuns },
     );
-    console.log(`parallel execution: numRuns=${numRuns}`);
+    testLog(`parallel execution: numRuns=${numRuns}`);
     expect(sawFullParallelism).toBe(true);
   });
 });

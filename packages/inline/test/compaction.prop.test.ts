@@ -2,6 +2,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import type { CompactInfo, Message } from '@turnkit/core';
 import { keepLastMessages } from '@turnkit/inline';
+import { testLog } from '../../../test-log.ts';
 
 const info: CompactInfo = { round: 1, usage: { inputTokens: 0, outputTokens: 0, totalTokens: 0, cost: 0, modelCalls: 1, toolCalls: 0 } };
 const NUM_RUNS = 1000;
@@ -25,7 +26,7 @@ const transcript = fc
 
 describe('keepLastMessages properties', () => {
   it('keeps every system message, at least n others, order, and no tool result without its assistant', async () => {
-    console.log(`keepLastMessages property: numRuns ${NUM_RUNS}`);
+    testLog(`keepLastMessages property: numRuns ${NUM_RUNS}`);
     await fc.assert(
       fc.asyncProperty(transcript, fc.integer({ min: 1, max: 12 }), async (messages, n) => {
         const kept = await keepLastMessages(n)(messages, info);

@@ -5,6 +5,7 @@ import type { ApprovalDecision, Message, ParkedCall } from '@turnkit/core';
 import { defineTool } from '@turnkit/dispatch';
 import { runTurn, type RunTurnOptions } from '@turnkit/inline';
 import { call, fail, replay, scriptedModel, text, toolCalls, type ScriptStep } from '@turnkit/testing';
+import { testLog } from '../../../test-log.ts';
 
 const NUM_RUNS = 300;
 
@@ -50,7 +51,7 @@ function checkTranscript(transcript: readonly Message[], suspended: boolean): vo
 
 describe('runTurn over random scripts', () => {
   it('always settles, keeps the transcript consistent, respects the model call bound and replays', async () => {
-    console.log(`runTurn random scripts: numRuns ${NUM_RUNS}`);
+    testLog(`runTurn random scripts: numRuns ${NUM_RUNS}`);
     await fc.assert(
       fc.asyncProperty(
         fc.array(anyStep, { maxLength: 8 }),

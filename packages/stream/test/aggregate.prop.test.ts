@@ -2,6 +2,7 @@ import type { JsonValue, ModelResponse, ModelStreamPart, ToolCall } from '@turnk
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { createAggregator } from '../src/aggregate.js';
+import { testLog } from '../../../test-log.ts';
 
 const NUM_RUNS = 500;
 
@@ -117,7 +118,7 @@ const splitting = fc.record({
 
 describe('aggregate (property)', () => {
   it('any valid part sequence aggregates to the same response, however it is split and interleaved', () => {
-    console.log(`aggregate split-invariance: numRuns = ${NUM_RUNS}`);
+    testLog(`aggregate split-invariance: numRuns = ${NUM_RUNS}`);
     fc.assert(
       fc.property(logical, splitting, splitting, (response, first, second) => {
         const a = run(partsFor(response, first.cuts, first.picks));

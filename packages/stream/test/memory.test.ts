@@ -3,6 +3,7 @@ import { runInNewContext } from 'node:vm';
 import type { Model, ModelStreamPart } from '@turnkit/core';
 import { describe, expect, it } from 'vitest';
 import { streamTurn } from '../src/index.js';
+import { testLog } from '../../../test-log.ts';
 
 // A full GC on demand, without starting the test process with --expose-gc.
 setFlagsFromString('--expose-gc');
@@ -52,7 +53,7 @@ describe('memory', () => {
       if (seen % 200_000 === 0) peak = Math.max(peak, heapAfterGc() - baseline);
     }
     const result = await stream.result;
-    console.log(`memory: ${seen} deltas, heap growth after the first 20,000 at most ${(peak / 1024 / 1024).toFixed(1)} MB (bound ${MAX_GROWTH_BYTES / 1024 / 1024} MB), model at most ${maxAhead} parts ahead`);
+    testLog(`memory: ${seen} deltas, heap growth after the first 20,000 at most ${(peak / 1024 / 1024).toFixed(1)} MB (bound ${MAX_GROWTH_BYTES / 1024 / 1024} MB), model at most ${maxAhead} parts ahead`);
     expect(seen).toBe(DELTAS);
     expect(result.text.length).toBe(DELTAS);
     expect(maxAhead).toBeLessThanOrEqual(2);

@@ -1,10 +1,11 @@
 import { describe, expect, it } from 'vitest';
 import { compareOutcome, runScenario, scenarios, type ConformanceRun } from '@turnkit/testing';
 import { runMinimal } from '../examples/minimal-interpreter.js';
+import { testLog } from '../../../test-log.ts';
 
 describe('the conformance corpus', () => {
   it('has at least 25 scenarios with unique names', () => {
-    console.log(`conformance scenarios: ${scenarios.length}`);
+    testLog(`conformance scenarios: ${scenarios.length}`);
     expect(scenarios.length).toBeGreaterThanOrEqual(25);
     expect(new Set(scenarios.map((s) => s.name)).size).toBe(scenarios.length);
   });

@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { interpreterConformance } from '@turnkit/testing/conformance';
 import { runMinimal } from '../examples/minimal-interpreter.js';
+import { testLog } from '../../../test-log.ts';
 
 // The interpreter of docs/custom-interpreter.md passes the same suite as @turnkit/inline.
 interpreterConformance('minimal example', runMinimal);
@@ -24,7 +25,7 @@ describe('docs/custom-interpreter.md', () => {
 
   it('keeps the example under 60 lines', () => {
     const lines = file.trim().split('\n').length;
-    console.log(`minimal interpreter: ${lines} lines`);
+    testLog(`minimal interpreter: ${lines} lines`);
     expect(lines).toBeLessThan(60);
   });
 });

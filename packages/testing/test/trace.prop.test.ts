@@ -2,6 +2,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import type { TurnEvent } from '@turnkit/core';
 import { replay, startTurn } from '@turnkit/testing';
+import { testLog } from '../../../test-log.ts';
 
 const NUM_RUNS = 500;
 
@@ -19,7 +20,7 @@ const anyEvent: fc.Arbitrary<TurnEvent> = fc.oneof(
 
 describe('trace properties', () => {
   it('a recorded trace replays cleanly, and a changed state is reported at or before its entry', () => {
-    console.log(`trace replay property: numRuns ${NUM_RUNS}`);
+    testLog(`trace replay property: numRuns ${NUM_RUNS}`);
     fc.assert(
       fc.property(fc.array(anyEvent, { maxLength: 12 }), fc.nat(), (events, pick) => {
         const t = startTurn({ input: 'go' });

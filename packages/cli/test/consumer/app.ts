@@ -1,0 +1,53 @@
+// A user's project: packages/cli/test/consumer.test.ts copies this file into a fresh project that
+// installed the packed @turnkit packages with npm, type-checks it there (strict,
+// exactOptionalPropertyTypes), runs it and reads the JSON it prints.
+import { createTurn, step } from '@turnkit/core';
+import { defineTool } from '@turnkit/dispatch';
+import { resumeTurn, runTurn } from '@turnkit/inline';
+import { streamTurn } from '@turnkit/stream';
+import { call, scriptedModel, text, toolCalls, transcriptLines } from '@turnkit/testing';
+import { arbitraryEvent, exploreTurn } from '@turnkit/check';
+import { fromAISDK } from '@turnkit/ai-sdk';
+import { EXIT, loadScenario, type Scenario } from '@turnkit/cli';
+import { z } from 'zod';
+
+const add = defineTool({ name: 'add', description: 'Adds two numbers.', input: z.object({ a: z.number(), b: z.number() }), execute: ({ a, b }) => a + b });
+const deploy = defineTool({
+  name: 'deploy',
+  description: 'Deploys a service.',
+  input: z.object({ service: z.string() }),
+  needsApproval: true,
+  execute: ({ service }) => `deployed ${service}`,
+});
+
+// A turn with a tool.
+const ran = await runTurn({ model: scriptedModel([toolCalls(call('add', { a: 1, b: 2 })), text('3')]), tools: [add], input: 'What is 1 + 2?' });
+
+// A streamed turn.
+const stream = streamTurn({ model: scriptedModel([toolCalls(call('add', { a: 2, b: 2 })), text('4')]), tools: [add], input: 'What is 2 + 2?' });
+const events: string[] = [];
+for await (const event of stream) events.push(event.type);
+const streamed = await stream.result;
+
+// An approval: the turn suspends on the call, and the suspended result goes back into resumeTurn.
+const model = scriptedModel([toolCalls(call('deploy', { service: 'api' })), text('Deployed.')]);
+const suspended = await runTurn({ model, tools: [deploy], input: 'Deploy the api.' });
+const resumed = await resumeTurn({ ...suspended, model, tools: [deploy], decisions: { call_1: { type: 'approve' } } });
+
+// The other packages load and work.
+const [state] = step(createTurn({ id: 'turn-1' }), { type: 'start', input: 'hi' });
+const explored = exploreTurn({ limits: { maxIterations: 1, loopThreshold: 2, maxOutputRepairs: 0 }, maxDepth: 6 });
+const scenario: Scenario = { model: scriptedModel([text('hi')]), tools: [add], input: 'hi' };
+
+console.log(
+  JSON.stringify({
+    ran: { status: ran.status, output: ran.output, lines: transcriptLines(ran.transcript) },
+    streamed: { status: streamed.status, output: streamed.output, events: [...new Set(events)] },
+    suspended: { status: suspended.status, pending: suspended.pending?.map((p) => p.call.name) ?? [] },
+    resumed: { status: resumed.status, output: resumed.output, lines: transcriptLines(resumed.transcript) },
+    core: state.status,
+    check: { states: explored.states, violations: explored.violationCount, arbitrary: typeof arbitraryEvent },
+    aiSdk: typeof fromAISDK,
+    cli: { loadScenario: typeof loadScenario, suspendedExit: EXIT.suspended, scenarioInput: scenario.input },
+  }),
+);

@@ -1,0 +1,128 @@
+// The repository's set-up and packaging, as a new user meets them: the README's set-up command
+// installs exactly the pnpm package.json pins and CI runs that very command; every published
+// package carries what a registry user needs; tests print only when asked.
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { describe, expect, it } from 'vitest';
+
+const REPO = fileURLToPath(new URL('../../../', import.meta.url));
+const read = (path: string): string => readFileSync(join(REPO, path), 'utf8');
+const root = JSON.parse(read('package.json')) as { packageManager: string; scripts: Record<string, string> };
+const pinned = root.packageManager.replace(/^pnpm@/, '');
+
+interface PackageJson {
+  name: string;
+  private?: boolean;
+  license?: string;
+  keywords?: string[];
+  homepage?: string;
+  bugs?: { url?: string };
+  repository?: { type?: string; url?: string; directory?: string };
+  publishConfig?: { access?: string };
+  files?: string[];
+  exports: Record<string, unknown>;
+  dependencies?: Record<string, string>;
+  devDependencies?: Record<string, string>;
+  peerDependencies?: Record<string, string>;
+}
+const packages = readdirSync(join(REPO, 'packages')).filter((dir) => existsSync(join(REPO, 'packages', dir, 'package.json')));
+const manifest = (dir: string): PackageJson => JSON.parse(read(`packages/${dir}/package.json`)) as PackageJson;
+const published = packages.filter((dir) => manifest(dir).private !== true);
+
+/** The commands of the ```sh block under the README's "## Set-up". */
+function setupCommands(): string[] {
+  const section = read('README.md').split('## Set-up\n')[1] ?? '';
+  const block = section.match(/```sh\n([\s\S]*?)```/)?.[1] ?? '';
+  return block.split('\n').map((line) => line.replace(/#.*$/, '').trim()).filter((line) => line !== '');
+}
+
+describe('set-up as the README says', () => {
+  it("installs exactly the pnpm that package.json's packageManager pins", () => {
+    expect(pinned).toMatch(/^\d+\.\d+\.\d+$/);
+    expect(setupCommands()).toEqual([`npm i -g pnpm@${pinned}`, 'pnpm install']);
+  });
+
+  it("CI (.ci/run) runs the README's pnpm install command verbatim, only when pnpm is missing or another version", () => {
+    const ci = read('.ci/run');
+    const command = setupCommands()[0] ?? '';
+    expect(ci.split('\n').map((line) => line.trim())).toContain(command);
+    expect(ci).toMatch(/if \[ "\$\(pnpm --version 2>\/dev\/null \|\| true\)" != "\$PNPM_VERSION" \]; then/);
+    expect(ci).toContain('pnpm install --frozen-lockfile');
+    expect(ci).toContain('\npnpm test\n');
+  });
+
+  it('a different pnpm 10 does not try to switch to the pinned one (managePackageManagerVersions: false)', () => {
+    expect(read('pnpm-workspace.yaml')).toMatch(/^managePackageManagerVersions: false$/m);
+  });
+
+  it('`pnpm turnkit …` runs the CLI from the sources, as docs/cli.md says in its first lines', () => {
+    expect(root.scripts.turnkit).toBe('tsx --conditions=@turnkit/source packages/cli/src/bin.ts');
+    expect(root.scripts.demo).toContain('tsx --conditions=@turnkit/source packages/cli/src/bin.ts run ');
+    expect(read('docs/cli.md').split('\n').slice(0, 6).join('\n')).toContain('`pnpm turnkit …`');
+  });
+});
+
+describe('every published package', () => {
+  it('is the expected set', () => {
+    expect(published.sort()).toEqual(['ai-sdk', 'check', 'cli', 'core', 'dispatch', 'inline', 'stream', 'testing']);
+  });
+
+  it.each(published)('%s: license, repository, homepage, bugs, keywords, public access, README', (dir) => {
+    const pkg = manifest(dir);
+    expect(pkg.license).toBe('MIT');
+    expect(pkg.repository).toEqual({ type: 'git', url: 'git+https://github.com/turnkit/turnkit.git', directory: `packages/${dir}` });
+    expect(pkg.homepage).toBe(`https://github.com/turnkit/turnkit/tree/main/packages/${dir}#readme`);
+    expect(pkg.bugs).toEqual({ url: 'https://github.com/turnkit/turnkit/issues' });
+    expect(pkg.keywords?.length).toBeGreaterThan(0);
+    expect(pkg.publishConfig).toEqual({ access: 'public' });
+    expect(read(`packages/${dir}/README.md`)).toMatch(/^# @turnkit\//);
+    expect(pkg.files).not.toContain('src');
+  });
+
+  it.each(packages)('%s: the source condition is @turnkit/source, and @turnkit dependencies are workspace:^', (dir) => {
+    const pkg = manifest(dir);
+    const entry = pkg.exports['.'] as Record<string, string>;
+    expect(Object.keys(entry)[0]).toBe('types');
+    expect(entry['@turnkit/source']).toBe('./src/index.ts');
+    expect(entry).not.toHaveProperty('source');
+    expect(entry.default).toBe('./dist/index.js');
+    for (const deps of [pkg.dependencies, pkg.devDependencies]) {
+      for (const [name, range] of Object.entries(deps ?? {})) if (name.startsWith('@turnkit/')) expect(range, `${dir} → ${name}`).toBe('workspace:^');
+    }
+  });
+
+  it('take zod, fast-check and the AI SDK provider as peers (and test with them as dev dependencies)', () => {
+    const peers = Object.fromEntries(packages.map((dir) => [dir, manifest(dir).peerDependencies ?? {}]));
+    for (const dir of ['dispatch', 'inline', 'stream', 'testing', 'cli']) expect(peers[dir], dir).toMatchObject({ zod: '^4' });
+    expect(peers.check).toEqual({ 'fast-check': '^4' });
+    expect(peers['ai-sdk']).toEqual({ '@ai-sdk/provider': '^3' });
+    for (const dir of packages) {
+      for (const peer of Object.keys(peers[dir] ?? {})) {
+        if (peer !== 'vitest') expect(manifest(dir).devDependencies?.[peer], `${dir} devDependencies.${peer}`).toBe('catalog:');
+        expect(manifest(dir).dependencies ?? {}, `${dir} dependencies`).not.toHaveProperty(peer);
+      }
+    }
+  });
+
+  it('no script or config asks for the bare `source` condition', () => {
+    for (const file of ['package.json', '.ci/run', 'vitest.config.ts', 'vitest.workspace.ts', 'tsconfig.json', 'tsconfig.base.json']) {
+      expect(read(file), file).not.toMatch(/conditions[= ]source\b|['"]source['"]/);
+    }
+  });
+});
+
+describe('test output', () => {
+  const testFiles = packages.flatMap((dir) =>
+    readdirSync(join(REPO, 'packages', dir, 'test'), { recursive: true, encoding: 'utf8' })
+      // fixtures/ and consumer/ hold programs that tests run as child processes and read the output of.
+      .filter((file) => file.endsWith('.ts') && !file.startsWith('fixtures') && !file.startsWith('consumer'))
+      .map((file) => `packages/${dir}/test/${file}`),
+  );
+
+  it('tests print through test-log.ts (TURNKIT_TEST_VERBOSE=1), never with console or stdout directly', () => {
+    expect(testFiles.length).toBeGreaterThan(50);
+    const printing = testFiles.filter((file) => /\bconsole\.(log|info|table|dir|debug)\s*\(|process\.stdout\.write\s*\(/.test(read(file)));
+    expect(printing).toEqual([]);
+  });
+});
