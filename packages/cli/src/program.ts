@@ -144,7 +144,7 @@ function buildProgram(setExit: (code: number) => void): Command {
         'Examples:',
         '  $ turnkit resume turnkit-suspended-turn-1a2b3c4d.json --approve call_2',
         "  $ turnkit resume turnkit-suspended-turn-1a2b3c4d.json --approve call_2 --reject call_3='keep the cache'",
-        '  $ turnkit resume turn.json --approve call_2 --scenario packages/cli/examples/delete-files.ts',
+        `  $ turnkit resume turn.json --approve call_2 --scenario ${examples}/delete-files.ts`,
       ].join('\n'),
     )
     .action(async (file: string, flags: ResumeFlags) => {

@@ -39,7 +39,7 @@ export async function resolve(specifier, context, nextResolve) {
   // recorded what was resolved by then, which is all this checks.
   const child = spawnSync(
     process.execPath,
-    ['--import', 'tsx', '--import', join(dir, 'register.mjs'), `--conditions=${sourceCondition()}`, '--input-type=module', '-e', `await import(${JSON.stringify(specifier)}); console.log('imported');`],
+    ['--import', 'tsx', '--import', join(dir, 'register.mjs'), `--conditions=${sourceCondition()}`, '--input-type=module', '-e', `await import(${JSON.stringify(specifier)});`],
     { cwd: packageDir, encoding: 'utf8' },
   );
   const resolved = readFileSync(record, 'utf8').split('\n').filter((line) => line !== '');

@@ -32,6 +32,7 @@ const streamed = await stream.result;
 // An approval: the turn suspends on the call, and the suspended result goes back into resumeTurn.
 const model = scriptedModel([toolCalls(call('deploy', { service: 'api' })), text('Deployed.')]);
 const suspended = await runTurn({ model, tools: [deploy], input: 'Deploy the api.' });
+if (suspended.status !== 'suspended') throw new Error(`expected a suspended turn, got ${suspended.status}`);
 const resumed = await resumeTurn({ ...suspended, model, tools: [deploy], decisions: { call_1: { type: 'approve' } } });
 
 // The other packages load and work.
