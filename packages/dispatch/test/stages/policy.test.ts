@@ -1,5 +1,6 @@
 // Stage 5 on its own: the pure precedence `decide`, and `gatherFacts`, which runs user code only
 // when no earlier rule has an opinion.
+import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { LazyCancellation } from '../../src/cancellation.js';
@@ -138,5 +139,15 @@ describe('policyFact and needsApprovalFact', () => {
     expect(needsApprovalFact(subject(() => true))).toEqual({ kind: 'for_input' });
     expect(needsApprovalFact(subject(() => 'yes'))).toEqual({ kind: 'error', reason: 'its needsApproval check did not return a boolean' });
     expect(needsApprovalFact(subject(() => { throw new Error('bad'); }))).toEqual({ kind: 'error', reason: 'its needsApproval check failed (bad)' });
+  });
+});
+
+describe('the decide sample in docs/tools.md', () => {
+  it('runs and gives the result its comment shows', () => {
+    const docs = readFileSync(new URL('../../../../docs/tools.md', import.meta.url), 'utf8');
+    const sample = /```ts\n(decide\(.*\);)\n\/\/ (.*)\n```/.exec(docs);
+    expect(sample).not.toBeNull();
+    const [, code = '', shown = ''] = sample ?? [];
+    expect(new Function('decide', `return ${code}`)(decide)).toEqual(new Function(`return (${shown});`)());
   });
 });
