@@ -1,4 +1,5 @@
 // Output shaping (pipeline stage 9): whatever a tool returns becomes a JSON value of bounded size.
+// Every result leaves the dispatcher through `shapeResult`, once.
 //
 // Rules of this file:
 // - `undefined` follows JSON.stringify: at the top it becomes `null`, as an object property it is
@@ -10,7 +11,9 @@
 //   Object.prototype.
 // - Nesting deeper than MAX_DEPTH is refused instead of risking a stack overflow.
 
-import type { JsonValue } from '@turnkit/core';
+import type { JsonValue, ToolResult } from '@turnkit/core';
+import { errorMessage, quote } from './text.js';
+import type { RawResult } from './types.js';
 
 /** Deepest nesting of a tool output that is accepted. */
 export const MAX_DEPTH = 1000;
@@ -117,21 +120,21 @@ export function capOutput(value: JsonValue, maxChars: number): JsonValue {
   return text.length > maxChars ? cut(text, maxChars) : value;
 }
 
-/** A short, safe description of a thrown value (never throws, at most 2000 characters). */
-export function errorMessage(error: unknown): string {
-  let text: string;
-  try {
-    if (error instanceof Error) text = String(error.message);
-    else if (typeof error === 'string') text = error;
-    else text = JSON.stringify(error) ?? String(error);
-  } catch {
-    text = 'an unreadable error';
-  }
-  if (text === '') text = 'no message';
-  return text.length > 2000 ? `${text.slice(0, 2000)}…` : text;
-}
-
-/** Quotes a name for a message, cut to 80 characters so a hostile name cannot flood the text. */
-export function quote(name: string): string {
-  return `'${name.length > 80 ? `${name.slice(0, 80)}…` : name}'`;
+/**
+ * Stage 9: a result with a JSON output of bounded size. An output that is not JSON makes the
+ * result an error saying where the bad value is; `stop` and `modelOverride` are kept.
+ */
+export function shapeResult(raw: RawResult, maxOutputChars: number): ToolResult {
+  const shaped = toJsonValue(raw.output);
+  const output = shaped.ok
+    ? capOutput(shaped.value, maxOutputChars)
+    : `Tool ${quote(raw.name)} returned a value that is not JSON (${shaped.problem}). The tool ran, but its output cannot be shown.`;
+  return {
+    callId: raw.callId,
+    name: raw.name,
+    output,
+    isError: shaped.ok ? raw.isError : true,
+    ...(raw.stop === undefined ? {} : { stop: raw.stop }),
+    ...(raw.modelOverride === undefined ? {} : { modelOverride: raw.modelOverride }),
+  };
 }

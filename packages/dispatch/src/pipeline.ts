@@ -1,0 +1,182 @@
+// The tool-call pipeline. Every call goes through these stages, in this order:
+//
+//   1 normalise → 2 resolve → 3 validate     stages/normalise.ts   (normalise, resolve, validate)
+//   4 before-hooks                           stages/hooks.ts       (runBeforeHooks)
+//   5 policy                                 stages/policy.ts      (gatherFacts, then the pure decide)
+//   6 budget pre-check                       budget.ts             (BudgetLedger.reserve)
+//   7 execute: timeout, abort, retry         stages/execute.ts     (runTool)
+//   8 budget record, after-hooks             budget.ts, stages/hooks.ts (record, runAfterHooks)
+//   9 shape                                  shape.ts              (shapeResult)
+//
+// Rules of this file:
+// - Nothing from a model, a tool, a hook or a policy is trusted. The stages that run user code
+//   catch; a failure before the tool runs denies the call (fail closed), a failure after it
+//   withholds the output. Nothing exported here throws.
+// - Every call gets exactly one result (or is parked) and, from `dispatch`, exactly one decision
+//   record. The records of a batch are emitted in one place, in call order, after the whole
+//   batch is classified and admitted.
+// - Mutable state (grants, budget counters) lives in `Pipeline`; classifying reads it and never
+//   changes it.
+
+import type { ParkedCall, ToolCall, ToolResult } from '@turnkit/core';
+import type { BudgetLedger } from './budget.js';
+import type { AnyTool, DispatcherConfig } from './config.js';
+import { badContextText, type Turn } from './context.js';
+import type { GrantList } from './grants.js';
+import { CANCELLED } from './race.js';
+import { decisionRecord, emitRecords } from './records.js';
+import { deny, errorResult, idName, type RawVerdict } from './results.js';
+import { shapeResult } from './shape.js';
+import { runTool } from './stages/execute.js';
+import { callInfo, cancelledBefore, runAfterHooks, runBeforeHooks } from './stages/hooks.js';
+import { normalise, resolve, unknownToolText, validate } from './stages/normalise.js';
+import { decide, gatherFacts } from './stages/policy.js';
+import { errorMessage, quote } from './text.js';
+import type { ApprovedVerdict, RawResult, Verdict } from './types.js';
+
+/** What the stages run with: the frozen configuration and the dispatcher's state. */
+export interface Pipeline {
+  readonly config: DispatcherConfig;
+  readonly grants: GrantList;
+  readonly ledger: BudgetLedger;
+  /** Execute verdicts made by classify: their input is validated already, so `execute` does not parse it again. */
+  readonly classified: WeakSet<object>;
+}
+
+/** Stages 1–5, stage after stage. `approved`: the call was approved by a person, so no policy. */
+async function classifyCall(p: Pipeline, raw: unknown, turn: Turn, approved: boolean): Promise<RawVerdict> {
+  const normalised = normalise(raw); //                                                  1
+  if (normalised.kind === 'deny') return normalised;
+  const { call } = normalised;
+  const resolved = resolve(call, p.config.tools, p.config.availableText); //              2
+  if (resolved.kind === 'deny') return resolved;
+  const { tool } = resolved;
+  const validated = await validate(tool, call.name, call.input); //                       3
+  if (!validated.ok) return deny(call, 'invalid_input', validated.text);
+  const hooked = await runBeforeHooks(p.config.hooks.before, { call, tool, input: validated.input }, turn); // 4
+  if (hooked.kind === 'deny') return hooked;
+  const subject = { call, tool, input: hooked.input };
+  if (approved) return { kind: 'execute', call, input: subject.input, source: 'user_approved' };
+  if (turn.cancel.aborted) return cancelledBefore(call);
+  const facts = await gatherFacts({ config: p.config, grants: p.grants, subject, info: () => callInfo(subject, turn), cancel: turn.cancel }); // 5
+  if (facts === CANCELLED) return cancelledBefore(call);
+  const { decision, source, reason } = decide(facts);
+  if (decision === 'allow') return { kind: 'execute', call, input: subject.input, source };
+  if (decision === 'ask') return { kind: 'needs_approval', call, reason, source };
+  const advice = source === 'non_interactive' ? 'Continue without it.' : 'Do not retry it unchanged; continue without it.';
+  return deny(call, source, `Call to ${quote(call.name)} denied: ${reason}. ${advice}`);
+}
+
+/** Stage 9 for a denial; other verdicts pass unchanged. */
+function shapeVerdict(p: Pipeline, verdict: RawVerdict): Verdict {
+  return verdict.kind === 'deny' ? { ...verdict, result: shapeResult(verdict.result, p.config.maxOutputChars) } : verdict;
+}
+
+/** Stages 1–5 for one call of a readable context, or its denial for an unreadable one. Never throws. */
+export async function classify(p: Pipeline, raw: unknown, turn: Turn, approved: boolean): Promise<Verdict> {
+  let verdict: RawVerdict;
+  if (turn.problem !== undefined) {
+    const { id, name } = idName(raw);
+    verdict = deny({ id, name }, 'invalid_context', badContextText(name, turn.problem));
+  } else {
+    try {
+      verdict = await classifyCall(p, raw, turn, approved);
+    } catch (error) {
+      // A call whose fields throw when read (a hostile getter), or a bug here: deny this one call.
+      verdict = deny(idName(raw), 'internal_error', `Call denied: the dispatcher failed while checking it (${errorMessage(error)}).`);
+    }
+  }
+  if (verdict.kind === 'execute') p.classified.add(verdict);
+  return shapeVerdict(p, verdict);
+}
+
+/** Stage 6 for a classified call: an execute verdict reserves its budget, or is denied. */
+function admit(p: Pipeline, verdict: Verdict): Verdict {
+  if (verdict.kind !== 'execute') return verdict;
+  const breach = p.ledger.reserve(verdict.call.name);
+  return breach === undefined ? verdict : shapeVerdict(p, deny(verdict.call, breach.source, breach.text));
+}
+
+/** Stages 7–9 for a call whose budget is reserved. Never throws. */
+export async function runReserved(p: Pipeline, tool: AnyTool, call: ToolCall, input: unknown, turn: Turn): Promise<ToolResult> {
+  let recorded = false;
+  let result: RawResult;
+  try {
+    const ran = await runTool(tool, call, input, turn, p.config.defaultTimeoutMs); //     7
+    p.ledger.record(call.name); //                                                        8
+    recorded = true;
+    const withModel: RawResult = tool.model === undefined ? ran : { ...ran, modelOverride: tool.model };
+    const { after } = p.config.hooks;
+    result = after.length === 0 ? withModel : await runAfterHooks(after, withModel, callInfo({ call, tool, input }, turn), turn.cancel);
+  } catch (error) {
+    if (!recorded) p.ledger.record(call.name);
+    result = errorResult(call.id, call.name, `Error calling tool '${call.name}': the dispatcher failed while running it (${errorMessage(error)}).`);
+  }
+  return shapeResult(result, p.config.maxOutputChars); //                                9
+}
+
+/** Calls `onResult` without letting it lose a result or break the batch. */
+function announce(turn: Turn, result: ToolResult): void {
+  try {
+    turn.onResult?.(result);
+  } catch {
+    // An observer must not be able to lose a result or break the batch.
+  }
+}
+
+/** Runs `work` over `items` with at most `limit` in flight; `work` must not throw. */
+async function pool<T>(items: readonly T[], limit: number, work: (item: T) => Promise<void>): Promise<void> {
+  // The common batch of one call needs no workers.
+  if (items.length === 1) return work(items[0] as T);
+  let next = 0;
+  const worker = async (): Promise<void> => {
+    while (next < items.length) await work(items[next++] as T);
+  };
+  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker));
+}
+
+/**
+ * The whole pipeline for a batch (`dispatch`; `executeApproved` with `approved`): classifies in
+ * call order, admits in call order, emits the records, then runs up to `concurrency` at once.
+ */
+export async function dispatchBatch(p: Pipeline, list: readonly unknown[], turn: Turn, approved: boolean): Promise<{ results: ToolResult[]; parked: ParkedCall[] }> {
+  const classified: Verdict[] = [];
+  for (const raw of list) classified.push(await classify(p, raw, turn, approved)); //    1–5
+  const verdicts = classified.map((verdict) => admit(p, verdict)); //                     6
+  if (!approved) emitRecords(p.config.onDecision, verdicts.map(decisionRecord));
+  const slots = verdicts.map((v) => (v.kind === 'deny' ? v.result : undefined));
+  for (const result of slots) if (result !== undefined) announce(turn, result);
+  // An approved batch never parks (policy is skipped); parking is the dispatch path.
+  const parked = verdicts.flatMap((v) => (v.kind === 'needs_approval' ? [{ call: v.call, reason: v.reason }] : []));
+  const jobs = verdicts.flatMap((v, index) => (v.kind === 'execute' ? [{ index, call: v.call, input: v.input }] : []));
+  await pool(jobs, p.config.concurrency, async ({ index, call, input }) => {
+    const result = await runReserved(p, p.config.tools.get(call.name) as AnyTool, call, input, turn); // 7–9
+    slots[index] = result;
+    announce(turn, result);
+  });
+  return { results: slots.filter((r): r is ToolResult => r !== undefined), parked };
+}
+
+/** Stages 6–9 for one verdict given to `execute` (stage 3 again unless it came from `classify`). Never throws. */
+export async function executeVerdict(p: Pipeline, verdict: Verdict | ApprovedVerdict, turn: Turn): Promise<ToolResult> {
+  try {
+    if (verdict.kind === 'deny') return verdict.result;
+    const { call } = verdict;
+    const refuse = (text: string): ToolResult => shapeResult(errorResult(call.id, call.name, text), p.config.maxOutputChars);
+    if (verdict.kind === 'needs_approval') return refuse(`Call to ${quote(call.name)} not run: it is waiting for approval (${verdict.reason}).`);
+    const tool = p.config.tools.get(call.name);
+    if (tool === undefined) return refuse(unknownToolText(call.name, p.config.availableText));
+    let input = verdict.input;
+    if (!p.classified.has(verdict)) {
+      const checked = await validate(tool, call.name, input);
+      if (!checked.ok) return refuse(checked.text);
+      input = checked.input;
+    }
+    const breach = p.ledger.reserve(call.name);
+    if (breach !== undefined) return refuse(breach.text);
+    return await runReserved(p, tool, call, input, turn);
+  } catch (error) {
+    const { id, name } = idName((verdict as { call?: unknown } | null)?.call);
+    return errorResult(id, name, `Call not run: the dispatcher failed while running it (${errorMessage(error)}).`);
+  }
+}

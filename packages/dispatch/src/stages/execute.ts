@@ -1,0 +1,142 @@
+// Pipeline stage 7: run the tool under one deadline and the turn's cancellation, retrying thrown
+// errors its `retryOn` accepts. The tool is user code: whatever it does (throw, hang, ignore its
+// signal, reject after a cancel) becomes one RawResult, and no rejection is left unhandled.
+
+import type { ToolCall } from '@turnkit/core';
+import type { Cancellation } from '../cancellation.js';
+import { MAX_TIMEOUT_MS, type AnyTool } from '../config.js';
+import { sleep } from '../race.js';
+import { errorMessage, quote } from '../text.js';
+import type { RawResult } from '../types.js';
+import type { TurnInfo } from './hooks.js';
+
+/** How one try ended. */
+export type RunOutcome =
+  | { readonly kind: 'ok'; readonly value: unknown }
+  | { readonly kind: 'error'; readonly error: unknown }
+  | { readonly kind: 'timeout' }
+  | { readonly kind: 'cancelled' };
+
+type ThenFn = (onResolved: (value: unknown) => void, onRejected: (error: unknown) => void) => unknown;
+
+/** The tool's own cancellation: its AbortSignal is made only if the tool reads `ctx.signal`. */
+class ToolAbort {
+  #controller: AbortController | undefined;
+  #aborted: { readonly reason: unknown } | undefined;
+
+  get signal(): AbortSignal {
+    if (this.#controller === undefined) {
+      this.#controller = new AbortController();
+      if (this.#aborted !== undefined) this.#controller.abort(this.#aborted.reason);
+    }
+    return this.#controller.signal;
+  }
+
+  abort(reason: unknown): void {
+    this.#aborted = { reason };
+    this.#controller?.abort(reason);
+  }
+}
+
+/** Settles a tool's pending promise against the turn's cancellation and the call's deadline. */
+function settleAgainst(value: unknown, then: ThenFn, tool: AnyTool, abort: ToolAbort, turn: Cancellation, timeoutMs: number, deadline: number): Promise<RunOutcome> {
+  return new Promise((resolve) => {
+    let settled = false;
+    const settle = (outcome: RunOutcome): void => {
+      if (settled) return;
+      settled = true;
+      clearTimeout(timer);
+      removeAbort();
+      resolve(outcome);
+    };
+    // Abort the tool's signal first, then settle: a tool that rejects on abort does so a
+    // microtask later, so the call is reported as cancelled or timed out, not as an error.
+    const removeAbort = turn.onAbort(() => {
+      abort.abort(turn.reason);
+      settle({ kind: 'cancelled' });
+    });
+    // The timeout counts from the start of the call's first try, as if set before `execute` ran.
+    const timer = setTimeout(
+      () => {
+        abort.abort(new DOMException(`Tool '${tool.name}' timed out after ${timeoutMs} ms.`, 'TimeoutError'));
+        settle({ kind: 'timeout' });
+      },
+      Math.max(0, deadline - performance.now()),
+    );
+    // A tool that ignores its signal keeps running after a timeout; its late result is dropped.
+    new Promise<unknown>((r, j) => void then.call(value, r, j)).then(
+      (result) => settle({ kind: 'ok', value: result }),
+      (error: unknown) => settle({ kind: 'error', error }),
+    );
+  });
+}
+
+/**
+ * One try of the tool under its timeout and the turn's cancellation. A tool that returns a plain
+ * value (not a promise) settles at once, without a timer: a timer costs more than a small tool.
+ */
+export function runOnce(tool: AnyTool, call: ToolCall, input: unknown, turn: TurnInfo, timeoutMs: number, deadline: number): RunOutcome | Promise<RunOutcome> {
+  const { cancel } = turn;
+  const abort = new ToolAbort();
+  const cancelled = (): RunOutcome => {
+    abort.abort(cancel.reason);
+    return { kind: 'cancelled' };
+  };
+  if (cancel.aborted) return cancelled();
+  let value: unknown;
+  let then: unknown;
+  try {
+    value = tool.execute(input, { get signal() { return abort.signal; }, callId: call.id, turnId: turn.turnId });
+    // Read `then` once, as promise resolution would: a throwing getter is the tool's error.
+    then = value !== null && (typeof value === 'object' || typeof value === 'function') ? (value as { then?: unknown }).then : undefined;
+  } catch (error) {
+    // A tool that cancelled the turn while it ran is reported as cancelled, not as an error.
+    return cancel.aborted ? cancelled() : { kind: 'error', error };
+  }
+  // A tool that returned a plain value has finished: its result is real even if the turn was
+  // cancelled meanwhile (the side effect happened), so it is kept.
+  if (typeof then !== 'function') return { kind: 'ok', value };
+  if (cancel.aborted) {
+    // The dropped promise may reject on abort: handle it so it is not an unhandled rejection.
+    new Promise<unknown>((r, j) => void (then as ThenFn).call(value, r, j)).catch(() => undefined);
+    return cancelled();
+  }
+  return settleAgainst(value, then as ThenFn, tool, abort, cancel, timeoutMs, deadline);
+}
+
+function shouldRetry(tool: AnyTool, error: unknown): boolean {
+  try {
+    return tool.retry?.retryOn?.(error) === true;
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * Stage 7: the tool's result, or an error result saying it threw, timed out or was cancelled.
+ * The timeout is one deadline for the whole call, every try and every wait between tries
+ * included; between two tries the dispatcher always yields at least one macrotask, so a tool that
+ * fails synchronously cannot starve the timers of the timeout and the turn's cancel.
+ */
+export async function runTool(tool: AnyTool, call: ToolCall, input: unknown, turn: TurnInfo, defaultTimeoutMs: number): Promise<RawResult> {
+  const attempts = tool.retry?.attempts ?? 1;
+  const backoffMs = tool.retry?.backoffMs ?? 0;
+  const timeoutMs = tool.timeoutMs ?? defaultTimeoutMs;
+  const deadline = performance.now() + timeoutMs;
+  const failed = (output: string): RawResult => ({ callId: call.id, name: call.name, output, isError: true });
+  const cancelledDuring = failed(`cancelled: ${quote(call.name)} was stopped because the turn was cancelled.`);
+  const timedOut = failed(`Tool '${call.name}' timed out after ${timeoutMs} ms.`);
+  for (let attempt = 1; ; attempt++) {
+    if (turn.cancel.aborted) return attempt === 1 ? failed(`cancelled: the turn was cancelled before ${quote(call.name)} ran.`) : cancelledDuring;
+    const outcome = await runOnce(tool, call, input, turn, timeoutMs, deadline);
+    if (outcome.kind === 'ok') return { callId: call.id, name: call.name, output: outcome.value, isError: false };
+    if (outcome.kind === 'timeout') return timedOut;
+    if (outcome.kind === 'cancelled') return cancelledDuring;
+    if (attempt >= attempts || !shouldRetry(tool, outcome.error)) return failed(`Error calling tool '${call.name}': ${errorMessage(outcome.error)}`);
+    // 2 ** n overflows to Infinity for large n, and 0 * Infinity is NaN.
+    const backoff = backoffMs === 0 ? 0 : backoffMs * 2 ** (attempt - 1);
+    const left = deadline - performance.now();
+    if (!(await sleep(Math.max(0, Math.min(backoff, left, MAX_TIMEOUT_MS)), turn.cancel))) return cancelledDuring;
+    if (backoff >= left || performance.now() >= deadline) return timedOut;
+  }
+}

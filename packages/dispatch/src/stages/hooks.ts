@@ -1,0 +1,122 @@
+// Pipeline stage 4 (before-hooks) and the second half of stage 8 (after-hooks). Hooks are user
+// code: each runs under the turn's cancellation and inside a `try`. Failing closed: a before-hook
+// that fails denies the call; an after-hook that fails withholds the output.
+
+import type { ToolCall } from '@turnkit/core';
+import type { Cancellation } from '../cancellation.js';
+import type { AnyTool } from '../config.js';
+import { CANCELLED, raceUserCode } from '../race.js';
+import { deny, type Denial } from '../results.js';
+import { errorMessage, quote } from '../text.js';
+import type { AfterHook, BeforeHook, CallInfo, RawResult } from '../types.js';
+import { validate } from './normalise.js';
+
+/** A call with its tool and validated input. */
+export interface Subject {
+  readonly call: ToolCall;
+  readonly tool: AnyTool;
+  readonly input: unknown;
+}
+
+/** The turn as the stages that run user code see it. */
+export interface TurnInfo {
+  readonly turnId: string;
+  readonly cancel: Cancellation;
+}
+
+/** A call as hooks and policies see it; the AbortSignal is made only if one of them reads it. */
+export function callInfo({ call, tool, input }: Subject, { turnId, cancel }: TurnInfo): CallInfo {
+  return {
+    call,
+    tool,
+    input,
+    turnId,
+    get signal() {
+      return cancel.signal;
+    },
+  };
+}
+
+/** The denial of a call the turn's cancellation stopped before it ran. */
+export function cancelledBefore(call: ToolCall): Denial {
+  return deny(call, 'cancelled', `cancelled: the turn was cancelled before ${quote(call.name)} ran.`);
+}
+
+/** One before-hook's answer: the input to go on with, or a denial. */
+async function beforeHook(hook: BeforeHook, subject: Subject, turn: TurnInfo): Promise<{ readonly kind: 'ok'; readonly input: unknown } | Denial> {
+  const { call, tool, input } = subject;
+  const source = `hook:${hook.name}`;
+  const refused = (why: string): Denial => deny(call, source, `Call to ${quote(call.name)} denied: before-hook '${hook.name}' ${why}`);
+  let outcome: unknown;
+  try {
+    outcome = await raceUserCode(() => hook.run(callInfo(subject, turn)), turn.cancel);
+  } catch (error) {
+    return refused(`failed (${errorMessage(error)}). Do not retry it unchanged.`);
+  }
+  if (outcome === CANCELLED) return cancelledBefore(call);
+  const o = outcome as { kind?: unknown; input?: unknown; output?: unknown; isError?: unknown } | null | undefined;
+  if (o === undefined || (o !== null && typeof o === 'object' && o.kind === 'continue')) return { kind: 'ok', input };
+  if (o !== null && typeof o === 'object' && o.kind === 'rewrite' && 'input' in o) {
+    const again = await validate(tool, call.name, o.input);
+    return again.ok ? { kind: 'ok', input: again.input } : refused(`rewrote its input into an invalid one. ${again.text}`);
+  }
+  if (o !== null && typeof o === 'object' && o.kind === 'halt' && (o.isError === undefined || typeof o.isError === 'boolean')) {
+    return { kind: 'deny', source, result: { callId: call.id, name: call.name, output: o.output, isError: o.isError ?? true } };
+  }
+  return refused('returned an unrecognised value. Do not retry it unchanged.');
+}
+
+/**
+ * Stage 4: the before-hooks in order, each seeing the input the previous one left. A rewritten
+ * input is validated again. Gives the final input, or the first denial (`hook:<name>`, `cancelled`).
+ */
+export async function runBeforeHooks(hooks: readonly BeforeHook[], subject: Subject, turn: TurnInfo): Promise<{ readonly kind: 'ok'; readonly input: unknown } | Denial> {
+  let input = subject.input;
+  for (const hook of hooks) {
+    if (turn.cancel.aborted) return cancelledBefore(subject.call);
+    const outcome = await beforeHook(hook, { ...subject, input }, turn);
+    if (outcome.kind === 'deny') return outcome;
+    input = outcome.input;
+  }
+  return { kind: 'ok', input };
+}
+
+/** What an after-hook's answer does to `current`, or the reason it cannot be used. */
+function applyAfter(current: RawResult, outcome: unknown): RawResult | 'unrecognised' {
+  if (outcome === undefined) return current;
+  const o = outcome as { output?: unknown; isError?: unknown; stop?: { reason?: unknown } | null } | null;
+  if (o === null || typeof o !== 'object') return 'unrecognised';
+  const badStop = o.stop !== undefined && (o.stop === null || typeof o.stop !== 'object' || typeof o.stop.reason !== 'string');
+  if ((o.isError !== undefined && typeof o.isError !== 'boolean') || badStop) return 'unrecognised';
+  return {
+    ...current,
+    ...('output' in o ? { output: o.output } : {}),
+    ...(typeof o.isError === 'boolean' ? { isError: o.isError } : {}),
+    ...(o.stop !== undefined && o.stop !== null ? { stop: { reason: String(o.stop.reason) } } : {}),
+  };
+}
+
+/**
+ * Stage 8, second half: the after-hooks in order, each seeing the result the previous one left.
+ * A hook that throws, answers garbage or is cut off by the turn's cancellation withholds the output.
+ */
+export async function runAfterHooks(hooks: readonly AfterHook[], result: RawResult, info: CallInfo, cancel: Cancellation): Promise<RawResult> {
+  let current = result;
+  for (const hook of hooks) {
+    const withheld = (why: string): RawResult => ({
+      ...current,
+      output: `The result of ${quote(info.call.name)} was withheld: after-hook '${hook.name}' ${why}. The tool did run; do not assume it failed or succeeded.`,
+      isError: true,
+    });
+    let outcome: unknown;
+    try {
+      outcome = await raceUserCode(() => hook.run(current, info), cancel);
+    } catch (error) {
+      current = withheld(`failed (${errorMessage(error)})`);
+      continue;
+    }
+    const next = outcome === CANCELLED ? withheld('did not finish because the turn was cancelled') : applyAfter(current, outcome);
+    current = next === 'unrecognised' ? withheld('returned an unrecognised value') : next;
+  }
+  return current;
+}

@@ -1,0 +1,153 @@
+// Stage 5 on its own: the pure precedence `decide`, and `gatherFacts`, which runs user code only
+// when no earlier rule has an opinion.
+import { readFileSync } from 'node:fs';
+import { describe, expect, it } from 'vitest';
+import { z } from 'zod';
+import { LazyCancellation } from '../../src/cancellation.js';
+import { defineTool } from '../../src/define.js';
+import { GrantList } from '../../src/grants.js';
+import { decide, type DecideInput } from '../../src/index.js';
+import { parsePattern } from '../../src/patterns.js';
+import { CANCELLED } from '../../src/race.js';
+import { gatherFacts, needsApprovalFact, policyFact, type PolicyContext } from '../../src/stages/policy.js';
+import type { CallInfo, Policy } from '../../src/types.js';
+
+const base: DecideInput = { tool: 'shell', readOnly: false, nonInteractive: false };
+const all: DecideInput = {
+  ...base,
+  denyRule: 'shell:cmd=rm*',
+  grant: { scope: 'session' },
+  allowRule: 'shell:cmd=ls*',
+  askRule: 'shell',
+  policy: { kind: 'deny', reason: 'policy says no' },
+  needsApproval: { kind: 'always' },
+};
+
+describe('decide', () => {
+  it('lets the first fact present decide, in the documented order', () => {
+    const order: (keyof DecideInput)[] = ['denyRule', 'grant', 'allowRule', 'askRule', 'policy', 'needsApproval'];
+    const sources = order.map((_, i) => {
+      const facts = { ...all };
+      for (const key of order.slice(0, i)) delete (facts as Record<string, unknown>)[key];
+      return decide(facts).source;
+    });
+    expect(sources).toEqual(['rule:deny:shell:cmd=rm*', 'grant:session', 'rule:allow:shell:cmd=ls*', 'rule:ask:shell', 'policy', 'needs_approval']);
+  });
+
+  it('allows by default, with the source saying whether the tool is read-only', () => {
+    expect(decide(base)).toEqual({ decision: 'allow', source: 'default', reason: 'no rule applied' });
+    expect(decide({ ...base, readOnly: true })).toEqual({ decision: 'allow', source: 'readonly', reason: 'read-only tool' });
+  });
+
+  it('names the grant that allowed the call', () => {
+    expect(decide({ ...base, grant: { scope: 'tool', tool: 'shell' } })).toMatchObject({ decision: 'allow', source: 'grant:tool:shell' });
+    expect(decide({ ...base, grant: { scope: 'tool', pattern: 'shell:cmd=git *' } })).toMatchObject({ decision: 'allow', source: 'grant:pattern:shell:cmd=git *' });
+  });
+
+  it("gives the policy's own verdicts and reasons, and denies on a policy error", () => {
+    expect(decide({ ...base, policy: { kind: 'allow' } })).toEqual({ decision: 'allow', source: 'policy', reason: 'allowed by policy' });
+    expect(decide({ ...base, policy: { kind: 'ask', reason: 'costly' } })).toEqual({ decision: 'ask', source: 'policy', reason: 'costly' });
+    expect(decide({ ...base, policy: { kind: 'error', reason: 'it broke' } })).toEqual({ decision: 'deny', source: 'policy_error', reason: 'it broke' });
+  });
+
+  it('asks for needsApproval, and denies when needsApproval failed', () => {
+    expect(decide({ ...base, needsApproval: { kind: 'for_input' } }).reason).toBe("tool 'shell' needs approval for this input");
+    expect(decide({ ...base, needsApproval: { kind: 'error', reason: 'boom' } })).toEqual({ decision: 'deny', source: 'needs_approval_error', reason: 'boom' });
+  });
+
+  it('turns every ask into a non_interactive denial when no one can approve, and leaves allow and deny alone', () => {
+    const asks: DecideInput[] = [{ ...base, askRule: 'shell' }, { ...base, policy: { kind: 'ask', reason: 'costly' } }, { ...base, needsApproval: { kind: 'always' } }];
+    for (const facts of asks) {
+      const { decision, source, reason } = decide({ ...facts, nonInteractive: true });
+      expect({ decision, source }).toEqual({ decision: 'deny', source: 'non_interactive' });
+      expect(reason).toBe(`it needs approval (${decide(facts).reason}), but no one can approve calls in this non-interactive run`);
+    }
+    expect(decide({ ...all, nonInteractive: true }).source).toBe('rule:deny:shell:cmd=rm*');
+    expect(decide({ ...base, nonInteractive: true }).source).toBe('default');
+  });
+});
+
+const shell = defineTool({ name: 'shell', description: 'Runs.', input: z.object({ cmd: z.string() }), execute: () => 'ran' });
+
+function context(options: { deny?: string[]; allow?: string[]; ask?: string[]; policy?: Policy; grants?: GrantList; cancel?: LazyCancellation; tool?: typeof shell }): PolicyContext {
+  const tool = options.tool ?? shell;
+  const subject = { call: { id: 'c1', name: tool.name, input: { cmd: 'ls' } }, tool, input: { cmd: 'ls' } };
+  const cancel = options.cancel ?? new LazyCancellation();
+  const patterns = (list: string[] = []) => list.map((p) => parsePattern(p));
+  return {
+    config: { rules: { deny: patterns(options.deny), allow: patterns(options.allow), ask: patterns(options.ask) }, policy: options.policy, nonInteractive: false },
+    grants: options.grants ?? new GrantList(),
+    subject,
+    info: () => ({ ...subject, turnId: 't', signal: cancel.signal }) as CallInfo,
+    cancel,
+  };
+}
+
+describe('gatherFacts', () => {
+  it('does not run the policy function when a rule already decided', async () => {
+    let ran = 0;
+    const policy: Policy = () => {
+      ran++;
+      return { kind: 'deny', reason: 'no' };
+    };
+    const grants = new GrantList();
+    grants.add({ scope: 'session' });
+    expect(await gatherFacts(context({ deny: ['shell'], policy }))).toMatchObject({ denyRule: 'shell' });
+    expect(await gatherFacts(context({ grants, policy }))).toMatchObject({ grant: { scope: 'session' } });
+    expect(await gatherFacts(context({ allow: ['shell:cmd=ls'], policy }))).toMatchObject({ allowRule: 'shell:cmd=ls' });
+    expect(await gatherFacts(context({ ask: ['shell'], policy }))).toMatchObject({ askRule: 'shell' });
+    expect(ran).toBe(0);
+    expect(await gatherFacts(context({ policy }))).toMatchObject({ policy: { kind: 'deny', reason: 'no' } });
+    expect(ran).toBe(1);
+  });
+
+  it('does not call needsApproval when the policy had an opinion, and gives only the facts found', async () => {
+    let asked = 0;
+    const tool = defineTool({ name: 'shell', description: 'Runs.', input: z.object({ cmd: z.string() }), execute: () => 'ran', needsApproval: () => (asked++, true) });
+    const facts = await gatherFacts(context({ tool, policy: () => ({ kind: 'allow' }) }));
+    expect(facts).toEqual({ tool: 'shell', readOnly: false, nonInteractive: false, policy: { kind: 'allow' } });
+    expect(asked).toBe(0);
+    expect(await gatherFacts(context({ tool, policy: () => undefined }))).toMatchObject({ needsApproval: { kind: 'for_input' } });
+    expect(asked).toBe(1);
+  });
+
+  it('gives CANCELLED when the turn is cancelled while the policy runs', async () => {
+    const cancel = new LazyCancellation();
+    const facts = gatherFacts(context({ cancel, policy: () => new Promise(() => {}) }));
+    cancel.abort('stop');
+    expect(await facts).toBe(CANCELLED);
+  });
+});
+
+describe('policyFact and needsApprovalFact', () => {
+  const info = {} as CallInfo;
+  const cancel = new LazyCancellation();
+
+  it('turns a throwing or unrecognised policy into an error fact, and no opinion into undefined', async () => {
+    expect(await policyFact(() => undefined, info, cancel)).toBeUndefined();
+    expect(await policyFact(() => { throw new Error('db down'); }, info, cancel)).toEqual({ kind: 'error', reason: 'the policy check failed (db down)' });
+    for (const bad of [null, 5, { kind: 'deny' }, { kind: 'maybe', reason: 'x' }]) {
+      expect(await policyFact(() => bad as never, info, cancel)).toEqual({ kind: 'error', reason: 'the policy returned an unrecognised verdict' });
+    }
+  });
+
+  it('reads needsApproval as always, for this input, not needed, or an error', () => {
+    const subject = (needsApproval: unknown) => ({ call: { id: 'c', name: 'shell', input: {} }, tool: { ...shell, needsApproval } as typeof shell, input: {} });
+    expect(needsApprovalFact(subject(true))).toEqual({ kind: 'always' });
+    expect(needsApprovalFact(subject(false))).toBeUndefined();
+    expect(needsApprovalFact(subject(() => false))).toBeUndefined();
+    expect(needsApprovalFact(subject(() => true))).toEqual({ kind: 'for_input' });
+    expect(needsApprovalFact(subject(() => 'yes'))).toEqual({ kind: 'error', reason: 'its needsApproval check did not return a boolean' });
+    expect(needsApprovalFact(subject(() => { throw new Error('bad'); }))).toEqual({ kind: 'error', reason: 'its needsApproval check failed (bad)' });
+  });
+});
+
+describe('the decide sample in docs/tools.md', () => {
+  it('runs and gives the result its comment shows', () => {
+    const docs = readFileSync(new URL('../../../../docs/tools.md', import.meta.url), 'utf8');
+    const sample = /```ts\n(decide\(.*\);)\n\/\/ (.*)\n```/.exec(docs);
+    expect(sample).not.toBeNull();
+    const [, code = '', shown = ''] = sample ?? [];
+    expect(new Function('decide', `return ${code}`)(decide)).toEqual(new Function(`return (${shown});`)());
+  });
+});
