@@ -4,6 +4,7 @@
 // this list is not updated; the tests then ask the doc for the new name.
 import { describe, expect, it } from 'vitest';
 import type { EffectType, NoticeName, StopReason, TurnBatch, TurnEventType, TurnState, TurnStatus } from '@turnkit/core';
+import type { ParsedEvent } from '../src/events.js';
 import { codeNames, readDoc, section, tableRows } from './markdown.js';
 
 const STATUSES: Record<TurnStatus, true> = {
@@ -17,6 +18,10 @@ const EVENTS: Record<TurnEventType, true> = {
   start: true, model_responded: true, model_failed: true, tools_completed: true, tools_parked: true, approvals_decided: true, approval_expired: true,
   approved_tools_completed: true, compacted: true, output_accepted: true, output_rejected: true, cancel: true, effect_failed: true,
 };
+// The reducer reads exactly the event types anyone can send: no internal pseudo-event (a malformed
+// reply is a `model_responded` whose response is null). `pnpm typecheck` fails otherwise.
+type Same<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false;
+const PARSED_TYPES_ARE_EVENT_TYPES: Same<ParsedEvent['type'], TurnEventType> = true;
 const EFFECTS: Record<EffectType, true> = {
   append: true, emit: true, persist: true, call_model: true, dispatch_tools: true, execute_approved: true, compact: true, check_output: true, done: true,
 };
@@ -42,6 +47,7 @@ describe('docs/turn-contract.md matches core\'s types', () => {
   });
 
   it('the Events table lists every event type, and nothing else', () => {
+    expect(PARSED_TYPES_ARE_EVENT_TYPES).toBe(true);
     expect(sorted(column('Events', 0))).toEqual(sorted(Object.keys(EVENTS)));
   });
 
