@@ -4,7 +4,7 @@
 
 import { readFileSync } from 'node:fs';
 import { isAbsolute, relative } from 'node:path';
-import type { ApprovalDecision } from '@turnkit/core';
+import { parseTurnState, type ApprovalDecision } from '@turnkit/core';
 import { Command, CommanderError, InvalidArgumentError, Option } from 'commander';
 import { checkCommand } from './commands/check.js';
 import { GRAPH_FORMATS, graphCommand, type GraphFormat } from './commands/graph.js';
@@ -133,7 +133,7 @@ function buildProgram(setExit: (code: number) => void): Command {
     )
     .action(async (file: string, flags: ResumeFlags) => {
       const saved = await readSuspended(file);
-      const decisions = decisionsFrom(flags, undecidedIds(saved.pending, (saved.state as { decisions?: unknown }).decisions));
+      const decisions = decisionsFrom(flags, undecidedIds(saved.pending, savedDecisions(saved.state)));
       const scenario = await loadScenario(saved.scenario);
       const stream = flags.stream === true || saved.options.stream;
       setExit(
@@ -221,6 +221,18 @@ function outputFlags(flags: Pick<RunFlags, 'stream' | 'json' | 'trace' | 'save'>
     ...(flags.trace === undefined ? {} : { trace: flags.trace }),
     ...(flags.save === undefined ? {} : { save: flags.save }),
   };
+}
+
+/**
+ * The decisions a saved state already holds (a file of any state version `parseTurnState` reads).
+ * A state that does not parse has none here: resuming it reports what is wrong with it.
+ */
+function savedDecisions(state: unknown): unknown {
+  try {
+    return parseTurnState(state).batch?.decisions;
+  } catch {
+    return undefined;
+  }
 }
 
 /** The decisions of `--approve ID` / `--reject ID[=reason]`, checked against the pending call ids. */

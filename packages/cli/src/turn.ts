@@ -203,7 +203,7 @@ function usageOf(state: unknown): { modelCalls: number } {
 
 function resumeHelp(file: string, result: TurnResult): string {
   // Calls decided in an earlier resume stay parked until the rest are decided; only the others need flags.
-  const ids = undecidedIds(result.pending ?? [], result.state.decisions);
+  const ids = undecidedIds(result.pending ?? [], result.state.batch?.decisions);
   const shown = file.startsWith('/') || file.startsWith('.') ? file : `./${file}`;
   const lines = [
     '',
