@@ -2,7 +2,7 @@
 // reducer. Call ids are derived from the state (`freshCallId`), so ids are fresh on every path;
 // only the `reply_repeated_id` event repeats an id (within its reply) on purpose.
 
-import type { JsonValue, ParkedCall, ToolCall, ToolResult, TurnEvent, TurnState } from '@turnkit/core';
+import type { JsonValue, ParkedCall, ToolCall, ToolResult, TurnBatch, TurnEvent, TurnState } from '@turnkit/core';
 
 /** `progress` events are plausible replies that move a turn on; `fatal` ones end it. */
 export type EventKind = 'progress' | 'fatal';
@@ -43,8 +43,10 @@ export function labelledEventsFor(state: TurnState): LabelledEvent[] {
       dispatching(state, add);
       break;
     case 'awaiting_approval':
-      if (state.executing === null) deciding(state, add);
-      else executing(state, state.executing, add);
+      deciding(state, add);
+      break;
+    case 'executing_approved':
+      executing(state, add);
       break;
     case 'steering':
       add('compacted', 'progress', { type: 'compacted' });
@@ -112,8 +114,14 @@ function previousBatch(state: TurnState): Array<Omit<ToolCall, 'id'>> | null {
 
 const ok = (call: ToolCall, extra: Partial<ToolResult> = {}): ToolResult => ({ callId: call.id, name: call.name, output: `ok: ${call.name}`, isError: false, ...extra });
 
+/** The batch of a status that has one (`dispatching`, `awaiting_approval`, `executing_approved`). */
+function batchOf(state: TurnState): TurnBatch {
+  if (state.batch === null) throw new Error(`a ${state.status} state without a batch`);
+  return state.batch;
+}
+
 function dispatching(state: TurnState, add: Add): void {
-  const calls = state.pending;
+  const { calls } = batchOf(state);
   add('tools_completed', 'progress', { type: 'tools_completed', results: calls.map((c) => ok(c)) });
   if (calls.length >= 2) add('tools_completed_reversed', 'progress', { type: 'tools_completed', results: calls.map((c) => ok(c)).reverse() });
   add('tools_completed_override', 'progress', {
@@ -133,7 +141,8 @@ function dispatching(state: TurnState, add: Add): void {
 }
 
 function deciding(state: TurnState, add: Add): void {
-  const undecided = state.parked.map((p) => p.call.id).filter((id) => !Object.hasOwn(state.decisions, id));
+  const { parked, decisions } = batchOf(state);
+  const undecided = parked.map((p) => p.call.id).filter((id) => !Object.hasOwn(decisions, id));
   const decide = (entries: Array<[string, { type: 'approve' } | { type: 'reject'; reason: string }]>): TurnEvent => ({
     type: 'approvals_decided',
     decisions: Object.fromEntries(entries),
@@ -151,8 +160,11 @@ function deciding(state: TurnState, add: Add): void {
   add('approval_expired', 'progress', { type: 'approval_expired' });
 }
 
-function executing(state: TurnState, ids: readonly string[], add: Add): void {
-  const calls = state.pending.filter((c) => ids.includes(c.id));
+function executing(state: TurnState, add: Add): void {
+  // The calls running are the approved parked ones, in parked order (what execute_approved carried).
+  const { parked, decisions } = batchOf(state);
+  const calls = parked.filter((p) => Object.hasOwn(decisions, p.call.id) && decisions[p.call.id]?.type === 'approve').map((p) => p.call);
+  const ids = calls.map((c) => c.id);
   add('approved_completed', 'progress', { type: 'approved_tools_completed', results: calls.map((c) => ok(c)) });
   if (calls.length >= 2) add('approved_completed_reversed', 'progress', { type: 'approved_tools_completed', results: calls.map((c) => ok(c)).reverse() });
   add('approved_incomplete', 'fatal', { type: 'approved_tools_completed', results: calls.slice(1).map((c) => ok(c)) });

@@ -81,6 +81,7 @@ const PLAUSIBLE_WEIGHTS: Readonly<Record<string, number>> = {
   approve_first_reject_rest: 2,
   decide_unknown_id: 1,
   approval_expired: 1,
+  // executing_approved
   approved_completed: 4,
   approved_completed_reversed: 2,
   decide_while_executing: 1,

@@ -223,7 +223,7 @@ function observeHistory(limits: TurnLimits, record: TraceStep, monitor: MonitorS
   let callsAfterLoop = monitor.callsAfterLoop;
 
   // 8: decisions are read from the events, independently of the reducer's bookkeeping.
-  if (record.state.status === 'awaiting_approval' && record.state.executing === null && !isTerminal(record.next)) {
+  if (record.state.status === 'awaiting_approval' && !isTerminal(record.next)) {
     const event = record.event as { type?: unknown; decisions?: unknown };
     if (event !== null && typeof event === 'object' && event.type === 'approvals_decided' && isRecord(event.decisions)) {
       const next: Record<string, 'approve' | 'reject'> = { ...decided };
@@ -241,7 +241,7 @@ function observeHistory(limits: TurnLimits, record: TraceStep, monitor: MonitorS
 
   // A new approval round starts when a batch parks (before this step's effects, which may
   // already act on it).
-  if (record.state.status === 'dispatching' && record.next.status === 'awaiting_approval') {
+  if (record.state.status === 'dispatching' && (record.next.status === 'awaiting_approval' || record.next.status === 'executing_approved')) {
     const event = record.event as { parked?: unknown };
     parked = Array.isArray(event.parked) ? event.parked.map((p) => String((p as { call?: { id?: unknown } }).call?.id)) : [];
     decided = {};
@@ -316,7 +316,7 @@ function observeHistory(limits: TurnLimits, record: TraceStep, monitor: MonitorS
 
   // Leaving the approval round forgets it: a call can run only in its own round, and being
   // dispatched again would already be a violation.
-  if (record.next.status !== 'awaiting_approval') {
+  if (record.next.status !== 'awaiting_approval' && record.next.status !== 'executing_approved') {
     parked = [];
     decided = {};
     executed = [];

@@ -33,7 +33,7 @@ export type TurnSpecEvent =
   | { type: 'CANCEL' }
   | { type: 'MALFORMED' };
 
-/** The turn's statuses and transitions as an xstate machine (substates: tools allowed or not; deciding or executing). */
+/** The turn's statuses and transitions as an xstate machine (substates: tools allowed or not; a normal or forced final text). */
 export const turnSpec = setup({
   types: {
     context: {} as { batchMade: boolean },
@@ -88,19 +88,14 @@ export const turnSpec = setup({
       },
     },
     awaiting_approval: {
-      initial: 'deciding',
-      states: {
-        deciding: {
-          on: {
-            APPROVE: 'executing',
-            REJECT: '#turn.steering',
-            EXPIRE: '#turn.steering',
-          },
-        },
-        executing: {
-          on: { APPROVED_DONE: '#turn.steering' },
-        },
+      on: {
+        APPROVE: 'executing_approved',
+        REJECT: 'steering',
+        EXPIRE: 'steering',
       },
+    },
+    executing_approved: {
+      on: { APPROVED_DONE: 'steering' },
     },
     steering: {
       on: {

@@ -17,7 +17,7 @@ describe('diagrams of turnSpec', () => {
 
   it('draws every status and every transition of the spec', () => {
     const mermaid = toMermaid(turnSpec);
-    for (const status of ['ready', 'calling_model', 'dispatching', 'awaiting_approval', 'steering', 'finalizing', 'stopped', 'failed', 'cancelled']) {
+    for (const status of ['ready', 'calling_model', 'dispatching', 'awaiting_approval', 'executing_approved', 'steering', 'finalizing', 'stopped', 'failed', 'cancelled']) {
       expect(mermaid).toContain(`state "${status}" as ${status}`);
     }
     expect(mermaid).toContain('calling_model__tools_allowed --> calling_model__final_only : REPLY_REPEATED [afterABatch]');
@@ -25,7 +25,8 @@ describe('diagrams of turnSpec', () => {
     expect(mermaid).toContain('steering --> calling_model__final_only : COMPACTED_AT_LIMIT');
     const dot = toDot(turnSpec);
     expect(dot).toMatch(/^digraph "turn" \{/);
-    expect(dot).toContain('"dispatching" -> "awaiting_approval.deciding" [label="TOOLS_PARKED"];');
+    expect(dot).toContain('"dispatching" -> "awaiting_approval" [label="TOOLS_PARKED"];');
+    expect(dot).toContain('"awaiting_approval" -> "executing_approved" [label="APPROVE"];');
     expect(dot).toContain('"stopped" [peripheries=2];');
   });
 

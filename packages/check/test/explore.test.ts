@@ -82,7 +82,7 @@ describe('turnLogic: the real step under xstate/graph', () => {
   it('getShortestPaths and getSimplePaths end in every terminal status', () => {
     const shortest = getShortestPaths(turnLogic(limits), options);
     const ends = new Set(shortest.map((p) => p.state.context.state.status));
-    expect([...ends].sort()).toEqual(['awaiting_approval', 'calling_model', 'cancelled', 'dispatching', 'failed', 'finalizing', 'ready', 'steering', 'stopped']);
+    expect([...ends].sort()).toEqual(['awaiting_approval', 'calling_model', 'cancelled', 'dispatching', 'executing_approved', 'failed', 'finalizing', 'ready', 'steering', 'stopped']);
     const simple = getSimplePaths(turnLogic({ maxIterations: 1, loopThreshold: 0, maxOutputRepairs: 0 }), {
       ...options,
       toState: (snapshot: { context: { state: { status: string } } }) => snapshot.context.state.status === 'stopped',

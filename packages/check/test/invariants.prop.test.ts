@@ -99,7 +99,7 @@ describe('the invariants of the turn contract hold on generated turns', () => {
       'Runs reaching each status, outcome and feature:', Object.fromEntries([...runs].sort((a, b) => a[1] - b[1])),
     );
     expect(average).toBeGreaterThanOrEqual(MIN_AVERAGE_LIVE);
-    const statuses: TurnStatus[] = ['ready', 'calling_model', 'dispatching', 'awaiting_approval', 'steering', 'finalizing', 'stopped', 'failed', 'cancelled'];
+    const statuses: TurnStatus[] = ['ready', 'calling_model', 'dispatching', 'awaiting_approval', 'executing_approved', 'steering', 'finalizing', 'stopped', 'failed', 'cancelled'];
     for (const status of statuses) expect(runs.get(status) ?? 0, status).toBeGreaterThan(0);
     const rare = [
       'stopped:completed', 'stopped:max_iterations', 'stopped:loop_detected', 'stopped:budget_exhausted', 'stopped:hook_stopped',

@@ -27,8 +27,12 @@ const appendsOutOfOrder: StepFunction = (state, event) => {
 const executesParked: StepFunction = (state, event) => {
   const [next, effects] = step(state, event);
   if (!(state.status === 'dispatching' && next.status === 'awaiting_approval')) return [next, effects];
-  const calls = next.parked.map((p) => p.call);
-  const executing: TurnState = { ...next, executing: calls.map((c) => c.id) };
+  const batch = next.batch;
+  if (batch === null) return [next, effects];
+  const calls = batch.parked.map((p) => p.call);
+  // The bug approves on the person's behalf: the state looks consistent, only the events tell.
+  const decisions = Object.fromEntries(calls.map((c) => [c.id, { type: 'approve' } as const]));
+  const executing: TurnState = { ...next, status: 'executing_approved', batch: { ...batch, decisions } };
   return [executing, [...effects, { type: 'execute_approved', calls }]];
 };
 

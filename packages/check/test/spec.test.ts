@@ -44,8 +44,12 @@ function concrete(type: SpecType, state: TurnState): TurnEvent | { type: string;
   const n = state.usage.modelCalls;
   const reply = (toolCalls: Array<{ id: string; name: string; input: unknown }>, usage?: object) =>
     ({ type: 'model_responded', response: { text: 'Here you go.', toolCalls, ...(usage === undefined ? {} : { usage }) } }) as TurnEvent;
-  const results = (ids: readonly string[]) => state.pending.filter((c) => ids.includes(c.id)).map((c) => ({ callId: c.id, name: c.name, output: 'ok', isError: false }));
-  const all = state.pending.map((c) => c.id);
+  const calls = state.batch?.calls ?? [];
+  const parked = state.batch?.parked ?? [];
+  const results = (ids: readonly string[]) => calls.filter((c) => ids.includes(c.id)).map((c) => ({ callId: c.id, name: c.name, output: 'ok', isError: false }));
+  const all = calls.map((c) => c.id);
+  // The approved calls are running: this path approves every parked call.
+  const approved = parked.filter((p) => state.batch?.decisions[p.call.id]?.type === 'approve').map((p) => p.call.id);
   switch (type) {
     case 'START': return { type: 'start', input: 'Plan a day.' };
     case 'REPLY_TEXT': return reply([]);
@@ -61,12 +65,12 @@ function concrete(type: SpecType, state: TurnState): TurnEvent | { type: string;
     case 'MODEL_FAILED': return { type: 'model_failed', error: { kind: 'overloaded', message: 'The model is overloaded.' } };
     case 'TOOLS_DONE': return { type: 'tools_completed', results: results(all) };
     case 'TOOLS_STOP': return { type: 'tools_completed', results: results(all).map((r) => ({ ...r, stop: { reason: 'enough' } })) };
-    case 'TOOLS_PARKED': return { type: 'tools_parked', held: [], parked: state.pending.map((call) => ({ call })) };
+    case 'TOOLS_PARKED': return { type: 'tools_parked', held: [], parked: calls.map((call) => ({ call })) };
     case 'TOOLS_INCOMPLETE': return { type: 'tools_completed', results: [] };
-    case 'APPROVE': return { type: 'approvals_decided', decisions: Object.fromEntries(state.parked.map((p) => [p.call.id, { type: 'approve' }])) };
-    case 'REJECT': return { type: 'approvals_decided', decisions: Object.fromEntries(state.parked.map((p) => [p.call.id, { type: 'reject' }])) };
+    case 'APPROVE': return { type: 'approvals_decided', decisions: Object.fromEntries(parked.map((p) => [p.call.id, { type: 'approve' }])) };
+    case 'REJECT': return { type: 'approvals_decided', decisions: Object.fromEntries(parked.map((p) => [p.call.id, { type: 'reject' }])) };
     case 'EXPIRE': return { type: 'approval_expired' };
-    case 'APPROVED_DONE': return { type: 'approved_tools_completed', results: results(state.executing ?? []) };
+    case 'APPROVED_DONE': return { type: 'approved_tools_completed', results: results(approved) };
     case 'COMPACTED':
     case 'COMPACTED_AT_LIMIT':
     case 'COMPACTED_OVER_BUDGET': return { type: 'compacted' };
@@ -82,7 +86,6 @@ function concrete(type: SpecType, state: TurnState): TurnEvent | { type: string;
 function specValueOf(state: TurnState): unknown {
   switch (state.status) {
     case 'calling_model': return { calling_model: state.forced === null ? 'tools_allowed' : 'final_only' };
-    case 'awaiting_approval': return { awaiting_approval: state.executing === null ? 'deciding' : 'executing' };
     case 'finalizing': return { finalizing: state.forced === null ? 'normal' : 'forced' };
     default: return state.status;
   }

@@ -151,7 +151,7 @@ function buildProgram(setExit: (code: number) => void): Command {
       // The whole file is checked before anything it names is loaded: a resume file is data.
       const read = await readSuspended(file);
       const { saved } = read;
-      const decisions = decisionsFrom(flags, undecidedIds(saved.pending, saved.state.decisions));
+      const decisions = decisionsFrom(flags, undecidedIds(saved.pending, saved.state.batch?.decisions));
       const scenarioPath = flags.scenario ?? saved.scenario;
       const scenario = await loadScenario(scenarioPath, { savedIn: file, path: saved.scenario, sha256: saved.scenarioSha256 });
       const stream = flags.stream === true || saved.options.stream;

@@ -212,10 +212,11 @@ function parseSuspended(text: string, file: string): SuspendedFile {
   } catch (error) {
     throw invalid(`at state: ${oneLine(error)}`);
   }
-  if (state.status !== 'awaiting_approval' || state.executing !== null) {
-    throw invalid(`its turn is not waiting for an approval: state.status is '${state.status}'${state.executing === null ? '' : ' with approved calls executing'}`);
+  if (state.status !== 'awaiting_approval' || state.batch === null) {
+    throw invalid(`its turn is not waiting for an approval: state.status is '${state.status}'`);
   }
-  const undecided = state.parked.filter((p) => !Object.hasOwn(state.decisions, p.call.id)).map((p) => p.call.id);
+  const { parked, decisions } = state.batch;
+  const undecided = parked.filter((p) => !Object.hasOwn(decisions, p.call.id)).map((p) => p.call.id);
   const listed = data.pending.map((p) => p.call.id);
   if (undecided.length === 0 || undecided.length !== listed.length || undecided.some((id, i) => id !== listed[i])) {
     throw invalid(`its pending calls (${listed.join(', ') || 'none'}) are not the undecided parked calls of its state (${undecided.join(', ') || 'none'})`);

@@ -91,7 +91,7 @@ export class Timeline {
 
   /** For runTurn's `onStep`: events that close a model call or judge an output. */
   onStep = (record: StepRecord): void => {
-    this.#decided = new Set(Object.keys(record.state.decisions));
+    this.#decided = new Set(Object.keys(record.state.batch?.decisions ?? {}));
     this.#event(record.event);
   };
 
@@ -149,7 +149,7 @@ export class Timeline {
       this.line(`${pc.red(pc.bold('✖ cancelled'))} ${safeText(result.reason ?? '')}`);
       this.line(pc.dim(`  ${counts}`));
     } else {
-      this.line(`${pc.yellow(pc.bold(`⏸ suspended: ${plural((result.pending ?? []).filter((p) => !Object.hasOwn(result.state.decisions, p.call.id)).length, 'call')} waiting for approval`))} ${pc.dim(`· ${counts}`)}`);
+      this.line(`${pc.yellow(pc.bold(`⏸ suspended: ${plural((result.pending ?? []).filter((p) => !Object.hasOwn(result.state.batch?.decisions ?? {}, p.call.id)).length, 'call')} waiting for approval`))} ${pc.dim(`· ${counts}`)}`);
     }
   }
 

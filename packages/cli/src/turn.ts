@@ -220,7 +220,7 @@ export function undecidedIds(pending: readonly { readonly call: { readonly id: s
  */
 export function resumeHelp(file: string, result: Pick<TurnResult, 'pending' | 'state'>): string {
   // Calls decided in an earlier resume stay parked until the rest are decided; only the others need flags.
-  const ids = undecidedIds(result.pending ?? [], result.state.decisions);
+  const ids = undecidedIds(result.pending ?? [], result.state.batch?.decisions);
   const shown = file.startsWith('/') || file.startsWith('.') ? file : `./${file}`;
   const command = (flags: string[]): string => `  ${shellCommand(['turnkit', 'resume', shown])} ${flags.join(' ')}`;
   const lines = [

@@ -7,8 +7,10 @@ import { checkCommand } from '../src/commands/check.ts';
 const executesParked: StepFunction = (state, event) => {
   const [next, effects] = step(state, event);
   if (!(state.status === 'dispatching' && next.status === 'awaiting_approval')) return [next, effects];
-  const calls = next.parked.map((p) => p.call);
-  return [{ ...next, executing: calls.map((c) => c.id) }, [...effects, { type: 'execute_approved', calls }]];
+  if (next.batch === null) return [next, effects];
+  const calls = next.batch.parked.map((p) => p.call);
+  const decisions = Object.fromEntries(calls.map((c) => [c.id, { type: 'approve' } as const]));
+  return [{ ...next, status: 'executing_approved', batch: { ...next.batch, decisions } }, [...effects, { type: 'execute_approved', calls }]];
 };
 
 const OPTIONS = { maxIterations: 2, loopThreshold: 2, repairs: 1, depth: 30 };

@@ -7,8 +7,12 @@ import type { ApprovalDecision, JsonValue, ModelResponse, ParkedCall, ToolCall, 
 
 export type ParsedEvent =
   | { readonly type: 'start'; readonly input: string | undefined }
-  | { readonly type: 'model_responded'; readonly response: ModelResponse }
-  | { readonly type: 'invalid_response'; readonly problem: string }
+  /**
+   * `response` is null when the reply is malformed (`problem` says where): a malformed reply is
+   * still a reply, and fails the turn with `invalid_model_response` while a model call is out.
+   */
+  | { readonly type: 'model_responded'; readonly response: ModelResponse; readonly problem?: undefined }
+  | { readonly type: 'model_responded'; readonly response: null; readonly problem: string }
   | { readonly type: 'model_failed'; readonly error: TurnError }
   | { readonly type: 'tools_completed'; readonly results: readonly ToolResult[] }
   | { readonly type: 'tools_parked'; readonly held: readonly ToolResult[]; readonly parked: readonly ParkedCall[] }
@@ -160,7 +164,7 @@ export function readEvent(event: unknown): ReadEvent {
         try {
           return { type, response: readResponse(event.response) };
         } catch (error) {
-          if (error instanceof Bad) return { type: 'invalid_response', problem: error.message };
+          if (error instanceof Bad) return { type, response: null, problem: error.message };
           throw error;
         }
       case 'model_failed':

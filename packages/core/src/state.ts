@@ -8,7 +8,7 @@ import { readDecision, readToolCall, readToolResult } from './events.js';
 import { isJsonValue } from './json.js';
 import { idProblem } from './ids.js';
 import { LimitError, validateLimits } from './limits.js';
-import type { ApprovalDecision, JsonValue, Outcome, ParkedCall, ToolCall, TurnLimits, TurnState, TurnStatus, TurnUsage } from './types.js';
+import type { ApprovalDecision, JsonValue, Outcome, ParkedCall, ToolCall, TurnBatch, TurnLimits, TurnState, TurnStatus, TurnUsage } from './types.js';
 
 /** Bumped on any change to the shape of `TurnState`; `parseTurnState` migrates older versions. */
 export const TURN_STATE_VERSION = 2;
@@ -23,22 +23,79 @@ export class TurnStateError extends Error {
   }
 }
 
-const STATUSES: readonly TurnStatus[] = ['ready', 'calling_model', 'dispatching', 'awaiting_approval', 'steering', 'finalizing', 'stopped', 'failed', 'cancelled'];
+const STATUSES: readonly TurnStatus[] = [
+  'ready', 'calling_model', 'dispatching', 'awaiting_approval', 'executing_approved', 'steering', 'finalizing', 'stopped', 'failed', 'cancelled',
+];
+/** The statuses with a tool batch in flight (`batch` set); every other status has `batch: null`. */
+const BATCH_STATUSES: readonly TurnStatus[] = ['dispatching', 'awaiting_approval', 'executing_approved'];
+/** Every field of a current state, in order; any other key is refused (it belongs to another shape). */
+const STATE_KEYS = [
+  'version', 'id', 'status', 'limits', 'round', 'usage', 'forced', 'batch', 'lastBatch', 'repeats', 'repairs', 'candidate', 'nextModel', 'lastRequest', 'outcome',
+] as const satisfies ReadonlyArray<keyof TurnState>;
+const BATCH_KEYS = ['calls', 'notExecuted', 'held', 'parked', 'decisions'] as const satisfies ReadonlyArray<keyof TurnBatch>;
 const STOP_REASONS = ['completed', 'max_iterations', 'loop_detected', 'budget_exhausted', 'hook_stopped'];
 
 /**
  * Migrations from version N to N + 1, applied in order; a shape change adds its step here and
- * bumps TURN_STATE_VERSION.
- * - 1 -> 2: `seenCallIds` (every call id of the turn) is gone: call ids are checked within a reply
- *   only. `notExecuted` (results for calls past `maxCallsPerReply` or the tool-call budget) is new;
- *   a version 1 state has none. `limits.maxCallsPerReply` is new and defaults when absent.
+ * bumps TURN_STATE_VERSION. A migration refuses (with a `TurnStateError` naming the field) what it
+ * cannot carry over without losing something.
  */
-const MIGRATIONS: ReadonlyArray<(old: Record<string, unknown>) => Record<string, unknown>> = [
-  ({ seenCallIds: _seen, ...rest }) => ({ ...rest, notExecuted: [] }),
-];
+const MIGRATIONS: ReadonlyArray<(old: Obj) => Obj> = [migrate1to2];
+
+/** The version 1 fields that hold the batch in flight, now grouped in `batch`. */
+const V1_BATCH_KEYS = ['pending', 'held', 'parked', 'decisions', 'executing'] as const;
+
+/**
+ * 1 -> 2:
+ * - The batch fields `pending`, `held`, `parked`, `decisions` and `executing` become one field
+ *   `batch` (`pending` is now `batch.calls`), `null` when no batch is in flight.
+ * - `awaiting_approval` with `executing` set (approved calls running) is now its own status,
+ *   `executing_approved`; which calls run follows from the decisions, so `executing` is gone.
+ * - `notExecuted` (results for calls past `maxCallsPerReply` or the tool-call budget) is new, in
+ *   `batch`; a version 1 state has none. `limits.maxCallsPerReply` is new and defaults when absent.
+ * - `seenCallIds` (every call id of the turn) is gone: call ids are checked within a reply only.
+ */
+function migrate1to2(old: Obj): Obj {
+  const { seenCallIds: _seen, pending, held, parked, decisions, executing, ...rest } = old;
+  const status = old.status;
+  if (status !== 'dispatching' && status !== 'awaiting_approval') {
+    // No batch in flight: the fields must be empty, or something would be lost.
+    for (const key of V1_BATCH_KEYS) {
+      const value = old[key];
+      const empty = key === 'executing' ? value === null : key === 'decisions' ? isObj(value) && Object.keys(value).length === 0 : Array.isArray(value) && value.length === 0;
+      if (!empty) bad(key, `must be ${key === 'executing' ? 'null' : 'empty'} while the status is ${String(status)}`);
+    }
+    return { ...rest, batch: null };
+  }
+  let next = status;
+  if (executing !== null) {
+    if (status !== 'awaiting_approval') bad('executing', `must be null while the status is ${status}`);
+    if (!Array.isArray(executing) || executing.some((id) => typeof id !== 'string')) bad('executing', 'must be null or an array of call ids');
+    // The calls running must be exactly the approved ones: version 2 reads them from the decisions.
+    const approved = Array.isArray(parked) && isObj(decisions)
+      ? parked.flatMap((p: unknown) => {
+          const id = isObj(p) && isObj(p.call) ? p.call.id : undefined;
+          const decision = typeof id === 'string' && Object.hasOwn(decisions, id) ? decisions[id] : undefined;
+          return isObj(decision) && decision.type === 'approve' ? [id as string] : [];
+        })
+      : [];
+    if (approved.length !== executing.length || approved.some((id, i) => executing[i] !== id)) {
+      bad('executing', `must list the approved parked calls in parked order (${JSON.stringify(approved)}), got ${JSON.stringify(executing)}`);
+    }
+    next = 'executing_approved';
+  }
+  return { ...rest, status: next, batch: { calls: pending, notExecuted: [], held, parked, decisions } };
+}
 
 type Obj = Record<string, unknown>;
 const isObj = (v: unknown): v is Obj => v !== null && typeof v === 'object' && !Array.isArray(v);
+
+/** A key that is not part of the shape: most likely a field of another version, so nothing is guessed. */
+function refuseUnknownKeys(obj: Obj, known: readonly string[], prefix: string): void {
+  for (const key of Object.keys(obj)) {
+    if (!known.includes(key)) bad(`${prefix}${key}`, `is not a field of a version ${TURN_STATE_VERSION} state (its fields: ${known.join(', ')}); was the state edited, or its version changed by hand?`);
+  }
+}
 
 function bad(field: string, message: string): never {
   throw new TurnStateError(field, `Invalid turn state: '${field}' ${message}.`);
@@ -59,9 +116,9 @@ function nullableString(obj: Obj, key: string): string | null {
   return v;
 }
 
-function array(obj: Obj, key: string): unknown[] {
+function array(obj: Obj, key: string, path = key): unknown[] {
   const v = obj[key];
-  if (!Array.isArray(v)) bad(key, 'must be an array');
+  if (!Array.isArray(v)) bad(path, 'must be an array');
   return v;
 }
 
@@ -97,6 +154,7 @@ export function parseTurnState(input: unknown): TurnState {
     bad('version', `is ${version}, written by a newer turnkit (this one reads up to ${TURN_STATE_VERSION}); upgrade @turnkit/core`);
   }
   for (let v = version; v < TURN_STATE_VERSION; v++) obj = { ...(MIGRATIONS[v - 1] as (o: Obj) => Obj)(obj), version: v + 1 };
+  refuseUnknownKeys(obj, STATE_KEYS, '');
 
   const id = obj.id;
   if (typeof id !== 'string' || id.length === 0) bad('id', 'must be a non-empty string');
@@ -117,28 +175,7 @@ export function parseTurnState(input: unknown): TurnState {
   };
   const forced = obj.forced;
   if (forced !== null && forced !== 'max_iterations' && forced !== 'loop_detected') bad('forced', "must be null, 'max_iterations' or 'loop_detected'");
-  const pending = array(obj, 'pending').map((c, i) => readCall(c, `pending[${i}]`));
-  const held = array(obj, 'held').map((r, i) => wrap(`held[${i}]`, () => readToolResult(r, `held[${i}]`)));
-  const notExecuted = array(obj, 'notExecuted').map((r, i) => wrap(`notExecuted[${i}]`, () => readToolResult(r, `notExecuted[${i}]`)));
-  const parked = array(obj, 'parked').map((p, i): ParkedCall => {
-    if (!isObj(p)) bad(`parked[${i}]`, 'must be an object with a call');
-    const call = readCall(p.call, `parked[${i}].call`);
-    if (p.reason !== undefined && typeof p.reason !== 'string') bad(`parked[${i}].reason`, 'must be a string');
-    return p.reason === undefined ? { call } : { call, reason: p.reason };
-  });
-  if (!isObj(obj.decisions)) bad('decisions', 'must be an object keyed by call id');
-  const decisions: Record<string, ApprovalDecision> = {};
-  for (const [callId, d] of Object.entries(obj.decisions)) {
-    const decision = readDecision(d);
-    if (decision === null) bad(`decisions.${callId}`, "must be { type: 'approve' } or { type: 'reject', reason? }");
-    Object.defineProperty(decisions, callId, { value: decision, enumerable: true, writable: true, configurable: true });
-  }
-  let executing: string[] | null = null;
-  if (obj.executing !== null) {
-    const list = array(obj, 'executing');
-    if (list.some((x) => typeof x !== 'string')) bad('executing', 'must be null or an array of call ids');
-    executing = list as string[];
-  }
+  const batch = readTurnBatch(obj.batch, status);
   const lastRequest = readRequest(obj.lastRequest);
   const outcome = readOutcome(obj.outcome);
   const terminal = status === 'stopped' || status === 'failed' || status === 'cancelled';
@@ -153,12 +190,7 @@ export function parseTurnState(input: unknown): TurnState {
     round,
     usage,
     forced,
-    pending,
-    held,
-    parked,
-    decisions,
-    executing,
-    notExecuted,
+    batch,
     lastBatch: readBatch(obj),
     repeats: nat(obj, 'repeats'),
     repairs: nat(obj, 'repairs'),
@@ -180,6 +212,71 @@ function readLimits(value: Obj): TurnLimits {
   }
 }
 
+/**
+ * The batch in flight: set exactly in the statuses that have one, and consistent with itself (the
+ * held results and parked calls answer the sent calls, decisions are for parked calls, and in
+ * `executing_approved` every parked call is decided and one at least approved), so `step` never
+ * meets a batch it could not have built.
+ */
+function readTurnBatch(value: unknown, status: TurnStatus): TurnBatch | null {
+  if (!BATCH_STATUSES.includes(status)) {
+    if (value !== null) bad('batch', `must be null while the status is ${status} (no tool batch is in flight)`);
+    return null;
+  }
+  if (!isObj(value)) return bad('batch', `must be an object while the status is ${status}`);
+  refuseUnknownKeys(value, BATCH_KEYS, 'batch.');
+  const calls = array(value, 'calls', 'batch.calls').map((c, i) => readCall(c, `batch.calls[${i}]`));
+  const results = (key: 'held' | 'notExecuted') =>
+    array(value, key, `batch.${key}`).map((r, i) => wrap(`batch.${key}[${i}]`, () => readToolResult(r, `batch.${key}[${i}]`)));
+  const notExecuted = results('notExecuted');
+  const held = results('held');
+  const parked = array(value, 'parked', 'batch.parked').map((p, i): ParkedCall => {
+    if (!isObj(p)) bad(`batch.parked[${i}]`, 'must be an object with a call');
+    const call = readCall(p.call, `batch.parked[${i}].call`);
+    if (p.reason !== undefined && typeof p.reason !== 'string') bad(`batch.parked[${i}].reason`, 'must be a string');
+    return p.reason === undefined ? { call } : { call, reason: p.reason };
+  });
+  if (!isObj(value.decisions)) bad('batch.decisions', 'must be an object keyed by call id');
+  const decisions: Record<string, ApprovalDecision> = {};
+  for (const [callId, d] of Object.entries(value.decisions)) {
+    const decision = readDecision(d);
+    if (decision === null) bad(`batch.decisions.${callId}`, "must be { type: 'approve' } or { type: 'reject', reason? }");
+    Object.defineProperty(decisions, callId, { value: decision, enumerable: true, writable: true, configurable: true });
+  }
+
+  if (calls.length === 0) bad('batch.calls', `must hold the calls sent while the status is ${status}`);
+  const ids = new Set<string>();
+  for (const [i, call] of calls.entries()) {
+    if (ids.has(call.id)) bad(`batch.calls[${i}].id`, `repeats the call id '${call.id}'`);
+    ids.add(call.id);
+  }
+  if (status === 'dispatching') {
+    for (const key of ['held', 'parked'] as const) if ((key === 'held' ? held : parked).length > 0) bad(`batch.${key}`, 'must be empty while the status is dispatching (nothing has parked)');
+    if (Object.keys(decisions).length > 0) bad('batch.decisions', 'must be empty while the status is dispatching (nothing has parked)');
+    return { calls, notExecuted, held, parked, decisions };
+  }
+  // Parked: every sent call is either held (it ran) or parked (it waits), exactly once.
+  if (parked.length === 0) bad('batch.parked', `must hold the parked calls while the status is ${status}`);
+  const answered = new Set<string>();
+  const answer = (id: string, path: string): void => {
+    if (!ids.has(id)) bad(path, `is '${id}', not a call of the batch (batch.calls)`);
+    if (answered.has(id)) bad(path, `answers the call '${id}' a second time`);
+    answered.add(id);
+  };
+  held.forEach((r, i) => answer(r.callId, `batch.held[${i}].callId`));
+  parked.forEach((p, i) => answer(p.call.id, `batch.parked[${i}].call.id`));
+  const unanswered = calls.find((c) => !answered.has(c.id));
+  if (unanswered !== undefined) bad('batch.held', `has no result for the call '${unanswered.id}', which is not parked either`);
+  const parkedIds = new Set(parked.map((p) => p.call.id));
+  for (const callId of Object.keys(decisions)) if (!parkedIds.has(callId)) bad(`batch.decisions.${callId}`, 'is a decision for a call that is not parked');
+  if (status === 'executing_approved') {
+    const undecided = parked.find((p) => !Object.hasOwn(decisions, p.call.id));
+    if (undecided !== undefined) bad('batch.decisions', `has no decision for the parked call '${undecided.call.id}' while approved calls execute`);
+    if (!parked.some((p) => decisions[p.call.id]?.type === 'approve')) bad('batch.decisions', 'approves no parked call, so none can be executing');
+  }
+  return { calls, notExecuted, held, parked, decisions };
+}
+
 /** A tool call whose id and name follow the rule for ids (ids.ts), as a model reply's must. */
 function readCall(value: unknown, path: string): ToolCall {
   const call = wrap(path, () => readToolCall(value, path));
@@ -190,8 +287,6 @@ function readCall(value: unknown, path: string): ToolCall {
   return call;
 }
 
-const LIVE_BATCH: readonly TurnStatus[] = ['dispatching', 'awaiting_approval'];
-
 /**
  * The counters must be what `step` could have produced from this state's own limits. Terminal
  * states absorb every event, so their counters bound nothing and are not compared. `version` is the
@@ -199,17 +294,7 @@ const LIVE_BATCH: readonly TurnStatus[] = ['dispatching', 'awaiting_approval'];
  * `maxCallsPerReply` and a tool-call count past its budget (neither was cut then).
  */
 function checkCounters(state: TurnState, version: number): void {
-  const { status, limits, usage, round, repairs, repeats, pending } = state;
-  const batchLive = LIVE_BATCH.includes(status);
-  if (!batchLive) {
-    for (const key of ['pending', 'notExecuted'] as const) if (state[key].length > 0) bad(key, `must be empty while the status is ${status}`);
-  }
-  if (status !== 'awaiting_approval') {
-    if (state.held.length > 0) bad('held', `must be empty while the status is ${status}`);
-    if (state.parked.length > 0) bad('parked', `must be empty while the status is ${status}`);
-    if (Object.keys(state.decisions).length > 0) bad('decisions', `must be empty while the status is ${status}`);
-    if (state.executing !== null) bad('executing', `must be null while the status is ${status}`);
-  }
+  const { status, limits, usage, round, repairs, repeats, batch } = state;
   if (status === 'stopped' || status === 'failed' || status === 'cancelled') return;
 
   if (round > limits.maxIterations) bad('round', `is ${round}, past limits.maxIterations (${limits.maxIterations})`);
@@ -226,7 +311,7 @@ function checkCounters(state: TurnState, version: number): void {
   // repair asked the model again, and the statuses below have a model call issued for this round.
   const issuedThisRound = status === 'steering' || status === 'ready' ? 0 : 1;
   atLeast(usage, 'modelCalls', round + repairs + issuedThisRound);
-  atLeast(usage, 'toolCalls', round + (batchLive ? pending.length : 0));
+  atLeast(usage, 'toolCalls', round + (batch === null ? 0 : batch.calls.length));
   if (status === 'ready' && (round > 0 || usage.modelCalls > 0 || usage.toolCalls > 0 || repairs > 0)) {
     bad(round > 0 ? 'round' : usage.modelCalls > 0 ? 'usage.modelCalls' : usage.toolCalls > 0 ? 'usage.toolCalls' : 'repairs', 'must be 0 before the turn starts');
   }
@@ -235,16 +320,10 @@ function checkCounters(state: TurnState, version: number): void {
     if (state.lastRequest === null) bad('lastRequest', 'must be set while a model call is in flight');
     if (state.lastRequest.iteration !== round + 1) bad('lastRequest.iteration', `must be round + 1 (${round + 1}), got ${state.lastRequest.iteration}`);
   }
-  if (batchLive) {
-    if (pending.length === 0) bad('pending', `must hold the batch in flight while the status is ${status}`);
+  if (batch !== null) {
     if (state.forced !== null) bad('forced', `must be null while the status is ${status}`);
-    if (version >= 2 && pending.length > limits.maxCallsPerReply) {
-      bad('pending', `holds ${pending.length} calls, past limits.maxCallsPerReply (${limits.maxCallsPerReply})`);
-    }
-    const ids = new Set<string>();
-    for (const [i, call] of pending.entries()) {
-      if (ids.has(call.id)) bad(`pending[${i}].id`, `repeats the call id '${call.id}'`);
-      ids.add(call.id);
+    if (version >= 2 && batch.calls.length > limits.maxCallsPerReply) {
+      bad('batch.calls', `holds ${batch.calls.length} calls, past limits.maxCallsPerReply (${limits.maxCallsPerReply})`);
     }
   }
 }

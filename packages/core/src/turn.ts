@@ -31,6 +31,7 @@ import type {
   ToolResult,
   TurnError,
   TurnOptions,
+  TurnBatch,
   TurnState,
   TurnUsage,
 } from './types.js';
@@ -61,12 +62,7 @@ export function createTurn(options: TurnOptions): TurnState {
     round: 0,
     usage: ZERO_USAGE,
     forced: null,
-    pending: [],
-    held: [],
-    parked: [],
-    decisions: {},
-    executing: null,
-    notExecuted: [],
+    batch: null,
     lastBatch: null,
     repeats: 0,
     repairs: 0,
@@ -103,8 +99,10 @@ function transition(state: TurnState, event: ParsedEvent): Step {
       if (event.type === 'start') return start(state, event.input);
       break;
     case 'calling_model':
-      if (event.type === 'model_responded') return modelResponded(state, event.response);
-      if (event.type === 'invalid_response') return finish(state, failure('invalid_model_response', `The model's reply was malformed: ${event.problem}.`), []);
+      if (event.type === 'model_responded') {
+        if (event.response === null) return finish(state, failure('invalid_model_response', `The model's reply was malformed: ${event.problem}.`), []);
+        return modelResponded(state, event.response);
+      }
       if (event.type === 'model_failed') return finish(state, { status: 'failed', error: event.error }, []);
       break;
     case 'dispatching':
@@ -112,9 +110,13 @@ function transition(state: TurnState, event: ParsedEvent): Step {
       if (event.type === 'tools_parked') return toolsParked(state, event.held, event.parked);
       break;
     case 'awaiting_approval':
-      if (event.type === 'approvals_decided') return approvalsDecided(state, event.decisions);
-      if (event.type === 'approval_expired') return approvalExpired(state);
-      if (event.type === 'approved_tools_completed' && state.executing !== null) return approvedToolsCompleted(state, state.executing, event.results);
+      if (event.type === 'approvals_decided') return approvalsDecided(state, liveBatch(state), event.decisions);
+      if (event.type === 'approval_expired') return approvalExpired(state, liveBatch(state));
+      break;
+    case 'executing_approved':
+      if (event.type === 'approved_tools_completed') return approvedToolsCompleted(state, liveBatch(state), event.results);
+      if (event.type === 'approvals_decided') return ignored(state, 'approved calls are already executing', event.decisions.map(([id]) => id));
+      if (event.type === 'approval_expired') return ignored(state, 'approved calls are already executing', []);
       break;
     case 'steering':
       if (event.type === 'compacted') return compacted(state);
@@ -132,8 +134,7 @@ function transition(state: TurnState, event: ParsedEvent): Step {
     default:
       return assertNever(state.status);
   }
-  const type = event.type === 'invalid_response' ? 'model_responded' : event.type;
-  return unexpected(state, type, `'${type}' is not expected while the turn is ${state.status}`);
+  return unexpected(state, event.type, `'${event.type}' is not expected while the turn is ${state.status}`);
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -190,8 +191,7 @@ function modelResponded(state: TurnState, response: ModelResponse): Step {
     usage: withUsage(usage, { toolCalls: usage.toolCalls + run.length }),
     lastBatch: loop.batch,
     repeats: loop.repeats,
-    pending: run,
-    notExecuted,
+    batch: { calls: run, notExecuted, held: [], parked: [], decisions: {} },
   });
   return [next, [append(assistantMessage(response, calls)), { type: 'persist', checkpoint: 'dispatching' }, { type: 'dispatch_tools', calls: run }]];
 }
@@ -303,24 +303,35 @@ function exceededTokenBudget(state: TurnState, usage: TurnUsage): string | null 
 // ---------------------------------------------------------------------------------------------
 // dispatching
 
+/**
+ * The batch of a status that has one. `parseTurnState` guarantees it for a saved state; a state
+ * built by hand without one fails the turn through the last-resort catch, never a crash.
+ */
+function liveBatch(state: TurnState): TurnBatch {
+  if (state.batch === null) throw new Error(`the state is ${state.status} but has no batch`);
+  return state.batch;
+}
+
 function toolsCompleted(state: TurnState, results: readonly ToolResult[]): Step {
-  const mismatch = compareIds(state.pending.map((c) => c.id), results.map((r) => r.callId));
+  const { calls } = liveBatch(state);
+  const mismatch = compareIds(calls.map((c) => c.id), results.map((r) => r.callId));
   if (mismatch !== null) return incompleteBatch(state, mismatch);
-  return applyBatch(state, inCallOrder(state.pending, results));
+  return applyBatch(state, inCallOrder(calls, results));
 }
 
 function toolsParked(state: TurnState, held: readonly ToolResult[], parked: readonly ParkedCall[]): Step {
+  const batch = liveBatch(state);
   const received = [...held.map((r) => r.callId), ...parked.map((p) => p.call.id)];
-  const mismatch = compareIds(state.pending.map((c) => c.id), received);
+  const mismatch = compareIds(batch.calls.map((c) => c.id), received);
   if (mismatch !== null) return incompleteBatch(state, mismatch);
-  if (parked.length === 0) return applyBatch(state, inCallOrder(state.pending, held));
-  // Park the calls under their pending identity: the dispatcher cannot rewrite what will run.
-  const pendingById = new Map(state.pending.map((c) => [c.id, c]));
+  if (parked.length === 0) return applyBatch(state, inCallOrder(batch.calls, held));
+  // Park the calls under their sent identity: the dispatcher cannot rewrite what will run.
+  const sentById = new Map(batch.calls.map((c) => [c.id, c]));
   const parkedCalls = parked.map((p): ParkedCall => {
-    const call = pendingById.get(p.call.id) ?? p.call;
+    const call = sentById.get(p.call.id) ?? p.call;
     return p.reason === undefined ? { call } : { call, reason: p.reason };
   });
-  const next: TurnState = update(state, { status: 'awaiting_approval', held, parked: parkedCalls, decisions: {}, executing: null });
+  const next: TurnState = update(state, { status: 'awaiting_approval', batch: { ...batch, held, parked: parkedCalls, decisions: {} } });
   // Persist before announcing: whoever hears the notice can rely on the parked state being saved.
   return [next, [{ type: 'persist', checkpoint: 'parked' }, emit('awaiting_approval', { pending: parkedCalls as unknown as JsonValue })]];
 }
@@ -379,7 +390,7 @@ function inCallOrder(calls: readonly ToolCall[], results: readonly ToolResult[])
 /** A complete batch: append its results in call order, then stop on a hook's request or go on steering. */
 function applyBatch(state: TurnState, results: readonly ToolResult[]): Step {
   const effects: Effect[] = results.map(appendResult);
-  for (const result of state.notExecuted) effects.push(appendResult(result));
+  for (const result of state.batch?.notExecuted ?? []) effects.push(appendResult(result));
   const cleared = clearBatch(state);
   const stop = results.find((r) => r.stop !== undefined);
   if (stop?.stop !== undefined) return finish(cleared, stopped('hook_stopped', stop.stop.reason), effects);
@@ -393,10 +404,9 @@ function applyBatch(state: TurnState, results: readonly ToolResult[]): Step {
 // ---------------------------------------------------------------------------------------------
 // awaiting_approval
 
-function approvalsDecided(state: TurnState, decisions: ReadonlyArray<readonly [string, ApprovalDecision | null]>): Step {
-  if (state.executing !== null) return ignored(state, 'approved calls are already executing', decisions.map(([id]) => id));
-  const parkedIds = new Set(state.parked.map((p) => p.call.id));
-  const accepted: Record<string, ApprovalDecision> = { ...state.decisions };
+function approvalsDecided(state: TurnState, batch: TurnBatch, decisions: ReadonlyArray<readonly [string, ApprovalDecision | null]>): Step {
+  const parkedIds = new Set(batch.parked.map((p) => p.call.id));
+  const accepted: Record<string, ApprovalDecision> = { ...batch.decisions };
   const ignoredIds: string[] = [];
   for (const [callId, decision] of decisions) {
     if (decision === null || !parkedIds.has(callId) || Object.hasOwn(accepted, callId)) ignoredIds.push(callId);
@@ -404,46 +414,54 @@ function approvalsDecided(state: TurnState, decisions: ReadonlyArray<readonly [s
   }
   const effects: Effect[] =
     ignoredIds.length > 0 ? [ignoredNotice('not a valid decision for a parked call still undecided', ignoredIds)] : [];
-  const next: TurnState = update(state, { decisions: accepted });
-  if (state.parked.some((p) => !Object.hasOwn(accepted, p.call.id))) return [next, effects];
+  const next: TurnState = update(state, { batch: { ...batch, decisions: accepted } });
+  if (batch.parked.some((p) => !Object.hasOwn(accepted, p.call.id))) return [next, effects];
   return settleApprovals(next, effects);
 }
 
-function approvalExpired(state: TurnState): Step {
-  if (state.executing !== null) return ignored(state, 'approved calls are already executing', []);
-  const decisions: Record<string, ApprovalDecision> = { ...state.decisions };
-  for (const { call } of state.parked) {
+function approvalExpired(state: TurnState, batch: TurnBatch): Step {
+  const decisions: Record<string, ApprovalDecision> = { ...batch.decisions };
+  for (const { call } of batch.parked) {
     if (!Object.hasOwn(decisions, call.id)) setOwn(decisions, call.id, { type: 'reject', reason: 'approval expired' });
   }
-  return settleApprovals(update(state, { decisions }), []);
+  return settleApprovals(update(state, { batch: { ...batch, decisions } }), []);
 }
 
 /** Every parked call has a decision: run the approved ones, or apply the batch if none was approved. */
 function settleApprovals(state: TurnState, effects: Effect[]): Step {
-  const approved = state.parked.filter((p) => Object.hasOwn(state.decisions, p.call.id) && state.decisions[p.call.id]?.type === 'approve').map((p) => p.call);
+  const approved = approvedCalls(liveBatch(state));
   if (approved.length === 0) {
     const [next, applied] = applyBatchAfterApproval(state, []);
     return [next, [...effects, ...applied]];
   }
-  const next: TurnState = update(state, { executing: approved.map((c) => c.id) });
+  const next: TurnState = update(state, { status: 'executing_approved' });
   return [next, [...effects, { type: 'persist', checkpoint: 'dispatching' }, { type: 'execute_approved', calls: approved }]];
 }
 
-function approvedToolsCompleted(state: TurnState, executing: readonly string[], results: readonly ToolResult[]): Step {
-  const mismatch = compareIds(executing, results.map((r) => r.callId));
+/** The parked calls a person approved, in parked order: the calls `execute_approved` runs. */
+function approvedCalls(batch: TurnBatch): ToolCall[] {
+  return batch.parked.filter((p) => Object.hasOwn(batch.decisions, p.call.id) && batch.decisions[p.call.id]?.type === 'approve').map((p) => p.call);
+}
+
+// ---------------------------------------------------------------------------------------------
+// executing_approved
+
+function approvedToolsCompleted(state: TurnState, batch: TurnBatch, results: readonly ToolResult[]): Step {
+  const mismatch = compareIds(approvedCalls(batch).map((c) => c.id), results.map((r) => r.callId));
   if (mismatch !== null) return incompleteBatch(state, mismatch);
   return applyBatchAfterApproval(state, results);
 }
 
 /** Held results, denials for rejected calls and the approved calls' results, merged in call order. */
 function applyBatchAfterApproval(state: TurnState, executed: readonly ToolResult[]): Step {
-  return applyBatch(state, inCallOrder(state.pending, [...state.held, ...denials(state), ...executed]));
+  const batch = liveBatch(state);
+  return applyBatch(state, inCallOrder(batch.calls, [...batch.held, ...denials(batch), ...executed]));
 }
 
-function denials(state: TurnState): ToolResult[] {
+function denials(batch: TurnBatch): ToolResult[] {
   const out: ToolResult[] = [];
-  for (const { call } of state.parked) {
-    const decision = Object.hasOwn(state.decisions, call.id) ? state.decisions[call.id] : undefined;
+  for (const { call } of batch.parked) {
+    const decision = Object.hasOwn(batch.decisions, call.id) ? batch.decisions[call.id] : undefined;
     if (decision?.type !== 'reject') continue;
     const why = decision.reason === undefined ? '' : `: ${decision.reason}`;
     out.push(synthetic(call, `rejected${why}. A person declined this call; do not retry it unchanged.`));
@@ -515,11 +533,12 @@ function ignoredNotice(reason: string, callIds: readonly string[]): Effect {
  * denials are kept, everything else gets `text`. In call order.
  */
 function closeOpenCalls(state: TurnState, text: string): Effect[] {
-  if (state.pending.length === 0 && state.notExecuted.length === 0) return [];
-  const known = state.status === 'awaiting_approval' ? [...state.held, ...denials(state)] : [];
-  const byId = new Map(known.map((r) => [r.callId, r]));
-  const effects = state.pending.map((call) => appendResult(byId.get(call.id) ?? synthetic(call, text)));
-  for (const result of state.notExecuted) effects.push(appendResult(result));
+  const batch = state.batch;
+  if (batch === null) return [];
+  // Held results and denials are empty until the batch parks.
+  const byId = new Map([...batch.held, ...denials(batch)].map((r) => [r.callId, r]));
+  const effects = batch.calls.map((call) => appendResult(byId.get(call.id) ?? synthetic(call, text)));
+  for (const result of batch.notExecuted) effects.push(appendResult(result));
   return effects;
 }
 
@@ -536,12 +555,7 @@ function update(state: TurnState, changes: Partial<Mutable<TurnState>>): TurnSta
     round: changes.round ?? state.round,
     usage: changes.usage ?? state.usage,
     forced: changes.forced !== undefined ? changes.forced : state.forced,
-    pending: changes.pending ?? state.pending,
-    held: changes.held ?? state.held,
-    parked: changes.parked ?? state.parked,
-    decisions: changes.decisions ?? state.decisions,
-    executing: changes.executing !== undefined ? changes.executing : state.executing,
-    notExecuted: changes.notExecuted ?? state.notExecuted,
+    batch: changes.batch !== undefined ? changes.batch : state.batch,
     lastBatch: changes.lastBatch !== undefined ? changes.lastBatch : state.lastBatch,
     repeats: changes.repeats ?? state.repeats,
     repairs: changes.repairs ?? state.repairs,
@@ -566,7 +580,7 @@ function withUsage(usage: TurnUsage, changes: Partial<Mutable<TurnUsage>>): Turn
 type Mutable<T> = { -readonly [K in keyof T]: T[K] };
 
 function clearBatch(state: TurnState): TurnState {
-  return update(state, { pending: [], held: [], parked: [], decisions: {}, executing: null, notExecuted: [] });
+  return update(state, { batch: null });
 }
 
 function finish(state: TurnState, outcome: Outcome, effects: Effect[]): Step {
@@ -604,13 +618,14 @@ export function resume(state: TurnState, completed: readonly ToolResult[] = []):
         const next: TurnState = update(state, { usage: withUsage(state.usage, { modelCalls: state.usage.modelCalls + 1 }) });
         return [next, [{ type: 'call_model', request: state.lastRequest }]];
       }
-      case 'dispatching':
-        return applyBatch(state, inCallOrder(state.pending, withInterrupted(state.pending, completed)));
-      case 'awaiting_approval': {
-        if (state.executing === null) return [state, [emit('awaiting_approval', { pending: state.parked as unknown as JsonValue })]];
-        const executing = new Set(state.executing);
-        return applyBatchAfterApproval(state, withInterrupted(state.pending.filter((c) => executing.has(c.id)), completed));
+      case 'dispatching': {
+        const { calls } = liveBatch(state);
+        return applyBatch(state, inCallOrder(calls, withInterrupted(calls, completed)));
       }
+      case 'awaiting_approval':
+        return [state, [emit('awaiting_approval', { pending: liveBatch(state).parked as unknown as JsonValue })]];
+      case 'executing_approved':
+        return applyBatchAfterApproval(state, withInterrupted(approvedCalls(liveBatch(state)), completed));
       case 'steering':
         return [state, [{ type: 'compact', info: { round: state.round, usage: state.usage } }]];
       case 'finalizing':

@@ -123,6 +123,7 @@ export type TurnStatus =
   | 'calling_model'
   | 'dispatching'
   | 'awaiting_approval'
+  | 'executing_approved'
   | 'steering'
   | 'finalizing'
   | 'stopped'
@@ -149,6 +150,26 @@ export interface CallModelRequest {
   readonly modelOverride?: string;
 }
 
+/** The tool batch in flight (`TurnState.batch`). */
+export interface TurnBatch {
+  /** The calls of the reply sent to `dispatch_tools`, in call order. */
+  readonly calls: readonly ToolCall[];
+  /**
+   * Synthesised `not executed` results for the calls of the reply that core did not send (past
+   * `maxCallsPerReply` or the tool-call budget), appended after the batch's own results.
+   */
+  readonly notExecuted: readonly ToolResult[];
+  /** Results that were ready when the batch parked, waiting for the parked calls. Empty until it parks. */
+  readonly held: readonly ToolResult[];
+  /** Calls waiting for a human decision, as they were sent. Empty until the batch parks. */
+  readonly parked: readonly ParkedCall[];
+  /**
+   * Decisions so far, by call id (first decision per call wins). In `executing_approved` every
+   * parked call has one, and the approved calls are the ones running.
+   */
+  readonly decisions: { readonly [callId: string]: ApprovalDecision };
+}
+
 export interface TurnState {
   readonly version: number;
   readonly id: string;
@@ -158,21 +179,12 @@ export interface TurnState {
   readonly round: number;
   readonly usage: TurnUsage;
   readonly forced: ForcedReason | null;
-  /** The calls of the batch in flight, in call order. */
-  readonly pending: readonly ToolCall[];
-  /** Results that were ready when the batch parked, waiting for the parked calls. */
-  readonly held: readonly ToolResult[];
-  /** Calls waiting for a human decision. */
-  readonly parked: readonly ParkedCall[];
-  /** Decisions so far, by call id (first decision per call wins). */
-  readonly decisions: { readonly [callId: string]: ApprovalDecision };
-  /** Ids of approved calls now executing (`execute_approved` issued), else null. */
-  readonly executing: readonly string[] | null;
   /**
-   * Synthesised `not executed` results for the calls of the batch in flight that core did not send
-   * (past `maxCallsPerReply` or the tool-call budget), appended after the batch's own results.
+   * The tool batch in flight: set in `dispatching`, `awaiting_approval` and `executing_approved`,
+   * `null` in every other status. Everything about one batch lives here, so ending a batch is
+   * `batch: null`.
    */
-  readonly notExecuted: readonly ToolResult[];
+  readonly batch: TurnBatch | null;
   /** Name and input of each counted call of the last batch that counted for loop detection. */
   readonly lastBatch: readonly BatchCall[] | null;
   /** Identical non-exempt batches in a row, ending with the last one. */

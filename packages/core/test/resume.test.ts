@@ -51,7 +51,7 @@ describe('resume', () => {
     ]);
     expect(next.status).toBe('steering');
     expect(next.round).toBe(1);
-    expect(next.pending).toEqual([]);
+    expect(next.batch).toBeNull();
     neverRunsTools(effects);
   });
 
@@ -92,7 +92,7 @@ describe('resume', () => {
     expect(next).toEqual(state);
   });
 
-  it('awaiting_approval while approved calls execute: held results and denials kept, completed kept, the rest interrupted', () => {
+  it('executing_approved: held results and denials kept, completed kept, the rest interrupted', () => {
     const h = call('h');
     const a = call('a', 'delete', {});
     const b = call('b', 'pay', {});
@@ -102,7 +102,7 @@ describe('resume', () => {
       ev.parked([ok(h)], [{ call: a }, { call: b }, { call: c }]),
       ev.decided({ a: { type: 'approve' }, b: { type: 'reject', reason: 'no' }, c: { type: 'approve' } }),
     )[0];
-    expect(state.executing).toEqual(['a', 'c']);
+    expect(state.status).toBe('executing_approved');
     const [next, effects] = resumeFromDisk(state, [{ ...ok(c), name: 'renamed' }]);
     expect(effects).toEqual([
       fx.result(ok(h)),
@@ -114,7 +114,7 @@ describe('resume', () => {
       fx.compact(1, usage({ modelCalls: 1, toolCalls: 4 })),
     ]);
     expect(next.status).toBe('steering');
-    expect(next.executing).toBeNull();
+    expect(next.batch).toBeNull();
     neverRunsTools(effects);
   });
 
@@ -152,7 +152,7 @@ describe('resume', () => {
   });
 
   it('resume never throws: a broken state becomes a failed turn', () => {
-    const [next, effects] = resume({ ...dispatching([call('a')]), pending: null } as unknown as TurnState);
+    const [next, effects] = resume({ ...dispatching([call('a')]), batch: null } as unknown as TurnState);
     expect(next.status).toBe('failed');
     expect(effects.at(-1)?.type).toBe('done');
     expect(step(next, ev.compacted())[1]).toEqual([]);

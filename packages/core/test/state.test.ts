@@ -14,12 +14,7 @@ describe('createTurn', () => {
       round: 0,
       usage: { inputTokens: 0, outputTokens: 0, totalTokens: 0, cost: 0, modelCalls: 0, toolCalls: 0 },
       forced: null,
-      pending: [],
-      held: [],
-      parked: [],
-      decisions: {},
-      executing: null,
-      notExecuted: [],
+      batch: null,
       lastBatch: null,
       repeats: 0,
       repairs: 0,
@@ -78,6 +73,7 @@ describe('parseTurnState', () => {
     ['calling_model', () => callingModel()],
     ['dispatching', () => dispatching([call('a', 'search', { q: 'x', deep: [1, { y: null }] })])],
     ['awaiting_approval', () => drive(dispatching([call('h'), call('a')]), ev.parked([ok(call('h'))], [{ call: call('a'), reason: 'why' }]), ev.decided({}))[0]],
+    ['executing_approved', () => drive(dispatching([call('h'), call('a'), call('b')]), ev.parked([ok(call('h'))], [{ call: call('a') }, { call: call('b') }]), ev.decided({ a: { type: 'approve' }, b: { type: 'reject' } }))[0]],
     ['steering', () => steering([call('a')])],
     ['finalizing', () => finalizing('text')],
     ['stopped', () => drive(finalizing('text'), ev.accepted({ ok: true }))[0]],
@@ -97,11 +93,15 @@ describe('parseTurnState', () => {
     const parked = drive(dispatching([p, call('a')]), ev.parked([], [{ call: p }, { call: call('a') }]))[0];
     const text = JSON.stringify(parked).replace('"decisions":{}', '"decisions":{"__proto__":{"type":"approve"}}');
     const state = parseTurnState(text);
-    expect(Object.hasOwn(state.decisions, '__proto__')).toBe(true);
-    expect(Object.getPrototypeOf(state.decisions)).toBe(Object.prototype);
+    expect(Object.hasOwn(state.batch?.decisions ?? {}, '__proto__')).toBe(true);
+    expect(Object.getPrototypeOf(state.batch?.decisions)).toBe(Object.prototype);
   });
 
-  const valid = () => JSON.parse(JSON.stringify(steering([call('a')]))) as Record<string, unknown>;
+  const plain = (state: TurnState) => JSON.parse(JSON.stringify(state)) as Record<string, unknown>;
+  const valid = () => plain(steering([call('a')]));
+  const validDispatching = () => plain(dispatching([call('a')]));
+  const validParked = () => plain(drive(dispatching([call('h'), call('a')]), ev.parked([ok(call('h'))], [{ call: call('a') }]))[0]);
+  const withBatch = (state: Record<string, unknown>, changes: Record<string, unknown>) => ({ ...state, batch: { ...(state.batch as object), ...changes } });
   const garbage: Array<[string, unknown, string]> = [
     ['not JSON', '{"version":', '(root)'],
     ['an array', [], '(root)'],
@@ -117,13 +117,26 @@ describe('parseTurnState', () => {
     ['a fractional token count', { ...valid(), usage: { ...(valid().usage as object), inputTokens: 1.5 } }, 'usage.inputTokens'],
     ['a negative cost', { ...valid(), usage: { ...(valid().usage as object), cost: -1 } }, 'usage.cost'],
     ['an unknown forced reason', { ...valid(), forced: 'bored' }, 'forced'],
-    ['pending not an array', { ...valid(), pending: {} }, 'pending'],
-    ['a pending call without a name', { ...valid(), pending: [{ id: 'a', input: {} }] }, 'pending[0]'],
-    ['a held result without isError', { ...valid(), held: [{ callId: 'a', name: 'x', output: 1 }] }, 'held[0]'],
-    ['a parked entry without a call', { ...valid(), parked: [{ reason: 'x' }] }, 'parked[0].call'],
-    ['an invalid decision', { ...valid(), decisions: { a: { type: 'maybe' } } }, 'decisions.a'],
-    ['executing with a number', { ...valid(), executing: [1] }, 'executing'],
-    ['notExecuted with null', { ...valid(), notExecuted: [null] }, 'notExecuted[0]'],
+    ['a batch while steering', { ...valid(), batch: validParked().batch }, 'batch'],
+    ['no batch while dispatching', { ...validDispatching(), batch: null }, 'batch'],
+    ['a batch that is an array', { ...validDispatching(), batch: [] }, 'batch'],
+    ['calls not an array', withBatch(validDispatching(), { calls: {} }), 'batch.calls'],
+    ['no calls', withBatch(validDispatching(), { calls: [] }), 'batch.calls'],
+    ['a call without a name', withBatch(validDispatching(), { calls: [{ id: 'a', input: {} }] }), 'batch.calls[0]'],
+    ['a call id repeated', withBatch(validDispatching(), { calls: [call('a'), call('a')] }), 'batch.calls[1].id'],
+    ['notExecuted with null', withBatch(validDispatching(), { notExecuted: [null] }), 'batch.notExecuted[0]'],
+    ['a held result while dispatching', withBatch(validDispatching(), { held: [ok(call('a'))] }), 'batch.held'],
+    ['an unknown batch field', withBatch(validDispatching(), { executing: null }), 'batch.executing'],
+    ['a held result without isError', withBatch(validParked(), { held: [{ callId: 'h', name: 'x', output: 1 }] }), 'batch.held[0]'],
+    ['a held result for a call not sent', withBatch(validParked(), { held: [ok(call('zz'))] }), 'batch.held[0].callId'],
+    ['a call neither held nor parked', withBatch(validParked(), { held: [] }), 'batch.held'],
+    ['a call both held and parked', withBatch(validParked(), { held: [ok(call('h')), ok(call('a'))] }), 'batch.parked[0].call.id'],
+    ['a parked entry without a call', withBatch(validParked(), { parked: [{ reason: 'x' }] }), 'batch.parked[0].call'],
+    ['no parked call while awaiting_approval', withBatch(validParked(), { held: [ok(call('h')), ok(call('a'))], parked: [] }), 'batch.parked'],
+    ['an invalid decision', withBatch(validParked(), { decisions: { a: { type: 'maybe' } } }), 'batch.decisions.a'],
+    ['a decision for a call not parked', withBatch(validParked(), { decisions: { h: { type: 'approve' } } }), 'batch.decisions.h'],
+    ['executing_approved with an undecided call', { ...validParked(), status: 'executing_approved' }, 'batch.decisions'],
+    ['executing_approved with nothing approved', withBatch({ ...validParked(), status: 'executing_approved' }, { decisions: { a: { type: 'reject' } } }), 'batch.decisions'],
     ['lastRequest without final', { ...valid(), lastRequest: { iteration: 1 } }, 'lastRequest.final'],
     ['a numeric candidate', { ...valid(), candidate: 3 }, 'candidate'],
     ['an outcome on a live status', { ...valid(), outcome: { status: 'cancelled', reason: 'x' } }, 'outcome'],
@@ -187,7 +200,7 @@ describe('batchSignature', () => {
 
 describe('isTerminal', () => {
   it('is true exactly for stopped, failed and cancelled', () => {
-    const statuses = ['ready', 'calling_model', 'dispatching', 'awaiting_approval', 'steering', 'finalizing', 'stopped', 'failed', 'cancelled'] as const;
+    const statuses = ['ready', 'calling_model', 'dispatching', 'awaiting_approval', 'executing_approved', 'steering', 'finalizing', 'stopped', 'failed', 'cancelled'] as const;
     const terminal = statuses.filter((status) => isTerminal({ ...newTurn(), status }));
     expect(terminal).toEqual(['stopped', 'failed', 'cancelled']);
     expect(isTerminal(drive(finalizing(), ev.accepted(1))[0])).toBe(true);

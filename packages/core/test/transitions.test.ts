@@ -271,8 +271,7 @@ describe('calling_model: model_responded with tool calls -> dispatching', () => 
     const [next, effects] = step(callingModel(), ev.responded(calls, 'let me look'));
     expect(effects).toEqual([fx.assistant('let me look', calls), fx.persist('dispatching'), fx.dispatch(calls)]);
     expect(next.status).toBe('dispatching');
-    expect(next.pending).toEqual(calls);
-    expect(next.notExecuted).toEqual([]);
+    expect(next.batch).toEqual({ calls, notExecuted: [], held: [], parked: [], decisions: {} });
     expect(next.usage).toEqual(usage({ modelCalls: 1, toolCalls: 2 }));
     expect(next.repeats).toBe(1);
   });
@@ -304,7 +303,7 @@ describe('dispatching: tools_completed with exactly the pending ids -> steering'
     ]);
     expect(next.status).toBe('steering');
     expect(next.round).toBe(1);
-    expect(next.pending).toEqual([]);
+    expect(next.batch).toBeNull();
   });
 });
 
@@ -317,7 +316,7 @@ describe('dispatching: tools_completed with a result carrying `stop` -> stopped 
     const [next, effects] = step(dispatching([a, b]), ev.completed([rb, ra]));
     expect(effects).toEqual([fx.result(ra), fx.result(rb), fx.done(outcome.stopped('hook_stopped', 'first in call order'))]);
     expect(next.status).toBe('stopped');
-    expect(next.pending).toEqual([]);
+    expect(next.batch).toBeNull();
   });
 });
 
@@ -338,7 +337,7 @@ describe('dispatching: ids not matching -> failed (incomplete_batch)', () => {
     const [next, effects] = step(dispatching([b, a, c]), ev.completed([ok(c), ok(z), ok(c), ok(y)]));
     expect(effects).toEqual([...synthesised, fx.done(mismatch)]);
     expect(next.status).toBe('failed');
-    expect(next.pending).toEqual([]);
+    expect(next.batch).toBeNull();
   });
 
   it('tools_parked: held and parked ids are checked together', () => {
@@ -370,10 +369,7 @@ describe('dispatching: tools_parked -> awaiting_approval', () => {
     const [next, effects] = step(dispatching([h, a]), ev.parked([ok(h)], [{ call: { ...a, input: { path: '/' } }, reason: 'deletes files' }]));
     expect(effects).toEqual([fx.persist('parked'), fx.emit('awaiting_approval', { pending: [{ call: a, reason: 'deletes files' }] })]);
     expect(next.status).toBe('awaiting_approval');
-    expect(next.parked).toEqual([{ call: a, reason: 'deletes files' }]);
-    expect(next.held).toEqual([ok(h)]);
-    expect(next.decisions).toEqual({});
-    expect(next.executing).toBeNull();
+    expect(next.batch).toEqual({ calls: [h, a], notExecuted: [], held: [ok(h)], parked: [{ call: a, reason: 'deletes files' }], decisions: {} });
   });
 
   it('with no parked call it is applied like tools_completed', () => {
@@ -401,7 +397,7 @@ describe('awaiting_approval', () => {
     const [partial, partialEffects] = step(parked(), ev.decided({ a: { type: 'approve' } }));
     expect(partialEffects).toEqual([]);
     expect(partial.status).toBe('awaiting_approval');
-    expect(partial.decisions).toEqual({ a: { type: 'approve' } });
+    expect(partial.batch?.decisions).toEqual({ a: { type: 'approve' } });
 
     // 'a' again (the first decision wins), an id not parked and a call that was not parked are ignored.
     const [next, effects] = step(partial, ev.decided({ a: { type: 'reject' }, zz: { type: 'approve' }, h: { type: 'approve' }, b: { type: 'reject', reason: 'too pricey' } }));
@@ -410,9 +406,8 @@ describe('awaiting_approval', () => {
       fx.persist('dispatching'),
       fx.execute([a]),
     ]);
-    expect(next.status).toBe('awaiting_approval');
-    expect(next.executing).toEqual(['a']);
-    expect(next.decisions).toEqual({ a: { type: 'approve' }, b: { type: 'reject', reason: 'too pricey' } });
+    expect(next.status).toBe('executing_approved');
+    expect(next.batch?.decisions).toEqual({ a: { type: 'approve' }, b: { type: 'reject', reason: 'too pricey' } });
 
     // Held result, the approved call's result and the denial, merged in the original call order.
     const ra = ok(a, 'deleted');
@@ -426,20 +421,19 @@ describe('awaiting_approval', () => {
       fx.compact(1, usage({ modelCalls: 1, toolCalls: 3 })),
     ]);
     expect(done.status).toBe('steering');
-    expect(done.executing).toBeNull();
-    expect(done.parked).toEqual([]);
+    expect(done.batch).toBeNull();
   });
 
   it('an invalid decision value is ignored, not fatal', () => {
     const [next, effects] = step(parked(), ev.decided({ a: { type: 'maybe' }, b: { type: 'approve', remember: 'forever' }, h: 'yes' }));
     expect(effects).toEqual([fx.emit('ignored_event', { reason: 'not a valid decision for a parked call still undecided', callIds: ['a', 'b', 'h'] })]);
-    expect(next.decisions).toEqual({});
+    expect(next.batch?.decisions).toEqual({});
     expect(next.status).toBe('awaiting_approval');
   });
 
   it('everything sent while approved calls execute is ignored (same state)', () => {
     const executing = drive(parked(), ev.decided({ a: { type: 'approve' }, b: { type: 'approve', remember: 'tool' } }))[0];
-    expect(executing.executing).toEqual(['a', 'b']);
+    expect(executing.status).toBe('executing_approved');
     const [afterDecision, decisionEffects] = step(executing, ev.decided({ a: { type: 'reject' } }));
     expect(decisionEffects).toEqual([fx.emit('ignored_event', { reason: 'approved calls are already executing', callIds: ['a'] })]);
     expect(afterDecision).toBe(executing);
@@ -452,7 +446,7 @@ describe('awaiting_approval', () => {
     const decided = drive(parked(), ev.decided({ a: { type: 'approve' } }))[0];
     const [next, effects] = step(decided, ev.expired());
     expect(effects).toEqual([fx.persist('dispatching'), fx.execute([a])]);
-    expect(next.decisions).toEqual({ a: { type: 'approve' }, b: { type: 'reject', reason: 'approval expired' } });
+    expect(next.batch?.decisions).toEqual({ a: { type: 'approve' }, b: { type: 'reject', reason: 'approval expired' } });
     const [, doneEffects] = step(next, ev.approvedCompleted([ok(a)]));
     expect(doneEffects.slice(0, 3)).toEqual([fx.result(ok(h)), fx.result(ok(a)), fx.result(synth(b, TEXT.rejected('approval expired')))]);
   });
@@ -542,8 +536,8 @@ describe('awaiting_approval', () => {
     const state = drive(dispatching([p, a]), ev.parked([], [{ call: p }, { call: a }]))[0];
     const [next, effects] = step(state, JSON.parse('{"type":"approvals_decided","decisions":{"__proto__":{"type":"approve"}}}'));
     expect(effects).toEqual([]);
-    expect(Object.hasOwn(next.decisions, '__proto__')).toBe(true);
-    expect(Object.getPrototypeOf(next.decisions)).toBe(Object.prototype);
+    expect(Object.hasOwn(next.batch?.decisions ?? {}, '__proto__')).toBe(true);
+    expect(Object.getPrototypeOf(next.batch?.decisions)).toBe(Object.prototype);
     const [, after] = step(next, ev.decided({ a: { type: 'reject' } }));
     expect(after).toEqual([fx.persist('dispatching'), fx.execute([p])]);
   });
@@ -710,7 +704,7 @@ describe('cancel from every non-terminal status', () => {
   it('dispatching: a cancelled result for every pending call', () => {
     const [next, effects] = step(dispatching([a, b]), ev.cancel('user pressed stop'));
     expect(effects).toEqual([fx.result(synth(a, TEXT.cancelled)), fx.result(synth(b, TEXT.cancelled)), fx.done(cancelled)]);
-    expect(next.pending).toEqual([]);
+    expect(next.batch).toBeNull();
   });
 
   it('awaiting_approval: held results and denials are kept, the rest are cancelled', () => {
@@ -718,16 +712,15 @@ describe('cancel from every non-terminal status', () => {
     const [next, effects] = step(state, ev.cancel('user pressed stop'));
     expect(effects).toEqual([fx.result(ok(h)), fx.result(synth(a, TEXT.rejected('no'))), fx.result(synth(b, TEXT.cancelled)), fx.done(cancelled)]);
     expect(next.status).toBe('cancelled');
-    expect(next.parked).toEqual([]);
-    expect(next.decisions).toEqual({});
+    expect(next.batch).toBeNull();
   });
 
-  it('awaiting_approval while approved calls execute: the executing calls are cancelled', () => {
+  it('executing_approved: the executing calls are cancelled', () => {
     const state = drive(dispatching([h, a, b]), ev.parked([ok(h)], [{ call: a }, { call: b }]), ev.decided({ a: { type: 'reject' }, b: { type: 'approve' } }))[0];
-    expect(state.executing).toEqual(['b']);
+    expect(state.status).toBe('executing_approved');
     const [next, effects] = step(state, ev.cancel('user pressed stop'));
     expect(effects).toEqual([fx.result(ok(h)), fx.result(synth(a, TEXT.rejected())), fx.result(synth(b, TEXT.cancelled)), fx.done(cancelled)]);
-    expect(next.executing).toBeNull();
+    expect(next.batch).toBeNull();
   });
 });
 
@@ -776,7 +769,7 @@ describe('anything else (incl. malformed events) -> failed (unexpected_event)', 
     const a = call('a');
     const [next, effects] = step(dispatching([a]), { type: 'tools_completed' });
     expect(effects).toEqual([fx.result(synth(a, TEXT.unexpected)), fx.done(unexpectedEvent('dispatching', 'tools_completed', 'results must be an array'))]);
-    expect(next.pending).toEqual([]);
+    expect(next.batch).toBeNull();
   });
 
   it.each([
@@ -811,7 +804,7 @@ describe('step never throws: an internal error -> failed (internal_error)', () =
     const [next, effects] = step(dispatching([a]), event);
     expect(effects).toEqual([fx.result(synth(a, TEXT.internal)), fx.done(internal)]);
     expect(next.status).toBe('failed');
-    expect(next.pending).toEqual([]);
+    expect(next.batch).toBeNull();
   });
 
   it('a response whose getter throws', () => {

@@ -3,20 +3,25 @@
 // typed against core's unions, so `pnpm typecheck` fails when a type gains or loses a member and
 // this list is not updated; the tests then ask the doc for the new name.
 import { describe, expect, it } from 'vitest';
-import type { EffectType, NoticeName, StopReason, TurnEventType, TurnState, TurnStatus } from '@turnkit/core';
+import type { EffectType, NoticeName, StopReason, TurnBatch, TurnEventType, TurnState, TurnStatus } from '@turnkit/core';
+import type { ParsedEvent } from '../src/events.js';
 import { codeNames, readDoc, section, tableRows } from './markdown.js';
 
 const STATUSES: Record<TurnStatus, true> = {
-  ready: true, calling_model: true, dispatching: true, awaiting_approval: true, steering: true, finalizing: true, stopped: true, failed: true, cancelled: true,
+  ready: true, calling_model: true, dispatching: true, awaiting_approval: true, executing_approved: true, steering: true, finalizing: true, stopped: true, failed: true, cancelled: true,
 };
 const FIELDS: Record<keyof TurnState, true> = {
-  version: true, id: true, status: true, limits: true, round: true, usage: true, forced: true, pending: true, held: true, parked: true, decisions: true,
-  executing: true, notExecuted: true, lastBatch: true, repeats: true, repairs: true, candidate: true, nextModel: true, lastRequest: true, outcome: true,
+  version: true, id: true, status: true, limits: true, round: true, usage: true, forced: true, batch: true, lastBatch: true, repeats: true, repairs: true, candidate: true, nextModel: true, lastRequest: true, outcome: true,
 };
+const BATCH_FIELDS: Record<keyof TurnBatch, true> = { calls: true, notExecuted: true, held: true, parked: true, decisions: true };
 const EVENTS: Record<TurnEventType, true> = {
   start: true, model_responded: true, model_failed: true, tools_completed: true, tools_parked: true, approvals_decided: true, approval_expired: true,
   approved_tools_completed: true, compacted: true, output_accepted: true, output_rejected: true, cancel: true, effect_failed: true,
 };
+// The reducer reads exactly the event types anyone can send: no internal pseudo-event (a malformed
+// reply is a `model_responded` whose response is null). `pnpm typecheck` fails otherwise.
+type Same<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false;
+const PARSED_TYPES_ARE_EVENT_TYPES: Same<ParsedEvent['type'], TurnEventType> = true;
 const EFFECTS: Record<EffectType, true> = {
   append: true, emit: true, persist: true, call_model: true, dispatch_tools: true, execute_approved: true, compact: true, check_output: true, done: true,
 };
@@ -37,7 +42,12 @@ describe('docs/turn-contract.md matches core\'s types', () => {
     expect(sorted(column('Fields', 0))).toEqual(sorted(Object.keys(FIELDS)));
   });
 
+  it('the Batch table lists every field of TurnBatch, and nothing else', () => {
+    expect(sorted(column('Batch', 0))).toEqual(sorted(Object.keys(BATCH_FIELDS)));
+  });
+
   it('the Events table lists every event type, and nothing else', () => {
+    expect(PARSED_TYPES_ARE_EVENT_TYPES).toBe(true);
     expect(sorted(column('Events', 0))).toEqual(sorted(Object.keys(EVENTS)));
   });
 

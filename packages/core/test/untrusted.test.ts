@@ -100,6 +100,7 @@ describe('a saved state with tampered counters', () => {
   });
 
   const live = (limits: TurnLimitsInput = {}) => json(dispatching([call('a'), call('b')], limits));
+  const liveBatch = (changes: Record<string, unknown>) => ({ ...live(), batch: { ...(live().batch as object), ...changes } });
   const tampered: Array<[string, () => Record<string, unknown>, string]> = [
     ['a round past maxIterations', () => ({ ...json(steering([call('a')], { maxIterations: 2 })), round: 3 }), 'round'],
     ['a round past Number.MAX_SAFE_INTEGER', () => ({ ...live(), round: 2 ** 53 }), 'round'],
@@ -116,11 +117,11 @@ describe('a saved state with tampered counters', () => {
     ['a model call whose iteration is not round + 1', () => ({ ...json(callingModel()), lastRequest: { iteration: 7, final: false } }), 'lastRequest.iteration'],
     ['a model call in flight without its request', () => ({ ...json(callingModel()), lastRequest: null }), 'lastRequest'],
     ['a ready turn that spent model calls', () => ({ ...json(newTurn()), usage: { ...(live().usage as object), modelCalls: 5, toolCalls: 0 } }), 'usage.modelCalls'],
-    ['a batch larger than maxCallsPerReply', () => ({ ...live(), limits: { ...(live().limits as object), maxCallsPerReply: 1 } }), 'pending'],
-    ['a batch with a repeated id', () => ({ ...live(), pending: [call('a'), call('a')] }), 'pending[1].id'],
-    ['a pending call id with a control character', () => ({ ...live(), pending: [call('a\u0000'), call('b')] }), 'pending[0].id'],
-    ['a parked call name of 257 characters', () => ({ ...live(), status: 'awaiting_approval', parked: [{ call: call('a', 'x'.repeat(257)) }] }), 'parked[0].call.name'],
-    ['a batch in flight while steering', () => ({ ...json(steering([call('a')])), pending: [call('b')] }), 'pending'],
+    ['a batch larger than maxCallsPerReply', () => ({ ...live(), limits: { ...(live().limits as object), maxCallsPerReply: 1 } }), 'batch.calls'],
+    ['a batch with a repeated id', () => liveBatch({ calls: [call('a'), call('a')] }), 'batch.calls[1].id'],
+    ['a sent call id with a control character', () => liveBatch({ calls: [call('a\u0000'), call('b')] }), 'batch.calls[0].id'],
+    ['a parked call name of 257 characters', () => ({ ...liveBatch({ parked: [{ call: call('a', 'x'.repeat(257)) }] }), status: 'awaiting_approval' }), 'batch.parked[0].call.name'],
+    ['a batch in flight while steering', () => ({ ...json(steering([call('a')])), batch: live().batch }), 'batch'],
     ['maxCallsPerReply 0', () => ({ ...live(), limits: { ...(live().limits as object), maxCallsPerReply: 0 } }), 'limits.maxCallsPerReply'],
   ];
 
@@ -136,11 +137,11 @@ describe('a saved state with tampered counters', () => {
 
   it('a version 1 state migrates: seenCallIds is dropped, nothing is withheld, and an uncut batch is still accepted', () => {
     const calls = Array.from({ length: 40 }, (_, i) => call(`c${i}`));
-    const { notExecuted: _n, ...v2 } = json(dispatching(calls.slice(0, 32)));
-    const v1 = { ...v2, version: 1, seenCallIds: calls.map((c) => c.id), pending: calls, usage: { ...(v2.usage as object), toolCalls: 40 } };
+    const { batch: _b, ...v2 } = json(dispatching(calls.slice(0, 32)));
+    const v1 = { ...v2, version: 1, seenCallIds: calls.map((c) => c.id), pending: calls, held: [], parked: [], decisions: {}, executing: null, usage: { ...(v2.usage as object), toolCalls: 40 } };
     const state = parseTurnState(v1);
-    expect(state.pending).toHaveLength(40);
-    expect(state.notExecuted).toEqual([]);
+    expect(state.batch?.calls).toHaveLength(40);
+    expect(state.batch?.notExecuted).toEqual([]);
     expect('seenCallIds' in state).toBe(false);
   });
 
@@ -162,8 +163,8 @@ describe('limits.maxCallsPerReply and the tool-call budget: core decides which c
     const [a, b, c] = calls(3) as [ToolCall, ToolCall, ToolCall];
     const [next, effects] = step(callingModel({ maxCallsPerReply: 2 }), ev.responded([a, b, c]));
     expect(effects).toEqual([fx.assistant('', [a, b, c]), fx.persist('dispatching'), fx.dispatch([a, b])]);
-    expect(next.pending).toEqual([a, b]);
-    expect(next.notExecuted).toEqual([synth(c, overReply(3, 2))]);
+    expect(next.batch?.calls).toEqual([a, b]);
+    expect(next.batch?.notExecuted).toEqual([synth(c, overReply(3, 2))]);
     expect(next.usage.toolCalls).toBe(2);
     const [after, done] = step(next, ev.completed([ok(b), ok(a)]));
     expect(done).toEqual([
@@ -174,13 +175,13 @@ describe('limits.maxCallsPerReply and the tool-call budget: core decides which c
       fx.persist('boundary'),
       fx.compact(1, after.usage),
     ]);
-    expect(after.notExecuted).toEqual([]);
+    expect(after.batch).toBeNull();
   });
 
   it('the default is 32', () => {
     const [next, effects] = step(callingModel(), ev.responded(calls(33)));
     expect(effects.at(-1)).toEqual(fx.dispatch(calls(32)));
-    expect(next.notExecuted).toEqual([synth(calls(1, 32)[0] as ToolCall, overReply(33, 32))]);
+    expect(next.batch?.notExecuted).toEqual([synth(calls(1, 32)[0] as ToolCall, overReply(33, 32))]);
   });
 
   it('all 10,000 calls of a reply under maxToolCalls 5: five run, the rest say which limit stopped them', () => {
@@ -188,7 +189,7 @@ describe('limits.maxCallsPerReply and the tool-call budget: core decides which c
     const [next, effects] = step(callingModel({ budget: { maxToolCalls: 5 } }), ev.responded(many));
     expect(effects.at(-1)).toEqual(fx.dispatch(many.slice(0, 5)));
     expect(next.usage.toolCalls).toBe(5);
-    expect(next.notExecuted.map((r) => r.output)).toEqual([...Array(27).fill(overBudget(5)), ...Array(10_000 - 32).fill(overReply(10_000, 32))]);
+    expect(next.batch?.notExecuted.map((r) => r.output)).toEqual([...Array(27).fill(overBudget(5)), ...Array(10_000 - 32).fill(overReply(10_000, 32))]);
     // The budget is spent: the turn stops at the boundary, every call with exactly one result.
     const [end, rest] = drive(next, ev.completed(many.slice(0, 5).map((c) => ok(c))), ev.compacted());
     expect(end.outcome).toEqual(outcome.stopped('budget_exhausted', null));
@@ -220,7 +221,7 @@ describe('limits.maxCallsPerReply and the tool-call budget: core decides which c
       fx.emit('limit_reached', { limit: 'loop_detected', repeats: 2 }),
       fx.callModel(2, true),
     ]);
-    expect(next.notExecuted).toEqual([]);
+    expect(next.batch).toBeNull();
     // Only the part that differs is the part that did not run: still a different reply.
     const [other] = step(first, ev.responded([a2, call('b3', 'search', { other: true })]));
     expect(other.status).toBe('dispatching');

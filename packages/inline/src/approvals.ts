@@ -13,9 +13,11 @@ export function isDecision(value: unknown): value is ApprovalDecision {
   return readDecision(value) !== null;
 }
 
-/** The parked calls of `state` that have no decision yet. */
+/** The parked calls of `state` that have no decision yet (none when no batch is in flight). */
 export function undecided(state: TurnState): ParkedCall[] {
-  return state.parked.filter((p) => !Object.hasOwn(state.decisions, p.call.id));
+  const batch = state.batch;
+  if (batch === null) return [];
+  return batch.parked.filter((p) => !Object.hasOwn(batch.decisions, p.call.id));
 }
 
 /**

@@ -44,7 +44,7 @@ export async function resumeTurn(options: ResumeTurnOptions, handlers: EffectHan
   const dispatcher = toDispatcher(options, 'resumeTurn');
   const transcript = startTranscript(options.system, options.transcript);
   const decisions = options.decisions ?? {};
-  if (state.status === 'awaiting_approval' && state.executing === null) {
+  if (state.status === 'awaiting_approval') {
     recordDecisions(dispatcher, state, decisions);
     const event: TurnEvent | null = Object.keys(decisions).length > 0 ? { type: 'approvals_decided', decisions } : null;
     return drive(options, dispatcher, transcript, state, event, handlers);

@@ -141,7 +141,7 @@ describe('runTurn', () => {
     trace.entries[1].event.response.toolCalls[0].input.b = 5;
     const report = replay(trace);
     expect(report.ok).toBe(false);
-    if (!report.ok) expect(report.difference).toMatchObject({ index: 1, part: 'state', path: 'pending[0].input.b', recorded: 2, replayed: 5 });
+    if (!report.ok) expect(report.difference).toMatchObject({ index: 1, part: 'state', path: 'batch.calls[0].input.b', recorded: 2, replayed: 5 });
   });
 
   it('has no trace unless asked', async () => {

@@ -18,9 +18,10 @@ export async function runMinimal(o: ConformanceRunOptions): Promise<ConformanceR
     }
     let event: TurnEvent;
     if (last === undefined || last.type === 'append' || last.type === 'emit' || last.type === 'persist') {
-      if (o.approve === undefined) return { status: 'suspended', output: null, text, state, transcript, pending: state.parked };
-      const decisions: Record<string, ApprovalDecision> = asked ? {} : await o.approve(state.parked, { turnId: o.id });
-      for (const { call } of state.parked) if (decisions[call.id]) o.tools.recordDecision(call, decisions[call.id]!); // grants
+      const parked = state.batch?.parked ?? []; // the calls waiting for a decision
+      if (o.approve === undefined) return { status: 'suspended', output: null, text, state, transcript, pending: parked };
+      const decisions: Record<string, ApprovalDecision> = asked ? {} : await o.approve(parked, { turnId: o.id });
+      for (const { call } of parked) if (decisions[call.id]) o.tools.recordDecision(call, decisions[call.id]!); // grants
       [event, asked] = [asked ? { type: 'approval_expired' } : { type: 'approvals_decided', decisions }, true];
     } else [event, asked] = [await perform(last, o, transcript), false];
     // Results of tools that ran are recorded before a cancel (tools_completed, tools_parked, …).
