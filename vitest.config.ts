@@ -7,7 +7,11 @@ const packagesDir = fileURLToPath(new URL('./packages/', import.meta.url));
 export default defineConfig({
   resolve: {
     // Tests run against each package's sources, not its build output.
-    alias: [{ find: /^@turnkit\/([a-z-]+)$/, replacement: `${packagesDir}$1/src/index.ts` }],
+    // A subpath (`@turnkit/testing/store-conformance`) maps to the file of the same name.
+    alias: [
+      { find: /^@turnkit\/([a-z-]+)$/, replacement: `${packagesDir}$1/src/index.ts` },
+      { find: /^@turnkit\/([a-z-]+)\/([a-z-]+)$/, replacement: `${packagesDir}$1/src/$2.ts` },
+    ],
   },
   test: {
     projects,

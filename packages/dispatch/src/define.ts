@@ -38,6 +38,12 @@ export interface ToolConfig<Schema extends z.ZodType> {
   readonly model?: string;
   /** Calls of this tool neither count towards nor reset loop detection. */
   readonly loopExempt?: boolean;
+  /**
+   * Running a call twice has the same effect as running it once. A durable worker
+   * (`@turnkit/store`) runs such a call again when its process died mid-call, instead of
+   * answering it `interrupted`. Default false.
+   */
+  readonly idempotent?: boolean;
 }
 
 /** A checked tool, as `defineTool` returns it. */
@@ -54,11 +60,12 @@ export interface ToolDefinition<Input = unknown> {
   readonly retry?: RetryOptions;
   readonly model?: string;
   readonly loopExempt: boolean;
+  readonly idempotent: boolean;
 }
 
 export const TOOL_NAME = /^[a-zA-Z0-9_-]{1,64}$/;
 
-const KNOWN_KEYS = new Set(['name', 'description', 'input', 'execute', 'timeoutMs', 'readOnly', 'needsApproval', 'retry', 'model', 'loopExempt']);
+const KNOWN_KEYS = new Set(['name', 'description', 'input', 'execute', 'timeoutMs', 'readOnly', 'needsApproval', 'retry', 'model', 'loopExempt', 'idempotent']);
 
 function isPositiveInteger(value: unknown): value is number {
   return typeof value === 'number' && Number.isInteger(value) && value >= 1;
@@ -94,6 +101,7 @@ export function defineTool<Schema extends z.ZodType>(config: ToolConfig<Schema>)
   if (config.timeoutMs !== undefined && !isPositiveInteger(config.timeoutMs)) fail(`timeoutMs must be a whole number of milliseconds ≥ 1, got ${String(config.timeoutMs)}.`);
   if (config.readOnly !== undefined && typeof config.readOnly !== 'boolean') fail('readOnly must be a boolean.');
   if (config.loopExempt !== undefined && typeof config.loopExempt !== 'boolean') fail('loopExempt must be a boolean.');
+  if (config.idempotent !== undefined && typeof config.idempotent !== 'boolean') fail('idempotent must be a boolean.');
   if (config.needsApproval !== undefined && typeof config.needsApproval !== 'boolean' && typeof config.needsApproval !== 'function') {
     fail('needsApproval must be a boolean or a function (input) => boolean.');
   }
@@ -126,5 +134,6 @@ export function defineTool<Schema extends z.ZodType>(config: ToolConfig<Schema>)
     ...(retry === undefined ? {} : { retry }),
     ...(config.model === undefined ? {} : { model: config.model }),
     loopExempt: config.loopExempt ?? false,
+    idempotent: config.idempotent ?? false,
   };
 }
