@@ -41,6 +41,12 @@ export interface ToolConfig<Schema extends zc.$ZodType> {
   readonly model?: string;
   /** Calls of this tool neither count towards nor reset loop detection. */
   readonly loopExempt?: boolean;
+  /**
+   * Running a call twice has the same effect as running it once. A durable worker
+   * (`@turnkit/store`) runs such a call again when its process died mid-call, instead of
+   * answering it `interrupted`. Default false.
+   */
+  readonly idempotent?: boolean;
 }
 
 /** A checked tool, as `defineTool` returns it. */
@@ -57,6 +63,7 @@ export interface ToolDefinition<Input = unknown> {
   readonly retry?: RetryOptions;
   readonly model?: string;
   readonly loopExempt: boolean;
+  readonly idempotent: boolean;
 }
 
 /**
@@ -75,7 +82,7 @@ export function zodSchemaProblem(value: unknown, what: string): string | undefin
 
 export const TOOL_NAME = /^[a-zA-Z0-9_-]{1,64}$/;
 
-const KNOWN_KEYS = new Set(['name', 'description', 'input', 'execute', 'timeoutMs', 'readOnly', 'needsApproval', 'retry', 'model', 'loopExempt']);
+const KNOWN_KEYS = new Set(['name', 'description', 'input', 'execute', 'timeoutMs', 'readOnly', 'needsApproval', 'retry', 'model', 'loopExempt', 'idempotent']);
 
 function isPositiveInteger(value: unknown): value is number {
   return typeof value === 'number' && Number.isInteger(value) && value >= 1;
@@ -123,6 +130,7 @@ export function defineTool<Schema extends zc.$ZodType>(config: ToolConfig<Schema
   if (config.timeoutMs !== undefined && !isPositiveInteger(config.timeoutMs)) fail(`timeoutMs must be a whole number of milliseconds ≥ 1, got ${String(config.timeoutMs)}.`);
   if (config.readOnly !== undefined && typeof config.readOnly !== 'boolean') fail('readOnly must be a boolean.');
   if (config.loopExempt !== undefined && typeof config.loopExempt !== 'boolean') fail('loopExempt must be a boolean.');
+  if (config.idempotent !== undefined && typeof config.idempotent !== 'boolean') fail('idempotent must be a boolean.');
   if (config.needsApproval !== undefined && typeof config.needsApproval !== 'boolean' && typeof config.needsApproval !== 'function') {
     fail('needsApproval must be a boolean or a function (input) => boolean.');
   }
@@ -161,5 +169,6 @@ export function defineTool<Schema extends zc.$ZodType>(config: ToolConfig<Schema
     ...(retry === undefined ? {} : { retry }),
     ...(config.model === undefined ? {} : { model: config.model }),
     loopExempt: config.loopExempt ?? false,
+    idempotent: config.idempotent ?? false,
   };
 }

@@ -1,0 +1,93 @@
+// The schema, as numbered migrations applied on open. `turnkit_schema` records which ran; an
+// advisory lock makes concurrent opens of one database take turns.
+
+import type { Sql } from './sql.js';
+
+/** The migrations, in order; the schema version is the number of migrations applied. */
+export const MIGRATIONS: readonly string[] = [
+  `
+  CREATE TABLE turnkit_turns (
+    id text PRIMARY KEY,
+    seq bigserial UNIQUE,
+    agent text NOT NULL,
+    input text,
+    limits jsonb,
+    status text NOT NULL,
+    state jsonb,
+    error jsonb,
+    grants jsonb NOT NULL DEFAULT '[]',
+    budget_usage jsonb,
+    version integer NOT NULL DEFAULT 0,
+    log_seq integer NOT NULL DEFAULT 0,
+    runnable boolean NOT NULL DEFAULT true,
+    lease_owner text,
+    lease_token integer NOT NULL DEFAULT 0,
+    lease_expires_at timestamptz,
+    created_at timestamptz NOT NULL DEFAULT now(),
+    updated_at timestamptz NOT NULL DEFAULT now(),
+    ended_at timestamptz
+  );
+  CREATE INDEX turnkit_turns_runnable ON turnkit_turns (seq) WHERE runnable;
+  CREATE INDEX turnkit_turns_status ON turnkit_turns (status, seq);
+
+  CREATE TABLE turnkit_log (
+    turn_id text NOT NULL REFERENCES turnkit_turns (id) ON DELETE CASCADE,
+    seq integer NOT NULL,
+    kind text NOT NULL CHECK (kind IN ('message', 'notice', 'status')),
+    data jsonb NOT NULL,
+    at timestamptz NOT NULL DEFAULT now(),
+    PRIMARY KEY (turn_id, seq)
+  );
+
+  CREATE TABLE turnkit_tool_results (
+    turn_id text NOT NULL REFERENCES turnkit_turns (id) ON DELETE CASCADE,
+    call_id text NOT NULL,
+    name text NOT NULL,
+    started_at timestamptz,
+    started_token integer,
+    result jsonb,
+    finished_at timestamptz,
+    PRIMARY KEY (turn_id, call_id)
+  );
+
+  CREATE TABLE turnkit_inbox (
+    id bigserial PRIMARY KEY,
+    turn_id text NOT NULL REFERENCES turnkit_turns (id) ON DELETE CASCADE,
+    kind text NOT NULL CHECK (kind IN ('decision', 'cancel')),
+    call_id text,
+    body jsonb NOT NULL,
+    status text NOT NULL DEFAULT 'pending' CHECK (status IN ('pending', 'applied', 'ignored')),
+    created_at timestamptz NOT NULL DEFAULT now(),
+    applied_at timestamptz
+  );
+  CREATE UNIQUE INDEX turnkit_inbox_one_decision ON turnkit_inbox (turn_id, call_id) WHERE kind = 'decision';
+  CREATE UNIQUE INDEX turnkit_inbox_one_cancel ON turnkit_inbox (turn_id) WHERE kind = 'cancel';
+  CREATE INDEX turnkit_inbox_pending ON turnkit_inbox (turn_id) WHERE status = 'pending';
+  `,
+];
+
+export const SCHEMA_VERSION = MIGRATIONS.length;
+
+// Any constant: the key of the advisory lock that serialises migrations.
+const MIGRATION_LOCK = 7_316_420_911;
+
+/** Brings the schema up to date; refuses a database written by a newer @turnkit/store. */
+export async function migrate(sql: Sql): Promise<number> {
+  return sql.transaction(async (tx) => {
+    await tx.query('SELECT pg_advisory_xact_lock($1)', [MIGRATION_LOCK]);
+    await tx.query('CREATE TABLE IF NOT EXISTS turnkit_schema (version integer PRIMARY KEY, applied_at timestamptz NOT NULL DEFAULT now())');
+    const [row] = await tx.query('SELECT coalesce(max(version), 0)::int AS version FROM turnkit_schema');
+    const current = Number(row?.version ?? 0);
+    if (current > SCHEMA_VERSION) {
+      throw new Error(`This database has turnkit store schema version ${current}, newer than this @turnkit/store knows (${SCHEMA_VERSION}): upgrade @turnkit/store.`);
+    }
+    for (let version = current + 1; version <= SCHEMA_VERSION; version += 1) {
+      // One statement per query: PGlite's `query` takes a single statement.
+      for (const statement of (MIGRATIONS[version - 1] as string).split(/;\s*\n/)) {
+        if (statement.trim() !== '') await tx.query(statement);
+      }
+      await tx.query('INSERT INTO turnkit_schema (version) VALUES ($1)', [version]);
+    }
+    return SCHEMA_VERSION;
+  });
+}

@@ -1,0 +1,208 @@
+// The one seam between the store and a database: run a statement, run a transaction. The same
+// SQL runs on both drivers (PGlite in-process, a real Postgres through `pg`); each is an optional
+// peer dependency, loaded only when a store of its kind is opened.
+
+import { closeSync, mkdirSync, openSync, readFileSync, rmSync, writeSync } from 'node:fs';
+import { basename, dirname, join, resolve } from 'node:path';
+
+/** A row as the driver returns it (jsonb parsed, text as strings). */
+export type Row = Record<string, unknown>;
+
+/** Runs statements; `params` are bound as $1, $2, … */
+export interface SqlQuery {
+  query(text: string, params?: readonly unknown[]): Promise<Row[]>;
+}
+
+/** A database connection the store can use: statements, transactions, and closing. */
+export interface Sql extends SqlQuery {
+  /** Runs `work` in one transaction: committed when it resolves, rolled back when it throws. */
+  transaction<T>(work: (tx: SqlQuery) => Promise<T>): Promise<T>;
+  close(): Promise<void>;
+  /** `pglite` or `postgres`: what `openStore` opened. */
+  readonly kind: 'pglite' | 'postgres';
+}
+
+/** Loads a driver module; tests replace it to see the message for a missing driver. */
+export type ModuleLoader = (name: string) => Promise<unknown>;
+
+const defaultLoader: ModuleLoader = (name) => import(name);
+
+/** Imports an optional peer dependency, or throws an Error that says which package to install. */
+export async function loadDriver(name: string, what: string, load: ModuleLoader = defaultLoader): Promise<unknown> {
+  try {
+    return await load(name);
+  } catch (error) {
+    const why = error instanceof Error ? error.message : String(error);
+    throw new Error(`${what} needs the package '${name}', which is not installed (${why}). Install it next to @turnkit/store: npm install ${name}`);
+  }
+}
+
+const SCHEMA_NAME = /^[a-z_][a-z0-9_]{0,62}$/;
+
+/** Checks a Postgres schema name (it is written into SQL, so only plain lower-case names pass). */
+export function checkSchemaName(schema: string): string {
+  if (typeof schema !== 'string' || !SCHEMA_NAME.test(schema)) {
+    throw new TypeError(`openStore option \`schema\` must be a plain lower-case name (letters, digits, '_', up to 63), got ${JSON.stringify(schema)}.`);
+  }
+  return schema;
+}
+
+interface PGliteLike {
+  query(text: string, params?: unknown[]): Promise<{ rows: Row[] }>;
+  transaction<T>(work: (tx: { query(text: string, params?: unknown[]): Promise<{ rows: Row[] }> }) => Promise<T>): Promise<T>;
+  close(): Promise<void>;
+  waitReady?: Promise<void>;
+}
+
+/**
+ * Opens PGlite: in memory (`dataDir` undefined) or in a directory guarded by a lock file, since a
+ * PGlite directory serves one process only.
+ */
+export async function openPGlite(dataDir: string | undefined, schema: string | undefined, load?: ModuleLoader): Promise<Sql> {
+  const mod = (await loadDriver('@electric-sql/pglite', 'openStore() with PGlite', load)) as { PGlite: new (dataDir?: string) => PGliteLike };
+  let unlock: (() => void) | undefined;
+  if (dataDir !== undefined) {
+    mkdirSync(dirname(resolve(dataDir)), { recursive: true });
+    unlock = takeLock(dataDir);
+  }
+  let db: PGliteLike;
+  try {
+    db = dataDir === undefined ? new mod.PGlite() : new mod.PGlite(dataDir);
+    await db.waitReady;
+    if (schema !== undefined) {
+      await db.query(`CREATE SCHEMA IF NOT EXISTS ${schema}`);
+      await db.query(`SET search_path TO ${schema}`);
+    }
+  } catch (error) {
+    unlock?.();
+    throw error;
+  }
+  const rows = async (promise: Promise<{ rows: Row[] }>): Promise<Row[]> => (await promise).rows;
+  return {
+    kind: 'pglite',
+    query: (text, params) => rows(db.query(text, params === undefined ? undefined : [...params])),
+    transaction: (work) => db.transaction((tx) => work({ query: (text, params) => rows(tx.query(text, params === undefined ? undefined : [...params])) })),
+    async close() {
+      try {
+        await db.close();
+      } finally {
+        unlock?.();
+      }
+    },
+  };
+}
+
+/** The lock file of a PGlite directory: `<dir>.lock` next to it. */
+export function lockPath(dataDir: string): string {
+  const full = resolve(dataDir);
+  return join(dirname(full), `${basename(full)}.lock`);
+}
+
+/**
+ * Takes the lock of a PGlite directory: creates `<dir>.lock` exclusively with this process's pid.
+ * A lock of a live process is never taken; a dead process's lock is taken over. Returns the unlock.
+ */
+export function takeLock(dataDir: string): () => void {
+  const path = lockPath(dataDir);
+  for (let attempt = 0; attempt < 2; attempt += 1) {
+    let fd: number;
+    try {
+      fd = openSync(path, 'wx');
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+      const holder = readPid(path);
+      if (holder !== null && isAlive(holder)) {
+        throw new Error(
+          `The PGlite store in ${resolve(dataDir)} is in use by process ${holder} (lock file ${path}). PGlite serves one process only: ` +
+            'stop that process, or use Postgres for several processes (openStore("postgres://…")).',
+        );
+      }
+      // Left by a process that is gone (or unreadable): take it over.
+      rmSync(path, { force: true });
+      continue;
+    }
+    writeSync(fd, String(process.pid));
+    closeSync(fd);
+    let released = false;
+    return () => {
+      if (released) return;
+      released = true;
+      if (readPid(path) === process.pid) rmSync(path, { force: true });
+    };
+  }
+  throw new Error(`Could not take the lock file ${path}: another process keeps creating it. Use Postgres for several processes (openStore("postgres://…")).`);
+}
+
+function readPid(path: string): number | null {
+  try {
+    const text = readFileSync(path, 'utf8').trim();
+    const pid = Number(text);
+    return /^\d+$/.test(text) && Number.isSafeInteger(pid) && pid > 0 ? pid : null;
+  } catch {
+    return null;
+  }
+}
+
+function isAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    // EPERM: it exists but belongs to someone else.
+    return (error as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
+interface PgPoolLike {
+  query(text: string, params?: unknown[]): Promise<{ rows: Row[] }>;
+  connect(): Promise<{ query(text: string, params?: unknown[]): Promise<{ rows: Row[] }>; release(error?: Error | boolean): void }>;
+  end(): Promise<void>;
+  on(event: 'error', listener: (error: Error) => void): unknown;
+}
+
+/** Opens a pool of connections to a real Postgres through `pg`. */
+export async function openPostgres(url: string, schema: string | undefined, load?: ModuleLoader): Promise<Sql> {
+  const mod = (await loadDriver('pg', 'openStore("postgres://…")', load)) as { default?: { Pool: new (config: object) => PgPoolLike }; Pool?: new (config: object) => PgPoolLike };
+  const Pool = mod.Pool ?? mod.default?.Pool;
+  if (Pool === undefined) throw new Error("The installed 'pg' package has no Pool export; install pg >= 8.");
+  const config: { connectionString: string; max: number; options?: string } = { connectionString: url, max: 10 };
+  if (schema !== undefined) {
+    // Create the schema once, then every connection of the pool uses it.
+    const setup = new Pool({ connectionString: url, max: 1 });
+    setup.on('error', () => undefined);
+    try {
+      await setup.query(`CREATE SCHEMA IF NOT EXISTS ${schema}`);
+    } finally {
+      await setup.end();
+    }
+    config.options = `-c search_path=${schema}`;
+  }
+  const pool = new Pool(config);
+  // An idle connection that drops must not crash the process; the next query reconnects.
+  pool.on('error', () => undefined);
+  const rows = async (promise: Promise<{ rows: Row[] }>): Promise<Row[]> => (await promise).rows;
+  return {
+    kind: 'postgres',
+    query: (text, params) => rows(pool.query(text, params === undefined ? undefined : [...params])),
+    async transaction(work) {
+      const client = await pool.connect();
+      let broken = false;
+      try {
+        await client.query('BEGIN');
+        const result = await work({ query: (text, params) => rows(client.query(text, params === undefined ? undefined : [...params])) });
+        await client.query('COMMIT');
+        return result;
+      } catch (error) {
+        try {
+          await client.query('ROLLBACK');
+        } catch {
+          broken = true;
+        }
+        throw error;
+      } finally {
+        client.release(broken);
+      }
+    },
+    close: () => pool.end(),
+  };
+}

@@ -1,0 +1,23 @@
+import { z } from 'zod';
+import { describe, expect, it } from 'vitest';
+import { defineTool } from '@turnkit/dispatch';
+import { createWorker, type Store } from '@turnkit/store';
+import { scriptedModel } from '@turnkit/testing';
+
+const store = { claim: () => Promise.resolve(null) } as unknown as Store;
+
+describe('createWorker and the idempotent tool option', () => {
+  it('checks its agents and options, naming the bad one', () => {
+    expect(() => createWorker({ store, agents: { a: { model: {} as never } } })).toThrow(/agent 'a' needs a `model`/);
+    expect(() => createWorker({ store, agents: { a: { model: scriptedModel([]), limits: { maxIterations: 0 } } } })).toThrow(/agent 'a' has bad limits/);
+    expect(() => createWorker({ store, agents: {}, leaseMs: 1 })).toThrow(/leaseMs/);
+    expect(() => createWorker({ store: {} as never, agents: {} })).toThrow(/store from openStore/);
+  });
+
+  it('defineTool takes `idempotent` (default false) and rejects a non-boolean', () => {
+    const base = { name: 't', description: 'T.', input: z.object({}), execute: () => 1 };
+    expect(defineTool(base).idempotent).toBe(false);
+    expect(defineTool({ ...base, idempotent: true }).idempotent).toBe(true);
+    expect(() => defineTool({ ...base, idempotent: 'yes' as never })).toThrow(/idempotent must be a boolean/);
+  });
+});
