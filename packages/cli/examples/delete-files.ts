@@ -9,7 +9,7 @@ import { defineTool } from '@turnkit/dispatch';
 import type { Message } from '@turnkit/core';
 import { call, scriptedModel, text, toolCalls } from '@turnkit/testing';
 import { z } from 'zod';
-import type { Scenario } from '@turnkit/cli';
+import type { ScenarioFile } from '@turnkit/cli';
 
 /** A tiny in-memory workspace: path → size in bytes. */
 const files = new Map<string, number>([
@@ -44,16 +44,21 @@ function summary(messages: readonly Message[]): string {
   return ['Clean-up of tmp/:', ...lines].join('\n');
 }
 
-export const scenario: Scenario = {
+export const scenario: ScenarioFile = {
   input: 'Free some space in tmp/: delete the build log and the cache, keep my notes.',
   tools: [listFiles, deleteFile],
-  model: () =>
-    scriptedModel([
-      toolCalls(call('list_files', { dir: 'tmp' }), { usage: { inputTokens: 160, outputTokens: 20 } }),
-      toolCalls(call('delete_file', { path: 'tmp/build.log' }), call('delete_file', { path: 'tmp/cache.bin' }), {
-        text: 'Deleting the two files you named.',
-        usage: { inputTokens: 260, outputTokens: 44 },
-      }),
-      (request) => text(summary(request.messages), { usage: { inputTokens: 380, outputTokens: 30 } }),
-    ]),
+  // A function of `startAt` (the model calls already made), so that `turnkit resume`, a new
+  // process, continues the script where the suspended run left it.
+  model: ({ startAt }) =>
+    scriptedModel(
+      [
+        toolCalls(call('list_files', { dir: 'tmp' }), { usage: { inputTokens: 160, outputTokens: 20 } }),
+        toolCalls(call('delete_file', { path: 'tmp/build.log' }), call('delete_file', { path: 'tmp/cache.bin' }), {
+          text: 'Deleting the two files you named.',
+          usage: { inputTokens: 260, outputTokens: 44 },
+        }),
+        (request) => text(summary(request.messages), { usage: { inputTokens: 380, outputTokens: 30 } }),
+      ],
+      { startAt },
+    ),
 };

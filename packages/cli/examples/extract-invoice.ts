@@ -7,7 +7,7 @@
 import { defineTool } from '@turnkit/dispatch';
 import { call, scriptedModel, text, toolCalls } from '@turnkit/testing';
 import { z } from 'zod';
-import type { Scenario } from '@turnkit/cli';
+import type { ScenarioFile } from '@turnkit/cli';
 
 const DOCUMENTS: Record<string, string> = {
   'INV-2025-0042': [
@@ -46,7 +46,7 @@ const lines = [
 ];
 const fields = { vendor: 'ACME Office Supplies GmbH', number: 'INV-2025-0042', date: '2025-03-03', dueDate: '2025-04-02', currency: 'EUR' };
 
-export const scenario: Scenario = {
+export const scenario: ScenarioFile = {
   system: 'Extract invoices as JSON only.',
   input: 'Extract invoice INV-2025-0042 as JSON: vendor, number, date, dueDate, currency, total and lines.',
   tools: [readDocument],

@@ -7,7 +7,7 @@
 import { defineTool } from '@turnkit/dispatch';
 import { call, scriptedModel, text, toolCalls } from '@turnkit/testing';
 import { z } from 'zod';
-import type { Scenario } from '@turnkit/cli';
+import type { ScenarioFile } from '@turnkit/cli';
 
 const FORECASTS: Record<string, Record<string, { sky: string; highC: number; lowC: number }>> = {
   Lisbon: { '2025-06-14': { sky: 'sunny', highC: 27, lowC: 18 }, '2025-06-15': { sky: 'partly cloudy', highC: 25, lowC: 17 } },
@@ -89,7 +89,7 @@ const estimateBudget = defineTool({
   },
 });
 
-export const scenario: Scenario = {
+export const scenario: ScenarioFile = {
   system: 'You plan short trips. Use the tools for facts; never invent prices.',
   input: 'Plan a weekend in Lisbon from Berlin, 14 to 16 June 2025, with a hotel under 150 euros a night.',
   tools: [getWeather, searchFlights, searchHotels, estimateBudget],

@@ -8,4 +8,11 @@ process.stdout.on('error', (error: NodeJS.ErrnoException) => {
   throw error;
 });
 
+/** Resolves once everything written to `stream` so far has been handed to the system. */
+const flushed = (stream: NodeJS.WriteStream): Promise<void> => new Promise((resolve) => stream.write('', () => resolve()));
+
 process.exitCode = await main(process.argv);
+// The outcome is printed: exit now, not when a tool or model that ignored its cancellation (after
+// Ctrl+C or SIGTERM) or a finished race lets the event loop empty.
+await Promise.all([flushed(process.stdout), flushed(process.stderr)]);
+process.exit();

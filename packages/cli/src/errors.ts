@@ -2,6 +2,8 @@
 // file, missing API key) exits 2, like commander's own parse errors, so scripts can tell "you
 // called it wrong" (2) from "the turn failed" (1).
 
+import { errorMessage } from '@turnkit/core';
+
 /** A mistake in how turnkit was called or in a file it was given; printed as one line, exit 2. */
 export class UsageError extends Error {
   constructor(message: string) {
@@ -10,8 +12,7 @@ export class UsageError extends Error {
   }
 }
 
-/** A readable message for any thrown value, on one line. */
+/** Core's readable message for any thrown value (errorMessage), on one line. */
 export function oneLine(error: unknown): string {
-  const text = error instanceof Error ? error.message : typeof error === 'string' ? error : String(error);
-  return text.replace(/\s*\n\s*/g, ' ').trim();
+  return errorMessage(error).replace(/\s*\n\s*/g, ' ').trim();
 }

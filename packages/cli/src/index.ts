@@ -1,4 +1,4 @@
 export { main } from './program.js';
-export { loadScenario } from './scenario.js';
-export type { LoadedScenario, Scenario } from './scenario.js';
+export { loadScenarioFile } from './scenario.js';
+export type { LoadedScenarioFile, ModelFactory, ModelStart, ScenarioFile } from './scenario.js';
 export { EXIT } from './turn.js';

@@ -8,8 +8,8 @@ import { defineTool, type ToolDefinition } from '@turnkit/dispatch';
 import type { OutputSchema } from '@turnkit/inline';
 import { call, fail, scriptedModel, text, toolCalls, type ScriptStep } from '@turnkit/testing';
 import { z } from 'zod';
-import { UsageError } from './errors.js';
-import type { Scenario } from './scenario.js';
+import { oneLine, UsageError } from './errors.js';
+import type { ScenarioFile } from './scenario.js';
 
 const json: z.ZodType<JsonValue> = z.json() as z.ZodType<JsonValue>;
 const jsonSchema = z.record(z.string(), json);
@@ -75,7 +75,7 @@ const file = z.strictObject({
 type JsonTool = z.infer<typeof tool>;
 
 /** Reads a parsed .json scenario; throws a UsageError naming the file and the first bad field. */
-export function scenarioFromJson(value: unknown, where: string): Scenario {
+export function scenarioFromJson(value: unknown, where: string): ScenarioFile {
   const parsed = file.safeParse(value);
   if (!parsed.success) {
     const issue = parsed.error.issues[0];
@@ -89,7 +89,7 @@ export function scenarioFromJson(value: unknown, where: string): Scenario {
   return {
     input: spec.input,
     tools,
-    ...(model === undefined ? {} : { model: () => scriptedModel(model) }),
+    ...(model === undefined ? {} : { model: ({ startAt }: { readonly startAt: number }) => scriptedModel(model, { startAt }) }),
     ...(spec.limits === undefined ? {} : { limits: spec.limits as TurnLimitsInput }),
     ...(spec.system === undefined ? {} : { system: spec.system }),
     ...(output === undefined ? {} : { output: output as OutputSchema }),
@@ -116,7 +116,7 @@ function schemaFrom(schema: Record<string, JsonValue>, where: string): z.ZodType
   try {
     return z.fromJSONSchema(schema as Parameters<typeof z.fromJSONSchema>[0]);
   } catch (error) {
-    throw new UsageError(`${where} is not a JSON Schema turnkit can use (${error instanceof Error ? error.message : String(error)}).`);
+    throw new UsageError(`${where} is not a JSON Schema turnkit can use (${oneLine(error)}).`);
   }
 }
 
@@ -138,6 +138,6 @@ function toolFrom(spec: JsonTool, where: string): ToolDefinition<any> {
       },
     });
   } catch (error) {
-    throw new UsageError(`${where}: ${error instanceof Error ? error.message : String(error)}`);
+    throw new UsageError(`${where}: ${oneLine(error)}`);
   }
 }

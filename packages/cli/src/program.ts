@@ -12,7 +12,7 @@ import { GRAPH_FORMATS, graphCommand, type GraphFormat } from './commands/graph.
 import { replayCommand } from './commands/replay.js';
 import { oneLine, UsageError } from './errors.js';
 import { PROVIDERS, type ProviderName, type ProviderOptions } from './provider.js';
-import { loadScenario } from './scenario.js';
+import { loadScenarioFile } from './scenario.js';
 import { safeText } from './safe-text.js';
 import { readSuspended } from './suspended.js';
 import { EXIT, runTurnCommand, undecidedIds } from './turn.js';
@@ -123,7 +123,7 @@ function buildProgram(setExit: (code: number) => void): Command {
     )
     .action(async (file: string, flags: RunFlags) => {
       const provider = providerFlags(flags);
-      const scenario = await loadScenario(file);
+      const scenario = await loadScenarioFile(file);
       setExit(await runTurnCommand({ scenarioFile: file, scenario, provider, ...outputFlags(flags) }));
     });
 
@@ -153,7 +153,7 @@ function buildProgram(setExit: (code: number) => void): Command {
       const { saved } = read;
       const decisions = decisionsFrom(flags, undecidedIds(saved.pending, saved.state.batch?.decisions));
       const scenarioPath = flags.scenario ?? saved.scenario;
-      const scenario = await loadScenario(scenarioPath, { savedIn: file, path: saved.scenario, sha256: saved.scenarioSha256 });
+      const scenario = await loadScenarioFile(scenarioPath, { savedIn: file, path: saved.scenario, sha256: saved.scenarioSha256 });
       const stream = flags.stream === true || saved.options.stream;
       setExit(
         await runTurnCommand({

@@ -13,37 +13,49 @@ import { tsImport } from 'tsx/esm/api';
 import { oneLine, UsageError } from './errors.js';
 import { scenarioFromJson } from './json-scenario.js';
 
+/** What a scenario's model function is given: the model calls the turn has made already. */
+export interface ModelStart {
+  /** 0 for `turnkit run`; for `turnkit resume`, the calls the suspended run's model answered. */
+  readonly startAt: number;
+}
+
+/** A scenario's model as a function, called once per run; a scripted model passes `startAt` on. */
+export type ModelFactory = (start: ModelStart) => Model;
+
 /**
  * What a scenario module exports, as `export default { … }` or `export const scenario = { … }`.
  *
  * @example
- * export const scenario: Scenario = { input: 'What is 1 + 2?', tools: [add], model: scriptedModel([...]) };
+ * export const scenario: ScenarioFile = { input: 'What is 1 + 2?', tools: [add], model: ({ startAt }) => scriptedModel([...], { startAt }) };
  */
-export interface Scenario {
+export interface ScenarioFile {
   /** The user's message. */
   readonly input: string;
   /** Tools made with `defineTool` from @turnkit/dispatch. */
   // any: each tool has its own input type.
   readonly tools: readonly ToolDefinition<any>[];
-  /** The model; a function is called once per run. Optional when `--provider` is given. */
-  readonly model?: Model | (() => Model);
+  /**
+   * The model, or a function making it (called once per run with `{ startAt }`). Optional when
+   * `--provider` is given. A turn can be resumed only with a function: a scripted model must
+   * start at `startAt`, the replies the suspended run used.
+   */
+  readonly model?: Model | ModelFactory;
   readonly limits?: TurnLimitsInput;
   readonly system?: string;
   /** A zod schema the final answer (parsed as JSON) must match; a failure is sent back for repair. */
   readonly output?: OutputSchema;
 }
 
-/** A checked scenario and where it came from. */
-export interface LoadedScenario extends Omit<Scenario, 'model'> {
+/** A checked scenario file and where it came from. */
+export interface LoadedScenarioFile extends ScenarioFile {
   /** Absolute path of the file. */
   readonly path: string;
   /** sha256 (hex) of the file's bytes, as read before it was loaded. */
   readonly sha256: string;
-  readonly model?: Model;
 }
 
 /** The scenario a suspended turn was saved with, which a resume must load again. */
-export interface ExpectedScenario {
+export interface ExpectedScenarioFile {
   /** The suspended-turn file, for messages. */
   readonly savedIn: string;
   /** The scenario path the file records. */
@@ -58,7 +70,7 @@ const MODULE_EXTENSIONS = new Set(['.ts', '.mts', '.cts', '.js', '.mjs', '.cjs']
  * With `expected` (a resume), the sha256 of the file's bytes must be the recorded one, checked
  * before the file is parsed or imported: a changed or different scenario is never run.
  */
-export async function loadScenario(file: string, expected?: ExpectedScenario): Promise<LoadedScenario> {
+export async function loadScenarioFile(file: string, expected?: ExpectedScenarioFile): Promise<LoadedScenarioFile> {
   const path = resolve(file);
   await mustBeFile(path, file, 'scenario');
   const bytes = await readFile(path);
@@ -165,7 +177,7 @@ function pickExport(module: Record<string, unknown>, shown: string, format: Modu
   throw new UsageError(`Scenario ${shown} exports no scenario: add \`export default { input, tools, model }\` or \`export const scenario = { input, tools, … }\`.`);
 }
 
-function check(value: unknown, path: string, shown: string): Omit<LoadedScenario, 'sha256'> {
+function check(value: unknown, path: string, shown: string): Omit<LoadedScenarioFile, 'sha256'> {
   const bad = (what: string): never => {
     throw new UsageError(`Scenario ${shown}: ${what}`);
   };
@@ -182,12 +194,8 @@ function check(value: unknown, path: string, shown: string): Omit<LoadedScenario
       bad(`tools[${index}] is not a tool; make each one with defineTool from @turnkit/dispatch.`);
     }
   }
-  let model: Model | undefined;
-  if (s.model !== undefined) {
-    const made = typeof s.model === 'function' ? (s.model as () => unknown)() : s.model;
-    if (made === null || typeof made !== 'object' || typeof (made as Model).generate !== 'function') bad('`model` must be a Model (with generate) or a function returning one.');
-    model = made as Model;
-  }
+  const model = s.model as Model | ModelFactory | undefined;
+  if (model !== undefined && typeof model !== 'function' && !isModel(model)) bad('`model` must be a Model (with generate) or a function ({ startAt }) returning one.');
   if (s.limits !== undefined && (s.limits === null || typeof s.limits !== 'object')) bad('`limits` must be an object such as { maxIterations: 5 }.');
   if (s.system !== undefined && typeof s.system !== 'string') bad('`system` must be a string.');
   if (s.output !== undefined && typeof (s.output as OutputSchema | null)?.safeParse !== 'function') bad('`output` must be a zod schema.');
@@ -200,4 +208,46 @@ function check(value: unknown, path: string, shown: string): Omit<LoadedScenario
     ...(s.system === undefined ? {} : { system: s.system as string }),
     ...(s.output === undefined ? {} : { output: s.output as OutputSchema }),
   };
+}
+
+function isModel(value: unknown): value is Model {
+  return value !== null && typeof value === 'object' && typeof (value as Model).generate === 'function';
+}
+
+/** Where a resumed turn's model continues from. */
+export interface ModelResume {
+  /** The suspended-turn file (blamed when its count is one the model cannot continue from). */
+  readonly file: string;
+  /** The model calls the suspended run's model answered (the file's `modelCalls`). */
+  readonly modelCalls: number;
+}
+
+/**
+ * The scenario's model for one run: its function is called with `{ startAt }` (0, or the saved
+ * count on a resume). Throws a UsageError naming the scenario file for a function that throws or
+ * returns something that is not a Model, naming the resume file when the model cannot continue
+ * from the count it records, and saying to export a function when a ready-made model would have
+ * to continue a suspended turn.
+ */
+export function makeScenarioModel(scenario: LoadedScenarioFile, shown: string, resume?: ModelResume): Model | undefined {
+  const model = scenario.model;
+  if (model === undefined) return undefined;
+  if (typeof model !== 'function') {
+    if (resume === undefined) return model;
+    throw new UsageError(
+      `Scenario ${shown} exports a ready-made model, which cannot continue the suspended turn in ${resume.file} (a scripted model would start its script again). Export a function of the calls already made instead: model: ({ startAt }) => scriptedModel(steps, { startAt }).`,
+    );
+  }
+  const startAt = resume?.modelCalls ?? 0;
+  let made: unknown;
+  try {
+    made = model({ startAt });
+  } catch (error) {
+    if (resume === undefined) throw new UsageError(`Scenario ${shown}: its model function threw: ${oneLine(error)}`);
+    throw new UsageError(
+      `${resume.file}: the model of scenario ${shown} cannot continue from modelCalls ${startAt}, the count the file records (${oneLine(error)}); the file was changed since it was saved, or was never one that \`turnkit run\` wrote. Nothing was run.`,
+    );
+  }
+  if (!isModel(made)) throw new UsageError(`Scenario ${shown}: its model function must return a Model (with generate), got ${made === null ? 'null' : typeof made}.`);
+  return made;
 }

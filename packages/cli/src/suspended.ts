@@ -1,7 +1,7 @@
 // The file a suspended turn is written to, and reading it back for `turnkit resume`. A resume file
 // is data, never code: it is checked whole (its shape, and its state through core's
 // parseTurnState) before anything is loaded, and the scenario it names is loaded only if the
-// sha256 of that file's bytes is the one recorded when the turn was saved (see loadScenario).
+// sha256 of that file's bytes is the one recorded when the turn was saved (see loadScenarioFile).
 //
 // One approval, one execution: before a resume runs any approved tool it claims the file (a lock
 // file created exclusively, then the file atomically replaced by a copy marked `consumed`), so a
@@ -9,10 +9,11 @@
 // after its tools ran.
 
 import { randomUUID } from 'node:crypto';
-import { open, readFile, rename, rm, unlink } from 'node:fs/promises';
-import { dirname, resolve } from 'node:path';
+import { constants } from 'node:fs';
+import { access, open, readFile, rename, rm, stat, unlink } from 'node:fs/promises';
+import { dirname, join, resolve } from 'node:path';
 import { parseTurnState, type Message, type ParkedCall, type TurnState } from '@turnkit/core';
-import type { BudgetUsage, Grant } from '@turnkit/dispatch';
+import { createDispatcher, type BudgetUsage, type Grant } from '@turnkit/dispatch';
 import type { TurnResult } from '@turnkit/inline';
 import { z } from 'zod';
 import { oneLine, UsageError } from './errors.js';
@@ -50,7 +51,7 @@ export interface SuspendedFile {
   /** sha256 (hex) of the scenario file's bytes when the turn was saved; a resume loads only a scenario with this hash. */
   readonly scenarioSha256: string;
   readonly options: SavedOptions;
-  /** Calls the scenario's own model answered so far: a scripted model is fast-forwarded by this many on resume. */
+  /** Calls the scenario's own model answered so far: a resume makes its model with `{ startAt: modelCalls }`. */
   readonly modelCalls: number;
   readonly state: TurnState;
   readonly transcript: readonly Message[];
@@ -134,6 +135,25 @@ export async function saveSuspended(path: string, scenario: ScenarioRecord, opti
   await writeJsonFile(path, file);
 }
 
+/**
+ * Throws a UsageError naming `flag` unless `writeJsonFile(path)` can work: the path is not a
+ * folder, and its folder exists and is writable. Checked before a turn runs, so a turn that
+ * suspends is never lost to a mistyped path after its tools ran.
+ */
+export async function checkWritablePath(path: string, flag: string): Promise<void> {
+  const target = resolve(path);
+  const info = await stat(target).catch(() => null);
+  if (info?.isDirectory() === true) throw new UsageError(`${flag} ${path} is a folder; give the path of a file in it, such as ${join(path, 'turn.json')}. Nothing was run.`);
+  const folder = dirname(target);
+  const folderInfo = await stat(folder).catch(() => null);
+  if (folderInfo?.isDirectory() !== true) throw new UsageError(`${flag} ${path}: the folder ${folder} does not exist; create it or give another path. Nothing was run.`);
+  try {
+    await access(folder, constants.W_OK);
+  } catch {
+    throw new UsageError(`${flag} ${path}: the folder ${folder} is not writable; give another path. Nothing was run.`);
+  }
+}
+
 /** Writes `value` as JSON to `path` atomically and durably: a temporary file, fsync, rename over `path`, fsync of the folder. */
 export async function writeJsonFile(path: string, value: unknown): Promise<void> {
   const target = resolve(path);
@@ -149,7 +169,7 @@ export async function writeJsonFile(path: string, value: unknown): Promise<void>
     await rename(temporary, target);
   } catch (error) {
     await rm(temporary, { force: true });
-    throw new UsageError(`Could not write ${path}: ${error instanceof Error ? error.message : String(error)}.`);
+    throw new UsageError(`Could not write ${path}: ${oneLine(error)}.`);
   }
   await syncFolder(dirname(target));
 }
@@ -220,6 +240,22 @@ function parseSuspended(text: string, file: string): SuspendedFile {
   const listed = data.pending.map((p) => p.call.id);
   if (undecided.length === 0 || undecided.length !== listed.length || undecided.some((id, i) => id !== listed[i])) {
     throw invalid(`its pending calls (${listed.join(', ') || 'none'}) are not the undecided parked calls of its state (${undecided.join(', ') || 'none'})`);
+  }
+  // The dispatcher's own checks of what it restores (a grant's tool name or pattern, the counts):
+  // refused here, blaming the file, rather than when the turn starts.
+  for (const [index, grant] of data.grants.entries()) {
+    try {
+      createDispatcher({ tools: [], grants: [grant] });
+    } catch (error) {
+      throw invalid(`at grants.${index}: ${oneLine(error)}`);
+    }
+  }
+  if (data.budgetUsage !== undefined) {
+    try {
+      createDispatcher({ tools: [], budgetUsage: data.budgetUsage });
+    } catch (error) {
+      throw invalid(`at budgetUsage: ${oneLine(error)}`);
+    }
   }
   if (data.modelCalls > state.usage.modelCalls) {
     throw invalid(`modelCalls is ${data.modelCalls}, more than the ${state.usage.modelCalls} model calls its state counts`);

@@ -4,16 +4,16 @@
 
 import { randomUUID } from 'node:crypto';
 import { resolve } from 'node:path';
-import type { ApprovalDecision, Model, ModelRequest } from '@turnkit/core';
+import type { ApprovalDecision, Model } from '@turnkit/core';
 import { resumeTurn, runTurn, type ResumeTurnOptions, type RunTurnOptions, type TurnResult } from '@turnkit/inline';
 import { resumeStreamTurn, streamTurn } from '@turnkit/stream';
 import pc from 'picocolors';
 import { promptApprover } from './approve.js';
 import { oneLine, UsageError } from './errors.js';
 import { providerModel, type ProviderOptions } from './provider.js';
-import type { LoadedScenario } from './scenario.js';
+import { makeScenarioModel, type LoadedScenarioFile } from './scenario.js';
 import { safeJson, safeText, shellCommand } from './safe-text.js';
-import { claimSuspended, defaultSavePath, recordOutcome, saveSuspended, writeJsonFile, type ReadSuspended, type SuspendedFile } from './suspended.js';
+import { checkWritablePath, claimSuspended, defaultSavePath, recordOutcome, saveSuspended, writeJsonFile, type ConsumedMark, type ReadSuspended } from './suspended.js';
 import { Timeline } from './timeline.js';
 
 /** Exit codes: 0 stopped, 1 failed or cancelled, 2 usage error, 3 suspended (waiting for approval). */
@@ -22,7 +22,7 @@ export const EXIT = { ok: 0, failed: 1, usage: 2, suspended: 3 } as const;
 export interface TurnCommandOptions {
   /** The scenario path as the user wrote it (for messages). */
   readonly scenarioFile: string;
-  readonly scenario: LoadedScenario;
+  readonly scenario: LoadedScenarioFile;
   readonly stream: boolean;
   readonly json: boolean;
   readonly trace?: string;
@@ -37,20 +37,47 @@ export interface TurnCommandOptions {
   };
 }
 
+/** What a signal that ends the turn says in its `cancelled` outcome. */
+const SIGNAL_REASONS: Readonly<Record<string, string>> = { SIGINT: 'interrupted with Ctrl+C', SIGTERM: 'terminated by SIGTERM' };
+
 /** Runs the turn and reports it; resolves to the process exit code. */
 export async function runTurnCommand(o: TurnCommandOptions): Promise<number> {
-  const { model, counter, label } = pickModel(o);
-  const saved = o.resume?.read.saved;
-  if (saved !== undefined && o.provider === null && isScripted(model)) await fastForward(model, saved, o.scenario);
+  // Everything that can be wrong is found before a tool runs or a resume file is claimed: the
+  // output paths, and the model (a resumed one continues from the count the file records).
+  if (o.save !== undefined) await checkWritablePath(o.save, '--save');
+  if (o.trace !== undefined) await checkWritablePath(o.trace, '--trace');
+  const { counter, label } = pickModel(o);
   // One approval, one execution: the file is marked as used, durably, before any approved tool
   // runs; a second resume of it (concurrent or later) is refused even if this process dies.
   const claim = o.resume === undefined ? undefined : await claimSuspended(o.resume.file, o.resume.read);
 
   const interactive = !o.json && process.stdin.isTTY === true && process.stdout.isTTY === true;
   const timeline = new Timeline({ write: (text) => void process.stdout.write(text), spinner: !o.json && process.stderr.isTTY === true, streaming: o.stream, checksOutput: o.scenario.output !== undefined });
+  // Ctrl+C and SIGTERM cancel the turn (a second one ends the process at once); the outcome is
+  // then printed and bin.ts exits, not waiting for a tool or model that ignores its signal.
   const controller = new AbortController();
-  const interrupt = (): void => controller.abort('interrupted with Ctrl+C');
+  const interrupt = (signal: NodeJS.Signals): void => controller.abort(SIGNAL_REASONS[signal] ?? `stopped by ${signal}`);
   process.once('SIGINT', interrupt);
+  process.once('SIGTERM', interrupt);
+  try {
+    return await runAndReport(o, { counter, label, controller, timeline, interactive, claim });
+  } finally {
+    process.removeListener('SIGINT', interrupt);
+    process.removeListener('SIGTERM', interrupt);
+  }
+}
+
+interface RunParts {
+  readonly counter: ReturnType<typeof counting>;
+  readonly label: string;
+  readonly controller: AbortController;
+  readonly timeline: Timeline;
+  readonly interactive: boolean;
+  readonly claim: ConsumedMark | undefined;
+}
+
+async function runAndReport(o: TurnCommandOptions, { counter, label, controller, timeline, interactive, claim }: RunParts): Promise<number> {
+  const saved = o.resume?.read.saved;
 
   const options: RunTurnOptions = {
     model: counter.model,
@@ -80,7 +107,6 @@ export async function runTurnCommand(o: TurnCommandOptions): Promise<number> {
     result = await execute(o, options, timeline);
   } finally {
     timeline.stop();
-    process.removeListener('SIGINT', interrupt);
   }
   const elapsed = performance.now() - started;
   const modelCalls = (saved?.modelCalls ?? 0) + counter.count();
@@ -113,7 +139,7 @@ async function execute(o: TurnCommandOptions, options: RunTurnOptions, timeline:
   try {
     if (o.resume === undefined) {
       const run: RunTurnOptions = { ...options, input: o.scenario.input, id: `turn-${randomUUID().slice(0, 8)}` };
-      return o.stream ? await readStream(streamTurn(run), timeline) : await runTurn(run);
+      return o.stream ? await readStream(streamTurn(run), o.json ? null : timeline) : await runTurn(run);
     }
     const saved = o.resume.read.saved;
     const resume: ResumeTurnOptions = {
@@ -124,28 +150,27 @@ async function execute(o: TurnCommandOptions, options: RunTurnOptions, timeline:
       grants: saved.grants,
       ...(saved.budgetUsage === undefined ? {} : { budgetUsage: saved.budgetUsage }),
     };
-    return o.stream ? await readStream(resumeStreamTurn(resume), timeline) : await resumeTurn(resume);
+    return o.stream ? await readStream(resumeStreamTurn(resume), o.json ? null : timeline) : await resumeTurn(resume);
   } catch (error) {
     // runTurn only throws for options it cannot start with: a scenario mistake (bad limits, two tools with one name, …).
     throw new UsageError(`Could not start the turn of ${o.scenarioFile}: ${oneLine(error)}`);
   }
 }
 
-async function readStream(stream: ReturnType<typeof streamTurn>, timeline: Timeline): Promise<TurnResult> {
-  for await (const event of stream) if (event.type === 'text_delta') timeline.textDelta(event.text);
+/** Drains the stream; its text goes to the timeline, or nowhere under --json (stdout is NDJSON only). */
+async function readStream(stream: ReturnType<typeof streamTurn>, timeline: Timeline | null): Promise<TurnResult> {
+  for await (const event of stream) if (event.type === 'text_delta') timeline?.textDelta(event.text);
   return stream.result;
 }
 
-function pickModel(o: TurnCommandOptions): { model: Model; counter: ReturnType<typeof counting>; label: string } {
-  if (o.provider !== null) {
-    const model = providerModel(o.provider);
-    return { model, counter: counting(model), label: `${o.provider.provider} ${o.provider.model}` };
-  }
-  const model = o.scenario.model;
+function pickModel(o: TurnCommandOptions): { counter: ReturnType<typeof counting>; label: string } {
+  if (o.provider !== null) return { counter: counting(providerModel(o.provider)), label: `${o.provider.provider} ${o.provider.model}` };
+  const resume = o.resume;
+  const model = makeScenarioModel(o.scenario, o.scenarioFile, resume === undefined ? undefined : { file: resume.file, modelCalls: resume.read.saved.modelCalls });
   if (model === undefined) {
     throw new UsageError(`Scenario ${o.scenarioFile} has no model: add \`model\` to it, or run it against a real one with --provider and --model.`);
   }
-  return { model, counter: counting(model), label: isScripted(model) ? 'scripted model' : 'scenario model' };
+  return { counter: counting(model), label: 'scenario model' };
 }
 
 /** The model, counting the calls it answers (saved with a suspended turn). */
@@ -166,46 +191,6 @@ function counting(inner: Model): { model: Model; count: () => number } {
         }),
   };
   return { model, count: () => calls };
-}
-
-interface Scripted extends Model {
-  readonly calls: readonly unknown[];
-  assertDone(): void;
-}
-
-/** @turnkit/testing's scriptedModel (answers by position in its script). */
-function isScripted(model: Model): model is Scripted {
-  const m = model as Partial<Scripted>;
-  return Array.isArray(m.calls) && typeof m.assertDone === 'function';
-}
-
-/**
- * A scripted model answers by position, and a resumed run loads a fresh one: it is moved past the
- * replies the suspended run already used (their answers are discarded), so the turn continues
- * with the next step of the script and the next call ids. It stops when the script is used up,
- * so the count read from the file (checked against the state's) bounds the work, not drives it.
- */
-async function fastForward(model: Scripted, saved: SuspendedFile, scenario: LoadedScenario): Promise<void> {
-  const tools = scenario.tools.map((t) => ({ name: t.name, description: t.description, inputSchema: t.inputSchema }));
-  const signal = new AbortController().signal;
-  for (let i = 0; i < saved.modelCalls && !usedUp(model); i += 1) {
-    const request: ModelRequest = { messages: saved.transcript, tools, toolChoice: 'auto', iteration: i + 1 };
-    try {
-      await model.generate(request, { signal });
-    } catch {
-      // A scripted failure step was used up too; that is all a fast-forward needs.
-    }
-  }
-}
-
-/** Every step of the script has answered (assertDone throws while steps are left). */
-function usedUp(model: Scripted): boolean {
-  try {
-    model.assertDone();
-    return true;
-  } catch {
-    return false;
-  }
 }
 
 /** Ids of the parked calls that have no decision yet. */

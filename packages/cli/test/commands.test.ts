@@ -58,6 +58,9 @@ describe('bad input: one line on stderr, exit 2', () => {
     ['bad number', ['check', '--depth', 'ten'], /--depth <n>' argument 'ten' is invalid\. Expected a whole number ≥ 1/],
     ['negative number', ['check', '--max-iterations', '-2'], /--max-iterations <n>' argument '-2' is invalid/],
     ['fractional number', ['check', '--loop-threshold', '1.5'], /--loop-threshold <n>' argument '1\.5' is invalid/],
+    ['a limit core refuses', ['check', '--loop-threshold', '1'], /^turnkit: --loop-threshold 1 is invalid: limits\.loopThreshold must be 0 \(off\) or at least 2/],
+    ['a bad --save path', ['run', example('trip-planner.ts'), '--save', 'no-such-folder/turn.json'], /^turnkit: --save no-such-folder\/turn\.json: the folder \S+no-such-folder does not exist; create it or give another path\. Nothing was run\.\n/],
+    ['a --trace path that is a folder', ['run', example('trip-planner.ts'), '--trace', 'packages'], /^turnkit: --trace packages is a folder; give the path of a file in it, such as packages\/turn\.json\. Nothing was run\.\n/],
     ['bad format', ['graph', '--format', 'png'], /Allowed choices are mermaid, dot/],
     ['bad provider', ['run', example('trip-planner.ts'), '--provider', 'gemini', '--model', 'x'], /Allowed choices are openai, anthropic, openai-compatible/],
     ['provider without model', ['run', example('trip-planner.ts'), '--provider', 'openai'], /--provider openai needs --model NAME/],
@@ -87,6 +90,15 @@ describe('bad input: one line on stderr, exit 2', () => {
     const noModel = await turnkit(['run', file]);
     expect(noModel.code).toBe(2);
     expect(noModel.stderr).toContain('has no model: add `model` to it, or run it against a real one with --provider');
+  });
+
+  it('a scenario whose model function throws names the file and the error', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'turnkit-cli-'));
+    await writeFile(join(dir, 'throws.mts'), 'export const scenario = { input: "hi", tools: [], model: () => { throw new Error("no model today"); } };\n');
+    const run = await turnkit(['run', 'throws.mts'], { cwd: dir });
+    expect(run.stderr).toBe('turnkit: Scenario throws.mts: its model function threw: no model today\n');
+    expect(run.code).toBe(2);
+    expect(run.stdout).toBe('');
   });
 
   it('a scenario module that runs as CommonJS loads the @turnkit packages (Node >= 20.19 requires ES modules)', async () => {

@@ -30,6 +30,32 @@ export function turnkit(args: readonly string[], options: { cwd?: string; env?: 
 export const example = (name: string): string => `${EXAMPLES}${name}`;
 
 /**
+ * Runs `turnkit ...args` and sends `signal` to it once its stderr contains `after`. Never rejects;
+ * the process is killed if it is still running after 50 s.
+ */
+export function turnkitSignalled(args: readonly string[], signal: NodeJS.Signals, after: string, options: { cwd?: string } = {}): Promise<CliRun> {
+  if (!existsSync(BIN)) throw new Error(`${BIN} is missing: build the CLI first with \`pnpm --filter @turnkit/cli... build\`.`);
+  return new Promise((resolve) => {
+    const child = spawn(process.execPath, [BIN, ...args], { cwd: options.cwd ?? REPO, env: { ...process.env, NO_COLOR: '1' }, timeout: 50_000 });
+    let stdout = '';
+    let stderr = '';
+    let sent = false;
+    child.stdout.on('data', (chunk: Buffer) => {
+      stdout += chunk.toString('utf8');
+    });
+    child.stderr.on('data', (chunk: Buffer) => {
+      stderr += chunk.toString('utf8');
+      if (!sent && stderr.includes(after)) {
+        sent = true;
+        child.kill(signal);
+      }
+    });
+    child.on('error', (error) => resolve({ code: -1, stdout, stderr: `${stderr}could not start turnkit: ${error.message}` }));
+    child.on('close', (code, killedBy) => resolve({ code: code ?? -1, stdout, stderr: killedBy === null ? stderr : `${stderr}(ended by ${killedBy})` }));
+  });
+}
+
+/**
  * Runs `turnkit ...args` on a pseudo-terminal (util-linux `script`), so stdin and stdout are TTYs
  * and approvals prompt. `answer` sees the output so far each time more arrives and returns what to
  * type (or null for nothing yet, 'EOF' to close stdin). Never rejects.

@@ -117,6 +117,21 @@ describe('turnkit run', () => {
     expect(diff.stdout).toContain('at round: recorded 99');
   });
 
+  it('--stream --json writes NDJSON only, which `replay` finds identical', async () => {
+    const dir = await tempDir();
+    const run = await turnkit(['run', example('trip-planner.ts'), '--stream', '--json']);
+    expect(run.code).toBe(0);
+    expect(run.stderr).toBe('');
+    const lines = run.stdout.trimEnd().split('\n');
+    for (const line of lines) expect(() => JSON.parse(line) as unknown, line).not.toThrow();
+    expect(JSON.parse(lines.at(-1)!)).toMatchObject({ kind: 'result', status: 'stopped' });
+    const file = join(dir, 'trace.ndjson');
+    await writeFile(file, run.stdout);
+    const same = await turnkit(['replay', file]);
+    expect(same.stdout).toMatch(/^✔ identical: replayed \d+ steps/);
+    expect(same.code).toBe(0);
+  });
+
   it('replays the NDJSON of --json too', async () => {
     const dir = await tempDir();
     const run = await turnkit(['run', example('extract-invoice.ts'), '--json']);

@@ -2,9 +2,18 @@
 // the invariants checked on every transition. A progress bar runs on stderr on a TTY.
 
 import { exploreTurn, type ExploreResult, type StepFunction } from '@turnkit/check';
+import { createTurn, type TurnLimitsInput } from '@turnkit/core';
 import cliProgress from 'cli-progress';
 import pc from 'picocolors';
+import { oneLine, UsageError } from '../errors.js';
 import { duration } from '../format.js';
+
+/** The flag that sets each limit, for a usage error that names it. */
+const LIMIT_FLAGS: Readonly<Record<string, { flag: string; value: (o: CheckCommandOptions) => number }>> = {
+  maxIterations: { flag: '--max-iterations', value: (o) => o.maxIterations },
+  loopThreshold: { flag: '--loop-threshold', value: (o) => o.loopThreshold },
+  maxOutputRepairs: { flag: '--repairs', value: (o) => o.repairs },
+};
 
 export interface CheckCommandOptions {
   readonly maxIterations: number;
@@ -18,6 +27,7 @@ export interface CheckCommandOptions {
 /** Explores, prints the numbers and any violation; resolves to 1 on a violation, else 0. */
 export async function checkCommand(o: CheckCommandOptions): Promise<number> {
   const limits = { maxIterations: o.maxIterations, loopThreshold: o.loopThreshold, maxOutputRepairs: o.repairs };
+  checkLimits(limits, o);
   const out = (line = ''): void => void process.stdout.write(`${line}\n`);
   out(`${pc.bold('turnkit check')} ${pc.dim(`· maxIterations ${o.maxIterations} · loopThreshold ${o.loopThreshold} · repairs ${o.repairs} · depth ≤ ${o.depth}`)}`);
 
@@ -56,4 +66,16 @@ export async function checkCommand(o: CheckCommandOptions): Promise<number> {
   }
   if (result.violationCount > 10) out(pc.dim(`… and ${result.violationCount - 10} more`));
   return 1;
+}
+
+/** Core's own check of the limits (createTurn's); a value it refuses is a usage error naming its flag. */
+function checkLimits(limits: TurnLimitsInput, o: CheckCommandOptions): void {
+  try {
+    createTurn({ id: 'check', limits });
+  } catch (error) {
+    const option = (error as { option?: unknown } | null)?.option;
+    const named = typeof option === 'string' ? LIMIT_FLAGS[option] : undefined;
+    if (named === undefined) throw error;
+    throw new UsageError(`${named.flag} ${named.value(o)} is invalid: ${oneLine(error)}`);
+  }
 }
