@@ -133,7 +133,7 @@ describe('the packed packages in a fresh npm project', () => {
       core: 'calling_model',
       check: { states: expect.any(Number) as unknown, violations: 0, arbitrary: 'function' },
       aiSdk: 'function',
-      cli: { loadScenario: 'function', suspendedExit: 3, scenarioInput: 'hi' },
+      cli: { loadScenarioFile: 'function', suspendedExit: 3, scenarioInput: 'hi' },
     });
   });
 

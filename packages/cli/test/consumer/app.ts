@@ -8,7 +8,7 @@ import { streamTurn } from '@turnkit/stream';
 import { call, scriptedModel, text, toolCalls, transcriptLines } from '@turnkit/testing';
 import { arbitraryEvent, exploreTurn } from '@turnkit/check';
 import { fromAISDK } from '@turnkit/ai-sdk';
-import { EXIT, loadScenario, type Scenario } from '@turnkit/cli';
+import { EXIT, loadScenarioFile, type ScenarioFile } from '@turnkit/cli';
 import { z } from 'zod';
 
 const add = defineTool({ name: 'add', description: 'Adds two numbers.', input: z.object({ a: z.number(), b: z.number() }), execute: ({ a, b }) => a + b });
@@ -38,7 +38,7 @@ const resumed = await resumeTurn({ ...suspended, model, tools: [deploy], decisio
 // The other packages load and work.
 const [state] = step(createTurn({ id: 'turn-1' }), { type: 'start', input: 'hi' });
 const explored = exploreTurn({ limits: { maxIterations: 1, loopThreshold: 2, maxOutputRepairs: 0 }, maxDepth: 6 });
-const scenario: Scenario = { model: scriptedModel([text('hi')]), tools: [add], input: 'hi' };
+const scenario: ScenarioFile = { model: scriptedModel([text('hi')]), tools: [add], input: 'hi' };
 
 console.log(
   JSON.stringify({
@@ -49,6 +49,6 @@ console.log(
     core: state.status,
     check: { states: explored.states, violations: explored.violationCount, arbitrary: typeof arbitraryEvent },
     aiSdk: typeof fromAISDK,
-    cli: { loadScenario: typeof loadScenario, suspendedExit: EXIT.suspended, scenarioInput: scenario.input },
+    cli: { loadScenarioFile: typeof loadScenarioFile, suspendedExit: EXIT.suspended, scenarioInput: scenario.input },
   }),
 );
