@@ -7,7 +7,7 @@
 // when a buggy reducer reaches one state along two different histories.
 
 import { isDeepStrictEqual } from 'node:util';
-import { batchSignature, isBlocking, isTerminal, parseTurnState, step as coreStep } from '@turnkit/core';
+import { batchSignature, errorMessage, isBlocking, isTerminal, parseTurnState, step as coreStep } from '@turnkit/core';
 import type { Effect, ToolCall, TurnLimits, TurnState } from '@turnkit/core';
 import type { StepFunction } from './logic.js';
 
@@ -132,7 +132,7 @@ export function checkStep(
 type Report = (invariant: InvariantNumber, message: string) => void;
 
 function describe(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
+  return errorMessage(error);
 }
 
 // 1. step never throws (and did not need its last-resort catch).
