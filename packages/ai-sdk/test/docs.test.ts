@@ -92,9 +92,9 @@ describe('docs/providers.md', () => {
     expect(server.requests.map((r) => r.body.model)).toEqual(['big']);
   });
 
-  it('says retries are the interpreter\'s (maxModelRetries), with no adapter retry options left', () => {
+  it('says retries are the turn\'s (maxModelRetries), with no adapter retry options left', () => {
     expect(doc).toContain('maxModelRetries: 4, modelRetryBackoffMs: 1000');
-    expect(doc).toMatch(/never retries: retrying is the\ninterpreter's job/);
+    expect(doc).toMatch(/never retries: retrying is the\nturn's decision/);
     expect(doc).not.toMatch(/\bmaxRetries\b|\bretryDelay\b/);
   });
 

@@ -7,6 +7,7 @@ import { spawnSync } from 'node:child_process';
 import { relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
+import { errorMessage } from '@turnkit/core';
 import { runBench, writeBenchmarksDoc, type BenchSettings } from './bench.js';
 import { formatTerminal } from './report.js';
 
@@ -87,7 +88,7 @@ main().then(
     process.exitCode = code;
   },
   (error: unknown) => {
-    console.error(error instanceof Error ? error.message : String(error));
+    console.error(errorMessage(error));
     process.exitCode = 1;
   },
 );

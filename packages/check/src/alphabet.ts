@@ -104,7 +104,14 @@ function callingModel(state: TurnState, add: Add): void {
     });
   }
   add('reply_repeated_id', 'fatal', reply([{ id: id(0), ...SEARCH }, { id: id(0), ...READ }]));
-  add('model_failed', 'fatal', { type: 'model_failed', error: { kind: 'rate_limited', message: 'Too many requests.', retryable: true } });
+  add('model_failed', 'fatal', { type: 'model_failed', error: { kind: 'auth_failed', message: 'The API key was rejected.', retryable: false } });
+  // Retried while limits.maxModelRetries and the model-call budget allow, else it ends the turn.
+  add('model_failed_retryable', 'progress', { type: 'model_failed', error: { kind: 'rate_limited', message: 'Too many requests.', retryable: true } });
+  add('model_failed_partial', 'fatal', {
+    type: 'model_failed',
+    error: { kind: 'rate_limited', message: 'Connection reset.', retryable: true },
+    partialOutput: true,
+  });
 }
 
 /** The last batch that counted for loop detection (name and input per call). */

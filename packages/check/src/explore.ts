@@ -3,7 +3,7 @@
 // state plus the invariant monitor, so the history invariants stay sound even when a (buggy)
 // reducer reaches one state along two histories; `states` counts distinct turn states.
 
-import { createTurn, isTerminal, step as coreStep } from '@turnkit/core';
+import { createTurn, errorMessage, isTerminal, step as coreStep } from '@turnkit/core';
 import type { TurnLimitsInput, TurnState } from '@turnkit/core';
 import { labelledEventsFor, type LabelledEvent } from './alphabet.js';
 import { checkStep, initialMonitor, type InvariantNumber, type MonitorState } from './invariants.js';
@@ -101,7 +101,7 @@ export function exploreTurn(options: ExploreOptions): ExploreResult {
           const [after, effects] = run(node.state, entry.event);
           record = { state: node.state, event: entry.event, next: after, effects };
         } catch (error) {
-          record = { state: node.state, event: entry.event, next: node.state, effects: [], thrown: error instanceof Error ? error.message : String(error) };
+          record = { state: node.state, event: entry.event, next: node.state, effects: [], thrown: errorMessage(error) };
         }
         const checked = checkStep(limits, record, depth, node.monitor, { step: run });
         if (checked.violations.length > 0) {

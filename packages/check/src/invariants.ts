@@ -7,7 +7,7 @@
 // when a buggy reducer reaches one state along two different histories.
 
 import { isDeepStrictEqual } from 'node:util';
-import { batchSignature, isBlocking, isTerminal, parseTurnState, step as coreStep } from '@turnkit/core';
+import { batchSignature, errorMessage, isBlocking, isTerminal, parseTurnState, step as coreStep } from '@turnkit/core';
 import type { Effect, ToolCall, TurnLimits, TurnState } from '@turnkit/core';
 import type { StepFunction } from './logic.js';
 
@@ -132,7 +132,7 @@ export function checkStep(
 type Report = (invariant: InvariantNumber, message: string) => void;
 
 function describe(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
+  return errorMessage(error);
 }
 
 // 1. step never throws (and did not need its last-resort catch).
@@ -271,13 +271,16 @@ function observeHistory(limits: TurnLimits, record: TraceStep, monitor: MonitorS
       }
       case 'call_model': {
         modelCalls += 1;
-        if (callsAfterLoop !== null) {
+        const attempt = effect.request.attempt ?? 0;
+        if (attempt > limits.maxModelRetries) report(7, `model call ${modelCalls} is retry ${attempt}, past maxModelRetries = ${limits.maxModelRetries}`);
+        // A retry repeats the call in hand: it is not another call after a loop.
+        if (callsAfterLoop !== null && attempt === 0) {
           callsAfterLoop += 1;
           if (!effect.request.final) report(10, 'a model call after a loop was not a forced final one');
           if (callsAfterLoop > 1 + limits.maxOutputRepairs) report(10, `the turn went on for ${callsAfterLoop} model calls after a loop`);
         }
-        const max = limits.maxIterations + 1 + limits.maxOutputRepairs;
-        if (modelCalls > max) report(7, `model call ${modelCalls} exceeds maxIterations + 1 + maxOutputRepairs = ${max}`);
+        const max = (limits.maxIterations + 1 + limits.maxOutputRepairs) * (1 + limits.maxModelRetries);
+        if (modelCalls > max) report(7, `model call ${modelCalls} exceeds (maxIterations + 1 + maxOutputRepairs) * (1 + maxModelRetries) = ${max}`);
         const budget = limits.budget.maxModelCalls;
         if (budget !== undefined && modelCalls > budget) report(7, `model call ${modelCalls} exceeds maxModelCalls = ${budget}`);
         break;

@@ -83,7 +83,8 @@ describe('turnLogic: the real step under xstate/graph', () => {
     const shortest = getShortestPaths(turnLogic(limits), options);
     const ends = new Set(shortest.map((p) => p.state.context.state.status));
     expect([...ends].sort()).toEqual(['awaiting_approval', 'calling_model', 'cancelled', 'dispatching', 'executing_approved', 'failed', 'finalizing', 'ready', 'steering', 'stopped']);
-    const simple = getSimplePaths(turnLogic({ maxIterations: 1, loopThreshold: 0, maxOutputRepairs: 0 }), {
+    // Without retries: simple paths grow fast, and the explorations above cover retries.
+    const simple = getSimplePaths(turnLogic({ maxIterations: 1, loopThreshold: 0, maxOutputRepairs: 0, maxModelRetries: 0 }), {
       ...options,
       toState: (snapshot: { context: { state: { status: string } } }) => snapshot.context.state.status === 'stopped',
     } as never);

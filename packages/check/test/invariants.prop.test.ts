@@ -42,7 +42,7 @@ const INVARIANTS: ReadonlyArray<readonly [InvariantNumber, string]> = [
   [4, 'terminal states absorb every event: same object, no effects'],
   [5, 'at most one blocking effect, last; done exactly when the status becomes terminal'],
   [6, 'every appended tool call gets exactly one result, in call order, before the next assistant message and done'],
-  [7, 'model calls <= maxIterations + 1 + maxOutputRepairs and <= maxModelCalls'],
+  [7, 'model calls <= (maxIterations + 1 + maxOutputRepairs) * (1 + maxModelRetries) and <= maxModelCalls'],
   [8, 'no call id is dispatched or executed twice; no parked call runs without approve'],
   [9, 'round and every usage counter never decrease'],
   [10, 'loopThreshold identical batches in a row never dispatch the last; a loop ends after one forced final call'],

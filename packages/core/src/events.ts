@@ -3,7 +3,7 @@
 // known fields, or says precisely what is wrong. It never throws on bad input.
 
 import { isJsonValue, MAX_JSON_DEPTH } from './json.js';
-import type { ApprovalDecision, JsonValue, ModelResponse, ParkedCall, ToolCall, ToolResult, TurnError, Usage } from './types.js';
+import type { ApprovalDecision, FailableEffect, JsonValue, ModelResponse, ParkedCall, ToolCall, ToolResult, TurnError, Usage } from './types.js';
 
 export type ParsedEvent =
   | { readonly type: 'start'; readonly input: string | undefined }
@@ -13,7 +13,7 @@ export type ParsedEvent =
    */
   | { readonly type: 'model_responded'; readonly response: ModelResponse; readonly problem?: undefined }
   | { readonly type: 'model_responded'; readonly response: null; readonly problem: string }
-  | { readonly type: 'model_failed'; readonly error: TurnError }
+  | { readonly type: 'model_failed'; readonly error: TurnError; readonly partialOutput: boolean }
   | { readonly type: 'tools_completed'; readonly results: readonly ToolResult[] }
   | { readonly type: 'tools_parked'; readonly held: readonly ToolResult[]; readonly parked: readonly ParkedCall[] }
   /** Each entry's decision is null when it is not a valid decision (the reducer ignores it). */
@@ -24,11 +24,13 @@ export type ParsedEvent =
   | { readonly type: 'output_accepted'; readonly output: JsonValue }
   | { readonly type: 'output_rejected'; readonly reason: string }
   | { readonly type: 'cancel'; readonly reason: string | undefined }
-  | { readonly type: 'effect_failed'; readonly effect: 'compact' | 'check_output'; readonly error: TurnError };
+  | { readonly type: 'effect_failed'; readonly effect: FailableEffect; readonly error: TurnError };
 
 export type ReadEvent = ParsedEvent | { readonly type: 'malformed'; readonly eventType: string; readonly problem: string };
 
 class Bad extends Error {}
+
+const FAILABLE: readonly FailableEffect[] = ['compact', 'check_output', 'dispatch_tools', 'execute_approved'];
 
 const record = (value: unknown): value is Record<string, unknown> => value !== null && typeof value === 'object' && !Array.isArray(value);
 
@@ -167,8 +169,10 @@ export function readEvent(event: unknown): ReadEvent {
           if (error instanceof Bad) return { type, response: null, problem: error.message };
           throw error;
         }
-      case 'model_failed':
-        return { type, error: readError(event.error) };
+      case 'model_failed': {
+        const partial = event.partialOutput ?? false;
+        return { type, error: readError(event.error), partialOutput: need(typeof partial === 'boolean', partial as boolean, 'model_failed.partialOutput must be a boolean') };
+      }
       case 'tools_completed':
       case 'approved_tools_completed':
         return { type, results: readResults(event.results, 'results') };
@@ -197,8 +201,10 @@ export function readEvent(event: unknown): ReadEvent {
         return { type, reason: optStr(event.reason, 'cancel.reason') };
       case 'effect_failed': {
         const effect = event.effect;
-        if (effect !== 'compact' && effect !== 'check_output') throw new Bad("effect_failed.effect must be 'compact' or 'check_output'");
-        return { type, effect, error: readError(event.error) };
+        if (typeof effect !== 'string' || !(FAILABLE as readonly string[]).includes(effect)) {
+          throw new Bad(`effect_failed.effect must be one of ${FAILABLE.map((e) => `'${e}'`).join(', ')}`);
+        }
+        return { type, effect: effect as FailableEffect, error: readError(event.error) };
       }
       default:
         return { type: 'malformed', eventType: type, problem: `'${type}' is not a turn event type` };

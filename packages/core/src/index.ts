@@ -5,3 +5,5 @@ export { batchSignature, canonicalJson, sameBatch, sameJson } from './signature.
 export { buildModelRequest, isBlocking } from './request.js';
 export { readDecision } from './events.js';
 export { errorMessage, toTurnError } from './errors.js';
+export { cancelPreempts, dispatchOutcomeEvent, formatPath, undecided } from './interpreter.js';
+export type { DispatchOutcome } from './interpreter.js';

@@ -10,10 +10,15 @@ export const DEFAULT_LIMITS: TurnLimits = {
   loopExemptTools: [],
   maxOutputRepairs: 2,
   maxCallsPerReply: 32,
+  maxModelRetries: 2,
+  modelRetryBackoffMs: 500,
   budget: {},
 };
 
-const LIMIT_KEYS = ['maxIterations', 'loopThreshold', 'loopExemptTools', 'maxOutputRepairs', 'maxCallsPerReply', 'budget'] as const;
+/** The longest wait before a model retry, whatever the backoff or the provider's Retry-After says. */
+export const MAX_RETRY_DELAY_MS = 60_000;
+
+const LIMIT_KEYS = ['maxIterations', 'loopThreshold', 'loopExemptTools', 'maxOutputRepairs', 'maxCallsPerReply', 'maxModelRetries', 'modelRetryBackoffMs', 'budget'] as const;
 const BUDGET_KEYS = ['maxModelCalls', 'maxToolCalls', 'maxInputTokens', 'maxOutputTokens', 'maxTotalTokens', 'maxCost'] as const;
 
 const show = (value: unknown): string => (typeof value === 'string' ? JSON.stringify(value) : String(value));
@@ -52,11 +57,24 @@ export function validateLimits(input: TurnLimitsInput | undefined): TurnLimits {
     input.maxOutputRepairs === undefined ? DEFAULT_LIMITS.maxOutputRepairs : integer('maxOutputRepairs', input.maxOutputRepairs, 0);
   const maxCallsPerReply =
     input.maxCallsPerReply === undefined ? DEFAULT_LIMITS.maxCallsPerReply : integer('maxCallsPerReply', input.maxCallsPerReply, 1);
+  const maxModelRetries =
+    input.maxModelRetries === undefined ? DEFAULT_LIMITS.maxModelRetries : integer('maxModelRetries', input.maxModelRetries, 0);
+  const modelRetryBackoffMs =
+    input.modelRetryBackoffMs === undefined ? DEFAULT_LIMITS.modelRetryBackoffMs : integer('modelRetryBackoffMs', input.modelRetryBackoffMs, 0);
   const exempt = input.loopExemptTools ?? [];
   if (!Array.isArray(exempt) || exempt.some((name) => typeof name !== 'string')) {
     throw new LimitError('loopExemptTools', `limits.loopExemptTools must be an array of tool names, got ${show(exempt)}.`);
   }
-  return { maxIterations, loopThreshold, loopExemptTools: [...exempt], maxOutputRepairs, maxCallsPerReply, budget: validateBudget(input.budget) };
+  return {
+    maxIterations,
+    loopThreshold,
+    loopExemptTools: [...exempt],
+    maxOutputRepairs,
+    maxCallsPerReply,
+    maxModelRetries,
+    modelRetryBackoffMs,
+    budget: validateBudget(input.budget),
+  };
 }
 
 function validateBudget(input: TurnBudget | undefined): TurnBudget {

@@ -1,10 +1,10 @@
 // Helpers every interpreter needs, kept here so no interpreter carries its own copy.
-import type { CallModelRequest, Effect, Message, ModelRequest, ToolSpec } from './types.js';
+import type { BlockingEffect, CallModelRequest, Effect, Message, ModelRequest, ToolSpec } from './types.js';
 
 const BLOCKING = new Set<Effect['type']>(['call_model', 'dispatch_tools', 'execute_approved', 'compact', 'check_output', 'done']);
 
-/** True for the effect types after which an interpreter feeds back one event. */
-export function isBlocking(effect: Effect): boolean {
+/** True for the effect types after which an interpreter feeds back one event (`done` included). */
+export function isBlocking(effect: Effect): effect is BlockingEffect {
   return BLOCKING.has(effect.type);
 }
 

@@ -4,6 +4,7 @@
 // the state and its limits (see `checkCounters`): a state is data anyone could have edited, and a
 // counter that disagrees could make a resumed turn run past every limit.
 
+import { errorMessage } from './errors.js';
 import { readDecision, readToolCall, readToolResult } from './events.js';
 import { isJsonValue } from './json.js';
 import { idProblem } from './ids.js';
@@ -127,7 +128,7 @@ function wrap<T>(field: string, read: () => T): T {
     return read();
   } catch (error) {
     if (error instanceof TurnStateError) throw error;
-    return bad(field, `is invalid: ${error instanceof Error ? error.message : String(error)}`);
+    return bad(field, `is invalid: ${errorMessage(error)}`);
   }
 }
 
@@ -208,7 +209,7 @@ function readLimits(value: Obj): TurnLimits {
     return validateLimits(value as never);
   } catch (error) {
     if (error instanceof LimitError) bad(error.option === '' ? 'limits' : `limits.${error.option}`, `is invalid: ${error.message}`);
-    return bad('limits', `is invalid: ${error instanceof Error ? error.message : String(error)}`);
+    return bad('limits', `is invalid: ${errorMessage(error)}`);
   }
 }
 
@@ -319,6 +320,8 @@ function checkCounters(state: TurnState, version: number): void {
   if (status === 'calling_model') {
     if (state.lastRequest === null) bad('lastRequest', 'must be set while a model call is in flight');
     if (state.lastRequest.iteration !== round + 1) bad('lastRequest.iteration', `must be round + 1 (${round + 1}), got ${state.lastRequest.iteration}`);
+    const attempt = state.lastRequest.attempt ?? 0;
+    if (attempt > limits.maxModelRetries) bad('lastRequest.attempt', `is ${attempt}, past limits.maxModelRetries (${limits.maxModelRetries})`);
   }
   if (batch !== null) {
     if (state.forced !== null) bad('forced', `must be null while the status is ${status}`);
@@ -346,9 +349,16 @@ function readRequest(value: unknown): TurnState['lastRequest'] {
   if (!isObj(value)) return bad('lastRequest', 'must be null or an object');
   const iteration = nat(value, 'iteration', 'lastRequest.iteration');
   if (typeof value.final !== 'boolean') bad('lastRequest.final', 'must be a boolean');
-  if (value.modelOverride === undefined) return { iteration, final: value.final };
-  if (typeof value.modelOverride !== 'string') bad('lastRequest.modelOverride', 'must be a string');
-  return { iteration, final: value.final, modelOverride: value.modelOverride };
+  let request: NonNullable<TurnState['lastRequest']> = { iteration, final: value.final };
+  if (value.modelOverride !== undefined) {
+    if (typeof value.modelOverride !== 'string') bad('lastRequest.modelOverride', 'must be a string');
+    request = { ...request, modelOverride: value.modelOverride };
+  }
+  // A retry carries both its number (from 1) and its wait.
+  if (value.attempt === undefined && value.delayMs === undefined) return request;
+  const attempt = nat(value, 'attempt', 'lastRequest.attempt');
+  if (attempt < 1) bad('lastRequest.attempt', 'must be at least 1 (the first retry)');
+  return { ...request, attempt, delayMs: nat(value, 'delayMs', 'lastRequest.delayMs') };
 }
 
 function readOutcome(value: unknown): Outcome | null {

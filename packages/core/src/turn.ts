@@ -13,7 +13,8 @@
 import { readEvent, type ParsedEvent } from './events.js';
 import { sameBatch } from './signature.js';
 import { idProblem } from './ids.js';
-import { DEFAULT_LIMITS, validateLimits } from './limits.js';
+import { DEFAULT_LIMITS, MAX_RETRY_DELAY_MS, validateLimits } from './limits.js';
+import { errorMessage } from './errors.js';
 import { TURN_STATE_VERSION } from './state.js';
 import type {
   ApprovalDecision,
@@ -24,6 +25,7 @@ import type {
   JsonValue,
   Message,
   ModelResponse,
+  NoticeName,
   Outcome,
   ParkedCall,
   StopReason,
@@ -103,11 +105,12 @@ function transition(state: TurnState, event: ParsedEvent): Step {
         if (event.response === null) return finish(state, failure('invalid_model_response', `The model's reply was malformed: ${event.problem}.`), []);
         return modelResponded(state, event.response);
       }
-      if (event.type === 'model_failed') return finish(state, { status: 'failed', error: event.error }, []);
+      if (event.type === 'model_failed') return modelFailed(state, event.error, event.partialOutput);
       break;
     case 'dispatching':
       if (event.type === 'tools_completed') return toolsCompleted(state, event.results);
       if (event.type === 'tools_parked') return toolsParked(state, event.held, event.parked);
+      if (event.type === 'effect_failed' && event.effect === 'dispatch_tools') return dispatcherFailed(state, event.error);
       break;
     case 'awaiting_approval':
       if (event.type === 'approvals_decided') return approvalsDecided(state, liveBatch(state), event.decisions);
@@ -117,6 +120,7 @@ function transition(state: TurnState, event: ParsedEvent): Step {
       if (event.type === 'approved_tools_completed') return approvedToolsCompleted(state, liveBatch(state), event.results);
       if (event.type === 'approvals_decided') return ignored(state, 'approved calls are already executing', event.decisions.map(([id]) => id));
       if (event.type === 'approval_expired') return ignored(state, 'approved calls are already executing', []);
+      if (event.type === 'effect_failed' && event.effect === 'execute_approved') return dispatcherFailed(state, event.error);
       break;
     case 'steering':
       if (event.type === 'compacted') return compacted(state);
@@ -194,6 +198,42 @@ function modelResponded(state: TurnState, response: ModelResponse): Step {
     batch: { calls: run, notExecuted, held: [], parked: [], decisions: {} },
   });
   return [next, [append(assistantMessage(response, calls)), { type: 'persist', checkpoint: 'dispatching' }, { type: 'dispatch_tools', calls: run }]];
+}
+
+/**
+ * A failed model call. An error marked `retryable` is retried while `limits.maxModelRetries` and
+ * `budget.maxModelCalls` allow: the same request again, with the retry's number and the wait
+ * before it. Otherwise (or after partial output reached a reader) the turn fails with the error.
+ */
+function modelFailed(state: TurnState, error: TurnError, partialOutput: boolean): Step {
+  const last = state.lastRequest;
+  if (error.retryable === true && partialOutput) {
+    const message = `${error.message} Part of the reply had already been streamed to the reader, so the call is not retried.`;
+    return finish(state, { status: 'failed', error: { ...error, message, retryable: false } }, []);
+  }
+  const attempt = (last?.attempt ?? 0) + 1;
+  const max = state.limits.budget.maxModelCalls;
+  const fits = max === undefined || below(state.usage.modelCalls, max);
+  if (error.retryable !== true || last === null || !(attempt <= state.limits.maxModelRetries) || !fits) {
+    return finish(state, { status: 'failed', error }, []);
+  }
+  const delayMs = retryDelayMs(state.limits.modelRetryBackoffMs, attempt, error);
+  const base: CallModelRequest = last.modelOverride === undefined ? { iteration: last.iteration, final: last.final } : { iteration: last.iteration, final: last.final, modelOverride: last.modelOverride };
+  const request: CallModelRequest = { ...base, attempt, delayMs };
+  const next = update(state, { usage: withUsage(state.usage, { modelCalls: state.usage.modelCalls + 1 }), lastRequest: request });
+  return [next, [emit('model_retry', { attempt, delayMs, error: error as unknown as JsonValue }), { type: 'call_model', request }]];
+}
+
+/**
+ * The wait before retry `attempt`: `backoffMs * 2 ** (attempt - 1)`, or the provider's hint
+ * `error.data.retryAfterMs` when that is longer; at most MAX_RETRY_DELAY_MS either way.
+ */
+function retryDelayMs(backoffMs: number, attempt: number, error: TurnError): number {
+  const backoff = Math.min(backoffMs * 2 ** (attempt - 1), MAX_RETRY_DELAY_MS);
+  const data = error.data;
+  const hint = data !== null && typeof data === 'object' && !Array.isArray(data) ? (data as { retryAfterMs?: unknown }).retryAfterMs : undefined;
+  if (typeof hint !== 'number' || !Number.isFinite(hint) || hint <= 0) return backoff;
+  return Math.max(backoff, Math.min(Math.ceil(hint), MAX_RETRY_DELAY_MS));
 }
 
 function assistantMessage(response: ModelResponse, toolCalls: readonly ToolCall[]): Message {
@@ -401,6 +441,16 @@ function applyBatch(state: TurnState, results: readonly ToolResult[]): Step {
   return [next, effects];
 }
 
+/**
+ * The interpreter's dispatcher threw instead of answering `dispatch_tools` or `execute_approved`:
+ * every call of the batch without a result gets one saying so (held results and denials are
+ * kept), and the turn fails with the interpreter's error.
+ */
+function dispatcherFailed(state: TurnState, error: TurnError): Step {
+  const effects = closeOpenCalls(state, `not executed: the tool dispatcher failed before this call reported a result (${error.message}).`);
+  return finish(clearBatch(state), { status: 'failed', error }, effects);
+}
+
 // ---------------------------------------------------------------------------------------------
 // awaiting_approval
 
@@ -588,7 +638,7 @@ function finish(state: TurnState, outcome: Outcome, effects: Effect[]): Step {
 }
 
 function internalError(state: TurnState, error: unknown): Step {
-  const message = error instanceof Error ? error.message : String(error);
+  const message = errorMessage(error);
   const outcome: Outcome = failure('internal_error', `turnkit hit an internal error: ${message}. Please report it with the event that caused it.`);
   try {
     const effects = closeOpenCalls(state, 'not executed: the turn failed on an internal error.');
@@ -660,7 +710,7 @@ function appendResult(result: ToolResult): Effect {
   return { type: 'append', message: { role: 'tool', result } };
 }
 
-function emit(name: 'turn_started' | 'iteration' | 'steering' | 'awaiting_approval' | 'limit_reached' | 'ignored_event', data: JsonValue): Effect {
+function emit(name: NoticeName, data: JsonValue): Effect {
   return { type: 'emit', notice: { name, data } };
 }
 

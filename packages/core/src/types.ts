@@ -101,6 +101,16 @@ export interface TurnLimits {
    * each gets an error result saying why.
    */
   readonly maxCallsPerReply: number;
+  /**
+   * Retries of a failed model call whose error says `retryable: true`. Default 2. Each retry is a
+   * model call: it counts in `usage.modelCalls` and must fit `budget.maxModelCalls`.
+   */
+  readonly maxModelRetries: number;
+  /**
+   * The wait before retry n is `modelRetryBackoffMs * 2 ** (n - 1)` ms, or the provider's
+   * `error.data.retryAfterMs` when that is longer; never more than 60 s. Default 500.
+   */
+  readonly modelRetryBackoffMs: number;
   readonly budget: TurnBudget;
 }
 
@@ -110,6 +120,8 @@ export interface TurnLimitsInput {
   readonly loopExemptTools?: readonly string[];
   readonly maxOutputRepairs?: number;
   readonly maxCallsPerReply?: number;
+  readonly maxModelRetries?: number;
+  readonly modelRetryBackoffMs?: number;
   readonly budget?: TurnBudget;
 }
 
@@ -148,6 +160,10 @@ export interface CallModelRequest {
   /** Tools disabled: the model must answer in text. */
   readonly final: boolean;
   readonly modelOverride?: string;
+  /** Set on a retry of a failed model call: the retry's number (1 for the first retry). */
+  readonly attempt?: number;
+  /** Set on a retry: how long (ms) the interpreter waits before making the call (cancellable). */
+  readonly delayMs?: number;
 }
 
 /** The tool batch in flight (`TurnState.batch`). */
@@ -204,7 +220,11 @@ export interface TurnState {
 export type TurnEvent =
   | { readonly type: 'start'; readonly input?: string }
   | { readonly type: 'model_responded'; readonly response: ModelResponse }
-  | { readonly type: 'model_failed'; readonly error: TurnError }
+  /**
+   * The model call failed. `partialOutput: true` says part of the reply already reached a reader
+   * (a stream): core never retries such a call, since a retry would send that output again.
+   */
+  | { readonly type: 'model_failed'; readonly error: TurnError; readonly partialOutput?: boolean }
   | { readonly type: 'tools_completed'; readonly results: readonly ToolResult[] }
   | { readonly type: 'tools_parked'; readonly held: readonly ToolResult[]; readonly parked: readonly ParkedCall[] }
   | { readonly type: 'approvals_decided'; readonly decisions: { readonly [callId: string]: ApprovalDecision } }
@@ -214,15 +234,22 @@ export type TurnEvent =
   | { readonly type: 'output_accepted'; readonly output: JsonValue }
   | { readonly type: 'output_rejected'; readonly reason: string }
   | { readonly type: 'cancel'; readonly reason?: string }
-  /** The interpreter's compact or check_output function broke (threw, or returned garbage). */
-  | { readonly type: 'effect_failed'; readonly effect: 'compact' | 'check_output'; readonly error: TurnError };
+  /**
+   * The interpreter could not perform a blocking effect: its compact or check_output function
+   * broke (threw, or returned garbage), or the tool dispatcher itself threw. Core writes an error
+   * result for every call in flight and fails the turn with `error`.
+   */
+  | { readonly type: 'effect_failed'; readonly effect: FailableEffect; readonly error: TurnError };
+
+/** The blocking effects an interpreter reports with `effect_failed` when it cannot perform them. */
+export type FailableEffect = 'compact' | 'check_output' | 'dispatch_tools' | 'execute_approved';
 
 export type TurnEventType = TurnEvent['type'];
 
 // ---------------------------------------------------------------------------------------------
 // Effects: commands for an interpreter.
 
-export type NoticeName = 'turn_started' | 'iteration' | 'steering' | 'awaiting_approval' | 'limit_reached' | 'ignored_event';
+export type NoticeName = 'turn_started' | 'iteration' | 'steering' | 'awaiting_approval' | 'limit_reached' | 'ignored_event' | 'model_retry';
 
 export interface Notice {
   readonly name: NoticeName;

@@ -10,7 +10,7 @@ describe('createTurn', () => {
       version: TURN_STATE_VERSION,
       id: 'turn-1',
       status: 'ready',
-      limits: { maxIterations: 10, loopThreshold: 5, loopExemptTools: [], maxOutputRepairs: 2, maxCallsPerReply: 32, budget: {} },
+      limits: { maxIterations: 10, loopThreshold: 5, loopExemptTools: [], maxOutputRepairs: 2, maxCallsPerReply: 32, maxModelRetries: 2, modelRetryBackoffMs: 500, budget: {} },
       round: 0,
       usage: { inputTokens: 0, outputTokens: 0, totalTokens: 0, cost: 0, modelCalls: 0, toolCalls: 0 },
       forced: null,
@@ -27,7 +27,7 @@ describe('createTurn', () => {
 
   it('keeps valid limits', () => {
     const limits = { maxIterations: 1, loopThreshold: 0, loopExemptTools: ['status'], maxOutputRepairs: 0, budget: { maxModelCalls: 0, maxCost: 0.5 } };
-    expect(createTurn({ id: 't', limits }).limits).toEqual({ ...limits, maxCallsPerReply: 32, budget: { maxModelCalls: 0, maxCost: 0.5 } });
+    expect(createTurn({ id: 't', limits }).limits).toEqual({ ...limits, maxCallsPerReply: 32, maxModelRetries: 2, modelRetryBackoffMs: 500, budget: { maxModelCalls: 0, maxCost: 0.5 } });
     expect(createTurn({ id: 't', limits: { maxCallsPerReply: 1 } }).limits.maxCallsPerReply).toBe(1);
     expect(createTurn({ id: 't', limits: { loopThreshold: 2 } }).limits.loopThreshold).toBe(2);
   });
@@ -59,6 +59,10 @@ describe('createTurn', () => {
     ['maxCallsPerReply 0', { id: 't', limits: { maxCallsPerReply: 0 } }, 'limits.maxCallsPerReply must be an integer >= 1'],
     ['maxCallsPerReply 1.5', { id: 't', limits: { maxCallsPerReply: 1.5 } }, 'limits.maxCallsPerReply'],
     ['maxCallsPerReply "8"', { id: 't', limits: { maxCallsPerReply: '8' } }, 'limits.maxCallsPerReply'],
+    ['maxModelRetries -1', { id: 't', limits: { maxModelRetries: -1 } }, 'limits.maxModelRetries must be an integer >= 0'],
+    ['maxModelRetries 1.5', { id: 't', limits: { maxModelRetries: 1.5 } }, 'limits.maxModelRetries'],
+    ['modelRetryBackoffMs -1', { id: 't', limits: { modelRetryBackoffMs: -1 } }, 'limits.modelRetryBackoffMs must be an integer >= 0'],
+    ['modelRetryBackoffMs NaN', { id: 't', limits: { modelRetryBackoffMs: Number.NaN } }, 'limits.modelRetryBackoffMs'],
     ['maxIterations past Number.MAX_SAFE_INTEGER', { id: 't', limits: { maxIterations: 2 ** 53 + 2 } }, 'limits.maxIterations'],
     ['maxModelCalls past Number.MAX_SAFE_INTEGER', { id: 't', limits: { budget: { maxModelCalls: 2 ** 53 } } }, 'limits.budget.maxModelCalls'],
   ])('%s -> a RangeError naming the option', (_name, options, named) => {

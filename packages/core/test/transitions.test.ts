@@ -280,7 +280,7 @@ describe('calling_model: model_responded with tool calls -> dispatching', () => 
 describe('calling_model: model_failed -> failed', () => {
   it('fails with the error as given', () => {
     const error = { kind: 'rate_limited', message: 'Too many requests; retry later.', retryable: true, data: { after: 3 } };
-    const [next, effects] = step(callingModel(), { type: 'model_failed', error });
+    const [next, effects] = step(callingModel({ maxModelRetries: 0 }), { type: 'model_failed', error });
     expect(effects).toEqual([fx.done({ status: 'failed', error })]);
     expect(next.status).toBe('failed');
     expect(next.outcome).toEqual({ status: 'failed', error });
@@ -869,6 +869,43 @@ describe('effect_failed: the compact or check_output function broke', () => {
     expect(wrong.outcome).toMatchObject({ status: 'failed', error: { kind: 'unexpected_event' } });
     const [bad] = step(finalizing(), { type: 'effect_failed', effect: 'call_model', error });
     expect(bad.outcome).toMatchObject({ status: 'failed', error: { kind: 'unexpected_event' } });
+  });
+});
+
+describe('effect_failed: the tool dispatcher itself threw', () => {
+  const error = { kind: 'dispatch_failed', message: 'The tool dispatcher failed: db down.' };
+  const text = `not executed: the tool dispatcher failed before this call reported a result (${error.message}).`;
+  const h = call('h');
+  const a = call('a', 'delete', { path: 'x' });
+  const b = call('b', 'pay', { amount: 5 });
+
+  it('dispatching + effect_failed(dispatch_tools) -> a result for every call in flight, then failed with that error', () => {
+    const [next, effects] = step(dispatching([h, a]), { type: 'effect_failed', effect: 'dispatch_tools', error });
+    expect(effects).toEqual([fx.result(synth(h, text)), fx.result(synth(a, text)), fx.done({ status: 'failed', error })]);
+    expect(next.status).toBe('failed');
+    expect(next.batch).toBeNull();
+  });
+
+  it('keeps the not-executed results of calls past maxCallsPerReply', () => {
+    const [next, effects] = step(dispatching([h, a], { maxCallsPerReply: 1 }), { type: 'effect_failed', effect: 'dispatch_tools', error });
+    expect(effects.slice(0, 2)).toEqual([fx.result(synth(h, text)), fx.result(synth(a, 'not executed: the reply asked for 2 tool calls; limits.maxCallsPerReply is 1.'))]);
+    expect(next.status).toBe('failed');
+  });
+
+  it('executing_approved + effect_failed(execute_approved) -> held results and denials kept, the approved calls get the error', () => {
+    const state = drive(dispatching([h, a, b]), ev.parked([ok(h)], [{ call: a }, { call: b }]), ev.decided({ a: { type: 'reject' }, b: { type: 'approve' } }))[0];
+    const [next, effects] = step(state, { type: 'effect_failed', effect: 'execute_approved', error });
+    expect(effects).toEqual([fx.result(ok(h)), fx.result(synth(a, TEXT.rejected())), fx.result(synth(b, text)), fx.done({ status: 'failed', error })]);
+    expect(next.status).toBe('failed');
+    expect(next.batch).toBeNull();
+  });
+
+  it('execute_approved failing while nothing executes, or dispatch_tools while parked, is an unexpected event', () => {
+    const parked = drive(dispatching([h, a]), ev.parked([], [{ call: h }, { call: a }]))[0];
+    const [early] = step(parked, { type: 'effect_failed', effect: 'execute_approved', error });
+    expect(early.outcome).toMatchObject({ status: 'failed', error: { kind: 'unexpected_event' } });
+    const [wrong] = step(parked, { type: 'effect_failed', effect: 'dispatch_tools', error });
+    expect(wrong.outcome).toMatchObject({ status: 'failed', error: { kind: 'unexpected_event' } });
   });
 });
 

@@ -25,7 +25,7 @@ const PARSED_TYPES_ARE_EVENT_TYPES: Same<ParsedEvent['type'], TurnEventType> = t
 const EFFECTS: Record<EffectType, true> = {
   append: true, emit: true, persist: true, call_model: true, dispatch_tools: true, execute_approved: true, compact: true, check_output: true, done: true,
 };
-const NOTICES: Record<NoticeName, true> = { turn_started: true, iteration: true, steering: true, awaiting_approval: true, limit_reached: true, ignored_event: true };
+const NOTICES: Record<NoticeName, true> = { turn_started: true, iteration: true, steering: true, awaiting_approval: true, limit_reached: true, ignored_event: true, model_retry: true };
 const STOP_REASONS: Record<StopReason, true> = { completed: true, max_iterations: true, loop_detected: true, budget_exhausted: true, hook_stopped: true };
 
 const doc = readDoc('docs/turn-contract.md');

@@ -61,16 +61,16 @@ export function raceCancellation<T>(work: Promise<T>, cancel: Cancellation, onAb
   });
 }
 
-/** Waits `ms`, ending early (without error) when the signal aborts. */
-export function sleep(ms: number, signal: AbortSignal): Promise<void> {
-  if (ms <= 0 || signal.aborted) return Promise.resolve();
+/** Waits `ms`, ending early (without error) when `cancel` aborts. Makes no AbortSignal. */
+export function sleep(ms: number, cancel: Cancellation): Promise<void> {
+  if (!(ms > 0) || cancel.aborted) return Promise.resolve();
   return new Promise((resolve) => {
     const done = (): void => {
       clearTimeout(timer);
-      signal.removeEventListener('abort', done);
+      remove();
       resolve();
     };
     const timer = setTimeout(done, ms);
-    signal.addEventListener('abort', done, { once: true });
+    const remove = cancel.onAbort(done);
   });
 }

@@ -1,9 +1,8 @@
 // Approvals: asking the `approve` callback about parked calls, and telling the dispatcher what was
 // decided (its audit record, and the grant of an "approve and remember").
 
-import { readDecision, type ApprovalDecision, type ParkedCall, type ToolCall, type TurnEvent, type TurnState } from '@turnkit/core';
+import { errorMessage, readDecision, undecided, type ApprovalDecision, type ToolCall, type TurnEvent, type TurnState } from '@turnkit/core';
 import type { Dispatcher } from '@turnkit/dispatch';
-import { errorMessage } from './model.js';
 import type { ApproveFn } from './types.js';
 
 const EXPIRED = 'approval expired';
@@ -11,13 +10,6 @@ const EXPIRED = 'approval expired';
 /** True for `{ type: 'approve', remember? }` and `{ type: 'reject', reason? }`: core's own reading of a decision. */
 export function isDecision(value: unknown): value is ApprovalDecision {
   return readDecision(value) !== null;
-}
-
-/** The parked calls of `state` that have no decision yet (none when no batch is in flight). */
-export function undecided(state: TurnState): ParkedCall[] {
-  const batch = state.batch;
-  if (batch === null) return [];
-  return batch.parked.filter((p) => !Object.hasOwn(batch.decisions, p.call.id));
 }
 
 /**

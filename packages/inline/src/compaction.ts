@@ -1,7 +1,7 @@
 // Compaction: shrinking the transcript between rounds. The driver calls the user's `compact`;
 // `keepLastMessages` is the one helper shipped.
 
-import type { CompactInfo, Message } from '@turnkit/core';
+import { errorMessage, type CompactInfo, type Message } from '@turnkit/core';
 import type { CompactFn } from './types.js';
 
 /** Thrown when the user's `compact` function fails; the driver turns it into a failed turn. */
@@ -38,7 +38,7 @@ export async function runCompaction(compact: CompactFn, transcript: Message[], i
   try {
     next = await compact(transcript.slice(), info);
   } catch (error) {
-    const why = error instanceof Error ? error.message : String(error);
+    const why = errorMessage(error);
     throw new CompactFailedError(`The compact function threw: ${why}. Fix the function passed as \`compact\`; the transcript was left as it was.`);
   }
   if (!Array.isArray(next) || next.some((m) => m === null || typeof m !== 'object' || typeof (m as { role?: unknown }).role !== 'string')) {

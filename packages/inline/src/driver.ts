@@ -2,18 +2,42 @@
 // logic: every decision is made by `step`; the driver performs effects and feeds back exactly one
 // event per blocking effect (docs/turn-contract.md, "The interpreter's side"). Other interpreters (such as @turnkit/stream) reuse this
 // loop and replace or extend single handlers: `{ ...defaultHandlers, call_model: streamingCall }`.
+//
+// This module is the entry point `@turnkit/inline/driver`: the kit for interpreter authors. It
+// also re-exports the helpers the default handlers are made of.
 
-import { isTerminal, step, type Effect, type Message, type Model, type Outcome, type TurnError, type TurnEvent, type TurnState } from '@turnkit/core';
+import {
+  cancelPreempts,
+  dispatchOutcomeEvent,
+  errorMessage,
+  isBlocking,
+  isTerminal,
+  step,
+  toTurnError,
+  type BlockingEffect,
+  type Effect,
+  type Message,
+  type Model,
+  type Outcome,
+  type ToolResult,
+  type TurnEvent,
+  type TurnState,
+} from '@turnkit/core';
 import { cancellationOf, type Cancellation, type DispatchContext, type Dispatcher } from '@turnkit/dispatch';
-import { raceCancellation, reasonText } from './abort.js';
+import { raceCancellation, reasonText, sleep } from './abort.js';
 import { askApproval } from './approvals.js';
 import { CompactFailedError, runCompaction } from './compaction.js';
-import { callWithRetries, errorMessage, modelRequestFor } from './model.js';
+import { modelRequestFor } from './model.js';
 import { CheckFailedError, checkOutput } from './output.js';
 import type { ApproveFn, CheckFn, CompactFn, OutputSchema, StepRecord } from './types.js';
 
+export { cancelReason, raceAbort, raceCancellation, sleep } from './abort.js';
+export { askApproval, isDecision, recordDecisions } from './approvals.js';
+export { modelRequestFor } from './model.js';
+export { checkOutput, parseOutput, CheckFailedError } from './output.js';
+
 /** Everything a handler may use. `transcript` is live: the `append` handler pushes onto it. */
-export interface TurnContext {
+export interface HandlerContext {
   readonly turnId: string;
   readonly model: Model;
   readonly dispatcher: Dispatcher;
@@ -32,8 +56,11 @@ export interface TurnContext {
   readonly onNotice?: (notice: Extract<Effect, { type: 'emit' }>['notice']) => void;
   readonly onEffect?: (effect: Effect) => void;
   readonly onStep?: (record: StepRecord) => void;
-  readonly maxModelRetries: number;
-  readonly modelRetryBackoffMs: number;
+  /**
+   * Sees each tool result as soon as its call is decided or its tool finishes (completion order),
+   * before the batch reaches core: the driver passes it to the dispatcher as `onResult`.
+   */
+  readonly onToolResult?: (result: ToolResult) => void;
 }
 
 type EffectOf<T extends Effect['type']> = Extract<Effect, { type: T }>;
@@ -44,16 +71,16 @@ type EffectOf<T extends Effect['type']> = Extract<Effect, { type: T }>;
  * must not throw (a lost message or checkpoint cannot be papered over: the error propagates).
  */
 export interface EffectHandlers {
-  append(effect: EffectOf<'append'>, ctx: TurnContext): void | Promise<void>;
-  emit(effect: EffectOf<'emit'>, ctx: TurnContext): void | Promise<void>;
-  persist(effect: EffectOf<'persist'>, ctx: TurnContext, state: TurnState): void | Promise<void>;
-  call_model(effect: EffectOf<'call_model'>, ctx: TurnContext): Promise<TurnEvent>;
-  dispatch_tools(effect: EffectOf<'dispatch_tools'>, ctx: TurnContext): Promise<TurnEvent>;
-  execute_approved(effect: EffectOf<'execute_approved'>, ctx: TurnContext): Promise<TurnEvent>;
-  compact(effect: EffectOf<'compact'>, ctx: TurnContext): Promise<TurnEvent>;
-  check_output(effect: EffectOf<'check_output'>, ctx: TurnContext): Promise<TurnEvent>;
+  append(effect: EffectOf<'append'>, ctx: HandlerContext): void | Promise<void>;
+  emit(effect: EffectOf<'emit'>, ctx: HandlerContext): void | Promise<void>;
+  persist(effect: EffectOf<'persist'>, ctx: HandlerContext, state: TurnState): void | Promise<void>;
+  call_model(effect: EffectOf<'call_model'>, ctx: HandlerContext): Promise<TurnEvent>;
+  dispatch_tools(effect: EffectOf<'dispatch_tools'>, ctx: HandlerContext): Promise<TurnEvent>;
+  execute_approved(effect: EffectOf<'execute_approved'>, ctx: HandlerContext): Promise<TurnEvent>;
+  compact(effect: EffectOf<'compact'>, ctx: HandlerContext): Promise<TurnEvent>;
+  check_output(effect: EffectOf<'check_output'>, ctx: HandlerContext): Promise<TurnEvent>;
   /** The turn is parked (no blocking effect): the event that decides it, or null to suspend. */
-  parked(state: TurnState, ctx: TurnContext): Promise<TurnEvent | null>;
+  parked(state: TurnState, ctx: HandlerContext): Promise<TurnEvent | null>;
 }
 
 /** The handlers `runTurn` uses. */
@@ -67,14 +94,13 @@ export const defaultHandlers: EffectHandlers = {
   persist() {
     // Nothing to do in-process: a caller who persists watches `onEffect` for `persist`.
   },
-  call_model(effect, ctx) {
+  // A model that throws becomes `model_failed` (see `handlerFailed`); core decides on a retry.
+  async call_model(effect, ctx) {
     const request = modelRequestFor(effect.request, ctx.transcript, ctx.dispatcher.toolSpecs());
-    const options = modelCallOptions(ctx);
-    return callWithRetries(() => ctx.model.generate(request, options), ctx);
+    return { type: 'model_responded', response: await ctx.model.generate(request, modelCallOptions(ctx)) };
   },
   async dispatch_tools(effect, ctx) {
-    const { results, parked } = await ctx.dispatcher.dispatch(effect.calls, dispatchContext(ctx));
-    return parked.length > 0 ? { type: 'tools_parked', held: results, parked } : { type: 'tools_completed', results };
+    return dispatchOutcomeEvent(await ctx.dispatcher.dispatch(effect.calls, dispatchContext(ctx)));
   },
   async execute_approved(effect, ctx) {
     const results = await ctx.dispatcher.executeApproved(effect.calls, dispatchContext(ctx));
@@ -95,11 +121,11 @@ export const defaultHandlers: EffectHandlers = {
 };
 
 // One per context: an object literal with a getter is slow to make, and a turn makes several calls.
-const callOptionsOf = new WeakMap<TurnContext, { readonly signal: AbortSignal }>();
-const dispatchContextOf = new WeakMap<TurnContext, DispatchContext>();
+const callOptionsOf = new WeakMap<HandlerContext, { readonly signal: AbortSignal }>();
+const dispatchContextOf = new WeakMap<HandlerContext, DispatchContext>();
 
 /** `{ signal }` for a model call; the signal is made only if the model reads it. */
-export function modelCallOptions(ctx: TurnContext): { readonly signal: AbortSignal } {
+export function modelCallOptions(ctx: HandlerContext): { readonly signal: AbortSignal } {
   let options = callOptionsOf.get(ctx);
   if (options === undefined) {
     options = {
@@ -112,27 +138,34 @@ export function modelCallOptions(ctx: TurnContext): { readonly signal: AbortSign
   return options;
 }
 
-/** The dispatch context of a turn: its id and cancellation; the signal is made only if read. */
-function dispatchContext(ctx: TurnContext): DispatchContext {
-  // No spread: it would read the getter and make the signal.
-  const cancellation = ctx.cancellation;
-  if (cancellation === undefined) return { turnId: ctx.turnId, signal: ctx.signal };
+/**
+ * The dispatch context of a turn: its id, cancellation and `onToolResult` (as `onResult`); the
+ * signal is made only if read.
+ */
+function dispatchContext(ctx: HandlerContext): DispatchContext {
   let made = dispatchContextOf.get(ctx);
   if (made === undefined) {
-    made = {
-      turnId: ctx.turnId,
-      get signal() {
-        return ctx.signal;
-      },
-      cancellation,
-    };
+    // No spread: it would read the getter and make the signal.
+    const cancellation = ctx.cancellation;
+    const onResult = ctx.onToolResult;
+    const base: DispatchContext =
+      cancellation === undefined
+        ? { turnId: ctx.turnId, signal: ctx.signal }
+        : {
+            turnId: ctx.turnId,
+            get signal() {
+              return ctx.signal;
+            },
+            cancellation,
+          };
+    made = onResult === undefined ? base : Object.defineProperty(base, 'onResult', { value: onResult, enumerable: true });
     dispatchContextOf.set(ctx, made);
   }
   return made;
 }
 
 /** The context's cancellation (its AbortSignal's when a handler built a context without one). */
-function turnCancellation(ctx: TurnContext): Cancellation {
+function turnCancellation(ctx: HandlerContext): Cancellation {
   return cancellationOf(ctx) as Cancellation;
 }
 
@@ -147,15 +180,15 @@ export interface DriveResult {
  * turn is done or parked without a decision. Never throws for a fault of a model, tool or
  * callback: those become events (`model_failed`, error tool results, `effect_failed`).
  */
-export async function driveTurn(state: TurnState, effects: readonly Effect[], ctx: TurnContext, handlers: EffectHandlers = defaultHandlers): Promise<DriveResult> {
+export async function driveTurn(state: TurnState, effects: readonly Effect[], ctx: HandlerContext, handlers: EffectHandlers = defaultHandlers): Promise<DriveResult> {
   let current = state;
   let pending = effects;
   const cancel = turnCancellation(ctx);
   for (;;) {
-    let blocking: Exclude<Effect, { type: 'append' | 'emit' | 'persist' }> | undefined;
+    let blocking: BlockingEffect | undefined;
     for (const effect of pending) {
       if (ctx.onEffect !== undefined) quietly(() => ctx.onEffect?.(effect));
-      if (isBlockingEffect(effect)) blocking = effect;
+      if (isBlocking(effect)) blocking = effect;
       else {
         // Await only a handler that returned a promise: the default ones are synchronous.
         const done = performObserver(effect, ctx, handlers, current);
@@ -174,10 +207,8 @@ export async function driveTurn(state: TurnState, effects: readonly Effect[], ct
       // was cancelled meanwhile, the cancel below wins).
       event = { type: 'approval_expired' };
     }
-    // A cancelled turn gets `cancel` instead of the event in hand, except a tool batch's results:
-    // those tools ran (or were stopped, and say so), so core records them first and the cancel
-    // follows at the next blocking effect. No finished tool is ever reported as not run.
-    if (cancel.aborted && !carriesToolResults(event)) event = { type: 'cancel', reason: reasonText(cancel.reason) };
+    // A cancelled turn gets `cancel` instead of the event in hand, unless it carries tool results (core's rule).
+    if (cancel.aborted && cancelPreempts(event)) event = { type: 'cancel', reason: reasonText(cancel.reason) };
     if (event === null) return { state: current, outcome: null };
     const [next, nextEffects] = step(current, event);
     if (ctx.onStep !== undefined) quietly(() => ctx.onStep?.({ event, state: next, effects: nextEffects }));
@@ -186,15 +217,7 @@ export async function driveTurn(state: TurnState, effects: readonly Effect[], ct
   }
 }
 
-function carriesToolResults(event: TurnEvent | null): boolean {
-  return event !== null && (event.type === 'tools_completed' || event.type === 'tools_parked' || event.type === 'approved_tools_completed');
-}
-
-function isBlockingEffect(effect: Effect): effect is Exclude<Effect, { type: 'append' | 'emit' | 'persist' }> {
-  return effect.type !== 'append' && effect.type !== 'emit' && effect.type !== 'persist';
-}
-
-function performObserver(effect: EffectOf<'append' | 'emit' | 'persist'>, ctx: TurnContext, handlers: EffectHandlers, state: TurnState): void | Promise<void> {
+function performObserver(effect: EffectOf<'append' | 'emit' | 'persist'>, ctx: HandlerContext, handlers: EffectHandlers, state: TurnState): void | Promise<void> {
   switch (effect.type) {
     case 'append':
       return handlers.append(effect, ctx);
@@ -205,16 +228,25 @@ function performObserver(effect: EffectOf<'append' | 'emit' | 'persist'>, ctx: T
   }
 }
 
-/** Runs one blocking handler (raced against cancellation, except tool batches); a thrown handler becomes its event. */
-async function perform(effect: Exclude<Effect, { type: 'append' | 'emit' | 'persist' | 'done' }>, ctx: TurnContext, handlers: EffectHandlers): Promise<TurnEvent> {
+/**
+ * Runs one blocking handler (raced against cancellation, except tool batches); a thrown handler
+ * becomes its event. A model call that core marked as a retry waits its `delayMs` first.
+ */
+async function perform(effect: Exclude<BlockingEffect, { type: 'done' }>, ctx: HandlerContext, handlers: EffectHandlers): Promise<TurnEvent> {
   const cancellation = turnCancellation(ctx);
   const cancel = (): TurnEvent => ({ type: 'cancel', reason: reasonText(cancellation.reason) });
   // Already cancelled: do not start a model call or a tool only to abort it.
   if (cancellation.aborted) return cancel();
   try {
     switch (effect.type) {
-      case 'call_model':
+      case 'call_model': {
+        const delayMs = effect.request.delayMs ?? 0;
+        if (delayMs > 0) {
+          await sleep(delayMs, cancellation);
+          if (cancellation.aborted) return cancel();
+        }
         return await raceCancellation(handlers.call_model(effect, ctx), cancellation, cancel);
+      }
       // Not raced: on cancel the dispatcher settles at once by itself, with the real results of
       // finished calls and `cancelled` for the rest, and those results must reach core.
       case 'dispatch_tools':
@@ -231,29 +263,28 @@ async function perform(effect: Exclude<Effect, { type: 'append' | 'emit' | 'pers
   }
 }
 
-/** The event for a handler that threw: the fault is reported to core, never rethrown. */
-function handlerFailed(effect: Exclude<Effect, { type: 'append' | 'emit' | 'persist' | 'done' }>, error: unknown): TurnEvent {
-  const why = errorMessage(error);
+/**
+ * The event for a handler that threw: the fault is reported to core, never rethrown. Core writes
+ * whatever follows from it (a retry, error results for the calls in flight, a failed turn).
+ */
+function handlerFailed(effect: Exclude<BlockingEffect, { type: 'done' }>, error: unknown): TurnEvent {
   switch (effect.type) {
     case 'call_model':
-      return { type: 'model_failed', error: { kind: 'model_error', message: why } };
+      return { type: 'model_failed', error: toTurnError(error) };
     case 'dispatch_tools':
-    case 'execute_approved': {
-      // Every call still gets a result, so the model learns what happened.
-      const results = effect.calls.map((call) => ({ callId: call.id, name: call.name, output: `Error: the tool dispatcher failed before '${call.name}' ran: ${why}`, isError: true }));
-      return effect.type === 'dispatch_tools' ? { type: 'tools_completed', results } : { type: 'approved_tools_completed', results };
-    }
+    case 'execute_approved':
+      return { type: 'effect_failed', effect: effect.type, error: { kind: 'dispatch_failed', message: `The tool dispatcher failed: ${errorMessage(error)}.` } };
     case 'compact':
       return {
         type: 'effect_failed',
         effect: 'compact',
-        error: { kind: 'compact_failed', message: error instanceof CompactFailedError ? error.message : `The compact step failed: ${why}.` },
+        error: { kind: 'compact_failed', message: error instanceof CompactFailedError ? error.message : `The compact step failed: ${errorMessage(error)}.` },
       };
     case 'check_output':
       return {
         type: 'effect_failed',
         effect: 'check_output',
-        error: { kind: 'check_failed', message: error instanceof CheckFailedError ? error.message : `The output check failed: ${why}.` },
+        error: { kind: 'check_failed', message: error instanceof CheckFailedError ? error.message : `The output check failed: ${errorMessage(error)}.` },
       };
   }
 }

@@ -1,10 +1,5 @@
+// The front door: run or resume a turn in-process. The kit for writing an interpreter on inline's
+// driver (driveTurn, defaultHandlers, the handler context, …) is `@turnkit/inline/driver`.
 export { runTurn, resumeTurn } from './run.js';
 export { keepLastMessages, runCompaction, CompactFailedError } from './compaction.js';
-export { driveTurn, defaultHandlers, modelCallOptions } from './driver.js';
-export type { DriveResult, EffectHandlers, TurnContext } from './driver.js';
-export { callWithRetries, errorMessage, MAX_RETRY_AFTER_MS, modelRequestFor, retryDelayMs, toTurnError } from './model.js';
-export type { ModelCallSettings } from './model.js';
-export { checkOutput, parseOutput, formatPath, CheckFailedError } from './output.js';
-export { askApproval, isDecision, recordDecisions, undecided } from './approvals.js';
-export { cancelReason, raceAbort, sleep } from './abort.js';
 export type * from './types.js';

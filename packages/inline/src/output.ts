@@ -1,7 +1,7 @@
 // Checking the final answer: with an `output` schema the text must be JSON that the schema accepts;
 // a failure goes back to the model as `output_rejected` with a reason it can act on.
 
-import type { JsonValue, TurnEvent } from '@turnkit/core';
+import { errorMessage, formatPath, type JsonValue, type TurnEvent } from '@turnkit/core';
 import type { CheckFn, OutputSchema } from './types.js';
 
 /** Thrown when the user's `check` function fails; the driver turns it into a failed turn. */
@@ -10,16 +10,6 @@ export class CheckFailedError extends Error {
     super(message);
     this.name = 'CheckFailedError';
   }
-}
-
-/** A path such as `items[0].name` for a zod issue path. */
-export function formatPath(path: readonly PropertyKey[]): string {
-  let out = '';
-  for (const key of path) {
-    if (typeof key === 'number') out += `[${key}]`;
-    else out += out.length === 0 ? String(key) : `.${String(key)}`;
-  }
-  return out.length === 0 ? '(root)' : out;
 }
 
 /** Models often wrap JSON in a ```json fence; the fence is not part of the answer. */
@@ -37,7 +27,7 @@ export function parseOutput(candidate: string, schema: OutputSchema): { ok: true
   try {
     json = JSON.parse(unfence(candidate));
   } catch (error) {
-    const why = error instanceof Error ? error.message : String(error);
+    const why = errorMessage(error);
     return { ok: false, reason: `Your final answer must be JSON, but it could not be parsed (${why}). Reply with the JSON value only.` };
   }
   const parsed = schema.safeParse(json);
@@ -63,7 +53,7 @@ export async function checkOutput(candidate: string, schema: OutputSchema | unde
   try {
     verdict = await check(candidate, output);
   } catch (error) {
-    const why = error instanceof Error ? error.message : String(error);
+    const why = errorMessage(error);
     throw new CheckFailedError(`The output check function threw: ${why}. Fix the check passed as \`check\`; the model's answer was not judged.`);
   }
   if (verdict !== null && typeof verdict === 'object' && 'ok' in verdict) {

@@ -2,10 +2,10 @@
 // the driver, and shape what the driver ends with into a TurnResult.
 
 import { randomUUID } from 'node:crypto';
-import { createTurn, parseTurnState, resume, step, type Effect, type Message, type TurnEvent, type TurnLimitsInput, type TurnState } from '@turnkit/core';
+import { createTurn, parseTurnState, resume, step, undecided, type Effect, type Message, type TurnEvent, type TurnLimitsInput, type TurnState } from '@turnkit/core';
 import { createDispatcher, LazyCancellation, type Dispatcher } from '@turnkit/dispatch';
-import { recordDecisions, undecided } from './approvals.js';
-import { driveTurn, defaultHandlers, type EffectHandlers, type TurnContext } from './driver.js';
+import { recordDecisions } from './approvals.js';
+import { driveTurn, defaultHandlers, type EffectHandlers, type HandlerContext } from './driver.js';
 import type { ResumeTurnOptions, RunTurnOptions, StepRecord, TurnResult } from './types.js';
 
 /**
@@ -20,7 +20,7 @@ export async function runTurn(options: RunTurnOptions, handlers: EffectHandlers 
   checkCommon(options, 'runTurn');
   if (options.input !== undefined && typeof options.input !== 'string') throw new TypeError('runTurn option `input` must be a string.');
   const dispatcher = toDispatcher(options, 'runTurn');
-  const limits = mergeExempt(options.limits, dispatcher);
+  const limits = mergeExempt(withRetryOptions(options.limits, options, 'runTurn'), dispatcher);
   const id = options.id ?? `turn_${randomUUID()}`;
   const initial = createTurn(limits === undefined ? { id } : { id, limits });
   const transcript = startTranscript(options.system, options.transcript ?? []);
@@ -39,7 +39,10 @@ export async function runTurn(options: RunTurnOptions, handlers: EffectHandlers 
 export async function resumeTurn(options: ResumeTurnOptions, handlers: EffectHandlers = defaultHandlers): Promise<TurnResult> {
   checkCommon(options, 'resumeTurn');
   if (!Array.isArray(options.transcript)) throw new TypeError('resumeTurn needs the `transcript` of the suspended result (an array of messages).');
-  const state = parseTurnState(options.state);
+  const saved = parseTurnState(options.state);
+  // The retry options set the resumed turn's retry limits (validated with the rest of the state).
+  const retryLimits = withRetryOptions(undefined, options, 'resumeTurn');
+  const state = retryLimits === undefined ? saved : parseTurnState({ ...saved, limits: { ...saved.limits, ...retryLimits } });
   if (state.status === 'ready') throw new TypeError(`resumeTurn got turn '${state.id}' that never started; start it with runTurn.`);
   const dispatcher = toDispatcher(options, 'resumeTurn');
   const transcript = startTranscript(options.system, options.transcript);
@@ -62,7 +65,7 @@ async function drive(
   first: TurnEvent | null | readonly Effect[],
   handlers: EffectHandlers,
 ): Promise<TurnResult> {
-  // The turn's AbortSignal is made only if a handler, model, tool or hook reads it (see TurnContext).
+  // The turn's AbortSignal is made only if a handler, model, tool or hook reads it (see HandlerContext).
   const cancellation = new LazyCancellation();
   const outer = options.signal;
   const forward = (): void => cancellation.abort(outer?.reason);
@@ -77,7 +80,7 @@ async function drive(
           options.onStep?.(record);
         }
       : options.onStep;
-  const ctx: TurnContext = {
+  const ctx: HandlerContext = {
     turnId: state.id,
     model: options.model,
     dispatcher,
@@ -86,8 +89,6 @@ async function drive(
       return cancellation.signal;
     },
     cancellation,
-    maxModelRetries: options.maxModelRetries ?? 2,
-    modelRetryBackoffMs: options.modelRetryBackoffMs ?? 500,
     ...(options.approve === undefined ? {} : { approve: options.approve }),
     // null is what a spread suspended result carries in `output`: no schema.
     ...(options.output === undefined || options.output === null ? {} : { output: options.output }),
@@ -155,8 +156,8 @@ function checkCommon(options: RunTurnOptions | ResumeTurnOptions, fn: string): v
     throw new TypeError(`${fn} option \`maxModelRetries\` must be a whole number >= 0, got ${String(retries)}.`);
   }
   const backoff: unknown = options.modelRetryBackoffMs;
-  if (backoff !== undefined && (typeof backoff !== 'number' || !Number.isFinite(backoff) || backoff < 0)) {
-    throw new TypeError(`${fn} option \`modelRetryBackoffMs\` must be a number of milliseconds >= 0, got ${String(backoff)}.`);
+  if (backoff !== undefined && (typeof backoff !== 'number' || !Number.isSafeInteger(backoff) || backoff < 0)) {
+    throw new TypeError(`${fn} option \`modelRetryBackoffMs\` must be a whole number of milliseconds >= 0, got ${String(backoff)}.`);
   }
   const output: unknown = options.output;
   if (output !== undefined && output !== null && typeof (output as { safeParse?: unknown }).safeParse !== 'function') {
@@ -187,6 +188,21 @@ function toDispatcher(options: Pick<RunTurnOptions, 'tools' | 'policy' | 'permis
     ...(options.grants === undefined ? {} : { grants: options.grants }),
     ...(options.budgetUsage === undefined ? {} : { budgetUsage: options.budgetUsage }),
   });
+}
+
+/**
+ * The options `maxModelRetries` and `modelRetryBackoffMs` are the limits of the same names (core
+ * decides retries). Setting one both ways is an error, so no value silently wins.
+ */
+function withRetryOptions(limits: TurnLimitsInput | undefined, options: RunTurnOptions | ResumeTurnOptions, fn: string): TurnLimitsInput | undefined {
+  let out = limits;
+  for (const key of ['maxModelRetries', 'modelRetryBackoffMs'] as const) {
+    const value = options[key];
+    if (value === undefined) continue;
+    if (limits?.[key] !== undefined) throw new TypeError(`${fn}: \`${key}\` is set both as an option and in \`limits\`; set it once, in \`limits.${key}\`.`);
+    out = { ...out, [key]: value };
+  }
+  return out;
 }
 
 /** The dispatcher's loop-exempt tools join `limits.loopExemptTools`. */

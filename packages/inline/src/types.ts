@@ -83,9 +83,12 @@ export interface RunTurnOptions {
   readonly trace?: boolean;
   readonly signal?: AbortSignal;
   readonly id?: string;
-  /** Retries of a model error marked `retryable`. Default 2. */
+  /**
+   * Sets `limits.maxModelRetries` (retries of a model error marked `retryable`, default 2; core
+   * decides them). On `resumeTurn` it replaces the saved turn's value. Not together with `limits.maxModelRetries`.
+   */
   readonly maxModelRetries?: number;
-  /** Wait before retry n is `modelRetryBackoffMs * 2 ** (n - 1)`. Default 500. */
+  /** Sets `limits.modelRetryBackoffMs` (the wait before retry n is `modelRetryBackoffMs * 2 ** (n - 1)`, default 500), as `maxModelRetries` does. */
   readonly modelRetryBackoffMs?: number;
 }
 

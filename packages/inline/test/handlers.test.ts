@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { ModelResponse, ToolCall } from '@turnkit/core';
-import { callWithRetries, defaultHandlers, modelRequestFor, runTurn, type EffectHandlers } from '@turnkit/inline';
+import { runTurn } from '@turnkit/inline';
+import { defaultHandlers, modelRequestFor, type EffectHandlers } from '@turnkit/inline/driver';
 import { scriptedModel, text } from '@turnkit/testing';
 import { interpreterConformance } from '@turnkit/testing/conformance';
 
@@ -10,9 +11,9 @@ import { interpreterConformance } from '@turnkit/testing/conformance';
  */
 const streaming: EffectHandlers = {
   ...defaultHandlers,
-  call_model(effect, ctx) {
+  async call_model(effect, ctx) {
     const request = modelRequestFor(effect.request, ctx.transcript, ctx.dispatcher.toolSpecs());
-    return callWithRetries(async () => {
+    const response = await (async (): Promise<ModelResponse> => {
       const stream = ctx.model.stream?.(request, { signal: ctx.signal });
       if (stream === undefined) return ctx.model.generate(request, { signal: ctx.signal });
       let content = '';
@@ -32,7 +33,8 @@ const streaming: EffectHandlers = {
         }
       });
       return usage === undefined ? { text: content, toolCalls } : { text: content, toolCalls, usage };
-    }, ctx);
+    })();
+    return { type: 'model_responded', response };
   },
 };
 

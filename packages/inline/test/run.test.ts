@@ -28,8 +28,69 @@ describe('runTurn', () => {
     expect(result.status).toBe('stopped');
     expect(result.output).toBe('ok');
     expect(model.calls).toHaveLength(3);
-    // Retries re-send one call_model effect: core counts one model call.
-    expect(result.usage.modelCalls).toBe(1);
+    // Core decides each retry: every one is a call_model of its own and counts as a model call.
+    expect(result.usage.modelCalls).toBe(3);
+    expect(result.state.limits.modelRetryBackoffMs).toBe(0);
+  });
+
+  it('announces each retry with a model_retry notice and records it in the trace', async () => {
+    const model = scriptedModel([fail(retryable('overloaded')), fail(retryable('overloaded')), text('ok')]);
+    const notices: Notice[] = [];
+    const result = await runTurn({ model, input: 'hi', limits: { modelRetryBackoffMs: 1 }, trace: true, onNotice: (n) => notices.push(n) });
+    expect(notices.filter((n) => n.name === 'model_retry').map((n) => n.data)).toEqual([
+      { attempt: 1, delayMs: 1, error: { kind: 'model_error', message: 'overloaded', retryable: true } },
+      { attempt: 2, delayMs: 2, error: { kind: 'model_error', message: 'overloaded', retryable: true } },
+    ]);
+    const requests = result.trace?.entries.flatMap((e) => e.effects).filter((e) => e.type === 'call_model').map((e) => e.request);
+    expect(requests).toEqual([{ iteration: 1, final: false }, { iteration: 1, final: false, attempt: 1, delayMs: 1 }, { iteration: 1, final: false, attempt: 2, delayMs: 2 }]);
+  });
+
+  it('a cancel during the wait before a retry ends the turn at once, without calling the model again', async () => {
+    const model = scriptedModel([fail(retryable('overloaded')), text('never')]);
+    const controller = new AbortController();
+    // A minute's wait: the turn only ends promptly because the wait is cancellable.
+    const result = await runTurn({
+      model,
+      input: 'hi',
+      limits: { modelRetryBackoffMs: 60_000 },
+      signal: controller.signal,
+      onNotice: (n) => (n.name === 'model_retry' ? controller.abort('user pressed stop') : undefined),
+    });
+    expect(result.status).toBe('cancelled');
+    expect(result.reason).toBe('user pressed stop');
+    expect(model.calls).toHaveLength(1);
+  });
+
+  it('maps the retry options into limits, and refuses one set both ways', async () => {
+    const result = await runTurn({ model: scriptedModel([text('ok')]), input: 'hi', maxModelRetries: 5, modelRetryBackoffMs: 10 });
+    expect(result.state.limits).toMatchObject({ maxModelRetries: 5, modelRetryBackoffMs: 10 });
+    await expect(runTurn({ model: scriptedModel([]), input: 'x', maxModelRetries: 1, limits: { maxModelRetries: 2 } })).rejects.toThrow(
+      'runTurn: `maxModelRetries` is set both as an option and in `limits`; set it once, in `limits.maxModelRetries`.',
+    );
+  });
+
+  it('resumeTurn applies its retry options to the resumed turn', async () => {
+    const suspended = await runTurn({ model: scriptedModel([toolCalls(call('deploy', { service: 'api' }))]), tools: [deploy], input: 'deploy' });
+    expect(suspended.status).toBe('suspended');
+    const model = scriptedModel([toolCalls(call('deploy', { service: 'api' })), fail(retryable('overloaded')), text('deployed')], { startAt: 1 });
+    const saved = JSON.parse(JSON.stringify(suspended));
+    const resumed = await resumeTurn({ ...saved, model, tools: [deploy], decisions: { call_1: { type: 'approve' } }, maxModelRetries: 1, modelRetryBackoffMs: 0 });
+    expect(resumed.state.limits).toMatchObject({ maxModelRetries: 1, modelRetryBackoffMs: 0 });
+    expect(resumed.status).toBe('stopped');
+    expect(resumed.output).toBe('deployed');
+    expect(model.calls).toHaveLength(2);
+  });
+
+  it('a dispatcher that throws fails the turn with dispatch_failed, and every call in flight gets a result from core', async () => {
+    const broken = createDispatcher({ tools: [add] });
+    const dispatcher = { ...broken, toolSpecs: () => broken.toolSpecs(), dispatch: () => Promise.reject(new Error('db down')) } as typeof broken;
+    const model = scriptedModel([toolCalls(call('add', { a: 1, b: 2 }), call('add', { a: 2, b: 2 })), text('never')]);
+    const result = await runTurn({ model, tools: dispatcher, input: 'add', trace: true });
+    expect(result.status).toBe('failed');
+    expect(result.error).toEqual({ kind: 'dispatch_failed', message: 'The tool dispatcher failed: db down.' });
+    const why = 'not executed: the tool dispatcher failed before this call reported a result (The tool dispatcher failed: db down.).';
+    expect(transcriptLines(result.transcript)).toEqual(['user: add', 'assistant: [call_1 add, call_2 add]', `tool call_1 add: error ${why}`, `tool call_2 add: error ${why}`]);
+    expect(result.trace?.entries.map((e) => e.event.type)).toContain('effect_failed');
   });
 
   it('gives up after maxModelRetries and keeps retryable on the error', async () => {

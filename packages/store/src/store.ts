@@ -3,8 +3,7 @@
 // claim turns with a fenced lease and write each checkpoint as one compare-and-swap.
 
 import { randomUUID } from 'node:crypto';
-import { undecided } from '@turnkit/inline';
-import { createTurn, isTerminal, parseTurnState, readDecision, type ApprovalDecision, type Message, type Notice, type Outcome, type ParkedCall, type ToolResult, type TurnError, type TurnLimitsInput, type TurnState } from '@turnkit/core';
+import { createTurn, undecided, isTerminal, parseTurnState, readDecision, type ApprovalDecision, type Message, type Notice, type Outcome, type ParkedCall, type ToolResult, type TurnError, type TurnLimitsInput, type TurnState } from '@turnkit/core';
 import type { BudgetUsage, Grant } from '@turnkit/dispatch';
 import { migrate } from './schema.js';
 import { checkSchemaName, openPGlite, openPostgres, type ModuleLoader, type Row, type Sql, type SqlQuery } from './sql.js';

@@ -28,7 +28,8 @@ import {
   type TurnState,
 } from '@turnkit/core';
 import { createDispatcher, LazyCancellation, type AfterHook, type BeforeHook, type Budget, type DispatchContext, type Dispatcher, type Permissions, type Policy, type ToolDefinition } from '@turnkit/dispatch';
-import { defaultHandlers, driveTurn, recordDecisions, type CheckFn, type EffectHandlers, type OutputSchema, type TurnContext } from '@turnkit/inline';
+import type { CheckFn, OutputSchema } from '@turnkit/inline';
+import { defaultHandlers, driveTurn, recordDecisions, type EffectHandlers, type HandlerContext } from '@turnkit/inline/driver';
 import { ConflictError, LeaseLostError, type Store } from './store.js';
 import type { Claim, Lease } from './types.js';
 
@@ -46,10 +47,6 @@ export interface AgentDefinition {
   readonly budget?: Budget;
   readonly output?: OutputSchema;
   readonly check?: CheckFn;
-  /** Retries of a model error marked `retryable`. Default 2. */
-  readonly maxModelRetries?: number;
-  /** Default 500. */
-  readonly modelRetryBackoffMs?: number;
 }
 
 export interface WorkerOptions {
@@ -282,7 +279,7 @@ async function runTurnOnce(
     return reason;
   };
 
-  const journaled = async (calls: readonly ToolCall[], approved: boolean, ctx: TurnContext): Promise<TurnEvent> => {
+  const journaled = async (calls: readonly ToolCall[], approved: boolean, ctx: HandlerContext): Promise<TurnEvent> => {
     const { results, started } = await store.journal(lease, calls.map((c) => c.id));
     const known = new Map(results.map((r) => [r.callId, r]));
     const startedSet = new Set(started);
@@ -356,7 +353,7 @@ async function runTurnOnce(
     },
   };
 
-  const ctx: TurnContext = {
+  const ctx: HandlerContext = {
     turnId: lease.id,
     model: agent.model,
     dispatcher,
@@ -365,8 +362,6 @@ async function runTurnOnce(
       return cancellation.signal;
     },
     cancellation,
-    maxModelRetries: agent.maxModelRetries ?? 2,
-    modelRetryBackoffMs: agent.modelRetryBackoffMs ?? 500,
     ...(agent.output === undefined ? {} : { output: agent.output }),
     ...(agent.check === undefined ? {} : { check: agent.check }),
   };

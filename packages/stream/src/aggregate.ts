@@ -16,7 +16,7 @@
 // = the parse error. A start that reuses the id of a call that already ended is unambiguous, so it
 // is not a protocol error: both calls go into the response, and the turn machine fails the reply
 // as `invalid_model_response` for the repeated id, exactly as it does for generate().
-import type { JsonValue, ModelResponse, ModelStreamPart, ToolCall, TurnError, Usage } from '@turnkit/core';
+import { errorMessage, type JsonValue, type ModelResponse, type ModelStreamPart, type ToolCall, type TurnError, type Usage } from '@turnkit/core';
 import type { ModelStreamEvent } from './events.js';
 
 /** Thrown for a model stream that breaks the part protocol; `turnError` is ready for `model_failed`. */
@@ -158,7 +158,7 @@ function parseCall(call: OpenCall): ToolCall {
   try {
     return { id: call.id, name: call.name, input: JSON.parse(raw) as JsonValue };
   } catch (error) {
-    const reason = error instanceof Error ? error.message : String(error);
+    const reason = errorMessage(error);
     return { id: call.id, name: call.name, input: raw, inputError: `The arguments of call '${call.id}' (${call.name}) are not valid JSON: ${reason}` };
   }
 }

@@ -2,5 +2,5 @@ export { resumeStreamTurn, streamingHandlers, streamTurn } from './stream-turn.j
 export { formatSSE, SSE_HEADERS, TurnStream, type StreamRun } from './turn-stream.js';
 export type { ModelStreamEvent, TurnStreamEvent, TurnStreamEventType } from './events.js';
 export { createAggregator, StreamProtocolError, type Aggregator } from './aggregate.js';
-export { ModelStreamInterruptedError, streamModelResponse } from './model-call.js';
+export { streamModelResponse } from './model-call.js';
 export type { EventSink } from './handoff.js';

@@ -2,27 +2,13 @@
 // reader (waiting for it: that is the backpressure), and aggregate the parts into the response
 // the turn machine receives. A model without `stream()` answers through `generate()`, and its
 // text reaches the reader as one delta. Failures are thrown, so the driver maps them to
-// `model_failed` exactly as it does for `generate()`.
-import type { Model, ModelCallOptions, ModelRequest, ModelResponse, TurnError } from '@turnkit/core';
+// `model_failed` exactly as it does for `generate()`, saying whether output already reached the
+// reader (then core does not retry).
+import type { Model, ModelCallOptions, ModelRequest, ModelResponse } from '@turnkit/core';
 import { signalCancellation, type Cancellation } from '@turnkit/dispatch';
 import { createAggregator } from './aggregate.js';
 import type { TurnStreamEvent } from './events.js';
 import type { EventSink } from './handoff.js';
-
-/**
- * Thrown when a model stream fails after some of its output already reached the reader: the
- * error is the model's own, marked not retryable, since a retry would send that output again.
- */
-export class ModelStreamInterruptedError extends Error {
-  readonly turnError: TurnError;
-
-  constructor(turnError: TurnError, cause: unknown) {
-    const message = `${turnError.message} The model stream had already sent output to the reader, so the call is not retried.`;
-    super(message, { cause });
-    this.name = 'ModelStreamInterruptedError';
-    this.turnError = { ...turnError, message, retryable: false };
-  }
-}
 
 /**
  * Performs one model call for a streamed turn and returns the aggregated response. Throws what the
@@ -38,23 +24,16 @@ export async function streamModelResponse(
 ): Promise<ModelResponse> {
   if (typeof model.stream !== 'function') return generateAsOneDelta(model, request, options, sink, cancel);
   const aggregator = createAggregator();
-  let sent = false;
-  try {
-    // for await closes the model's iterator (return()) on every exit, including an abort.
-    for await (const part of model.stream(request, options)) {
-      throwIfAborted(cancel);
-      const event = aggregator.push(part);
-      if (event === undefined) continue;
-      sent = true;
-      const taken = sink.send(event);
-      if (taken !== undefined) await taken;
-    }
+  // for await closes the model's iterator (return()) on every exit, including an abort.
+  for await (const part of model.stream(request, options)) {
     throwIfAborted(cancel);
-    return aggregator.finish();
-  } catch (error) {
-    if (sent && !cancel.aborted && saysRetryable(error)) throw new ModelStreamInterruptedError(turnErrorOf(error), error);
-    throw error;
+    const event = aggregator.push(part);
+    if (event === undefined) continue;
+    const taken = sink.send(event);
+    if (taken !== undefined) await taken;
   }
+  throwIfAborted(cancel);
+  return aggregator.finish();
 }
 
 /** What `signal.throwIfAborted()` does, without making the signal. */
@@ -79,21 +58,4 @@ async function generateAsOneDelta(model: Model, request: ModelRequest, options: 
     if (taken !== undefined) await taken;
   }
   return response;
-}
-
-function saysRetryable(error: unknown): boolean {
-  if (error === null || typeof error !== 'object') return false;
-  const turnError: unknown = (error as { turnError?: unknown }).turnError;
-  if (turnError !== null && typeof turnError === 'object' && (turnError as { retryable?: unknown }).retryable === true) return true;
-  return (error as { retryable?: unknown }).retryable === true;
-}
-
-function turnErrorOf(error: unknown): TurnError {
-  const turnError: unknown = (error as { turnError?: unknown }).turnError;
-  if (turnError !== null && typeof turnError === 'object') {
-    const { kind, message } = turnError as { kind?: unknown; message?: unknown };
-    if (typeof kind === 'string' && typeof message === 'string') return turnError as TurnError;
-  }
-  const message = error instanceof Error ? error.message : String(error);
-  return { kind: 'model_error', message: `The model stream failed: ${message}` };
 }

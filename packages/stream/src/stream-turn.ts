@@ -1,22 +1,10 @@
 // streamTurn: @turnkit/inline's runTurn, with the handlers that stream. The driver loop, the
-// option handling, retries, approvals and the result shape are inline's (one implementation);
-// this file only replaces the model call (stream and aggregate instead of generate) and taps the
-// observer effects (append, emit) and tool results to hand events to the reader.
-import type { Dispatcher, DispatchContext } from '@turnkit/dispatch';
-import type { ParkedCall, ToolResult } from '@turnkit/core';
-import {
-  callWithRetries,
-  defaultHandlers,
-  modelCallOptions,
-  modelRequestFor,
-  resumeTurn,
-  runTurn,
-  type EffectHandlers,
-  type ResumeTurnOptions,
-  type RunTurnOptions,
-  type TurnContext,
-  type TurnResult,
-} from '@turnkit/inline';
+// option handling, approvals and the result shape are inline's (one implementation), and retries
+// are core's; this file only replaces the model call (stream and aggregate instead of generate)
+// and taps the observer effects (append, emit) and tool results to hand events to the reader.
+import { toTurnError, type ParkedCall, type ToolResult } from '@turnkit/core';
+import { resumeTurn, runTurn, type ResumeTurnOptions, type RunTurnOptions, type TurnResult } from '@turnkit/inline';
+import { defaultHandlers, modelCallOptions, modelRequestFor, type EffectHandlers, type HandlerContext } from '@turnkit/inline/driver';
 import type { TurnStreamEvent } from './events.js';
 import type { EventSink } from './handoff.js';
 import { streamModelResponse } from './model-call.js';
@@ -70,12 +58,10 @@ export function streamingHandlers(sink: EventSink<TurnStreamEvent>, base: Effect
     announced.add(result.callId);
     return sink.send({ type: 'tool_result', result });
   };
-  // Copied by descriptors, not spread: a spread would read (and so make) the lazy `signal`.
-  const tapped = (ctx: TurnContext): TurnContext => {
-    const copy = Object.defineProperties({}, Object.getOwnPropertyDescriptors(ctx)) as { -readonly [K in keyof TurnContext]: TurnContext[K] };
-    copy.dispatcher = reportingResults(ctx.dispatcher, announce);
-    return copy;
-  };
+  // The same context with `onToolResult` set: the driver hands it to the dispatcher as `onResult`,
+  // so parallel results reach the reader in completion order. Made per call, not copied: a copy
+  // would read (and so make) the lazy `signal`.
+  const reporting = (ctx: HandlerContext): HandlerContext => Object.create(ctx, { onToolResult: { value: (result: ToolResult) => void announce(result) } }) as HandlerContext;
 
   return {
     ...base,
@@ -93,37 +79,28 @@ export function streamingHandlers(sink: EventSink<TurnStreamEvent>, base: Effect
       await send({ type: 'notice', notice: effect.notice });
       if (effect.notice.name === 'awaiting_approval') await send({ type: 'awaiting_approval', pending: pendingOf(effect.notice.data) });
     },
-    call_model(effect, ctx) {
+    async call_model(effect, ctx) {
       const request = modelRequestFor(effect.request, ctx.transcript, ctx.dispatcher.toolSpecs());
-      const options = modelCallOptions(ctx);
-      return callWithRetries(() => streamModelResponse(ctx.model, request, options, sink, ctx.cancellation), ctx);
+      // Whether part of the reply reached the reader: core never retries such a call.
+      let sent = false;
+      const counted: EventSink<TurnStreamEvent> = {
+        send(event) {
+          sent = true;
+          return sink.send(event);
+        },
+      };
+      try {
+        return { type: 'model_responded', response: await streamModelResponse(ctx.model, request, modelCallOptions(ctx), counted, ctx.cancellation) };
+      } catch (error) {
+        return sent ? { type: 'model_failed', error: toTurnError(error), partialOutput: true } : { type: 'model_failed', error: toTurnError(error) };
+      }
     },
     dispatch_tools(effect, ctx) {
-      return base.dispatch_tools(effect, tapped(ctx));
+      return base.dispatch_tools(effect, reporting(ctx));
     },
     execute_approved(effect, ctx) {
-      return base.execute_approved(effect, tapped(ctx));
+      return base.execute_approved(effect, reporting(ctx));
     },
-  };
-}
-
-/**
- * The same dispatcher, asked (through `onResult`) to report each result as soon as its call is
- * decided or its tool finished, so parallel results reach the reader in completion order.
- */
-function reportingResults(inner: Dispatcher, onResult: (result: ToolResult) => void): Dispatcher {
-  const withReport = (ctx: DispatchContext): DispatchContext => ({ ...ctx, onResult: (result) => void onResult(result) });
-  return {
-    toolSpecs: () => inner.toolSpecs(),
-    loopExemptTools: () => inner.loopExemptTools(),
-    classify: (call, ctx) => inner.classify(call, ctx),
-    execute: (verdict, ctx) => inner.execute(verdict, ctx),
-    dispatch: (calls, ctx) => inner.dispatch(calls, withReport(ctx)),
-    executeApproved: (calls, ctx) => inner.executeApproved(calls, withReport(ctx)),
-    recordDecision: (call, decision) => inner.recordDecision(call, decision),
-    grant: (grant) => inner.grant(grant),
-    grants: () => inner.grants(),
-    budgetUsage: () => inner.budgetUsage(),
   };
 }
 

@@ -2,6 +2,7 @@
 // stream / SSE views of the same events. It holds no turn logic: `run` (the shared driver with
 // streaming handlers) produces the events into a single-slot handoff; this file only decides when
 // the run starts, who reads, and what cancels it.
+import { errorMessage } from '@turnkit/core';
 import type { TurnStreamEvent } from './events.js';
 import { type EventSink, Handoff } from './handoff.js';
 
@@ -109,7 +110,7 @@ export class TurnStream<R> implements AsyncIterable<TurnStreamEvent> {
             if (next.done === true) controller.close();
             else controller.enqueue(encoder.encode(formatSSE(next.value.type, next.value)));
           } catch (error) {
-            const message = error instanceof Error ? error.message : String(error);
+            const message = errorMessage(error);
             controller.enqueue(encoder.encode(formatSSE('error', { type: 'error', message })));
             controller.close();
           }

@@ -43,7 +43,22 @@ describe('model failures while streaming', () => {
     expect(result.status).toBe('failed');
     expect(result.error?.kind).toBe('rate_limited');
     expect(result.error?.retryable).toBe(false);
-    expect(result.error?.message).toMatch(/^Connection reset\. The model stream had already sent output/);
+    expect(result.error?.message).toBe('Connection reset. Part of the reply had already been streamed to the reader, so the call is not retried.');
+  });
+
+  it('reports partial output as a fact on model_failed (core decides not to retry)', async () => {
+    const model = failingModel([{ type: 'text_delta', text: 'Half' }], retryable('Connection reset.'));
+    const failures: unknown[] = [];
+    const stream = streamTurn({ model, input: 'hi', onStep: ({ event }) => (event.type === 'model_failed' ? failures.push(event) : undefined) });
+    await collect(stream);
+    expect(failures).toEqual([{ type: 'model_failed', error: { kind: 'rate_limited', message: 'Connection reset.', retryable: true }, partialOutput: true }]);
+  });
+
+  it('a failure before any output says nothing of partial output, and is retried', async () => {
+    const model = failingModel([], retryable('Too many requests.'));
+    const failures: unknown[] = [];
+    await streamTurn({ model, input: 'hi', maxModelRetries: 1, modelRetryBackoffMs: 0, onStep: ({ event }) => (event.type === 'model_failed' ? failures.push(event) : undefined) }).result;
+    expect(failures).toEqual([1, 2].map(() => ({ type: 'model_failed', error: { kind: 'rate_limited', message: 'Too many requests.', retryable: true } })));
   });
 
   it('a plain error mid-stream fails the turn with the model error, never a crash', async () => {

@@ -1,4 +1,5 @@
-import { buildModelRequest, createTurn, step, type ApprovalDecision, type Effect, type JsonValue, type Message, type TurnEvent } from '@turnkit/core';
+import { buildModelRequest, cancelPreempts, createTurn, dispatchOutcomeEvent, isBlocking, step, toTurnError } from '@turnkit/core';
+import type { ApprovalDecision, Effect, JsonValue, Message, TurnEvent } from '@turnkit/core';
 import type { ConformanceResult, ConformanceRunOptions } from '@turnkit/testing';
 
 /** A whole interpreter: perform effects, feed back one event per blocking effect, stop at done. */
@@ -17,15 +18,15 @@ export async function runMinimal(o: ConformanceRunOptions): Promise<ConformanceR
       return out.status === 'failed' ? { ...base, status: 'failed', error: out.error } : { ...base, status: 'cancelled' };
     }
     let event: TurnEvent;
-    if (last === undefined || last.type === 'append' || last.type === 'emit' || last.type === 'persist') {
+    if (last === undefined || !isBlocking(last)) {
       const parked = state.batch?.parked ?? []; // the calls waiting for a decision
       if (o.approve === undefined) return { status: 'suspended', output: null, text, state, transcript, pending: parked };
       const decisions: Record<string, ApprovalDecision> = asked ? {} : await o.approve(parked, { turnId: o.id });
       for (const { call } of parked) if (decisions[call.id]) o.tools.recordDecision(call, decisions[call.id]!); // grants
       [event, asked] = [asked ? { type: 'approval_expired' } : { type: 'approvals_decided', decisions }, true];
     } else [event, asked] = [await perform(last, o, transcript), false];
-    // Results of tools that ran are recorded before a cancel (tools_completed, tools_parked, …).
-    if (o.signal?.aborted && !event.type.includes('tools')) event = { type: 'cancel', reason: String(o.signal.reason) };
+    // Results of tools that ran are recorded before a cancel (core's rule says which events).
+    if (o.signal?.aborted && cancelPreempts(event)) event = { type: 'cancel', reason: String(o.signal.reason) };
     [state, effects] = step(state, event);
   }
 }
@@ -35,16 +36,13 @@ async function perform(effect: Effect, o: ConformanceRunOptions, transcript: Mes
   switch (effect.type) {
     case 'call_model':
       try {
+        await new Promise((wake) => setTimeout(wake, effect.request.delayMs ?? 0)); // core's wait before a retry
         const request = buildModelRequest(effect.request, transcript.slice(), o.tools.toolSpecs());
         return { type: 'model_responded', response: await o.model.generate(request, { signal: o.signal ?? new AbortController().signal }) };
       } catch (e) {
-        const { turnError, message } = e as { turnError?: { kind: string; message: string }; message?: string };
-        return { type: 'model_failed', error: turnError ?? { kind: 'model_error', message: String(message ?? e) } };
+        return { type: 'model_failed', error: toTurnError(e) }; // core decides whether to retry
       }
-    case 'dispatch_tools': {
-      const { results, parked } = await o.tools.dispatch(effect.calls, ctx);
-      return parked.length > 0 ? { type: 'tools_parked', held: results, parked } : { type: 'tools_completed', results };
-    }
+    case 'dispatch_tools': return dispatchOutcomeEvent(await o.tools.dispatch(effect.calls, ctx));
     case 'execute_approved': return { type: 'approved_tools_completed', results: await o.tools.executeApproved(effect.calls, ctx) };
     case 'check_output': {
       if (o.output === undefined) return { type: 'output_accepted', output: effect.candidate };

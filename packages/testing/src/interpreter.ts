@@ -2,11 +2,25 @@
 // and effects between any two events. It performs nothing on its own except through `respond`
 // or the given model and dispatcher, and it never decides anything core should decide.
 
-import { buildModelRequest, createTurn, isTerminal, step, toTurnError, type Effect, type Message, type Model, type TurnEvent, type TurnLimitsInput, type TurnState } from '@turnkit/core';
+import {
+  buildModelRequest,
+  createTurn,
+  dispatchOutcomeEvent,
+  isBlocking,
+  isTerminal,
+  step,
+  toTurnError,
+  type BlockingEffect,
+  type Effect,
+  type Message,
+  type Model,
+  type Trace,
+  type TurnEvent,
+  type TurnLimitsInput,
+  type TurnState,
+} from '@turnkit/core';
 import type { Dispatcher } from '@turnkit/dispatch';
-import { recordTrace, type Trace } from './trace.js';
-
-type BlockingEffect = Exclude<Effect, { type: 'append' | 'emit' | 'persist' }>;
+import { recordTrace } from './trace.js';
 
 export interface StartTurnOptions {
   readonly id?: string;
@@ -37,7 +51,8 @@ export interface TestTurn {
   send(event: TurnEvent): TestTurn;
   /**
    * Answers blocking effects (with `respond`, the model or the dispatcher) until `predicate` holds,
-   * the turn ends, or it parks. Without a predicate it runs to the end.
+   * the turn ends, or it parks. Without a predicate it runs to the end. A retry's `delayMs` is not
+   * waited (a test stays fast); the wait is on the `call_model` effect for a test to read.
    */
   runUntil(predicate?: (turn: TestTurn) => boolean): Promise<TestTurn>;
   trace(): Trace;
@@ -71,7 +86,7 @@ export function startTurn(options: StartTurnOptions = {}): TestTurn {
     },
     get blocking() {
       const last = effects.at(-1);
-      return last !== undefined && last.type !== 'append' && last.type !== 'emit' && last.type !== 'persist' ? last : null;
+      return last !== undefined && isBlocking(last) ? last : null;
     },
     send(event) {
       [state, effects] = step(state, event);
@@ -108,8 +123,7 @@ export function startTurn(options: StartTurnOptions = {}): TestTurn {
       }
       case 'dispatch_tools': {
         const dispatcher = options.dispatcher ?? missing('a dispatcher');
-        const { results, parked } = await dispatcher.dispatch(effect.calls, { turnId: state.id });
-        return parked.length > 0 ? { type: 'tools_parked', held: results, parked } : { type: 'tools_completed', results };
+        return dispatchOutcomeEvent(await dispatcher.dispatch(effect.calls, { turnId: state.id }));
       }
       case 'execute_approved': {
         const dispatcher = options.dispatcher ?? missing('a dispatcher');

@@ -25,9 +25,25 @@ describe('startTurn', () => {
 
   it('maps a model error as every interpreter does (turnError and retryable kept)', async () => {
     const limited = Object.assign(new Error('slow down'), { turnError: { kind: 'rate_limited', message: 'slow down', retryable: true } });
-    const t = startTurn({ input: 'hi', model: scriptedModel([fail(limited)]) });
+    const t = startTurn({ input: 'hi', model: scriptedModel([fail(limited)]), limits: { maxModelRetries: 0 } });
     await t.runUntil();
     expect(t.state.outcome).toEqual({ status: 'failed', error: { kind: 'rate_limited', message: 'slow down', retryable: true } });
+  });
+
+  it("answers core's retries without waiting their delay (the delay is on the effect)", async () => {
+    const limited = Object.assign(new Error('slow down'), { retryable: true });
+    const model = scriptedModel([fail(limited), fail(limited), text('ok')]);
+    // A minute per retry: runUntil would time out if it waited.
+    const t = startTurn({ input: 'hi', model, limits: { modelRetryBackoffMs: 60_000 } });
+    const delays: Array<number | undefined> = [];
+    await t.runUntil((turn) => {
+      const blocking = turn.blocking;
+      if (blocking?.type === 'call_model') delays.push(blocking.request.delayMs);
+      return false;
+    });
+    expect(delays).toEqual([undefined, 60_000, 60_000]);
+    expect(t.state.outcome).toEqual({ status: 'stopped', stopReason: 'completed', output: 'ok' });
+    expect(model.calls).toHaveLength(3);
   });
 
   it('runs with a model and dispatcher until the predicate holds', async () => {

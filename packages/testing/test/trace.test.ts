@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { createTurn, step, type TurnEvent } from '@turnkit/core';
-import { recordTrace, replay, type Trace } from '@turnkit/testing';
+import { fail, recordTrace, replay, scriptedModel, startTurn, text, type Trace } from '@turnkit/testing';
 
 function recorded(): Trace {
   const initial = createTurn({ id: 't' });
@@ -22,6 +22,26 @@ function recorded(): Trace {
 describe('replay', () => {
   it('replays a recorded trace without a difference', () => {
     expect(replay(recorded())).toEqual({ ok: true, steps: 3 });
+  });
+
+  it('reproduces model retries: a recorded trace with two retries replays identically', async () => {
+    const limited = Object.assign(new Error('Too many requests.'), { retryable: true });
+    const t = startTurn({ input: 'hi', model: scriptedModel([fail(limited), fail(limited), text('hello')]) });
+    await t.runUntil();
+    const trace = JSON.parse(JSON.stringify(t.trace())) as Trace;
+    const retries = trace.entries.flatMap((e) => e.effects).flatMap((e) => (e.type === 'call_model' && e.request.attempt !== undefined ? [e.request] : []));
+    expect(retries).toEqual([
+      { iteration: 1, final: false, attempt: 1, delayMs: 500 },
+      { iteration: 1, final: false, attempt: 2, delayMs: 1000 },
+    ]);
+    expect(trace.entries.map((e) => e.event.type)).toEqual(['start', 'model_failed', 'model_failed', 'model_responded', 'output_accepted']);
+    expect(replay(trace)).toEqual({ ok: true, steps: 5 });
+    // A retry the recording does not account for (here: the second failure edited to not retryable) is caught there.
+    const edited: Trace = { ...trace, entries: trace.entries.map((e, i) => (i === 2 ? { ...e, event: { type: 'model_failed', error: { kind: 'model_error', message: 'x', retryable: false } } } : e)) };
+    const report = replay(edited);
+    expect(report.ok).toBe(false);
+    if (!report.ok) expect(report.difference).toMatchObject({ index: 2, part: 'state', path: 'status', recorded: 'calling_model', replayed: 'failed' });
+    if (!report.ok) expect(report.difference.event.type).toBe('model_failed');
   });
 
   it('survives a JSON round trip', () => {

@@ -1,0 +1,69 @@
+// The pieces of interpreting a turn that every interpreter shares, written once: how a dispatch
+// outcome becomes an event, when a cancel takes the place of the event in hand, which parked
+// calls still wait for a decision, and how a validation issue's path reads. Pure functions over
+// plain data; core imports nothing, so the dispatcher's outcome is typed by its shape.
+
+import type { ParkedCall, ToolResult, TurnEvent, TurnState } from './types.js';
+
+/** What a dispatcher answers for a batch: the results it has, and the calls it parked for approval. */
+export interface DispatchOutcome {
+  readonly results: readonly ToolResult[];
+  readonly parked: readonly ParkedCall[];
+}
+
+/**
+ * The event for a dispatcher's answer to `dispatch_tools`: `tools_parked` (the results so far are
+ * held) when any call was parked, else `tools_completed`.
+ *
+ * @example
+ * const event = dispatchOutcomeEvent(await dispatcher.dispatch(effect.calls, ctx));
+ */
+export function dispatchOutcomeEvent(outcome: DispatchOutcome): Extract<TurnEvent, { type: 'tools_completed' | 'tools_parked' }> {
+  const { results, parked } = outcome;
+  return parked.length > 0 ? { type: 'tools_parked', held: results, parked } : { type: 'tools_completed', results };
+}
+
+/**
+ * True when a cancelled turn feeds `cancel` instead of `event`. The one exception is an event that
+ * carries tool results (`tools_completed`, `tools_parked`, `approved_tools_completed`): those
+ * tools ran (or were stopped, and say so), so core records them first and the cancel follows at
+ * the next blocking effect. No finished tool is ever reported as not run. `null` (nothing decided
+ * a parked turn) is always pre-empted.
+ *
+ * @example
+ * if (signal.aborted && cancelPreempts(event)) event = { type: 'cancel', reason: 'stopped by the user' };
+ */
+export function cancelPreempts(event: TurnEvent | null): boolean {
+  return event === null || (event.type !== 'tools_completed' && event.type !== 'tools_parked' && event.type !== 'approved_tools_completed');
+}
+
+/** The parked calls of `state` that have no decision yet, in call order. */
+export function undecided(state: TurnState): ParkedCall[] {
+  const batch = state.batch;
+  if (batch === null) return [];
+  return batch.parked.filter((p) => !Object.hasOwn(batch.decisions, p.call.id));
+}
+
+const MAX_KEY = 60;
+const MAX_PATH = 200;
+
+/**
+ * A validation issue's path as text: `items[0].name`, or `(root)` for an empty path. Keys longer
+ * than 60 characters and paths longer than 200 are cut (`…`): a path may come from a model's input.
+ *
+ * @example
+ * formatPath(['items', 0, 'name']); // 'items[0].name'
+ */
+export function formatPath(path: readonly PropertyKey[]): string {
+  if (path.length === 0) return '(root)';
+  let text = '';
+  for (const key of path) {
+    if (typeof key === 'number') text += `[${key}]`;
+    else {
+      const name = String(key);
+      text += `${text === '' ? '' : '.'}${name.length > MAX_KEY ? `${name.slice(0, MAX_KEY)}…` : name}`;
+    }
+    if (text.length > MAX_PATH) return `${text.slice(0, MAX_PATH)}…`;
+  }
+  return text;
+}
