@@ -10,10 +10,11 @@ export const DEFAULT_LIMITS: TurnLimits = {
   loopExemptTools: [],
   maxOutputRepairs: 2,
   maxCallsPerReply: 32,
+  loopRecoveries: 0,
   budget: {},
 };
 
-const LIMIT_KEYS = ['maxIterations', 'loopThreshold', 'loopExemptTools', 'maxOutputRepairs', 'maxCallsPerReply', 'budget'] as const;
+const LIMIT_KEYS = ['maxIterations', 'loopThreshold', 'loopExemptTools', 'maxOutputRepairs', 'maxCallsPerReply', 'loopRecoveries', 'budget'] as const;
 const BUDGET_KEYS = ['maxModelCalls', 'maxToolCalls', 'maxInputTokens', 'maxOutputTokens', 'maxTotalTokens', 'maxCost'] as const;
 
 const show = (value: unknown): string => (typeof value === 'string' ? JSON.stringify(value) : String(value));
@@ -52,11 +53,13 @@ export function validateLimits(input: TurnLimitsInput | undefined): TurnLimits {
     input.maxOutputRepairs === undefined ? DEFAULT_LIMITS.maxOutputRepairs : integer('maxOutputRepairs', input.maxOutputRepairs, 0);
   const maxCallsPerReply =
     input.maxCallsPerReply === undefined ? DEFAULT_LIMITS.maxCallsPerReply : integer('maxCallsPerReply', input.maxCallsPerReply, 1);
+  const loopRecoveries =
+    input.loopRecoveries === undefined ? DEFAULT_LIMITS.loopRecoveries : integer('loopRecoveries', input.loopRecoveries, 0);
   const exempt = input.loopExemptTools ?? [];
   if (!Array.isArray(exempt) || exempt.some((name) => typeof name !== 'string')) {
     throw new LimitError('loopExemptTools', `limits.loopExemptTools must be an array of tool names, got ${show(exempt)}.`);
   }
-  return { maxIterations, loopThreshold, loopExemptTools: [...exempt], maxOutputRepairs, maxCallsPerReply, budget: validateBudget(input.budget) };
+  return { maxIterations, loopThreshold, loopExemptTools: [...exempt], maxOutputRepairs, maxCallsPerReply, loopRecoveries, budget: validateBudget(input.budget) };
 }
 
 function validateBudget(input: TurnBudget | undefined): TurnBudget {
