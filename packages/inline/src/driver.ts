@@ -10,7 +10,7 @@ import { askApproval } from './approvals.js';
 import { CompactFailedError, runCompaction } from './compaction.js';
 import { callWithRetries, errorMessage, modelRequestFor } from './model.js';
 import { CheckFailedError, checkOutput } from './output.js';
-import type { ApproveFn, CheckFn, CompactFn, OutputSchema, StepRecord } from './types.js';
+import type { ApproveFn, CheckFn, CompactFn, OutputSchema, SelectToolsFn, StepRecord } from './types.js';
 
 /** Everything a handler may use. `transcript` is live: the `append` handler pushes onto it. */
 export interface TurnContext {
@@ -29,6 +29,9 @@ export interface TurnContext {
   readonly output?: OutputSchema;
   readonly check?: CheckFn;
   readonly compact?: CompactFn;
+  /** Which tools each model call is offered (see `modelRequestFor`). */
+  readonly selectTools?: SelectToolsFn;
+  readonly alwaysOffer?: readonly string[];
   readonly onNotice?: (notice: Extract<Effect, { type: 'emit' }>['notice']) => void;
   readonly onEffect?: (effect: Effect) => void;
   readonly onStep?: (record: StepRecord) => void;
@@ -68,9 +71,9 @@ export const defaultHandlers: EffectHandlers = {
     // Nothing to do in-process: a caller who persists watches `onEffect` for `persist`.
   },
   call_model(effect, ctx) {
-    const request = modelRequestFor(effect.request, ctx.transcript, ctx.dispatcher.toolSpecs());
     const options = modelCallOptions(ctx);
-    return callWithRetries(() => ctx.model.generate(request, options), ctx);
+    // Built inside the attempt: a broken selectTools becomes model_failed (tool_selection_failed, not retried).
+    return callWithRetries(() => ctx.model.generate(modelRequestFor(effect.request, ctx.transcript, ctx.dispatcher.toolSpecs(), ctx), options), ctx);
   },
   async dispatch_tools(effect, ctx) {
     const { results, parked } = await ctx.dispatcher.dispatch(effect.calls, dispatchContext(ctx));

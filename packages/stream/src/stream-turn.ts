@@ -94,9 +94,11 @@ export function streamingHandlers(sink: EventSink<TurnStreamEvent>, base: Effect
       if (effect.notice.name === 'awaiting_approval') await send({ type: 'awaiting_approval', pending: pendingOf(effect.notice.data) });
     },
     call_model(effect, ctx) {
-      const request = modelRequestFor(effect.request, ctx.transcript, ctx.dispatcher.toolSpecs());
       const options = modelCallOptions(ctx);
-      return callWithRetries(() => streamModelResponse(ctx.model, request, options, sink, ctx.cancellation), ctx);
+      return callWithRetries(
+        () => streamModelResponse(ctx.model, modelRequestFor(effect.request, ctx.transcript, ctx.dispatcher.toolSpecs(), ctx), options, sink, ctx.cancellation),
+        ctx,
+      );
     },
     dispatch_tools(effect, ctx) {
       return base.dispatch_tools(effect, tapped(ctx));
