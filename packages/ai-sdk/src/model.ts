@@ -4,6 +4,7 @@ import type { LanguageModelV3, LanguageModelV3CallOptions } from '@ai-sdk/provid
 import type { Model, ModelCallOptions, ModelRequest, ModelResponse, ModelStreamPart } from '@turnkit/core';
 import { abortedError, ModelCallError, toTurnError } from './errors.js';
 import { type CallSettings, toCallOptions } from './prompt.js';
+import { priceOf, type ModelPrice, type Pricing, validatePricing } from './pricing.js';
 import { fromGenerateResult } from './response.js';
 import { readStream, toModelStreamParts } from './stream.js';
 
@@ -16,6 +17,13 @@ export interface FromAISDKOptions {
   readonly resolve?: (modelId: string) => LanguageModelV3;
   /** Passed on every call: temperature, maxOutputTokens, stopSequences, headers, providerOptions… */
   readonly settings?: CallSettings;
+  /**
+   * Prices per million tokens by model id, so `usage.cost` is real and `limits.budget.maxCost`
+   * can stop a turn: cost = input tokens × inputPerMillion / 1e6 + output tokens ×
+   * outputPerMillion / 1e6. The model's own id must have a price; a call to a model override
+   * without one fails before it is made. Without `pricing`, cost is 0.
+   */
+  readonly pricing?: Pricing;
 }
 
 /**
@@ -33,6 +41,12 @@ export function fromAISDK(languageModel: LanguageModelV3, options: FromAISDKOpti
   checkLanguageModel(languageModel, 'fromAISDK');
   checkNoRetryOptions(options);
   const settings = options.settings ?? {};
+  const pricing = options.pricing === undefined ? undefined : validatePricing(options.pricing);
+  if (pricing !== undefined && priceOf(pricing, languageModel.modelId) === undefined) {
+    throw new TypeError(
+      `fromAISDK: pricing has no price for the model '${languageModel.modelId}' (it prices ${Object.keys(pricing).map((id) => `'${id}'`).join(', ') || 'nothing'}). Add pricing['${languageModel.modelId}'] = { inputPerMillion, outputPerMillion }.`,
+    );
+  }
 
   const pick = (request: ModelRequest): LanguageModelV3 => {
     if (request.modelOverride === undefined || options.resolve === undefined) return languageModel;
@@ -50,10 +64,24 @@ export function fromAISDK(languageModel: LanguageModelV3, options: FromAISDKOpti
     return resolved;
   };
 
-  const prepare = (request: ModelRequest, signal: AbortSignal): { model: LanguageModelV3; callOptions: LanguageModelV3CallOptions } => {
+  /** The price of the model a call goes to; a priced adapter refuses an unpriced model before calling it. */
+  const priceFor = (model: LanguageModelV3): ModelPrice | undefined => {
+    if (pricing === undefined) return undefined;
+    const price = priceOf(pricing, model.modelId);
+    if (price !== undefined) return price;
+    throw new ModelCallError({
+      kind: 'unpriced_model',
+      message: `The model '${model.modelId}' has no price in fromAISDK's pricing, so its cost could not be counted against the budget; the call was not made. Add pricing['${model.modelId}'].`,
+      retryable: false,
+      data: { modelId: model.modelId },
+    });
+  };
+
+  const prepare = (request: ModelRequest, signal: AbortSignal): { model: LanguageModelV3; callOptions: LanguageModelV3CallOptions; price: ModelPrice | undefined } => {
     const model = pick(request);
+    const price = priceFor(model);
     try {
-      return { model, callOptions: toCallOptions(request, signal, settings) };
+      return { model, callOptions: toCallOptions(request, signal, settings), price };
     } catch (error) {
       throw new ModelCallError({ kind: 'invalid_request', message: error instanceof Error ? error.message : String(error), retryable: false }, { cause: error });
     }
@@ -61,20 +89,20 @@ export function fromAISDK(languageModel: LanguageModelV3, options: FromAISDKOpti
 
   return {
     async generate(request: ModelRequest, { signal }: ModelCallOptions): Promise<ModelResponse> {
-      const { model, callOptions } = prepare(request, signal);
+      const { model, callOptions, price } = prepare(request, signal);
       try {
         const result = await model.doGenerate(callOptions);
-        return fromGenerateResult(result, model.modelId);
+        return fromGenerateResult(result, model.modelId, price);
       } catch (error) {
         throw asModelCallError(error, signal);
       }
     },
 
     async *stream(request: ModelRequest, { signal }: ModelCallOptions): AsyncGenerator<ModelStreamPart> {
-      const { model, callOptions } = prepare(request, signal);
+      const { model, callOptions, price } = prepare(request, signal);
       try {
         const result = await model.doStream(callOptions);
-        yield* toModelStreamParts(readStream(result.stream), model.modelId);
+        yield* toModelStreamParts(readStream(result.stream), model.modelId, price);
       } catch (error) {
         throw asModelCallError(error, signal);
       }

@@ -2,9 +2,10 @@
 // JSON become an `inputError` on the call (the turn reports it to the model), never a crash.
 import type { LanguageModelV3GenerateResult, LanguageModelV3Usage } from '@ai-sdk/provider';
 import type { JsonValue, ModelResponse, ToolCall, Usage } from '@turnkit/core';
+import { costOf, type ModelPrice } from './pricing.js';
 
 /** A `doGenerate` result as a turnkit ModelResponse; `modelId` falls back to the model's own id. */
-export function fromGenerateResult(result: LanguageModelV3GenerateResult, modelId: string): ModelResponse {
+export function fromGenerateResult(result: LanguageModelV3GenerateResult, modelId: string, price?: ModelPrice): ModelResponse {
   let text = '';
   let reasoning = '';
   const toolCalls: ToolCall[] = [];
@@ -18,7 +19,7 @@ export function fromGenerateResult(result: LanguageModelV3GenerateResult, modelI
     text,
     toolCalls,
     ...(reasoning === '' ? {} : { reasoning }),
-    usage: toUsage(result.usage),
+    usage: toUsage(result.usage, price),
     finishReason: result.finishReason.unified,
     modelId: result.response?.modelId ?? modelId,
   };
@@ -40,15 +41,18 @@ export function toToolCall(id: string, name: string, inputText: string): ToolCal
   }
 }
 
-/** AI SDK usage as turnkit usage. Counts the provider did not report are left out; cost is not priced here (0). */
-export function toUsage(usage: LanguageModelV3Usage | undefined): Partial<Usage> {
+/**
+ * AI SDK usage as turnkit usage. Counts the provider did not report are left out. `cost` is
+ * priced from the tokens with `price` (fromAISDK's `pricing`), else 0.
+ */
+export function toUsage(usage: LanguageModelV3Usage | undefined, price?: ModelPrice): Partial<Usage> {
   const input = count(usage?.inputTokens?.total);
   const output = count(usage?.outputTokens?.total);
   return {
     ...(input === undefined ? {} : { inputTokens: input }),
     ...(output === undefined ? {} : { outputTokens: output }),
     ...(input === undefined && output === undefined ? {} : { totalTokens: (input ?? 0) + (output ?? 0) }),
-    cost: 0,
+    cost: price === undefined ? 0 : costOf(price, input ?? 0, output ?? 0),
   };
 }
 

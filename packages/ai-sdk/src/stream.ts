@@ -4,6 +4,7 @@
 import type { LanguageModelV3StreamPart } from '@ai-sdk/provider';
 import type { ModelStreamPart } from '@turnkit/core';
 import { ModelCallError, toTurnError } from './errors.js';
+import type { ModelPrice } from './pricing.js';
 import { toUsage } from './response.js';
 
 interface CallProgress {
@@ -15,7 +16,7 @@ interface CallProgress {
 }
 
 /** Maps a provider stream; an `error` part throws a ModelCallError. */
-export async function* toModelStreamParts(parts: AsyncIterable<LanguageModelV3StreamPart>, modelId: string): AsyncGenerator<ModelStreamPart> {
+export async function* toModelStreamParts(parts: AsyncIterable<LanguageModelV3StreamPart>, modelId: string, price?: ModelPrice): AsyncGenerator<ModelStreamPart> {
   const calls = new Map<string, CallProgress>();
   let responseModelId = modelId;
   for await (const part of parts) {
@@ -64,7 +65,7 @@ export async function* toModelStreamParts(parts: AsyncIterable<LanguageModelV3St
         if (part.modelId !== undefined) responseModelId = part.modelId;
         break;
       case 'finish':
-        yield { type: 'finish', usage: toUsage(part.usage), finishReason: part.finishReason.unified, modelId: responseModelId };
+        yield { type: 'finish', usage: toUsage(part.usage, price), finishReason: part.finishReason.unified, modelId: responseModelId };
         break;
       case 'error':
         throw new ModelCallError(toTurnError(part.error), { cause: part.error });

@@ -4,6 +4,7 @@ import { readFileSync } from 'node:fs';
 import { createOpenAICompatible } from '@ai-sdk/openai-compatible';
 import * as aiSdk from '@turnkit/ai-sdk';
 import { fromAISDK, ModelCallError } from '@turnkit/ai-sdk';
+import { runTurn } from '@turnkit/inline';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { chunk, completion, errorReply, type FakeOpenAIServer, sse, startFakeOpenAIServer } from '@turnkit/testing';
 import { wireReply } from './wire.js';
@@ -80,6 +81,20 @@ describe('docs/providers.md', () => {
     expect(error).toBeUndefined();
     expect(parts.at(-1)).toMatchObject({ type: 'finish', usage: { totalTokens: 7 }, modelId: 'qwen3:8b' });
     expect(server.requests[0]!.body.model).toBe('qwen3:8b');
+  });
+
+  it('runs the pricing example: maxCost stops the turn on the priced usage', async () => {
+    expect(doc).toContain("pricing: { 'gpt-4.1-mini': { inputPerMillion: 0.4, outputPerMillion: 1.6 } },");
+    expect(doc).toContain('limits: { budget: { maxCost: 0.05 } }');
+    const openai = createOpenAICompatible({ name: 'openai', baseURL: server.baseURL });
+    const model = fromAISDK(openai('gpt-4.1-mini'), {
+      pricing: { 'gpt-4.1-mini': { inputPerMillion: 0.4, outputPerMillion: 1.6 } },
+    });
+    // 100,000 input and 10,000 output tokens cost 0.04 + 0.016 = 0.056, over 0.05.
+    server.reply(wireReply('json', { toolCalls: [weatherCall], usage: { prompt: 100_000, completion: 10_000 } }));
+    const result = await runTurn({ model, tools: [], input: 'Weather in Paris?', limits: { budget: { maxCost: 0.05 } } });
+    expect(result).toMatchObject({ status: 'stopped', stopReason: 'budget_exhausted' });
+    expect(result.usage.cost).toBeCloseTo(0.056, 12);
   });
 
   it('runs the override example', async () => {

@@ -192,6 +192,61 @@ describe.each(interpreters)('a turn over HTTP under $name', ({ wire, run }) => {
   });
 });
 
+describe.each(interpreters)('pricing under $name: real cost in usage, so maxCost stops a turn', ({ wire, run }) => {
+  // $1,000 per million input tokens and $2,000 per million output tokens: 20 + 7 tokens cost 0.034.
+  const pricing = { [FAKE_MODEL]: { inputPerMillion: 1000, outputPerMillion: 2000 }, 'big-model': { inputPerMillion: 5000, outputPerMillion: 5000 } };
+
+  it('reports cost = input × inputPerMillion / 1e6 + output × outputPerMillion / 1e6 over the turn', async () => {
+    server.reply(wireReply(wire, { toolCalls: [parisCall], usage: { prompt: 20, completion: 7 } }), wireReply(wire, { text: '18 °C.', usage: { prompt: 40, completion: 9 } }));
+    const result = await run({ model: model({ pricing }), tools: [weather], ...askParis });
+    expect(result.status).toBe('stopped');
+    expect(result.usage.cost).toBeCloseTo(0.034 + 0.058, 12);
+  });
+
+  it('maxCost stops the turn once the priced usage passes it, without running the calls', async () => {
+    server.reply(
+      wireReply(wire, { toolCalls: [parisCall], usage: { prompt: 20, completion: 7 } }),
+      wireReply(wire, { toolCalls: [{ ...parisCall, id: 'call_2' }], usage: { prompt: 40, completion: 9 } }),
+      wireReply(wire, { text: 'not reached' }),
+    );
+    const result = await run({ model: model({ pricing }), tools: [weather], ...askParis, limits: { budget: { maxCost: 0.05 } } });
+
+    expect(result).toMatchObject({ status: 'stopped', stopReason: 'budget_exhausted', output: null });
+    expect(result.usage.cost).toBeCloseTo(0.092, 12);
+    expect(transcriptLines(result.transcript).at(-1)).toMatch(/^tool call_2 get_weather: error not executed: .*cost budget/);
+    expect(executed).toEqual(['get_weather Paris']);
+    expect(server.requests).toHaveLength(2);
+  });
+
+  it('prices a model override at its own price, and refuses to call an override with no price', async () => {
+    server.reply(
+      wireReply(wire, { toolCalls: [{ id: 'call_1', name: 'escalate', arguments: '{}' }], usage: { prompt: 10, completion: 0 } }),
+      wireReply(wire, { text: 'done', usage: { prompt: 100, completion: 100 }, model: 'big-model' }),
+    );
+    const priced = await run({ model: model({ pricing, resolve: (id) => provider()(id) }), tools: [escalate], ...askParis });
+    expect(priced.usage.cost).toBeCloseTo(0.01 + 1, 12);
+
+    server.reply(wireReply(wire, { toolCalls: [{ id: 'call_1', name: 'escalate', arguments: '{}' }] }));
+    const unpriced = await run({ model: model({ pricing: { [FAKE_MODEL]: pricing[FAKE_MODEL] }, resolve: (id) => provider()(id) }), tools: [escalate], ...askParis });
+    expect(unpriced.error).toMatchObject({ kind: 'unpriced_model', message: expect.stringContaining("The model 'big-model' has no price") });
+    expect(server.requests.map((r) => r.body.model)).toEqual([FAKE_MODEL, 'big-model', FAKE_MODEL]);
+  });
+});
+
+describe('fromAISDK pricing option', () => {
+  it.each<[string, unknown, string]>([
+    ['not an object', 5, 'pricing must be an object of prices by model id'],
+    ['a price that is not an object', { [FAKE_MODEL]: 3 }, `pricing["${FAKE_MODEL}"] must be an object { inputPerMillion, outputPerMillion }; got 3`],
+    ['a negative price', { [FAKE_MODEL]: { inputPerMillion: -1, outputPerMillion: 1 } }, `pricing["${FAKE_MODEL}"].inputPerMillion must be a finite number >= 0`],
+    ['a missing price', { [FAKE_MODEL]: { inputPerMillion: 1 } }, `pricing["${FAKE_MODEL}"].outputPerMillion must be a finite number >= 0 (the price of a million output tokens); got undefined`],
+    ['a price in text', { [FAKE_MODEL]: { inputPerMillion: '2.5', outputPerMillion: 1 } }, "got '2.5'"],
+    ['an unknown key', { [FAKE_MODEL]: { inputPerMillion: 1, outputPerMillion: 1, perRequest: 1 } }, "unknown key 'perRequest'"],
+    ['no price for the model itself', { 'gpt-4o': { inputPerMillion: 1, outputPerMillion: 1 } }, `pricing has no price for the model '${FAKE_MODEL}' (it prices 'gpt-4o')`],
+  ])('refuses %s with an error that names it', (_name, pricing, message) => {
+    expect(() => model({ pricing: pricing as never })).toThrow(message);
+  });
+});
+
 describe('parallel calls with arguments split across chunks', () => {
   const calls = [
     { id: 'call_a', name: 'get_weather', arguments: '{"city": "Paris"}' },

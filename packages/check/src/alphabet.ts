@@ -62,6 +62,8 @@ export function labelledEventsFor(state: TurnState): LabelledEvent[] {
       add('start', 'progress', { type: 'start', input: 'again' });
       break;
   }
+  // Cancelling the batch in flight (not the turn): the turn goes on to the next model call.
+  if (state.batch !== null) add('cancel_batch', 'progress', { type: 'cancel_batch', reason: 'user skipped these tools' });
   add('cancel', 'fatal', { type: 'cancel', reason: 'user pressed stop' });
   add('malformed', 'fatal', MALFORMED_EVENT);
   return dedupe(out);

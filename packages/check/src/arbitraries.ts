@@ -48,7 +48,7 @@ const TOOLS = ['search', 'read', 'clock'] as const;
 const EVENT_TYPES = [
   'start', 'model_responded', 'model_failed', 'tools_completed', 'tools_parked', 'approvals_decided',
   'approval_expired', 'approved_tools_completed', 'compacted', 'output_accepted', 'output_rejected', 'cancel',
-  'effect_failed',
+  'cancel_batch', 'effect_failed',
 ] as const;
 
 /**
@@ -85,6 +85,8 @@ const PLAUSIBLE_WEIGHTS: Readonly<Record<string, number>> = {
   approved_completed: 4,
   approved_completed_reversed: 2,
   decide_while_executing: 1,
+  // any status with a batch in flight
+  cancel_batch: 1,
   // finalizing
   output_accepted: 1,
   output_rejected: 1,

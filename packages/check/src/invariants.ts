@@ -61,6 +61,8 @@ export interface MonitorState {
   readonly loopRun: number;
   /** Model calls issued since a loop was detected (null: no loop yet). */
   readonly callsAfterLoop: number | null;
+  /** Loops answered with a nudge instead of a forced final call (`limits.loopRecoveries`). */
+  readonly recoveries: number;
 }
 
 /** The monitor at the start of a trace that begins at `state`. */
@@ -75,6 +77,7 @@ export function initialMonitor(state: TurnState): MonitorState {
     loopSignature: state.lastBatch === null ? null : batchSignature(state.lastBatch),
     loopRun: state.repeats,
     callsAfterLoop: state.forced === 'loop_detected' ? 1 : null,
+    recoveries: state.recoveries,
   };
 }
 
@@ -220,6 +223,7 @@ function observeHistory(limits: TurnLimits, record: TraceStep, monitor: MonitorS
   let decided = monitor.decided;
   let loopSignature = monitor.loopSignature;
   let loopRun = monitor.loopRun;
+  let recoveries = monitor.recoveries;
   let callsAfterLoop = monitor.callsAfterLoop;
 
   // 8: decisions are read from the events, independently of the reducer's bookkeeping.
@@ -279,8 +283,8 @@ function observeHistory(limits: TurnLimits, record: TraceStep, monitor: MonitorS
           if (!effect.request.final) report(10, 'a model call after a loop was not a forced final one');
           if (callsAfterLoop > 1 + limits.maxOutputRepairs) report(10, `the turn went on for ${callsAfterLoop} model calls after a loop`);
         }
-        const max = (limits.maxIterations + 1 + limits.maxOutputRepairs) * (1 + limits.maxModelRetries);
-        if (modelCalls > max) report(7, `model call ${modelCalls} exceeds (maxIterations + 1 + maxOutputRepairs) * (1 + maxModelRetries) = ${max}`);
+        const max = (limits.maxIterations + 1 + limits.maxOutputRepairs + limits.loopRecoveries) * (1 + limits.maxModelRetries);
+        if (modelCalls > max) report(7, `model call ${modelCalls} exceeds (maxIterations + 1 + maxOutputRepairs + loopRecoveries) * (1 + maxModelRetries) = ${max}`);
         const budget = limits.budget.maxModelCalls;
         if (budget !== undefined && modelCalls > budget) report(7, `model call ${modelCalls} exceeds maxModelCalls = ${budget}`);
         break;
@@ -336,14 +340,19 @@ function observeHistory(limits: TurnLimits, record: TraceStep, monitor: MonitorS
       if (isLoop && batchThisStep.dispatched) report(10, `batch ${loopRun} of ${limits.loopThreshold} identical batches in a row was dispatched`);
       if (isLoop && !isTerminal(record.next)) {
         if (record.next.round !== record.state.round) report(10, 'a batch skipped as a loop counted as a tool round');
-        callsAfterLoop = record.effects.some((e) => e.type === 'call_model') ? 1 : 0;
         const call = record.effects.find((e) => e.type === 'call_model');
-        if (call?.type === 'call_model' && !call.request.final) report(10, 'the model call after a loop was not a forced final one');
+        if (call?.type === 'call_model' && !call.request.final) {
+          // A loop recovery: the model keeps its tools, at most loopRecoveries times a turn, and the
+          // same batch once more is the next loop.
+          recoveries += 1;
+          if (recoveries > limits.loopRecoveries) report(10, `a loop was answered with tools for the ${recoveries}th time, past loopRecoveries = ${limits.loopRecoveries}`);
+          loopRun = limits.loopThreshold - 1;
+        } else callsAfterLoop = call === undefined ? 0 : 1;
       }
     }
   }
 
-  return { open, modelCalls, dispatched, executed, parked, decided, loopSignature, loopRun, callsAfterLoop };
+  return { open, modelCalls, dispatched, executed, parked, decided, loopSignature, loopRun, callsAfterLoop, recoveries };
 }
 
 function validDecision(value: unknown): 'approve' | 'reject' | null {

@@ -24,6 +24,7 @@ export type ParsedEvent =
   | { readonly type: 'output_accepted'; readonly output: JsonValue }
   | { readonly type: 'output_rejected'; readonly reason: string }
   | { readonly type: 'cancel'; readonly reason: string | undefined }
+  | { readonly type: 'cancel_batch'; readonly reason: string | undefined }
   | { readonly type: 'effect_failed'; readonly effect: FailableEffect; readonly error: TurnError };
 
 export type ReadEvent = ParsedEvent | { readonly type: 'malformed'; readonly eventType: string; readonly problem: string };
@@ -199,6 +200,8 @@ export function readEvent(event: unknown): ReadEvent {
         return { type, reason: str(event.reason, 'output_rejected.reason') };
       case 'cancel':
         return { type, reason: optStr(event.reason, 'cancel.reason') };
+      case 'cancel_batch':
+        return { type, reason: optStr(event.reason, 'cancel_batch.reason') };
       case 'effect_failed': {
         const effect = event.effect;
         if (typeof effect !== 'string' || !(FAILABLE as readonly string[]).includes(effect)) {

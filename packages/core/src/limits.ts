@@ -12,13 +12,14 @@ export const DEFAULT_LIMITS: TurnLimits = {
   maxCallsPerReply: 32,
   maxModelRetries: 2,
   modelRetryBackoffMs: 500,
+  loopRecoveries: 0,
   budget: {},
 };
 
 /** The longest wait before a model retry, whatever the backoff or the provider's Retry-After says. */
 export const MAX_RETRY_DELAY_MS = 60_000;
 
-const LIMIT_KEYS = ['maxIterations', 'loopThreshold', 'loopExemptTools', 'maxOutputRepairs', 'maxCallsPerReply', 'maxModelRetries', 'modelRetryBackoffMs', 'budget'] as const;
+const LIMIT_KEYS = ['maxIterations', 'loopThreshold', 'loopExemptTools', 'maxOutputRepairs', 'maxCallsPerReply', 'maxModelRetries', 'modelRetryBackoffMs', 'loopRecoveries', 'budget'] as const;
 const BUDGET_KEYS = ['maxModelCalls', 'maxToolCalls', 'maxInputTokens', 'maxOutputTokens', 'maxTotalTokens', 'maxCost'] as const;
 
 const show = (value: unknown): string => (typeof value === 'string' ? JSON.stringify(value) : String(value));
@@ -61,6 +62,8 @@ export function validateLimits(input: TurnLimitsInput | undefined): TurnLimits {
     input.maxModelRetries === undefined ? DEFAULT_LIMITS.maxModelRetries : integer('maxModelRetries', input.maxModelRetries, 0);
   const modelRetryBackoffMs =
     input.modelRetryBackoffMs === undefined ? DEFAULT_LIMITS.modelRetryBackoffMs : integer('modelRetryBackoffMs', input.modelRetryBackoffMs, 0);
+  const loopRecoveries =
+    input.loopRecoveries === undefined ? DEFAULT_LIMITS.loopRecoveries : integer('loopRecoveries', input.loopRecoveries, 0);
   const exempt = input.loopExemptTools ?? [];
   if (!Array.isArray(exempt) || exempt.some((name) => typeof name !== 'string')) {
     throw new LimitError('loopExemptTools', `limits.loopExemptTools must be an array of tool names, got ${show(exempt)}.`);
@@ -73,6 +76,7 @@ export function validateLimits(input: TurnLimitsInput | undefined): TurnLimits {
     maxCallsPerReply,
     maxModelRetries,
     modelRetryBackoffMs,
+    loopRecoveries,
     budget: validateBudget(input.budget),
   };
 }

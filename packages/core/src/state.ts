@@ -31,7 +31,7 @@ const STATUSES: readonly TurnStatus[] = [
 const BATCH_STATUSES: readonly TurnStatus[] = ['dispatching', 'awaiting_approval', 'executing_approved'];
 /** Every field of a current state, in order; any other key is refused (it belongs to another shape). */
 const STATE_KEYS = [
-  'version', 'id', 'status', 'limits', 'round', 'usage', 'forced', 'batch', 'lastBatch', 'repeats', 'repairs', 'candidate', 'nextModel', 'lastRequest', 'outcome',
+  'version', 'id', 'status', 'limits', 'round', 'usage', 'forced', 'batch', 'lastBatch', 'repeats', 'repairs', 'recoveries', 'candidate', 'nextModel', 'lastRequest', 'outcome',
 ] as const satisfies ReadonlyArray<keyof TurnState>;
 const BATCH_KEYS = ['calls', 'notExecuted', 'held', 'parked', 'decisions'] as const satisfies ReadonlyArray<keyof TurnBatch>;
 const STOP_REASONS = ['completed', 'max_iterations', 'loop_detected', 'budget_exhausted', 'hook_stopped'];
@@ -55,6 +55,9 @@ const V1_BATCH_KEYS = ['pending', 'held', 'parked', 'decisions', 'executing'] as
  * - `notExecuted` (results for calls past `maxCallsPerReply` or the tool-call budget) is new, in
  *   `batch`; a version 1 state has none. `limits.maxCallsPerReply` is new and defaults when absent.
  * - `seenCallIds` (every call id of the turn) is gone: call ids are checked within a reply only.
+ * - `recoveries` (loop recoveries used, see `limits.loopRecoveries`) is new: a version 1 turn had
+ *   none, so it starts at 0. The new limits (`maxCallsPerReply`, `maxModelRetries`,
+ *   `modelRetryBackoffMs`, `loopRecoveries`) take their defaults when absent.
  */
 function migrate1to2(old: Obj): Obj {
   const { seenCallIds: _seen, pending, held, parked, decisions, executing, ...rest } = old;
@@ -66,7 +69,7 @@ function migrate1to2(old: Obj): Obj {
       const empty = key === 'executing' ? value === null : key === 'decisions' ? isObj(value) && Object.keys(value).length === 0 : Array.isArray(value) && value.length === 0;
       if (!empty) bad(key, `must be ${key === 'executing' ? 'null' : 'empty'} while the status is ${String(status)}`);
     }
-    return { ...rest, batch: null };
+    return { ...rest, batch: null, recoveries: 0 };
   }
   let next = status;
   if (executing !== null) {
@@ -85,16 +88,17 @@ function migrate1to2(old: Obj): Obj {
     }
     next = 'executing_approved';
   }
-  return { ...rest, status: next, batch: { calls: pending, notExecuted: [], held, parked, decisions } };
+  return { ...rest, status: next, batch: { calls: pending, notExecuted: [], held, parked, decisions }, recoveries: 0 };
 }
+
 
 type Obj = Record<string, unknown>;
 const isObj = (v: unknown): v is Obj => v !== null && typeof v === 'object' && !Array.isArray(v);
 
 /** A key that is not part of the shape: most likely a field of another version, so nothing is guessed. */
-function refuseUnknownKeys(obj: Obj, known: readonly string[], prefix: string): void {
+function refuseUnknownKeys(obj: Obj, known: readonly string[], prefix: string, version = TURN_STATE_VERSION): void {
   for (const key of Object.keys(obj)) {
-    if (!known.includes(key)) bad(`${prefix}${key}`, `is not a field of a version ${TURN_STATE_VERSION} state (its fields: ${known.join(', ')}); was the state edited, or its version changed by hand?`);
+    if (!known.includes(key)) bad(`${prefix}${key}`, `is not a field of a version ${version} state (its fields: ${known.join(', ')}); was the state edited, or its version changed by hand?`);
   }
 }
 
@@ -195,6 +199,7 @@ export function parseTurnState(input: unknown): TurnState {
     lastBatch: readBatch(obj),
     repeats: nat(obj, 'repeats'),
     repairs: nat(obj, 'repairs'),
+    recoveries: nat(obj, 'recoveries'),
     candidate: nullableString(obj, 'candidate'),
     nextModel: nullableString(obj, 'nextModel'),
     lastRequest,
@@ -295,11 +300,12 @@ function readCall(value: unknown, path: string): ToolCall {
  * `maxCallsPerReply` and a tool-call count past its budget (neither was cut then).
  */
 function checkCounters(state: TurnState, version: number): void {
-  const { status, limits, usage, round, repairs, repeats, batch } = state;
+  const { status, limits, usage, round, repairs, recoveries, repeats, batch } = state;
   if (status === 'stopped' || status === 'failed' || status === 'cancelled') return;
 
   if (round > limits.maxIterations) bad('round', `is ${round}, past limits.maxIterations (${limits.maxIterations})`);
   if (repairs > limits.maxOutputRepairs) bad('repairs', `is ${repairs}, past limits.maxOutputRepairs (${limits.maxOutputRepairs})`);
+  if (recoveries > limits.loopRecoveries) bad('recoveries', `is ${recoveries}, past limits.loopRecoveries (${limits.loopRecoveries})`);
   if ((state.lastBatch === null) !== (repeats === 0)) bad('repeats', state.lastBatch === null ? 'must be 0 when lastBatch is null' : 'must be at least 1 when lastBatch is set');
   if (limits.loopThreshold > 0 && repeats > limits.loopThreshold) bad('repeats', `is ${repeats}, past limits.loopThreshold (${limits.loopThreshold})`);
   const { maxModelCalls, maxToolCalls } = limits.budget;
@@ -309,12 +315,13 @@ function checkCounters(state: TurnState, version: number): void {
   }
 
   // Lower bounds: every applied round came from one model reply and sent at least one call, every
-  // repair asked the model again, and the statuses below have a model call issued for this round.
+  // repair and every loop recovery asked the model again, and the statuses below have a model call
+  // issued for this round.
   const issuedThisRound = status === 'steering' || status === 'ready' ? 0 : 1;
-  atLeast(usage, 'modelCalls', round + repairs + issuedThisRound);
+  atLeast(usage, 'modelCalls', round + repairs + recoveries + issuedThisRound);
   atLeast(usage, 'toolCalls', round + (batch === null ? 0 : batch.calls.length));
-  if (status === 'ready' && (round > 0 || usage.modelCalls > 0 || usage.toolCalls > 0 || repairs > 0)) {
-    bad(round > 0 ? 'round' : usage.modelCalls > 0 ? 'usage.modelCalls' : usage.toolCalls > 0 ? 'usage.toolCalls' : 'repairs', 'must be 0 before the turn starts');
+  if (status === 'ready' && (round > 0 || usage.modelCalls > 0 || usage.toolCalls > 0 || repairs > 0 || recoveries > 0)) {
+    bad(round > 0 ? 'round' : usage.modelCalls > 0 ? 'usage.modelCalls' : usage.toolCalls > 0 ? 'usage.toolCalls' : repairs > 0 ? 'repairs' : 'recoveries', 'must be 0 before the turn starts');
   }
   if (status === 'steering' && round === 0) bad('round', 'must be at least 1 after a tool round');
   if (status === 'calling_model') {

@@ -68,6 +68,7 @@ export function createTurn(options: TurnOptions): TurnState {
     lastBatch: null,
     repeats: 0,
     repairs: 0,
+    recoveries: 0,
     candidate: null,
     nextModel: null,
     lastRequest: null,
@@ -96,6 +97,10 @@ export function step(state: TurnState, event: unknown): Step {
 
 function transition(state: TurnState, event: ParsedEvent): Step {
   if (event.type === 'cancel') return cancel(state, event.reason ?? 'cancelled by the caller');
+  if (event.type === 'cancel_batch') {
+    if (state.batch === null) return ignored(state, `there is no tool batch in flight to cancel while the turn is ${state.status}`, []);
+    return cancelBatch(state, state.batch, event.reason);
+  }
   switch (state.status) {
     case 'ready':
       if (event.type === 'start') return start(state, event.input);
@@ -177,6 +182,7 @@ function modelResponded(state: TurnState, response: ModelResponse): Step {
   const loop = trackLoop(state, calls);
   if (loop.detected) {
     const effects: Effect[] = [append(assistantMessage(response, calls))];
+    if (below(state.recoveries, state.limits.loopRecoveries)) return recoverFromLoop(update(state, { usage }), calls, loop.repeats, effects);
     for (const call of calls) effects.push(appendResult(synthetic(call, 'skipped: repeated. This exact batch of tool calls was already made; answer with what you have.')));
     effects.push(emit('limit_reached', { limit: 'loop_detected', repeats: loop.repeats }));
     const next: TurnState = update(state, { usage, lastBatch: loop.batch, repeats: loop.repeats, forced: 'loop_detected' });
@@ -234,6 +240,21 @@ function retryDelayMs(backoffMs: number, attempt: number, error: TurnError): num
   const hint = data !== null && typeof data === 'object' && !Array.isArray(data) ? (data as { retryAfterMs?: unknown }).retryAfterMs : undefined;
   if (typeof hint !== 'number' || !Number.isFinite(hint) || hint <= 0) return backoff;
   return Math.max(backoff, Math.min(Math.ceil(hint), MAX_RETRY_DELAY_MS));
+}
+
+/**
+ * A loop with a recovery left (`limits.loopRecoveries`): the repeated batch is skipped, the model is
+ * told it is repeating itself, and the next call keeps its tools. `repeats` stays one short of the
+ * threshold, so the same batch once more is the next loop; a recovery does not count as a round.
+ */
+function recoverFromLoop(state: TurnState, calls: readonly ToolCall[], repeats: number, effects: Effect[]): Step {
+  const recoveries = state.recoveries + 1;
+  for (const call of calls) effects.push(appendResult(synthetic(call, 'skipped: repeated. This exact batch of tool calls was already made; it was not run again.')));
+  effects.push(
+    append({ role: 'user', content: `You are repeating yourself: you asked for this exact batch of tool calls ${repeats} times in a row, so it was not run again. Use the results you already have, try a different approach, or answer.` }),
+    emit('limit_reached', { limit: 'loop_recovery', repeats, recoveriesLeft: state.limits.loopRecoveries - recoveries }),
+  );
+  return callModel(update(state, { repeats: state.limits.loopThreshold - 1, recoveries }), false, effects);
 }
 
 function assistantMessage(response: ModelResponse, toolCalls: readonly ToolCall[]): Message {
@@ -451,6 +472,18 @@ function dispatcherFailed(state: TurnState, error: TurnError): Step {
   return finish(clearBatch(state), { status: 'failed', error }, effects);
 }
 
+/**
+ * `cancel_batch`: the batch ends without the turn. Results already held and denials are kept;
+ * every other call gets a `cancelled: …` result, then the batch is applied as a round (a hook's
+ * stop in a held result still stops the turn) and the turn goes on to the next model call.
+ */
+function cancelBatch(state: TurnState, batch: TurnBatch, reason: string | undefined): Step {
+  const why = reason === undefined ? '' : ` (${reason})`;
+  const text = `cancelled: the tool batch was cancelled${why} before this call finished; the turn goes on without its result.`;
+  const byId = new Map([...batch.held, ...denials(batch)].map((r) => [r.callId, r]));
+  return applyBatch(state, batch.calls.map((call) => byId.get(call.id) ?? synthetic(call, text)));
+}
+
 // ---------------------------------------------------------------------------------------------
 // awaiting_approval
 
@@ -609,6 +642,7 @@ function update(state: TurnState, changes: Partial<Mutable<TurnState>>): TurnSta
     lastBatch: changes.lastBatch !== undefined ? changes.lastBatch : state.lastBatch,
     repeats: changes.repeats ?? state.repeats,
     repairs: changes.repairs ?? state.repairs,
+    recoveries: changes.recoveries ?? state.recoveries,
     candidate: changes.candidate !== undefined ? changes.candidate : state.candidate,
     nextModel: changes.nextModel !== undefined ? changes.nextModel : state.nextModel,
     lastRequest: changes.lastRequest !== undefined ? changes.lastRequest : state.lastRequest,

@@ -111,6 +111,11 @@ export interface TurnLimits {
    * `error.data.retryAfterMs` when that is longer; never more than 60 s. Default 500.
    */
   readonly modelRetryBackoffMs: number;
+  /**
+   * Times a detected loop is answered with a nudge instead of a forced final answer: the repeated
+   * batch is skipped, the model is told it is repeating itself, and it keeps its tools. Default 0.
+   */
+  readonly loopRecoveries: number;
   readonly budget: TurnBudget;
 }
 
@@ -122,6 +127,7 @@ export interface TurnLimitsInput {
   readonly maxCallsPerReply?: number;
   readonly maxModelRetries?: number;
   readonly modelRetryBackoffMs?: number;
+  readonly loopRecoveries?: number;
   readonly budget?: TurnBudget;
 }
 
@@ -206,6 +212,8 @@ export interface TurnState {
   /** Identical non-exempt batches in a row, ending with the last one. */
   readonly repeats: number;
   readonly repairs: number;
+  /** Loop recoveries used (`limits.loopRecoveries`): loops answered with a nudge instead of a forced final call. */
+  readonly recoveries: number;
   /** The final text waiting for check_output. */
   readonly candidate: string | null;
   /** The one-shot model override for the next model call. */
@@ -234,6 +242,12 @@ export type TurnEvent =
   | { readonly type: 'output_accepted'; readonly output: JsonValue }
   | { readonly type: 'output_rejected'; readonly reason: string }
   | { readonly type: 'cancel'; readonly reason?: string }
+  /**
+   * Cancel the tool batch in flight, not the turn: its open calls get `cancelled: …` results and
+   * the turn goes on to the next model call, which sees them. The interpreter stops the batch's
+   * tools and drops whatever they report afterwards.
+   */
+  | { readonly type: 'cancel_batch'; readonly reason?: string }
   /**
    * The interpreter could not perform a blocking effect: its compact or check_output function
    * broke (threw, or returned garbage), or the tool dispatcher itself threw. Core writes an error

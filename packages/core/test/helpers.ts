@@ -9,6 +9,11 @@ export type Step = [TurnState, Effect[]];
 export const TEXT = {
   cancelled: 'cancelled: the turn was cancelled before this call finished.',
   skipped: 'skipped: repeated. This exact batch of tool calls was already made; answer with what you have.',
+  skippedRecovered: 'skipped: repeated. This exact batch of tool calls was already made; it was not run again.',
+  nudge: (repeats: number) =>
+    `You are repeating yourself: you asked for this exact batch of tool calls ${repeats} times in a row, so it was not run again. Use the results you already have, try a different approach, or answer.`,
+  batchCancelled: (reason?: string) =>
+    `cancelled: the tool batch was cancelled${reason === undefined ? '' : ` (${reason})`} before this call finished; the turn goes on without its result.`,
   interrupted: 'interrupted: the turn restarted before this call reported a result; it was not run again.',
   unexpected: 'not executed: the turn failed on an unexpected event.',
   incomplete: 'not executed: the tool batch was incomplete and the turn failed.',
@@ -54,6 +59,7 @@ export const ev = {
   accepted: (output: JsonValue) => ({ type: 'output_accepted', output }),
   rejected: (reason: string) => ({ type: 'output_rejected', reason }),
   cancel: (reason?: string) => (reason === undefined ? { type: 'cancel' } : { type: 'cancel', reason }),
+  cancelBatch: (reason?: string) => (reason === undefined ? { type: 'cancel_batch' } : { type: 'cancel_batch', reason }),
 };
 
 // ---------------------------------------------------------------------------------------------

@@ -1,5 +1,5 @@
 // Version 1 states, saved by turnkit before version 2, read back by parseTurnState: each status a
-// version 1 turn could be saved in migrates to the version 2 shape, and a suspended turn saved by
+// version 1 turn could be saved in migrates to the current shape, and a suspended turn saved by
 // version 1 resumes and completes. The fixtures in fixtures/v1/ are plain JSON as version 1 wrote it.
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
@@ -29,7 +29,7 @@ function fieldOf(input: unknown): string | undefined {
   }
 }
 
-describe('version 1 fixtures migrate to version 2', () => {
+describe('version 1 fixtures migrate to the current version', () => {
   const expected: Array<[string, Partial<TurnState>]> = [
     ['calling_model', { status: 'calling_model', batch: null, lastRequest: { iteration: 1, final: false } }],
     ['dispatching', { status: 'dispatching', batch: { calls: [c1, c2], notExecuted: [], held: [], parked: [], decisions: {} } }],
@@ -48,11 +48,13 @@ describe('version 1 fixtures migrate to version 2', () => {
     const state = parseTurnState(JSON.stringify(old));
     expect(state).toMatchObject({ ...shape, version: TURN_STATE_VERSION });
     expect(state.limits.maxCallsPerReply).toBe(32);
-    // Exactly the version 2 fields: nothing of version 1 is carried along.
+    expect(state.limits.loopRecoveries).toBe(0);
+    expect(state.recoveries).toBe(0);
+    // Exactly the current fields: nothing of version 1 is carried along.
     expect(Object.keys(state).sort()).toEqual(
-      ['version', 'id', 'status', 'limits', 'round', 'usage', 'forced', 'batch', 'lastBatch', 'repeats', 'repairs', 'candidate', 'nextModel', 'lastRequest', 'outcome'].sort(),
+      ['version', 'id', 'status', 'limits', 'round', 'usage', 'forced', 'batch', 'lastBatch', 'repeats', 'repairs', 'recoveries', 'candidate', 'nextModel', 'lastRequest', 'outcome'].sort(),
     );
-    // A migrated state is a valid version 2 state: it reads back unchanged.
+    // A migrated state is a valid current state: it reads back unchanged.
     expect(parseTurnState(JSON.parse(JSON.stringify(state)))).toEqual(state);
   });
 });
@@ -142,7 +144,13 @@ describe('a suspended version 1 turn resumes and completes with core alone', () 
 });
 
 describe('parseTurnState never silently accepts another shape', () => {
+  /** The suspended fixture as read now: a version 2 state. */
   const v2 = (): Json => JSON.parse(JSON.stringify(parseTurnState(suspended.state))) as Json;
+
+  it('a version 2 state without a field of its shape is refused, naming it', () => {
+    const { recoveries: _r, ...withoutRecoveries } = v2();
+    expect(fieldOf(withoutRecoveries)).toBe('recoveries');
+  });
 
   it.each<[string, () => unknown, string]>([
     ['a version 1 state labelled version 2', () => ({ ...v1State('result-suspended'), version: 2 }), 'pending'],

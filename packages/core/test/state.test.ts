@@ -10,7 +10,7 @@ describe('createTurn', () => {
       version: TURN_STATE_VERSION,
       id: 'turn-1',
       status: 'ready',
-      limits: { maxIterations: 10, loopThreshold: 5, loopExemptTools: [], maxOutputRepairs: 2, maxCallsPerReply: 32, maxModelRetries: 2, modelRetryBackoffMs: 500, budget: {} },
+      limits: { maxIterations: 10, loopThreshold: 5, loopExemptTools: [], maxOutputRepairs: 2, maxCallsPerReply: 32, maxModelRetries: 2, modelRetryBackoffMs: 500, loopRecoveries: 0, budget: {} },
       round: 0,
       usage: { inputTokens: 0, outputTokens: 0, totalTokens: 0, cost: 0, modelCalls: 0, toolCalls: 0 },
       forced: null,
@@ -18,6 +18,7 @@ describe('createTurn', () => {
       lastBatch: null,
       repeats: 0,
       repairs: 0,
+      recoveries: 0,
       candidate: null,
       nextModel: null,
       lastRequest: null,
@@ -27,7 +28,7 @@ describe('createTurn', () => {
 
   it('keeps valid limits', () => {
     const limits = { maxIterations: 1, loopThreshold: 0, loopExemptTools: ['status'], maxOutputRepairs: 0, budget: { maxModelCalls: 0, maxCost: 0.5 } };
-    expect(createTurn({ id: 't', limits }).limits).toEqual({ ...limits, maxCallsPerReply: 32, maxModelRetries: 2, modelRetryBackoffMs: 500, budget: { maxModelCalls: 0, maxCost: 0.5 } });
+    expect(createTurn({ id: 't', limits }).limits).toEqual({ ...limits, maxCallsPerReply: 32, maxModelRetries: 2, modelRetryBackoffMs: 500, loopRecoveries: 0, budget: { maxModelCalls: 0, maxCost: 0.5 } });
     expect(createTurn({ id: 't', limits: { maxCallsPerReply: 1 } }).limits.maxCallsPerReply).toBe(1);
     expect(createTurn({ id: 't', limits: { loopThreshold: 2 } }).limits.loopThreshold).toBe(2);
   });

@@ -1,7 +1,7 @@
 // One example per row of the transition table (docs/architecture.md, "The transition table"), each
 // comparing the WHOLE effect list and the fields of the next state that the row is about.
 import { describe, expect, it } from 'vitest';
-import { createTurn, isTerminal, step } from '@turnkit/core';
+import { createTurn, isTerminal, parseTurnState, step } from '@turnkit/core';
 import type { TurnState } from '@turnkit/core';
 import { call, callingModel, dispatching, drive, ev, finalizing, fx, newTurn, ok, outcome, steering, synth, TEXT, usage } from './helpers.js';
 
@@ -262,6 +262,63 @@ describe('calling_model: model_responded with a batch identical to the previous 
     expect(state.forced).toBeNull();
     expect(state.round).toBe(4);
     expect(state.repeats).toBe(4);
+  });
+});
+
+describe('calling_model: a loop with limits.loopRecoveries left -> a nudge, and the model keeps its tools', () => {
+  const round = (state: TurnState, calls: ReturnType<typeof call>[]) => drive(state, ev.responded(calls), ev.completed(calls.map((c) => ok(c))), ev.compacted())[0];
+  const limits = { loopThreshold: 2, loopRecoveries: 1 };
+
+  it('skips the repeated batch, tells the model it is repeating itself, and calls it again with tools', () => {
+    const first = round(callingModel(limits), [call('a', 'search', { q: 'x' })]);
+    const again = call('b', 'search', { q: 'x' });
+    const [next, effects] = step(first, ev.responded([again], 'once more'));
+    expect(effects).toEqual([
+      fx.assistant('once more', [again]),
+      fx.result(synth(again, TEXT.skippedRecovered)),
+      fx.user(TEXT.nudge(2)),
+      fx.emit('limit_reached', { limit: 'loop_recovery', repeats: 2, recoveriesLeft: 0 }),
+      fx.callModel(2, false),
+    ]);
+    expect(next).toMatchObject({ status: 'calling_model', forced: null, recoveries: 1, repeats: 1, round: 1 });
+    expect(next.usage).toEqual(usage({ modelCalls: 3, toolCalls: 1 }));
+    expect(parseTurnState(JSON.parse(JSON.stringify(next)))).toEqual(next);
+
+    // The same batch once more is the next loop, and with no recovery left it forces the final call.
+    const [forced, forcedEffects] = step(next, ev.responded([call('c', 'search', { q: 'x' })]));
+    expect(forcedEffects.at(-1)).toEqual(fx.callModel(2, true));
+    expect(forcedEffects).toContainEqual(fx.emit('limit_reached', { limit: 'loop_detected', repeats: 2 }));
+    expect(forced).toMatchObject({ forced: 'loop_detected', recoveries: 1 });
+  });
+
+  it('a model that changes course after the nudge goes on normally', () => {
+    const first = round(callingModel(limits), [call('a', 'search', { q: 'x' })]);
+    const nudged = step(first, ev.responded([call('b', 'search', { q: 'x' })]))[0];
+    const other = call('c', 'read', { path: 'notes' });
+    const [next, effects] = step(nudged, ev.responded([other]));
+    expect(effects.at(-1)).toEqual(fx.dispatch([other]));
+    expect(next).toMatchObject({ status: 'dispatching', repeats: 1, recoveries: 1 });
+  });
+
+  it('loopRecoveries 0 (the default) forces the final call at once, as before', () => {
+    const first = round(callingModel({ loopThreshold: 2 }), [call('a', 'search', { q: 'x' })]);
+    const [next] = step(first, ev.responded([call('b', 'search', { q: 'x' })]));
+    expect(next).toMatchObject({ forced: 'loop_detected', recoveries: 0 });
+  });
+
+  it('a recovery is a model call: maxModelCalls still bounds it', () => {
+    const first = round(callingModel({ ...limits, budget: { maxModelCalls: 2 } }), [call('a', 'search', { q: 'x' })]);
+    const [next, effects] = step(first, ev.responded([call('b', 'search', { q: 'x' })]));
+    expect(next.status).toBe('stopped');
+    expect(effects.at(-1)).toEqual(fx.done(outcome.stopped('budget_exhausted', null)));
+  });
+
+  it('limits.loopRecoveries must be an integer >= 0, and a saved state cannot claim more recoveries than it allows', () => {
+    expect(() => newTurn({ loopRecoveries: -1 })).toThrow('limits.loopRecoveries must be an integer >= 0');
+    expect(() => newTurn({ loopRecoveries: 1.5 })).toThrow('limits.loopRecoveries must be an integer >= 0');
+    const state = JSON.parse(JSON.stringify(callingModel(limits))) as Record<string, unknown>;
+    expect(() => parseTurnState({ ...state, recoveries: 2, usage: { ...(state.usage as object), modelCalls: 5 } })).toThrow("'recoveries' is 2, past limits.loopRecoveries (1)");
+    expect(() => parseTurnState({ ...state, recoveries: 1 })).toThrow("'usage.modelCalls' is 1, fewer than the 2");
   });
 });
 
@@ -721,6 +778,65 @@ describe('cancel from every non-terminal status', () => {
     const [next, effects] = step(state, ev.cancel('user pressed stop'));
     expect(effects).toEqual([fx.result(ok(h)), fx.result(synth(a, TEXT.rejected())), fx.result(synth(b, TEXT.cancelled)), fx.done(cancelled)]);
     expect(next.batch).toBeNull();
+  });
+});
+
+describe('cancel_batch: the batch in flight ends, the turn goes on', () => {
+  const h = call('h');
+  const a = call('a');
+  const b = call('b');
+
+  it('dispatching: a cancelled result for every call, then steering as after a round', () => {
+    const [next, effects] = step(dispatching([a, b]), ev.cancelBatch('user skipped the search'));
+    const u = usage({ modelCalls: 1, toolCalls: 2 });
+    expect(effects).toEqual([
+      fx.result(synth(a, TEXT.batchCancelled('user skipped the search'))),
+      fx.result(synth(b, TEXT.batchCancelled('user skipped the search'))),
+      fx.emit('steering', { round: 1 }),
+      fx.persist('boundary'),
+      fx.compact(1, u),
+    ]);
+    expect(next).toMatchObject({ status: 'steering', batch: null, round: 1 });
+    // The next model call sees the cancelled results (they are in the transcript) and keeps its tools.
+    expect(step(next, ev.compacted())[1].at(-1)).toEqual(fx.callModel(2, false));
+  });
+
+  it('awaiting_approval and executing_approved: held results and denials are kept, the rest are cancelled', () => {
+    const parked = drive(dispatching([h, a, b]), ev.parked([ok(h)], [{ call: a }, { call: b }]), ev.decided({ a: { type: 'reject', reason: 'no' } }))[0];
+    const [afterParked, parkedEffects] = step(parked, ev.cancelBatch());
+    expect(parkedEffects.slice(0, 3)).toEqual([fx.result(ok(h)), fx.result(synth(a, TEXT.rejected('no'))), fx.result(synth(b, TEXT.batchCancelled()))]);
+    expect(afterParked.status).toBe('steering');
+
+    const executing = drive(parked, ev.decided({ b: { type: 'approve' } }))[0];
+    expect(executing.status).toBe('executing_approved');
+    const [afterExecuting, executingEffects] = step(executing, ev.cancelBatch());
+    expect(executingEffects.slice(0, 3)).toEqual([fx.result(ok(h)), fx.result(synth(a, TEXT.rejected('no'))), fx.result(synth(b, TEXT.batchCancelled()))]);
+    expect(afterExecuting).toMatchObject({ status: 'steering', batch: null });
+  });
+
+  it('a held result asking to stop still stops the turn', () => {
+    const stop = { ...ok(h), stop: { reason: 'enough' } };
+    const parked = drive(dispatching([h, a]), ev.parked([stop], [{ call: a }]))[0];
+    const [next, effects] = step(parked, ev.cancelBatch());
+    expect(next.status).toBe('stopped');
+    expect(effects.at(-1)).toEqual(fx.done(outcome.stopped('hook_stopped', 'enough')));
+  });
+
+  it.each<[string, () => TurnState]>([
+    ['ready', () => newTurn()],
+    ['calling_model', () => callingModel()],
+    ['steering', () => steering([a])],
+    ['finalizing', () => finalizing()],
+  ])('%s: no batch in flight, so it is ignored with a notice', (status, make) => {
+    const state = make();
+    const [next, effects] = step(state, ev.cancelBatch());
+    expect(next).toBe(state);
+    expect(effects).toEqual([fx.emit('ignored_event', { reason: `there is no tool batch in flight to cancel while the turn is ${status}`, callIds: [] })]);
+  });
+
+  it('a malformed reason fails the turn like any malformed event', () => {
+    const [next] = step(dispatching([a]), { type: 'cancel_batch', reason: 7 });
+    expect(next.outcome).toMatchObject({ status: 'failed', error: { kind: 'unexpected_event' } });
   });
 });
 

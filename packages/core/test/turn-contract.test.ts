@@ -11,12 +11,12 @@ const STATUSES: Record<TurnStatus, true> = {
   ready: true, calling_model: true, dispatching: true, awaiting_approval: true, executing_approved: true, steering: true, finalizing: true, stopped: true, failed: true, cancelled: true,
 };
 const FIELDS: Record<keyof TurnState, true> = {
-  version: true, id: true, status: true, limits: true, round: true, usage: true, forced: true, batch: true, lastBatch: true, repeats: true, repairs: true, candidate: true, nextModel: true, lastRequest: true, outcome: true,
+  version: true, id: true, status: true, limits: true, round: true, usage: true, forced: true, batch: true, lastBatch: true, repeats: true, repairs: true, recoveries: true, candidate: true, nextModel: true, lastRequest: true, outcome: true,
 };
 const BATCH_FIELDS: Record<keyof TurnBatch, true> = { calls: true, notExecuted: true, held: true, parked: true, decisions: true };
 const EVENTS: Record<TurnEventType, true> = {
   start: true, model_responded: true, model_failed: true, tools_completed: true, tools_parked: true, approvals_decided: true, approval_expired: true,
-  approved_tools_completed: true, compacted: true, output_accepted: true, output_rejected: true, cancel: true, effect_failed: true,
+  approved_tools_completed: true, compacted: true, output_accepted: true, output_rejected: true, cancel: true, cancel_batch: true, effect_failed: true,
 };
 // The reducer reads exactly the event types anyone can send: no internal pseudo-event (a malformed
 // reply is a `model_responded` whose response is null). `pnpm typecheck` fails otherwise.

@@ -137,7 +137,7 @@ describe('a saved state with tampered counters', () => {
 
   it('a version 1 state migrates: seenCallIds is dropped, nothing is withheld, and an uncut batch is still accepted', () => {
     const calls = Array.from({ length: 40 }, (_, i) => call(`c${i}`));
-    const { batch: _b, ...v2 } = json(dispatching(calls.slice(0, 32)));
+    const { batch: _b, recoveries: _r, ...v2 } = json(dispatching(calls.slice(0, 32)));
     const v1 = { ...v2, version: 1, seenCallIds: calls.map((c) => c.id), pending: calls, held: [], parked: [], decisions: {}, executing: null, usage: { ...(v2.usage as object), toolCalls: 40 } };
     const state = parseTurnState(v1);
     expect(state.batch?.calls).toHaveLength(40);

@@ -29,7 +29,7 @@ import { askApproval } from './approvals.js';
 import { CompactFailedError, runCompaction } from './compaction.js';
 import { modelRequestFor } from './model.js';
 import { CheckFailedError, checkOutput } from './output.js';
-import type { ApproveFn, CheckFn, CompactFn, OutputSchema, StepRecord } from './types.js';
+import type { ApproveFn, CheckFn, CompactFn, OutputSchema, SelectToolsFn, StepRecord } from './types.js';
 
 export { cancelReason, raceAbort, raceCancellation, sleep } from './abort.js';
 export { askApproval, isDecision, recordDecisions } from './approvals.js';
@@ -53,6 +53,9 @@ export interface HandlerContext {
   readonly output?: OutputSchema;
   readonly check?: CheckFn;
   readonly compact?: CompactFn;
+  /** Which tools each model call is offered (see `modelRequestFor`). */
+  readonly selectTools?: SelectToolsFn;
+  readonly alwaysOffer?: readonly string[];
   readonly onNotice?: (notice: Extract<Effect, { type: 'emit' }>['notice']) => void;
   readonly onEffect?: (effect: Effect) => void;
   readonly onStep?: (record: StepRecord) => void;
@@ -95,8 +98,9 @@ export const defaultHandlers: EffectHandlers = {
     // Nothing to do in-process: a caller who persists watches `onEffect` for `persist`.
   },
   // A model that throws becomes `model_failed` (see `handlerFailed`); core decides on a retry.
+  // A broken selectTools throws a ToolSelectionError: model_failed (tool_selection_failed, not retried).
   async call_model(effect, ctx) {
-    const request = modelRequestFor(effect.request, ctx.transcript, ctx.dispatcher.toolSpecs());
+    const request = modelRequestFor(effect.request, ctx.transcript, ctx.dispatcher.toolSpecs(), ctx);
     return { type: 'model_responded', response: await ctx.model.generate(request, modelCallOptions(ctx)) };
   },
   async dispatch_tools(effect, ctx) {

@@ -20,6 +20,7 @@ export async function runTurn(options: RunTurnOptions, handlers: EffectHandlers 
   checkCommon(options, 'runTurn');
   if (options.input !== undefined && typeof options.input !== 'string') throw new TypeError('runTurn option `input` must be a string.');
   const dispatcher = toDispatcher(options, 'runTurn');
+  checkToolSelection(options, dispatcher, 'runTurn');
   const limits = mergeExempt(withRetryOptions(options.limits, options, 'runTurn'), dispatcher);
   const id = options.id ?? `turn_${randomUUID()}`;
   const initial = createTurn(limits === undefined ? { id } : { id, limits });
@@ -45,6 +46,7 @@ export async function resumeTurn(options: ResumeTurnOptions, handlers: EffectHan
   const state = retryLimits === undefined ? saved : parseTurnState({ ...saved, limits: { ...saved.limits, ...retryLimits } });
   if (state.status === 'ready') throw new TypeError(`resumeTurn got turn '${state.id}' that never started; start it with runTurn.`);
   const dispatcher = toDispatcher(options, 'resumeTurn');
+  checkToolSelection(options, dispatcher, 'resumeTurn');
   const transcript = startTranscript(options.system, options.transcript);
   const decisions = options.decisions ?? {};
   if (state.status === 'awaiting_approval') {
@@ -94,6 +96,8 @@ async function drive(
     ...(options.output === undefined || options.output === null ? {} : { output: options.output }),
     ...(options.check === undefined ? {} : { check: options.check }),
     ...(options.compact === undefined ? {} : { compact: options.compact }),
+    ...(options.selectTools === undefined ? {} : { selectTools: options.selectTools }),
+    ...(options.alwaysOffer === undefined ? {} : { alwaysOffer: options.alwaysOffer }),
     ...(options.onNotice === undefined ? {} : { onNotice: options.onNotice }),
     ...(options.onEffect === undefined ? {} : { onEffect: options.onEffect }),
     ...(onStep === undefined ? {} : { onStep }),
@@ -162,6 +166,24 @@ function checkCommon(options: RunTurnOptions | ResumeTurnOptions, fn: string): v
   const output: unknown = options.output;
   if (output !== undefined && output !== null && typeof (output as { safeParse?: unknown }).safeParse !== 'function') {
     throw new TypeError(`${fn} option \`output\` must be a zod schema (anything with safeParse).`);
+  }
+}
+
+/** `selectTools` is a function and `alwaysOffer` names defined tools. */
+function checkToolSelection(options: RunTurnOptions | ResumeTurnOptions, dispatcher: Dispatcher, fn: string): void {
+  const select: unknown = options.selectTools;
+  if (select !== undefined && typeof select !== 'function') {
+    throw new TypeError(`${fn} option \`selectTools\` must be a function (info) => tool names, got ${typeof select}.`);
+  }
+  const always: unknown = options.alwaysOffer;
+  if (always === undefined) return;
+  if (!Array.isArray(always) || always.some((name) => typeof name !== 'string')) {
+    throw new TypeError(`${fn} option \`alwaysOffer\` must be an array of tool names.`);
+  }
+  const known = new Set(dispatcher.toolSpecs().map((spec) => spec.name));
+  const unknown = (always as string[]).filter((name) => !known.has(name));
+  if (unknown.length > 0) {
+    throw new TypeError(`${fn} option \`alwaysOffer\` names ${unknown.map((n) => `'${n}'`).join(', ')}, not defined tools (the tools: ${[...known].map((n) => `'${n}'`).join(', ') || 'none'}).`);
   }
 }
 

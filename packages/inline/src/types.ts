@@ -19,6 +19,7 @@ import type {
   TurnLimitsInput,
   TurnState,
   TurnUsage,
+  ToolSpec,
 } from '@turnkit/core';
 import type { BeforeHook, AfterHook, BudgetUsage, Dispatcher, Grant, Permissions, Policy, ToolDefinition } from '@turnkit/dispatch';
 
@@ -39,6 +40,24 @@ export type CheckFn = (candidate: string, output: JsonValue) => CheckVerdict | P
 
 /** Returns the transcript to continue with (for example, the last N messages). */
 export type CompactFn = (transcript: readonly Message[], info: CompactInfo) => readonly Message[] | Promise<readonly Message[]>;
+
+/** What `selectTools` is told about the model call it chooses tools for. */
+export interface ToolSelectionInfo {
+  /** The transcript the model will see (a copy). */
+  readonly transcript: readonly Message[];
+  /** The round the call belongs to (`request.iteration`: 1 for the first call). */
+  readonly iteration: number;
+  /** Every tool the dispatcher defines, in its order. */
+  readonly tools: readonly ToolSpec[];
+  /** The model override of this call, if a tool asked for one. */
+  readonly modelOverride?: string;
+}
+
+/**
+ * Chooses the tools offered to one model call, by name (the tools in `alwaysOffer` are added).
+ * Not asked for a forced final call: that call offers no tools.
+ */
+export type SelectToolsFn = (info: ToolSelectionInfo) => readonly string[];
 
 /** The slice of a zod schema the output check uses (zod stays a dev dependency of this package). */
 export interface OutputSchema {
@@ -74,6 +93,15 @@ export interface RunTurnOptions {
   readonly output?: OutputSchema;
   readonly check?: CheckFn;
   readonly compact?: CompactFn;
+  /**
+   * Which tools each model call is offered: called before every call that may use tools, it
+   * returns tool names (unknown names fail the turn with `tool_selection_failed`). Without it
+   * every tool is offered. Only the offer changes: a call to a defined tool that was not offered
+   * still goes through the dispatcher and its policy.
+   */
+  readonly selectTools?: SelectToolsFn;
+  /** Tools offered to every model call (but a forced final one) whatever `selectTools` returns. */
+  readonly alwaysOffer?: readonly string[];
   readonly onNotice?: (notice: Notice) => void;
   /** Sees every effect, in order, before it is performed. Errors it throws are ignored. */
   readonly onEffect?: (effect: Effect) => void;

@@ -10,15 +10,20 @@ const resultA: Message = { role: 'tool', result: { callId: 'a', name: 'add', out
 const resultB: Message = { role: 'tool', result: { callId: 'b', name: 'add', output: 2, isError: false } };
 
 describe('keepLastMessages', () => {
-  it('keeps system messages and the last n others', async () => {
+  it('keeps system messages, the first user message and the last n others', async () => {
     const done: Message = { role: 'assistant', content: 'done', toolCalls: [] };
-    expect(await keepLastMessages(1)([sys, user, done], info)).toEqual([sys, done]);
+    const later: Message = { role: 'user', content: 'and then?' };
+    // n = 1 used to keep only `done`, dropping the one user message (the task).
+    expect(await keepLastMessages(1)([sys, user, done], info)).toEqual([sys, user, done]);
+    expect(await keepLastMessages(1)([sys, user, done, later, done], info)).toEqual([sys, user, done]);
   });
 
   it('moves the cut back so tool results keep their assistant message', async () => {
     // The last 1 message is resultB; keeping it alone would orphan it.
-    expect(await keepLastMessages(1)([sys, user, asks, resultA, resultB], info)).toEqual([sys, asks, resultA, resultB]);
-    expect(await keepLastMessages(2)([sys, user, asks, resultA, resultB], info)).toEqual([sys, asks, resultA, resultB]);
+    expect(await keepLastMessages(1)([sys, user, asks, resultA, resultB], info)).toEqual([sys, user, asks, resultA, resultB]);
+    expect(await keepLastMessages(2)([sys, user, asks, resultA, resultB], info)).toEqual([sys, user, asks, resultA, resultB]);
+    const done: Message = { role: 'assistant', content: 'done', toolCalls: [] };
+    expect(await keepLastMessages(1)([sys, user, asks, resultA, resultB, done], info)).toEqual([sys, user, done]);
   });
 
   it('returns everything when there are n messages or fewer', async () => {

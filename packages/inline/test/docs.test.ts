@@ -14,3 +14,9 @@ describe('docs/testing-agents.md', () => {
     expect(doc).toContain(read('./replay-example.test.ts'));
   });
 });
+
+describe('docs/tools.md', () => {
+  it('shows the tool selection example exactly as it runs in test/select-tools-example.test.ts', () => {
+    expect(read('../../../docs/tools.md')).toContain(read('./select-tools-example.test.ts'));
+  });
+});

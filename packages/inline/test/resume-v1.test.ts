@@ -4,7 +4,7 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import type { Message } from '@turnkit/core';
+import { TURN_STATE_VERSION, type Message } from '@turnkit/core';
 import { defineTool } from '@turnkit/dispatch';
 import { resumeTurn, type ResumeTurnOptions } from '@turnkit/inline';
 import { call, scriptedModel, text, toolCalls } from '@turnkit/testing';
@@ -38,7 +38,7 @@ describe('resumeTurn with a suspended result saved by state version 1', () => {
     model.assertDone();
     expect(result.status).toBe('stopped');
     expect(result.output).toBe('done');
-    expect(result.state.version).toBe(2);
+    expect(result.state.version).toBe(TURN_STATE_VERSION);
     expect(result.state.batch).toBeNull();
     expect(result.transcript).toEqual([
       ...before,
@@ -59,11 +59,11 @@ describe('resumeTurn with a suspended result saved by state version 1', () => {
     });
   });
 
-  it('without decisions it stays suspended, its state now version 2, pending the pay call', async () => {
+  it('without decisions it stays suspended, its state now the current version, pending the pay call', async () => {
     const result = await resumeTurn({ ...saved, model: script(), tools: [add, pay] });
     expect(result.status).toBe('suspended');
     expect(result.state.status).toBe('awaiting_approval');
-    expect(result.state.version).toBe(2);
+    expect(result.state.version).toBe(TURN_STATE_VERSION);
     expect(result.pending).toEqual([{ call: { id: 'call_2', name: 'pay', input: { amount: 5 } }, reason: "tool 'pay' needs approval" }]);
   });
 });

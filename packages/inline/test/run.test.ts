@@ -159,6 +159,105 @@ describe('runTurn', () => {
     expect(garbage.error?.kind).toBe('compact_failed');
   });
 
+  it('fails the turn with effect_failed compact when compact separates tool results from their call', async () => {
+    const model = scriptedModel([toolCalls(call('add', { a: 1, b: 2 }), call('add', { a: 3, b: 4 })), text('3 and 7')]);
+    const onStep: string[] = [];
+    const result = await runTurn({
+      model,
+      tools: [add],
+      input: 'hi',
+      compact: (t) => t.filter((m) => m.role !== 'assistant'),
+      onStep: (r) => onStep.push(r.event.type === 'effect_failed' ? `effect_failed ${r.event.effect}` : r.event.type),
+    });
+    expect(onStep).toContain('effect_failed compact');
+    expect(result.error).toEqual({
+      kind: 'compact_failed',
+      message:
+        'The compact function broke calls apart from their results: it keeps the tool results for "call_1", "call_2" but drops the assistant message that made those calls. ' +
+        'Keep or drop an assistant message together with its tool results (keepLastMessages does); the transcript was left as it was.',
+    });
+    // The model never saw the broken transcript, and the transcript was left whole.
+    expect(model.calls).toHaveLength(1);
+    expect(result.transcript.map((m) => m.role)).toEqual(['user', 'assistant', 'tool', 'tool']);
+  });
+
+  it('fails the turn when compact keeps a call but drops its result, or returns a message without its parts', async () => {
+    const steps = () => scriptedModel([toolCalls(call('add', { a: 1, b: 2 })), text('3')]);
+    const dropped = await runTurn({ model: steps(), tools: [add], input: 'hi', compact: (t) => t.filter((m) => m.role !== 'tool') });
+    expect(dropped.error?.message).toContain('it keeps the calls "call_1" but drops their tool results');
+    const partless = await runTurn({ model: steps(), tools: [add], input: 'hi', compact: (t) => [...t, { role: 'tool' } as never] });
+    expect(partless.error?.message).toContain('item 3 is not one');
+  });
+
+  it('a transcript handed over already unpaired is not blamed on compact', async () => {
+    const earlier = [{ role: 'tool' as const, result: { callId: 'old', name: 'add', output: 1, isError: false } }];
+    const result = await runTurn({
+      model: scriptedModel([toolCalls(call('add', { a: 1, b: 2 })), text('3')]),
+      tools: [add],
+      input: 'hi',
+      transcript: earlier,
+      compact: (t) => t.slice(),
+    });
+    expect(result.status).toBe('stopped');
+  });
+
+  describe('selectTools and alwaysOffer: which tools each model call sees', () => {
+    const two = [add, search];
+
+    it('asks before each call that may use tools and offers only what it names, plus alwaysOffer', async () => {
+      const model = scriptedModel([toolCalls(call('add', { a: 1, b: 2 })), toolCalls(call('search', { q: 'x' })), text('done')]);
+      const asked: Array<{ iteration: number; last: string | undefined; tools: string[] }> = [];
+      const result = await runTurn({
+        model,
+        tools: two,
+        input: 'hi',
+        alwaysOffer: ['search'],
+        selectTools: (info) => {
+          asked.push({ iteration: info.iteration, last: info.transcript.at(-1)?.role, tools: info.tools.map((t) => t.name) });
+          return info.iteration === 1 ? ['add'] : [];
+        },
+      });
+      expect(result.status).toBe('stopped');
+      expect(asked).toEqual([
+        { iteration: 1, last: 'user', tools: ['add', 'search'] },
+        { iteration: 2, last: 'tool', tools: ['add', 'search'] },
+        { iteration: 3, last: 'tool', tools: ['add', 'search'] },
+      ]);
+      expect(model.calls.map((c) => c.tools.map((t) => t.name))).toEqual([['add', 'search'], ['search'], ['search']]);
+    });
+
+    it('a forced final call offers no tools and does not ask', async () => {
+      const model = scriptedModel([toolCalls(call('add', { a: 1, b: 2 })), text('3')]);
+      const iterations: number[] = [];
+      const result = await runTurn({ model, tools: two, input: 'hi', limits: { maxIterations: 1 }, alwaysOffer: ['add'], selectTools: (info) => (iterations.push(info.iteration), ['add']) });
+      expect(result.stopReason).toBe('max_iterations');
+      expect(iterations).toEqual([1]);
+      expect(model.calls[1]).toMatchObject({ tools: [], toolChoice: 'none' });
+    });
+
+    it('a selectTools that throws or names an unknown tool fails the turn before the model call (tool_selection_failed, no retry)', async () => {
+      const model = scriptedModel([text('never')]);
+      const unknown = await runTurn({ model, tools: two, input: 'hi', selectTools: () => ['add', 'deploy'] });
+      expect(unknown.error).toEqual({
+        kind: 'tool_selection_failed',
+        message: "The selectTools function chose 'deploy', which is not a defined tool (the tools: 'add', 'search'). No model call was made.",
+        retryable: false,
+      });
+      const thrown = await runTurn({ model, tools: two, input: 'hi', selectTools: () => { throw new Error('index offline'); } });
+      expect(thrown.error?.message).toBe('The selectTools function threw: index offline. Fix the function passed as `selectTools`; no model call was made.');
+      const garbage = await runTurn({ model, tools: two, input: 'hi', selectTools: () => 'add' as never });
+      expect(garbage.error?.message).toContain("must return an array of tool names; it returned the string 'add'");
+      expect(model.calls).toHaveLength(0);
+    });
+
+    it('checks the options up front', async () => {
+      const model = scriptedModel([text('x')]);
+      await expect(runTurn({ model, tools: two, input: 'hi', alwaysOffer: ['deploy'] })).rejects.toThrow("runTurn option `alwaysOffer` names 'deploy', not defined tools (the tools: 'add', 'search').");
+      await expect(runTurn({ model, tools: two, input: 'hi', alwaysOffer: 'add' as never })).rejects.toThrow('must be an array of tool names');
+      await expect(runTurn({ model, tools: two, input: 'hi', selectTools: ['add'] as never })).rejects.toThrow('`selectTools` must be a function');
+    });
+  });
+
   it('replaces the transcript with what compact returns', async () => {
     const model = scriptedModel([toolCalls(call('add', { a: 1, b: 2 })), text('3')]);
     const result = await runTurn({ model, tools: [add], input: 'hi', system: 'Be brief.', compact: (t) => t.filter((m) => m.role !== 'user') });

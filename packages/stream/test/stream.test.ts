@@ -37,6 +37,18 @@ describe('streamTurn', () => {
     expect(await streamed.result).toEqual(reference);
   });
 
+  it('offers each streamed model call the tools selectTools chooses (none for a forced final call)', async () => {
+    const model = streamingModel(toolRound);
+    const stream = streamTurn({ model, tools: [add], input: 'add 1 and 2', id: 't1', limits: { maxIterations: 1 }, selectTools: () => ['add'] });
+    await collect(stream);
+    expect((await stream.result).stopReason).toBe('max_iterations');
+    expect(model.requests.map((r) => r.tools.map((t) => t.name))).toEqual([['add'], []]);
+
+    const none = streamingModel(toolRound);
+    await collect(streamTurn({ model: none, tools: [add], input: 'add', id: 't2', selectTools: () => [] }));
+    expect(none.requests[0]?.tools).toEqual([]);
+  });
+
   it('emits each append, notice, call and result in turn order', async () => {
     const events = await collect(streamTurn({ model: streamingModel(toolRound), tools: [add], input: 'add 1 and 2' }));
     const summary = events.map((e) => {

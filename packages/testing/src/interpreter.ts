@@ -50,6 +50,12 @@ export interface TestTurn {
   /** Feeds one event through `step` and performs its non-blocking effects. */
   send(event: TurnEvent): TestTurn;
   /**
+   * Cancels the tool batch in flight, not the turn (`send({ type: 'cancel_batch', reason })`): its
+   * open calls get `cancelled: …` results and the turn goes on to the next model call. Use it
+   * while the blocking effect is `dispatch_tools` or `execute_approved`, or while parked.
+   */
+  cancelBatch(reason?: string): TestTurn;
+  /**
    * Answers blocking effects (with `respond`, the model or the dispatcher) until `predicate` holds,
    * the turn ends, or it parks. Without a predicate it runs to the end. A retry's `delayMs` is not
    * waited (a test stays fast); the wait is on the `call_model` effect for a test to read.
@@ -93,6 +99,9 @@ export function startTurn(options: StartTurnOptions = {}): TestTurn {
       recorder.onStep({ event, state, effects });
       for (const effect of effects) if (effect.type === 'append') transcript.push(effect.message);
       return turn;
+    },
+    cancelBatch(reason) {
+      return turn.send(reason === undefined ? { type: 'cancel_batch' } : { type: 'cancel_batch', reason });
     },
     async runUntil(predicate = () => false) {
       while (!predicate(turn)) {

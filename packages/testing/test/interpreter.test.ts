@@ -80,6 +80,22 @@ describe('startTurn', () => {
     expect(t.state.outcome).toMatchObject({ status: 'stopped', output: 'shipped' });
   });
 
+  it('cancelBatch ends the batch in flight and the turn goes on: the next model call sees the cancelled results', async () => {
+    const model = scriptedModel([toolCalls(call('add', { a: 1, b: 2 })), text('I could not add them.')]);
+    const t = startTurn({ input: 'add', model, dispatcher: createDispatcher({ tools: [add] }) });
+    await t.runUntil((turn) => turn.blocking?.type === 'dispatch_tools');
+    t.cancelBatch('the user moved on');
+    expect(t.state.status).toBe('steering');
+    await t.runUntil();
+    expect(t.state.outcome).toMatchObject({ status: 'stopped', stopReason: 'completed', output: 'I could not add them.' });
+    const seen = model.calls[1]?.messages.at(-1);
+    expect(seen).toEqual({
+      role: 'tool',
+      result: { callId: 'call_1', name: 'add', isError: true, output: 'cancelled: the tool batch was cancelled (the user moved on) before this call finished; the turn goes on without its result.' },
+    });
+    expect(model.calls[1]?.tools.map((s) => s.name)).toEqual(['add']);
+  });
+
   it('says what is missing when nothing can answer an effect', async () => {
     const t = startTurn({ input: 'x' });
     await expect(t.runUntil()).rejects.toThrow("nothing answers 'call_model'. Pass a model");
