@@ -36,10 +36,19 @@ export function toTurnError(error: unknown): TurnError {
   if (AISDKError.isInstance(error)) {
     // Invalid or unparsable response data, a missing API key, an unsupported setting: the
     // provider gave no retry flag, and retrying the same request would fail the same way.
-    return { kind: 'provider_error', message: `The model provider failed: ${clause(error.message)}.`, retryable: false, data: { name: error.name } };
+    return {
+      kind: 'provider_error',
+      message: `The model provider failed: ${clause(error.message)}.`,
+      retryable: false,
+      data: { name: error.name },
+    };
   }
   if (error instanceof Error) {
-    return { kind: 'provider_error', message: `The model call failed: ${clause(error.message || error.name)}.`, retryable: false };
+    return {
+      kind: 'provider_error',
+      message: `The model call failed: ${clause(error.message || error.name)}.`,
+      retryable: false,
+    };
   }
   if (isRecord(error) && typeof error['message'] === 'string') {
     // An error object sent inside a stream (e.g. `data: {"error": {...}}`), not an Error instance.
@@ -51,16 +60,30 @@ export function toTurnError(error: unknown): TurnError {
       ...(data === undefined ? {} : { data }),
     };
   }
-  return { kind: 'provider_error', message: `The model call failed with a non-error value: ${describe(error)}.`, retryable: false };
+  return {
+    kind: 'provider_error',
+    message: `The model call failed with a non-error value: ${describe(error)}.`,
+    retryable: false,
+  };
 }
 
 /** The TurnError for a call the caller's abort signal cancelled. */
 export function abortedError(signal: AbortSignal): TurnError {
   // A bare `abort()` gives a generic AbortError whose message adds nothing; a caller's own reason is kept.
-  const reason = signal.reason instanceof Error ? (signal.reason.name === 'AbortError' ? '' : signal.reason.message) : typeof signal.reason === 'string' ? signal.reason : '';
+  const reason =
+    signal.reason instanceof Error
+      ? signal.reason.name === 'AbortError'
+        ? ''
+        : signal.reason.message
+      : typeof signal.reason === 'string'
+        ? signal.reason
+        : '';
   return {
     kind: 'aborted',
-    message: reason === '' ? 'The model call was aborted by its abort signal.' : `The model call was aborted by its abort signal: ${clause(reason)}.`,
+    message:
+      reason === ''
+        ? 'The model call was aborted by its abort signal.'
+        : `The model call was aborted by its abort signal: ${clause(reason)}.`,
     retryable: false,
   };
 }
@@ -81,8 +104,13 @@ function fromApiCallError(error: APICallError): TurnError {
       data,
     };
   }
-  const what = status === undefined ? `The model provider could not be reached: ${detail}.` : `The model provider rejected the request (HTTP ${status}): ${detail}.`;
-  const advice = error.isRetryable ? ' Retrying may succeed.' : ' Check the model id, the API key and the request before retrying.';
+  const what =
+    status === undefined
+      ? `The model provider could not be reached: ${detail}.`
+      : `The model provider rejected the request (HTTP ${status}): ${detail}.`;
+  const advice = error.isRetryable
+    ? ' Retrying may succeed.'
+    : ' Check the model id, the API key and the request before retrying.';
   return { kind: 'provider_error', message: what + advice, retryable: error.isRetryable, data };
 }
 

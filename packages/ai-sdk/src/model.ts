@@ -44,7 +44,11 @@ export function fromAISDK(languageModel: LanguageModelV3, options: FromAISDKOpti
   const pricing = options.pricing === undefined ? undefined : validatePricing(options.pricing);
   if (pricing !== undefined && priceOf(pricing, languageModel.modelId) === undefined) {
     throw new TypeError(
-      `fromAISDK: pricing has no price for the model '${languageModel.modelId}' (it prices ${Object.keys(pricing).map((id) => `'${id}'`).join(', ') || 'nothing'}). Add pricing['${languageModel.modelId}'] = { inputPerMillion, outputPerMillion }.`,
+      `fromAISDK: pricing has no price for the model '${languageModel.modelId}' (it prices ${
+        Object.keys(pricing)
+          .map((id) => `'${id}'`)
+          .join(', ') || 'nothing'
+      }). Add pricing['${languageModel.modelId}'] = { inputPerMillion, outputPerMillion }.`,
     );
   }
 
@@ -57,7 +61,12 @@ export function fromAISDK(languageModel: LanguageModelV3, options: FromAISDKOpti
     } catch (error) {
       const reason = error instanceof Error ? error.message : String(error);
       throw new ModelCallError(
-        { kind: 'invalid_model_override', message: `Could not resolve the model override '${request.modelOverride}': ${reason}`, retryable: false, data: { modelOverride: request.modelOverride } },
+        {
+          kind: 'invalid_model_override',
+          message: `Could not resolve the model override '${request.modelOverride}': ${reason}`,
+          retryable: false,
+          data: { modelOverride: request.modelOverride },
+        },
         { cause: error },
       );
     }
@@ -77,13 +86,19 @@ export function fromAISDK(languageModel: LanguageModelV3, options: FromAISDKOpti
     });
   };
 
-  const prepare = (request: ModelRequest, signal: AbortSignal): { model: LanguageModelV3; callOptions: LanguageModelV3CallOptions; price: ModelPrice | undefined } => {
+  const prepare = (
+    request: ModelRequest,
+    signal: AbortSignal,
+  ): { model: LanguageModelV3; callOptions: LanguageModelV3CallOptions; price: ModelPrice | undefined } => {
     const model = pick(request);
     const price = priceFor(model);
     try {
       return { model, callOptions: toCallOptions(request, signal, settings), price };
     } catch (error) {
-      throw new ModelCallError({ kind: 'invalid_request', message: error instanceof Error ? error.message : String(error), retryable: false }, { cause: error });
+      throw new ModelCallError(
+        { kind: 'invalid_request', message: error instanceof Error ? error.message : String(error), retryable: false },
+        { cause: error },
+      );
     }
   };
 
@@ -117,9 +132,15 @@ function asModelCallError(error: unknown, signal: AbortSignal): ModelCallError {
 }
 
 function checkLanguageModel(value: unknown, where: string): asserts value is LanguageModelV3 {
-  const version = typeof value === 'object' && value !== null ? (value as { specificationVersion?: unknown }).specificationVersion : undefined;
+  const version =
+    typeof value === 'object' && value !== null ? (value as { specificationVersion?: unknown }).specificationVersion : undefined;
   if (version === 'v3') return;
-  const got = typeof value === 'string' ? `the string '${value}'` : version === undefined ? describeValue(value) : `a model with specificationVersion '${String(version)}'`;
+  const got =
+    typeof value === 'string'
+      ? `the string '${value}'`
+      : version === undefined
+        ? describeValue(value)
+        : `a model with specificationVersion '${String(version)}'`;
   throw new TypeError(
     `${where}: expected an AI SDK LanguageModelV3 (specificationVersion 'v3'), got ${got}. Pass a provider model object such as openai('gpt-4o') from @ai-sdk/openai@3 or newer.`,
   );

@@ -12,7 +12,16 @@ export type Pricing = { readonly [modelId: string]: ModelPrice };
 
 const PRICE_KEYS = ['inputPerMillion', 'outputPerMillion'] as const;
 
-const show = (value: unknown): string => (typeof value === 'string' ? `'${value}'` : Array.isArray(value) ? 'an array' : value === null ? 'null' : typeof value === 'object' ? 'an object' : String(value));
+const show = (value: unknown): string =>
+  typeof value === 'string'
+    ? `'${value}'`
+    : Array.isArray(value)
+      ? 'an array'
+      : value === null
+        ? 'null'
+        : typeof value === 'object'
+          ? 'an object'
+          : String(value);
 
 /**
  * Checks a `pricing` option and returns a copy (later changes to the caller's object do not
@@ -30,15 +39,21 @@ export function validatePricing(pricing: unknown): Pricing {
       throw new TypeError(`fromAISDK: ${at} must be an object { inputPerMillion, outputPerMillion }; got ${show(price)}.`);
     }
     for (const key of Object.keys(price)) {
-      if (!(PRICE_KEYS as readonly string[]).includes(key)) throw new TypeError(`fromAISDK: ${at} has an unknown key '${key}'; a price has inputPerMillion and outputPerMillion.`);
+      if (!(PRICE_KEYS as readonly string[]).includes(key))
+        throw new TypeError(`fromAISDK: ${at} has an unknown key '${key}'; a price has inputPerMillion and outputPerMillion.`);
     }
     for (const key of PRICE_KEYS) {
       const value = (price as Record<string, unknown>)[key];
       if (typeof value !== 'number' || !Number.isFinite(value) || value < 0) {
-        throw new TypeError(`fromAISDK: ${at}.${key} must be a finite number >= 0 (the price of a million ${key === 'inputPerMillion' ? 'input' : 'output'} tokens); got ${show(value)}.`);
+        throw new TypeError(
+          `fromAISDK: ${at}.${key} must be a finite number >= 0 (the price of a million ${key === 'inputPerMillion' ? 'input' : 'output'} tokens); got ${show(value)}.`,
+        );
       }
     }
-    Object.defineProperty(out, modelId, { value: { inputPerMillion: (price as ModelPrice).inputPerMillion, outputPerMillion: (price as ModelPrice).outputPerMillion }, enumerable: true });
+    Object.defineProperty(out, modelId, {
+      value: { inputPerMillion: (price as ModelPrice).inputPerMillion, outputPerMillion: (price as ModelPrice).outputPerMillion },
+      enumerable: true,
+    });
   }
   return out;
 }

@@ -12,7 +12,10 @@ import type {
 import type { Message, ModelRequest, ToolResult, ToolSpec } from '@turnkit/core';
 
 /** Call settings passed through to every provider call (temperature, maxOutputTokens, headers, providerOptions…). */
-export type CallSettings = Omit<LanguageModelV3CallOptions, 'prompt' | 'tools' | 'toolChoice' | 'abortSignal' | 'includeRawChunks'>;
+export type CallSettings = Omit<
+  LanguageModelV3CallOptions,
+  'prompt' | 'tools' | 'toolChoice' | 'abortSignal' | 'includeRawChunks'
+>;
 
 /** The AI SDK call options for a turnkit request. */
 export function toCallOptions(request: ModelRequest, signal: AbortSignal, settings: CallSettings): LanguageModelV3CallOptions {
@@ -47,7 +50,9 @@ export function toPrompt(messages: readonly Message[]): LanguageModelV3Prompt {
         break;
       }
       default:
-        throw new TypeError(`Cannot send a message with role ${JSON.stringify((message as { role?: unknown }).role)} to the model; expected system, user, assistant or tool.`);
+        throw new TypeError(
+          `Cannot send a message with role ${JSON.stringify((message as { role?: unknown }).role)} to the model; expected system, user, assistant or tool.`,
+        );
     }
   }
   return prompt;
@@ -63,7 +68,12 @@ function toAssistantMessage(message: Extract<Message, { role: 'assistant' }>): L
   if (message.reasoning !== undefined && message.reasoning !== '') content.push({ type: 'reasoning', text: message.reasoning });
   if (message.content !== '') content.push({ type: 'text', text: message.content });
   for (const call of message.toolCalls) {
-    content.push({ type: 'tool-call', toolCallId: call.id, toolName: call.name, input: call.inputError === undefined ? call.input : { rawInvalidInput: call.input } });
+    content.push({
+      type: 'tool-call',
+      toolCallId: call.id,
+      toolName: call.name,
+      input: call.inputError === undefined ? call.input : { rawInvalidInput: call.input },
+    });
   }
   return { role: 'assistant', content };
 }

@@ -13,7 +13,8 @@ export function fromGenerateResult(result: LanguageModelV3GenerateResult, modelI
     if (part.type === 'text') text += part.text;
     else if (part.type === 'reasoning') reasoning += part.text;
     // Provider-executed calls (e.g. a hosted web search) already ran; they are not ours to dispatch.
-    else if (part.type === 'tool-call' && part.providerExecuted !== true) toolCalls.push(toToolCall(part.toolCallId, part.toolName, part.input));
+    else if (part.type === 'tool-call' && part.providerExecuted !== true)
+      toolCalls.push(toToolCall(part.toolCallId, part.toolName, part.input));
   }
   return {
     text,

@@ -16,7 +16,11 @@ interface CallProgress {
 }
 
 /** Maps a provider stream; an `error` part throws a ModelCallError. */
-export async function* toModelStreamParts(parts: AsyncIterable<LanguageModelV3StreamPart>, modelId: string, price?: ModelPrice): AsyncGenerator<ModelStreamPart> {
+export async function* toModelStreamParts(
+  parts: AsyncIterable<LanguageModelV3StreamPart>,
+  modelId: string,
+  price?: ModelPrice,
+): AsyncGenerator<ModelStreamPart> {
   const calls = new Map<string, CallProgress>();
   let responseModelId = modelId;
   for await (const part of parts) {
@@ -35,7 +39,8 @@ export async function* toModelStreamParts(parts: AsyncIterable<LanguageModelV3St
       }
       case 'tool-input-delta': {
         const call = calls.get(part.id);
-        if (call !== undefined && forwards(call) && !call.textEncoded && part.delta !== '') yield { type: 'tool_call_delta', id: part.id, argsText: part.delta };
+        if (call !== undefined && forwards(call) && !call.textEncoded && part.delta !== '')
+          yield { type: 'tool_call_delta', id: part.id, argsText: part.delta };
         break;
       }
       case 'tool-input-end': {
@@ -65,7 +70,12 @@ export async function* toModelStreamParts(parts: AsyncIterable<LanguageModelV3St
         if (part.modelId !== undefined) responseModelId = part.modelId;
         break;
       case 'finish':
-        yield { type: 'finish', usage: toUsage(part.usage, price), finishReason: part.finishReason.unified, modelId: responseModelId };
+        yield {
+          type: 'finish',
+          usage: toUsage(part.usage, price),
+          finishReason: part.finishReason.unified,
+          modelId: responseModelId,
+        };
         break;
       case 'error':
         throw new ModelCallError(toTurnError(part.error), { cause: part.error });

@@ -36,7 +36,10 @@ const http = <O extends { readonly model: Model }>(options: O): O => {
 };
 
 const inline: [ConformanceRun, ConformanceResume] = [(options) => runTurn(http(options)), (options) => resumeTurn(http(options))];
-const streamed: [ConformanceRun, ConformanceResume] = [(options) => readToEnd(streamTurn(http(options))), (options) => readToEnd(resumeStreamTurn(http(options)))];
+const streamed: [ConformanceRun, ConformanceResume] = [
+  (options) => readToEnd(streamTurn(http(options))),
+  (options) => readToEnd(resumeStreamTurn(http(options))),
+];
 
 /**
  * Scenarios that cannot go over HTTP, and why. Their scripts make the model *throw* in-process (a
@@ -54,7 +57,8 @@ const throwsInProcess = ['model failure', 'model failure with a TurnError', 'scr
  */
 const providerRenamesDuplicateIds = ['invalid model response'];
 
-const overHttpScenarios = (skip: readonly string[]) => scenarios.filter((s) => !skip.includes(s.name)).map((s) => [s.name, s] as const);
+const overHttpScenarios = (skip: readonly string[]) =>
+  scenarios.filter((s) => !skip.includes(s.name)).map((s) => [s.name, s] as const);
 
 it('leaves out only scenarios that exist, and replays the rest', () => {
   const names = scenarios.map((s) => s.name);

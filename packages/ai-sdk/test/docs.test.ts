@@ -47,18 +47,29 @@ describe('docs/providers.md: a whole turn', () => {
   });
 
   it('runs the runTurn example: one tool round, then the answer', async () => {
-    server.reply(wireReply('json', { toolCalls: [weatherCall], usage: { prompt: 40, completion: 10 } }), wireReply('json', { text: 'Clear, 18 °C.', usage: { prompt: 70, completion: 6 } }));
+    server.reply(
+      wireReply('json', { toolCalls: [weatherCall], usage: { prompt: 40, completion: 10 } }),
+      wireReply('json', { text: 'Clear, 18 °C.', usage: { prompt: 70, completion: 6 } }),
+    );
     const { logged } = await runExample('../examples/run-turn.js');
     expect(logged).toEqual(['stopped completed', 'Clear, 18 °C.', '2 model calls, 1 tool calls, 126 tokens']);
     expect(server.requests.map((r) => r.body.model)).toEqual(['qwen3:8b', 'qwen3:8b']);
-    expect(server.requests[1]!.body.messages.at(-1)).toEqual({ role: 'tool', tool_call_id: 'call_1', content: '{"city":"Paris","tempC":18,"sky":"clear"}' });
+    expect(server.requests[1]!.body.messages.at(-1)).toEqual({
+      role: 'tool',
+      tool_call_id: 'call_1',
+      content: '{"city":"Paris","tempC":18,"sky":"clear"}',
+    });
   });
 
   it('runs the streamTurn example: text as it streams, the call and its result', async () => {
     server.reply(wireReply('sse', { toolCalls: [weatherCall] }), wireReply('sse', { text: 'Clear, 18 °C.' }));
     const { logged, written } = await runExample('../examples/stream-turn.js');
     expect(written).toBe('Clear, 18 °C.');
-    expect(logged).toEqual(['-> get_weather {"city":"Paris"}', '<- {"city":"Paris","tempC":18,"sky":"clear"}', '\nstopped after 2 model calls']);
+    expect(logged).toEqual([
+      '-> get_weather {"city":"Paris"}',
+      '<- {"city":"Paris","tempC":18,"sky":"clear"}',
+      '\nstopped after 2 model calls',
+    ]);
     expect(server.requests.every((r) => r.body.stream === true)).toBe(true);
   });
 });
@@ -66,7 +77,9 @@ describe('docs/providers.md: a whole turn', () => {
 describe('docs/providers.md', () => {
   it('imports only names @turnkit/ai-sdk exports', () => {
     const imported = codeBlocks.flatMap((code) =>
-      [...code.matchAll(/import \{([^}]*)\} from '@turnkit\/ai-sdk'/g)].flatMap((match) => match[1]!.split(',').map((name) => name.trim())),
+      [...code.matchAll(/import \{([^}]*)\} from '@turnkit\/ai-sdk'/g)].flatMap((match) =>
+        match[1]!.split(',').map((name) => name.trim()),
+      ),
     );
     expect(imported.length).toBeGreaterThan(0);
     for (const name of imported) expect(Object.keys(aiSdk), `docs import ${name}`).toContain(name);
@@ -76,7 +89,9 @@ describe('docs/providers.md', () => {
     expect(doc).toContain("baseURL: 'http://localhost:11434/v1'");
     const ollama = createOpenAICompatible({ name: 'ollama', baseURL: server.baseURL, includeUsage: true });
     const model = fromAISDK(ollama('qwen3:8b'));
-    server.reply(sse([chunk.role('qwen3:8b'), chunk.text('Hi!'), chunk.finish('stop'), chunk.usage({ prompt: 5, completion: 2 })]));
+    server.reply(
+      sse([chunk.role('qwen3:8b'), chunk.text('Hi!'), chunk.finish('stop'), chunk.usage({ prompt: 5, completion: 2 })]),
+    );
     const { parts, error } = await drain(model.stream!(request(userAsks), { signal: signal() }));
     expect(error).toBeUndefined();
     expect(parts.at(-1)).toMatchObject({ type: 'finish', usage: { totalTokens: 7 }, modelId: 'qwen3:8b' });
@@ -107,7 +122,7 @@ describe('docs/providers.md', () => {
     expect(server.requests.map((r) => r.body.model)).toEqual(['big']);
   });
 
-  it('says retries are the turn\'s (maxModelRetries), with no adapter retry options left', () => {
+  it("says retries are the turn's (maxModelRetries), with no adapter retry options left", () => {
     expect(doc).toContain('maxModelRetries: 4, modelRetryBackoffMs: 1000');
     expect(doc).toMatch(/never retries: retrying is the\nturn's decision/);
     expect(doc).not.toMatch(/\bmaxRetries\b|\bretryDelay\b/);

@@ -37,7 +37,12 @@ describe('generate: response mapping', () => {
       { role: 'system', content: 'You are terse.' },
       { role: 'user', content: 'Weather in Paris?' },
     ]);
-    expect(sent.body.tools).toEqual([{ type: 'function', function: { name: 'get_weather', description: weatherTool.description, parameters: weatherTool.inputSchema } }]);
+    expect(sent.body.tools).toEqual([
+      {
+        type: 'function',
+        function: { name: 'get_weather', description: weatherTool.description, parameters: weatherTool.inputSchema },
+      },
+    ]);
     expect(sent.body.tool_choice).toBe('auto');
     expect(sent.body.stream).toBeUndefined();
   });
@@ -104,7 +109,10 @@ describe('generate: request mapping', () => {
     },
     { role: 'tool', result: { callId: 'call_1', name: 'get_weather', output: { tempC: 21 }, isError: false } },
     { role: 'tool', result: { callId: 'call_2', name: 'get_weather', output: 'Snow.', isError: false } },
-    { role: 'tool', result: { callId: 'call_3', name: 'get_weather', output: 'The arguments were not valid JSON.', isError: true } },
+    {
+      role: 'tool',
+      result: { callId: 'call_3', name: 'get_weather', output: 'The arguments were not valid JSON.', isError: true },
+    },
   ];
 
   it('sends assistant tool calls and every tool result to the server', async () => {
@@ -120,7 +128,11 @@ describe('generate: request mapping', () => {
           { id: 'call_1', type: 'function', function: { name: 'get_weather', arguments: '{"city":"Paris"}' } },
           { id: 'call_2', type: 'function', function: { name: 'get_weather', arguments: '{"city":"Oslo"}' } },
           // The raw text is not JSON: it goes wrapped in an object, which every provider accepts.
-          { id: 'call_3', type: 'function', function: { name: 'get_weather', arguments: JSON.stringify({ rawInvalidInput: '{"city": Par' }) } },
+          {
+            id: 'call_3',
+            type: 'function',
+            function: { name: 'get_weather', arguments: JSON.stringify({ rawInvalidInput: '{"city": Par' }) },
+          },
         ],
       },
       { role: 'tool', tool_call_id: 'call_1', content: '{"tempC":21}' },
@@ -131,7 +143,9 @@ describe('generate: request mapping', () => {
 
   it('sends neither tools nor tool_choice on a forced final call (tools empty, toolChoice none)', async () => {
     server.reply(completion({ content: 'Final answer.' }));
-    await fromAISDK(languageModelFor(server)).generate(request(transcript, { tools: [], toolChoice: 'none', iteration: 3 }), { signal: signal() });
+    await fromAISDK(languageModelFor(server)).generate(request(transcript, { tools: [], toolChoice: 'none', iteration: 3 }), {
+      signal: signal(),
+    });
     const body = server.requests[0]!.body;
     expect(body.tools).toBeUndefined();
     expect(body.tool_choice).toBeUndefined();
@@ -147,7 +161,10 @@ describe('generate: request mapping', () => {
 
   it('passes call settings through', async () => {
     server.reply(completion({ content: 'ok' }));
-    await fromAISDK(languageModelFor(server), { settings: { temperature: 0, maxOutputTokens: 64, seed: 7 } }).generate(request(userAsks), { signal: signal() });
+    await fromAISDK(languageModelFor(server), { settings: { temperature: 0, maxOutputTokens: 64, seed: 7 } }).generate(
+      request(userAsks),
+      { signal: signal() },
+    );
     expect(server.requests[0]!.body).toMatchObject({ temperature: 0, max_tokens: 64, seed: 7 });
   });
 });
@@ -163,7 +180,9 @@ describe('generate: model overrides', () => {
 
   it('ignores the override without resolve', async () => {
     server.reply(completion({ content: 'ok' }));
-    await fromAISDK(providerFor(server).chatModel('small')).generate(request(userAsks, { modelOverride: 'big' }), { signal: signal() });
+    await fromAISDK(providerFor(server).chatModel('small')).generate(request(userAsks, { modelOverride: 'big' }), {
+      signal: signal(),
+    });
     expect(server.requests[0]!.body.model).toBe('small');
   });
 
@@ -185,7 +204,11 @@ describe('generate: errors and retries', () => {
     server.reply(errorReply(429, 'Rate limit reached for requests', { 'retry-after-ms': '1500' }), completion({ content: 'ok' }));
     const model = fromAISDK(languageModelFor(server));
     const error = await rejection(model.generate(request(userAsks), { signal: signal() }));
-    expect(error.turnError).toMatchObject({ kind: 'rate_limited', retryable: true, data: { statusCode: 429, retryAfterMs: 1500 } });
+    expect(error.turnError).toMatchObject({
+      kind: 'rate_limited',
+      retryable: true,
+      data: { statusCode: 429, retryAfterMs: 1500 },
+    });
     expect(error.turnError.message).toContain('HTTP 429');
     expect(error.turnError.message).toContain('Rate limit reached for requests');
     expect(error.message).toBe(error.turnError.message);
@@ -194,7 +217,7 @@ describe('generate: errors and retries', () => {
     expect(server.requests).toHaveLength(2);
   });
 
-  it('makes exactly one request per call: a 500 is thrown, not retried (retries are the interpreter\'s)', async () => {
+  it("makes exactly one request per call: a 500 is thrown, not retried (retries are the interpreter's)", async () => {
     server.reply(errorReply(500, 'upstream exploded'), completion({ content: 'not reached' }));
     const error = await rejection(fromAISDK(languageModelFor(server)).generate(request(userAsks), { signal: signal() }));
     expect(error.turnError).toMatchObject({ kind: 'provider_error', retryable: true, data: { statusCode: 500 } });
@@ -203,7 +226,10 @@ describe('generate: errors and retries', () => {
   });
 
   it('reads Retry-After in seconds or as an HTTP date into retryAfterMs', async () => {
-    server.reply(errorReply(429, 'slow down', { 'retry-after': '3' }), errorReply(503, 'overloaded', { 'retry-after': new Date(Date.now() + 3_600_000).toUTCString() }));
+    server.reply(
+      errorReply(429, 'slow down', { 'retry-after': '3' }),
+      errorReply(503, 'overloaded', { 'retry-after': new Date(Date.now() + 3_600_000).toUTCString() }),
+    );
     const model = fromAISDK(languageModelFor(server));
     const seconds = await rejection(model.generate(request(userAsks), { signal: signal() }));
     expect(seconds.turnError.data).toEqual({ statusCode: 429, retryAfterMs: 3000 });
@@ -246,7 +272,11 @@ describe('generate: abort', () => {
     await server.waitForRequests(1);
     controller.abort(new Error('user pressed stop'));
     const error = await pending;
-    expect(error.turnError).toEqual({ kind: 'aborted', message: 'The model call was aborted by its abort signal: user pressed stop.', retryable: false });
+    expect(error.turnError).toEqual({
+      kind: 'aborted',
+      message: 'The model call was aborted by its abort signal: user pressed stop.',
+      retryable: false,
+    });
     await server.waitForDisconnects(1);
   });
 

@@ -45,6 +45,10 @@ describe('docs/getting-started.md', () => {
     server.reply(wireReply('json', { toolCalls: [weatherCall] }), wireReply('json', { text: 'Clear, 18 °C.' }));
     expect(await runExample('real-model.js')).toEqual(['stopped completed', 'Clear, 18 °C.']);
     expect(server.requests.map((r) => r.body.model)).toEqual(['qwen3:8b', 'qwen3:8b']);
-    expect(server.requests[1]!.body.messages.at(-1)).toEqual({ role: 'tool', tool_call_id: 'call_1', content: '{"city":"Paris","tempC":18,"sky":"clear"}' });
+    expect(server.requests[1]!.body.messages.at(-1)).toEqual({
+      role: 'tool',
+      tool_call_id: 'call_1',
+      content: '{"city":"Paris","tempC":18,"sky":"clear"}',
+    });
   });
 });

@@ -10,13 +10,20 @@ const finish = { type: 'finish', usage: usage(3, 2), finishReason: { unified: 't
 
 describe('stream mapping beyond the OpenAI-compatible provider', () => {
   it('turns a complete tool-call part with no input parts into start, one delta, end', async () => {
-    const model = scriptedModel({ stream: [{ type: 'tool-call', toolCallId: 't1', toolName: 'get_weather', input: '{"city":"Rome"}' }, finish] });
+    const model = scriptedModel({
+      stream: [{ type: 'tool-call', toolCallId: 't1', toolName: 'get_weather', input: '{"city":"Rome"}' }, finish],
+    });
     const { parts } = await drain(fromAISDK(model).stream!(request(userAsks), { signal: signal() }));
     expect(parts).toEqual([
       { type: 'tool_call_start', id: 't1', name: 'get_weather' },
       { type: 'tool_call_delta', id: 't1', argsText: '{"city":"Rome"}' },
       { type: 'tool_call_end', id: 't1' },
-      { type: 'finish', usage: { inputTokens: 3, outputTokens: 2, totalTokens: 5, cost: 0 }, finishReason: 'tool-calls', modelId: 'scripted-1' },
+      {
+        type: 'finish',
+        usage: { inputTokens: 3, outputTokens: 2, totalTokens: 5, cost: 0 },
+        finishReason: 'tool-calls',
+        modelId: 'scripted-1',
+      },
     ]);
   });
 
@@ -56,7 +63,13 @@ describe('stream mapping beyond the OpenAI-compatible provider', () => {
   it('leaves provider-executed tool calls out of the stream and out of generate', async () => {
     const hosted = { type: 'tool-call', toolCallId: 'h1', toolName: 'web_search', input: '{}', providerExecuted: true } as const;
     const streamed = scriptedModel({
-      stream: [{ type: 'tool-input-start', id: 'h1', toolName: 'web_search', providerExecuted: true }, { type: 'tool-input-delta', id: 'h1', delta: '{}' }, { type: 'tool-input-end', id: 'h1' }, hosted, finish],
+      stream: [
+        { type: 'tool-input-start', id: 'h1', toolName: 'web_search', providerExecuted: true },
+        { type: 'tool-input-delta', id: 'h1', delta: '{}' },
+        { type: 'tool-input-end', id: 'h1' },
+        hosted,
+        finish,
+      ],
     });
     const { parts } = await drain(fromAISDK(streamed).stream!(request(userAsks), { signal: signal() }));
     expect(parts.map((p) => p.type)).toEqual(['finish']);
@@ -67,7 +80,12 @@ describe('stream mapping beyond the OpenAI-compatible provider', () => {
   });
 
   it('throws the error part of a stream as a ModelCallError', async () => {
-    const model = scriptedModel({ stream: [{ type: 'text-delta', id: 'x', delta: 'a' }, { type: 'error', error: { message: 'overloaded', type: 'overloaded_error' } }] });
+    const model = scriptedModel({
+      stream: [
+        { type: 'text-delta', id: 'x', delta: 'a' },
+        { type: 'error', error: { message: 'overloaded', type: 'overloaded_error' } },
+      ],
+    });
     const { parts, error } = await drain(fromAISDK(model).stream!(request(userAsks), { signal: signal() }));
     expect(parts).toEqual([{ type: 'text_delta', text: 'a' }]);
     expect((error as ModelCallError).turnError).toEqual({
@@ -92,7 +110,14 @@ describe('generate mapping beyond the OpenAI-compatible provider', () => {
       },
     });
     const response = await fromAISDK(model).generate(request(userAsks), { signal: signal() });
-    expect(response).toEqual({ text: 'Hello world', reasoning: 'step 1; step 2', toolCalls: [], usage: { cost: 0 }, finishReason: 'stop', modelId: 'scripted-1' });
+    expect(response).toEqual({
+      text: 'Hello world',
+      reasoning: 'step 1; step 2',
+      toolCalls: [],
+      usage: { cost: 0 },
+      finishReason: 'stop',
+      modelId: 'scripted-1',
+    });
   });
 
   it('passes the abort signal, the tools and the tool choice to the provider', async () => {
@@ -102,7 +127,14 @@ describe('generate mapping beyond the OpenAI-compatible provider', () => {
     const options = model.calls[0]!;
     expect(options.abortSignal).toBe(controller.signal);
     expect(options.toolChoice).toEqual({ type: 'auto' });
-    expect(options.tools).toEqual([{ type: 'function', name: 'get_weather', description: 'Current weather for a city.', inputSchema: request([]).tools[0]!.inputSchema }]);
+    expect(options.tools).toEqual([
+      {
+        type: 'function',
+        name: 'get_weather',
+        description: 'Current weather for a city.',
+        inputSchema: request([]).tools[0]!.inputSchema,
+      },
+    ]);
   });
 });
 
@@ -141,7 +173,10 @@ describe('toPrompt', () => {
         ],
       },
       { role: 'user', content: [{ type: 'text', text: 'and?' }] },
-      { role: 'tool', content: [{ type: 'tool-result', toolCallId: 'c', toolName: 'f', output: { type: 'error-text', value: 'boom' } }] },
+      {
+        role: 'tool',
+        content: [{ type: 'tool-result', toolCallId: 'c', toolName: 'f', output: { type: 'error-text', value: 'boom' } }],
+      },
     ]);
   });
 
@@ -162,8 +197,16 @@ describe('toTurnError', () => {
     new APICallError({ message: 'nope', url: 'http://x/v1/chat/completions', requestBodyValues: {}, statusCode, isRetryable });
 
   it("takes retryable from the provider's own flag, not from the status code", () => {
-    expect(toTurnError(apiError(429, false))).toMatchObject({ kind: 'rate_limited', retryable: false, data: { statusCode: 429 } });
-    expect(toTurnError(apiError(400, true))).toMatchObject({ kind: 'provider_error', retryable: true, data: { statusCode: 400 } });
+    expect(toTurnError(apiError(429, false))).toMatchObject({
+      kind: 'rate_limited',
+      retryable: false,
+      data: { statusCode: 429 },
+    });
+    expect(toTurnError(apiError(400, true))).toMatchObject({
+      kind: 'provider_error',
+      retryable: true,
+      data: { statusCode: 400 },
+    });
   });
 
   it('keeps the turnError an error already carries', () => {
@@ -173,9 +216,17 @@ describe('toTurnError', () => {
   });
 
   it('maps plain errors, abort errors and non-errors to sentences', () => {
-    expect(toTurnError(new TypeError('fetch failed.'))).toEqual({ kind: 'provider_error', message: 'The model call failed: fetch failed.', retryable: false });
+    expect(toTurnError(new TypeError('fetch failed.'))).toEqual({
+      kind: 'provider_error',
+      message: 'The model call failed: fetch failed.',
+      retryable: false,
+    });
     expect(toTurnError(new DOMException('stop', 'AbortError')).kind).toBe('aborted');
-    expect(toTurnError(42)).toEqual({ kind: 'provider_error', message: 'The model call failed with a non-error value: 42.', retryable: false });
+    expect(toTurnError(42)).toEqual({
+      kind: 'provider_error',
+      message: 'The model call failed with a non-error value: 42.',
+      retryable: false,
+    });
   });
 });
 

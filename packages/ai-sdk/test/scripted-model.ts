@@ -1,6 +1,12 @@
 // A hand-written LanguageModelV3 for mapping cases the OpenAI-compatible provider never produces
 // (a complete tool-call part with no input parts, text-encoded input, provider-executed tools).
-import type { LanguageModelV3, LanguageModelV3CallOptions, LanguageModelV3GenerateResult, LanguageModelV3StreamPart, LanguageModelV3Usage } from '@ai-sdk/provider';
+import type {
+  LanguageModelV3,
+  LanguageModelV3CallOptions,
+  LanguageModelV3GenerateResult,
+  LanguageModelV3StreamPart,
+  LanguageModelV3Usage,
+} from '@ai-sdk/provider';
 
 export const usage = (input?: number, output?: number): LanguageModelV3Usage => ({
   inputTokens: { total: input, noCache: undefined, cacheRead: undefined, cacheWrite: undefined },

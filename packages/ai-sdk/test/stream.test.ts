@@ -31,12 +31,25 @@ function assembledCalls(parts: readonly ModelStreamPart[]): { id: string; name: 
 
 describe('stream: mapping', () => {
   it('streams text deltas, then finish with usage, finish reason and model id', async () => {
-    const { parts, error } = await drain(streamOf([chunk.role('fake-model-1-2025'), chunk.text('Sunny'), chunk.text(', 21°C.'), chunk.finish('stop'), chunk.usage({ prompt: 9, completion: 4 })]));
+    const { parts, error } = await drain(
+      streamOf([
+        chunk.role('fake-model-1-2025'),
+        chunk.text('Sunny'),
+        chunk.text(', 21°C.'),
+        chunk.finish('stop'),
+        chunk.usage({ prompt: 9, completion: 4 }),
+      ]),
+    );
     expect(error).toBeUndefined();
     expect(parts).toEqual([
       { type: 'text_delta', text: 'Sunny' },
       { type: 'text_delta', text: ', 21°C.' },
-      { type: 'finish', usage: { inputTokens: 9, outputTokens: 4, totalTokens: 13, cost: 0 }, finishReason: 'stop', modelId: 'fake-model-1-2025' },
+      {
+        type: 'finish',
+        usage: { inputTokens: 9, outputTokens: 4, totalTokens: 13, cost: 0 },
+        finishReason: 'stop',
+        modelId: 'fake-model-1-2025',
+      },
     ]);
     const body = server.requests[0]!.body;
     expect(body).toMatchObject({ model: FAKE_MODEL, stream: true, stream_options: { include_usage: true }, tool_choice: 'auto' });
@@ -44,7 +57,15 @@ describe('stream: mapping', () => {
   });
 
   it('streams reasoning deltas before the text', async () => {
-    const { parts } = await drain(streamOf([chunk.role(), chunk.reasoning('Paris is '), chunk.reasoning('in France.'), chunk.text('Sunny.'), chunk.finish('stop')]));
+    const { parts } = await drain(
+      streamOf([
+        chunk.role(),
+        chunk.reasoning('Paris is '),
+        chunk.reasoning('in France.'),
+        chunk.text('Sunny.'),
+        chunk.finish('stop'),
+      ]),
+    );
     expect(parts.slice(0, 3)).toEqual([
       { type: 'reasoning_delta', text: 'Paris is ' },
       { type: 'reasoning_delta', text: 'in France.' },
@@ -79,11 +100,18 @@ describe('stream: mapping', () => {
       expect(parts[indexes[0]!]!.type).toBe('tool_call_start');
       expect(parts[indexes.at(-1)!]!.type).toBe('tool_call_end');
     }
-    expect(parts.at(-1)).toEqual({ type: 'finish', usage: { inputTokens: 20, outputTokens: 11, totalTokens: 31, cost: 0 }, finishReason: 'tool-calls', modelId: FAKE_MODEL });
+    expect(parts.at(-1)).toEqual({
+      type: 'finish',
+      usage: { inputTokens: 20, outputTokens: 11, totalTokens: 31, cost: 0 },
+      finishReason: 'tool-calls',
+      modelId: FAKE_MODEL,
+    });
   });
 
   it('passes malformed tool arguments through as raw text', async () => {
-    const { parts, error } = await drain(streamOf([chunk.role(), chunk.toolCallStart(0, 'call_1', 'get_weather', '{"city": Par'), chunk.finish('tool_calls')]));
+    const { parts, error } = await drain(
+      streamOf([chunk.role(), chunk.toolCallStart(0, 'call_1', 'get_weather', '{"city": Par'), chunk.finish('tool_calls')]),
+    );
     expect(error).toBeUndefined();
     expect(assembledCalls(parts)).toEqual([{ id: 'call_1', name: 'get_weather', args: '{"city": Par', ended: true }]);
   });
@@ -96,7 +124,9 @@ describe('stream: mapping', () => {
 
 describe('stream: errors', () => {
   it('throws a provider_error at a malformed chunk, after the parts before it', async () => {
-    const { parts, error } = await drain(streamOf([chunk.role(), chunk.text('Hi'), '{"choices": [ not json', chunk.text(' there'), chunk.finish('stop')]));
+    const { parts, error } = await drain(
+      streamOf([chunk.role(), chunk.text('Hi'), '{"choices": [ not json', chunk.text(' there'), chunk.finish('stop')]),
+    );
     expect(parts).toEqual([{ type: 'text_delta', text: 'Hi' }]);
     expect(error).toBeInstanceOf(ModelCallError);
     expect((error as ModelCallError).turnError).toMatchObject({ kind: 'provider_error', retryable: false });
@@ -114,11 +144,15 @@ describe('stream: errors', () => {
     expect((error as ModelCallError).turnError.message).toContain('without a finish reason');
   });
 
-  it('maps a 429 to rate_limited before any part, without retrying it (retries are the interpreter\'s)', async () => {
+  it("maps a 429 to rate_limited before any part, without retrying it (retries are the interpreter's)", async () => {
     server.reply(errorReply(429, 'Rate limit reached', { 'retry-after': '2' }));
     const first = await drain(fromAISDK(languageModelFor(server)).stream!(request(userAsks), { signal: signal() }));
     expect(first.parts).toEqual([]);
-    expect((first.error as ModelCallError).turnError).toMatchObject({ kind: 'rate_limited', retryable: true, data: { statusCode: 429, retryAfterMs: 2000 } });
+    expect((first.error as ModelCallError).turnError).toMatchObject({
+      kind: 'rate_limited',
+      retryable: true,
+      data: { statusCode: 429, retryAfterMs: 2000 },
+    });
     expect(server.requests).toHaveLength(1);
 
     const second = await drain(streamOf([chunk.role(), chunk.text('ok'), chunk.finish('stop')]));
@@ -130,7 +164,11 @@ describe('stream: errors', () => {
   it('maps a 500 to provider_error', async () => {
     server.reply(errorReply(500, 'upstream exploded'));
     const { error } = await drain(fromAISDK(languageModelFor(server)).stream!(request(userAsks), { signal: signal() }));
-    expect((error as ModelCallError).turnError).toMatchObject({ kind: 'provider_error', retryable: true, data: { statusCode: 500 } });
+    expect((error as ModelCallError).turnError).toMatchObject({
+      kind: 'provider_error',
+      retryable: true,
+      data: { statusCode: 500 },
+    });
     expect((error as ModelCallError).turnError.message).toContain('upstream exploded');
   });
 });
@@ -139,14 +177,20 @@ describe('stream: abort and early exit', () => {
   it('aborts mid-stream: the next read throws aborted and the connection closes', async () => {
     server.reply(sse([chunk.role(), chunk.text('partial')], { done: false, hold: true }));
     const controller = new AbortController();
-    const iterator = fromAISDK(languageModelFor(server)).stream!(request(userAsks), { signal: controller.signal })[Symbol.asyncIterator]();
+    const iterator = fromAISDK(languageModelFor(server)).stream!(request(userAsks), { signal: controller.signal })[
+      Symbol.asyncIterator
+    ]();
     expect((await iterator.next()).value).toEqual({ type: 'text_delta', text: 'partial' });
     controller.abort();
     const error = await iterator.next().then(
       () => undefined,
       (e: unknown) => e,
     );
-    expect((error as ModelCallError).turnError).toEqual({ kind: 'aborted', message: 'The model call was aborted by its abort signal.', retryable: false });
+    expect((error as ModelCallError).turnError).toEqual({
+      kind: 'aborted',
+      message: 'The model call was aborted by its abort signal.',
+      retryable: false,
+    });
     await server.waitForDisconnects(1);
   });
 

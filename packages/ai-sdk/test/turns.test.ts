@@ -77,10 +77,18 @@ const parisCall = { id: 'call_1', name: 'get_weather', arguments: '{"city":"Pari
 
 describe.each(interpreters)('a turn over HTTP under $name', ({ wire, run }) => {
   it('runs one tool round then answers; the second request carries the tool result', async () => {
-    server.reply(wireReply(wire, { toolCalls: [parisCall], usage: { prompt: 20, completion: 7 } }), wireReply(wire, { text: 'It is 18 °C in Paris.', usage: { prompt: 40, completion: 9 } }));
+    server.reply(
+      wireReply(wire, { toolCalls: [parisCall], usage: { prompt: 20, completion: 7 } }),
+      wireReply(wire, { text: 'It is 18 °C in Paris.', usage: { prompt: 40, completion: 9 } }),
+    );
     const result = await run({ model: model(), tools: [weather], ...askParis });
 
-    expect(result).toMatchObject({ status: 'stopped', stopReason: 'completed', output: 'It is 18 °C in Paris.', text: 'It is 18 °C in Paris.' });
+    expect(result).toMatchObject({
+      status: 'stopped',
+      stopReason: 'completed',
+      output: 'It is 18 °C in Paris.',
+      text: 'It is 18 °C in Paris.',
+    });
     expect(transcriptLines(result.transcript)).toEqual([
       'system: You are terse.',
       USER,
@@ -94,7 +102,10 @@ describe.each(interpreters)('a turn over HTTP under $name', ({ wire, run }) => {
     const [first, second] = server.requests.map((r) => r.body);
     expect(first.stream === true).toBe(wire === 'sse');
     expect(first.tools.map((t: { function: { name: string } }) => t.function.name)).toEqual(['get_weather']);
-    expect(second.messages.at(-2)).toMatchObject({ role: 'assistant', tool_calls: [{ id: 'call_1', type: 'function', function: { name: 'get_weather', arguments: '{"city":"Paris"}' } }] });
+    expect(second.messages.at(-2)).toMatchObject({
+      role: 'assistant',
+      tool_calls: [{ id: 'call_1', type: 'function', function: { name: 'get_weather', arguments: '{"city":"Paris"}' } }],
+    });
     expect(second.messages.at(-1)).toEqual({ role: 'tool', tool_call_id: 'call_1', content: '{"city":"Paris","tempC":18}' });
     expect(server.requests).toHaveLength(2);
   });
@@ -106,17 +117,25 @@ describe.each(interpreters)('a turn over HTTP under $name', ({ wire, run }) => {
 
     expect(result).toMatchObject({ status: 'stopped', stopReason: 'completed', text: 'Sorry, let me retry.' });
     const assistant = result.transcript[2];
-    expect(assistant?.role === 'assistant' && assistant.toolCalls[0]).toMatchObject({ id: 'call_1', input: '{"city": "Par', inputError: expect.stringMatching(/'call_1'.*not valid JSON/) });
+    expect(assistant?.role === 'assistant' && assistant.toolCalls[0]).toMatchObject({
+      id: 'call_1',
+      input: '{"city": "Par',
+      inputError: expect.stringMatching(/'call_1'.*not valid JSON/),
+    });
     expect(transcriptLines(result.transcript)[3]).toMatch(/^tool call_1 get_weather: error .*not valid JSON/);
     expect(executed).toEqual([]);
 
     const messages = server.requests[1]!.body.messages;
     // What the model wrote goes back wrapped in an object (providers such as Anthropic reject any other input).
     expect(JSON.parse(messages.at(-2).tool_calls[0].function.arguments)).toEqual({ rawInvalidInput: '{"city": "Par' });
-    expect(messages.at(-1)).toMatchObject({ role: 'tool', tool_call_id: 'call_1', content: expect.stringMatching(/not valid JSON/) });
+    expect(messages.at(-1)).toMatchObject({
+      role: 'tool',
+      tool_call_id: 'call_1',
+      content: expect.stringMatching(/not valid JSON/),
+    });
   });
 
-  it('retries a 429 (the interpreter\'s maxModelRetries, default 2) and completes', async () => {
+  it("retries a 429 (the interpreter's maxModelRetries, default 2) and completes", async () => {
     server.reply(errorReply(429, 'Rate limit reached', { 'retry-after-ms': '20' }), wireReply(wire, { text: 'ok' }));
     const result = await run({ model: model(), ...askParis, modelRetryBackoffMs: 0 });
     expect(result).toMatchObject({ status: 'stopped', output: 'ok' });
@@ -127,15 +146,25 @@ describe.each(interpreters)('a turn over HTTP under $name', ({ wire, run }) => {
   it('fails with rate_limited, retryable, on a 429 when maxModelRetries is 0', async () => {
     server.reply(errorReply(429, 'Rate limit reached', { 'retry-after-ms': '20' }), wireReply(wire, { text: 'not reached' }));
     const result = await run({ model: model(), ...askParis, maxModelRetries: 0 });
-    expect(result).toMatchObject({ status: 'failed', error: { kind: 'rate_limited', retryable: true, data: { statusCode: 429, retryAfterMs: 20 } } });
+    expect(result).toMatchObject({
+      status: 'failed',
+      error: { kind: 'rate_limited', retryable: true, data: { statusCode: 429, retryAfterMs: 20 } },
+    });
     expect(result.error?.message).toMatch(/HTTP 429.*Rate limit reached/);
     expect(server.requests).toHaveLength(1);
   });
 
   it('fails with provider_error on a 500 once the retries are used up', async () => {
-    server.reply(errorReply(500, 'upstream exploded'), errorReply(500, 'upstream exploded'), errorReply(500, 'upstream exploded'));
+    server.reply(
+      errorReply(500, 'upstream exploded'),
+      errorReply(500, 'upstream exploded'),
+      errorReply(500, 'upstream exploded'),
+    );
     const result = await run({ model: model(), ...askParis, modelRetryBackoffMs: 0 });
-    expect(result).toMatchObject({ status: 'failed', error: { kind: 'provider_error', retryable: true, data: { statusCode: 500 } } });
+    expect(result).toMatchObject({
+      status: 'failed',
+      error: { kind: 'provider_error', retryable: true, data: { statusCode: 500 } },
+    });
     expect(result.error?.message).toMatch(/HTTP 500.*upstream exploded/);
     expect(server.requests).toHaveLength(3);
     expect(transcriptLines(result.transcript)).toEqual(['system: You are terse.', USER]);
@@ -144,12 +173,18 @@ describe.each(interpreters)('a turn over HTTP under $name', ({ wire, run }) => {
   it('does not retry a 400, which the provider marks not retryable', async () => {
     server.reply(errorReply(400, 'Unknown parameter: foo'), wireReply(wire, { text: 'not reached' }));
     const result = await run({ model: model(), ...askParis, modelRetryBackoffMs: 0 });
-    expect(result).toMatchObject({ status: 'failed', error: { kind: 'provider_error', retryable: false, data: { statusCode: 400 } } });
+    expect(result).toMatchObject({
+      status: 'failed',
+      error: { kind: 'provider_error', retryable: false, data: { statusCode: 400 } },
+    });
     expect(server.requests).toHaveLength(1);
   });
 
   it('fails with provider_error, without retrying, on a reply it cannot parse', async () => {
-    server.reply(wire === 'json' ? { type: 'json', body: { unexpected: true } } : sse([chunk.role(), chunk.text('Hel'), '{not json']), wireReply(wire, { text: 'not reached' }));
+    server.reply(
+      wire === 'json' ? { type: 'json', body: { unexpected: true } } : sse([chunk.role(), chunk.text('Hel'), '{not json']),
+      wireReply(wire, { text: 'not reached' }),
+    );
     const result = await run({ model: model(), ...askParis, modelRetryBackoffMs: 0 });
     expect(result).toMatchObject({ status: 'failed', error: { kind: 'provider_error', retryable: false } });
     expect(server.requests).toHaveLength(1);
@@ -173,7 +208,11 @@ describe.each(interpreters)('a turn over HTTP under $name', ({ wire, run }) => {
       wireReply(wire, { toolCalls: [{ ...parisCall, id: 'call_2' }], model: 'big-model' }),
       wireReply(wire, { text: '18 °C.' }),
     );
-    const result = await run({ model: model({ resolve: (modelId) => provider()(modelId) }), tools: [weather, escalate], ...askParis });
+    const result = await run({
+      model: model({ resolve: (modelId) => provider()(modelId) }),
+      tools: [weather, escalate],
+      ...askParis,
+    });
 
     expect(result.error).toBeUndefined();
     expect(result).toMatchObject({ status: 'stopped', output: '18 °C.' });
@@ -182,11 +221,21 @@ describe.each(interpreters)('a turn over HTTP under $name', ({ wire, run }) => {
   });
 
   it('stops with budget_exhausted when the reported usage exceeds the token budget, without running the calls', async () => {
-    server.reply(wireReply(wire, { toolCalls: [parisCall], usage: { prompt: 8, completion: 5 } }), wireReply(wire, { text: 'not reached' }));
+    server.reply(
+      wireReply(wire, { toolCalls: [parisCall], usage: { prompt: 8, completion: 5 } }),
+      wireReply(wire, { text: 'not reached' }),
+    );
     const result = await run({ model: model(), tools: [weather], ...askParis, limits: { budget: { maxTotalTokens: 10 } } });
 
-    expect(result).toMatchObject({ status: 'stopped', stopReason: 'budget_exhausted', output: null, usage: { inputTokens: 8, outputTokens: 5, totalTokens: 13 } });
-    expect(transcriptLines(result.transcript).at(-1)).toMatch(/^tool call_1 get_weather: error not executed: .*total token budget/);
+    expect(result).toMatchObject({
+      status: 'stopped',
+      stopReason: 'budget_exhausted',
+      output: null,
+      usage: { inputTokens: 8, outputTokens: 5, totalTokens: 13 },
+    });
+    expect(transcriptLines(result.transcript).at(-1)).toMatch(
+      /^tool call_1 get_weather: error not executed: .*total token budget/,
+    );
     expect(executed).toEqual([]);
     expect(server.requests).toHaveLength(1);
   });
@@ -194,10 +243,16 @@ describe.each(interpreters)('a turn over HTTP under $name', ({ wire, run }) => {
 
 describe.each(interpreters)('pricing under $name: real cost in usage, so maxCost stops a turn', ({ wire, run }) => {
   // $1,000 per million input tokens and $2,000 per million output tokens: 20 + 7 tokens cost 0.034.
-  const pricing = { [FAKE_MODEL]: { inputPerMillion: 1000, outputPerMillion: 2000 }, 'big-model': { inputPerMillion: 5000, outputPerMillion: 5000 } };
+  const pricing = {
+    [FAKE_MODEL]: { inputPerMillion: 1000, outputPerMillion: 2000 },
+    'big-model': { inputPerMillion: 5000, outputPerMillion: 5000 },
+  };
 
   it('reports cost = input × inputPerMillion / 1e6 + output × outputPerMillion / 1e6 over the turn', async () => {
-    server.reply(wireReply(wire, { toolCalls: [parisCall], usage: { prompt: 20, completion: 7 } }), wireReply(wire, { text: '18 °C.', usage: { prompt: 40, completion: 9 } }));
+    server.reply(
+      wireReply(wire, { toolCalls: [parisCall], usage: { prompt: 20, completion: 7 } }),
+      wireReply(wire, { text: '18 °C.', usage: { prompt: 40, completion: 9 } }),
+    );
     const result = await run({ model: model({ pricing }), tools: [weather], ...askParis });
     expect(result.status).toBe('stopped');
     expect(result.usage.cost).toBeCloseTo(0.034 + 0.058, 12);
@@ -227,8 +282,15 @@ describe.each(interpreters)('pricing under $name: real cost in usage, so maxCost
     expect(priced.usage.cost).toBeCloseTo(0.01 + 1, 12);
 
     server.reply(wireReply(wire, { toolCalls: [{ id: 'call_1', name: 'escalate', arguments: '{}' }] }));
-    const unpriced = await run({ model: model({ pricing: { [FAKE_MODEL]: pricing[FAKE_MODEL] }, resolve: (id) => provider()(id) }), tools: [escalate], ...askParis });
-    expect(unpriced.error).toMatchObject({ kind: 'unpriced_model', message: expect.stringContaining("The model 'big-model' has no price") });
+    const unpriced = await run({
+      model: model({ pricing: { [FAKE_MODEL]: pricing[FAKE_MODEL] }, resolve: (id) => provider()(id) }),
+      tools: [escalate],
+      ...askParis,
+    });
+    expect(unpriced.error).toMatchObject({
+      kind: 'unpriced_model',
+      message: expect.stringContaining("The model 'big-model' has no price"),
+    });
     expect(server.requests.map((r) => r.body.model)).toEqual([FAKE_MODEL, 'big-model', FAKE_MODEL]);
   });
 });
@@ -236,12 +298,28 @@ describe.each(interpreters)('pricing under $name: real cost in usage, so maxCost
 describe('fromAISDK pricing option', () => {
   it.each<[string, unknown, string]>([
     ['not an object', 5, 'pricing must be an object of prices by model id'],
-    ['a price that is not an object', { [FAKE_MODEL]: 3 }, `pricing["${FAKE_MODEL}"] must be an object { inputPerMillion, outputPerMillion }; got 3`],
-    ['a negative price', { [FAKE_MODEL]: { inputPerMillion: -1, outputPerMillion: 1 } }, `pricing["${FAKE_MODEL}"].inputPerMillion must be a finite number >= 0`],
-    ['a missing price', { [FAKE_MODEL]: { inputPerMillion: 1 } }, `pricing["${FAKE_MODEL}"].outputPerMillion must be a finite number >= 0 (the price of a million output tokens); got undefined`],
+    [
+      'a price that is not an object',
+      { [FAKE_MODEL]: 3 },
+      `pricing["${FAKE_MODEL}"] must be an object { inputPerMillion, outputPerMillion }; got 3`,
+    ],
+    [
+      'a negative price',
+      { [FAKE_MODEL]: { inputPerMillion: -1, outputPerMillion: 1 } },
+      `pricing["${FAKE_MODEL}"].inputPerMillion must be a finite number >= 0`,
+    ],
+    [
+      'a missing price',
+      { [FAKE_MODEL]: { inputPerMillion: 1 } },
+      `pricing["${FAKE_MODEL}"].outputPerMillion must be a finite number >= 0 (the price of a million output tokens); got undefined`,
+    ],
     ['a price in text', { [FAKE_MODEL]: { inputPerMillion: '2.5', outputPerMillion: 1 } }, "got '2.5'"],
     ['an unknown key', { [FAKE_MODEL]: { inputPerMillion: 1, outputPerMillion: 1, perRequest: 1 } }, "unknown key 'perRequest'"],
-    ['no price for the model itself', { 'gpt-4o': { inputPerMillion: 1, outputPerMillion: 1 } }, `pricing has no price for the model '${FAKE_MODEL}' (it prices 'gpt-4o')`],
+    [
+      'no price for the model itself',
+      { 'gpt-4o': { inputPerMillion: 1, outputPerMillion: 1 } },
+      `pricing has no price for the model '${FAKE_MODEL}' (it prices 'gpt-4o')`,
+    ],
   ])('refuses %s with an error that names it', (_name, pricing, message) => {
     expect(() => model({ pricing: pricing as never })).toThrow(message);
   });
@@ -277,7 +355,10 @@ describe('parallel calls with arguments split across chunks', () => {
   const options = () => ({ model: model(), tools: [weather], system: 'You are terse.', input: 'Weather in Paris and Oslo?' });
 
   it('gives the same transcript under runTurn (JSON) and streamTurn (SSE)', async () => {
-    server.reply(wireReply('json', { text: 'Checking both.', toolCalls: calls, usage: { prompt: 30, completion: 20 } }), wireReply('json', { text: 'Paris 18 °C, Oslo 4 °C.' }));
+    server.reply(
+      wireReply('json', { text: 'Checking both.', toolCalls: calls, usage: { prompt: 30, completion: 20 } }),
+      wireReply('json', { text: 'Paris 18 °C, Oslo 4 °C.' }),
+    );
     const inline = await runTurn(options());
     server.reply(streamed, wireReply('sse', { text: 'Paris 18 °C, Oslo 4 °C.' }, 3));
     const streamedResult = await readToEnd(streamTurn(options()));

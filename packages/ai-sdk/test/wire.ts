@@ -3,7 +3,16 @@
 // for). Turn tests describe a reply once and run it under either interpreter; the conformance
 // bridge turns a scripted model's response into the same replies.
 import type { Model, ModelResponse } from '@turnkit/core';
-import { chunk, completion, FAKE_MODEL, type FakeOpenAIServer, type FakeReply, type FakeToolCall, type FakeUsage, sse } from '@turnkit/testing';
+import {
+  chunk,
+  completion,
+  FAKE_MODEL,
+  type FakeOpenAIServer,
+  type FakeReply,
+  type FakeToolCall,
+  type FakeUsage,
+  sse,
+} from '@turnkit/testing';
 
 export type Wire = 'json' | 'sse';
 
@@ -54,7 +63,9 @@ export function replyFor(response: ModelResponse): Reply {
       name: call.name,
       arguments: call.inputError !== undefined && typeof call.input === 'string' ? call.input : JSON.stringify(call.input),
     })),
-    ...(usage?.inputTokens === undefined && usage?.outputTokens === undefined ? {} : { usage: { prompt: usage?.inputTokens ?? 0, completion: usage?.outputTokens ?? 0 } }),
+    ...(usage?.inputTokens === undefined && usage?.outputTokens === undefined
+      ? {}
+      : { usage: { prompt: usage?.inputTokens ?? 0, completion: usage?.outputTokens ?? 0 } }),
     ...(response.modelId === undefined ? {} : { model: response.modelId }),
   };
 }

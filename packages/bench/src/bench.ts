@@ -36,8 +36,20 @@ export interface FigureSizes {
   readonly exploreMaxDepth: number;
 }
 
-const FULL: FigureSizes = { suspendedTurns: 10_000, stepTurns: 50_000, streamDeltas: 10_000, exploreMaxIterations: 2, exploreMaxDepth: 40 };
-const QUICK: FigureSizes = { suspendedTurns: 500, stepTurns: 2_000, streamDeltas: 5_000, exploreMaxIterations: 1, exploreMaxDepth: 20 };
+const FULL: FigureSizes = {
+  suspendedTurns: 10_000,
+  stepTurns: 50_000,
+  streamDeltas: 10_000,
+  exploreMaxIterations: 2,
+  exploreMaxDepth: 40,
+};
+const QUICK: FigureSizes = {
+  suspendedTurns: 500,
+  stepTurns: 2_000,
+  streamDeltas: 5_000,
+  exploreMaxIterations: 1,
+  exploreMaxDepth: 20,
+};
 
 /** Runs the benchmark and returns what it measured; throws if any system fails verification. */
 export async function runBench(settings: BenchSettings): Promise<BenchReport> {
@@ -56,15 +68,27 @@ export async function runBench(settings: BenchSettings): Promise<BenchReport> {
     sizes.exploreMaxDepth,
   );
   log(`Streaming throughput (${sizes.streamDeltas} deltas)…`);
-  const turnkitPerSecond = await deltasPerSecond('turnkit streamTurn', await turnkitDeltaStream(sizes.streamDeltas), sizes.streamDeltas, 10);
+  const turnkitPerSecond = await deltasPerSecond(
+    'turnkit streamTurn',
+    await turnkitDeltaStream(sizes.streamDeltas),
+    sizes.streamDeltas,
+    10,
+  );
   const systems = turnkitSystems();
   let aiSdkPerSecond: number | undefined;
   if (!settings.quick) {
     ensurePeers(settings.log);
-    aiSdkPerSecond = await deltasPerSecond('AI SDK 6 streamText', await aiSdkDeltaStream(sizes.streamDeltas), sizes.streamDeltas, 10);
+    aiSdkPerSecond = await deltasPerSecond(
+      'AI SDK 6 streamText',
+      await aiSdkDeltaStream(sizes.streamDeltas),
+      sizes.streamDeltas,
+      10,
+    );
     systems.push(...(await loadPeerSystems()));
   }
-  log(`Timing ${systems.map((s) => s.name).join(', ')}: ${settings.warmupTurns} warm-up turns each, then ${settings.rounds} interleaved rounds of ${settings.turnsPerRound} turns.`);
+  log(
+    `Timing ${systems.map((s) => s.name).join(', ')}: ${settings.warmupTurns} warm-up turns each, then ${settings.rounds} interleaved rounds of ${settings.turnsPerRound} turns.`,
+  );
   const turns = await timeTurns(systems, {
     warmupTurns: settings.warmupTurns,
     rounds: settings.rounds,

@@ -16,7 +16,9 @@ export function measureExplore(limits: TurnLimitsInput, maxDepth: number): Explo
         (first ? ` (first: invariant ${first.invariant}, ${first.message}, after ${first.path.join(' → ')}).` : '.'),
     );
   }
-  const settings = Object.entries(limits).map(([key, value]) => `${key} ${String(value)}`).join(', ');
+  const settings = Object.entries(limits)
+    .map(([key, value]) => `${key} ${String(value)}`)
+    .join(', ');
   return {
     limits: `${settings}; ${explored.exhaustive ? 'exhaustive' : `cut at depth ${maxDepth}`}`,
     states: explored.states,

@@ -2,7 +2,15 @@ export { runBench, writeBenchmarksDoc, type BenchSettings, type FigureSizes } fr
 export { timeTurns, type SystemTiming, type TurnTimingOptions } from './harness.js';
 export { ensurePeers, peersInstalled, PEER_SPECS } from './peer-install.js';
 export { loadPeerSystems } from './peers.js';
-export { checkTargets, formatTerminal, renderMarkdown, TARGETS, type BenchReport, type TargetCheck, type TargetVerdict } from './report.js';
+export {
+  checkTargets,
+  formatTerminal,
+  renderMarkdown,
+  TARGETS,
+  type BenchReport,
+  type TargetCheck,
+  type TargetVerdict,
+} from './report.js';
 export { EXPECTED_TEXT, EXPECTED_TOOL_RESULTS, verifyOutcome, type BenchSystem, type TurnOutcome } from './scenario.js';
 export { measureStep, STEP_SCRIPTS } from './step-bench.js';
 export { median, p95, quantile } from './stats.js';

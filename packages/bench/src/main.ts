@@ -59,9 +59,13 @@ async function main(): Promise<number> {
   }
   // The heap figure needs a full GC before each reading: re-run this process with --expose-gc.
   if (typeof globalThis.gc !== 'function') {
-    const child = spawnSync(process.execPath, ['--expose-gc', ...process.execArgv, fileURLToPath(import.meta.url), ...process.argv.slice(2)], {
-      stdio: 'inherit',
-    });
+    const child = spawnSync(
+      process.execPath,
+      ['--expose-gc', ...process.execArgv, fileURLToPath(import.meta.url), ...process.argv.slice(2)],
+      {
+        stdio: 'inherit',
+      },
+    );
     return child.status ?? 1;
   }
   const quick = values.quick;

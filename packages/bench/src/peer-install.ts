@@ -54,7 +54,9 @@ export function ensurePeers(log: (line: string) => void): void {
     const done = spawnSync(npm, args, { cwd: packageRoot, encoding: 'utf8' });
     if (done.status !== 0) {
       const output = `${done.stdout ?? ''}${done.stderr ?? ''}${done.error ? String(done.error) : ''}`.trim();
-      throw new Error(`Installing the benchmark peers failed (npm ${args.join(' ')}); check access to the npm registry and retry.\n${output}`);
+      throw new Error(
+        `Installing the benchmark peers failed (npm ${args.join(' ')}); check access to the npm registry and retry.\n${output}`,
+      );
     }
     writeFileSync(MARKER, `${JSON.stringify({ specs: PEER_SPECS }, null, 2)}\n`);
     log(`Installed the peers in ${((Date.now() - started) / 1000).toFixed(1)} s.`);

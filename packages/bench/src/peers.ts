@@ -30,8 +30,14 @@ interface AiSdkTestModule {
 
 interface OpenAIAgentsModule {
   readonly Agent: new (options: object) => unknown;
-  readonly Runner: new (options: object) => {
-    run(agent: unknown, input: string, options: object): Promise<{
+  readonly Runner: new (
+    options: object,
+  ) => {
+    run(
+      agent: unknown,
+      input: string,
+      options: object,
+    ): Promise<{
       readonly finalOutput: unknown;
       readonly newItems: readonly { readonly type: string; readonly output?: unknown }[];
     }>;
@@ -50,7 +56,9 @@ interface LangChainMessage {
   _getType?(): string;
 }
 interface LangChainModule {
-  createAgent(options: object): { invoke(input: object, config: object): Promise<{ readonly messages: readonly LangChainMessage[] }> };
+  createAgent(options: object): {
+    invoke(input: object, config: object): Promise<{ readonly messages: readonly LangChainMessage[] }>;
+  };
   tool(fn: (input: { a: number; b: number }) => Promise<string>, options: object): unknown;
 }
 interface LangChainMessagesModule {
@@ -117,7 +125,12 @@ async function aiSdkSystems(): Promise<BenchSystem[]> {
           usage: aiUsage,
           warnings: [],
         }
-      : { content: [{ type: 'text', text: 'done' }], finishReason: { unified: 'stop', raw: 'stop' }, usage: aiUsage, warnings: [] };
+      : {
+          content: [{ type: 'text', text: 'done' }],
+          finishReason: { unified: 'stop', raw: 'stop' },
+          usage: aiUsage,
+          warnings: [],
+        };
   };
   const streamed = (i: number): object[] => {
     const input = ADD_INPUTS[i];
@@ -290,7 +303,9 @@ export async function aiSdkDeltaStream(deltas: number): Promise<() => Promise<{ 
   for (let i = 0; i < deltas; i++) chunks.push({ type: 'text-delta', id: 't', delta: 'x' });
   chunks.push({ type: 'text-end', id: 't' }, { type: 'finish', finishReason: { unified: 'stop', raw: 'stop' }, usage: aiUsage });
   return async () => {
-    const model = new aiTest.MockLanguageModelV3({ doStream: async () => ({ stream: aiTest.convertArrayToReadableStream(chunks) }) });
+    const model = new aiTest.MockLanguageModelV3({
+      doStream: async () => ({ stream: aiTest.convertArrayToReadableStream(chunks) }),
+    });
     const r = ai.streamText({ model, prompt: 'go' });
     let seen = 0;
     for await (const part of r.fullStream) if (part.type === 'text-delta') seen++;

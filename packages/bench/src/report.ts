@@ -133,21 +133,41 @@ function verdictLabel(verdict: TargetVerdict, markdown: boolean): string {
 }
 
 function turnRows(report: BenchReport): string[][] {
-  return report.turns.map((t) => [t.name, fixed(t.medianUs, 1), fixed(t.p95Us, 1), `${fixed(t.ratio, 1)}×`, int(t.samplesUs.length)]);
+  return report.turns.map((t) => [
+    t.name,
+    fixed(t.medianUs, 1),
+    fixed(t.p95Us, 1),
+    `${fixed(t.ratio, 1)}×`,
+    int(t.samplesUs.length),
+  ]);
 }
 
 function figureRows(report: BenchReport): string[][] {
   const { suspendedHeap: heap, step, streaming, explore } = report;
   return [
-    ['heap retained per suspended turn', `${int(heap.bytesPerTurn)} bytes`, `${int(heap.turns)} turns parked for approval (state + transcript; ${int(heap.jsonBytesPerTurn)} bytes as JSON)`],
-    ['`step` per transition', `${int(step.nsPerTransition)} ns`, `${int(step.transitions)} transitions over ${int(step.turns)} turns, mixed events`],
+    [
+      'heap retained per suspended turn',
+      `${int(heap.bytesPerTurn)} bytes`,
+      `${int(heap.turns)} turns parked for approval (state + transcript; ${int(heap.jsonBytesPerTurn)} bytes as JSON)`,
+    ],
+    [
+      '`step` per transition',
+      `${int(step.nsPerTransition)} ns`,
+      `${int(step.transitions)} transitions over ${int(step.turns)} turns, mixed events`,
+    ],
     ['streamTurn text deltas', `${int(streaming.turnkitPerSecond)} /s`, `${int(streaming.deltas)} deltas, consumer does nothing`],
     [
       'AI SDK 6 streamText text deltas',
       streaming.aiSdkPerSecond === undefined ? 'not run' : `${int(streaming.aiSdkPerSecond)} /s`,
-      streaming.aiSdkPerSecond === undefined ? 'peers are skipped with --quick' : `same ${int(streaming.deltas)} deltas, fullStream read to the end`,
+      streaming.aiSdkPerSecond === undefined
+        ? 'peers are skipped with --quick'
+        : `same ${int(streaming.deltas)} deltas, fullStream read to the end`,
     ],
-    ['exploreTurn', `${int(explore.statesPerSecond)} states/s`, `${int(explore.states)} states, ${int(explore.transitions)} transitions in ${fixed(explore.seconds, 2)} s (${explore.limits})`],
+    [
+      'exploreTurn',
+      `${int(explore.statesPerSecond)} states/s`,
+      `${int(explore.states)} states, ${int(explore.transitions)} transitions in ${fixed(explore.seconds, 2)} s (${explore.limits})`,
+    ],
   ];
 }
 

@@ -35,8 +35,7 @@ function asNumber(value: unknown): number | undefined {
 /** Throws an Error naming the system and what differed when an outcome is not the scenario's. */
 export function verifyOutcome(system: string, outcome: TurnOutcome): void {
   const numbers = outcome.toolResults.map(asNumber);
-  const resultsMatch =
-    numbers.length === EXPECTED_TOOL_RESULTS.length && numbers.every((n, i) => n === EXPECTED_TOOL_RESULTS[i]);
+  const resultsMatch = numbers.length === EXPECTED_TOOL_RESULTS.length && numbers.every((n, i) => n === EXPECTED_TOOL_RESULTS[i]);
   if (!resultsMatch) {
     throw new Error(
       `${system} produced tool results ${JSON.stringify(outcome.toolResults)} instead of ${JSON.stringify(EXPECTED_TOOL_RESULTS)}; ` +

@@ -10,7 +10,10 @@ const replyWith = (...ids: string[]): TurnEvent => ({
   type: 'model_responded',
   response: { text: '', toolCalls: ids.map((id, i) => call(id, i)), usage: { inputTokens: 10, outputTokens: 5 } },
 });
-const answer = (text: string): TurnEvent => ({ type: 'model_responded', response: { text, toolCalls: [], usage: { inputTokens: 10, outputTokens: 5 } } });
+const answer = (text: string): TurnEvent => ({
+  type: 'model_responded',
+  response: { text, toolCalls: [], usage: { inputTokens: 10, outputTokens: 5 } },
+});
 
 interface EventScript {
   readonly events: readonly TurnEvent[];
@@ -64,7 +67,13 @@ export const STEP_SCRIPTS: readonly EventScript[] = [
     ends: 'cancelled',
   },
   // A model failure, and an event that does not belong to the status.
-  { events: [{ type: 'start', input: 'go' }, { type: 'model_failed', error: { kind: 'http', message: 'model unavailable' } }], ends: 'failed' },
+  {
+    events: [
+      { type: 'start', input: 'go' },
+      { type: 'model_failed', error: { kind: 'http', message: 'model unavailable' } },
+    ],
+    ends: 'failed',
+  },
   { events: [{ type: 'start', input: 'go' }, { type: 'compacted' }], ends: 'failed' },
 ];
 
@@ -84,7 +93,9 @@ export function measureStep(turns: number, batches: number): StepFigure {
   for (const script of STEP_SCRIPTS) {
     const end = runScript(initial, script);
     if (end.status !== script.ends) {
-      throw new Error(`The step benchmark's script ${script.events.map((e) => e.type).join(' → ')} ended '${end.status}' instead of '${script.ends}'; update STEP_SCRIPTS to the reducer.`);
+      throw new Error(
+        `The step benchmark's script ${script.events.map((e) => e.type).join(' → ')} ended '${end.status}' instead of '${script.ends}'; update STEP_SCRIPTS to the reducer.`,
+      );
     }
   }
   const perTransition: number[] = [];
@@ -102,7 +113,8 @@ export function measureStep(turns: number, batches: number): StepFigure {
       if (state.status !== script.ends) wrong++;
     }
     const elapsed = Number(process.hrtime.bigint() - started);
-    if (wrong > 0) throw new Error(`${wrong} turns of the step benchmark ended in an unexpected status; step is not deterministic.`);
+    if (wrong > 0)
+      throw new Error(`${wrong} turns of the step benchmark ended in an unexpected status; step is not deterministic.`);
     if (batch === 0) continue;
     perTransition.push(elapsed / count);
     transitions += count;

@@ -12,7 +12,13 @@ import { median } from './stats.js';
 
 const addInput = z.object({ a: z.number(), b: z.number() });
 const add = defineTool({ name: 'add', description: 'add', input: addInput, execute: ({ a, b }) => a + b });
-const addWithApproval = defineTool({ name: 'add', description: 'add', input: addInput, needsApproval: true, execute: ({ a, b }) => a + b });
+const addWithApproval = defineTool({
+  name: 'add',
+  description: 'add',
+  input: addInput,
+  needsApproval: true,
+  execute: ({ a, b }) => a + b,
+});
 
 const REPLIES: readonly ModelResponse[] = [
   ...ADD_INPUTS.map((input, i) => ({ text: '', toolCalls: [{ id: `c${i}`, name: 'add', input }], finishReason: 'tool_calls' })),
@@ -32,7 +38,9 @@ const STREAMED: readonly (readonly ModelStreamPart[])[] = [
 ];
 
 function missingReply(call: number): Error {
-  return new Error(`The benchmark model has ${REPLIES.length} replies and was called a ${call + 1}th time; the turn did not follow the scenario.`);
+  return new Error(
+    `The benchmark model has ${REPLIES.length} replies and was called a ${call + 1}th time; the turn did not follow the scenario.`,
+  );
 }
 
 /** A fresh scripted model for one turn: the scenario's three replies, in order. */
@@ -99,7 +107,9 @@ export async function measureSuspendedHeap(turns: number, gc: () => void): Promi
   const park = async (): Promise<{ state: unknown; transcript: readonly Message[] }> => {
     const result = await runTurn({ model: scenarioModel(), tools: [addWithApproval], input: 'go' });
     if (result.status !== 'suspended' || result.pending?.length !== 1) {
-      throw new Error(`A turn whose add call needs approval ended '${result.status}' instead of 'suspended' with one pending call; the heap figure would be wrong.`);
+      throw new Error(
+        `A turn whose add call needs approval ended '${result.status}' instead of 'suspended' with one pending call; the heap figure would be wrong.`,
+      );
     }
     return { state: result.state, transcript: result.transcript };
   };
@@ -154,7 +164,9 @@ export async function deltasPerSecond(system: string, run: DeltaRun, deltas: num
     const seen = await run();
     const seconds = Number(process.hrtime.bigint() - started) / 1e9;
     if (seen.deltas !== deltas || seen.text.length !== deltas) {
-      throw new Error(`${system} passed ${seen.deltas} of ${deltas} text deltas (final text ${seen.text.length} characters); its throughput is not comparable.`);
+      throw new Error(
+        `${system} passed ${seen.deltas} of ${deltas} text deltas (final text ${seen.text.length} characters); its throughput is not comparable.`,
+      );
     }
     if (i > 0) rates.push(deltas / seconds); // the first run warms up
   }

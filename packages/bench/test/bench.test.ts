@@ -39,7 +39,9 @@ describe('timeTurns', () => {
   it('fails, naming the system, when a system does not produce the scenario outcome', async () => {
     const good: BenchSystem = { name: 'good', kind: 'peer', run: async () => ({ toolResults: [1, 2], text: 'done' }) };
     const lazy: BenchSystem = { name: 'lazy', kind: 'peer', run: async () => ({ toolResults: [], text: 'done' }) };
-    await expect(timeTurns([good, lazy], { warmupTurns: 1, rounds: 1, turnsPerRound: 1 })).rejects.toThrow(/lazy produced tool results \[\]/);
+    await expect(timeTurns([good, lazy], { warmupTurns: 1, rounds: 1, turnsPerRound: 1 })).rejects.toThrow(
+      /lazy produced tool results \[\]/,
+    );
   });
 
   it('interleaves rounds and keeps one sample per timed turn', async () => {
@@ -123,7 +125,9 @@ describe('targets', () => {
     quick,
     turns: [
       { name: 'turnkit runTurn', kind: 'turnkit', medianUs: 100, p95Us: 120, ratio: 1, samplesUs: [100], verifiedTurns: 2 },
-      ...(quick ? [] : [{ name: 'peer', kind: 'peer' as const, medianUs: 200, p95Us: 220, ratio: 2, samplesUs: [200], verifiedTurns: 2 }]),
+      ...(quick
+        ? []
+        : [{ name: 'peer', kind: 'peer' as const, medianUs: 200, p95Us: 220, ratio: 2, samplesUs: [200], verifiedTurns: 2 }]),
     ],
     suspendedHeap: { turns: 10, bytesPerTurn: 1000, jsonBytesPerTurn: 500 },
     step: { transitions: 100, turns: 10, nsPerTransition: 1546 },
@@ -131,7 +135,8 @@ describe('targets', () => {
     explore: { limits: 'test', states: 2, transitions: 1, seconds: 1, statesPerSecond: 2 },
   });
   // The targets table comes last in the terminal output.
-  const lineOf = (text: string, name: string): string => text.split('\n').findLast((line) => line.startsWith(name)) ?? `no line starting ${name}`;
+  const lineOf = (text: string, name: string): string =>
+    text.split('\n').findLast((line) => line.startsWith(name)) ?? `no line starting ${name}`;
 
   it('in a --quick run, marks timing targets not comparable instead of met or missed', () => {
     const report = slow(true);
@@ -146,7 +151,9 @@ describe('targets', () => {
     expect(lineOf(terminal, '`step` per transition')).toMatch(/1,546 ns {2}not comparable \(--quick: not warmed up\)$/);
     expect(lineOf(terminal, 'streaming throughput')).toMatch(/not comparable \(--quick: not warmed up\)$/);
     expect(lineOf(terminal, 'heap per suspended turn')).toMatch(/ met$/);
-    expect(renderMarkdown(report)).toContain('| `step` per transition | ≤ 300 ns | 1,546 ns | not comparable (--quick: not warmed up) |');
+    expect(renderMarkdown(report)).toContain(
+      '| `step` per transition | ≤ 300 ns | 1,546 ns | not comparable (--quick: not warmed up) |',
+    );
   });
 
   it('in a full run, reports a missed timing target as missed', () => {

@@ -83,32 +83,69 @@ function callingModel(state: TurnState, add: Add): void {
   const id = (i: number): string => freshCallId(state, i);
   const budget = state.limits.budget;
   const tokenBudget =
-    budget.maxInputTokens !== undefined || budget.maxOutputTokens !== undefined || budget.maxTotalTokens !== undefined || budget.maxCost !== undefined;
+    budget.maxInputTokens !== undefined ||
+    budget.maxOutputTokens !== undefined ||
+    budget.maxTotalTokens !== undefined ||
+    budget.maxCost !== undefined;
   // With a token or cost budget every reply spends a little, so the budget is also reached slowly.
   const usage = tokenBudget ? { usage: { inputTokens: 40, outputTokens: 10, cost: 0.01 } } : {};
-  const reply = (toolCalls: ToolCall[], text = ''): TurnEvent => ({ type: 'model_responded', response: { text, toolCalls, ...usage } });
+  const reply = (toolCalls: ToolCall[], text = ''): TurnEvent => ({
+    type: 'model_responded',
+    response: { text, toolCalls, ...usage },
+  });
 
   add('reply_text', 'progress', reply([], 'Here is your plan.'));
   add('reply_one_call', 'progress', reply([{ id: id(0), ...SEARCH }]));
-  add('reply_two_calls', 'progress', reply([{ id: id(0), ...SEARCH }, { id: id(1), ...READ }]));
+  add(
+    'reply_two_calls',
+    'progress',
+    reply([
+      { id: id(0), ...SEARCH },
+      { id: id(1), ...READ },
+    ]),
+  );
   const previous = previousBatch(state);
   if (previous !== null) add('reply_repeated_batch', 'progress', reply(previous.map((call, i) => ({ id: id(i), ...call }))));
   const exempt = state.limits.loopExemptTools[0];
   if (exempt !== undefined) {
     add('reply_exempt_call', 'progress', reply([{ id: id(0), name: exempt, input: {} }]));
-    add('reply_exempt_and_search', 'progress', reply([{ id: id(0), name: exempt, input: {} }, { id: id(1), ...SEARCH }]));
+    add(
+      'reply_exempt_and_search',
+      'progress',
+      reply([
+        { id: id(0), name: exempt, input: {} },
+        { id: id(1), ...SEARCH },
+      ]),
+    );
   }
   if (tokenBudget) {
     const big = Math.max(budget.maxInputTokens ?? 0, budget.maxOutputTokens ?? 0, budget.maxTotalTokens ?? 0) + 1;
     add('reply_over_budget', 'fatal', {
       type: 'model_responded',
-      response: { text: '', toolCalls: [{ id: id(0), ...SEARCH }], usage: { inputTokens: big, outputTokens: big, cost: (budget.maxCost ?? 0) + 1 } },
+      response: {
+        text: '',
+        toolCalls: [{ id: id(0), ...SEARCH }],
+        usage: { inputTokens: big, outputTokens: big, cost: (budget.maxCost ?? 0) + 1 },
+      },
     });
   }
-  add('reply_repeated_id', 'fatal', reply([{ id: id(0), ...SEARCH }, { id: id(0), ...READ }]));
-  add('model_failed', 'fatal', { type: 'model_failed', error: { kind: 'auth_failed', message: 'The API key was rejected.', retryable: false } });
+  add(
+    'reply_repeated_id',
+    'fatal',
+    reply([
+      { id: id(0), ...SEARCH },
+      { id: id(0), ...READ },
+    ]),
+  );
+  add('model_failed', 'fatal', {
+    type: 'model_failed',
+    error: { kind: 'auth_failed', message: 'The API key was rejected.', retryable: false },
+  });
   // Retried while limits.maxModelRetries and the model-call budget allow, else it ends the turn.
-  add('model_failed_retryable', 'progress', { type: 'model_failed', error: { kind: 'rate_limited', message: 'Too many requests.', retryable: true } });
+  add('model_failed_retryable', 'progress', {
+    type: 'model_failed',
+    error: { kind: 'rate_limited', message: 'Too many requests.', retryable: true },
+  });
   add('model_failed_partial', 'fatal', {
     type: 'model_failed',
     error: { kind: 'rate_limited', message: 'Connection reset.', retryable: true },
@@ -121,7 +158,13 @@ function previousBatch(state: TurnState): Array<Omit<ToolCall, 'id'>> | null {
   return state.lastBatch === null ? null : state.lastBatch.map(({ name, input }) => ({ name, input }));
 }
 
-const ok = (call: ToolCall, extra: Partial<ToolResult> = {}): ToolResult => ({ callId: call.id, name: call.name, output: `ok: ${call.name}`, isError: false, ...extra });
+const ok = (call: ToolCall, extra: Partial<ToolResult> = {}): ToolResult => ({
+  callId: call.id,
+  name: call.name,
+  output: `ok: ${call.name}`,
+  isError: false,
+  ...extra,
+});
 
 /** The batch of a status that has one (`dispatching`, `awaiting_approval`, `executing_approved`). */
 function batchOf(state: TurnState): TurnBatch {
@@ -132,7 +175,8 @@ function batchOf(state: TurnState): TurnBatch {
 function dispatching(state: TurnState, add: Add): void {
   const { calls } = batchOf(state);
   add('tools_completed', 'progress', { type: 'tools_completed', results: calls.map((c) => ok(c)) });
-  if (calls.length >= 2) add('tools_completed_reversed', 'progress', { type: 'tools_completed', results: calls.map((c) => ok(c)).reverse() });
+  if (calls.length >= 2)
+    add('tools_completed_reversed', 'progress', { type: 'tools_completed', results: calls.map((c) => ok(c)).reverse() });
   add('tools_completed_override', 'progress', {
     type: 'tools_completed',
     results: calls.map((c, i) => (i === 0 ? ok(c, { modelOverride: 'model-large' }) : ok(c))),
@@ -145,7 +189,11 @@ function dispatching(state: TurnState, add: Add): void {
   const park = (call: ToolCall): ParkedCall => ({ call, reason: `${call.name} needs approval` });
   add('tools_parked_all', 'progress', { type: 'tools_parked', held: [], parked: calls.map(park) });
   if (calls.length >= 2) {
-    add('tools_parked_last', 'progress', { type: 'tools_parked', held: calls.slice(0, -1).map((c) => ok(c)), parked: calls.slice(-1).map(park) });
+    add('tools_parked_last', 'progress', {
+      type: 'tools_parked',
+      held: calls.slice(0, -1).map((c) => ok(c)),
+      parked: calls.slice(-1).map(park),
+    });
   }
 }
 
@@ -163,7 +211,11 @@ function deciding(state: TurnState, add: Add): void {
   if (undecided.length >= 2) {
     const [first, ...rest] = undecided as [string, ...string[]];
     add('approve_first_only', 'progress', decide([[first, approve]]));
-    add('approve_first_reject_rest', 'progress', decide([[first, approve], ...rest.map((id): [string, typeof reject] => [id, reject])]));
+    add(
+      'approve_first_reject_rest',
+      'progress',
+      decide([[first, approve], ...rest.map((id): [string, typeof reject] => [id, reject])]),
+    );
   }
   add('decide_unknown_id', 'progress', decide([['no-such-call', approve]]));
   add('approval_expired', 'progress', { type: 'approval_expired' });
@@ -172,12 +224,21 @@ function deciding(state: TurnState, add: Add): void {
 function executing(state: TurnState, add: Add): void {
   // The calls running are the approved parked ones, in parked order (what execute_approved carried).
   const { parked, decisions } = batchOf(state);
-  const calls = parked.filter((p) => Object.hasOwn(decisions, p.call.id) && decisions[p.call.id]?.type === 'approve').map((p) => p.call);
+  const calls = parked
+    .filter((p) => Object.hasOwn(decisions, p.call.id) && decisions[p.call.id]?.type === 'approve')
+    .map((p) => p.call);
   const ids = calls.map((c) => c.id);
   add('approved_completed', 'progress', { type: 'approved_tools_completed', results: calls.map((c) => ok(c)) });
-  if (calls.length >= 2) add('approved_completed_reversed', 'progress', { type: 'approved_tools_completed', results: calls.map((c) => ok(c)).reverse() });
+  if (calls.length >= 2)
+    add('approved_completed_reversed', 'progress', {
+      type: 'approved_tools_completed',
+      results: calls.map((c) => ok(c)).reverse(),
+    });
   add('approved_incomplete', 'fatal', { type: 'approved_tools_completed', results: calls.slice(1).map((c) => ok(c)) });
-  add('decide_while_executing', 'progress', { type: 'approvals_decided', decisions: Object.fromEntries(ids.map((id) => [id, { type: 'reject' }])) });
+  add('decide_while_executing', 'progress', {
+    type: 'approvals_decided',
+    decisions: Object.fromEntries(ids.map((id) => [id, { type: 'reject' }])),
+  });
 }
 
 function dedupe(events: LabelledEvent[]): LabelledEvent[] {

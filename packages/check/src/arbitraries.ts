@@ -26,7 +26,12 @@ export type EventChoice =
   /** A fatal event of the alphabet: cancel, a malformed event, a failure, an incomplete batch… */
   | { readonly kind: 'fatal'; readonly pick: number }
   /** A model reply with random calls and usage (a plausible event outside `calling_model`). */
-  | { readonly kind: 'reply'; readonly calls: ReadonlyArray<readonly [tool: number, arg: number]>; readonly text: string; readonly usage: { readonly inputTokens: number; readonly outputTokens: number } | null }
+  | {
+      readonly kind: 'reply';
+      readonly calls: ReadonlyArray<readonly [tool: number, arg: number]>;
+      readonly text: string;
+      readonly usage: { readonly inputTokens: number; readonly outputTokens: number } | null;
+    }
   /** A known event type with a random payload. */
   | { readonly kind: 'typed'; readonly type: string; readonly payload: JsonValue }
   /** Any JSON value, or any value at all, sent as the event. */
@@ -46,9 +51,20 @@ export interface Scenario {
 
 const TOOLS = ['search', 'read', 'clock'] as const;
 const EVENT_TYPES = [
-  'start', 'model_responded', 'model_failed', 'tools_completed', 'tools_parked', 'approvals_decided',
-  'approval_expired', 'approved_tools_completed', 'compacted', 'output_accepted', 'output_rejected', 'cancel',
-  'cancel_batch', 'effect_failed',
+  'start',
+  'model_responded',
+  'model_failed',
+  'tools_completed',
+  'tools_parked',
+  'approvals_decided',
+  'approval_expired',
+  'approved_tools_completed',
+  'compacted',
+  'output_accepted',
+  'output_rejected',
+  'cancel',
+  'cancel_batch',
+  'effect_failed',
 ] as const;
 
 /**
@@ -102,25 +118,38 @@ const ENDING_REPLIES: ReadonlySet<string> = new Set(['tools_completed_stop', 're
 export function arbitraryLimits(): fc.Arbitrary<TurnLimitsInput> {
   return fc.record(
     {
-      maxIterations: fc.oneof({ weight: 1, arbitrary: fc.integer({ min: 1, max: 3 }) }, { weight: 5, arbitrary: fc.integer({ min: 5, max: 16 }) }),
+      maxIterations: fc.oneof(
+        { weight: 1, arbitrary: fc.integer({ min: 1, max: 3 }) },
+        { weight: 5, arbitrary: fc.integer({ min: 5, max: 16 }) },
+      ),
       // The alphabet's replies repeat often (one search, the same two calls), so a threshold ends
       // many of its turns in a loop: half the turns have loop detection off and go on.
-      loopThreshold: fc.oneof({ weight: 2, arbitrary: fc.constant(0) }, { weight: 1, arbitrary: fc.constantFrom(2, 3) }, { weight: 1, arbitrary: fc.constantFrom(5, 8) }),
+      loopThreshold: fc.oneof(
+        { weight: 2, arbitrary: fc.constant(0) },
+        { weight: 1, arbitrary: fc.constantFrom(2, 3) },
+        { weight: 1, arbitrary: fc.constantFrom(5, 8) },
+      ),
       loopExemptTools: fc.constantFrom([], ['clock']),
       maxOutputRepairs: fc.integer({ min: 0, max: 2 }),
       // One call per reply in some runs, so replies of two or more calls are cut.
       maxCallsPerReply: fc.constantFrom(1, 2, 32),
       // Budgets in a fifth of the runs: a budget ends most of its turns before loops and limits are reached.
-      budget: fc.oneof({ weight: 4, arbitrary: fc.constant({}) }, { weight: 1, arbitrary: fc.record(
+      budget: fc.oneof(
+        { weight: 4, arbitrary: fc.constant({}) },
         {
-          maxModelCalls: fc.integer({ min: 3, max: 16 }),
-          maxToolCalls: fc.integer({ min: 4, max: 24 }),
-          maxInputTokens: fc.integer({ min: 200, max: 1500 }),
-          maxTotalTokens: fc.integer({ min: 200, max: 2000 }),
-          maxCost: fc.constantFrom(0.05, 0.1, 1),
+          weight: 1,
+          arbitrary: fc.record(
+            {
+              maxModelCalls: fc.integer({ min: 3, max: 16 }),
+              maxToolCalls: fc.integer({ min: 4, max: 24 }),
+              maxInputTokens: fc.integer({ min: 200, max: 1500 }),
+              maxTotalTokens: fc.integer({ min: 200, max: 2000 }),
+              maxCost: fc.constantFrom(0.05, 0.1, 1),
+            },
+            { requiredKeys: [] },
+          ),
         },
-        { requiredKeys: [] },
-      ) }),
+      ),
     },
     { requiredKeys: ['maxIterations', 'loopThreshold', 'maxOutputRepairs'] },
   );
@@ -150,7 +179,9 @@ export function arbitraryChoice(): fc.Arbitrary<EventChoice> {
     { weight: 2, arbitrary: pick.map((p): EventChoice => ({ kind: 'fatal', pick: p })) },
     {
       weight: 1,
-      arbitrary: fc.record({ type: fc.constantFrom(...EVENT_TYPES), payload: json }).map((r): EventChoice => ({ kind: 'typed', type: r.type, payload: r.payload })),
+      arbitrary: fc
+        .record({ type: fc.constantFrom(...EVENT_TYPES), payload: json })
+        .map((r): EventChoice => ({ kind: 'typed', type: r.type, payload: r.payload })),
     },
     { weight: 1, arbitrary: json.map((value): EventChoice => ({ kind: 'json', value })) },
     { weight: 1, arbitrary: fc.anything({ maxDepth: 3 }).map((value): EventChoice => ({ kind: 'anything', value })) },
@@ -183,9 +214,18 @@ export function eventFromChoice(state: TurnState, choice: EventChoice): unknown 
       return from[choice.pick % from.length]?.event;
     }
     case 'reply': {
-      if (state.status !== 'calling_model') return eventFromChoice(state, { kind: 'plausible', pick: choice.calls.length + choice.text.length });
-      const toolCalls: ToolCall[] = choice.calls.map(([tool, arg], i) => ({ id: freshCallId(state, i), name: TOOLS[tool % TOOLS.length] ?? 'search', input: { q: `topic ${arg}` } }));
-      return { type: 'model_responded', response: choice.usage === null ? { text: choice.text, toolCalls } : { text: choice.text, toolCalls, usage: choice.usage } };
+      if (state.status !== 'calling_model')
+        return eventFromChoice(state, { kind: 'plausible', pick: choice.calls.length + choice.text.length });
+      const toolCalls: ToolCall[] = choice.calls.map(([tool, arg], i) => ({
+        id: freshCallId(state, i),
+        name: TOOLS[tool % TOOLS.length] ?? 'search',
+        input: { q: `topic ${arg}` },
+      }));
+      return {
+        type: 'model_responded',
+        response:
+          choice.usage === null ? { text: choice.text, toolCalls } : { text: choice.text, toolCalls, usage: choice.usage },
+      };
     }
     case 'typed':
       return choice.payload !== null && typeof choice.payload === 'object' && !Array.isArray(choice.payload)
@@ -213,7 +253,9 @@ export function arbitraryEvent(state: TurnState): fc.Arbitrary<unknown> {
  * turn and `afterEnd` more (default 3: enough to check that a terminal state absorbs events
  * without padding every run with them). Shown by fast-check as the concrete events.
  */
-export function arbitraryScenario(options: { minEvents?: number; maxEvents?: number; afterEnd?: number; limits?: fc.Arbitrary<TurnLimitsInput> } = {}): fc.Arbitrary<Scenario> {
+export function arbitraryScenario(
+  options: { minEvents?: number; maxEvents?: number; afterEnd?: number; limits?: fc.Arbitrary<TurnLimitsInput> } = {},
+): fc.Arbitrary<Scenario> {
   const minLength = options.minEvents ?? 40;
   const maxLength = options.maxEvents ?? 60;
   const afterEnd = options.afterEnd ?? 3;

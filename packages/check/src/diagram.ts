@@ -108,6 +108,9 @@ export const DIAGRAM_END = '<!-- turn-machine:end -->';
 export function replaceDiagram(doc: string, mermaid: string): string {
   const start = doc.indexOf(DIAGRAM_START);
   const end = doc.indexOf(DIAGRAM_END);
-  if (start < 0 || end < start) throw new Error(`The document has no diagram markers; add the lines\n${DIAGRAM_START}\n${DIAGRAM_END}\nwhere the diagram belongs.`);
+  if (start < 0 || end < start)
+    throw new Error(
+      `The document has no diagram markers; add the lines\n${DIAGRAM_START}\n${DIAGRAM_END}\nwhere the diagram belongs.`,
+    );
   return `${doc.slice(0, start + DIAGRAM_START.length)}\n\`\`\`mermaid\n${mermaid}\`\`\`\n${doc.slice(end)}`;
 }

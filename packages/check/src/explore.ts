@@ -109,7 +109,12 @@ export function exploreTurn(options: ExploreOptions): ExploreResult {
           for (const v of checked.violations) {
             if (violations.length >= maxViolations) break;
             const path = pathTo(node);
-            violations.push({ invariant: v.invariant, message: v.message, path: [...path.map((e) => e.label), entry.label], events: [...path.map((e) => e.event), entry.event] });
+            violations.push({
+              invariant: v.invariant,
+              message: v.message,
+              path: [...path.map((e) => e.label), entry.label],
+              events: [...path.map((e) => e.event), entry.event],
+            });
           }
         }
         if (record.thrown !== undefined) continue;

@@ -6,7 +6,14 @@ export { checkInvariants, checkStep, initialMonitor, traceFrom, deepClone, deepF
 export type { CheckOptions, InvariantNumber, MonitorState, Trace, TraceStep, Violation } from './invariants.js';
 export { exploreTurn, outcomeLabel } from './explore.js';
 export type { ExploreOptions, ExploreResult, ExploreViolation } from './explore.js';
-export { arbitraryChoice, arbitraryEvent, arbitraryLimits, arbitraryScenario, eventFromChoice, runScenario } from './arbitraries.js';
+export {
+  arbitraryChoice,
+  arbitraryEvent,
+  arbitraryLimits,
+  arbitraryScenario,
+  eventFromChoice,
+  runScenario,
+} from './arbitraries.js';
 export type { EventChoice, Scenario } from './arbitraries.js';
 export { turnSpec } from './spec.js';
 export type { TurnSpecEvent } from './spec.js';

@@ -171,10 +171,14 @@ function roundTrips(record: TraceStep, run: StepFunction, report: Report): void 
   if (again === null || !isDeepStrictEqual(again[0], record.next) || !isDeepStrictEqual(again[1], record.effects)) {
     report(3, 'step on a JSON round trip of the state gave a different result');
   }
-  for (const [name, state] of [['state before', record.state], ['state after', record.next]] as const) {
+  for (const [name, state] of [
+    ['state before', record.state],
+    ['state after', record.next],
+  ] as const) {
     try {
       const parsed = parseTurnState(JSON.stringify(state));
-      if (!isDeepStrictEqual(parsed, JSON.parse(JSON.stringify(state)))) report(3, `parseTurnState changed the ${name} (status ${state.status})`);
+      if (!isDeepStrictEqual(parsed, JSON.parse(JSON.stringify(state))))
+        report(3, `parseTurnState changed the ${name} (status ${state.status})`);
     } catch (error) {
       report(3, `parseTurnState rejected the ${name}: ${describe(error)}`);
     }
@@ -185,19 +189,22 @@ function roundTrips(record: TraceStep, run: StepFunction, report: Report): void 
 function terminalAbsorbs(record: TraceStep, report: Report): void {
   if (!isTerminal(record.state)) return;
   if (record.next !== record.state) report(4, `the terminal state (${record.state.status}) was replaced by a new object`);
-  if (record.effects.length > 0) report(4, `the terminal state (${record.state.status}) emitted ${record.effects.map((e) => e.type).join(', ')}`);
+  if (record.effects.length > 0)
+    report(4, `the terminal state (${record.state.status}) emitted ${record.effects.map((e) => e.type).join(', ')}`);
 }
 
 // 5. At most one blocking effect, last; `done` exactly when the status becomes terminal.
 function blockingLast(record: TraceStep, report: Report): void {
   const blocking = record.effects.filter(isBlocking);
-  if (blocking.length > 1) report(5, `${blocking.length} blocking effects in one list: ${blocking.map((e) => e.type).join(', ')}`);
+  if (blocking.length > 1)
+    report(5, `${blocking.length} blocking effects in one list: ${blocking.map((e) => e.type).join(', ')}`);
   const last = record.effects[record.effects.length - 1];
   if (blocking.length === 1 && last !== blocking[0]) report(5, `the blocking effect ${blocking[0]?.type} is not last`);
   const becameTerminal = !isTerminal(record.state) && isTerminal(record.next);
   const done = record.effects.filter((e) => e.type === 'done');
   if (becameTerminal && done.length !== 1) report(5, `the status became ${record.next.status} without a done effect`);
-  if (!becameTerminal && done.length > 0) report(5, `done was emitted but the status went ${record.state.status} -> ${record.next.status}`);
+  if (!becameTerminal && done.length > 0)
+    report(5, `done was emitted but the status went ${record.state.status} -> ${record.next.status}`);
   if (becameTerminal && done[0]?.type === 'done' && !isDeepStrictEqual(done[0].outcome, record.next.outcome)) {
     report(5, "done's outcome differs from the state's outcome");
   }
@@ -209,7 +216,8 @@ function monotone(record: TraceStep, report: Report): void {
   const after = record.next;
   if (after.round < before.round) report(9, `round went down from ${before.round} to ${after.round}`);
   for (const key of ['modelCalls', 'toolCalls', 'inputTokens', 'outputTokens', 'totalTokens', 'cost'] as const) {
-    if (after.usage[key] < before.usage[key]) report(9, `usage.${key} went down from ${before.usage[key]} to ${after.usage[key]}`);
+    if (after.usage[key] < before.usage[key])
+      report(9, `usage.${key} went down from ${before.usage[key]} to ${after.usage[key]}`);
   }
 }
 
@@ -233,19 +241,24 @@ function observeHistory(limits: TurnLimits, record: TraceStep, monitor: MonitorS
       const next: Record<string, 'approve' | 'reject'> = { ...decided };
       for (const [id, decision] of Object.entries(event.decisions)) {
         const kind = validDecision(decision);
-        if (kind !== null && parked.includes(id) && !Object.hasOwn(next, id)) Object.defineProperty(next, id, { value: kind, enumerable: true });
+        if (kind !== null && parked.includes(id) && !Object.hasOwn(next, id))
+          Object.defineProperty(next, id, { value: kind, enumerable: true });
       }
       decided = next;
     } else if (event !== null && typeof event === 'object' && event.type === 'approval_expired') {
       const next: Record<string, 'approve' | 'reject'> = { ...decided };
-      for (const id of parked) if (!Object.hasOwn(next, id)) Object.defineProperty(next, id, { value: 'reject', enumerable: true });
+      for (const id of parked)
+        if (!Object.hasOwn(next, id)) Object.defineProperty(next, id, { value: 'reject', enumerable: true });
       decided = next;
     }
   }
 
   // A new approval round starts when a batch parks (before this step's effects, which may
   // already act on it).
-  if (record.state.status === 'dispatching' && (record.next.status === 'awaiting_approval' || record.next.status === 'executing_approved')) {
+  if (
+    record.state.status === 'dispatching' &&
+    (record.next.status === 'awaiting_approval' || record.next.status === 'executing_approved')
+  ) {
     const event = record.event as { parked?: unknown };
     parked = Array.isArray(event.parked) ? event.parked.map((p) => String((p as { call?: { id?: unknown } }).call?.id)) : [];
     decided = {};
@@ -258,16 +271,19 @@ function observeHistory(limits: TurnLimits, record: TraceStep, monitor: MonitorS
       case 'append': {
         const message = effect.message;
         if (message.role === 'assistant') {
-          if (open.length > 0) report(6, `an assistant message was appended while ${open.map(([id]) => id).join(', ')} had no result`);
+          if (open.length > 0)
+            report(6, `an assistant message was appended while ${open.map(([id]) => id).join(', ')} had no result`);
           open = message.toolCalls.map((c) => [c.id, c.name] as const);
-          if (message.toolCalls.length > 0 && record.state.forced === null) batchThisStep = { calls: message.toolCalls, dispatched: dispatchedNow };
+          if (message.toolCalls.length > 0 && record.state.forced === null)
+            batchThisStep = { calls: message.toolCalls, dispatched: dispatchedNow };
         } else if (message.role === 'tool') {
           const [expected, ...rest] = open;
           const id = message.result.callId;
           if (expected === undefined) report(6, `a result for ${id} was appended but no tool call is waiting for one`);
           else if (expected[0] !== id) report(6, `the result for ${id} was appended where ${expected[0]} was next in call order`);
           else {
-            if (message.result.name !== expected[1]) report(6, `the result for ${id} names '${message.result.name}', its call is '${expected[1]}'`);
+            if (message.result.name !== expected[1])
+              report(6, `the result for ${id} names '${message.result.name}', its call is '${expected[1]}'`);
             open = rest;
           }
         }
@@ -276,22 +292,29 @@ function observeHistory(limits: TurnLimits, record: TraceStep, monitor: MonitorS
       case 'call_model': {
         modelCalls += 1;
         const attempt = effect.request.attempt ?? 0;
-        if (attempt > limits.maxModelRetries) report(7, `model call ${modelCalls} is retry ${attempt}, past maxModelRetries = ${limits.maxModelRetries}`);
+        if (attempt > limits.maxModelRetries)
+          report(7, `model call ${modelCalls} is retry ${attempt}, past maxModelRetries = ${limits.maxModelRetries}`);
         // A retry repeats the call in hand: it is not another call after a loop.
         if (callsAfterLoop !== null && attempt === 0) {
           callsAfterLoop += 1;
           if (!effect.request.final) report(10, 'a model call after a loop was not a forced final one');
-          if (callsAfterLoop > 1 + limits.maxOutputRepairs) report(10, `the turn went on for ${callsAfterLoop} model calls after a loop`);
+          if (callsAfterLoop > 1 + limits.maxOutputRepairs)
+            report(10, `the turn went on for ${callsAfterLoop} model calls after a loop`);
         }
         const max = (limits.maxIterations + 1 + limits.maxOutputRepairs + limits.loopRecoveries) * (1 + limits.maxModelRetries);
-        if (modelCalls > max) report(7, `model call ${modelCalls} exceeds (maxIterations + 1 + maxOutputRepairs + loopRecoveries) * (1 + maxModelRetries) = ${max}`);
+        if (modelCalls > max)
+          report(
+            7,
+            `model call ${modelCalls} exceeds (maxIterations + 1 + maxOutputRepairs + loopRecoveries) * (1 + maxModelRetries) = ${max}`,
+          );
         const budget = limits.budget.maxModelCalls;
         if (budget !== undefined && modelCalls > budget) report(7, `model call ${modelCalls} exceeds maxModelCalls = ${budget}`);
         break;
       }
       case 'dispatch_tools':
         if (callsAfterLoop !== null) report(10, 'tools were dispatched after a loop was detected');
-        if (effect.calls.length > limits.maxCallsPerReply) report(7, `${effect.calls.length} calls were dispatched at once, past maxCallsPerReply = ${limits.maxCallsPerReply}`);
+        if (effect.calls.length > limits.maxCallsPerReply)
+          report(7, `${effect.calls.length} calls were dispatched at once, past maxCallsPerReply = ${limits.maxCallsPerReply}`);
         if (limits.budget.maxToolCalls !== undefined && record.next.usage.toolCalls > limits.budget.maxToolCalls) {
           report(7, `usage.toolCalls is ${record.next.usage.toolCalls}, past maxToolCalls = ${limits.budget.maxToolCalls}`);
         }
@@ -337,7 +360,8 @@ function observeHistory(limits: TurnLimits, record: TraceStep, monitor: MonitorS
       loopRun = signature === loopSignature ? loopRun + 1 : 1;
       loopSignature = signature;
       const isLoop = limits.loopThreshold > 0 && loopRun >= limits.loopThreshold;
-      if (isLoop && batchThisStep.dispatched) report(10, `batch ${loopRun} of ${limits.loopThreshold} identical batches in a row was dispatched`);
+      if (isLoop && batchThisStep.dispatched)
+        report(10, `batch ${loopRun} of ${limits.loopThreshold} identical batches in a row was dispatched`);
       if (isLoop && !isTerminal(record.next)) {
         if (record.next.round !== record.state.round) report(10, 'a batch skipped as a loop counted as a tool round');
         const call = record.effects.find((e) => e.type === 'call_model');
@@ -345,7 +369,11 @@ function observeHistory(limits: TurnLimits, record: TraceStep, monitor: MonitorS
           // A loop recovery: the model keeps its tools, at most loopRecoveries times a turn, and the
           // same batch once more is the next loop.
           recoveries += 1;
-          if (recoveries > limits.loopRecoveries) report(10, `a loop was answered with tools for the ${recoveries}th time, past loopRecoveries = ${limits.loopRecoveries}`);
+          if (recoveries > limits.loopRecoveries)
+            report(
+              10,
+              `a loop was answered with tools for the ${recoveries}th time, past loopRecoveries = ${limits.loopRecoveries}`,
+            );
           loopRun = limits.loopThreshold - 1;
         } else callsAfterLoop = call === undefined ? 0 : 1;
       }
@@ -357,12 +385,14 @@ function observeHistory(limits: TurnLimits, record: TraceStep, monitor: MonitorS
 
 function validDecision(value: unknown): 'approve' | 'reject' | null {
   if (!isRecord(value)) return null;
-  if (value.type === 'approve') return value.remember === undefined || value.remember === 'session' || value.remember === 'tool' ? 'approve' : null;
+  if (value.type === 'approve')
+    return value.remember === undefined || value.remember === 'session' || value.remember === 'tool' ? 'approve' : null;
   if (value.type === 'reject') return value.reason === undefined || typeof value.reason === 'string' ? 'reject' : null;
   return null;
 }
 
-const isRecord = (value: unknown): value is Record<string, unknown> => value !== null && typeof value === 'object' && !Array.isArray(value);
+const isRecord = (value: unknown): value is Record<string, unknown> =>
+  value !== null && typeof value === 'object' && !Array.isArray(value);
 
 // ---------------------------------------------------------------------------------------------
 // Running events
@@ -403,7 +433,12 @@ export function deepClone<T>(value: T): T {
     if (proto !== Object.prototype && proto !== null) return value;
     const copy = Object.create(proto) as Record<string, unknown>;
     for (const key of Object.keys(value)) {
-      Object.defineProperty(copy, key, { value: deepClone((value as Record<string, unknown>)[key]), enumerable: true, writable: true, configurable: true });
+      Object.defineProperty(copy, key, {
+        value: deepClone((value as Record<string, unknown>)[key]),
+        enumerable: true,
+        writable: true,
+        configurable: true,
+      });
     }
     return copy as T;
   }

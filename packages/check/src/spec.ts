@@ -65,7 +65,11 @@ export const turnSpec = setup({
           on: {
             REPLY_TEXT: '#turn.finalizing.normal',
             REPLY_TOOLS: { target: '#turn.dispatching', actions: 'rememberBatch' },
-            REPLY_REPEATED: { guard: 'afterABatch', target: 'final_only', description: 'loop: skipped results, forced final call' },
+            REPLY_REPEATED: {
+              guard: 'afterABatch',
+              target: 'final_only',
+              description: 'loop: skipped results, forced final call',
+            },
             REPLY_OVER_BUDGET: '#turn.stopped',
             REPLY_BAD_ID: '#turn.failed',
             MODEL_FAILED: '#turn.failed',

@@ -4,7 +4,8 @@ import { describe, expect, it } from 'vitest';
 import { DIAGRAM_END, DIAGRAM_START, replaceDiagram, toDot, toMermaid, turnSpec } from '@turnkit/check';
 
 const docPath = fileURLToPath(new URL('../../../docs/turn-machine.md', import.meta.url));
-const REGENERATE = 'The diagram in docs/turn-machine.md is out of date with turnSpec. Regenerate it with: pnpm --filter @turnkit/check run diagram';
+const REGENERATE =
+  'The diagram in docs/turn-machine.md is out of date with turnSpec. Regenerate it with: pnpm --filter @turnkit/check run diagram';
 
 describe('diagrams of turnSpec', () => {
   it('docs/turn-machine.md holds the current generated Mermaid diagram', () => {
@@ -17,7 +18,18 @@ describe('diagrams of turnSpec', () => {
 
   it('draws every status and every transition of the spec', () => {
     const mermaid = toMermaid(turnSpec);
-    for (const status of ['ready', 'calling_model', 'dispatching', 'awaiting_approval', 'executing_approved', 'steering', 'finalizing', 'stopped', 'failed', 'cancelled']) {
+    for (const status of [
+      'ready',
+      'calling_model',
+      'dispatching',
+      'awaiting_approval',
+      'executing_approved',
+      'steering',
+      'finalizing',
+      'stopped',
+      'failed',
+      'cancelled',
+    ]) {
       expect(mermaid).toContain(`state "${status}" as ${status}`);
     }
     expect(mermaid).toContain('calling_model__tools_allowed --> calling_model__final_only : REPLY_REPEATED [afterABatch]');

@@ -12,8 +12,14 @@ describe('docs/model-checking.md', () => {
     expect(read('../../../docs/model-checking.md')).toContain(read('../examples/check-my-limits.ts'));
   });
 
-  it('the example checks a user\'s limits', () => {
-    const { states, transitions } = checkMyLimits({ maxIterations: 2, loopThreshold: 2, maxOutputRepairs: 1, loopExemptTools: ['clock'], budget: { maxToolCalls: 3 } });
+  it("the example checks a user's limits", () => {
+    const { states, transitions } = checkMyLimits({
+      maxIterations: 2,
+      loopThreshold: 2,
+      maxOutputRepairs: 1,
+      loopExemptTools: ['clock'],
+      budget: { maxToolCalls: 3 },
+    });
     testLog(`example: ${states} states, ${transitions} transitions`);
     expect(states).toBeGreaterThan(50);
   });

@@ -31,15 +31,29 @@ function documentedCases(): Array<{ name: string; limits: TurnLimitsInput; state
     .slice(2)
     .map((line) => line.split('|').map((cell) => cell.trim()))
     .map(([, name, limits, states, transitions, depth]) => {
-      const literal = (limits ?? '').replace(/^`|`$/g, '').replace(/([{,]\s*)([A-Za-z]\w*)\s*:/g, '$1"$2":').replaceAll("'", '"');
-      return { name: name ?? '', limits: JSON.parse(literal) as TurnLimitsInput, states: number(states), transitions: number(transitions), depth: number(depth) };
+      const literal = (limits ?? '')
+        .replace(/^`|`$/g, '')
+        .replace(/([{,]\s*)([A-Za-z]\w*)\s*:/g, '$1"$2":')
+        .replaceAll("'", '"');
+      return {
+        name: name ?? '',
+        limits: JSON.parse(literal) as TurnLimitsInput,
+        states: number(states),
+        transitions: number(transitions),
+        depth: number(depth),
+      };
     });
 }
 
 describe('exhaustive exploration of step', () => {
   const cases = documentedCases();
   it('docs/model-checking.md shows four explorations', () => {
-    expect(cases.map((c) => c.name)).toEqual(['largest required', 'tight loop', 'exempt tool and budgets', 'no loops, no repairs']);
+    expect(cases.map((c) => c.name)).toEqual([
+      'largest required',
+      'tight loop',
+      'exempt tool and budgets',
+      'no loops, no repairs',
+    ]);
   });
   for (const { name, limits, ...shown } of cases) {
     it(`${name}: every reachable state, zero violations, the numbers the doc shows`, () => {
@@ -50,7 +64,14 @@ describe('exhaustive exploration of step', () => {
       expect(result.violations).toEqual([]);
       expect(result.states).toBeGreaterThan(100);
       // Every way a turn ends that these limits allow is reached.
-      for (const outcome of ['stopped:completed', 'stopped:hook_stopped', 'cancelled', 'failed:unexpected_event', 'failed:incomplete_batch', 'failed:output_invalid']) {
+      for (const outcome of [
+        'stopped:completed',
+        'stopped:hook_stopped',
+        'cancelled',
+        'failed:unexpected_event',
+        'failed:incomplete_batch',
+        'failed:output_invalid',
+      ]) {
         expect(result.terminalOutcomes[outcome] ?? 0, outcome).toBeGreaterThan(0);
       }
       if ((limits.loopThreshold ?? 5) > 0) expect(result.terminalOutcomes['stopped:loop_detected'] ?? 0).toBeGreaterThan(0);
@@ -61,7 +82,11 @@ describe('exhaustive exploration of step', () => {
 
   it('reports progress per depth level and says when maxDepth cut the search short', () => {
     const levels: number[] = [];
-    const cut = exploreTurn({ limits: { maxIterations: 2, loopThreshold: 2, maxOutputRepairs: 1 }, maxDepth: 4, onProgress: (p) => levels.push(p.depth) });
+    const cut = exploreTurn({
+      limits: { maxIterations: 2, loopThreshold: 2, maxOutputRepairs: 1 },
+      maxDepth: 4,
+      onProgress: (p) => levels.push(p.depth),
+    });
     expect(levels).toEqual([1, 2, 3, 4]);
     expect(cut.exhaustive).toBe(false);
     expect(cut.depth).toBe(4);
@@ -70,7 +95,10 @@ describe('exhaustive exploration of step', () => {
 
 describe('turnLogic: the real step under xstate/graph', () => {
   const limits = { maxIterations: 1, loopThreshold: 2, maxOutputRepairs: 0 };
-  const options = { events: (snapshot: { context: { state: Parameters<typeof eventsFor>[0] } }) => eventsFor(snapshot.context.state) as never, serializeState: serializeTurnSnapshot as never };
+  const options = {
+    events: (snapshot: { context: { state: Parameters<typeof eventsFor>[0] } }) => eventsFor(snapshot.context.state) as never,
+    serializeState: serializeTurnSnapshot as never,
+  };
 
   it('getAdjacencyMap reaches the same states as exploreTurn', () => {
     const adjacency = getAdjacencyMap(turnLogic(limits), options);
@@ -82,7 +110,18 @@ describe('turnLogic: the real step under xstate/graph', () => {
   it('getShortestPaths and getSimplePaths end in every terminal status', () => {
     const shortest = getShortestPaths(turnLogic(limits), options);
     const ends = new Set(shortest.map((p) => p.state.context.state.status));
-    expect([...ends].sort()).toEqual(['awaiting_approval', 'calling_model', 'cancelled', 'dispatching', 'executing_approved', 'failed', 'finalizing', 'ready', 'steering', 'stopped']);
+    expect([...ends].sort()).toEqual([
+      'awaiting_approval',
+      'calling_model',
+      'cancelled',
+      'dispatching',
+      'executing_approved',
+      'failed',
+      'finalizing',
+      'ready',
+      'steering',
+      'stopped',
+    ]);
     // Without retries: simple paths grow fast, and the explorations above cover retries.
     const simple = getSimplePaths(turnLogic({ maxIterations: 1, loopThreshold: 0, maxOutputRepairs: 0, maxModelRetries: 0 }), {
       ...options,

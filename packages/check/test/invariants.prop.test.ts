@@ -31,7 +31,9 @@ const AFTER_END = 3;
 const MIN_RUNS_EACH = 20;
 /** Least average number of events a turn handles before it ends (measured: about 19.5). */
 const MIN_AVERAGE_LIVE = 15;
-testLog(`invariant properties: numRuns=${NUM_RUNS}, ${MIN_EVENTS}..${MAX_EVENTS} event choices per run (maxLength ${MAX_EVENTS}), used up to the end of the turn plus ${AFTER_END}`);
+testLog(
+  `invariant properties: numRuns=${NUM_RUNS}, ${MIN_EVENTS}..${MAX_EVENTS} event choices per run (maxLength ${MAX_EVENTS}), used up to the end of the turn plus ${AFTER_END}`,
+);
 
 const scenarios = arbitraryScenario({ minEvents: MIN_EVENTS, maxEvents: MAX_EVENTS, afterEnd: AFTER_END });
 
@@ -95,15 +97,36 @@ describe('the invariants of the turn contract hold on generated turns', () => {
     const average = live / NUM_RUNS;
     testLog(
       `coverage over ${NUM_RUNS} runs: ${events} events, ${live} live (before the end; ${average.toFixed(1)} per run on average).`,
-      'Events handled per status:', Object.fromEntries(handled),
-      'Runs reaching each status, outcome and feature:', Object.fromEntries([...runs].sort((a, b) => a[1] - b[1])),
+      'Events handled per status:',
+      Object.fromEntries(handled),
+      'Runs reaching each status, outcome and feature:',
+      Object.fromEntries([...runs].sort((a, b) => a[1] - b[1])),
     );
     expect(average).toBeGreaterThanOrEqual(MIN_AVERAGE_LIVE);
-    const statuses: TurnStatus[] = ['ready', 'calling_model', 'dispatching', 'awaiting_approval', 'executing_approved', 'steering', 'finalizing', 'stopped', 'failed', 'cancelled'];
+    const statuses: TurnStatus[] = [
+      'ready',
+      'calling_model',
+      'dispatching',
+      'awaiting_approval',
+      'executing_approved',
+      'steering',
+      'finalizing',
+      'stopped',
+      'failed',
+      'cancelled',
+    ];
     for (const status of statuses) expect(runs.get(status) ?? 0, status).toBeGreaterThan(0);
     const rare = [
-      'stopped:completed', 'stopped:max_iterations', 'stopped:loop_detected', 'stopped:budget_exhausted', 'stopped:hook_stopped',
-      'failed:output_invalid', 'failed:unexpected_event', 'awaiting_approval', 'approved calls executed', 'output repaired',
+      'stopped:completed',
+      'stopped:max_iterations',
+      'stopped:loop_detected',
+      'stopped:budget_exhausted',
+      'stopped:hook_stopped',
+      'failed:output_invalid',
+      'failed:unexpected_event',
+      'awaiting_approval',
+      'approved calls executed',
+      'output repaired',
     ];
     for (const key of rare) expect(runs.get(key) ?? 0, key).toBeGreaterThanOrEqual(MIN_RUNS_EACH);
   });

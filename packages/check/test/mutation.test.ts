@@ -5,7 +5,14 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { step, type Effect, type TurnState } from '@turnkit/core';
-import { arbitraryScenario, checkInvariants, exploreTurn, runScenario, type InvariantNumber, type StepFunction } from '@turnkit/check';
+import {
+  arbitraryScenario,
+  checkInvariants,
+  exploreTurn,
+  runScenario,
+  type InvariantNumber,
+  type StepFunction,
+} from '@turnkit/check';
 import { testLog } from '../../../test-log.ts';
 
 /** Bug 1: forgets to count issued model calls, so `maxModelCalls` never bites. */
@@ -55,19 +62,27 @@ describe('mutation sanity: the checks catch deliberate bugs', () => {
     it(`exploration catches a step that ${name} (invariant ${invariant})`, () => {
       const result = exploreTurn({ limits: LIMITS, maxDepth: 60, step: mutant, maxViolations: 10_000 });
       const first = result.violations.find((v) => v.invariant === invariant && symptom.test(v.message));
-      testLog(`mutant "${name}": ${result.violationCount} violations over ${result.transitions} transitions; first: [${first?.path.join(', ')}] ${first?.message}`);
+      testLog(
+        `mutant "${name}": ${result.violationCount} violations over ${result.transitions} transitions; first: [${first?.path.join(', ')}] ${first?.message}`,
+      );
       expect(first).toBeDefined();
     });
 
     it(`properties catch a step that ${name} (invariant ${invariant}, numRuns ${NUM_RUNS})`, () => {
       const details = fc.check(
-        fc.property(arbitraryScenario(), (scenario) => checkInvariants(runScenario(scenario, mutant).trace, { step: mutant, only: [invariant] }).length === 0),
+        fc.property(
+          arbitraryScenario(),
+          (scenario) => checkInvariants(runScenario(scenario, mutant).trace, { step: mutant, only: [invariant] }).length === 0,
+        ),
         { numRuns: NUM_RUNS, seed: 42 },
       );
       expect(details.failed).toBe(true);
       // Sanity: the same property holds for the real step.
       fc.assert(
-        fc.property(arbitraryScenario(), (scenario) => checkInvariants(runScenario(scenario).trace, { only: [invariant] }).length === 0),
+        fc.property(
+          arbitraryScenario(),
+          (scenario) => checkInvariants(runScenario(scenario).trace, { only: [invariant] }).length === 0,
+        ),
         { numRuns: NUM_RUNS, seed: 42 },
       );
     });

@@ -13,7 +13,10 @@ describe('the fast-check peer', () => {
   it.each([
     ['3.23.2', '@turnkit/check needs fast-check 4, but the installed fast-check is version 3.23.2: install fast-check@^4.'],
     ['5.0.0', '@turnkit/check needs fast-check 4, but the installed fast-check is version 5.0.0: install fast-check@^4.'],
-    [undefined, '@turnkit/check needs fast-check 4, but the installed fast-check is of an unknown version: install fast-check@^4.'],
+    [
+      undefined,
+      '@turnkit/check needs fast-check 4, but the installed fast-check is of an unknown version: install fast-check@^4.',
+    ],
   ])('refuses fast-check %s', (version, message) => {
     expect(fastCheckVersionProblem(version)).toBe(message);
   });

@@ -12,9 +12,30 @@ import { testLog } from '../../../test-log.ts';
 type SpecType = TurnSpecEvent['type'];
 
 const ALL_EVENTS: SpecType[] = [
-  'START', 'REPLY_TEXT', 'REPLY_TOOLS', 'REPLY_REPEATED', 'REPLY_OVER_BUDGET', 'REPLY_BAD_ID', 'REPLY_FINAL', 'MODEL_FAILED',
-  'TOOLS_DONE', 'TOOLS_STOP', 'TOOLS_PARKED', 'TOOLS_INCOMPLETE', 'APPROVE', 'REJECT', 'EXPIRE', 'APPROVED_DONE',
-  'COMPACTED', 'COMPACTED_AT_LIMIT', 'COMPACTED_OVER_BUDGET', 'ACCEPT', 'REPAIR', 'REJECT_NO_REPAIRS', 'CANCEL', 'MALFORMED',
+  'START',
+  'REPLY_TEXT',
+  'REPLY_TOOLS',
+  'REPLY_REPEATED',
+  'REPLY_OVER_BUDGET',
+  'REPLY_BAD_ID',
+  'REPLY_FINAL',
+  'MODEL_FAILED',
+  'TOOLS_DONE',
+  'TOOLS_STOP',
+  'TOOLS_PARKED',
+  'TOOLS_INCOMPLETE',
+  'APPROVE',
+  'REJECT',
+  'EXPIRE',
+  'APPROVED_DONE',
+  'COMPACTED',
+  'COMPACTED_AT_LIMIT',
+  'COMPACTED_OVER_BUDGET',
+  'ACCEPT',
+  'REPAIR',
+  'REJECT_NO_REPAIRS',
+  'CANCEL',
+  'MALFORMED',
 ];
 
 /**
@@ -43,51 +64,78 @@ function limitsFor(path: readonly SpecType[]): TurnLimitsInput {
 function concrete(type: SpecType, state: TurnState): TurnEvent | { type: string; response: unknown } {
   const n = state.usage.modelCalls;
   const reply = (toolCalls: Array<{ id: string; name: string; input: unknown }>, usage?: object) =>
-    ({ type: 'model_responded', response: { text: 'Here you go.', toolCalls, ...(usage === undefined ? {} : { usage }) } }) as TurnEvent;
+    ({
+      type: 'model_responded',
+      response: { text: 'Here you go.', toolCalls, ...(usage === undefined ? {} : { usage }) },
+    }) as TurnEvent;
   const calls = state.batch?.calls ?? [];
   const parked = state.batch?.parked ?? [];
-  const results = (ids: readonly string[]) => calls.filter((c) => ids.includes(c.id)).map((c) => ({ callId: c.id, name: c.name, output: 'ok', isError: false }));
+  const results = (ids: readonly string[]) =>
+    calls.filter((c) => ids.includes(c.id)).map((c) => ({ callId: c.id, name: c.name, output: 'ok', isError: false }));
   const all = calls.map((c) => c.id);
   // The approved calls are running: this path approves every parked call.
   const approved = parked.filter((p) => state.batch?.decisions[p.call.id]?.type === 'approve').map((p) => p.call.id);
   switch (type) {
-    case 'START': return { type: 'start', input: 'Plan a day.' };
-    case 'REPLY_TEXT': return reply([]);
+    case 'START':
+      return { type: 'start', input: 'Plan a day.' };
+    case 'REPLY_TEXT':
+      return reply([]);
     // A fresh input per batch, so only REPLY_REPEATED makes a loop.
-    case 'REPLY_TOOLS': return reply([{ id: `call-${n}-0`, name: 'search', input: { q: `topic ${n}` } }]);
+    case 'REPLY_TOOLS':
+      return reply([{ id: `call-${n}-0`, name: 'search', input: { q: `topic ${n}` } }]);
     case 'REPLY_REPEATED': {
       const previous = state.lastBatch ?? [];
       return reply(previous.map(({ name, input }, i) => ({ id: `call-${n}-${i}`, name, input })));
     }
-    case 'REPLY_OVER_BUDGET': return reply([{ id: `call-${n}-0`, name: 'search', input: {} }], { inputTokens: 4000, outputTokens: 1000 });
-    case 'REPLY_BAD_ID': return reply([{ id: '', name: 'search', input: {} }]);
-    case 'REPLY_FINAL': return reply([{ id: `call-${n}-0`, name: 'search', input: {} }]);
-    case 'MODEL_FAILED': return { type: 'model_failed', error: { kind: 'overloaded', message: 'The model is overloaded.' } };
-    case 'TOOLS_DONE': return { type: 'tools_completed', results: results(all) };
-    case 'TOOLS_STOP': return { type: 'tools_completed', results: results(all).map((r) => ({ ...r, stop: { reason: 'enough' } })) };
-    case 'TOOLS_PARKED': return { type: 'tools_parked', held: [], parked: calls.map((call) => ({ call })) };
-    case 'TOOLS_INCOMPLETE': return { type: 'tools_completed', results: [] };
-    case 'APPROVE': return { type: 'approvals_decided', decisions: Object.fromEntries(parked.map((p) => [p.call.id, { type: 'approve' }])) };
-    case 'REJECT': return { type: 'approvals_decided', decisions: Object.fromEntries(parked.map((p) => [p.call.id, { type: 'reject' }])) };
-    case 'EXPIRE': return { type: 'approval_expired' };
-    case 'APPROVED_DONE': return { type: 'approved_tools_completed', results: results(approved) };
+    case 'REPLY_OVER_BUDGET':
+      return reply([{ id: `call-${n}-0`, name: 'search', input: {} }], { inputTokens: 4000, outputTokens: 1000 });
+    case 'REPLY_BAD_ID':
+      return reply([{ id: '', name: 'search', input: {} }]);
+    case 'REPLY_FINAL':
+      return reply([{ id: `call-${n}-0`, name: 'search', input: {} }]);
+    case 'MODEL_FAILED':
+      return { type: 'model_failed', error: { kind: 'overloaded', message: 'The model is overloaded.' } };
+    case 'TOOLS_DONE':
+      return { type: 'tools_completed', results: results(all) };
+    case 'TOOLS_STOP':
+      return { type: 'tools_completed', results: results(all).map((r) => ({ ...r, stop: { reason: 'enough' } })) };
+    case 'TOOLS_PARKED':
+      return { type: 'tools_parked', held: [], parked: calls.map((call) => ({ call })) };
+    case 'TOOLS_INCOMPLETE':
+      return { type: 'tools_completed', results: [] };
+    case 'APPROVE':
+      return { type: 'approvals_decided', decisions: Object.fromEntries(parked.map((p) => [p.call.id, { type: 'approve' }])) };
+    case 'REJECT':
+      return { type: 'approvals_decided', decisions: Object.fromEntries(parked.map((p) => [p.call.id, { type: 'reject' }])) };
+    case 'EXPIRE':
+      return { type: 'approval_expired' };
+    case 'APPROVED_DONE':
+      return { type: 'approved_tools_completed', results: results(approved) };
     case 'COMPACTED':
     case 'COMPACTED_AT_LIMIT':
-    case 'COMPACTED_OVER_BUDGET': return { type: 'compacted' };
-    case 'ACCEPT': return { type: 'output_accepted', output: state.candidate };
+    case 'COMPACTED_OVER_BUDGET':
+      return { type: 'compacted' };
+    case 'ACCEPT':
+      return { type: 'output_accepted', output: state.candidate };
     case 'REPAIR':
-    case 'REJECT_NO_REPAIRS': return { type: 'output_rejected', reason: 'Use a list.' };
-    case 'CANCEL': return { type: 'cancel' };
-    case 'MALFORMED': return { type: 'model_responded', response: { text: 42 } };
+    case 'REJECT_NO_REPAIRS':
+      return { type: 'output_rejected', reason: 'Use a list.' };
+    case 'CANCEL':
+      return { type: 'cancel' };
+    case 'MALFORMED':
+      return { type: 'model_responded', response: { text: 42 } };
   }
 }
 
 /** The spec's name for the real state: the status, plus the substate the reader distinguishes. */
 function specValueOf(state: TurnState): unknown {
   switch (state.status) {
-    case 'calling_model': return { calling_model: state.forced === null ? 'tools_allowed' : 'final_only' };
-    case 'finalizing': return { finalizing: state.forced === null ? 'normal' : 'forced' };
-    default: return state.status;
+    case 'calling_model':
+      return { calling_model: state.forced === null ? 'tools_allowed' : 'final_only' };
+    case 'finalizing':
+      return { finalizing: state.forced === null ? 'normal' : 'forced' };
+    default:
+      return state.status;
   }
 }
 
@@ -116,7 +164,9 @@ describe('turnSpec and step agree', () => {
       }
       actor.stop();
     }
-    testLog(`spec: ${paths.length} shortest paths, ${walks.length} walks, ${covered.size} distinct (state, event) transitions replayed against step`);
+    testLog(
+      `spec: ${paths.length} shortest paths, ${walks.length} walks, ${covered.size} distinct (state, event) transitions replayed against step`,
+    );
     expect(paths.length).toBeGreaterThanOrEqual(15);
   });
 });

@@ -13,7 +13,10 @@ type Choice = 'approve' | 'always' | 'reject';
 
 /** The two prompts the approver uses (inquirer's `select` and `input`; replaceable in tests). */
 export interface ApprovalPrompts {
-  readonly select: (config: { message: string; choices: { name: string; value: Choice }[] }, context: { signal: AbortSignal }) => Promise<Choice>;
+  readonly select: (
+    config: { message: string; choices: { name: string; value: Choice }[] },
+    context: { signal: AbortSignal },
+  ) => Promise<Choice>;
   readonly input: (config: { message: string }, context: { signal: AbortSignal }) => Promise<string>;
 }
 
@@ -61,7 +64,11 @@ export function promptApprover(options: PromptApproverOptions): ApproveFn {
   };
 }
 
-async function ask(pending: readonly ParkedCall[], prompts: ApprovalPrompts, signal: AbortSignal): Promise<Record<string, ApprovalDecision>> {
+async function ask(
+  pending: readonly ParkedCall[],
+  prompts: ApprovalPrompts,
+  signal: AbortSignal,
+): Promise<Record<string, ApprovalDecision>> {
   // A Map, not an object literal: a call id such as `__proto__` is a plain key (see the return).
   const decisions = new Map<string, ApprovalDecision>();
   const alwaysTools = new Set<string>();
@@ -105,8 +112,11 @@ async function ask(pending: readonly ParkedCall[], prompts: ApprovalPrompts, sig
 function quitReason(error: unknown, stdinClosed: AbortSignal): string | null {
   if (!(error instanceof Error)) return null;
   if (error.name === 'ExitPromptError') {
-    return /SIGINT/.test(error.message) ? 'interrupted with Ctrl+C at the approval prompt' : 'the approval prompt was closed (stdin ended) before a decision';
+    return /SIGINT/.test(error.message)
+      ? 'interrupted with Ctrl+C at the approval prompt'
+      : 'the approval prompt was closed (stdin ended) before a decision';
   }
-  if (error.name === 'AbortPromptError' && stdinClosed.aborted) return 'the approval prompt was closed (stdin ended) before a decision';
+  if (error.name === 'AbortPromptError' && stdinClosed.aborted)
+    return 'the approval prompt was closed (stdin ended) before a decision';
   return null;
 }

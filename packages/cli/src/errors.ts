@@ -14,5 +14,7 @@ export class UsageError extends Error {
 
 /** Core's readable message for any thrown value (errorMessage), on one line. */
 export function oneLine(error: unknown): string {
-  return errorMessage(error).replace(/\s*\n\s*/g, ' ').trim();
+  return errorMessage(error)
+    .replace(/\s*\n\s*/g, ' ')
+    .trim();
 }

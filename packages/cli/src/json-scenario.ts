@@ -24,7 +24,12 @@ const usage = z.strictObject({
 const scriptedCall = z.strictObject({ name: z.string().min(1), input: json.optional(), id: z.string().min(1).optional() });
 
 const modelStep = z.union([
-  z.strictObject({ text: z.string().optional(), calls: z.array(scriptedCall).optional(), usage: usage.optional(), reasoning: z.string().optional() }),
+  z.strictObject({
+    text: z.string().optional(),
+    calls: z.array(scriptedCall).optional(),
+    usage: usage.optional(),
+    reasoning: z.string().optional(),
+  }),
   z.strictObject({ error: z.string().min(1), retryable: z.boolean().optional() }),
 ]);
 
@@ -80,7 +85,9 @@ export function scenarioFromJson(value: unknown, where: string): ScenarioFile {
   if (!parsed.success) {
     const issue = parsed.error.issues[0];
     const at = issue === undefined || issue.path.length === 0 ? '' : ` at ${issue.path.map(String).join('.')}`;
-    throw new UsageError(`${where} is not a valid scenario${at}: ${issue?.message ?? 'unknown problem'}. See docs/cli.md for the .json scenario format.`);
+    throw new UsageError(
+      `${where} is not a valid scenario${at}: ${issue?.message ?? 'unknown problem'}. See docs/cli.md for the .json scenario format.`,
+    );
   }
   const spec = parsed.data;
   const tools = spec.tools.map((t, index) => toolFrom(t, `${where} tools[${index}] ('${t.name}')`));
@@ -101,7 +108,10 @@ function stepFrom(step: z.infer<typeof modelStep>): ScriptStep {
     const error = Object.assign(new Error(step.error), step.retryable === undefined ? {} : { retryable: step.retryable });
     return fail(error);
   }
-  const extras = { ...(step.usage === undefined ? {} : { usage: definedOnly(step.usage) }), ...(step.reasoning === undefined ? {} : { reasoning: step.reasoning }) };
+  const extras = {
+    ...(step.usage === undefined ? {} : { usage: definedOnly(step.usage) }),
+    ...(step.reasoning === undefined ? {} : { reasoning: step.reasoning }),
+  };
   const calls = (step.calls ?? []).map((c) => call(c.name, c.input ?? {}, c.id === undefined ? {} : { id: c.id }));
   if (calls.length === 0) return text(step.text ?? '', extras);
   return toolCalls(...calls, { ...extras, ...(step.text === undefined ? {} : { text: step.text }) });
@@ -134,7 +144,9 @@ function toolFrom(spec: JsonTool, where: string): ToolDefinition<any> {
         if (spec.results !== undefined && Object.hasOwn(spec.results, ctx.callId)) return spec.results[ctx.callId];
         if (spec.error !== undefined) throw new Error(spec.error);
         if (spec.result !== undefined) return spec.result;
-        throw new Error(`the scenario has no canned result for '${spec.name}' call ${ctx.callId}; add "result" or "results": { "${ctx.callId}": … } to the tool.`);
+        throw new Error(
+          `the scenario has no canned result for '${spec.name}' call ${ctx.callId}; add "result" or "results": { "${ctx.callId}": … } to the tool.`,
+        );
       },
     });
   } catch (error) {

@@ -94,7 +94,10 @@ function buildProgram(setExit: (code: number) => void): Command {
   const program = configure(new Command('turnkit'))
     .description('Run, resume, replay and check turnkit agent turns.')
     .version(version(), '-v, --version')
-    .addHelpText('after', `\nExample:\n  $ turnkit run ${examples}/trip-planner.ts\n\nExit codes: 0 ok, 1 failed (or a replay/check difference), 2 usage error, 3 suspended for approval.`);
+    .addHelpText(
+      'after',
+      `\nExample:\n  $ turnkit run ${examples}/trip-planner.ts\n\nExit codes: 0 ok, 1 failed (or a replay/check difference), 2 usage error, 3 suspended for approval.`,
+    );
 
   const providerOption = new Option('--provider <name>', 'run against a real model through the AI SDK').choices(PROVIDERS);
   configure(program.command('run'))
@@ -136,7 +139,10 @@ function buildProgram(setExit: (code: number) => void): Command {
     .option('--json', 'print the trace as NDJSON instead of the timeline')
     .option('--trace <file>', 'save the trace of the resumed part')
     .option('--save <file>', 'where to write the turn if it suspends again (default: FILE itself)')
-    .option('--scenario <file>', 'load the tools from this scenario instead of the path FILE records (its sha256 must still match)')
+    .option(
+      '--scenario <file>',
+      'load the tools from this scenario instead of the path FILE records (its sha256 must still match)',
+    )
     .addHelpText(
       'after',
       [
@@ -153,7 +159,11 @@ function buildProgram(setExit: (code: number) => void): Command {
       const { saved } = read;
       const decisions = decisionsFrom(flags, undecidedIds(saved.pending, saved.state.batch?.decisions));
       const scenarioPath = flags.scenario ?? saved.scenario;
-      const scenario = await loadScenarioFile(scenarioPath, { savedIn: file, path: saved.scenario, sha256: saved.scenarioSha256 });
+      const scenario = await loadScenarioFile(scenarioPath, {
+        savedIn: file,
+        path: saved.scenario,
+        sha256: saved.scenarioSha256,
+      });
       const stream = flags.stream === true || saved.options.stream;
       setExit(
         await runTurnCommand({
@@ -169,7 +179,10 @@ function buildProgram(setExit: (code: number) => void): Command {
   configure(program.command('replay'))
     .description('Replay a saved trace through step and say whether it is identical.')
     .argument('<file>', 'a trace from --trace (or the NDJSON of --json)')
-    .addHelpText('after', `\nExample:\n  $ turnkit run ${examples}/trip-planner.ts --trace trace.json\n  $ turnkit replay trace.json`)
+    .addHelpText(
+      'after',
+      `\nExample:\n  $ turnkit run ${examples}/trip-planner.ts --trace trace.json\n  $ turnkit replay trace.json`,
+    )
     .action(async (file: string) => setExit(await replayCommand(file)));
 
   configure(program.command('graph'))
@@ -185,7 +198,9 @@ function buildProgram(setExit: (code: number) => void): Command {
     .option('--repairs <n>', 'limits.maxOutputRepairs', wholeNumber(0), 1)
     .option('--depth <n>', 'stop expanding after this many events from the start', wholeNumber(1), 60)
     .addHelpText('after', '\nExamples:\n  $ turnkit check\n  $ turnkit check --max-iterations 3 --loop-threshold 3 --depth 80')
-    .action(async (flags: { maxIterations: number; loopThreshold: number; repairs: number; depth: number }) => setExit(await checkCommand(flags)));
+    .action(async (flags: { maxIterations: number; loopThreshold: number; repairs: number; depth: number }) =>
+      setExit(await checkCommand(flags)),
+    );
 
   return program;
 }
@@ -203,7 +218,8 @@ function collect(value: string, previous: string[]): string[] {
 function wholeNumber(min: number): (value: string) => number {
   return (value) => {
     const n = Number(value);
-    if (!/^\d+$/.test(value.trim()) || !Number.isSafeInteger(n) || n < min) throw new InvalidArgumentError(`Expected a whole number ≥ ${min}.`);
+    if (!/^\d+$/.test(value.trim()) || !Number.isSafeInteger(n) || n < min)
+      throw new InvalidArgumentError(`Expected a whole number ≥ ${min}.`);
     return n;
   };
 }
@@ -215,17 +231,23 @@ function parseUrl(value: string): string {
   } catch {
     throw new InvalidArgumentError('Expected a URL such as http://localhost:11434/v1.');
   }
-  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new InvalidArgumentError('Expected an http:// or https:// URL.');
+  if (url.protocol !== 'http:' && url.protocol !== 'https:')
+    throw new InvalidArgumentError('Expected an http:// or https:// URL.');
   return value;
 }
 
 function providerFlags(flags: RunFlags): ProviderOptions | null {
   if (flags.provider === undefined) {
-    if (flags.model !== undefined) throw new UsageError('--model needs --provider (openai, anthropic or openai-compatible); without it the scenario\'s own model runs.');
-    if (flags.baseUrl !== undefined) throw new UsageError('--base-url needs --provider (openai, anthropic or openai-compatible).');
+    if (flags.model !== undefined)
+      throw new UsageError(
+        "--model needs --provider (openai, anthropic or openai-compatible); without it the scenario's own model runs.",
+      );
+    if (flags.baseUrl !== undefined)
+      throw new UsageError('--base-url needs --provider (openai, anthropic or openai-compatible).');
     return null;
   }
-  if (flags.model === undefined || flags.model.trim() === '') throw new UsageError(`--provider ${flags.provider} needs --model NAME, e.g. --model ${exampleModel(flags.provider)}.`);
+  if (flags.model === undefined || flags.model.trim() === '')
+    throw new UsageError(`--provider ${flags.provider} needs --model NAME, e.g. --model ${exampleModel(flags.provider)}.`);
   return { provider: flags.provider, model: flags.model, ...(flags.baseUrl === undefined ? {} : { baseUrl: flags.baseUrl }) };
 }
 
@@ -233,7 +255,12 @@ function exampleModel(provider: ProviderName): string {
   return provider === 'openai' ? 'gpt-4.1-mini' : provider === 'anthropic' ? 'claude-sonnet-4-5' : 'qwen3:8b';
 }
 
-function outputFlags(flags: Pick<RunFlags, 'stream' | 'json' | 'trace' | 'save'>): { stream: boolean; json: boolean; trace?: string; save?: string } {
+function outputFlags(flags: Pick<RunFlags, 'stream' | 'json' | 'trace' | 'save'>): {
+  stream: boolean;
+  json: boolean;
+  trace?: string;
+  save?: string;
+} {
   return {
     stream: flags.stream === true,
     json: flags.json === true,
@@ -252,7 +279,8 @@ function decisionsFrom(flags: ResumeFlags, pending: readonly string[]): Record<s
   const decisions = new Map<string, ApprovalDecision>();
   const add = (id: string, decision: ApprovalDecision): void => {
     if (!pending.includes(id)) throw new UsageError(`'${id}' is not a pending call of this turn; the pending calls are ${list}.`);
-    if (decisions.has(id)) throw new UsageError(`'${id}' was given more than one decision; give each call one --approve or --reject.`);
+    if (decisions.has(id))
+      throw new UsageError(`'${id}' was given more than one decision; give each call one --approve or --reject.`);
     decisions.set(id, decision);
   };
   for (const id of flags.approve) add(id, { type: 'approve' });

@@ -30,14 +30,24 @@ export function providerModel(options: ProviderOptions, env: NodeJS.ProcessEnv =
   const baseURL = options.baseUrl;
   switch (options.provider) {
     case 'openai':
-      if (key === undefined || key === '') throw new UsageError(`${variable} is not set: set it to your OpenAI API key to use --provider openai.`);
+      if (key === undefined || key === '')
+        throw new UsageError(`${variable} is not set: set it to your OpenAI API key to use --provider openai.`);
       return fromAISDK(createOpenAI({ apiKey: key, ...(baseURL === undefined ? {} : { baseURL }) })(options.model));
     case 'anthropic':
-      if (key === undefined || key === '') throw new UsageError(`${variable} is not set: set it to your Anthropic API key to use --provider anthropic.`);
+      if (key === undefined || key === '')
+        throw new UsageError(`${variable} is not set: set it to your Anthropic API key to use --provider anthropic.`);
       return fromAISDK(createAnthropic({ apiKey: key, ...(baseURL === undefined ? {} : { baseURL }) })(options.model));
     case 'openai-compatible': {
-      if (baseURL === undefined) throw new UsageError('--provider openai-compatible needs --base-url, e.g. --base-url http://localhost:11434/v1 for Ollama.');
-      const provider = createOpenAICompatible({ name: 'openai-compatible', baseURL, includeUsage: true, ...(key === undefined || key === '' ? {} : { apiKey: key }) });
+      if (baseURL === undefined)
+        throw new UsageError(
+          '--provider openai-compatible needs --base-url, e.g. --base-url http://localhost:11434/v1 for Ollama.',
+        );
+      const provider = createOpenAICompatible({
+        name: 'openai-compatible',
+        baseURL,
+        includeUsage: true,
+        ...(key === undefined || key === '' ? {} : { apiKey: key }),
+      });
       return fromAISDK(provider(options.model));
     }
   }

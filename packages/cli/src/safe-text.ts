@@ -70,5 +70,8 @@ export function shellCommand(words: readonly string[]): string {
  * written as `\uXXXX`: the same JSON value, safe to print on a terminal.
  */
 export function safeJson(json: string): string {
-  return json.replace(/[\u007f-\u009f\u2028\u2029\u202a-\u202e\u2066-\u2069]/g, (char) => `\\u${char.charCodeAt(0).toString(16).padStart(4, '0')}`);
+  return json.replace(
+    /[\u007f-\u009f\u2028\u2029\u202a-\u202e\u2066-\u2069]/g,
+    (char) => `\\u${char.charCodeAt(0).toString(16).padStart(4, '0')}`,
+  );
 }

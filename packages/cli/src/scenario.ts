@@ -76,7 +76,8 @@ export async function loadScenarioFile(file: string, expected?: ExpectedScenario
   const bytes = await readFile(path);
   const sha256 = createHash('sha256').update(bytes).digest('hex');
   if (expected !== undefined && sha256 !== expected.sha256) {
-    const which = path === resolve(expected.path) ? `${file} has changed since` : `${file} is not the scenario (${expected.path}) with which`;
+    const which =
+      path === resolve(expected.path) ? `${file} has changed since` : `${file} is not the scenario (${expected.path}) with which`;
     throw new UsageError(
       `${which} the turn in ${expected.savedIn} was saved: its sha256 is ${sha256.slice(0, 12)}…, the file recorded ${expected.sha256.slice(0, 12)}…; nothing was loaded. Resume with the scenario as it was (--scenario PATH), or run the scenario again to start a new turn.`,
     );
@@ -123,7 +124,9 @@ async function importModule(path: string, shown: string, format: ModuleFormat): 
   } catch (error) {
     const code = (error as { code?: unknown } | null)?.code;
     if (format.commonJs && typeof code === 'string' && REQUIRED_ESM.has(code)) {
-      throw new UsageError(`Could not load scenario ${shown}: it runs as CommonJS (${format.why}), but the @turnkit packages are ES modules only; ${format.fix}.`);
+      throw new UsageError(
+        `Could not load scenario ${shown}: it runs as CommonJS (${format.why}), but the @turnkit packages are ES modules only; ${format.fix}.`,
+      );
     }
     throw new UsageError(`Could not load scenario ${shown}: ${oneLine(error)}`);
   }
@@ -140,7 +143,8 @@ interface ModuleFormat {
 /** Node's (and tsx's) rule: .mts/.mjs are ES modules, .cts/.cjs CommonJS, .ts/.js follow the nearest package.json's "type". */
 async function moduleFormat(path: string, ext: string): Promise<ModuleFormat> {
   const rename = `rename it to ${ext.includes('t') ? '.mts' : '.mjs'}`;
-  const fix = (packageJson: string | null): string => `${rename} or add "type": "module" to ${packageJson ?? 'a package.json next to it'}`;
+  const fix = (packageJson: string | null): string =>
+    `${rename} or add "type": "module" to ${packageJson ?? 'a package.json next to it'}`;
   if (ext === '.mts' || ext === '.mjs') return { commonJs: false, why: `a ${ext} file`, fix: '' };
   if (ext === '.cts' || ext === '.cjs') return { commonJs: true, why: `a ${ext} file`, fix: rename };
   for (let dir = dirname(path); ; dir = dirname(dir)) {
@@ -174,14 +178,17 @@ function pickExport(module: Record<string, unknown>, shown: string, format: Modu
   const exports = commonJs ? (inner as Record<string, unknown>) : module;
   const picked = exports.scenario ?? exports.default ?? (commonJs && 'input' in exports ? exports : undefined);
   if (picked !== undefined) return picked;
-  throw new UsageError(`Scenario ${shown} exports no scenario: add \`export default { input, tools, model }\` or \`export const scenario = { input, tools, … }\`.`);
+  throw new UsageError(
+    `Scenario ${shown} exports no scenario: add \`export default { input, tools, model }\` or \`export const scenario = { input, tools, … }\`.`,
+  );
 }
 
 function check(value: unknown, path: string, shown: string): Omit<LoadedScenarioFile, 'sha256'> {
   const bad = (what: string): never => {
     throw new UsageError(`Scenario ${shown}: ${what}`);
   };
-  if (value === null || typeof value !== 'object') return bad('the export must be an object { input, tools, model?, limits?, system?, output? }.');
+  if (value === null || typeof value !== 'object')
+    return bad('the export must be an object { input, tools, model?, limits?, system?, output? }.');
   const s = value as Record<string, unknown>;
   const known = new Set(['input', 'tools', 'model', 'limits', 'system', 'output']);
   for (const key of Object.keys(s)) if (!known.has(key)) bad(`unknown field '${key}'; a scenario has ${[...known].join(', ')}.`);
@@ -190,15 +197,24 @@ function check(value: unknown, path: string, shown: string): Omit<LoadedScenario
   if (!Array.isArray(tools)) bad('`tools` must be an array of tools made with defineTool.');
   for (const [index, tool] of (tools as unknown[]).entries()) {
     const t = tool as { name?: unknown; execute?: unknown; inputSchema?: unknown } | null;
-    if (t === null || typeof t !== 'object' || typeof t.name !== 'string' || typeof t.execute !== 'function' || typeof t.inputSchema !== 'object') {
+    if (
+      t === null ||
+      typeof t !== 'object' ||
+      typeof t.name !== 'string' ||
+      typeof t.execute !== 'function' ||
+      typeof t.inputSchema !== 'object'
+    ) {
       bad(`tools[${index}] is not a tool; make each one with defineTool from @turnkit/dispatch.`);
     }
   }
   const model = s.model as Model | ModelFactory | undefined;
-  if (model !== undefined && typeof model !== 'function' && !isModel(model)) bad('`model` must be a Model (with generate) or a function ({ startAt }) returning one.');
-  if (s.limits !== undefined && (s.limits === null || typeof s.limits !== 'object')) bad('`limits` must be an object such as { maxIterations: 5 }.');
+  if (model !== undefined && typeof model !== 'function' && !isModel(model))
+    bad('`model` must be a Model (with generate) or a function ({ startAt }) returning one.');
+  if (s.limits !== undefined && (s.limits === null || typeof s.limits !== 'object'))
+    bad('`limits` must be an object such as { maxIterations: 5 }.');
   if (s.system !== undefined && typeof s.system !== 'string') bad('`system` must be a string.');
-  if (s.output !== undefined && typeof (s.output as OutputSchema | null)?.safeParse !== 'function') bad('`output` must be a zod schema.');
+  if (s.output !== undefined && typeof (s.output as OutputSchema | null)?.safeParse !== 'function')
+    bad('`output` must be a zod schema.');
   return {
     path,
     input: s.input as string,
@@ -248,6 +264,9 @@ export function makeScenarioModel(scenario: LoadedScenarioFile, shown: string, r
       `${resume.file}: the model of scenario ${shown} cannot continue from modelCalls ${startAt}, the count the file records (${oneLine(error)}); the file was changed since it was saved, or was never one that \`turnkit run\` wrote. Nothing was run.`,
     );
   }
-  if (!isModel(made)) throw new UsageError(`Scenario ${shown}: its model function must return a Model (with generate), got ${made === null ? 'null' : typeof made}.`);
+  if (!isModel(made))
+    throw new UsageError(
+      `Scenario ${shown}: its model function must return a Model (with generate), got ${made === null ? 'null' : typeof made}.`,
+    );
   return made;
 }

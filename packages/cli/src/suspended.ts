@@ -76,7 +76,12 @@ const toolResult = z.strictObject({
 const message = z.discriminatedUnion('role', [
   z.strictObject({ role: z.literal('system'), content: z.string() }),
   z.strictObject({ role: z.literal('user'), content: z.string() }),
-  z.strictObject({ role: z.literal('assistant'), content: z.string(), toolCalls: z.array(toolCall), reasoning: z.string().optional() }),
+  z.strictObject({
+    role: z.literal('assistant'),
+    content: z.string(),
+    toolCalls: z.array(toolCall),
+    reasoning: z.string().optional(),
+  }),
   z.strictObject({ role: z.literal('tool'), result: toolResult }),
 ]);
 const grant = z.union([
@@ -92,7 +97,13 @@ const fileSchema = z.strictObject({
   scenarioSha256: z.string().regex(/^[0-9a-f]{64}$/, 'must be the 64 hex digits of a sha256'),
   options: z.strictObject({
     stream: z.boolean(),
-    provider: z.strictObject({ provider: z.enum(PROVIDERS), model: z.string().min(1), baseUrl: z.url({ protocol: /^https?$/ }).optional() }).nullable(),
+    provider: z
+      .strictObject({
+        provider: z.enum(PROVIDERS),
+        model: z.string().min(1),
+        baseUrl: z.url({ protocol: /^https?$/ }).optional(),
+      })
+      .nullable(),
   }),
   modelCalls: count,
   // Checked by core's parseTurnState below (zod would rebuild its objects and drop own keys such as a `__proto__` call id).
@@ -118,7 +129,13 @@ export interface ScenarioRecord {
 }
 
 /** Writes the suspended result to `path` (atomically). */
-export async function saveSuspended(path: string, scenario: ScenarioRecord, options: SavedOptions, modelCalls: number, result: TurnResult): Promise<void> {
+export async function saveSuspended(
+  path: string,
+  scenario: ScenarioRecord,
+  options: SavedOptions,
+  modelCalls: number,
+  result: TurnResult,
+): Promise<void> {
   const file: SuspendedFile = {
     kind: SUSPENDED_KIND,
     version: SUSPENDED_VERSION,
@@ -143,10 +160,16 @@ export async function saveSuspended(path: string, scenario: ScenarioRecord, opti
 export async function checkWritablePath(path: string, flag: string): Promise<void> {
   const target = resolve(path);
   const info = await stat(target).catch(() => null);
-  if (info?.isDirectory() === true) throw new UsageError(`${flag} ${path} is a folder; give the path of a file in it, such as ${join(path, 'turn.json')}. Nothing was run.`);
+  if (info?.isDirectory() === true)
+    throw new UsageError(
+      `${flag} ${path} is a folder; give the path of a file in it, such as ${join(path, 'turn.json')}. Nothing was run.`,
+    );
   const folder = dirname(target);
   const folderInfo = await stat(folder).catch(() => null);
-  if (folderInfo?.isDirectory() !== true) throw new UsageError(`${flag} ${path}: the folder ${folder} does not exist; create it or give another path. Nothing was run.`);
+  if (folderInfo?.isDirectory() !== true)
+    throw new UsageError(
+      `${flag} ${path}: the folder ${folder} does not exist; create it or give another path. Nothing was run.`,
+    );
   try {
     await access(folder, constants.W_OK);
   } catch {
@@ -209,7 +232,9 @@ export async function readSuspended(file: string): Promise<ReadSuspended> {
 
 function parseSuspended(text: string, file: string): SuspendedFile {
   const invalid = (why: string): UsageError =>
-    new UsageError(`${file} is not a suspended turn that \`turnkit run\` wrote (${why}): it was changed since, or never was one; nothing was loaded or run.`);
+    new UsageError(
+      `${file} is not a suspended turn that \`turnkit run\` wrote (${why}): it was changed since, or never was one; nothing was loaded or run.`,
+    );
   let value: unknown;
   try {
     value = JSON.parse(text) as unknown;
@@ -218,12 +243,18 @@ function parseSuspended(text: string, file: string): SuspendedFile {
   }
   const version = (value as { version?: unknown } | null)?.version;
   if ((value as { kind?: unknown } | null)?.kind === SUSPENDED_KIND && version === 1) {
-    throw new UsageError(`${file} was written by an older turnkit that did not record a hash of its scenario, so it cannot be resumed safely; run the scenario again to start a new turn.`);
+    throw new UsageError(
+      `${file} was written by an older turnkit that did not record a hash of its scenario, so it cannot be resumed safely; run the scenario again to start a new turn.`,
+    );
   }
   const parsed = fileSchema.safeParse(value);
   if (!parsed.success) {
     const issue = parsed.error.issues[0];
-    throw invalid(issue === undefined ? 'unknown problem' : `at ${issue.path.length === 0 ? '(root)' : issue.path.map(String).join('.')}: ${issue.message}`);
+    throw invalid(
+      issue === undefined
+        ? 'unknown problem'
+        : `at ${issue.path.length === 0 ? '(root)' : issue.path.map(String).join('.')}: ${issue.message}`,
+    );
   }
   const data = parsed.data;
   let state: TurnState;
@@ -239,7 +270,9 @@ function parseSuspended(text: string, file: string): SuspendedFile {
   const undecided = parked.filter((p) => !Object.hasOwn(decisions, p.call.id)).map((p) => p.call.id);
   const listed = data.pending.map((p) => p.call.id);
   if (undecided.length === 0 || undecided.length !== listed.length || undecided.some((id, i) => id !== listed[i])) {
-    throw invalid(`its pending calls (${listed.join(', ') || 'none'}) are not the undecided parked calls of its state (${undecided.join(', ') || 'none'})`);
+    throw invalid(
+      `its pending calls (${listed.join(', ') || 'none'}) are not the undecided parked calls of its state (${undecided.join(', ') || 'none'})`,
+    );
   }
   // The dispatcher's own checks of what it restores (a grant's tool name or pattern, the counts):
   // refused here, blaming the file, rather than when the turn starts.
@@ -270,8 +303,11 @@ function alreadyResumed(file: string, mark: ConsumedMark): UsageError {
       : mark.outcome === 'suspended' && mark.savedTo !== undefined
         ? `the turn was suspended again into ${mark.savedTo}`
         : `the turn ended ${mark.outcome}`;
-  const next = mark.savedTo !== undefined ? `resume ${shellQuote(mark.savedTo)} instead` : 'run the scenario again to start a new turn';
-  return new UsageError(`${file} was already resumed (at ${mark.at} by process ${mark.pid}; ${how}): one approval runs its tools once, so it cannot be resumed again; ${next}.`);
+  const next =
+    mark.savedTo !== undefined ? `resume ${shellQuote(mark.savedTo)} instead` : 'run the scenario again to start a new turn';
+  return new UsageError(
+    `${file} was already resumed (at ${mark.at} by process ${mark.pid}; ${how}): one approval runs its tools once, so it cannot be resumed again; ${next}.`,
+  );
 }
 
 /**
@@ -324,9 +360,17 @@ async function lockedError(file: string, lock: string): Promise<UsageError> {
     // Being written at this moment, or not JSON: say what we can.
   }
   const pid = typeof holder.pid === 'number' ? holder.pid : undefined;
-  const who = pid === undefined ? 'another turnkit process' : `process ${pid}${typeof holder.at === 'string' ? ` (since ${holder.at})` : ''}`;
-  const gone = pid !== undefined && !isAlive(pid) ? ` That process is gone: if ${file} is not marked as resumed, delete ${lock} and resume again.` : '';
-  return new UsageError(`${file} is being resumed by ${who}, which claims its approvals; this resume did not run anything.${gone}`);
+  const who =
+    pid === undefined
+      ? 'another turnkit process'
+      : `process ${pid}${typeof holder.at === 'string' ? ` (since ${holder.at})` : ''}`;
+  const gone =
+    pid !== undefined && !isAlive(pid)
+      ? ` That process is gone: if ${file} is not marked as resumed, delete ${lock} and resume again.`
+      : '';
+  return new UsageError(
+    `${file} is being resumed by ${who}, which claims its approvals; this resume did not run anything.${gone}`,
+  );
 }
 
 function isAlive(pid: number): boolean {
@@ -339,7 +383,13 @@ function isAlive(pid: number): boolean {
 }
 
 /** Records how a claimed resume ended in the (still consumed) original file; best effort. */
-export async function recordOutcome(file: string, saved: SuspendedFile, mark: ConsumedMark, outcome: string, savedTo: string | undefined): Promise<void> {
+export async function recordOutcome(
+  file: string,
+  saved: SuspendedFile,
+  mark: ConsumedMark,
+  outcome: string,
+  savedTo: string | undefined,
+): Promise<void> {
   try {
     await writeJsonFile(file, { ...saved, consumed: { ...mark, outcome, ...(savedTo === undefined ? {} : { savedTo }) } });
   } catch {

@@ -67,7 +67,10 @@ export class Timeline {
 
   resumed(decisions: Readonly<Record<string, { type: string; reason?: string }>>): void {
     for (const [id, decision] of Object.entries(decisions)) {
-      const how = decision.type === 'approve' ? pc.green('approved') : pc.red(`rejected${decision.reason === undefined ? '' : ` (${safeText(decision.reason)})`}`);
+      const how =
+        decision.type === 'approve'
+          ? pc.green('approved')
+          : pc.red(`rejected${decision.reason === undefined ? '' : ` (${safeText(decision.reason)})`}`);
       this.line(`${pc.yellow('resume')} ${safeText(id)} ${how}`);
     }
   }
@@ -131,25 +134,32 @@ export class Timeline {
 
   outcome(result: TurnResult, elapsedMs: number): void {
     const usage = result.usage;
-    const tokens = usage.totalTokens > 0 ? ` · ${usage.totalTokens} tokens (${usage.inputTokens} in, ${usage.outputTokens} out)` : '';
+    const tokens =
+      usage.totalTokens > 0 ? ` · ${usage.totalTokens} tokens (${usage.inputTokens} in, ${usage.outputTokens} out)` : '';
     const counts = `${plural(usage.modelCalls, 'model call')} · ${plural(usage.toolCalls, 'tool call')}${tokens} · ${duration(elapsedMs)}`;
     if (result.status === 'stopped') {
       // A text answer was shown as the model gave it; a parsed (structured) output is shown here.
       if (result.output !== null && result.output !== result.text) {
         this.line(pc.bold('answer'));
-        this.line(indent(safeLines(typeof result.output === 'string' ? result.output : JSON.stringify(result.output, null, 2)), '  '));
+        this.line(
+          indent(safeLines(typeof result.output === 'string' ? result.output : JSON.stringify(result.output, null, 2)), '  '),
+        );
       }
       const reason = result.stopReason ?? 'completed';
       const colour = reason === 'completed' ? pc.green : pc.yellow;
       this.line(`${colour(pc.bold(`✔ stopped: ${reason}`))} ${pc.dim(`· ${counts}`)}`);
     } else if (result.status === 'failed') {
-      this.line(`${pc.red(pc.bold(`✖ failed: ${safeText(result.error?.kind ?? 'error')}`))} ${safeText(result.error?.message ?? '')}`);
+      this.line(
+        `${pc.red(pc.bold(`✖ failed: ${safeText(result.error?.kind ?? 'error')}`))} ${safeText(result.error?.message ?? '')}`,
+      );
       this.line(pc.dim(`  ${counts}`));
     } else if (result.status === 'cancelled') {
       this.line(`${pc.red(pc.bold('✖ cancelled'))} ${safeText(result.reason ?? '')}`);
       this.line(pc.dim(`  ${counts}`));
     } else {
-      this.line(`${pc.yellow(pc.bold(`⏸ suspended: ${plural((result.pending ?? []).filter((p) => !Object.hasOwn(result.state.batch?.decisions ?? {}, p.call.id)).length, 'call')} waiting for approval`))} ${pc.dim(`· ${counts}`)}`);
+      this.line(
+        `${pc.yellow(pc.bold(`⏸ suspended: ${plural((result.pending ?? []).filter((p) => !Object.hasOwn(result.state.batch?.decisions ?? {}, p.call.id)).length, 'call')} waiting for approval`))} ${pc.dim(`· ${counts}`)}`,
+      );
     }
   }
 
@@ -173,16 +183,24 @@ export class Timeline {
         const took = duration(performance.now() - this.#callStarted);
         const calls = event.response.toolCalls.length;
         const u = event.response.usage;
-        const tokens = u?.inputTokens !== undefined || u?.outputTokens !== undefined ? ` · ${u.inputTokens ?? 0} in / ${u.outputTokens ?? 0} out tokens` : '';
+        const tokens =
+          u?.inputTokens !== undefined || u?.outputTokens !== undefined
+            ? ` · ${u.inputTokens ?? 0} in / ${u.outputTokens ?? 0} out tokens`
+            : '';
         const what = calls > 0 ? plural(calls, 'tool call') : 'answer';
         if (this.#streamedText) this.#write('\n');
         if (this.#streaming) this.line(pc.dim(`       ${what}${tokens} · ${took}`));
-        else this.line(`${pc.bold(pc.magenta('model'))}  call ${this.#modelCall}${this.#final ? ' (final answer, tools off)' : ''} · ${what}${pc.dim(`${tokens} · ${took}`)}`);
+        else
+          this.line(
+            `${pc.bold(pc.magenta('model'))}  call ${this.#modelCall}${this.#final ? ' (final answer, tools off)' : ''} · ${what}${pc.dim(`${tokens} · ${took}`)}`,
+          );
         return;
       }
       case 'model_failed':
         if (this.#streamedText) this.#write('\n');
-        this.line(`${pc.bold(pc.magenta('model'))}  ${pc.red(`call ${this.#modelCall} failed: ${safeText(event.error.message)}`)}`);
+        this.line(
+          `${pc.bold(pc.magenta('model'))}  ${pc.red(`call ${this.#modelCall} failed: ${safeText(event.error.message)}`)}`,
+        );
         return;
       case 'output_accepted':
         if (this.#checksOutput) this.line(`${pc.green('check')}  the final answer matches the output schema`);
@@ -218,7 +236,10 @@ export class Timeline {
 
   #dispatch(calls: readonly ToolCall[], approved: boolean): void {
     const verb = approved ? 'approved' : 'call';
-    for (const c of calls) this.line(`${pc.bold(pc.cyan('tool'))}   ${pc.dim('→')} ${pc.cyan(safeText(c.name))} ${pc.dim(safeText(c.id))} ${preview(c.input, 100)}${approved ? pc.green(` (${verb})`) : ''}`);
+    for (const c of calls)
+      this.line(
+        `${pc.bold(pc.cyan('tool'))}   ${pc.dim('→')} ${pc.cyan(safeText(c.name))} ${pc.dim(safeText(c.id))} ${preview(c.input, 100)}${approved ? pc.green(` (${verb})`) : ''}`,
+      );
     if (calls.length > 1) this.line(pc.dim(`       ${calls.length} calls run in parallel`));
     this.#startSpinner(`running ${plural(calls.length, 'tool')}`);
   }
@@ -228,7 +249,9 @@ export class Timeline {
     const took = ms === undefined ? '' : pc.dim(` · ${duration(ms)}`);
     const mark = result.isError ? pc.red('✗') : pc.green('✓');
     const output = preview(result.output, 110);
-    this.line(`${pc.bold(pc.cyan('tool'))}   ${mark} ${pc.cyan(safeText(result.name))} ${pc.dim(safeText(result.callId))}${took} ${pc.dim('→')} ${result.isError ? pc.red(output) : output}`);
+    this.line(
+      `${pc.bold(pc.cyan('tool'))}   ${mark} ${pc.cyan(safeText(result.name))} ${pc.dim(safeText(result.callId))}${took} ${pc.dim('→')} ${result.isError ? pc.red(output) : output}`,
+    );
   }
 
   #notice(name: string, data: unknown): void {
@@ -240,7 +263,9 @@ export class Timeline {
       case 'awaiting_approval': {
         const pending = (Array.isArray(d.pending) ? d.pending : []) as ParkedCall[];
         for (const p of pending.filter((parked) => !this.#decided.has(parked.call.id))) {
-          this.line(`${pc.yellow('ask')}    ${pc.yellow('⏸')} ${pc.cyan(safeText(p.call.name))} ${pc.dim(safeText(p.call.id))} ${preview(p.call.input, 100)} ${pc.yellow(`waits for approval${p.reason === undefined ? '' : ` (${safeText(p.reason)})`}`)}`);
+          this.line(
+            `${pc.yellow('ask')}    ${pc.yellow('⏸')} ${pc.cyan(safeText(p.call.name))} ${pc.dim(safeText(p.call.id))} ${preview(p.call.input, 100)} ${pc.yellow(`waits for approval${p.reason === undefined ? '' : ` (${safeText(p.reason)})`}`)}`,
+          );
         }
         return;
       }
@@ -267,7 +292,9 @@ export class Timeline {
 }
 
 function limitText(d: Record<string, unknown>): string {
-  if (d.limit === 'max_iterations') return `max iterations reached after ${typeof d.round === 'number' ? plural(d.round, 'tool round') : 'the last tool round'}: asking for a final answer with tools off`;
-  if (d.limit === 'loop_detected') return `loop detected (${safeText(String(d.repeats))} identical tool batches in a row): asking for a final answer with tools off`;
+  if (d.limit === 'max_iterations')
+    return `max iterations reached after ${typeof d.round === 'number' ? plural(d.round, 'tool round') : 'the last tool round'}: asking for a final answer with tools off`;
+  if (d.limit === 'loop_detected')
+    return `loop detected (${safeText(String(d.repeats))} identical tool batches in a row): asking for a final answer with tools off`;
   return `limit reached: ${preview(d)}`;
 }

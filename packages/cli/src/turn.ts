@@ -13,7 +13,16 @@ import { oneLine, UsageError } from './errors.js';
 import { providerModel, type ProviderOptions } from './provider.js';
 import { makeScenarioModel, type LoadedScenarioFile } from './scenario.js';
 import { safeJson, safeText, shellCommand } from './safe-text.js';
-import { checkWritablePath, claimSuspended, defaultSavePath, recordOutcome, saveSuspended, writeJsonFile, type ConsumedMark, type ReadSuspended } from './suspended.js';
+import {
+  checkWritablePath,
+  claimSuspended,
+  defaultSavePath,
+  recordOutcome,
+  saveSuspended,
+  writeJsonFile,
+  type ConsumedMark,
+  type ReadSuspended,
+} from './suspended.js';
 import { Timeline } from './timeline.js';
 
 /** Exit codes: 0 stopped, 1 failed or cancelled, 2 usage error, 3 suspended (waiting for approval). */
@@ -52,7 +61,12 @@ export async function runTurnCommand(o: TurnCommandOptions): Promise<number> {
   const claim = o.resume === undefined ? undefined : await claimSuspended(o.resume.file, o.resume.read);
 
   const interactive = !o.json && process.stdin.isTTY === true && process.stdout.isTTY === true;
-  const timeline = new Timeline({ write: (text) => void process.stdout.write(text), spinner: !o.json && process.stderr.isTTY === true, streaming: o.stream, checksOutput: o.scenario.output !== undefined });
+  const timeline = new Timeline({
+    write: (text) => void process.stdout.write(text),
+    spinner: !o.json && process.stderr.isTTY === true,
+    streaming: o.stream,
+    checksOutput: o.scenario.output !== undefined,
+  });
   // Ctrl+C and SIGTERM cancel the turn (a second one ends the process at once); the outcome is
   // then printed and bin.ts exits, not waiting for a tool or model that ignores its signal.
   const controller = new AbortController();
@@ -76,7 +90,10 @@ interface RunParts {
   readonly claim: ConsumedMark | undefined;
 }
 
-async function runAndReport(o: TurnCommandOptions, { counter, label, controller, timeline, interactive, claim }: RunParts): Promise<number> {
+async function runAndReport(
+  o: TurnCommandOptions,
+  { counter, label, controller, timeline, interactive, claim }: RunParts,
+): Promise<number> {
   const saved = o.resume?.read.saved;
 
   const options: RunTurnOptions = {
@@ -86,7 +103,9 @@ async function runAndReport(o: TurnCommandOptions, { counter, label, controller,
     trace: o.json || o.trace !== undefined,
     ...(o.json ? {} : { onStep: timeline.onStep, onEffect: timeline.onEffect }),
     // Quitting at the prompt cancels the turn through the same controller as Ctrl+C elsewhere.
-    ...(interactive ? { approve: promptApprover({ beforePrompt: () => timeline.stop(), cancel: (reason) => controller.abort(reason) }) } : {}),
+    ...(interactive
+      ? { approve: promptApprover({ beforePrompt: () => timeline.stop(), cancel: (reason) => controller.abort(reason) }) }
+      : {}),
     ...(o.scenario.system === undefined ? {} : { system: o.scenario.system }),
     ...(o.scenario.limits === undefined ? {} : { limits: o.scenario.limits }),
     ...(o.scenario.output === undefined ? {} : { output: o.scenario.output }),
@@ -114,11 +133,23 @@ async function runAndReport(o: TurnCommandOptions, { counter, label, controller,
   let savedTo: string | undefined;
   if (result.status === 'suspended') {
     savedTo = o.save ?? o.resume?.file ?? defaultSavePath(result.state.id);
-    await saveSuspended(savedTo, { path: o.scenario.path, sha256: o.scenario.sha256 }, { stream: o.stream, provider: o.provider }, modelCalls, result);
+    await saveSuspended(
+      savedTo,
+      { path: o.scenario.path, sha256: o.scenario.sha256 },
+      { stream: o.stream, provider: o.provider },
+      modelCalls,
+      result,
+    );
   }
   if (o.resume !== undefined && claim !== undefined && (savedTo === undefined || resolve(savedTo) !== resolve(o.resume.file))) {
     // The original stays marked consumed; say how the turn went on, for whoever tries it again.
-    await recordOutcome(o.resume.file, o.resume.read.saved, claim, result.status, savedTo === undefined ? undefined : resolve(savedTo));
+    await recordOutcome(
+      o.resume.file,
+      o.resume.read.saved,
+      claim,
+      result.status,
+      savedTo === undefined ? undefined : resolve(savedTo),
+    );
   }
   if (o.trace !== undefined && result.trace !== undefined) await writeJsonFile(o.trace, result.trace);
 
@@ -127,7 +158,10 @@ async function runAndReport(o: TurnCommandOptions, { counter, label, controller,
     if (savedTo !== undefined) process.stderr.write(resumeHelp(savedTo, result));
   } else {
     timeline.outcome(result, elapsed);
-    if (o.trace !== undefined) timeline.line(pc.dim(`trace saved to ${safeText(o.trace)} (check it with: ${shellCommand(['turnkit', 'replay', o.trace])})`));
+    if (o.trace !== undefined)
+      timeline.line(
+        pc.dim(`trace saved to ${safeText(o.trace)} (check it with: ${shellCommand(['turnkit', 'replay', o.trace])})`),
+      );
     if (savedTo !== undefined) process.stdout.write(resumeHelp(savedTo, result));
   }
   if (result.status === 'stopped') return EXIT.ok;
@@ -164,11 +198,18 @@ async function readStream(stream: ReturnType<typeof streamTurn>, timeline: Timel
 }
 
 function pickModel(o: TurnCommandOptions): { counter: ReturnType<typeof counting>; label: string } {
-  if (o.provider !== null) return { counter: counting(providerModel(o.provider)), label: `${o.provider.provider} ${o.provider.model}` };
+  if (o.provider !== null)
+    return { counter: counting(providerModel(o.provider)), label: `${o.provider.provider} ${o.provider.model}` };
   const resume = o.resume;
-  const model = makeScenarioModel(o.scenario, o.scenarioFile, resume === undefined ? undefined : { file: resume.file, modelCalls: resume.read.saved.modelCalls });
+  const model = makeScenarioModel(
+    o.scenario,
+    o.scenarioFile,
+    resume === undefined ? undefined : { file: resume.file, modelCalls: resume.read.saved.modelCalls },
+  );
   if (model === undefined) {
-    throw new UsageError(`Scenario ${o.scenarioFile} has no model: add \`model\` to it, or run it against a real one with --provider and --model.`);
+    throw new UsageError(
+      `Scenario ${o.scenarioFile} has no model: add \`model\` to it, or run it against a real one with --provider and --model.`,
+    );
   }
   return { counter: counting(model), label: 'scenario model' };
 }
@@ -226,7 +267,9 @@ function printNdjson(result: TurnResult, savedTo: string | undefined): void {
   const trace = result.trace;
   if (trace !== undefined) {
     out.push(JSON.stringify({ kind: 'initial', state: trace.initial }));
-    trace.entries.forEach((entry, index) => out.push(JSON.stringify({ kind: 'step', index, event: entry.event, state: entry.state, effects: entry.effects })));
+    trace.entries.forEach((entry, index) =>
+      out.push(JSON.stringify({ kind: 'step', index, event: entry.event, state: entry.state, effects: entry.effects })),
+    );
   }
   out.push(
     JSON.stringify({

@@ -43,14 +43,18 @@ describe('promptApprover', () => {
   });
 
   it('Ctrl+C at the prompt (ExitPromptError) cancels the turn instead of rejecting the calls', async () => {
-    const { approve, controller } = approverWith(() => Promise.reject(new ExitPromptError('User force closed the prompt with SIGINT')));
+    const { approve, controller } = approverWith(() =>
+      Promise.reject(new ExitPromptError('User force closed the prompt with SIGINT')),
+    );
     await expect(approve(pending, { turnId: 't' })).rejects.toBeInstanceOf(ApprovalQuit);
     expect(controller.signal.aborted).toBe(true);
     expect(controller.signal.reason).toBe('interrupted with Ctrl+C at the approval prompt');
   });
 
   it('inquirer closing the prompt at exit (stdin ended) cancels the turn too', async () => {
-    const { approve, controller } = approverWith(() => Promise.reject(new ExitPromptError('User force closed the prompt with 0 null')));
+    const { approve, controller } = approverWith(() =>
+      Promise.reject(new ExitPromptError('User force closed the prompt with 0 null')),
+    );
     await expect(approve(pending, { turnId: 't' })).rejects.toBeInstanceOf(ApprovalQuit);
     expect(controller.signal.reason).toBe('the approval prompt was closed (stdin ended) before a decision');
   });
@@ -58,7 +62,10 @@ describe('promptApprover', () => {
   it('stdin ending while the prompt waits aborts the prompt and cancels the turn', async () => {
     const stdin = new EventEmitter();
     const { approve, controller } = approverWith(
-      (_config, { signal }) => new Promise((_resolve, reject) => signal.addEventListener('abort', () => reject(new AbortPromptError('Prompt was aborted')))),
+      (_config, { signal }) =>
+        new Promise((_resolve, reject) =>
+          signal.addEventListener('abort', () => reject(new AbortPromptError('Prompt was aborted'))),
+        ),
       stdin,
     );
     const answer = approve(pending, { turnId: 't' });
@@ -78,7 +85,10 @@ describe('promptApprover', () => {
 describe('promptApprover and what the model chose', () => {
   it('decides a call whose id is __proto__ (an own key of the decisions, not the prototype)', async () => {
     const { approve } = approverWith(() => Promise.resolve('approve'));
-    const decisions = (await approve([{ call: { id: '__proto__', name: 'delete_file', input: {} } }], { turnId: 't' })) as Record<string, unknown>;
+    const decisions = (await approve([{ call: { id: '__proto__', name: 'delete_file', input: {} } }], { turnId: 't' })) as Record<
+      string,
+      unknown
+    >;
     expect(Object.hasOwn(decisions, '__proto__')).toBe(true);
     expect(Object.getPrototypeOf(decisions)).toBe(Object.prototype);
     expect(Object.entries(decisions)).toEqual([['__proto__', { type: 'approve' }]]);
@@ -91,9 +101,13 @@ describe('promptApprover and what the model chose', () => {
       return Promise.resolve('approve');
     });
     const evil = 'x\u001b[2K\r\u009b1;1H\u007fy';
-    await approve([{ call: { id: `call_${evil}`, name: `rm${evil}`, input: { path: evil } }, reason: `because${evil}` }], { turnId: 't' });
+    await approve([{ call: { id: `call_${evil}`, name: `rm${evil}`, input: { path: evil } }, reason: `because${evil}` }], {
+      turnId: 't',
+    });
     const shown = asked.join('\n');
     expect(shown).not.toMatch(/[\u0000-\u0009\u000b-\u001f\u007f-\u009f]/);
-    expect(asked[0]).toBe('rmx\\x1b[2K\\r\\x9b1;1H\\x7fy call_x\\x1b[2K\\r\\x9b1;1H\\x7fy {"path":"x\\u001b[2K\\r\\x9b1;1H\\x7fy"} (becausex\\x1b[2K\\r\\x9b1;1H\\x7fy): allow it?');
+    expect(asked[0]).toBe(
+      'rmx\\x1b[2K\\r\\x9b1;1H\\x7fy call_x\\x1b[2K\\r\\x9b1;1H\\x7fy {"path":"x\\u001b[2K\\r\\x9b1;1H\\x7fy"} (becausex\\x1b[2K\\r\\x9b1;1H\\x7fy): allow it?',
+    );
   });
 });

@@ -10,7 +10,10 @@ const executesParked: StepFunction = (state, event) => {
   if (next.batch === null) return [next, effects];
   const calls = next.batch.parked.map((p) => p.call);
   const decisions = Object.fromEntries(calls.map((c) => [c.id, { type: 'approve' } as const]));
-  return [{ ...next, status: 'executing_approved', batch: { ...next.batch, decisions } }, [...effects, { type: 'execute_approved', calls }]];
+  return [
+    { ...next, status: 'executing_approved', batch: { ...next.batch, decisions } },
+    [...effects, { type: 'execute_approved', calls }],
+  ];
 };
 
 const OPTIONS = { maxIterations: 2, loopThreshold: 2, repairs: 1, depth: 30 };

@@ -36,12 +36,15 @@ describe('turnkit check', () => {
 });
 
 describe('help', () => {
-  it.each([[[]], [['run']], [['resume']], [['replay']], [['graph']], [['check']]])('turnkit %s --help shows usage and an example (exit 0)', async (command) => {
-    const run = await turnkit([...command, '--help']);
-    expect(run.code).toBe(0);
-    expect(run.stdout).toContain('Usage: turnkit');
-    expect(run.stdout).toMatch(/Examples?:\n {2}\$ turnkit /);
-  });
+  it.each([[[]], [['run']], [['resume']], [['replay']], [['graph']], [['check']]])(
+    'turnkit %s --help shows usage and an example (exit 0)',
+    async (command) => {
+      const run = await turnkit([...command, '--help']);
+      expect(run.code).toBe(0);
+      expect(run.stdout).toContain('Usage: turnkit');
+      expect(run.stdout).toMatch(/Examples?:\n {2}\$ turnkit /);
+    },
+  );
 });
 
 describe('bad input: one line on stderr, exit 2', () => {
@@ -58,15 +61,43 @@ describe('bad input: one line on stderr, exit 2', () => {
     ['bad number', ['check', '--depth', 'ten'], /--depth <n>' argument 'ten' is invalid\. Expected a whole number ≥ 1/],
     ['negative number', ['check', '--max-iterations', '-2'], /--max-iterations <n>' argument '-2' is invalid/],
     ['fractional number', ['check', '--loop-threshold', '1.5'], /--loop-threshold <n>' argument '1\.5' is invalid/],
-    ['a limit core refuses', ['check', '--loop-threshold', '1'], /^turnkit: --loop-threshold 1 is invalid: limits\.loopThreshold must be 0 \(off\) or at least 2/],
-    ['a bad --save path', ['run', example('trip-planner.ts'), '--save', 'no-such-folder/turn.json'], /^turnkit: --save no-such-folder\/turn\.json: the folder \S+no-such-folder does not exist; create it or give another path\. Nothing was run\.\n/],
-    ['a --trace path that is a folder', ['run', example('trip-planner.ts'), '--trace', 'packages'], /^turnkit: --trace packages is a folder; give the path of a file in it, such as packages\/turn\.json\. Nothing was run\.\n/],
+    [
+      'a limit core refuses',
+      ['check', '--loop-threshold', '1'],
+      /^turnkit: --loop-threshold 1 is invalid: limits\.loopThreshold must be 0 \(off\) or at least 2/,
+    ],
+    [
+      'a bad --save path',
+      ['run', example('trip-planner.ts'), '--save', 'no-such-folder/turn.json'],
+      /^turnkit: --save no-such-folder\/turn\.json: the folder \S+no-such-folder does not exist; create it or give another path\. Nothing was run\.\n/,
+    ],
+    [
+      'a --trace path that is a folder',
+      ['run', example('trip-planner.ts'), '--trace', 'packages'],
+      /^turnkit: --trace packages is a folder; give the path of a file in it, such as packages\/turn\.json\. Nothing was run\.\n/,
+    ],
     ['bad format', ['graph', '--format', 'png'], /Allowed choices are mermaid, dot/],
-    ['bad provider', ['run', example('trip-planner.ts'), '--provider', 'gemini', '--model', 'x'], /Allowed choices are openai, anthropic, openai-compatible/],
-    ['provider without model', ['run', example('trip-planner.ts'), '--provider', 'openai'], /--provider openai needs --model NAME/],
+    [
+      'bad provider',
+      ['run', example('trip-planner.ts'), '--provider', 'gemini', '--model', 'x'],
+      /Allowed choices are openai, anthropic, openai-compatible/,
+    ],
+    [
+      'provider without model',
+      ['run', example('trip-planner.ts'), '--provider', 'openai'],
+      /--provider openai needs --model NAME/,
+    ],
     ['model without provider', ['run', example('trip-planner.ts'), '--model', 'gpt-4.1'], /--model needs --provider/],
-    ['openai-compatible without base url', ['run', example('trip-planner.ts'), '--provider', 'openai-compatible', '--model', 'm'], /needs --base-url/],
-    ['bad base url', ['run', example('trip-planner.ts'), '--provider', 'openai-compatible', '--model', 'm', '--base-url', 'localhost'], /argument 'localhost' is invalid\. Expected a URL/],
+    [
+      'openai-compatible without base url',
+      ['run', example('trip-planner.ts'), '--provider', 'openai-compatible', '--model', 'm'],
+      /needs --base-url/,
+    ],
+    [
+      'bad base url',
+      ['run', example('trip-planner.ts'), '--provider', 'openai-compatible', '--model', 'm', '--base-url', 'localhost'],
+      /argument 'localhost' is invalid\. Expected a URL/,
+    ],
     ['too many arguments', ['replay', 'a.json', 'b.json'], /too many arguments for 'replay'/],
   ];
   it.each(cases)('%s', async (_name, args, message) => {
@@ -85,7 +116,9 @@ describe('bad input: one line on stderr, exit 2', () => {
     await writeFile(file, 'export default { tools: [] as unknown[], prompt: 1 };\n');
     const run = await turnkit(['run', file]);
     expect(run.code).toBe(2);
-    expect(run.stderr).toBe(`turnkit: Scenario ${file}: unknown field 'prompt'; a scenario has input, tools, model, limits, system, output.\n`);
+    expect(run.stderr).toBe(
+      `turnkit: Scenario ${file}: unknown field 'prompt'; a scenario has input, tools, model, limits, system, output.\n`,
+    );
     await writeFile(file, 'export const scenario = { input: "hi", tools: [] };\n');
     const noModel = await turnkit(['run', file]);
     expect(noModel.code).toBe(2);
@@ -94,7 +127,10 @@ describe('bad input: one line on stderr, exit 2', () => {
 
   it('a scenario whose model function throws names the file and the error', async () => {
     const dir = await mkdtemp(join(tmpdir(), 'turnkit-cli-'));
-    await writeFile(join(dir, 'throws.mts'), 'export const scenario = { input: "hi", tools: [], model: () => { throw new Error("no model today"); } };\n');
+    await writeFile(
+      join(dir, 'throws.mts'),
+      'export const scenario = { input: "hi", tools: [], model: () => { throw new Error("no model today"); } };\n',
+    );
     const run = await turnkit(['run', 'throws.mts'], { cwd: dir });
     expect(run.stderr).toBe('turnkit: Scenario throws.mts: its model function threw: no model today\n');
     expect(run.code).toBe(2);
@@ -129,7 +165,9 @@ describe('bad input: one line on stderr, exit 2', () => {
     await writeFile(join(dir, `other${ext}`), 'export const helper = 1;\nexport function greet(): string { return "hi"; }\n');
     const run = await turnkit(['run', `other${ext}`], { cwd: dir });
     expect(run.code).toBe(2);
-    expect(run.stderr).toBe(`turnkit: Scenario other${ext} exports no scenario: add \`export default { input, tools, model }\` or \`export const scenario = { input, tools, … }\`.\n`);
+    expect(run.stderr).toBe(
+      `turnkit: Scenario other${ext} exports no scenario: add \`export default { input, tools, model }\` or \`export const scenario = { input, tools, … }\`.\n`,
+    );
   });
 
   it('a .json scenario that is not JSON is one line naming the file', async () => {
@@ -146,9 +184,13 @@ describe('bad input: one line on stderr, exit 2', () => {
     ['openai', 'OPENAI_API_KEY'],
     ['anthropic', 'ANTHROPIC_API_KEY'],
   ])('a missing API key for --provider %s names %s', async (provider, variable) => {
-    const run = await turnkit(['run', example('trip-planner.ts'), '--provider', provider, '--model', 'some-model'], { env: { [variable]: undefined } });
+    const run = await turnkit(['run', example('trip-planner.ts'), '--provider', provider, '--model', 'some-model'], {
+      env: { [variable]: undefined },
+    });
     expect(run.code).toBe(2);
-    expect(run.stderr).toBe(`turnkit: ${variable} is not set: set it to your ${provider === 'openai' ? 'OpenAI' : 'Anthropic'} API key to use --provider ${provider}.\n`);
+    expect(run.stderr).toBe(
+      `turnkit: ${variable} is not set: set it to your ${provider === 'openai' ? 'OpenAI' : 'Anthropic'} API key to use --provider ${provider}.\n`,
+    );
   });
 });
 
@@ -165,9 +207,21 @@ describe('--provider openai-compatible against a local server', () => {
       completion({ content: 'Sunny, 27 °C; Pensão Azul at 74 € a night.', usage: { prompt: 500, completion: 20 } }),
     ]);
     try {
-      const run = await turnkit(['run', example('trip-planner.ts'), '--provider', 'openai-compatible', '--model', FAKE_MODEL, '--base-url', server.baseURL], {
-        env: { OPENAI_COMPATIBLE_API_KEY: undefined },
-      });
+      const run = await turnkit(
+        [
+          'run',
+          example('trip-planner.ts'),
+          '--provider',
+          'openai-compatible',
+          '--model',
+          FAKE_MODEL,
+          '--base-url',
+          server.baseURL,
+        ],
+        {
+          env: { OPENAI_COMPATIBLE_API_KEY: undefined },
+        },
+      );
       expect(run.stderr).toBe('');
       expect(run.code).toBe(0);
       expect(run.stdout).toContain(`openai-compatible ${FAKE_MODEL}`);
@@ -179,7 +233,12 @@ describe('--provider openai-compatible against a local server', () => {
       expect(server.requests).toHaveLength(2);
       const first = server.requests[0]!.body as { model: string; tools: { function: { name: string } }[] };
       expect(first.model).toBe(FAKE_MODEL);
-      expect(first.tools.map((t) => t.function.name)).toEqual(['get_weather', 'search_flights', 'search_hotels', 'estimate_budget']);
+      expect(first.tools.map((t) => t.function.name)).toEqual([
+        'get_weather',
+        'search_flights',
+        'search_hotels',
+        'estimate_budget',
+      ]);
       // The tool results went back to the server in the second request.
       const second = server.requests[1]!.body as { messages: { role: string; tool_call_id?: string }[] };
       expect(second.messages.filter((m) => m.role === 'tool').map((m) => m.tool_call_id)).toEqual(['w1', 'h1']);

@@ -23,23 +23,35 @@ interface Run {
 
 function run(command: string, args: readonly string[], cwd: string, env: NodeJS.ProcessEnv = process.env): Promise<Run> {
   return new Promise((resolve) => {
-    execFile(command, args, { cwd, env: { ...env, NO_COLOR: '1' }, timeout: SETUP_TIMEOUT, maxBuffer: 16 * 1024 * 1024 }, (error, stdout, stderr) => {
-      const code = error === null ? 0 : typeof error.code === 'number' ? error.code : 1;
-      resolve({ code, stdout, stderr: error !== null && typeof error.code !== 'number' ? `${stderr}${error.message}` : stderr });
-    });
+    execFile(
+      command,
+      args,
+      { cwd, env: { ...env, NO_COLOR: '1' }, timeout: SETUP_TIMEOUT, maxBuffer: 16 * 1024 * 1024 },
+      (error, stdout, stderr) => {
+        const code = error === null ? 0 : typeof error.code === 'number' ? error.code : 1;
+        resolve({
+          code,
+          stdout,
+          stderr: error !== null && typeof error.code !== 'number' ? `${stderr}${error.message}` : stderr,
+        });
+      },
+    );
   });
 }
 
 async function ok(command: string, args: readonly string[], cwd: string): Promise<Run> {
   const result = await run(command, args, cwd);
-  if (result.code !== 0) throw new Error(`\`${command} ${args.join(' ')}\` in ${cwd} exited with ${result.code}:\n${result.stdout}\n${result.stderr}`);
+  if (result.code !== 0)
+    throw new Error(`\`${command} ${args.join(' ')}\` in ${cwd} exited with ${result.code}:\n${result.stdout}\n${result.stderr}`);
   return result;
 }
 
 /** The pnpm running this test (`pnpm test`), else the one on PATH. */
 function pnpm(): [string, string[]] {
   const execPath = process.env.npm_execpath;
-  return execPath !== undefined && /pnpm/.test(execPath) && execPath.endsWith('.cjs') ? [process.execPath, [execPath]] : ['pnpm', []];
+  return execPath !== undefined && /pnpm/.test(execPath) && execPath.endsWith('.cjs')
+    ? [process.execPath, [execPath]]
+    : ['pnpm', []];
 }
 
 /** The ```ts block of packages/<name>/README.md. */
@@ -56,16 +68,24 @@ let tsc: Run;
 
 beforeAll(async () => {
   const missing = PUBLISHED.filter((name) => !existsSync(join(REPO, 'packages', name, 'dist', 'index.js')));
-  if (missing.length > 0) throw new Error(`packages/{${missing.join(',')}}/dist is missing: run \`pnpm build\` first (\`pnpm test\` does).`);
+  if (missing.length > 0)
+    throw new Error(`packages/{${missing.join(',')}}/dist is missing: run \`pnpm build\` first (\`pnpm test\` does).`);
   dir = mkdtempSync(join(tmpdir(), 'turnkit-consumer-'));
   const tarballs = join(dir, 'tarballs');
   const [pnpmCommand, pnpmArgs] = pnpm();
-  await Promise.all(PUBLISHED.map((name) => ok(pnpmCommand, [...pnpmArgs, 'pack', '--pack-destination', tarballs], join(REPO, 'packages', name))));
+  await Promise.all(
+    PUBLISHED.map((name) => ok(pnpmCommand, [...pnpmArgs, 'pack', '--pack-destination', tarballs], join(REPO, 'packages', name))),
+  );
 
   project = join(dir, 'app');
   await ok('mkdir', ['-p', project], dir);
-  const dependencies = Object.fromEntries(PUBLISHED.map((name) => [`@turnkit/${name}`, `file:../tarballs/turnkit-${name}-0.1.0.tgz`]));
-  writeFileSync(join(project, 'package.json'), JSON.stringify({ name: 'app', private: true, type: 'module', dependencies: { ...dependencies, zod: '^4' } }, null, 2));
+  const dependencies = Object.fromEntries(
+    PUBLISHED.map((name) => [`@turnkit/${name}`, `file:../tarballs/turnkit-${name}-0.1.0.tgz`]),
+  );
+  writeFileSync(
+    join(project, 'package.json'),
+    JSON.stringify({ name: 'app', private: true, type: 'module', dependencies: { ...dependencies, zod: '^4' } }, null, 2),
+  );
   writeFileSync(
     join(project, 'tsconfig.json'),
     JSON.stringify({
@@ -122,13 +142,26 @@ describe('the packed packages in a fresh npm project', () => {
   it('run a turn with a tool, a streamed turn and an approval (suspend, then resume)', async () => {
     const result = JSON.parse((await ok(process.execPath, ['out/app.js'], project)).stdout) as Record<string, unknown>;
     expect(result).toEqual({
-      ran: { status: 'stopped', output: '3', lines: ['user: What is 1 + 2?', 'assistant: [call_1 add]', 'tool call_1 add: ok 3', 'assistant: 3'] },
-      streamed: { status: 'stopped', output: '4', events: expect.arrayContaining(['tool_call', 'tool_result', 'text_delta', 'done']) as unknown },
+      ran: {
+        status: 'stopped',
+        output: '3',
+        lines: ['user: What is 1 + 2?', 'assistant: [call_1 add]', 'tool call_1 add: ok 3', 'assistant: 3'],
+      },
+      streamed: {
+        status: 'stopped',
+        output: '4',
+        events: expect.arrayContaining(['tool_call', 'tool_result', 'text_delta', 'done']) as unknown,
+      },
       suspended: { status: 'suspended', pending: ['deploy'] },
       resumed: {
         status: 'stopped',
         output: 'Deployed.',
-        lines: ['user: Deploy the api.', 'assistant: [call_1 deploy]', 'tool call_1 deploy: ok "deployed api"', 'assistant: Deployed.'],
+        lines: [
+          'user: Deploy the api.',
+          'assistant: [call_1 deploy]',
+          'tool call_1 deploy: ok "deployed api"',
+          'assistant: Deployed.',
+        ],
       },
       core: 'calling_model',
       check: { states: expect.any(Number) as unknown, violations: 0, arbitrary: 'function' },
@@ -139,7 +172,9 @@ describe('the packed packages in a fresh npm project', () => {
 
   it("run the README's first agent as written", async () => {
     const { stdout } = await ok(process.execPath, ['out/first-agent.js'], project);
-    expect(stdout).toBe('system: You are a calculator.\nuser: What is 1 + 2?\nassistant: [call_1 add]\ntool call_1 add: ok 3\nassistant: 1 + 2 = 3\nstopped completed 1 + 2 = 3\n');
+    expect(stdout).toBe(
+      'system: You are a calculator.\nuser: What is 1 + 2?\nassistant: [call_1 add]\ntool call_1 add: ok 3\nassistant: 1 + 2 = 3\nstopped completed 1 + 2 = 3\n',
+    );
   });
 
   it.each(PUBLISHED.filter((name) => name !== 'cli'))("run the sample of @turnkit/%s's README", async (name) => {
@@ -151,7 +186,16 @@ describe('the packed packages in a fresh npm project', () => {
   });
 
   it('load the build under --conditions=source (the repository condition is @turnkit/source)', async () => {
-    const { stdout } = await ok(process.execPath, ['--conditions=source', '--input-type=module', '-e', "const m = await import('@turnkit/core'); console.log(typeof m.step);"], project);
+    const { stdout } = await ok(
+      process.execPath,
+      [
+        '--conditions=source',
+        '--input-type=module',
+        '-e',
+        "const m = await import('@turnkit/core'); console.log(typeof m.step);",
+      ],
+      project,
+    );
     expect(stdout).toBe('function\n');
   });
 
@@ -167,7 +211,9 @@ describe('the installed turnkit binary', () => {
   const PATHS = /(?:[\w.@-]+\/)+[\w.-]+\.(?:ts|mts|js|mjs|json|ndjson)\b/g;
 
   it('--help of every command mentions only files the CLI package ships, and its example runs', async () => {
-    const helps = await Promise.all([[], ['run'], ['resume'], ['replay'], ['graph'], ['check']].map((command) => ok(bin(), [...command, '--help'], project)));
+    const helps = await Promise.all(
+      [[], ['run'], ['resume'], ['replay'], ['graph'], ['check']].map((command) => ok(bin(), [...command, '--help'], project)),
+    );
     const text = helps.map((help) => help.stdout).join('\n');
     expect(text).not.toContain('packages/');
     const mentioned = [...new Set(text.match(PATHS) ?? [])];
@@ -179,7 +225,7 @@ describe('the installed turnkit binary', () => {
     expect(example.stdout).toContain('stopped: completed');
   });
 
-  it("runs the scenario of its README", async () => {
+  it('runs the scenario of its README', async () => {
     const scenario = await run(bin(), ['run', 'readme-cli.ts'], project);
     expect(scenario.stderr).toBe('');
     expect(scenario.stdout).toContain('stopped: completed');
@@ -196,7 +242,10 @@ describe('the installed turnkit binary', () => {
   });
 
   it('depends on the other packages by caret ranges (workspace:^ when packed)', () => {
-    const pkg = JSON.parse(readFileSync(join(project, 'node_modules', '@turnkit', 'cli', 'package.json'), 'utf8')) as { version: string; dependencies: Record<string, string> };
+    const pkg = JSON.parse(readFileSync(join(project, 'node_modules', '@turnkit', 'cli', 'package.json'), 'utf8')) as {
+      version: string;
+      dependencies: Record<string, string>;
+    };
     expect(pkg.dependencies['@turnkit/core']).toBe('^0.1.0');
   });
 });

@@ -12,8 +12,10 @@ import { REPO, turnkit } from './run-cli.js';
 const CHARGE = fileURLToPath(new URL('./fixtures/charge.mts', import.meta.url));
 const tempDir = (): Promise<string> => mkdtemp(join(tmpdir(), 'turnkit-cli-'));
 const sha256 = (bytes: Buffer | string): string => createHash('sha256').update(bytes).digest('hex');
-const readJson = async (file: string): Promise<Record<string, unknown>> => JSON.parse(await readFile(file, 'utf8')) as Record<string, unknown>;
-const charges = async (dir: string): Promise<string[]> => (existsSync(join(dir, 'side-effects.log')) ? (await readFile(join(dir, 'side-effects.log'), 'utf8')).trimEnd().split('\n') : []);
+const readJson = async (file: string): Promise<Record<string, unknown>> =>
+  JSON.parse(await readFile(file, 'utf8')) as Record<string, unknown>;
+const charges = async (dir: string): Promise<string[]> =>
+  existsSync(join(dir, 'side-effects.log')) ? (await readFile(join(dir, 'side-effects.log'), 'utf8')).trimEnd().split('\n') : [];
 
 /** Runs the charge scenario in `dir` until it suspends on call_1; returns the suspended-turn file. */
 async function suspendCharge(dir: string, scenario = CHARGE): Promise<string> {
@@ -35,14 +37,39 @@ describe('a resume file is data, never code', () => {
   it('a hand-written file naming a payload module is refused, blaming the file, before the payload is imported', async () => {
     const dir = await tempDir();
     const payload = join(dir, 'payload.mjs');
-    await writeFile(payload, `import { writeFileSync } from 'node:fs';\nwriteFileSync(${JSON.stringify(join(dir, 'MARKER'))}, 'the payload ran');\nexport default {};\n`);
-    const common = { kind: 'turnkit-suspended-turn', scenario: payload, options: { stream: false, provider: null }, modelCalls: 0, state: {}, transcript: [], pending: [{ call: { id: 'call_1', name: 'charge', input: {} } }], grants: [] };
+    await writeFile(
+      payload,
+      `import { writeFileSync } from 'node:fs';\nwriteFileSync(${JSON.stringify(join(dir, 'MARKER'))}, 'the payload ran');\nexport default {};\n`,
+    );
+    const common = {
+      kind: 'turnkit-suspended-turn',
+      scenario: payload,
+      options: { stream: false, provider: null },
+      modelCalls: 0,
+      state: {},
+      transcript: [],
+      pending: [{ call: { id: 'call_1', name: 'charge', input: {} } }],
+      grants: [],
+    };
     const crafted: [string, Record<string, unknown>, RegExp][] = [
-      ['as the first file format', { ...common, version: 1 }, /was written by an older turnkit that did not record a hash of its scenario/],
-      ['with the payload hash recorded', { ...common, version: 2, scenarioSha256: sha256(await readFile(payload)) }, /is not a suspended turn that `turnkit run` wrote \(at state: Invalid turn state/],
+      [
+        'as the first file format',
+        { ...common, version: 1 },
+        /was written by an older turnkit that did not record a hash of its scenario/,
+      ],
+      [
+        'with the payload hash recorded',
+        { ...common, version: 2, scenarioSha256: sha256(await readFile(payload)) },
+        /is not a suspended turn that `turnkit run` wrote \(at state: Invalid turn state/,
+      ],
       [
         'with a pending call its state does not have',
-        { ...(await readJson(await suspendCharge(dir))), scenario: payload, scenarioSha256: sha256(await readFile(payload)), pending: [{ call: { id: 'call_9', name: 'charge', input: {} } }] },
+        {
+          ...(await readJson(await suspendCharge(dir))),
+          scenario: payload,
+          scenarioSha256: sha256(await readFile(payload)),
+          pending: [{ call: { id: 'call_9', name: 'charge', input: {} } }],
+        },
         /its pending calls \(call_9\) are not the undecided parked calls of its state \(call_1\)/,
       ],
     ];
@@ -66,7 +93,10 @@ describe('a resume file is data, never code', () => {
     const file = await suspendCharge(dir, scenario);
     expect((await readJson(file)).scenarioSha256).toBe(sha256(original));
 
-    await appendFile(scenario, `\nimport { writeFileSync } from 'node:fs';\nwriteFileSync(${JSON.stringify(join(dir, 'MARKER'))}, 'the tampered scenario ran');\n`);
+    await appendFile(
+      scenario,
+      `\nimport { writeFileSync } from 'node:fs';\nwriteFileSync(${JSON.stringify(join(dir, 'MARKER'))}, 'the tampered scenario ran');\n`,
+    );
     const tampered = await turnkit(['resume', file, '--approve', 'call_1'], { cwd: dir });
     expect(existsSync(join(dir, 'MARKER'))).toBe(false);
     expect(tampered.code).toBe(2);
@@ -76,7 +106,9 @@ describe('a resume file is data, never code', () => {
     // Refused before the claim: the file can still be resumed, with the scenario as it was.
     const copy = join(dir, 'as-saved.mts');
     await writeFile(copy, original);
-    const resumed = await turnkit(['resume', file, '--approve', 'call_1', '--scenario', copy, '--save', join(dir, 'next.json')], { cwd: dir });
+    const resumed = await turnkit(['resume', file, '--approve', 'call_1', '--scenario', copy, '--save', join(dir, 'next.json')], {
+      cwd: dir,
+    });
     expect(resumed.stderr).toBe('');
     expect(resumed.code).toBe(3);
     expect(resumed.stdout).toContain(`turnkit ${copy} · scenario model`);
@@ -90,7 +122,9 @@ describe('a resume file is data, never code', () => {
     await writeFile(other, '{ "input": "hi", "tools": [] }');
     const run = await turnkit(['resume', file, '--approve', 'call_1', '--scenario', other], { cwd: dir });
     expect(run.code).toBe(2);
-    expect(run.stderr).toContain(`turnkit: ${other} is not the scenario (${CHARGE}) with which the turn in ${file} was saved: its sha256 is ${sha256(await readFile(other)).slice(0, 12)}…`);
+    expect(run.stderr).toContain(
+      `turnkit: ${other} is not the scenario (${CHARGE}) with which the turn in ${file} was saved: its sha256 is ${sha256(await readFile(other)).slice(0, 12)}…`,
+    );
     expect(await charges(dir)).toEqual([]);
   });
 });
@@ -106,7 +140,9 @@ describe('one approval, one execution', () => {
     expect(await charges(dir)).toEqual(['call_1 charged 5']);
     expect(runs.map((r) => r.code).sort()).toEqual([2, 3]);
     const refused = runs.find((r) => r.code === 2)!;
-    expect(refused.stderr).toMatch(new RegExp(`^turnkit: ${file} (was already resumed \\(at \\S+ by process \\d+|is being resumed by process \\d+)`));
+    expect(refused.stderr).toMatch(
+      new RegExp(`^turnkit: ${file} (was already resumed \\(at \\S+ by process \\d+|is being resumed by process \\d+)`),
+    );
     expect(await readdir(dir)).not.toContain('turn.json.lock');
   });
 
@@ -120,7 +156,9 @@ describe('one approval, one execution', () => {
     const again = await turnkit(['resume', file, '--approve', 'call_1'], { cwd: dir });
     expect(again.code).toBe(2);
     expect(again.stderr).toMatch(
-      new RegExp(`^turnkit: ${file} was already resumed \\(at \\S+ by process \\d+; the turn was suspended again into ${next}\\): one approval runs its tools once, so it cannot be resumed again; resume ${next} instead\\.\\n$`),
+      new RegExp(
+        `^turnkit: ${file} was already resumed \\(at \\S+ by process \\d+; the turn was suspended again into ${next}\\): one approval runs its tools once, so it cannot be resumed again; resume ${next} instead\\.\\n$`,
+      ),
     );
     expect(await charges(dir)).toEqual(['call_1 charged 5']);
     const rest = await turnkit(['resume', next, '--approve', 'call_2'], { cwd: dir });
@@ -138,7 +176,9 @@ describe('one approval, one execution', () => {
     expect(consumed.pid).toBeGreaterThan(0);
     const again = await turnkit(['resume', file, '--approve', 'call_1'], { cwd: dir });
     expect(again.code).toBe(2);
-    expect(again.stderr).toContain(`by process ${consumed.pid}; its approved calls ran then, or are running now): one approval runs its tools once, so it cannot be resumed again; run the scenario again to start a new turn.`);
+    expect(again.stderr).toContain(
+      `by process ${consumed.pid}; its approved calls ran then, or are running now): one approval runs its tools once, so it cannot be resumed again; run the scenario again to start a new turn.`,
+    );
     expect(await charges(dir)).toEqual(['call_1 charged 5']);
   });
 });
@@ -159,7 +199,10 @@ describe('counters read from a resume file are bounded', () => {
     const file = await suspendCharge(dir);
     const saved = await readJson(file);
     const state = saved.state as { usage: Record<string, number> };
-    await writeFile(file, JSON.stringify({ ...saved, modelCalls: 1e15, state: { ...state, usage: { ...state.usage, modelCalls: 1e15 } } }));
+    await writeFile(
+      file,
+      JSON.stringify({ ...saved, modelCalls: 1e15, state: { ...state, usage: { ...state.usage, modelCalls: 1e15 } } }),
+    );
     const run = await turnkit(['resume', file, '--approve', 'call_1', '--save', join(dir, 'next.json')], { cwd: dir });
     expect(run.stderr).toBe(
       `turnkit: ${file}: the model of scenario ${CHARGE} cannot continue from modelCalls 1000000000000000, the count the file records (scriptedModel option startAt must be a whole number from 0 to 3 (the script has 3 steps), got 1000000000000000. Pass the usage.modelCalls of the suspended turn you are resuming.); the file was changed since it was saved, or was never one that \`turnkit run\` wrote. Nothing was run.\n`,
@@ -173,10 +216,17 @@ describe('counters read from a resume file are bounded', () => {
     const dir = await tempDir();
     const file = await suspendCharge(dir);
     const original = await readFile(file, 'utf8');
-    await writeFile(file, JSON.stringify({ ...JSON.parse(original), grants: [{ scope: 'session' }, { scope: 'tool', tool: 'no spaces allowed' }] }));
+    await writeFile(
+      file,
+      JSON.stringify({ ...JSON.parse(original), grants: [{ scope: 'session' }, { scope: 'tool', tool: 'no spaces allowed' }] }),
+    );
     const run = await turnkit(['resume', file, '--approve', 'call_1'], { cwd: dir });
     expect(run.code).toBe(2);
-    expect(run.stderr).toMatch(new RegExp(`^turnkit: ${file} is not a suspended turn that \`turnkit run\` wrote \\(at grants\\.1: Grant \\{"scope":"tool","tool":"no spaces allowed"\\} is invalid: `));
+    expect(run.stderr).toMatch(
+      new RegExp(
+        `^turnkit: ${file} is not a suspended turn that \`turnkit run\` wrote \\(at grants\\.1: Grant \\{"scope":"tool","tool":"no spaces allowed"\\} is invalid: `,
+      ),
+    );
     expect(run.stderr).not.toContain(CHARGE);
     expect(run.stdout).toBe('');
     expect(await charges(dir)).toEqual([]);
@@ -188,29 +238,45 @@ describe('counters read from a resume file are bounded', () => {
 
 describe('output paths are checked before anything runs', () => {
   it.each([
-    ['a folder that does not exist', (dir: string) => join(dir, 'missing', 'next.json'), (dir: string) => `: the folder ${join(dir, 'missing')} does not exist; create it or give another path. Nothing was run.`],
-    ['a folder', (dir: string) => dir, (dir: string) => ` is a folder; give the path of a file in it, such as ${join(dir, 'turn.json')}. Nothing was run.`],
-  ])('a resume with --save naming %s exits 2 before the approved tool runs, and the file can still be resumed', async (_what, target, message) => {
-    const dir = await tempDir();
-    const file = await suspendCharge(dir);
-    for (const flag of ['--save', '--trace']) {
-      const run = await turnkit(['resume', file, '--approve', 'call_1', flag, target(dir)], { cwd: dir });
-      expect(run.stderr).toBe(`turnkit: ${flag} ${target(dir)}${message(dir)}\n`);
-      expect(run.code).toBe(2);
-      expect(run.stdout).toBe('');
-      expect(await charges(dir)).toEqual([]);
-    }
-    const resumed = await turnkit(['resume', file, '--approve', 'call_1', '--save', join(dir, 'next.json')], { cwd: dir });
-    expect(resumed.code).toBe(3);
-    expect(await charges(dir)).toEqual(['call_1 charged 5']);
-  });
+    [
+      'a folder that does not exist',
+      (dir: string) => join(dir, 'missing', 'next.json'),
+      (dir: string) => `: the folder ${join(dir, 'missing')} does not exist; create it or give another path. Nothing was run.`,
+    ],
+    [
+      'a folder',
+      (dir: string) => dir,
+      (dir: string) => ` is a folder; give the path of a file in it, such as ${join(dir, 'turn.json')}. Nothing was run.`,
+    ],
+  ])(
+    'a resume with --save naming %s exits 2 before the approved tool runs, and the file can still be resumed',
+    async (_what, target, message) => {
+      const dir = await tempDir();
+      const file = await suspendCharge(dir);
+      for (const flag of ['--save', '--trace']) {
+        const run = await turnkit(['resume', file, '--approve', 'call_1', flag, target(dir)], { cwd: dir });
+        expect(run.stderr).toBe(`turnkit: ${flag} ${target(dir)}${message(dir)}\n`);
+        expect(run.code).toBe(2);
+        expect(run.stdout).toBe('');
+        expect(await charges(dir)).toEqual([]);
+      }
+      const resumed = await turnkit(['resume', file, '--approve', 'call_1', '--save', join(dir, 'next.json')], { cwd: dir });
+      expect(resumed.code).toBe(3);
+      expect(await charges(dir)).toEqual(['call_1 charged 5']);
+    },
+  );
 });
 
 describe('resuming needs a model function', () => {
   it('a scenario exporting a ready-made model cannot be resumed, and says what to export', async () => {
     const dir = await projectDir();
     const scenario = join(dir, 'instance.mts');
-    await writeFile(scenario, (await readFile(CHARGE, 'utf8')).replace('model: ({ startAt }) => scriptedModel(', 'model: scriptedModel(').replace(", { startAt }),", '),'));
+    await writeFile(
+      scenario,
+      (await readFile(CHARGE, 'utf8'))
+        .replace('model: ({ startAt }) => scriptedModel(', 'model: scriptedModel(')
+        .replace(', { startAt }),', '),'),
+    );
     expect(await readFile(scenario, 'utf8')).toContain("model: scriptedModel([toolCalls(call('charge', { cents: 5 }))");
     const file = await suspendCharge(dir, scenario);
     const run = await turnkit(['resume', file, '--approve', 'call_1'], { cwd: dir });
@@ -230,12 +296,22 @@ function shellWords(line: string, dir: string): string[] {
 }
 
 /** A .json scenario whose scripted model makes one call of `delete` (approval needed) with `id`. */
-async function oneCallScenario(dir: string, id: string, extra: { text?: string; input?: unknown; result?: unknown } = {}): Promise<string> {
+async function oneCallScenario(
+  dir: string,
+  id: string,
+  extra: { text?: string; input?: unknown; result?: unknown } = {},
+): Promise<string> {
   const file = join(dir, 'scenario.json');
   const scenario = {
     input: 'Delete it.',
     tools: [{ name: 'delete', description: 'Deletes.', needsApproval: true, result: extra.result ?? { deleted: true } }],
-    model: [{ calls: [{ name: 'delete', id, input: extra.input ?? { path: 'a' } }], ...(extra.text === undefined ? {} : { text: extra.text }) }, { text: 'Done.' }],
+    model: [
+      {
+        calls: [{ name: 'delete', id, input: extra.input ?? { path: 'a' } }],
+        ...(extra.text === undefined ? {} : { text: extra.text }),
+      },
+      { text: 'Done.' },
+    ],
   };
   await writeFile(file, JSON.stringify(scenario));
   return file;
@@ -261,7 +337,11 @@ describe('what a model chooses is printed safely', () => {
   it('control characters in text, inputs and results are printed escaped', async () => {
     const dir = await tempDir();
     const evil = 'A\u001b[2K\rB\u009b31mC\u007fD\u202eE';
-    const scenario = await oneCallScenario(dir, 'call_1', { text: `I will delete ${evil}.`, input: { path: evil }, result: { note: evil } });
+    const scenario = await oneCallScenario(dir, 'call_1', {
+      text: `I will delete ${evil}.`,
+      input: { path: evil },
+      result: { note: evil },
+    });
     const run = await turnkit(['run', scenario, '--save', 'turn.json'], { cwd: dir });
     expect(run.code).toBe(3);
     const resumed = await turnkit(['resume', 'turn.json', '--reject', `call_1=${evil}`], { cwd: dir });

@@ -15,15 +15,23 @@ export interface CliRun {
 }
 
 /** Runs `turnkit ...args`; never rejects (a non-zero exit is part of the result). */
-export function turnkit(args: readonly string[], options: { cwd?: string; env?: Record<string, string | undefined> } = {}): Promise<CliRun> {
+export function turnkit(
+  args: readonly string[],
+  options: { cwd?: string; env?: Record<string, string | undefined> } = {},
+): Promise<CliRun> {
   if (!existsSync(BIN)) throw new Error(`${BIN} is missing: build the CLI first with \`pnpm --filter @turnkit/cli... build\`.`);
   const env: Record<string, string | undefined> = { ...process.env, NO_COLOR: '1', ...options.env };
   for (const [key, value] of Object.entries(env)) if (value === undefined) delete env[key];
   return new Promise((resolve) => {
-    execFile(process.execPath, [BIN, ...args], { cwd: options.cwd ?? REPO, env, timeout: 50_000, maxBuffer: 16 * 1024 * 1024 }, (error, stdout, stderr) => {
-      const code = error === null ? 0 : typeof error.code === 'number' ? error.code : -1;
-      resolve({ code, stdout, stderr });
-    });
+    execFile(
+      process.execPath,
+      [BIN, ...args],
+      { cwd: options.cwd ?? REPO, env, timeout: 50_000, maxBuffer: 16 * 1024 * 1024 },
+      (error, stdout, stderr) => {
+        const code = error === null ? 0 : typeof error.code === 'number' ? error.code : -1;
+        resolve({ code, stdout, stderr });
+      },
+    );
   });
 }
 
@@ -33,10 +41,19 @@ export const example = (name: string): string => `${EXAMPLES}${name}`;
  * Runs `turnkit ...args` and sends `signal` to it once its stderr contains `after`. Never rejects;
  * the process is killed if it is still running after 50 s.
  */
-export function turnkitSignalled(args: readonly string[], signal: NodeJS.Signals, after: string, options: { cwd?: string } = {}): Promise<CliRun> {
+export function turnkitSignalled(
+  args: readonly string[],
+  signal: NodeJS.Signals,
+  after: string,
+  options: { cwd?: string } = {},
+): Promise<CliRun> {
   if (!existsSync(BIN)) throw new Error(`${BIN} is missing: build the CLI first with \`pnpm --filter @turnkit/cli... build\`.`);
   return new Promise((resolve) => {
-    const child = spawn(process.execPath, [BIN, ...args], { cwd: options.cwd ?? REPO, env: { ...process.env, NO_COLOR: '1' }, timeout: 50_000 });
+    const child = spawn(process.execPath, [BIN, ...args], {
+      cwd: options.cwd ?? REPO,
+      env: { ...process.env, NO_COLOR: '1' },
+      timeout: 50_000,
+    });
     let stdout = '';
     let stderr = '';
     let sent = false;
@@ -51,7 +68,9 @@ export function turnkitSignalled(args: readonly string[], signal: NodeJS.Signals
       }
     });
     child.on('error', (error) => resolve({ code: -1, stdout, stderr: `${stderr}could not start turnkit: ${error.message}` }));
-    child.on('close', (code, killedBy) => resolve({ code: code ?? -1, stdout, stderr: killedBy === null ? stderr : `${stderr}(ended by ${killedBy})` }));
+    child.on('close', (code, killedBy) =>
+      resolve({ code: code ?? -1, stdout, stderr: killedBy === null ? stderr : `${stderr}(ended by ${killedBy})` }),
+    );
   });
 }
 
@@ -60,13 +79,21 @@ export function turnkitSignalled(args: readonly string[], signal: NodeJS.Signals
  * and approvals prompt. `answer` sees the output so far each time more arrives and returns what to
  * type (or null for nothing yet, 'EOF' to close stdin). Never rejects.
  */
-export function turnkitOnTty(args: readonly string[], answer: (output: string) => string | null, options: { cwd?: string } = {}): Promise<CliRun> {
+export function turnkitOnTty(
+  args: readonly string[],
+  answer: (output: string) => string | null,
+  options: { cwd?: string } = {},
+): Promise<CliRun> {
   if (!existsSync(BIN)) throw new Error(`${BIN} is missing: build the CLI first with \`pnpm --filter @turnkit/cli... build\`.`);
   const quote = (s: string): string => `'${s.replace(/'/g, "'\\''")}'`;
   const command = [process.execPath, BIN, ...args].map(quote).join(' ');
   return new Promise((resolve) => {
     // -e: script exits with the child's code; -f: flush output at once (the test reacts to it).
-    const child = spawn('script', ['-qfec', command, '/dev/null'], { cwd: options.cwd ?? REPO, env: { ...process.env, NO_COLOR: '1', TERM: 'dumb' }, timeout: 50_000 });
+    const child = spawn('script', ['-qfec', command, '/dev/null'], {
+      cwd: options.cwd ?? REPO,
+      env: { ...process.env, NO_COLOR: '1', TERM: 'dumb' },
+      timeout: 50_000,
+    });
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (chunk: Buffer) => {

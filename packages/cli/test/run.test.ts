@@ -43,7 +43,9 @@ describe('turnkit run', () => {
   it('shows the repair of a structured output and prints the parsed result', async () => {
     const run = await turnkit(['run', example('extract-invoice.ts')]);
     expect(run.code).toBe(0);
-    expect(run.stdout).toContain('rejected, asking the model to repair it: Your final answer does not match the expected shape: at total');
+    expect(run.stdout).toContain(
+      'rejected, asking the model to repair it: Your final answer does not match the expected shape: at total',
+    );
     expect(run.stdout).toContain('the final answer matches the output schema');
     expect(run.stdout).toContain('"total": 642.5');
     expect(run.stdout).toContain('✔ stopped: completed · 3 model calls · 1 tool call');
@@ -62,7 +64,13 @@ describe('turnkit run', () => {
     const file = join(dir, 'bad-call.json');
     const scenario = {
       input: 'Look up order 7.',
-      tools: [{ name: 'get_order', input: { type: 'object', properties: { orderId: { type: 'string' } }, required: ['orderId'] }, result: { ok: true } }],
+      tools: [
+        {
+          name: 'get_order',
+          input: { type: 'object', properties: { orderId: { type: 'string' } }, required: ['orderId'] },
+          result: { ok: true },
+        },
+      ],
       model: [{ calls: [{ name: 'get_order', input: { orderId: 7 } }] }, { text: 'That id was not valid.' }],
     };
     await writeFile(file, JSON.stringify(scenario));
@@ -75,7 +83,12 @@ describe('turnkit run', () => {
   it('shows a limit notice and the forced final call when maxIterations is reached', async () => {
     const dir = await tempDir();
     const file = join(dir, 'limit.json');
-    const scenario = { input: 'ping twice', limits: { maxIterations: 1 }, tools: [{ name: 'ping', result: 'pong' }], model: [{ calls: [{ name: 'ping' }] }, { text: 'pong, once' }] };
+    const scenario = {
+      input: 'ping twice',
+      limits: { maxIterations: 1 },
+      tools: [{ name: 'ping', result: 'pong' }],
+      model: [{ calls: [{ name: 'ping' }] }, { text: 'pong, once' }],
+    };
     await writeFile(file, JSON.stringify(scenario));
     const run = await turnkit(['run', file]);
     expect(run.code).toBe(0);
@@ -87,7 +100,10 @@ describe('turnkit run', () => {
   it('prints the trace as NDJSON with --json: every line parses, initial first and result last', async () => {
     const run = await turnkit(['run', example('trip-planner.ts'), '--json']);
     expect(run.code).toBe(0);
-    const lines = run.stdout.trimEnd().split('\n').map((line) => JSON.parse(line) as { kind: string; index?: number; status?: string; output?: unknown });
+    const lines = run.stdout
+      .trimEnd()
+      .split('\n')
+      .map((line) => JSON.parse(line) as { kind: string; index?: number; status?: string; output?: unknown });
     expect(lines[0]?.kind).toBe('initial');
     const steps = lines.filter((l) => l.kind === 'step');
     expect(steps.map((s) => s.index)).toEqual(steps.map((_, i) => i));
@@ -190,7 +206,9 @@ describe('approvals without a terminal', () => {
   async function suspend(): Promise<{ dir: string; file: string; stdout: string; code: number }> {
     const dir = await tempDir();
     const run = await turnkit(['run', example('delete-files.ts')], { cwd: dir });
-    const match = /turnkit resume (\.\/turnkit-suspended-turn-[0-9a-f]+\.json) --approve call_2 --approve call_3/.exec(run.stdout);
+    const match = /turnkit resume (\.\/turnkit-suspended-turn-[0-9a-f]+\.json) --approve call_2 --approve call_3/.exec(
+      run.stdout,
+    );
     return { dir, file: match?.[1] ?? '', stdout: run.stdout, code: run.code };
   }
 
@@ -199,9 +217,15 @@ describe('approvals without a terminal', () => {
     expect(code).toBe(3);
     expect(file).not.toBe('');
     expect(stdout).toContain('⏸ delete_file call_2 {"path":"tmp/build.log"} waits for approval');
-    expect(stdout).toContain(`turnkit resume ${file} --reject call_2='reason for the model' --reject call_3='reason for the model'`);
+    expect(stdout).toContain(
+      `turnkit resume ${file} --reject call_2='reason for the model' --reject call_3='reason for the model'`,
+    );
     expect(await readdir(dir)).toEqual([file.slice(2)]);
-    const saved = JSON.parse(await readFile(join(dir, file), 'utf8')) as { kind: string; pending: { call: { id: string } }[]; scenario: string };
+    const saved = JSON.parse(await readFile(join(dir, file), 'utf8')) as {
+      kind: string;
+      pending: { call: { id: string } }[];
+      scenario: string;
+    };
     expect(saved.kind).toBe('turnkit-suspended-turn');
     expect(saved.pending.map((p) => p.call.id)).toEqual(['call_2', 'call_3']);
     expect(saved.scenario).toBe(example('delete-files.ts'));

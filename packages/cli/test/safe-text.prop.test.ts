@@ -11,7 +11,32 @@ const RAW_MULTILINE = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u2028\u2029\u202
 /** Strings rich in the characters that matter here: controls, quotes, shell syntax, non-ASCII. */
 const hostile = fc.string({
   unit: fc.oneof(
-    fc.constantFrom('\u001b', '\r', '\n', '\t', '\u0007', '\u007f', '\u009b', '\u0085', '\u202e', '\u2028', "'", '"', '\\', '$', '`', ';', '#', '*', '=', ' ', '~', '!', '{', '}'),
+    fc.constantFrom(
+      '\u001b',
+      '\r',
+      '\n',
+      '\t',
+      '\u0007',
+      '\u007f',
+      '\u009b',
+      '\u0085',
+      '\u202e',
+      '\u2028',
+      "'",
+      '"',
+      '\\',
+      '$',
+      '`',
+      ';',
+      '#',
+      '*',
+      '=',
+      ' ',
+      '~',
+      '!',
+      '{',
+      '}',
+    ),
     fc.string({ minLength: 1, maxLength: 1, unit: 'binary' }),
   ),
   maxLength: 24,
@@ -19,7 +44,9 @@ const hostile = fc.string({
 
 /** What bash makes of `words` (printed by printf, one per NUL). */
 function bashWords(words: string): string[] {
-  return execFileSync('bash', ['-c', `printf '%s\\0' ${words}`], { encoding: 'utf8' }).split('\0').slice(0, -1);
+  return execFileSync('bash', ['-c', `printf '%s\\0' ${words}`], { encoding: 'utf8' })
+    .split('\0')
+    .slice(0, -1);
 }
 
 describe('safeText', () => {
@@ -85,7 +112,15 @@ describe('the printed resume commands', () => {
     const help = resumeHelp('turn dir/turn.json', { pending, state: { decisions: {} } as never });
     expect(help).not.toMatch(/[\u0000-\u0009\u000b-\u001f\u007f-\u009f]/);
     const [approve, reject] = help.split('\n').filter((line) => line.startsWith('  turnkit resume '));
-    expect(bashWords(approve!.replace(/^ {2}turnkit /, ''))).toEqual(['resume', './turn dir/turn.json', ...ids.flatMap((id) => ['--approve', id])]);
-    expect(bashWords(reject!.replace(/^ {2}turnkit /, ''))).toEqual(['resume', './turn dir/turn.json', ...ids.flatMap((id) => ['--reject', `${id}=reason for the model`])]);
+    expect(bashWords(approve!.replace(/^ {2}turnkit /, ''))).toEqual([
+      'resume',
+      './turn dir/turn.json',
+      ...ids.flatMap((id) => ['--approve', id]),
+    ]);
+    expect(bashWords(reject!.replace(/^ {2}turnkit /, ''))).toEqual([
+      'resume',
+      './turn dir/turn.json',
+      ...ids.flatMap((id) => ['--reject', `${id}=reason for the model`]),
+    ]);
   });
 });

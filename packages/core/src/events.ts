@@ -3,7 +3,17 @@
 // known fields, or says precisely what is wrong. It never throws on bad input.
 
 import { isJsonValue, MAX_JSON_DEPTH } from './json.js';
-import type { ApprovalDecision, FailableEffect, JsonValue, ModelResponse, ParkedCall, ToolCall, ToolResult, TurnError, Usage } from './types.js';
+import type {
+  ApprovalDecision,
+  FailableEffect,
+  JsonValue,
+  ModelResponse,
+  ParkedCall,
+  ToolCall,
+  ToolResult,
+  TurnError,
+  Usage,
+} from './types.js';
 
 export type ParsedEvent =
   | { readonly type: 'start'; readonly input: string | undefined }
@@ -33,7 +43,8 @@ class Bad extends Error {}
 
 const FAILABLE: readonly FailableEffect[] = ['compact', 'check_output', 'dispatch_tools', 'execute_approved'];
 
-const record = (value: unknown): value is Record<string, unknown> => value !== null && typeof value === 'object' && !Array.isArray(value);
+const record = (value: unknown): value is Record<string, unknown> =>
+  value !== null && typeof value === 'object' && !Array.isArray(value);
 
 function need<T>(ok: boolean, value: T, problem: string): T {
   if (!ok) throw new Bad(problem);
@@ -53,7 +64,11 @@ function list(value: unknown, what: string): readonly unknown[] {
 }
 
 function json(value: unknown, what: string): JsonValue {
-  return need(isJsonValue(value), value as JsonValue, `${what} must be a JSON value (finite numbers, no cycles, at most ${MAX_JSON_DEPTH} levels deep)`);
+  return need(
+    isJsonValue(value),
+    value as JsonValue,
+    `${what} must be a JSON value (finite numbers, no cycles, at most ${MAX_JSON_DEPTH} levels deep)`,
+  );
 }
 
 export function readToolCall(value: unknown, what: string): ToolCall {
@@ -80,7 +95,10 @@ export function readToolResult(value: unknown, what: string): ToolResult {
   return modelOverride === undefined ? result : { ...result, modelOverride };
 }
 
-function usageNumber(value: Record<string, unknown>, key: 'inputTokens' | 'outputTokens' | 'totalTokens' | 'cost'): number | undefined {
+function usageNumber(
+  value: Record<string, unknown>,
+  key: 'inputTokens' | 'outputTokens' | 'totalTokens' | 'cost',
+): number | undefined {
   const n = value[key];
   if (n === undefined) return undefined;
   const whole = key === 'cost' ? Number.isFinite(n) : Number.isInteger(n);
@@ -108,7 +126,10 @@ function readUsage(value: unknown): Partial<Usage> | undefined {
 function readResponse(value: unknown): ModelResponse {
   if (!record(value)) throw new Bad('response must be an object');
   const text = value.text === undefined ? '' : str(value.text, 'response.text');
-  const toolCalls = value.toolCalls === undefined ? [] : list(value.toolCalls, 'response.toolCalls').map((c, i) => readToolCall(c, `response.toolCalls[${i}]`));
+  const toolCalls =
+    value.toolCalls === undefined
+      ? []
+      : list(value.toolCalls, 'response.toolCalls').map((c, i) => readToolCall(c, `response.toolCalls[${i}]`));
   const reasoning = optStr(value.reasoning, 'response.reasoning');
   const usage = readUsage(value.usage);
   const finishReason = optStr(value.finishReason, 'response.finishReason');
@@ -126,7 +147,10 @@ function readError(value: unknown): TurnError {
   if (!record(value)) throw new Bad('error must be an object with kind and message');
   let error: TurnError = { kind: str(value.kind, 'error.kind'), message: str(value.message, 'error.message') };
   if (value.retryable !== undefined) {
-    error = { ...error, retryable: need(typeof value.retryable === 'boolean', value.retryable as boolean, 'error.retryable must be a boolean') };
+    error = {
+      ...error,
+      retryable: need(typeof value.retryable === 'boolean', value.retryable as boolean, 'error.retryable must be a boolean'),
+    };
   }
   return value.data === undefined ? error : { ...error, data: json(value.data, 'error.data') };
 }
@@ -156,9 +180,11 @@ export function readDecision(value: unknown): ApprovalDecision | null {
 }
 
 export function readEvent(event: unknown): ReadEvent {
-  if (!record(event)) return { type: 'malformed', eventType: typeof event, problem: 'an event must be an object with a string `type`' };
+  if (!record(event))
+    return { type: 'malformed', eventType: typeof event, problem: 'an event must be an object with a string `type`' };
   const type = event.type;
-  if (typeof type !== 'string') return { type: 'malformed', eventType: typeof type, problem: 'an event must have a string `type`' };
+  if (typeof type !== 'string')
+    return { type: 'malformed', eventType: typeof type, problem: 'an event must have a string `type`' };
   try {
     switch (type) {
       case 'start':
@@ -172,7 +198,11 @@ export function readEvent(event: unknown): ReadEvent {
         }
       case 'model_failed': {
         const partial = event.partialOutput ?? false;
-        return { type, error: readError(event.error), partialOutput: need(typeof partial === 'boolean', partial as boolean, 'model_failed.partialOutput must be a boolean') };
+        return {
+          type,
+          error: readError(event.error),
+          partialOutput: need(typeof partial === 'boolean', partial as boolean, 'model_failed.partialOutput must be a boolean'),
+        };
       }
       case 'tools_completed':
       case 'approved_tools_completed':

@@ -34,7 +34,10 @@ export function dispatchOutcomeEvent(outcome: DispatchOutcome): Extract<TurnEven
  * if (signal.aborted && cancelPreempts(event)) event = { type: 'cancel', reason: 'stopped by the user' };
  */
 export function cancelPreempts(event: TurnEvent | null): boolean {
-  return event === null || (event.type !== 'tools_completed' && event.type !== 'tools_parked' && event.type !== 'approved_tools_completed');
+  return (
+    event === null ||
+    (event.type !== 'tools_completed' && event.type !== 'tools_parked' && event.type !== 'approved_tools_completed')
+  );
 }
 
 /** The parked calls of `state` that have no decision yet, in call order. */

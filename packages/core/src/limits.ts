@@ -19,7 +19,17 @@ export const DEFAULT_LIMITS: TurnLimits = {
 /** The longest wait before a model retry, whatever the backoff or the provider's Retry-After says. */
 export const MAX_RETRY_DELAY_MS = 60_000;
 
-const LIMIT_KEYS = ['maxIterations', 'loopThreshold', 'loopExemptTools', 'maxOutputRepairs', 'maxCallsPerReply', 'maxModelRetries', 'modelRetryBackoffMs', 'loopRecoveries', 'budget'] as const;
+const LIMIT_KEYS = [
+  'maxIterations',
+  'loopThreshold',
+  'loopExemptTools',
+  'maxOutputRepairs',
+  'maxCallsPerReply',
+  'maxModelRetries',
+  'modelRetryBackoffMs',
+  'loopRecoveries',
+  'budget',
+] as const;
 const BUDGET_KEYS = ['maxModelCalls', 'maxToolCalls', 'maxInputTokens', 'maxOutputTokens', 'maxTotalTokens', 'maxCost'] as const;
 
 const show = (value: unknown): string => (typeof value === 'string' ? JSON.stringify(value) : String(value));
@@ -36,7 +46,10 @@ export class LimitError extends RangeError {
 
 function integer(name: string, value: unknown, min: number): number {
   if (typeof value !== 'number' || !Number.isSafeInteger(value) || value < min) {
-    throw new LimitError(name, `limits.${name} must be an integer >= ${min} (at most ${Number.MAX_SAFE_INTEGER}), got ${show(value)}.`);
+    throw new LimitError(
+      name,
+      `limits.${name} must be an integer >= ${min} (at most ${Number.MAX_SAFE_INTEGER}), got ${show(value)}.`,
+    );
   }
   return value;
 }
@@ -49,19 +62,30 @@ export function validateLimits(input: TurnLimitsInput | undefined): TurnLimits {
       throw new LimitError(key, `limits has an unknown option '${key}'. Known options: ${LIMIT_KEYS.join(', ')}.`);
     }
   }
-  const maxIterations = input.maxIterations === undefined ? DEFAULT_LIMITS.maxIterations : integer('maxIterations', input.maxIterations, 1);
-  const loopThreshold = input.loopThreshold === undefined ? DEFAULT_LIMITS.loopThreshold : integer('loopThreshold', input.loopThreshold, 0);
+  const maxIterations =
+    input.maxIterations === undefined ? DEFAULT_LIMITS.maxIterations : integer('maxIterations', input.maxIterations, 1);
+  const loopThreshold =
+    input.loopThreshold === undefined ? DEFAULT_LIMITS.loopThreshold : integer('loopThreshold', input.loopThreshold, 0);
   if (loopThreshold === 1) {
-    throw new LimitError('loopThreshold', 'limits.loopThreshold must be 0 (off) or at least 2: one batch alone cannot repeat, got 1.');
+    throw new LimitError(
+      'loopThreshold',
+      'limits.loopThreshold must be 0 (off) or at least 2: one batch alone cannot repeat, got 1.',
+    );
   }
   const maxOutputRepairs =
-    input.maxOutputRepairs === undefined ? DEFAULT_LIMITS.maxOutputRepairs : integer('maxOutputRepairs', input.maxOutputRepairs, 0);
+    input.maxOutputRepairs === undefined
+      ? DEFAULT_LIMITS.maxOutputRepairs
+      : integer('maxOutputRepairs', input.maxOutputRepairs, 0);
   const maxCallsPerReply =
-    input.maxCallsPerReply === undefined ? DEFAULT_LIMITS.maxCallsPerReply : integer('maxCallsPerReply', input.maxCallsPerReply, 1);
+    input.maxCallsPerReply === undefined
+      ? DEFAULT_LIMITS.maxCallsPerReply
+      : integer('maxCallsPerReply', input.maxCallsPerReply, 1);
   const maxModelRetries =
     input.maxModelRetries === undefined ? DEFAULT_LIMITS.maxModelRetries : integer('maxModelRetries', input.maxModelRetries, 0);
   const modelRetryBackoffMs =
-    input.modelRetryBackoffMs === undefined ? DEFAULT_LIMITS.modelRetryBackoffMs : integer('modelRetryBackoffMs', input.modelRetryBackoffMs, 0);
+    input.modelRetryBackoffMs === undefined
+      ? DEFAULT_LIMITS.modelRetryBackoffMs
+      : integer('modelRetryBackoffMs', input.modelRetryBackoffMs, 0);
   const loopRecoveries =
     input.loopRecoveries === undefined ? DEFAULT_LIMITS.loopRecoveries : integer('loopRecoveries', input.loopRecoveries, 0);
   const exempt = input.loopExemptTools ?? [];
@@ -83,11 +107,15 @@ export function validateLimits(input: TurnLimitsInput | undefined): TurnLimits {
 
 function validateBudget(input: TurnBudget | undefined): TurnBudget {
   if (input === undefined) return {};
-  if (input === null || typeof input !== 'object') throw new LimitError('budget', `limits.budget must be an object, got ${show(input)}.`);
+  if (input === null || typeof input !== 'object')
+    throw new LimitError('budget', `limits.budget must be an object, got ${show(input)}.`);
   const budget: { -readonly [K in keyof TurnBudget]: number } = {};
   for (const [key, value] of Object.entries(input)) {
     if (!(BUDGET_KEYS as readonly string[]).includes(key)) {
-      throw new LimitError(`budget.${key}`, `limits.budget has an unknown option '${key}'. Known options: ${BUDGET_KEYS.join(', ')}.`);
+      throw new LimitError(
+        `budget.${key}`,
+        `limits.budget has an unknown option '${key}'. Known options: ${BUDGET_KEYS.join(', ')}.`,
+      );
     }
     if (value === undefined) continue;
     if (key === 'maxCost') {

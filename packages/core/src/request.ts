@@ -12,7 +12,11 @@ export function isBlocking(effect: Effect): effect is BlockingEffect {
  * The request a model sees for a `call_model` effect: the transcript so far, and the tools unless
  * the call is a forced final one (then no tools and `toolChoice: 'none'`).
  */
-export function buildModelRequest(request: CallModelRequest, messages: readonly Message[], tools: readonly ToolSpec[]): ModelRequest {
+export function buildModelRequest(
+  request: CallModelRequest,
+  messages: readonly Message[],
+  tools: readonly ToolSpec[],
+): ModelRequest {
   const base = {
     messages,
     tools: request.final ? [] : tools,

@@ -9,7 +9,18 @@ import { readDecision, readToolCall, readToolResult } from './events.js';
 import { isJsonValue } from './json.js';
 import { idProblem } from './ids.js';
 import { LimitError, validateLimits } from './limits.js';
-import type { ApprovalDecision, JsonValue, Outcome, ParkedCall, ToolCall, TurnBatch, TurnLimits, TurnState, TurnStatus, TurnUsage } from './types.js';
+import type {
+  ApprovalDecision,
+  JsonValue,
+  Outcome,
+  ParkedCall,
+  ToolCall,
+  TurnBatch,
+  TurnLimits,
+  TurnState,
+  TurnStatus,
+  TurnUsage,
+} from './types.js';
 
 /** Bumped on any change to the shape of `TurnState`; `parseTurnState` migrates older versions. */
 export const TURN_STATE_VERSION = 2;
@@ -25,13 +36,37 @@ export class TurnStateError extends Error {
 }
 
 const STATUSES: readonly TurnStatus[] = [
-  'ready', 'calling_model', 'dispatching', 'awaiting_approval', 'executing_approved', 'steering', 'finalizing', 'stopped', 'failed', 'cancelled',
+  'ready',
+  'calling_model',
+  'dispatching',
+  'awaiting_approval',
+  'executing_approved',
+  'steering',
+  'finalizing',
+  'stopped',
+  'failed',
+  'cancelled',
 ];
 /** The statuses with a tool batch in flight (`batch` set); every other status has `batch: null`. */
 const BATCH_STATUSES: readonly TurnStatus[] = ['dispatching', 'awaiting_approval', 'executing_approved'];
 /** Every field of a current state, in order; any other key is refused (it belongs to another shape). */
 const STATE_KEYS = [
-  'version', 'id', 'status', 'limits', 'round', 'usage', 'forced', 'batch', 'lastBatch', 'repeats', 'repairs', 'recoveries', 'candidate', 'nextModel', 'lastRequest', 'outcome',
+  'version',
+  'id',
+  'status',
+  'limits',
+  'round',
+  'usage',
+  'forced',
+  'batch',
+  'lastBatch',
+  'repeats',
+  'repairs',
+  'recoveries',
+  'candidate',
+  'nextModel',
+  'lastRequest',
+  'outcome',
 ] as const satisfies ReadonlyArray<keyof TurnState>;
 const BATCH_KEYS = ['calls', 'notExecuted', 'held', 'parked', 'decisions'] as const satisfies ReadonlyArray<keyof TurnBatch>;
 const STOP_REASONS = ['completed', 'max_iterations', 'loop_detected', 'budget_exhausted', 'hook_stopped'];
@@ -66,7 +101,12 @@ function migrate1to2(old: Obj): Obj {
     // No batch in flight: the fields must be empty, or something would be lost.
     for (const key of V1_BATCH_KEYS) {
       const value = old[key];
-      const empty = key === 'executing' ? value === null : key === 'decisions' ? isObj(value) && Object.keys(value).length === 0 : Array.isArray(value) && value.length === 0;
+      const empty =
+        key === 'executing'
+          ? value === null
+          : key === 'decisions'
+            ? isObj(value) && Object.keys(value).length === 0
+            : Array.isArray(value) && value.length === 0;
       if (!empty) bad(key, `must be ${key === 'executing' ? 'null' : 'empty'} while the status is ${String(status)}`);
     }
     return { ...rest, batch: null, recoveries: 0 };
@@ -74,23 +114,27 @@ function migrate1to2(old: Obj): Obj {
   let next = status;
   if (executing !== null) {
     if (status !== 'awaiting_approval') bad('executing', `must be null while the status is ${status}`);
-    if (!Array.isArray(executing) || executing.some((id) => typeof id !== 'string')) bad('executing', 'must be null or an array of call ids');
+    if (!Array.isArray(executing) || executing.some((id) => typeof id !== 'string'))
+      bad('executing', 'must be null or an array of call ids');
     // The calls running must be exactly the approved ones: version 2 reads them from the decisions.
-    const approved = Array.isArray(parked) && isObj(decisions)
-      ? parked.flatMap((p: unknown) => {
-          const id = isObj(p) && isObj(p.call) ? p.call.id : undefined;
-          const decision = typeof id === 'string' && Object.hasOwn(decisions, id) ? decisions[id] : undefined;
-          return isObj(decision) && decision.type === 'approve' ? [id as string] : [];
-        })
-      : [];
+    const approved =
+      Array.isArray(parked) && isObj(decisions)
+        ? parked.flatMap((p: unknown) => {
+            const id = isObj(p) && isObj(p.call) ? p.call.id : undefined;
+            const decision = typeof id === 'string' && Object.hasOwn(decisions, id) ? decisions[id] : undefined;
+            return isObj(decision) && decision.type === 'approve' ? [id as string] : [];
+          })
+        : [];
     if (approved.length !== executing.length || approved.some((id, i) => executing[i] !== id)) {
-      bad('executing', `must list the approved parked calls in parked order (${JSON.stringify(approved)}), got ${JSON.stringify(executing)}`);
+      bad(
+        'executing',
+        `must list the approved parked calls in parked order (${JSON.stringify(approved)}), got ${JSON.stringify(executing)}`,
+      );
     }
     next = 'executing_approved';
   }
   return { ...rest, status: next, batch: { calls: pending, notExecuted: [], held, parked, decisions }, recoveries: 0 };
 }
-
 
 type Obj = Record<string, unknown>;
 const isObj = (v: unknown): v is Obj => v !== null && typeof v === 'object' && !Array.isArray(v);
@@ -98,7 +142,11 @@ const isObj = (v: unknown): v is Obj => v !== null && typeof v === 'object' && !
 /** A key that is not part of the shape: most likely a field of another version, so nothing is guessed. */
 function refuseUnknownKeys(obj: Obj, known: readonly string[], prefix: string, version = TURN_STATE_VERSION): void {
   for (const key of Object.keys(obj)) {
-    if (!known.includes(key)) bad(`${prefix}${key}`, `is not a field of a version ${version} state (its fields: ${known.join(', ')}); was the state edited, or its version changed by hand?`);
+    if (!known.includes(key))
+      bad(
+        `${prefix}${key}`,
+        `is not a field of a version ${version} state (its fields: ${known.join(', ')}); was the state edited, or its version changed by hand?`,
+      );
   }
 }
 
@@ -156,7 +204,10 @@ export function parseTurnState(input: unknown): TurnState {
   const version = obj.version;
   if (typeof version !== 'number' || !Number.isInteger(version) || version < 1) bad('version', 'must be a whole number >= 1');
   if (version > TURN_STATE_VERSION) {
-    bad('version', `is ${version}, written by a newer turnkit (this one reads up to ${TURN_STATE_VERSION}); upgrade @turnkit/core`);
+    bad(
+      'version',
+      `is ${version}, written by a newer turnkit (this one reads up to ${TURN_STATE_VERSION}); upgrade @turnkit/core`,
+    );
   }
   for (let v = version; v < TURN_STATE_VERSION; v++) obj = { ...(MIGRATIONS[v - 1] as (o: Obj) => Obj)(obj), version: v + 1 };
   refuseUnknownKeys(obj, STATE_KEYS, '');
@@ -174,17 +225,22 @@ export function parseTurnState(input: unknown): TurnState {
     inputTokens: nat(u, 'inputTokens', 'usage.inputTokens'),
     outputTokens: nat(u, 'outputTokens', 'usage.outputTokens'),
     totalTokens: nat(u, 'totalTokens', 'usage.totalTokens'),
-    cost: typeof u.cost === 'number' && Number.isFinite(u.cost) && u.cost >= 0 ? u.cost : bad('usage.cost', 'must be a finite number >= 0'),
+    cost:
+      typeof u.cost === 'number' && Number.isFinite(u.cost) && u.cost >= 0
+        ? u.cost
+        : bad('usage.cost', 'must be a finite number >= 0'),
     modelCalls: nat(u, 'modelCalls', 'usage.modelCalls'),
     toolCalls: nat(u, 'toolCalls', 'usage.toolCalls'),
   };
   const forced = obj.forced;
-  if (forced !== null && forced !== 'max_iterations' && forced !== 'loop_detected') bad('forced', "must be null, 'max_iterations' or 'loop_detected'");
+  if (forced !== null && forced !== 'max_iterations' && forced !== 'loop_detected')
+    bad('forced', "must be null, 'max_iterations' or 'loop_detected'");
   const batch = readTurnBatch(obj.batch, status);
   const lastRequest = readRequest(obj.lastRequest);
   const outcome = readOutcome(obj.outcome);
   const terminal = status === 'stopped' || status === 'failed' || status === 'cancelled';
-  if (terminal !== (outcome !== null)) bad('outcome', terminal ? `must be set when the status is ${status}` : `must be null while the status is ${status}`);
+  if (terminal !== (outcome !== null))
+    bad('outcome', terminal ? `must be set when the status is ${status}` : `must be null while the status is ${status}`);
   if (outcome !== null && outcome.status !== status) bad('outcome.status', `must equal the state's status '${status}'`);
 
   const state: TurnState = {
@@ -213,7 +269,8 @@ function readLimits(value: Obj): TurnLimits {
   try {
     return validateLimits(value as never);
   } catch (error) {
-    if (error instanceof LimitError) bad(error.option === '' ? 'limits' : `limits.${error.option}`, `is invalid: ${error.message}`);
+    if (error instanceof LimitError)
+      bad(error.option === '' ? 'limits' : `limits.${error.option}`, `is invalid: ${error.message}`);
     return bad('limits', `is invalid: ${errorMessage(error)}`);
   }
 }
@@ -257,8 +314,11 @@ function readTurnBatch(value: unknown, status: TurnStatus): TurnBatch | null {
     ids.add(call.id);
   }
   if (status === 'dispatching') {
-    for (const key of ['held', 'parked'] as const) if ((key === 'held' ? held : parked).length > 0) bad(`batch.${key}`, 'must be empty while the status is dispatching (nothing has parked)');
-    if (Object.keys(decisions).length > 0) bad('batch.decisions', 'must be empty while the status is dispatching (nothing has parked)');
+    for (const key of ['held', 'parked'] as const)
+      if ((key === 'held' ? held : parked).length > 0)
+        bad(`batch.${key}`, 'must be empty while the status is dispatching (nothing has parked)');
+    if (Object.keys(decisions).length > 0)
+      bad('batch.decisions', 'must be empty while the status is dispatching (nothing has parked)');
     return { calls, notExecuted, held, parked, decisions };
   }
   // Parked: every sent call is either held (it ran) or parked (it waits), exactly once.
@@ -274,11 +334,14 @@ function readTurnBatch(value: unknown, status: TurnStatus): TurnBatch | null {
   const unanswered = calls.find((c) => !answered.has(c.id));
   if (unanswered !== undefined) bad('batch.held', `has no result for the call '${unanswered.id}', which is not parked either`);
   const parkedIds = new Set(parked.map((p) => p.call.id));
-  for (const callId of Object.keys(decisions)) if (!parkedIds.has(callId)) bad(`batch.decisions.${callId}`, 'is a decision for a call that is not parked');
+  for (const callId of Object.keys(decisions))
+    if (!parkedIds.has(callId)) bad(`batch.decisions.${callId}`, 'is a decision for a call that is not parked');
   if (status === 'executing_approved') {
     const undecided = parked.find((p) => !Object.hasOwn(decisions, p.call.id));
-    if (undecided !== undefined) bad('batch.decisions', `has no decision for the parked call '${undecided.call.id}' while approved calls execute`);
-    if (!parked.some((p) => decisions[p.call.id]?.type === 'approve')) bad('batch.decisions', 'approves no parked call, so none can be executing');
+    if (undecided !== undefined)
+      bad('batch.decisions', `has no decision for the parked call '${undecided.call.id}' while approved calls execute`);
+    if (!parked.some((p) => decisions[p.call.id]?.type === 'approve'))
+      bad('batch.decisions', 'approves no parked call, so none can be executing');
   }
   return { calls, notExecuted, held, parked, decisions };
 }
@@ -304,12 +367,17 @@ function checkCounters(state: TurnState, version: number): void {
   if (status === 'stopped' || status === 'failed' || status === 'cancelled') return;
 
   if (round > limits.maxIterations) bad('round', `is ${round}, past limits.maxIterations (${limits.maxIterations})`);
-  if (repairs > limits.maxOutputRepairs) bad('repairs', `is ${repairs}, past limits.maxOutputRepairs (${limits.maxOutputRepairs})`);
-  if (recoveries > limits.loopRecoveries) bad('recoveries', `is ${recoveries}, past limits.loopRecoveries (${limits.loopRecoveries})`);
-  if ((state.lastBatch === null) !== (repeats === 0)) bad('repeats', state.lastBatch === null ? 'must be 0 when lastBatch is null' : 'must be at least 1 when lastBatch is set');
-  if (limits.loopThreshold > 0 && repeats > limits.loopThreshold) bad('repeats', `is ${repeats}, past limits.loopThreshold (${limits.loopThreshold})`);
+  if (repairs > limits.maxOutputRepairs)
+    bad('repairs', `is ${repairs}, past limits.maxOutputRepairs (${limits.maxOutputRepairs})`);
+  if (recoveries > limits.loopRecoveries)
+    bad('recoveries', `is ${recoveries}, past limits.loopRecoveries (${limits.loopRecoveries})`);
+  if ((state.lastBatch === null) !== (repeats === 0))
+    bad('repeats', state.lastBatch === null ? 'must be 0 when lastBatch is null' : 'must be at least 1 when lastBatch is set');
+  if (limits.loopThreshold > 0 && repeats > limits.loopThreshold)
+    bad('repeats', `is ${repeats}, past limits.loopThreshold (${limits.loopThreshold})`);
   const { maxModelCalls, maxToolCalls } = limits.budget;
-  if (maxModelCalls !== undefined && usage.modelCalls > maxModelCalls) bad('usage.modelCalls', `is ${usage.modelCalls}, past limits.budget.maxModelCalls (${maxModelCalls})`);
+  if (maxModelCalls !== undefined && usage.modelCalls > maxModelCalls)
+    bad('usage.modelCalls', `is ${usage.modelCalls}, past limits.budget.maxModelCalls (${maxModelCalls})`);
   if (version >= 2 && maxToolCalls !== undefined && usage.toolCalls > maxToolCalls) {
     bad('usage.toolCalls', `is ${usage.toolCalls}, past limits.budget.maxToolCalls (${maxToolCalls})`);
   }
@@ -321,14 +389,27 @@ function checkCounters(state: TurnState, version: number): void {
   atLeast(usage, 'modelCalls', round + repairs + recoveries + issuedThisRound);
   atLeast(usage, 'toolCalls', round + (batch === null ? 0 : batch.calls.length));
   if (status === 'ready' && (round > 0 || usage.modelCalls > 0 || usage.toolCalls > 0 || repairs > 0 || recoveries > 0)) {
-    bad(round > 0 ? 'round' : usage.modelCalls > 0 ? 'usage.modelCalls' : usage.toolCalls > 0 ? 'usage.toolCalls' : repairs > 0 ? 'repairs' : 'recoveries', 'must be 0 before the turn starts');
+    bad(
+      round > 0
+        ? 'round'
+        : usage.modelCalls > 0
+          ? 'usage.modelCalls'
+          : usage.toolCalls > 0
+            ? 'usage.toolCalls'
+            : repairs > 0
+              ? 'repairs'
+              : 'recoveries',
+      'must be 0 before the turn starts',
+    );
   }
   if (status === 'steering' && round === 0) bad('round', 'must be at least 1 after a tool round');
   if (status === 'calling_model') {
     if (state.lastRequest === null) bad('lastRequest', 'must be set while a model call is in flight');
-    if (state.lastRequest.iteration !== round + 1) bad('lastRequest.iteration', `must be round + 1 (${round + 1}), got ${state.lastRequest.iteration}`);
+    if (state.lastRequest.iteration !== round + 1)
+      bad('lastRequest.iteration', `must be round + 1 (${round + 1}), got ${state.lastRequest.iteration}`);
     const attempt = state.lastRequest.attempt ?? 0;
-    if (attempt > limits.maxModelRetries) bad('lastRequest.attempt', `is ${attempt}, past limits.maxModelRetries (${limits.maxModelRetries})`);
+    if (attempt > limits.maxModelRetries)
+      bad('lastRequest.attempt', `is ${attempt}, past limits.maxModelRetries (${limits.maxModelRetries})`);
   }
   if (batch !== null) {
     if (state.forced !== null) bad('forced', `must be null while the status is ${status}`);
@@ -339,7 +420,8 @@ function checkCounters(state: TurnState, version: number): void {
 }
 
 function atLeast(usage: TurnUsage, key: 'modelCalls' | 'toolCalls', min: number): void {
-  if (usage[key] < min) bad(`usage.${key}`, `is ${usage[key]}, fewer than the ${min} the state's rounds, repairs and batch account for`);
+  if (usage[key] < min)
+    bad(`usage.${key}`, `is ${usage[key]}, fewer than the ${min} the state's rounds, repairs and batch account for`);
 }
 
 function readBatch(obj: Obj): TurnState['lastBatch'] {
@@ -373,12 +455,14 @@ function readOutcome(value: unknown): Outcome | null {
   if (!isObj(value)) return bad('outcome', 'must be null or an object');
   switch (value.status) {
     case 'stopped':
-      if (!STOP_REASONS.includes(value.stopReason as string)) bad('outcome.stopReason', `must be one of ${STOP_REASONS.join(', ')}`);
+      if (!STOP_REASONS.includes(value.stopReason as string))
+        bad('outcome.stopReason', `must be one of ${STOP_REASONS.join(', ')}`);
       if (!('output' in value) || !isJsonValue(value.output)) bad('outcome.output', 'must be a JSON value');
       return { status: 'stopped', stopReason: value.stopReason as never, output: value.output as never };
     case 'failed': {
       const e = value.error;
-      if (!isObj(e) || typeof e.kind !== 'string' || typeof e.message !== 'string') bad('outcome.error', 'must have a string kind and message');
+      if (!isObj(e) || typeof e.kind !== 'string' || typeof e.message !== 'string')
+        bad('outcome.error', 'must have a string kind and message');
       if (e.data !== undefined && !isJsonValue(e.data)) bad('outcome.error.data', 'must be a JSON value');
       if (e.retryable !== undefined && typeof e.retryable !== 'boolean') bad('outcome.error.retryable', 'must be a boolean');
       return { status: 'failed', error: e as never };

@@ -49,12 +49,16 @@ const ZERO_USAGE: TurnUsage = { inputTokens: 0, outputTokens: 0, totalTokens: 0,
  * const turn = createTurn({ id: 'turn-1', limits: { maxIterations: 4 } });
  */
 export function createTurn(options: TurnOptions): TurnState {
-  if (options === null || typeof options !== 'object') throw new RangeError('createTurn needs an options object such as { id: "turn-1" }.');
+  if (options === null || typeof options !== 'object')
+    throw new RangeError('createTurn needs an options object such as { id: "turn-1" }.');
   for (const key of Object.keys(options)) {
-    if (key !== 'id' && key !== 'limits') throw new RangeError(`createTurn got an unknown option '${key}'. Known options: id, limits.`);
+    if (key !== 'id' && key !== 'limits')
+      throw new RangeError(`createTurn got an unknown option '${key}'. Known options: id, limits.`);
   }
   if (typeof options.id !== 'string' || options.id.length === 0) {
-    throw new RangeError(`createTurn option 'id' must be a non-empty string, got ${JSON.stringify(options.id) ?? String(options.id)}.`);
+    throw new RangeError(
+      `createTurn option 'id' must be a non-empty string, got ${JSON.stringify(options.id) ?? String(options.id)}.`,
+    );
   }
   return {
     version: TURN_STATE_VERSION,
@@ -98,7 +102,8 @@ export function step(state: TurnState, event: unknown): Step {
 function transition(state: TurnState, event: ParsedEvent): Step {
   if (event.type === 'cancel') return cancel(state, event.reason ?? 'cancelled by the caller');
   if (event.type === 'cancel_batch') {
-    if (state.batch === null) return ignored(state, `there is no tool batch in flight to cancel while the turn is ${state.status}`, []);
+    if (state.batch === null)
+      return ignored(state, `there is no tool batch in flight to cancel while the turn is ${state.status}`, []);
     return cancelBatch(state, state.batch, event.reason);
   }
   switch (state.status) {
@@ -107,7 +112,8 @@ function transition(state: TurnState, event: ParsedEvent): Step {
       break;
     case 'calling_model':
       if (event.type === 'model_responded') {
-        if (event.response === null) return finish(state, failure('invalid_model_response', `The model's reply was malformed: ${event.problem}.`), []);
+        if (event.response === null)
+          return finish(state, failure('invalid_model_response', `The model's reply was malformed: ${event.problem}.`), []);
         return modelResponded(state, event.response);
       }
       if (event.type === 'model_failed') return modelFailed(state, event.error, event.partialOutput);
@@ -123,18 +129,26 @@ function transition(state: TurnState, event: ParsedEvent): Step {
       break;
     case 'executing_approved':
       if (event.type === 'approved_tools_completed') return approvedToolsCompleted(state, liveBatch(state), event.results);
-      if (event.type === 'approvals_decided') return ignored(state, 'approved calls are already executing', event.decisions.map(([id]) => id));
+      if (event.type === 'approvals_decided')
+        return ignored(
+          state,
+          'approved calls are already executing',
+          event.decisions.map(([id]) => id),
+        );
       if (event.type === 'approval_expired') return ignored(state, 'approved calls are already executing', []);
       if (event.type === 'effect_failed' && event.effect === 'execute_approved') return dispatcherFailed(state, event.error);
       break;
     case 'steering':
       if (event.type === 'compacted') return compacted(state);
-      if (event.type === 'effect_failed' && event.effect === 'compact') return finish(state, { status: 'failed', error: event.error }, []);
+      if (event.type === 'effect_failed' && event.effect === 'compact')
+        return finish(state, { status: 'failed', error: event.error }, []);
       break;
     case 'finalizing':
-      if (event.type === 'output_accepted') return finish(state, { status: 'stopped', stopReason: state.forced ?? 'completed', output: event.output }, []);
+      if (event.type === 'output_accepted')
+        return finish(state, { status: 'stopped', stopReason: state.forced ?? 'completed', output: event.output }, []);
       if (event.type === 'output_rejected') return outputRejected(state, event.reason);
-      if (event.type === 'effect_failed' && event.effect === 'check_output') return finish(state, { status: 'failed', error: event.error }, []);
+      if (event.type === 'effect_failed' && event.effect === 'check_output')
+        return finish(state, { status: 'failed', error: event.error }, []);
       break;
     case 'stopped':
     case 'failed':
@@ -163,7 +177,8 @@ function modelResponded(state: TurnState, response: ModelResponse): Step {
   const usage = addResponseUsage(state.usage, response.usage);
 
   // A forced final reply: tools were disabled, so any tool calls in it are dropped unread.
-  if (state.forced !== null) return toFinalizing(update(state, { usage }), response.text, [append(assistantMessage(response, []))]);
+  if (state.forced !== null)
+    return toFinalizing(update(state, { usage }), response.text, [append(assistantMessage(response, []))]);
 
   const calls = response.toolCalls;
   const bad = findBadCall(calls);
@@ -172,18 +187,26 @@ function modelResponded(state: TurnState, response: ModelResponse): Step {
   const exceeded = exceededTokenBudget(state, usage);
   if (exceeded !== null) {
     const effects: Effect[] = [append(assistantMessage(response, calls))];
-    for (const call of calls) effects.push(appendResult(synthetic(call, `not executed: the turn's ${exceeded} budget is used up.`)));
+    for (const call of calls)
+      effects.push(appendResult(synthetic(call, `not executed: the turn's ${exceeded} budget is used up.`)));
     return finish(update(state, { usage }), stopped('budget_exhausted', null), effects);
   }
 
-  if (calls.length === 0) return toFinalizing(update(state, { usage }), response.text, [append(assistantMessage(response, calls))]);
+  if (calls.length === 0)
+    return toFinalizing(update(state, { usage }), response.text, [append(assistantMessage(response, calls))]);
 
   // A loop is the model repeating its reply: the whole batch is compared, whatever part of it runs.
   const loop = trackLoop(state, calls);
   if (loop.detected) {
     const effects: Effect[] = [append(assistantMessage(response, calls))];
-    if (below(state.recoveries, state.limits.loopRecoveries)) return recoverFromLoop(update(state, { usage }), calls, loop.repeats, effects);
-    for (const call of calls) effects.push(appendResult(synthetic(call, 'skipped: repeated. This exact batch of tool calls was already made; answer with what you have.')));
+    if (below(state.recoveries, state.limits.loopRecoveries))
+      return recoverFromLoop(update(state, { usage }), calls, loop.repeats, effects);
+    for (const call of calls)
+      effects.push(
+        appendResult(
+          synthetic(call, 'skipped: repeated. This exact batch of tool calls was already made; answer with what you have.'),
+        ),
+      );
     effects.push(emit('limit_reached', { limit: 'loop_detected', repeats: loop.repeats }));
     const next: TurnState = update(state, { usage, lastBatch: loop.batch, repeats: loop.repeats, forced: 'loop_detected' });
     return callModel(next, true, effects);
@@ -203,7 +226,14 @@ function modelResponded(state: TurnState, response: ModelResponse): Step {
     repeats: loop.repeats,
     batch: { calls: run, notExecuted, held: [], parked: [], decisions: {} },
   });
-  return [next, [append(assistantMessage(response, calls)), { type: 'persist', checkpoint: 'dispatching' }, { type: 'dispatch_tools', calls: run }]];
+  return [
+    next,
+    [
+      append(assistantMessage(response, calls)),
+      { type: 'persist', checkpoint: 'dispatching' },
+      { type: 'dispatch_tools', calls: run },
+    ],
+  ];
 }
 
 /**
@@ -224,10 +254,16 @@ function modelFailed(state: TurnState, error: TurnError, partialOutput: boolean)
     return finish(state, { status: 'failed', error }, []);
   }
   const delayMs = retryDelayMs(state.limits.modelRetryBackoffMs, attempt, error);
-  const base: CallModelRequest = last.modelOverride === undefined ? { iteration: last.iteration, final: last.final } : { iteration: last.iteration, final: last.final, modelOverride: last.modelOverride };
+  const base: CallModelRequest =
+    last.modelOverride === undefined
+      ? { iteration: last.iteration, final: last.final }
+      : { iteration: last.iteration, final: last.final, modelOverride: last.modelOverride };
   const request: CallModelRequest = { ...base, attempt, delayMs };
   const next = update(state, { usage: withUsage(state.usage, { modelCalls: state.usage.modelCalls + 1 }), lastRequest: request });
-  return [next, [emit('model_retry', { attempt, delayMs, error: error as unknown as JsonValue }), { type: 'call_model', request }]];
+  return [
+    next,
+    [emit('model_retry', { attempt, delayMs, error: error as unknown as JsonValue }), { type: 'call_model', request }],
+  ];
 }
 
 /**
@@ -237,7 +273,10 @@ function modelFailed(state: TurnState, error: TurnError, partialOutput: boolean)
 function retryDelayMs(backoffMs: number, attempt: number, error: TurnError): number {
   const backoff = Math.min(backoffMs * 2 ** (attempt - 1), MAX_RETRY_DELAY_MS);
   const data = error.data;
-  const hint = data !== null && typeof data === 'object' && !Array.isArray(data) ? (data as { retryAfterMs?: unknown }).retryAfterMs : undefined;
+  const hint =
+    data !== null && typeof data === 'object' && !Array.isArray(data)
+      ? (data as { retryAfterMs?: unknown }).retryAfterMs
+      : undefined;
   if (typeof hint !== 'number' || !Number.isFinite(hint) || hint <= 0) return backoff;
   return Math.max(backoff, Math.min(Math.ceil(hint), MAX_RETRY_DELAY_MS));
 }
@@ -249,9 +288,15 @@ function retryDelayMs(backoffMs: number, attempt: number, error: TurnError): num
  */
 function recoverFromLoop(state: TurnState, calls: readonly ToolCall[], repeats: number, effects: Effect[]): Step {
   const recoveries = state.recoveries + 1;
-  for (const call of calls) effects.push(appendResult(synthetic(call, 'skipped: repeated. This exact batch of tool calls was already made; it was not run again.')));
+  for (const call of calls)
+    effects.push(
+      appendResult(synthetic(call, 'skipped: repeated. This exact batch of tool calls was already made; it was not run again.')),
+    );
   effects.push(
-    append({ role: 'user', content: `You are repeating yourself: you asked for this exact batch of tool calls ${repeats} times in a row, so it was not run again. Use the results you already have, try a different approach, or answer.` }),
+    append({
+      role: 'user',
+      content: `You are repeating yourself: you asked for this exact batch of tool calls ${repeats} times in a row, so it was not run again. Use the results you already have, try a different approach, or answer.`,
+    }),
     emit('limit_reached', { limit: 'loop_recovery', repeats, recoveriesLeft: state.limits.loopRecoveries - recoveries }),
   );
   return callModel(update(state, { repeats: state.limits.loopThreshold - 1, recoveries }), false, effects);
@@ -285,7 +330,8 @@ function findBadCall(calls: readonly ToolCall[]): { message: string; data: JsonV
         return { message: `The model's reply was malformed: ${field} ${problem}.`, data: { field } };
       }
     }
-    if (ids.has(call.id)) return { message: `The model returned the call id '${call.id}' twice in one reply.`, data: { callId: call.id } };
+    if (ids.has(call.id))
+      return { message: `The model returned the call id '${call.id}' twice in one reply.`, data: { callId: call.id } };
     ids.add(call.id);
   }
   return null;
@@ -296,7 +342,10 @@ function findBadCall(calls: readonly ToolCall[]): { message: string; data: JsonV
  * has left. Every other call gets a `not executed` result that says why; the ones that run are
  * always a prefix of the reply, so results stay in call order.
  */
-function planBatch(state: TurnState, calls: readonly ToolCall[]): { run: readonly ToolCall[]; notExecuted: readonly ToolResult[] } {
+function planBatch(
+  state: TurnState,
+  calls: readonly ToolCall[],
+): { run: readonly ToolCall[]; notExecuted: readonly ToolResult[] } {
   const limit = state.limits.maxCallsPerReply;
   const perReply = Number.isSafeInteger(limit) && limit >= 1 ? limit : DEFAULT_LIMITS.maxCallsPerReply;
   const byReply = Math.min(calls.length, perReply);
@@ -306,7 +355,8 @@ function planBatch(state: TurnState, calls: readonly ToolCall[]): { run: readonl
   const overReply = `not executed: the reply asked for ${calls.length} tool calls; limits.maxCallsPerReply is ${perReply}.`;
   const overBudget = `not executed: the turn's tool call budget is used up (limits.budget.maxToolCalls is ${String(maxTools)}).`;
   const notExecuted: ToolResult[] = [];
-  for (let i = runs; i < calls.length; i++) notExecuted.push(synthetic(calls[i] as ToolCall, i < byReply ? overBudget : overReply));
+  for (let i = runs; i < calls.length; i++)
+    notExecuted.push(synthetic(calls[i] as ToolCall, i < byReply ? overBudget : overReply));
   return { run: calls.slice(0, runs), notExecuted };
 }
 
@@ -329,7 +379,10 @@ function below(count: number, max: number): boolean {
  * compared structurally (names and inputs, ids and key order ignored), which is what
  * `batchSignature` equality means, without building the signature text for every batch.
  */
-function trackLoop(state: TurnState, calls: readonly ToolCall[]): { detected: boolean; batch: readonly BatchCall[] | null; repeats: number } {
+function trackLoop(
+  state: TurnState,
+  calls: readonly ToolCall[],
+): { detected: boolean; batch: readonly BatchCall[] | null; repeats: number } {
   const exempt = state.limits.loopExemptTools;
   const exemptNames = exempt.length === 0 ? null : new Set(exempt);
   const counted = exemptNames === null ? calls : calls.filter((call) => !exemptNames.has(call.name));
@@ -345,10 +398,12 @@ function addResponseUsage(usage: TurnUsage, add: Partial<ModelResponse['usage']>
   if (add === undefined) return usage;
   const inputTokens = add.inputTokens ?? 0;
   const outputTokens = add.outputTokens ?? 0;
-  return withUsage(usage, { inputTokens: usage.inputTokens + inputTokens,
+  return withUsage(usage, {
+    inputTokens: usage.inputTokens + inputTokens,
     outputTokens: usage.outputTokens + outputTokens,
     totalTokens: usage.totalTokens + (add.totalTokens ?? inputTokens + outputTokens),
-    cost: usage.cost + (add.cost ?? 0), });
+    cost: usage.cost + (add.cost ?? 0),
+  });
 }
 
 /** The name of the first token or cost budget that `usage` now exceeds, else null. */
@@ -375,7 +430,10 @@ function liveBatch(state: TurnState): TurnBatch {
 
 function toolsCompleted(state: TurnState, results: readonly ToolResult[]): Step {
   const { calls } = liveBatch(state);
-  const mismatch = compareIds(calls.map((c) => c.id), results.map((r) => r.callId));
+  const mismatch = compareIds(
+    calls.map((c) => c.id),
+    results.map((r) => r.callId),
+  );
   if (mismatch !== null) return incompleteBatch(state, mismatch);
   return applyBatch(state, inCallOrder(calls, results));
 }
@@ -383,7 +441,10 @@ function toolsCompleted(state: TurnState, results: readonly ToolResult[]): Step 
 function toolsParked(state: TurnState, held: readonly ToolResult[], parked: readonly ParkedCall[]): Step {
   const batch = liveBatch(state);
   const received = [...held.map((r) => r.callId), ...parked.map((p) => p.call.id)];
-  const mismatch = compareIds(batch.calls.map((c) => c.id), received);
+  const mismatch = compareIds(
+    batch.calls.map((c) => c.id),
+    received,
+  );
   if (mismatch !== null) return incompleteBatch(state, mismatch);
   if (parked.length === 0) return applyBatch(state, inCallOrder(batch.calls, held));
   // Park the calls under their sent identity: the dispatcher cannot rewrite what will run.
@@ -392,9 +453,15 @@ function toolsParked(state: TurnState, held: readonly ToolResult[], parked: read
     const call = sentById.get(p.call.id) ?? p.call;
     return p.reason === undefined ? { call } : { call, reason: p.reason };
   });
-  const next: TurnState = update(state, { status: 'awaiting_approval', batch: { ...batch, held, parked: parkedCalls, decisions: {} } });
+  const next: TurnState = update(state, {
+    status: 'awaiting_approval',
+    batch: { ...batch, held, parked: parkedCalls, decisions: {} },
+  });
   // Persist before announcing: whoever hears the notice can rely on the parked state being saved.
-  return [next, [{ type: 'persist', checkpoint: 'parked' }, emit('awaiting_approval', { pending: parkedCalls as unknown as JsonValue })]];
+  return [
+    next,
+    [{ type: 'persist', checkpoint: 'parked' }, emit('awaiting_approval', { pending: parkedCalls as unknown as JsonValue })],
+  ];
 }
 
 type IdMismatch = { missing: string[]; unexpected: string[]; duplicated: string[] };
@@ -431,7 +498,11 @@ function incompleteBatch(state: TurnState, mismatch: IdMismatch): Step {
     mismatch.unexpected.length > 0 ? `results for unknown calls ${mismatch.unexpected.join(', ')}` : '',
     mismatch.duplicated.length > 0 ? `more than one result for ${mismatch.duplicated.join(', ')}` : '',
   ].filter((part) => part.length > 0);
-  const error = failure('incomplete_batch', `The tool batch did not match the calls that were sent: ${parts.join('; ')}.`, mismatch);
+  const error = failure(
+    'incomplete_batch',
+    `The tool batch did not match the calls that were sent: ${parts.join('; ')}.`,
+    mismatch,
+  );
   // The mismatched results are discarded: each call without a result gets a synthesised one
   // (results held from before an approval, and denials, are kept).
   const effects = closeOpenCalls(state, 'not executed: the tool batch was incomplete and the turn failed.');
@@ -440,7 +511,11 @@ function incompleteBatch(state: TurnState, mismatch: IdMismatch): Step {
 
 /** Results in the order of `calls`, each with the name of its call. `results` must match `calls` one to one. */
 function inCallOrder(calls: readonly ToolCall[], results: readonly ToolResult[]): readonly ToolResult[] {
-  if (calls.length === results.length && calls.every((call, i) => results[i]?.callId === call.id && results[i]?.name === call.name)) return results;
+  if (
+    calls.length === results.length &&
+    calls.every((call, i) => results[i]?.callId === call.id && results[i]?.name === call.name)
+  )
+    return results;
   const byId = new Map(results.map((r) => [r.callId, r]));
   return calls.map((call) => {
     const result = byId.get(call.id) as ToolResult;
@@ -458,7 +533,11 @@ function applyBatch(state: TurnState, results: readonly ToolResult[]): Step {
   const round = state.round + 1;
   const override = results.find((r) => r.modelOverride !== undefined)?.modelOverride ?? null;
   const next: TurnState = update(cleared, { status: 'steering', round, nextModel: override });
-  effects.push(emit('steering', { round }), { type: 'persist', checkpoint: 'boundary' }, { type: 'compact', info: { round, usage: next.usage } });
+  effects.push(
+    emit('steering', { round }),
+    { type: 'persist', checkpoint: 'boundary' },
+    { type: 'compact', info: { round, usage: next.usage } },
+  );
   return [next, effects];
 }
 
@@ -468,7 +547,10 @@ function applyBatch(state: TurnState, results: readonly ToolResult[]): Step {
  * kept), and the turn fails with the interpreter's error.
  */
 function dispatcherFailed(state: TurnState, error: TurnError): Step {
-  const effects = closeOpenCalls(state, `not executed: the tool dispatcher failed before this call reported a result (${error.message}).`);
+  const effects = closeOpenCalls(
+    state,
+    `not executed: the tool dispatcher failed before this call reported a result (${error.message}).`,
+  );
   return finish(clearBatch(state), { status: 'failed', error }, effects);
 }
 
@@ -481,13 +563,20 @@ function cancelBatch(state: TurnState, batch: TurnBatch, reason: string | undefi
   const why = reason === undefined ? '' : ` (${reason})`;
   const text = `cancelled: the tool batch was cancelled${why} before this call finished; the turn goes on without its result.`;
   const byId = new Map([...batch.held, ...denials(batch)].map((r) => [r.callId, r]));
-  return applyBatch(state, batch.calls.map((call) => byId.get(call.id) ?? synthetic(call, text)));
+  return applyBatch(
+    state,
+    batch.calls.map((call) => byId.get(call.id) ?? synthetic(call, text)),
+  );
 }
 
 // ---------------------------------------------------------------------------------------------
 // awaiting_approval
 
-function approvalsDecided(state: TurnState, batch: TurnBatch, decisions: ReadonlyArray<readonly [string, ApprovalDecision | null]>): Step {
+function approvalsDecided(
+  state: TurnState,
+  batch: TurnBatch,
+  decisions: ReadonlyArray<readonly [string, ApprovalDecision | null]>,
+): Step {
   const parkedIds = new Set(batch.parked.map((p) => p.call.id));
   const accepted: Record<string, ApprovalDecision> = { ...batch.decisions };
   const ignoredIds: string[] = [];
@@ -523,14 +612,19 @@ function settleApprovals(state: TurnState, effects: Effect[]): Step {
 
 /** The parked calls a person approved, in parked order: the calls `execute_approved` runs. */
 function approvedCalls(batch: TurnBatch): ToolCall[] {
-  return batch.parked.filter((p) => Object.hasOwn(batch.decisions, p.call.id) && batch.decisions[p.call.id]?.type === 'approve').map((p) => p.call);
+  return batch.parked
+    .filter((p) => Object.hasOwn(batch.decisions, p.call.id) && batch.decisions[p.call.id]?.type === 'approve')
+    .map((p) => p.call);
 }
 
 // ---------------------------------------------------------------------------------------------
 // executing_approved
 
 function approvedToolsCompleted(state: TurnState, batch: TurnBatch, results: readonly ToolResult[]): Step {
-  const mismatch = compareIds(approvedCalls(batch).map((c) => c.id), results.map((r) => r.callId));
+  const mismatch = compareIds(
+    approvedCalls(batch).map((c) => c.id),
+    results.map((r) => r.callId),
+  );
   if (mismatch !== null) return incompleteBatch(state, mismatch);
   return applyBatchAfterApproval(state, results);
 }
@@ -557,8 +651,10 @@ function denials(batch: TurnBatch): ToolResult[] {
 
 function compacted(state: TurnState): Step {
   const budget = state.limits.budget;
-  if (budget.maxModelCalls !== undefined && !below(state.usage.modelCalls, budget.maxModelCalls)) return finish(state, stopped('budget_exhausted', null), []);
-  if (budget.maxToolCalls !== undefined && !below(state.usage.toolCalls, budget.maxToolCalls)) return finish(state, stopped('budget_exhausted', null), []);
+  if (budget.maxModelCalls !== undefined && !below(state.usage.modelCalls, budget.maxModelCalls))
+    return finish(state, stopped('budget_exhausted', null), []);
+  if (budget.maxToolCalls !== undefined && !below(state.usage.toolCalls, budget.maxToolCalls))
+    return finish(state, stopped('budget_exhausted', null), []);
   if (!below(state.round, state.limits.maxIterations)) {
     const effects = [emit('limit_reached', { limit: 'max_iterations', round: state.round })];
     return callModel(update(state, { forced: 'max_iterations', nextModel: null }), true, effects);
@@ -568,7 +664,11 @@ function compacted(state: TurnState): Step {
 
 function outputRejected(state: TurnState, reason: string): Step {
   if (!below(state.repairs, state.limits.maxOutputRepairs)) {
-    return finish(state, failure('output_invalid', `The final output was rejected and no repairs are left: ${reason}`, { reason }), []);
+    return finish(
+      state,
+      failure('output_invalid', `The final output was rejected and no repairs are left: ${reason}`, { reason }),
+      [],
+    );
   }
   const next: TurnState = update(state, { repairs: state.repairs + 1, candidate: null });
   return callModel(next, state.forced !== null, [append({ role: 'user', content: reason })]);
@@ -584,11 +684,13 @@ function callModel(state: TurnState, final: boolean, effects: Effect[]): Step {
   const iteration = state.round + 1;
   const request: CallModelRequest =
     !final && state.nextModel !== null ? { iteration, final, modelOverride: state.nextModel } : { iteration, final };
-  const next: TurnState = update(state, { status: 'calling_model',
+  const next: TurnState = update(state, {
+    status: 'calling_model',
     usage: withUsage(state.usage, { modelCalls: state.usage.modelCalls + 1 }),
     nextModel: null,
     candidate: null,
-    lastRequest: request, });
+    lastRequest: request,
+  });
   return [next, [...effects, { type: 'call_model', request }]];
 }
 
@@ -599,7 +701,10 @@ function cancel(state: TurnState, reason: string): Step {
 
 function unexpected(state: TurnState, eventType: string, problem: string): Step {
   const effects = closeOpenCalls(state, 'not executed: the turn failed on an unexpected event.');
-  const error = failure('unexpected_event', `The turn received an event it cannot handle: ${problem}.`, { status: state.status, event: eventType });
+  const error = failure('unexpected_event', `The turn received an event it cannot handle: ${problem}.`, {
+    status: state.status,
+    event: eventType,
+  });
   return finish(clearBatch(state), error, effects);
 }
 
@@ -673,7 +778,10 @@ function finish(state: TurnState, outcome: Outcome, effects: Effect[]): Step {
 
 function internalError(state: TurnState, error: unknown): Step {
   const message = errorMessage(error);
-  const outcome: Outcome = failure('internal_error', `turnkit hit an internal error: ${message}. Please report it with the event that caused it.`);
+  const outcome: Outcome = failure(
+    'internal_error',
+    `turnkit hit an internal error: ${message}. Please report it with the event that caused it.`,
+  );
   try {
     const effects = closeOpenCalls(state, 'not executed: the turn failed on an internal error.');
     return [update(clearBatch(state), { status: 'failed', outcome, candidate: null }), [...effects, { type: 'done', outcome }]];
@@ -730,7 +838,11 @@ export function resume(state: TurnState, completed: readonly ToolResult[] = []):
 function withInterrupted(calls: readonly ToolCall[], completed: readonly ToolResult[]): ToolResult[] {
   const byId = new Map<string, ToolResult>();
   for (const result of completed) if (!byId.has(result.callId)) byId.set(result.callId, result);
-  return calls.map((call) => byId.get(call.id) ?? synthetic(call, 'interrupted: the turn restarted before this call reported a result; it was not run again.'));
+  return calls.map(
+    (call) =>
+      byId.get(call.id) ??
+      synthetic(call, 'interrupted: the turn restarted before this call reported a result; it was not run again.'),
+  );
 }
 
 // ---------------------------------------------------------------------------------------------

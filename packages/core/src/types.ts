@@ -263,7 +263,14 @@ export type TurnEventType = TurnEvent['type'];
 // ---------------------------------------------------------------------------------------------
 // Effects: commands for an interpreter.
 
-export type NoticeName = 'turn_started' | 'iteration' | 'steering' | 'awaiting_approval' | 'limit_reached' | 'ignored_event' | 'model_retry';
+export type NoticeName =
+  | 'turn_started'
+  | 'iteration'
+  | 'steering'
+  | 'awaiting_approval'
+  | 'limit_reached'
+  | 'ignored_event'
+  | 'model_retry';
 
 export interface Notice {
   readonly name: NoticeName;
@@ -291,7 +298,10 @@ export type Effect =
   | { readonly type: 'done'; readonly outcome: Outcome };
 
 export type EffectType = Effect['type'];
-export type BlockingEffect = Extract<Effect, { type: 'call_model' | 'dispatch_tools' | 'execute_approved' | 'compact' | 'check_output' | 'done' }>;
+export type BlockingEffect = Extract<
+  Effect,
+  { type: 'call_model' | 'dispatch_tools' | 'execute_approved' | 'compact' | 'check_output' | 'done' }
+>;
 
 // ---------------------------------------------------------------------------------------------
 // The model interface every interpreter talks to (types only; adapters live elsewhere).

@@ -1,7 +1,17 @@
 // Builders shared by the example tests: events to feed `step`, and the exact effects to expect.
 // Expected effects are written out as data so each test compares the whole effect list.
 import { createTurn, step } from '@turnkit/core';
-import type { Effect, JsonValue, Outcome, ParkedCall, ToolCall, ToolResult, TurnLimitsInput, TurnState, TurnUsage } from '@turnkit/core';
+import type {
+  Effect,
+  JsonValue,
+  Outcome,
+  ParkedCall,
+  ToolCall,
+  ToolResult,
+  TurnLimitsInput,
+  TurnState,
+  TurnUsage,
+} from '@turnkit/core';
 
 export type Step = [TurnState, Effect[]];
 
@@ -19,7 +29,8 @@ export const TEXT = {
   incomplete: 'not executed: the tool batch was incomplete and the turn failed.',
   internal: 'not executed: the turn failed on an internal error.',
   budget: (what: string) => `not executed: the turn's ${what} budget is used up.`,
-  rejected: (reason?: string) => `rejected${reason === undefined ? '' : `: ${reason}`}. A person declined this call; do not retry it unchanged.`,
+  rejected: (reason?: string) =>
+    `rejected${reason === undefined ? '' : `: ${reason}`}. A person declined this call; do not retry it unchanged.`,
 } as const;
 
 // ---------------------------------------------------------------------------------------------
@@ -27,7 +38,12 @@ export const TEXT = {
 
 export const call = (id: string, name = 'search', input: JsonValue = { q: id }): ToolCall => ({ id, name, input });
 
-export const ok = (c: ToolCall, output: JsonValue = `out-${c.id}`): ToolResult => ({ callId: c.id, name: c.name, output, isError: false });
+export const ok = (c: ToolCall, output: JsonValue = `out-${c.id}`): ToolResult => ({
+  callId: c.id,
+  name: c.name,
+  output,
+  isError: false,
+});
 
 export const synth = (c: ToolCall, output: string): ToolResult => ({ callId: c.id, name: c.name, output, isError: true });
 
@@ -67,15 +83,23 @@ export const ev = {
 
 export const fx = {
   user: (content: string): Effect => ({ type: 'append', message: { role: 'user', content } }),
-  assistant: (content: string, toolCalls: readonly ToolCall[] = []): Effect => ({ type: 'append', message: { role: 'assistant', content, toolCalls } }),
+  assistant: (content: string, toolCalls: readonly ToolCall[] = []): Effect => ({
+    type: 'append',
+    message: { role: 'assistant', content, toolCalls },
+  }),
   result: (result: ToolResult): Effect => ({ type: 'append', message: { role: 'tool', result } }),
-  emit: (name: 'turn_started' | 'iteration' | 'steering' | 'awaiting_approval' | 'limit_reached' | 'ignored_event', data: unknown): Effect => ({
+  emit: (
+    name: 'turn_started' | 'iteration' | 'steering' | 'awaiting_approval' | 'limit_reached' | 'ignored_event',
+    data: unknown,
+  ): Effect => ({
     type: 'emit',
     notice: { name, data: data as JsonValue },
   }),
   persist: (checkpoint: 'dispatching' | 'parked' | 'boundary'): Effect => ({ type: 'persist', checkpoint }),
   callModel: (iteration: number, final: boolean, modelOverride?: string): Effect =>
-    modelOverride === undefined ? { type: 'call_model', request: { iteration, final } } : { type: 'call_model', request: { iteration, final, modelOverride } },
+    modelOverride === undefined
+      ? { type: 'call_model', request: { iteration, final } }
+      : { type: 'call_model', request: { iteration, final, modelOverride } },
   dispatch: (calls: readonly ToolCall[]): Effect => ({ type: 'dispatch_tools', calls }),
   execute: (calls: readonly ToolCall[]): Effect => ({ type: 'execute_approved', calls }),
   compact: (round: number, u: TurnUsage): Effect => ({ type: 'compact', info: { round, usage: u } }),
@@ -84,7 +108,10 @@ export const fx = {
 };
 
 export const outcome = {
-  stopped: (stopReason: 'completed' | 'max_iterations' | 'loop_detected' | 'budget_exhausted' | 'hook_stopped', output: JsonValue): Outcome => ({
+  stopped: (
+    stopReason: 'completed' | 'max_iterations' | 'loop_detected' | 'budget_exhausted' | 'hook_stopped',
+    output: JsonValue,
+  ): Outcome => ({
     status: 'stopped',
     stopReason,
     output,
@@ -104,17 +131,20 @@ export function drive(state: TurnState, ...events: unknown[]): Step {
   return result;
 }
 
-export const newTurn = (limits?: TurnLimitsInput): TurnState => (limits === undefined ? createTurn({ id: 't1' }) : createTurn({ id: 't1', limits }));
+export const newTurn = (limits?: TurnLimitsInput): TurnState =>
+  limits === undefined ? createTurn({ id: 't1' }) : createTurn({ id: 't1', limits });
 
 /** A turn that issued its first model call. */
 export const callingModel = (limits?: TurnLimitsInput): TurnState => drive(newTurn(limits), ev.start('hi'))[0];
 
 /** A turn that dispatched `calls` in its first round. */
-export const dispatching = (calls: readonly ToolCall[], limits?: TurnLimitsInput): TurnState => drive(callingModel(limits), ev.responded(calls))[0];
+export const dispatching = (calls: readonly ToolCall[], limits?: TurnLimitsInput): TurnState =>
+  drive(callingModel(limits), ev.responded(calls))[0];
 
 /** A turn whose first round of `calls` completed (status steering, round 1). */
 export const steering = (calls: readonly ToolCall[], limits?: TurnLimitsInput): TurnState =>
   drive(dispatching(calls, limits), ev.completed(calls.map((c) => ok(c))))[0];
 
 /** A turn holding a text-only reply for check_output. */
-export const finalizing = (text = 'the answer', limits?: TurnLimitsInput): TurnState => drive(callingModel(limits), ev.responded([], text))[0];
+export const finalizing = (text = 'the answer', limits?: TurnLimitsInput): TurnState =>
+  drive(callingModel(limits), ev.responded([], text))[0];

@@ -6,7 +6,16 @@ import { parseTurnState, step } from '@turnkit/core';
 import type { Effect, ToolCall, ToolResult, TurnState } from '@turnkit/core';
 import { call, dispatching, drive, ev, ok, synth, TEXT } from './helpers.js';
 
-const PROTOTYPE_NAMES = ['__proto__', 'constructor', 'hasOwnProperty', 'toString', 'valueOf', 'isPrototypeOf', '__defineGetter__', 'prototype'];
+const PROTOTYPE_NAMES = [
+  '__proto__',
+  'constructor',
+  'hasOwnProperty',
+  'toString',
+  'valueOf',
+  'isPrototypeOf',
+  '__defineGetter__',
+  'prototype',
+];
 const CONTROL = /[\u0000-\u001f\u007f-\u009f]/;
 
 /** Any id core accepts: 1 to 256 characters without control characters, prototype names often. */
@@ -16,7 +25,8 @@ const acceptedId = fc.oneof(
   fc.string({ minLength: 1, maxLength: 12 }).filter((id) => !CONTROL.test(id)),
 );
 
-const results = (effects: readonly Effect[]): ToolResult[] => effects.flatMap((e) => (e.type === 'append' && e.message.role === 'tool' ? [e.message.result] : []));
+const results = (effects: readonly Effect[]): ToolResult[] =>
+  effects.flatMap((e) => (e.type === 'append' && e.message.role === 'tool' ? [e.message.result] : []));
 
 describe('ids: park -> decide -> the decision is applied, for every accepted id', () => {
   it('whether decided in one event or one id at a time, with the parked state saved and read back in between', () => {
@@ -27,13 +37,23 @@ describe('ids: park -> decide -> the decision is applied, for every accepted id'
         fc.boolean(),
         (ids, approve, oneAtATime) => {
           const calls: ToolCall[] = ids.map((id, i) => call(id, `tool${i}`));
-          const parkedState = drive(dispatching(calls), ev.parked([], calls.map((c) => ({ call: c }))))[0];
+          const parkedState = drive(
+            dispatching(calls),
+            ev.parked(
+              [],
+              calls.map((c) => ({ call: c })),
+            ),
+          )[0];
           // A decision arrives as JSON text (a UI, a webhook): JSON.parse makes `__proto__` an own key.
           let state: TurnState = parseTurnState(JSON.stringify(parkedState));
           const decision = (i: number) => (approve[i] ? { type: 'approve' } : { type: 'reject' });
           const events = oneAtATime
-            ? calls.map((c, i) => `{"type":"approvals_decided","decisions":{${JSON.stringify(c.id)}:${JSON.stringify(decision(i))}}}`)
-            : [`{"type":"approvals_decided","decisions":{${calls.map((c, i) => `${JSON.stringify(c.id)}:${JSON.stringify(decision(i))}`).join(',')}}}`];
+            ? calls.map(
+                (c, i) => `{"type":"approvals_decided","decisions":{${JSON.stringify(c.id)}:${JSON.stringify(decision(i))}}}`,
+              )
+            : [
+                `{"type":"approvals_decided","decisions":{${calls.map((c, i) => `${JSON.stringify(c.id)}:${JSON.stringify(decision(i))}`).join(',')}}}`,
+              ];
           let effects: Effect[] = [];
           for (const text of events) {
             [state, effects] = step(state, JSON.parse(text));

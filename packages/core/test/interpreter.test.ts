@@ -25,7 +25,11 @@ describe('dispatchOutcomeEvent', () => {
   const b = call('b');
   it('is tools_completed when nothing parked, else tools_parked holding the results so far', () => {
     expect(dispatchOutcomeEvent({ results: [ok(a)], parked: [] })).toEqual({ type: 'tools_completed', results: [ok(a)] });
-    expect(dispatchOutcomeEvent({ results: [ok(a)], parked: [{ call: b, reason: 'pays' }] })).toEqual({ type: 'tools_parked', held: [ok(a)], parked: [{ call: b, reason: 'pays' }] });
+    expect(dispatchOutcomeEvent({ results: [ok(a)], parked: [{ call: b, reason: 'pays' }] })).toEqual({
+      type: 'tools_parked',
+      held: [ok(a)],
+      parked: [{ call: b, reason: 'pays' }],
+    });
   });
 });
 

@@ -28,8 +28,7 @@ export function tableRows(text: string): string[][] {
   const start = all.findIndex((line) => line.startsWith('|'));
   if (start === -1) return [];
   const end = all.findIndex((line, i) => i > start && !line.startsWith('|'));
-  return all
-    .slice(start + 2, end === -1 ? undefined : end).map((line) =>
+  return all.slice(start + 2, end === -1 ? undefined : end).map((line) =>
     line
       .slice(1, line.endsWith('|') ? -1 : undefined)
       .split(/(?<!\\)\|/)

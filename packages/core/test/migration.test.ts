@@ -8,16 +8,28 @@ import type { Effect, Message, ToolCall, ToolResult, TurnState } from '@turnkit/
 import { usage } from './helpers.js';
 
 type Json = Record<string, unknown>;
-const fixture = (name: string): Json => JSON.parse(readFileSync(new URL(`fixtures/v1/${name}.json`, import.meta.url), 'utf8')) as Json;
+const fixture = (name: string): Json =>
+  JSON.parse(readFileSync(new URL(`fixtures/v1/${name}.json`, import.meta.url), 'utf8')) as Json;
 const suspended = fixture('result-suspended');
-const v1State = (name: string): Json => (name === 'result-suspended' || name === 'result-completed' ? (fixture(name).state as Json) : fixture(name));
+const v1State = (name: string): Json =>
+  name === 'result-suspended' || name === 'result-completed' ? (fixture(name).state as Json) : fixture(name);
 
 const add = (id: string, a: number, b: number): ToolCall => ({ id, name: 'add', input: { a, b } });
 const pay = (id: string, amount: number): ToolCall => ({ id, name: 'pay', input: { amount } });
-const result = (call: ToolCall, output: string | number): ToolResult => ({ callId: call.id, name: call.name, output, isError: false });
+const result = (call: ToolCall, output: string | number): ToolResult => ({
+  callId: call.id,
+  name: call.name,
+  output,
+  isError: false,
+});
 const c1 = add('call_1', 1, 2);
 const c2 = pay('call_2', 5);
-const parkedBatch = { calls: [c1, c2], notExecuted: [], held: [result(c1, 3)], parked: [{ call: c2, reason: "tool 'pay' needs approval" }] };
+const parkedBatch = {
+  calls: [c1, c2],
+  notExecuted: [],
+  held: [result(c1, 3)],
+  parked: [{ call: c2, reason: "tool 'pay' needs approval" }],
+};
 
 function fieldOf(input: unknown): string | undefined {
   try {
@@ -34,7 +46,10 @@ describe('version 1 fixtures migrate to the current version', () => {
     ['calling_model', { status: 'calling_model', batch: null, lastRequest: { iteration: 1, final: false } }],
     ['dispatching', { status: 'dispatching', batch: { calls: [c1, c2], notExecuted: [], held: [], parked: [], decisions: {} } }],
     ['awaiting_approval', { status: 'awaiting_approval', batch: { ...parkedBatch, decisions: {} } }],
-    ['awaiting_approval_executing', { status: 'executing_approved', batch: { ...parkedBatch, decisions: { call_2: { type: 'approve' } } } }],
+    [
+      'awaiting_approval_executing',
+      { status: 'executing_approved', batch: { ...parkedBatch, decisions: { call_2: { type: 'approve' } } } },
+    ],
     ['steering', { status: 'steering', batch: null, round: 1 }],
     ['finalizing', { status: 'finalizing', batch: null, candidate: '3' }],
     ['stopped', { status: 'stopped', batch: null, outcome: { status: 'stopped', stopReason: 'completed', output: '3' } }],
@@ -52,7 +67,24 @@ describe('version 1 fixtures migrate to the current version', () => {
     expect(state.recoveries).toBe(0);
     // Exactly the current fields: nothing of version 1 is carried along.
     expect(Object.keys(state).sort()).toEqual(
-      ['version', 'id', 'status', 'limits', 'round', 'usage', 'forced', 'batch', 'lastBatch', 'repeats', 'repairs', 'recoveries', 'candidate', 'nextModel', 'lastRequest', 'outcome'].sort(),
+      [
+        'version',
+        'id',
+        'status',
+        'limits',
+        'round',
+        'usage',
+        'forced',
+        'batch',
+        'lastBatch',
+        'repeats',
+        'repairs',
+        'recoveries',
+        'candidate',
+        'nextModel',
+        'lastRequest',
+        'outcome',
+      ].sort(),
     );
     // A migrated state is a valid current state: it reads back unchanged.
     expect(parseTurnState(JSON.parse(JSON.stringify(state)))).toEqual(state);
@@ -99,7 +131,10 @@ describe('a suspended version 1 turn resumes and completes with core alone', () 
         { type: 'check_output', candidate: 'done' },
       ],
     ],
-    [{ type: 'output_accepted', output: 'done' }, [{ type: 'done', outcome: { status: 'stopped', stopReason: 'completed', output: 'done' } }]],
+    [
+      { type: 'output_accepted', output: 'done' },
+      [{ type: 'done', outcome: { status: 'stopped', stopReason: 'completed', output: 'done' } }],
+    ],
   ];
 
   it('approvals_decided, the approved call, then the rest of the turn', () => {
@@ -139,7 +174,12 @@ describe('a suspended version 1 turn resumes and completes with core alone', () 
     const state = parseTurnState(fixture('awaiting_approval_executing'));
     const [next, effects] = step(state, { type: 'approvals_decided', decisions: { call_2: { type: 'reject' } } });
     expect(next).toBe(state);
-    expect(effects).toEqual([{ type: 'emit', notice: { name: 'ignored_event', data: { reason: 'approved calls are already executing', callIds: ['call_2'] } } }]);
+    expect(effects).toEqual([
+      {
+        type: 'emit',
+        notice: { name: 'ignored_event', data: { reason: 'approved calls are already executing', callIds: ['call_2'] } },
+      },
+    ]);
   });
 });
 
@@ -165,10 +205,22 @@ describe('parseTurnState never silently accepts another shape', () => {
 
   it.each<[string, () => unknown, string]>([
     ['a version 1 state without a batch that holds calls', () => ({ ...v1State('steering'), pending: [c1] }), 'pending'],
-    ['a version 1 state without a batch that holds decisions', () => ({ ...v1State('finalizing'), decisions: { call_1: { type: 'approve' } } }), 'decisions'],
-    ['a version 1 state without a batch that is executing', () => ({ ...v1State('stopped'), executing: ['call_1'] }), 'executing'],
+    [
+      'a version 1 state without a batch that holds decisions',
+      () => ({ ...v1State('finalizing'), decisions: { call_1: { type: 'approve' } } }),
+      'decisions',
+    ],
+    [
+      'a version 1 state without a batch that is executing',
+      () => ({ ...v1State('stopped'), executing: ['call_1'] }),
+      'executing',
+    ],
     ['a version 1 state missing its held results', () => ({ ...v1State('steering'), held: undefined }), 'held'],
-    ['version 1 executing calls that were not approved', () => ({ ...v1State('awaiting_approval_executing'), executing: ['call_1'] }), 'executing'],
+    [
+      'version 1 executing calls that were not approved',
+      () => ({ ...v1State('awaiting_approval_executing'), executing: ['call_1'] }),
+      'executing',
+    ],
     ['version 1 executing while dispatching', () => ({ ...v1State('dispatching'), executing: ['call_2'] }), 'executing'],
     ['version 1 executing with a number', () => ({ ...v1State('awaiting_approval_executing'), executing: [2] }), 'executing'],
   ])('migration refuses what it would lose: %s', (_name, make, field) => {

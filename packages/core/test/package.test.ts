@@ -11,7 +11,12 @@ const sources = readdirSync(srcDir, { recursive: true, encoding: 'utf8' }).filte
 /** Every module specifier in a source: static imports/exports, side-effect imports, import(), require(). */
 function specifiers(code: string): string[] {
   const found: string[] = [];
-  const patterns = [/\bfrom\s*['"]([^'"]+)['"]/g, /\bimport\s*['"]([^'"]+)['"]/g, /\bimport\s*\(\s*['"`]?([^'"`)]*)/g, /\brequire\s*\(\s*['"`]?([^'"`)]*)/g];
+  const patterns = [
+    /\bfrom\s*['"]([^'"]+)['"]/g,
+    /\bimport\s*['"]([^'"]+)['"]/g,
+    /\bimport\s*\(\s*['"`]?([^'"`)]*)/g,
+    /\brequire\s*\(\s*['"`]?([^'"`)]*)/g,
+  ];
   for (const pattern of patterns) for (const match of code.matchAll(pattern)) found.push(match[1] ?? '');
   return found;
 }
@@ -26,7 +31,11 @@ describe('@turnkit/core has no dependency', () => {
   it('the scan sees the sources', () => {
     expect(sources).toContain('turn.ts');
     expect(specifiers(readFileSync(`${srcDir}turn.ts`, 'utf8'))).toContain('./events.js');
-    expect(specifiers("import x from 'node:fs'; const y = await import('zod'); require('os');")).toEqual(['node:fs', 'zod', 'os']);
+    expect(specifiers("import x from 'node:fs'; const y = await import('zod'); require('os');")).toEqual([
+      'node:fs',
+      'zod',
+      'os',
+    ]);
   });
 
   it.each(sources)('src/%s imports only relative modules of core', (file) => {

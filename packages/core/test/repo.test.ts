@@ -34,7 +34,10 @@ const published = packages.filter((dir) => manifest(dir).private !== true);
 function setupCommands(): string[] {
   const section = read('README.md').split('## Set-up\n')[1] ?? '';
   const block = section.match(/```sh\n([\s\S]*?)```/)?.[1] ?? '';
-  return block.split('\n').map((line) => line.replace(/#.*$/, '').trim()).filter((line) => line !== '');
+  return block
+    .split('\n')
+    .map((line) => line.replace(/#.*$/, '').trim())
+    .filter((line) => line !== '');
 }
 
 describe('set-up as the README says', () => {
@@ -71,7 +74,11 @@ describe('every published package', () => {
   it.each(published)('%s: license, repository, homepage, bugs, keywords, public access, README', (dir) => {
     const pkg = manifest(dir);
     expect(pkg.license).toBe('MIT');
-    expect(pkg.repository).toEqual({ type: 'git', url: 'git+https://github.com/turnkit/turnkit.git', directory: `packages/${dir}` });
+    expect(pkg.repository).toEqual({
+      type: 'git',
+      url: 'git+https://github.com/turnkit/turnkit.git',
+      directory: `packages/${dir}`,
+    });
     expect(pkg.homepage).toBe(`https://github.com/turnkit/turnkit/tree/main/packages/${dir}#readme`);
     expect(pkg.bugs).toEqual({ url: 'https://github.com/turnkit/turnkit/issues' });
     expect(pkg.keywords?.length).toBeGreaterThan(0);
@@ -88,7 +95,8 @@ describe('every published package', () => {
     expect(entry).not.toHaveProperty('source');
     expect(entry.default).toBe('./dist/index.js');
     for (const deps of [pkg.dependencies, pkg.devDependencies]) {
-      for (const [name, range] of Object.entries(deps ?? {})) if (name.startsWith('@turnkit/')) expect(range, `${dir} → ${name}`).toBe('workspace:^');
+      for (const [name, range] of Object.entries(deps ?? {}))
+        if (name.startsWith('@turnkit/')) expect(range, `${dir} → ${name}`).toBe('workspace:^');
     }
   });
 
@@ -106,7 +114,14 @@ describe('every published package', () => {
   });
 
   it('no script or config asks for the bare `source` condition', () => {
-    for (const file of ['package.json', '.ci/run', 'vitest.config.ts', 'vitest.workspace.ts', 'tsconfig.json', 'tsconfig.base.json']) {
+    for (const file of [
+      'package.json',
+      '.ci/run',
+      'vitest.config.ts',
+      'vitest.workspace.ts',
+      'tsconfig.json',
+      'tsconfig.base.json',
+    ]) {
       expect(read(file), file).not.toMatch(/conditions[= ]source\b|['"]source['"]/);
     }
   });
@@ -122,7 +137,9 @@ describe('test output', () => {
 
   it('tests print through test-log.ts (TURNKIT_TEST_VERBOSE=1), never with console or stdout directly', () => {
     expect(testFiles.length).toBeGreaterThan(50);
-    const printing = testFiles.filter((file) => /\bconsole\.(log|info|table|dir|debug)\s*\(|process\.stdout\.write\s*\(/.test(read(file)));
+    const printing = testFiles.filter((file) =>
+      /\bconsole\.(log|info|table|dir|debug)\s*\(|process\.stdout\.write\s*\(/.test(read(file)),
+    );
     expect(printing).toEqual([]);
   });
 });

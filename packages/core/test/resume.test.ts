@@ -4,12 +4,29 @@
 import { describe, expect, it } from 'vitest';
 import { parseTurnState, resume, step } from '@turnkit/core';
 import type { Effect, TurnState } from '@turnkit/core';
-import { call, callingModel, dispatching, drive, ev, finalizing, fx, newTurn, ok, outcome, steering, synth, TEXT, usage } from './helpers.js';
+import {
+  call,
+  callingModel,
+  dispatching,
+  drive,
+  ev,
+  finalizing,
+  fx,
+  newTurn,
+  ok,
+  outcome,
+  steering,
+  synth,
+  TEXT,
+  usage,
+} from './helpers.js';
 
 /** A resume after the state went to disk and back. */
-const resumeFromDisk = (state: TurnState, completed?: Parameters<typeof resume>[1]) => resume(parseTurnState(JSON.stringify(state)), completed);
+const resumeFromDisk = (state: TurnState, completed?: Parameters<typeof resume>[1]) =>
+  resume(parseTurnState(JSON.stringify(state)), completed);
 
-const neverRunsTools = (effects: Effect[]) => expect(effects.filter((e) => e.type === 'dispatch_tools' || e.type === 'execute_approved')).toEqual([]);
+const neverRunsTools = (effects: Effect[]) =>
+  expect(effects.filter((e) => e.type === 'dispatch_tools' || e.type === 'execute_approved')).toEqual([]);
 
 describe('resume', () => {
   it('ready: no effects, the same state', () => {
@@ -73,7 +90,11 @@ describe('resume', () => {
     const b = call('b');
     const stop = { ...ok(a), stop: { reason: 'budget hook' } };
     const [next, effects] = resume(dispatching([a, b]), [stop]);
-    expect(effects).toEqual([fx.result(stop), fx.result(synth(b, TEXT.interrupted)), fx.done(outcome.stopped('hook_stopped', 'budget hook'))]);
+    expect(effects).toEqual([
+      fx.result(stop),
+      fx.result(synth(b, TEXT.interrupted)),
+      fx.done(outcome.stopped('hook_stopped', 'budget hook')),
+    ]);
     expect(next.status).toBe('stopped');
   });
 

@@ -6,7 +6,12 @@ import { parseTurnState, step } from '@turnkit/core';
 import type { Effect, JsonValue, TurnError, TurnState } from '@turnkit/core';
 import { callingModel, drive, ev, fx, outcome, usage } from './helpers.js';
 
-const rateLimited = (data?: JsonValue): TurnError => ({ kind: 'rate_limited', message: 'Too many requests.', retryable: true, ...(data === undefined ? {} : { data }) });
+const rateLimited = (data?: JsonValue): TurnError => ({
+  kind: 'rate_limited',
+  message: 'Too many requests.',
+  retryable: true,
+  ...(data === undefined ? {} : { data }),
+});
 const failed = (error: TurnError, extra: Record<string, unknown> = {}) => ({ type: 'model_failed', error, ...extra });
 const retry = (attempt: number, delayMs: number, error: TurnError, iteration = 1, final = false): Effect[] => [
   { type: 'emit', notice: { name: 'model_retry', data: { attempt, delayMs, error: error as unknown as JsonValue } } },
@@ -61,12 +66,20 @@ describe('calling_model + model_failed (retryable) -> calling_model again', () =
   });
 
   it('keeps a forced final call final and its model override on the retry', () => {
-    const [forced] = drive(callingModel({ maxIterations: 1 }), ev.responded([{ id: 'a', name: 'search', input: {} }]), ev.completed([{ callId: 'a', name: 'search', output: 'x', isError: false }]), ev.compacted());
+    const [forced] = drive(
+      callingModel({ maxIterations: 1 }),
+      ev.responded([{ id: 'a', name: 'search', input: {} }]),
+      ev.completed([{ callId: 'a', name: 'search', output: 'x', isError: false }]),
+      ev.compacted(),
+    );
     expect(forced.lastRequest).toEqual({ iteration: 2, final: true });
     const error = rateLimited();
     expect(step(forced, failed(error))[1]).toEqual(retry(1, 500, error, 2, true));
     const overridden = { ...callingModel(), lastRequest: { iteration: 1, final: false, modelOverride: 'large' } };
-    expect(step(overridden, failed(error))[1].at(-1)).toEqual({ type: 'call_model', request: { iteration: 1, final: false, modelOverride: 'large', attempt: 1, delayMs: 500 } });
+    expect(step(overridden, failed(error))[1].at(-1)).toEqual({
+      type: 'call_model',
+      request: { iteration: 1, final: false, modelOverride: 'large', attempt: 1, delayMs: 500 },
+    });
   });
 
   it('does not retry an error that is not retryable', () => {
@@ -94,16 +107,24 @@ describe('calling_model + model_failed (retryable) -> calling_model again', () =
 
   it('a partialOutput that is not a boolean is a malformed event', () => {
     const [next] = step(callingModel(), failed(rateLimited(), { partialOutput: 'yes' }));
-    expect(next.outcome).toMatchObject(outcome.failed('unexpected_event', expect.stringContaining('model_failed.partialOutput must be a boolean') as never));
+    expect(next.outcome).toMatchObject(
+      outcome.failed('unexpected_event', expect.stringContaining('model_failed.partialOutput must be a boolean') as never),
+    );
   });
 
   it('a retry survives a JSON round trip of the state, and resume re-issues it as it was', () => {
     const [next] = step(callingModel(), failed(rateLimited()));
     const saved = parseTurnState(JSON.parse(JSON.stringify(next)));
     expect(saved).toEqual(next);
-    expect(() => parseTurnState({ ...next, lastRequest: { iteration: 1, final: false, attempt: 0, delayMs: 5 } })).toThrow(/lastRequest.attempt' must be at least 1/);
-    expect(() => parseTurnState({ ...next, lastRequest: { iteration: 1, final: false, attempt: 3, delayMs: 5 } })).toThrow(/lastRequest.attempt' is 3, past limits.maxModelRetries \(2\)/);
-    expect(() => parseTurnState({ ...next, lastRequest: { iteration: 1, final: false, attempt: 1 } })).toThrow(/lastRequest.delayMs/);
+    expect(() => parseTurnState({ ...next, lastRequest: { iteration: 1, final: false, attempt: 0, delayMs: 5 } })).toThrow(
+      /lastRequest.attempt' must be at least 1/,
+    );
+    expect(() => parseTurnState({ ...next, lastRequest: { iteration: 1, final: false, attempt: 3, delayMs: 5 } })).toThrow(
+      /lastRequest.attempt' is 3, past limits.maxModelRetries \(2\)/,
+    );
+    expect(() => parseTurnState({ ...next, lastRequest: { iteration: 1, final: false, attempt: 1 } })).toThrow(
+      /lastRequest.delayMs/,
+    );
   });
 });
 
@@ -123,7 +144,12 @@ describe('property: retries stay within the limits', () => {
           let calls = 1;
           for (const retryable of retryables) {
             if (state.status !== 'calling_model') break;
-            const error: TurnError = { kind: 'x', message: 'y', retryable, ...(retryAfterMs === undefined ? {} : { data: { retryAfterMs } }) };
+            const error: TurnError = {
+              kind: 'x',
+              message: 'y',
+              retryable,
+              ...(retryAfterMs === undefined ? {} : { data: { retryAfterMs } }),
+            };
             const [next, effects] = step(state, failed(error));
             const call = effects.find((e) => e.type === 'call_model');
             if (call !== undefined) {

@@ -11,7 +11,8 @@ function reference(value: JsonValue): string {
     if (Array.isArray(v)) return v.map(sort);
     if (v !== null && typeof v === 'object') {
       const out: Record<string, JsonValue> = {};
-      for (const key of Object.keys(v).sort()) Object.defineProperty(out, key, { value: sort((v as Record<string, JsonValue>)[key] as JsonValue), enumerable: true });
+      for (const key of Object.keys(v).sort())
+        Object.defineProperty(out, key, { value: sort((v as Record<string, JsonValue>)[key] as JsonValue), enumerable: true });
       return out;
     }
     return v;
@@ -64,7 +65,8 @@ describe('sameBatch', () => {
       if (Array.isArray(v)) return v.map(reorder);
       if (v === null || typeof v !== 'object') return v;
       const out: Record<string, JsonValue> = {};
-      for (const key of Object.keys(v).reverse()) Object.defineProperty(out, key, { value: reorder((v as Record<string, JsonValue>)[key] as JsonValue), enumerable: true });
+      for (const key of Object.keys(v).reverse())
+        Object.defineProperty(out, key, { value: reorder((v as Record<string, JsonValue>)[key] as JsonValue), enumerable: true });
       return out;
     };
     fc.assert(

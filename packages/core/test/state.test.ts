@@ -10,7 +10,17 @@ describe('createTurn', () => {
       version: TURN_STATE_VERSION,
       id: 'turn-1',
       status: 'ready',
-      limits: { maxIterations: 10, loopThreshold: 5, loopExemptTools: [], maxOutputRepairs: 2, maxCallsPerReply: 32, maxModelRetries: 2, modelRetryBackoffMs: 500, loopRecoveries: 0, budget: {} },
+      limits: {
+        maxIterations: 10,
+        loopThreshold: 5,
+        loopExemptTools: [],
+        maxOutputRepairs: 2,
+        maxCallsPerReply: 32,
+        maxModelRetries: 2,
+        modelRetryBackoffMs: 500,
+        loopRecoveries: 0,
+        budget: {},
+      },
       round: 0,
       usage: { inputTokens: 0, outputTokens: 0, totalTokens: 0, cost: 0, modelCalls: 0, toolCalls: 0 },
       forced: null,
@@ -27,8 +37,21 @@ describe('createTurn', () => {
   });
 
   it('keeps valid limits', () => {
-    const limits = { maxIterations: 1, loopThreshold: 0, loopExemptTools: ['status'], maxOutputRepairs: 0, budget: { maxModelCalls: 0, maxCost: 0.5 } };
-    expect(createTurn({ id: 't', limits }).limits).toEqual({ ...limits, maxCallsPerReply: 32, maxModelRetries: 2, modelRetryBackoffMs: 500, loopRecoveries: 0, budget: { maxModelCalls: 0, maxCost: 0.5 } });
+    const limits = {
+      maxIterations: 1,
+      loopThreshold: 0,
+      loopExemptTools: ['status'],
+      maxOutputRepairs: 0,
+      budget: { maxModelCalls: 0, maxCost: 0.5 },
+    };
+    expect(createTurn({ id: 't', limits }).limits).toEqual({
+      ...limits,
+      maxCallsPerReply: 32,
+      maxModelRetries: 2,
+      modelRetryBackoffMs: 500,
+      loopRecoveries: 0,
+      budget: { maxModelCalls: 0, maxCost: 0.5 },
+    });
     expect(createTurn({ id: 't', limits: { maxCallsPerReply: 1 } }).limits.maxCallsPerReply).toBe(1);
     expect(createTurn({ id: 't', limits: { loopThreshold: 2 } }).limits.loopThreshold).toBe(2);
   });
@@ -62,10 +85,18 @@ describe('createTurn', () => {
     ['maxCallsPerReply "8"', { id: 't', limits: { maxCallsPerReply: '8' } }, 'limits.maxCallsPerReply'],
     ['maxModelRetries -1', { id: 't', limits: { maxModelRetries: -1 } }, 'limits.maxModelRetries must be an integer >= 0'],
     ['maxModelRetries 1.5', { id: 't', limits: { maxModelRetries: 1.5 } }, 'limits.maxModelRetries'],
-    ['modelRetryBackoffMs -1', { id: 't', limits: { modelRetryBackoffMs: -1 } }, 'limits.modelRetryBackoffMs must be an integer >= 0'],
+    [
+      'modelRetryBackoffMs -1',
+      { id: 't', limits: { modelRetryBackoffMs: -1 } },
+      'limits.modelRetryBackoffMs must be an integer >= 0',
+    ],
     ['modelRetryBackoffMs NaN', { id: 't', limits: { modelRetryBackoffMs: Number.NaN } }, 'limits.modelRetryBackoffMs'],
     ['maxIterations past Number.MAX_SAFE_INTEGER', { id: 't', limits: { maxIterations: 2 ** 53 + 2 } }, 'limits.maxIterations'],
-    ['maxModelCalls past Number.MAX_SAFE_INTEGER', { id: 't', limits: { budget: { maxModelCalls: 2 ** 53 } } }, 'limits.budget.maxModelCalls'],
+    [
+      'maxModelCalls past Number.MAX_SAFE_INTEGER',
+      { id: 't', limits: { budget: { maxModelCalls: 2 ** 53 } } },
+      'limits.budget.maxModelCalls',
+    ],
   ])('%s -> a RangeError naming the option', (_name, options, named) => {
     expect(() => createTurn(options as TurnOptions)).toThrow(RangeError);
     expect(() => createTurn(options as TurnOptions)).toThrow(named);
@@ -77,8 +108,24 @@ describe('parseTurnState', () => {
     ['ready', () => newTurn({ maxIterations: 3, loopExemptTools: ['status'], budget: { maxCost: 1.5 } })],
     ['calling_model', () => callingModel()],
     ['dispatching', () => dispatching([call('a', 'search', { q: 'x', deep: [1, { y: null }] })])],
-    ['awaiting_approval', () => drive(dispatching([call('h'), call('a')]), ev.parked([ok(call('h'))], [{ call: call('a'), reason: 'why' }]), ev.decided({}))[0]],
-    ['executing_approved', () => drive(dispatching([call('h'), call('a'), call('b')]), ev.parked([ok(call('h'))], [{ call: call('a') }, { call: call('b') }]), ev.decided({ a: { type: 'approve' }, b: { type: 'reject' } }))[0]],
+    [
+      'awaiting_approval',
+      () =>
+        drive(
+          dispatching([call('h'), call('a')]),
+          ev.parked([ok(call('h'))], [{ call: call('a'), reason: 'why' }]),
+          ev.decided({}),
+        )[0],
+    ],
+    [
+      'executing_approved',
+      () =>
+        drive(
+          dispatching([call('h'), call('a'), call('b')]),
+          ev.parked([ok(call('h'))], [{ call: call('a') }, { call: call('b') }]),
+          ev.decided({ a: { type: 'approve' }, b: { type: 'reject' } }),
+        )[0],
+    ],
     ['steering', () => steering([call('a')])],
     ['finalizing', () => finalizing('text')],
     ['stopped', () => drive(finalizing('text'), ev.accepted({ ok: true }))[0]],
@@ -105,8 +152,12 @@ describe('parseTurnState', () => {
   const plain = (state: TurnState) => JSON.parse(JSON.stringify(state)) as Record<string, unknown>;
   const valid = () => plain(steering([call('a')]));
   const validDispatching = () => plain(dispatching([call('a')]));
-  const validParked = () => plain(drive(dispatching([call('h'), call('a')]), ev.parked([ok(call('h'))], [{ call: call('a') }]))[0]);
-  const withBatch = (state: Record<string, unknown>, changes: Record<string, unknown>) => ({ ...state, batch: { ...(state.batch as object), ...changes } });
+  const validParked = () =>
+    plain(drive(dispatching([call('h'), call('a')]), ev.parked([ok(call('h'))], [{ call: call('a') }]))[0]);
+  const withBatch = (state: Record<string, unknown>, changes: Record<string, unknown>) => ({
+    ...state,
+    batch: { ...(state.batch as object), ...changes },
+  });
   const garbage: Array<[string, unknown, string]> = [
     ['not JSON', '{"version":', '(root)'],
     ['an array', [], '(root)'],
@@ -132,22 +183,50 @@ describe('parseTurnState', () => {
     ['notExecuted with null', withBatch(validDispatching(), { notExecuted: [null] }), 'batch.notExecuted[0]'],
     ['a held result while dispatching', withBatch(validDispatching(), { held: [ok(call('a'))] }), 'batch.held'],
     ['an unknown batch field', withBatch(validDispatching(), { executing: null }), 'batch.executing'],
-    ['a held result without isError', withBatch(validParked(), { held: [{ callId: 'h', name: 'x', output: 1 }] }), 'batch.held[0]'],
+    [
+      'a held result without isError',
+      withBatch(validParked(), { held: [{ callId: 'h', name: 'x', output: 1 }] }),
+      'batch.held[0]',
+    ],
     ['a held result for a call not sent', withBatch(validParked(), { held: [ok(call('zz'))] }), 'batch.held[0].callId'],
     ['a call neither held nor parked', withBatch(validParked(), { held: [] }), 'batch.held'],
-    ['a call both held and parked', withBatch(validParked(), { held: [ok(call('h')), ok(call('a'))] }), 'batch.parked[0].call.id'],
+    [
+      'a call both held and parked',
+      withBatch(validParked(), { held: [ok(call('h')), ok(call('a'))] }),
+      'batch.parked[0].call.id',
+    ],
     ['a parked entry without a call', withBatch(validParked(), { parked: [{ reason: 'x' }] }), 'batch.parked[0].call'],
-    ['no parked call while awaiting_approval', withBatch(validParked(), { held: [ok(call('h')), ok(call('a'))], parked: [] }), 'batch.parked'],
+    [
+      'no parked call while awaiting_approval',
+      withBatch(validParked(), { held: [ok(call('h')), ok(call('a'))], parked: [] }),
+      'batch.parked',
+    ],
     ['an invalid decision', withBatch(validParked(), { decisions: { a: { type: 'maybe' } } }), 'batch.decisions.a'],
-    ['a decision for a call not parked', withBatch(validParked(), { decisions: { h: { type: 'approve' } } }), 'batch.decisions.h'],
+    [
+      'a decision for a call not parked',
+      withBatch(validParked(), { decisions: { h: { type: 'approve' } } }),
+      'batch.decisions.h',
+    ],
     ['executing_approved with an undecided call', { ...validParked(), status: 'executing_approved' }, 'batch.decisions'],
-    ['executing_approved with nothing approved', withBatch({ ...validParked(), status: 'executing_approved' }, { decisions: { a: { type: 'reject' } } }), 'batch.decisions'],
+    [
+      'executing_approved with nothing approved',
+      withBatch({ ...validParked(), status: 'executing_approved' }, { decisions: { a: { type: 'reject' } } }),
+      'batch.decisions',
+    ],
     ['lastRequest without final', { ...valid(), lastRequest: { iteration: 1 } }, 'lastRequest.final'],
     ['a numeric candidate', { ...valid(), candidate: 3 }, 'candidate'],
     ['an outcome on a live status', { ...valid(), outcome: { status: 'cancelled', reason: 'x' } }, 'outcome'],
     ['a terminal status without outcome', { ...valid(), status: 'stopped' }, 'outcome'],
-    ['an outcome of another status', { ...valid(), status: 'failed', outcome: { status: 'cancelled', reason: 'x' } }, 'outcome.status'],
-    ['an unknown stop reason', { ...valid(), status: 'stopped', outcome: { status: 'stopped', stopReason: 'tired', output: null } }, 'outcome.stopReason'],
+    [
+      'an outcome of another status',
+      { ...valid(), status: 'failed', outcome: { status: 'cancelled', reason: 'x' } },
+      'outcome.status',
+    ],
+    [
+      'an unknown stop reason',
+      { ...valid(), status: 'stopped', outcome: { status: 'stopped', stopReason: 'tired', output: null } },
+      'outcome.stopReason',
+    ],
   ];
 
   it.each(garbage)('%s -> TurnStateError naming the field', (_name, input, field) => {
@@ -205,7 +284,18 @@ describe('batchSignature', () => {
 
 describe('isTerminal', () => {
   it('is true exactly for stopped, failed and cancelled', () => {
-    const statuses = ['ready', 'calling_model', 'dispatching', 'awaiting_approval', 'executing_approved', 'steering', 'finalizing', 'stopped', 'failed', 'cancelled'] as const;
+    const statuses = [
+      'ready',
+      'calling_model',
+      'dispatching',
+      'awaiting_approval',
+      'executing_approved',
+      'steering',
+      'finalizing',
+      'stopped',
+      'failed',
+      'cancelled',
+    ] as const;
     const terminal = statuses.filter((status) => isTerminal({ ...newTurn(), status }));
     expect(terminal).toEqual(['stopped', 'failed', 'cancelled']);
     expect(isTerminal(drive(finalizing(), ev.accepted(1))[0])).toBe(true);

@@ -3,7 +3,22 @@
 import { describe, expect, it } from 'vitest';
 import { createTurn, isTerminal, parseTurnState, step } from '@turnkit/core';
 import type { TurnState } from '@turnkit/core';
-import { call, callingModel, dispatching, drive, ev, finalizing, fx, newTurn, ok, outcome, steering, synth, TEXT, usage } from './helpers.js';
+import {
+  call,
+  callingModel,
+  dispatching,
+  drive,
+  ev,
+  finalizing,
+  fx,
+  newTurn,
+  ok,
+  outcome,
+  steering,
+  synth,
+  TEXT,
+  usage,
+} from './helpers.js';
 
 const malformed = (problem: string) => outcome.failed('invalid_model_response', `The model's reply was malformed: ${problem}.`);
 const unexpectedEvent = (status: string, event: string, problem: string) =>
@@ -25,7 +40,11 @@ describe('ready', () => {
 
   it('start without input appends nothing', () => {
     const [next, effects] = step(newTurn(), ev.start());
-    expect(effects).toEqual([fx.emit('turn_started', { id: 't1' }), fx.emit('iteration', { iteration: 1 }), fx.callModel(1, false)]);
+    expect(effects).toEqual([
+      fx.emit('turn_started', { id: 't1' }),
+      fx.emit('iteration', { iteration: 1 }),
+      fx.callModel(1, false),
+    ]);
     expect(next.status).toBe('calling_model');
   });
 });
@@ -33,9 +52,13 @@ describe('ready', () => {
 describe('calling_model: model_responded with a bad call id -> failed (invalid_model_response)', () => {
   it('an empty id (the message names the field)', () => {
     const [next, effects] = step(callingModel(), ev.responded([call('a'), call('', 'fetch')]));
-    const expected = outcome.failed('invalid_model_response', "The model's reply was malformed: response.toolCalls[1].id is empty.", {
-      field: 'response.toolCalls[1].id',
-    });
+    const expected = outcome.failed(
+      'invalid_model_response',
+      "The model's reply was malformed: response.toolCalls[1].id is empty.",
+      {
+        field: 'response.toolCalls[1].id',
+      },
+    );
     expect(effects).toEqual([fx.done(expected)]);
     expect(next.status).toBe('failed');
     expect(next.outcome).toEqual(expected);
@@ -43,7 +66,9 @@ describe('calling_model: model_responded with a bad call id -> failed (invalid_m
 
   it('an id repeated in the reply', () => {
     const [next, effects] = step(callingModel(), ev.responded([call('a'), call('a', 'fetch')]));
-    const expected = outcome.failed('invalid_model_response', "The model returned the call id 'a' twice in one reply.", { callId: 'a' });
+    const expected = outcome.failed('invalid_model_response', "The model returned the call id 'a' twice in one reply.", {
+      callId: 'a',
+    });
     expect(effects).toEqual([fx.done(expected)]);
     expect(next.outcome).toEqual(expected);
   });
@@ -66,9 +91,17 @@ describe('calling_model: a malformed response -> failed (invalid_model_response,
     ['text not a string', { text: 5, toolCalls: [] }, 'response.text must be a string'],
     ['toolCalls not an array', { text: '', toolCalls: {} }, 'response.toolCalls must be an array'],
     ['a call without a string id', { toolCalls: [{ name: 'x', input: {} }] }, 'response.toolCalls[0].id must be a string'],
-    ['a call whose input is not JSON', { toolCalls: [{ id: 'a', name: 'x', input: { n: Number.NaN } }] }, 'response.toolCalls[0].input must be a JSON value (finite numbers, no cycles, at most 2000 levels deep)'],
+    [
+      'a call whose input is not JSON',
+      { toolCalls: [{ id: 'a', name: 'x', input: { n: Number.NaN } }] },
+      'response.toolCalls[0].input must be a JSON value (finite numbers, no cycles, at most 2000 levels deep)',
+    ],
     ['negative usage', { text: 'hi', usage: { inputTokens: -1 } }, 'response.usage.inputTokens must be a whole number >= 0'],
-    ['fractional tokens', { text: 'hi', usage: { outputTokens: 1.5 } }, 'response.usage.outputTokens must be a whole number >= 0'],
+    [
+      'fractional tokens',
+      { text: 'hi', usage: { outputTokens: 1.5 } },
+      'response.usage.outputTokens must be a whole number >= 0',
+    ],
     ['not an object', 'hello', 'response must be an object'],
   ])('%s', (_name, response, problem) => {
     const [next, effects] = step(callingModel(), { type: 'model_responded', response });
@@ -87,7 +120,9 @@ describe('calling_model: a malformed response -> failed (invalid_model_response,
     const [, effects] = step(dispatching(calls), { type: 'model_responded', response: { text: 1 } });
     expect(effects).toEqual([
       fx.result(synth(calls[0]!, TEXT.unexpected)),
-      fx.done(unexpectedEvent('dispatching', 'model_responded', "'model_responded' is not expected while the turn is dispatching")),
+      fx.done(
+        unexpectedEvent('dispatching', 'model_responded', "'model_responded' is not expected while the turn is dispatching"),
+      ),
     ]);
   });
 });
@@ -134,19 +169,30 @@ describe('calling_model: model_responded exceeding a token or cost budget -> sto
   });
 
   it('a text-only reply over budget stops too (its text is not the output)', () => {
-    const [, effects] = step(callingModel({ budget: { maxOutputTokens: 1 } }), ev.responded([], 'long answer', { usage: { outputTokens: 2 } }));
+    const [, effects] = step(
+      callingModel({ budget: { maxOutputTokens: 1 } }),
+      ev.responded([], 'long answer', { usage: { outputTokens: 2 } }),
+    );
     expect(effects).toEqual([fx.assistant('long answer'), fx.done(outcome.stopped('budget_exhausted', null))]);
   });
 
   it('usage equal to the budget is not over it (strict)', () => {
-    const [next, effects] = step(callingModel({ budget: { maxInputTokens: 10, maxCost: 1 } }), ev.responded([a], '', { usage: { inputTokens: 10, cost: 1 } }));
+    const [next, effects] = step(
+      callingModel({ budget: { maxInputTokens: 10, maxCost: 1 } }),
+      ev.responded([a], '', { usage: { inputTokens: 10, cost: 1 } }),
+    );
     expect(effects).toEqual([fx.assistant('', [a]), fx.persist('dispatching'), fx.dispatch([a])]);
     expect(next.status).toBe('dispatching');
   });
 
   it('usage accumulates across model calls', () => {
     const limits = { budget: { maxTotalTokens: 15 } };
-    const first = drive(callingModel(limits), ev.responded([a], '', { usage: { totalTokens: 8 } }), ev.completed([ok(a)]), ev.compacted())[0];
+    const first = drive(
+      callingModel(limits),
+      ev.responded([a], '', { usage: { totalTokens: 8 } }),
+      ev.completed([ok(a)]),
+      ev.compacted(),
+    )[0];
     expect(first.usage.totalTokens).toBe(8);
     const [next, effects] = step(first, ev.responded([], 'done', { usage: { totalTokens: 8 } }));
     expect(effects).toEqual([fx.assistant('done'), fx.done(outcome.stopped('budget_exhausted', null))]);
@@ -167,7 +213,8 @@ describe('calling_model: model_responded with no tool calls -> finalizing', () =
 });
 
 describe('calling_model: model_responded with a batch identical to the previous loopThreshold - 1 -> forced final call', () => {
-  const round = (state: TurnState, calls: ReturnType<typeof call>[]) => drive(state, ev.responded(calls), ev.completed(calls.map((c) => ok(c))), ev.compacted())[0];
+  const round = (state: TurnState, calls: ReturnType<typeof call>[]) =>
+    drive(state, ev.responded(calls), ev.completed(calls.map((c) => ok(c))), ev.compacted())[0];
 
   it('skips the repeated batch, announces the loop, forces a final call; keys in another order count as identical', () => {
     const first = round(callingModel({ loopThreshold: 2 }), [call('a', 'search', { q: 'x', opts: { b: 1, a: 2 } })]);
@@ -266,7 +313,8 @@ describe('calling_model: model_responded with a batch identical to the previous 
 });
 
 describe('calling_model: a loop with limits.loopRecoveries left -> a nudge, and the model keeps its tools', () => {
-  const round = (state: TurnState, calls: ReturnType<typeof call>[]) => drive(state, ev.responded(calls), ev.completed(calls.map((c) => ok(c))), ev.compacted())[0];
+  const round = (state: TurnState, calls: ReturnType<typeof call>[]) =>
+    drive(state, ev.responded(calls), ev.completed(calls.map((c) => ok(c))), ev.compacted())[0];
   const limits = { loopThreshold: 2, loopRecoveries: 1 };
 
   it('skips the repeated batch, tells the model it is repeating itself, and calls it again with tools', () => {
@@ -317,7 +365,9 @@ describe('calling_model: a loop with limits.loopRecoveries left -> a nudge, and 
     expect(() => newTurn({ loopRecoveries: -1 })).toThrow('limits.loopRecoveries must be an integer >= 0');
     expect(() => newTurn({ loopRecoveries: 1.5 })).toThrow('limits.loopRecoveries must be an integer >= 0');
     const state = JSON.parse(JSON.stringify(callingModel(limits))) as Record<string, unknown>;
-    expect(() => parseTurnState({ ...state, recoveries: 2, usage: { ...(state.usage as object), modelCalls: 5 } })).toThrow("'recoveries' is 2, past limits.loopRecoveries (1)");
+    expect(() => parseTurnState({ ...state, recoveries: 2, usage: { ...(state.usage as object), modelCalls: 5 } })).toThrow(
+      "'recoveries' is 2, past limits.loopRecoveries (1)",
+    );
     expect(() => parseTurnState({ ...state, recoveries: 1 })).toThrow("'usage.modelCalls' is 1, fewer than the 2");
   });
 });
@@ -386,7 +436,11 @@ describe('dispatching: ids not matching -> failed (incomplete_batch)', () => {
     'The tool batch did not match the calls that were sent: missing results for a, b; results for unknown calls y, z; more than one result for c.',
     { missing: ['a', 'b'], unexpected: ['y', 'z'], duplicated: ['c'] },
   );
-  const synthesised = [fx.result(synth(b, TEXT.incomplete)), fx.result(synth(a, TEXT.incomplete)), fx.result(synth(c, TEXT.incomplete))];
+  const synthesised = [
+    fx.result(synth(b, TEXT.incomplete)),
+    fx.result(synth(a, TEXT.incomplete)),
+    fx.result(synth(c, TEXT.incomplete)),
+  ];
 
   it('tools_completed: sorted missing/unexpected/duplicated ids; every pending call gets a synthesised result', () => {
     const z = call('z');
@@ -423,10 +477,22 @@ describe('dispatching: tools_parked -> awaiting_approval', () => {
     const h = call('h');
     const a = call('a', 'delete', { path: '/tmp/x' });
     // The dispatcher echoes a different input: the parked call keeps the pending identity.
-    const [next, effects] = step(dispatching([h, a]), ev.parked([ok(h)], [{ call: { ...a, input: { path: '/' } }, reason: 'deletes files' }]));
-    expect(effects).toEqual([fx.persist('parked'), fx.emit('awaiting_approval', { pending: [{ call: a, reason: 'deletes files' }] })]);
+    const [next, effects] = step(
+      dispatching([h, a]),
+      ev.parked([ok(h)], [{ call: { ...a, input: { path: '/' } }, reason: 'deletes files' }]),
+    );
+    expect(effects).toEqual([
+      fx.persist('parked'),
+      fx.emit('awaiting_approval', { pending: [{ call: a, reason: 'deletes files' }] }),
+    ]);
     expect(next.status).toBe('awaiting_approval');
-    expect(next.batch).toEqual({ calls: [h, a], notExecuted: [], held: [ok(h)], parked: [{ call: a, reason: 'deletes files' }], decisions: {} });
+    expect(next.batch).toEqual({
+      calls: [h, a],
+      notExecuted: [],
+      held: [ok(h)],
+      parked: [{ call: a, reason: 'deletes files' }],
+      decisions: {},
+    });
   });
 
   it('with no parked call it is applied like tools_completed', () => {
@@ -457,7 +523,15 @@ describe('awaiting_approval', () => {
     expect(partial.batch?.decisions).toEqual({ a: { type: 'approve' } });
 
     // 'a' again (the first decision wins), an id not parked and a call that was not parked are ignored.
-    const [next, effects] = step(partial, ev.decided({ a: { type: 'reject' }, zz: { type: 'approve' }, h: { type: 'approve' }, b: { type: 'reject', reason: 'too pricey' } }));
+    const [next, effects] = step(
+      partial,
+      ev.decided({
+        a: { type: 'reject' },
+        zz: { type: 'approve' },
+        h: { type: 'approve' },
+        b: { type: 'reject', reason: 'too pricey' },
+      }),
+    );
     expect(effects).toEqual([
       fx.emit('ignored_event', { reason: 'not a valid decision for a parked call still undecided', callIds: ['a', 'zz', 'h'] }),
       fx.persist('dispatching'),
@@ -482,8 +556,13 @@ describe('awaiting_approval', () => {
   });
 
   it('an invalid decision value is ignored, not fatal', () => {
-    const [next, effects] = step(parked(), ev.decided({ a: { type: 'maybe' }, b: { type: 'approve', remember: 'forever' }, h: 'yes' }));
-    expect(effects).toEqual([fx.emit('ignored_event', { reason: 'not a valid decision for a parked call still undecided', callIds: ['a', 'b', 'h'] })]);
+    const [next, effects] = step(
+      parked(),
+      ev.decided({ a: { type: 'maybe' }, b: { type: 'approve', remember: 'forever' }, h: 'yes' }),
+    );
+    expect(effects).toEqual([
+      fx.emit('ignored_event', { reason: 'not a valid decision for a parked call still undecided', callIds: ['a', 'b', 'h'] }),
+    ]);
     expect(next.batch?.decisions).toEqual({});
     expect(next.status).toBe('awaiting_approval');
   });
@@ -492,7 +571,9 @@ describe('awaiting_approval', () => {
     const executing = drive(parked(), ev.decided({ a: { type: 'approve' }, b: { type: 'approve', remember: 'tool' } }))[0];
     expect(executing.status).toBe('executing_approved');
     const [afterDecision, decisionEffects] = step(executing, ev.decided({ a: { type: 'reject' } }));
-    expect(decisionEffects).toEqual([fx.emit('ignored_event', { reason: 'approved calls are already executing', callIds: ['a'] })]);
+    expect(decisionEffects).toEqual([
+      fx.emit('ignored_event', { reason: 'approved calls are already executing', callIds: ['a'] }),
+    ]);
     expect(afterDecision).toBe(executing);
     const [afterExpiry, expiryEffects] = step(executing, ev.expired());
     expect(expiryEffects).toEqual([fx.emit('ignored_event', { reason: 'approved calls are already executing', callIds: [] })]);
@@ -505,7 +586,11 @@ describe('awaiting_approval', () => {
     expect(effects).toEqual([fx.persist('dispatching'), fx.execute([a])]);
     expect(next.batch?.decisions).toEqual({ a: { type: 'approve' }, b: { type: 'reject', reason: 'approval expired' } });
     const [, doneEffects] = step(next, ev.approvedCompleted([ok(a)]));
-    expect(doneEffects.slice(0, 3)).toEqual([fx.result(ok(h)), fx.result(ok(a)), fx.result(synth(b, TEXT.rejected('approval expired')))]);
+    expect(doneEffects.slice(0, 3)).toEqual([
+      fx.result(ok(h)),
+      fx.result(ok(a)),
+      fx.result(synth(b, TEXT.rejected('approval expired'))),
+    ]);
   });
 
   it('approval_expired with nothing decided applies the batch with every parked call denied', () => {
@@ -552,7 +637,11 @@ describe('awaiting_approval', () => {
     const held = { ...ok(h), stop: { reason: 'enough' } };
     const state = drive(dispatching([h, a]), ev.parked([held], [{ call: a }]))[0];
     const [next, effects] = step(state, ev.decided({ a: { type: 'reject' } }));
-    expect(effects).toEqual([fx.result(held), fx.result(synth(a, TEXT.rejected())), fx.done(outcome.stopped('hook_stopped', 'enough'))]);
+    expect(effects).toEqual([
+      fx.result(held),
+      fx.result(synth(a, TEXT.rejected())),
+      fx.done(outcome.stopped('hook_stopped', 'enough')),
+    ]);
     expect(next.status).toBe('stopped');
   });
 
@@ -563,7 +652,13 @@ describe('awaiting_approval', () => {
       fx.result(ok(h)),
       fx.result(synth(a, TEXT.rejected())),
       fx.result(synth(b, TEXT.unexpected)),
-      fx.done(unexpectedEvent('awaiting_approval', 'approved_tools_completed', "'approved_tools_completed' is not expected while the turn is awaiting_approval")),
+      fx.done(
+        unexpectedEvent(
+          'awaiting_approval',
+          'approved_tools_completed',
+          "'approved_tools_completed' is not expected while the turn is awaiting_approval",
+        ),
+      ),
     ]);
     expect(next.status).toBe('failed');
   });
@@ -640,7 +735,13 @@ describe('the one-shot model override', () => {
   const b = call('b');
 
   it('the first result in call order carrying modelOverride sets it for the next call only', () => {
-    const state = drive(dispatching([a, b]), ev.completed([{ ...ok(b), modelOverride: 'second' }, { ...ok(a), modelOverride: 'big-model' }]))[0];
+    const state = drive(
+      dispatching([a, b]),
+      ev.completed([
+        { ...ok(b), modelOverride: 'second' },
+        { ...ok(a), modelOverride: 'big-model' },
+      ]),
+    )[0];
     expect(state.nextModel).toBe('big-model');
     const [calling, effects] = step(state, ev.compacted());
     expect(effects).toEqual([fx.emit('iteration', { iteration: 2 }), fx.callModel(2, false, 'big-model')]);
@@ -686,7 +787,11 @@ describe('finalizing', () => {
     const state = drive(finalizing('a', { maxOutputRepairs: 1 }), ev.rejected('no'), ev.responded([], 'b'))[0];
     const [next, effects] = step(state, ev.rejected('still no'));
     expect(effects).toEqual([
-      fx.done(outcome.failed('output_invalid', 'The final output was rejected and no repairs are left: still no', { reason: 'still no' })),
+      fx.done(
+        outcome.failed('output_invalid', 'The final output was rejected and no repairs are left: still no', {
+          reason: 'still no',
+        }),
+      ),
     ]);
     expect(next.status).toBe('failed');
     expect(next.repairs).toBe(1);
@@ -765,18 +870,36 @@ describe('cancel from every non-terminal status', () => {
   });
 
   it('awaiting_approval: held results and denials are kept, the rest are cancelled', () => {
-    const state = drive(dispatching([h, a, b]), ev.parked([ok(h)], [{ call: a }, { call: b }]), ev.decided({ a: { type: 'reject', reason: 'no' } }))[0];
+    const state = drive(
+      dispatching([h, a, b]),
+      ev.parked([ok(h)], [{ call: a }, { call: b }]),
+      ev.decided({ a: { type: 'reject', reason: 'no' } }),
+    )[0];
     const [next, effects] = step(state, ev.cancel('user pressed stop'));
-    expect(effects).toEqual([fx.result(ok(h)), fx.result(synth(a, TEXT.rejected('no'))), fx.result(synth(b, TEXT.cancelled)), fx.done(cancelled)]);
+    expect(effects).toEqual([
+      fx.result(ok(h)),
+      fx.result(synth(a, TEXT.rejected('no'))),
+      fx.result(synth(b, TEXT.cancelled)),
+      fx.done(cancelled),
+    ]);
     expect(next.status).toBe('cancelled');
     expect(next.batch).toBeNull();
   });
 
   it('executing_approved: the executing calls are cancelled', () => {
-    const state = drive(dispatching([h, a, b]), ev.parked([ok(h)], [{ call: a }, { call: b }]), ev.decided({ a: { type: 'reject' }, b: { type: 'approve' } }))[0];
+    const state = drive(
+      dispatching([h, a, b]),
+      ev.parked([ok(h)], [{ call: a }, { call: b }]),
+      ev.decided({ a: { type: 'reject' }, b: { type: 'approve' } }),
+    )[0];
     expect(state.status).toBe('executing_approved');
     const [next, effects] = step(state, ev.cancel('user pressed stop'));
-    expect(effects).toEqual([fx.result(ok(h)), fx.result(synth(a, TEXT.rejected())), fx.result(synth(b, TEXT.cancelled)), fx.done(cancelled)]);
+    expect(effects).toEqual([
+      fx.result(ok(h)),
+      fx.result(synth(a, TEXT.rejected())),
+      fx.result(synth(b, TEXT.cancelled)),
+      fx.done(cancelled),
+    ]);
     expect(next.batch).toBeNull();
   });
 });
@@ -802,15 +925,27 @@ describe('cancel_batch: the batch in flight ends, the turn goes on', () => {
   });
 
   it('awaiting_approval and executing_approved: held results and denials are kept, the rest are cancelled', () => {
-    const parked = drive(dispatching([h, a, b]), ev.parked([ok(h)], [{ call: a }, { call: b }]), ev.decided({ a: { type: 'reject', reason: 'no' } }))[0];
+    const parked = drive(
+      dispatching([h, a, b]),
+      ev.parked([ok(h)], [{ call: a }, { call: b }]),
+      ev.decided({ a: { type: 'reject', reason: 'no' } }),
+    )[0];
     const [afterParked, parkedEffects] = step(parked, ev.cancelBatch());
-    expect(parkedEffects.slice(0, 3)).toEqual([fx.result(ok(h)), fx.result(synth(a, TEXT.rejected('no'))), fx.result(synth(b, TEXT.batchCancelled()))]);
+    expect(parkedEffects.slice(0, 3)).toEqual([
+      fx.result(ok(h)),
+      fx.result(synth(a, TEXT.rejected('no'))),
+      fx.result(synth(b, TEXT.batchCancelled())),
+    ]);
     expect(afterParked.status).toBe('steering');
 
     const executing = drive(parked, ev.decided({ b: { type: 'approve' } }))[0];
     expect(executing.status).toBe('executing_approved');
     const [afterExecuting, executingEffects] = step(executing, ev.cancelBatch());
-    expect(executingEffects.slice(0, 3)).toEqual([fx.result(ok(h)), fx.result(synth(a, TEXT.rejected('no'))), fx.result(synth(b, TEXT.batchCancelled()))]);
+    expect(executingEffects.slice(0, 3)).toEqual([
+      fx.result(ok(h)),
+      fx.result(synth(a, TEXT.rejected('no'))),
+      fx.result(synth(b, TEXT.batchCancelled())),
+    ]);
     expect(afterExecuting).toMatchObject({ status: 'steering', batch: null });
   });
 
@@ -831,7 +966,9 @@ describe('cancel_batch: the batch in flight ends, the turn goes on', () => {
     const state = make();
     const [next, effects] = step(state, ev.cancelBatch());
     expect(next).toBe(state);
-    expect(effects).toEqual([fx.emit('ignored_event', { reason: `there is no tool batch in flight to cancel while the turn is ${status}`, callIds: [] })]);
+    expect(effects).toEqual([
+      fx.emit('ignored_event', { reason: `there is no tool batch in flight to cancel while the turn is ${status}`, callIds: [] }),
+    ]);
   });
 
   it('a malformed reason fails the turn like any malformed event', () => {
@@ -846,7 +983,15 @@ describe('terminal statuses absorb every event', () => {
     ['failed', () => drive(callingModel(), { type: 'model_failed', error: { kind: 'x', message: 'y' } })[0]],
     ['cancelled', () => drive(newTurn(), ev.cancel())[0]],
   ];
-  const events: unknown[] = [ev.start('again'), ev.cancel(), ev.compacted(), null, 42, { type: 'bogus' }, ev.responded([call('z')])];
+  const events: unknown[] = [
+    ev.start('again'),
+    ev.cancel(),
+    ev.compacted(),
+    null,
+    42,
+    { type: 'bogus' },
+    ev.responded([call('z')]),
+  ];
 
   it.each(terminals)('%s: the same state object, no effects', (status, make) => {
     const state = make();
@@ -873,7 +1018,9 @@ describe('anything else (incl. malformed events) -> failed (unexpected_event)', 
     ['an array', [{ type: 'start' }], 'object'],
   ])('not an object: %s', (_name, event, eventType) => {
     const [, effects] = step(callingModel(), event);
-    expect(effects).toEqual([fx.done(unexpectedEvent('calling_model', eventType, 'an event must be an object with a string `type`'))]);
+    expect(effects).toEqual([
+      fx.done(unexpectedEvent('calling_model', eventType, 'an event must be an object with a string `type`')),
+    ]);
   });
 
   it('a type that is not a string', () => {
@@ -884,7 +1031,10 @@ describe('anything else (incl. malformed events) -> failed (unexpected_event)', 
   it('missing fields: synthesised results for the pending calls', () => {
     const a = call('a');
     const [next, effects] = step(dispatching([a]), { type: 'tools_completed' });
-    expect(effects).toEqual([fx.result(synth(a, TEXT.unexpected)), fx.done(unexpectedEvent('dispatching', 'tools_completed', 'results must be an array'))]);
+    expect(effects).toEqual([
+      fx.result(synth(a, TEXT.unexpected)),
+      fx.done(unexpectedEvent('dispatching', 'tools_completed', 'results must be an array')),
+    ]);
     expect(next.batch).toBeNull();
   });
 
@@ -892,7 +1042,12 @@ describe('anything else (incl. malformed events) -> failed (unexpected_event)', 
     ['output_accepted without output', finalizing, { type: 'output_accepted' }, 'output_accepted.output is missing'],
     ['output_rejected without reason', finalizing, { type: 'output_rejected' }, 'output_rejected.reason must be a string'],
     ['model_failed without error', callingModel, { type: 'model_failed' }, 'error must be an object with kind and message'],
-    ['a result without isError', () => dispatching([call('a')]), { type: 'tools_completed', results: [{ callId: 'a', name: 'search', output: 1 }] }, 'results[0].isError must be a boolean'],
+    [
+      'a result without isError',
+      () => dispatching([call('a')]),
+      { type: 'tools_completed', results: [{ callId: 'a', name: 'search', output: 1 }] },
+      'results[0].isError must be a boolean',
+    ],
   ])('%s', (_name, make, event, problem) => {
     const state = make();
     const [, effects] = step(state, event);
@@ -901,22 +1056,34 @@ describe('anything else (incl. malformed events) -> failed (unexpected_event)', 
 
   it('an event in the wrong status', () => {
     const [next, effects] = step(newTurn(), ev.compacted());
-    expect(effects).toEqual([fx.done(unexpectedEvent('ready', 'compacted', "'compacted' is not expected while the turn is ready"))]);
+    expect(effects).toEqual([
+      fx.done(unexpectedEvent('ready', 'compacted', "'compacted' is not expected while the turn is ready")),
+    ]);
     expect(next.outcome).toEqual(unexpectedEvent('ready', 'compacted', "'compacted' is not expected while the turn is ready"));
   });
 
   it('start twice', () => {
     const [, effects] = step(callingModel(), ev.start('again'));
-    expect(effects).toEqual([fx.done(unexpectedEvent('calling_model', 'start', "'start' is not expected while the turn is calling_model"))]);
+    expect(effects).toEqual([
+      fx.done(unexpectedEvent('calling_model', 'start', "'start' is not expected while the turn is calling_model")),
+    ]);
   });
 });
 
 describe('step never throws: an internal error -> failed (internal_error)', () => {
-  const internal = outcome.failed('internal_error', 'turnkit hit an internal error: boom. Please report it with the event that caused it.');
+  const internal = outcome.failed(
+    'internal_error',
+    'turnkit hit an internal error: boom. Please report it with the event that caused it.',
+  );
 
   it('an event whose `type` getter throws; pending calls get results', () => {
     const a = call('a');
-    const event = Object.defineProperty({}, 'type', { enumerable: true, get: () => { throw new Error('boom'); } });
+    const event = Object.defineProperty({}, 'type', {
+      enumerable: true,
+      get: () => {
+        throw new Error('boom');
+      },
+    });
     const [next, effects] = step(dispatching([a]), event);
     expect(effects).toEqual([fx.result(synth(a, TEXT.internal)), fx.done(internal)]);
     expect(next.status).toBe('failed');
@@ -924,7 +1091,12 @@ describe('step never throws: an internal error -> failed (internal_error)', () =
   });
 
   it('a response whose getter throws', () => {
-    const event = { type: 'model_responded', get response(): unknown { throw new Error('boom'); } };
+    const event = {
+      type: 'model_responded',
+      get response(): unknown {
+        throw new Error('boom');
+      },
+    };
     const [next, effects] = step(callingModel(), event);
     expect(effects).toEqual([fx.done(internal)]);
     expect(next.status).toBe('failed');
@@ -950,7 +1122,14 @@ describe('step does not mutate its inputs', () => {
   it('a whole approval round on deep-frozen states and events leaves each as it was', () => {
     const h = call('h');
     const a = call('a');
-    const events = [ev.start('hi'), ev.responded([h, a]), ev.parked([ok(h)], [{ call: a }]), ev.decided({ a: { type: 'approve' } }), ev.approvedCompleted([ok(a)]), ev.compacted()];
+    const events = [
+      ev.start('hi'),
+      ev.responded([h, a]),
+      ev.parked([ok(h)], [{ call: a }]),
+      ev.decided({ a: { type: 'approve' } }),
+      ev.approvedCompleted([ok(a)]),
+      ev.compacted(),
+    ];
     let state = createTurn({ id: 't1' });
     for (const event of events) {
       const previous = deepFreeze(state);
@@ -1003,15 +1182,31 @@ describe('effect_failed: the tool dispatcher itself threw', () => {
   });
 
   it('keeps the not-executed results of calls past maxCallsPerReply', () => {
-    const [next, effects] = step(dispatching([h, a], { maxCallsPerReply: 1 }), { type: 'effect_failed', effect: 'dispatch_tools', error });
-    expect(effects.slice(0, 2)).toEqual([fx.result(synth(h, text)), fx.result(synth(a, 'not executed: the reply asked for 2 tool calls; limits.maxCallsPerReply is 1.'))]);
+    const [next, effects] = step(dispatching([h, a], { maxCallsPerReply: 1 }), {
+      type: 'effect_failed',
+      effect: 'dispatch_tools',
+      error,
+    });
+    expect(effects.slice(0, 2)).toEqual([
+      fx.result(synth(h, text)),
+      fx.result(synth(a, 'not executed: the reply asked for 2 tool calls; limits.maxCallsPerReply is 1.')),
+    ]);
     expect(next.status).toBe('failed');
   });
 
   it('executing_approved + effect_failed(execute_approved) -> held results and denials kept, the approved calls get the error', () => {
-    const state = drive(dispatching([h, a, b]), ev.parked([ok(h)], [{ call: a }, { call: b }]), ev.decided({ a: { type: 'reject' }, b: { type: 'approve' } }))[0];
+    const state = drive(
+      dispatching([h, a, b]),
+      ev.parked([ok(h)], [{ call: a }, { call: b }]),
+      ev.decided({ a: { type: 'reject' }, b: { type: 'approve' } }),
+    )[0];
     const [next, effects] = step(state, { type: 'effect_failed', effect: 'execute_approved', error });
-    expect(effects).toEqual([fx.result(ok(h)), fx.result(synth(a, TEXT.rejected())), fx.result(synth(b, text)), fx.done({ status: 'failed', error })]);
+    expect(effects).toEqual([
+      fx.result(ok(h)),
+      fx.result(synth(a, TEXT.rejected())),
+      fx.result(synth(b, text)),
+      fx.done({ status: 'failed', error }),
+    ]);
     expect(next.status).toBe('failed');
     expect(next.batch).toBeNull();
   });
@@ -1033,13 +1228,21 @@ describe('deeply nested model input', () => {
   };
 
   it('is refused as an invalid model response naming the field, not an internal error (100,000 levels)', () => {
-    const [next] = step(callingModel(), { type: 'model_responded', response: { text: '', toolCalls: [{ id: 'a', name: 'read', input: nest(100_000) }] } });
+    const [next] = step(callingModel(), {
+      type: 'model_responded',
+      response: { text: '', toolCalls: [{ id: 'a', name: 'read', input: nest(100_000) }] },
+    });
     expect(next.outcome).toMatchObject({ status: 'failed', error: { kind: 'invalid_model_response' } });
-    expect(next.outcome?.status === 'failed' && next.outcome.error.message).toMatch(/response\.toolCalls\[0\]\.input must be a JSON value .*at most 2000 levels deep/);
+    expect(next.outcome?.status === 'failed' && next.outcome.error.message).toMatch(
+      /response\.toolCalls\[0\]\.input must be a JSON value .*at most 2000 levels deep/,
+    );
   });
 
   it('is accepted up to the limit, and the batch signature copes with it', () => {
-    const [next] = step(callingModel(), { type: 'model_responded', response: { text: '', toolCalls: [{ id: 'a', name: 'read', input: nest(1_999) }] } });
+    const [next] = step(callingModel(), {
+      type: 'model_responded',
+      response: { text: '', toolCalls: [{ id: 'a', name: 'read', input: nest(1_999) }] },
+    });
     expect(next.status).toBe('dispatching');
   });
 });

@@ -8,32 +8,91 @@ import type { ParsedEvent } from '../src/events.js';
 import { codeNames, readDoc, section, tableRows } from './markdown.js';
 
 const STATUSES: Record<TurnStatus, true> = {
-  ready: true, calling_model: true, dispatching: true, awaiting_approval: true, executing_approved: true, steering: true, finalizing: true, stopped: true, failed: true, cancelled: true,
+  ready: true,
+  calling_model: true,
+  dispatching: true,
+  awaiting_approval: true,
+  executing_approved: true,
+  steering: true,
+  finalizing: true,
+  stopped: true,
+  failed: true,
+  cancelled: true,
 };
 const FIELDS: Record<keyof TurnState, true> = {
-  version: true, id: true, status: true, limits: true, round: true, usage: true, forced: true, batch: true, lastBatch: true, repeats: true, repairs: true, recoveries: true, candidate: true, nextModel: true, lastRequest: true, outcome: true,
+  version: true,
+  id: true,
+  status: true,
+  limits: true,
+  round: true,
+  usage: true,
+  forced: true,
+  batch: true,
+  lastBatch: true,
+  repeats: true,
+  repairs: true,
+  recoveries: true,
+  candidate: true,
+  nextModel: true,
+  lastRequest: true,
+  outcome: true,
 };
 const BATCH_FIELDS: Record<keyof TurnBatch, true> = { calls: true, notExecuted: true, held: true, parked: true, decisions: true };
 const EVENTS: Record<TurnEventType, true> = {
-  start: true, model_responded: true, model_failed: true, tools_completed: true, tools_parked: true, approvals_decided: true, approval_expired: true,
-  approved_tools_completed: true, compacted: true, output_accepted: true, output_rejected: true, cancel: true, cancel_batch: true, effect_failed: true,
+  start: true,
+  model_responded: true,
+  model_failed: true,
+  tools_completed: true,
+  tools_parked: true,
+  approvals_decided: true,
+  approval_expired: true,
+  approved_tools_completed: true,
+  compacted: true,
+  output_accepted: true,
+  output_rejected: true,
+  cancel: true,
+  cancel_batch: true,
+  effect_failed: true,
 };
 // The reducer reads exactly the event types anyone can send: no internal pseudo-event (a malformed
 // reply is a `model_responded` whose response is null). `pnpm typecheck` fails otherwise.
 type Same<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false;
 const PARSED_TYPES_ARE_EVENT_TYPES: Same<ParsedEvent['type'], TurnEventType> = true;
 const EFFECTS: Record<EffectType, true> = {
-  append: true, emit: true, persist: true, call_model: true, dispatch_tools: true, execute_approved: true, compact: true, check_output: true, done: true,
+  append: true,
+  emit: true,
+  persist: true,
+  call_model: true,
+  dispatch_tools: true,
+  execute_approved: true,
+  compact: true,
+  check_output: true,
+  done: true,
 };
-const NOTICES: Record<NoticeName, true> = { turn_started: true, iteration: true, steering: true, awaiting_approval: true, limit_reached: true, ignored_event: true, model_retry: true };
-const STOP_REASONS: Record<StopReason, true> = { completed: true, max_iterations: true, loop_detected: true, budget_exhausted: true, hook_stopped: true };
+const NOTICES: Record<NoticeName, true> = {
+  turn_started: true,
+  iteration: true,
+  steering: true,
+  awaiting_approval: true,
+  limit_reached: true,
+  ignored_event: true,
+  model_retry: true,
+};
+const STOP_REASONS: Record<StopReason, true> = {
+  completed: true,
+  max_iterations: true,
+  loop_detected: true,
+  budget_exhausted: true,
+  hook_stopped: true,
+};
 
 const doc = readDoc('docs/turn-contract.md');
 /** The names in code font of column `column` of the table under `heading`. */
-const column = (heading: string, index: number): string[] => tableRows(section(doc, heading)).flatMap((row) => codeNames(row[index] ?? ''));
+const column = (heading: string, index: number): string[] =>
+  tableRows(section(doc, heading)).flatMap((row) => codeNames(row[index] ?? ''));
 const sorted = (names: Iterable<string>): string[] => [...new Set(names)].sort();
 
-describe('docs/turn-contract.md matches core\'s types', () => {
+describe("docs/turn-contract.md matches core's types", () => {
   it('the Statuses table lists every status, and nothing else', () => {
     expect(sorted(column('Statuses', 0))).toEqual(sorted(Object.keys(STATUSES)));
   });
@@ -79,10 +138,25 @@ describe('docs/turn-contract.md matches core\'s types', () => {
 
   it('the resume table has a row for every status', () => {
     const cells = tableRows(section(doc, 'Resume')).map((row) => row[0] ?? '');
-    for (const status of Object.keys(STATUSES)) expect(cells.some((cell) => cell.split(/[ ,]+/).includes(status)), status).toBe(true);
+    for (const status of Object.keys(STATUSES))
+      expect(
+        cells.some((cell) => cell.split(/[ ,]+/).includes(status)),
+        status,
+      ).toBe(true);
   });
 
   it('the Invariants table has the ten invariants, numbered 1 to 10', () => {
-    expect(tableRows(section(doc, 'Invariants')).map((row) => row[0])).toEqual(['1', '2', '3', '4', '5', '6', '7', '8', '9', '10']);
+    expect(tableRows(section(doc, 'Invariants')).map((row) => row[0])).toEqual([
+      '1',
+      '2',
+      '3',
+      '4',
+      '5',
+      '6',
+      '7',
+      '8',
+      '9',
+      '10',
+    ]);
   });
 });

@@ -24,13 +24,18 @@ function fieldOf(input: unknown): string | undefined {
  * input every time, so loop detection never ends the turn), every batch completes, every output
  * is rejected. Stops at the first `done`, or after `cap` blocking effects.
  */
-function playOut(state: TurnState, effects: readonly Effect[], cap = 2000): { outcome: Outcome | null; modelCalls: number; blocking: number } {
+function playOut(
+  state: TurnState,
+  effects: readonly Effect[],
+  cap = 2000,
+): { outcome: Outcome | null; modelCalls: number; blocking: number } {
   let current = state;
   let pending = effects;
   let modelCalls = 0;
   for (let blocking = 0; blocking < cap; blocking++) {
     const last = pending.at(-1);
-    if (last === undefined || last.type === 'append' || last.type === 'emit' || last.type === 'persist') return { outcome: null, modelCalls, blocking };
+    if (last === undefined || last.type === 'append' || last.type === 'emit' || last.type === 'persist')
+      return { outcome: null, modelCalls, blocking };
     let event: unknown;
     switch (last.type) {
       case 'done':
@@ -41,7 +46,10 @@ function playOut(state: TurnState, effects: readonly Effect[], cap = 2000): { ou
         break;
       case 'dispatch_tools':
       case 'execute_approved':
-        event = { type: last.type === 'dispatch_tools' ? 'tools_completed' : 'approved_tools_completed', results: last.calls.map((c) => ok(c)) };
+        event = {
+          type: last.type === 'dispatch_tools' ? 'tools_completed' : 'approved_tools_completed',
+          results: last.calls.map((c) => ok(c)),
+        };
         break;
       case 'compact':
         event = ev.compacted();
@@ -104,25 +112,73 @@ describe('a saved state with tampered counters', () => {
   const tampered: Array<[string, () => Record<string, unknown>, string]> = [
     ['a round past maxIterations', () => ({ ...json(steering([call('a')], { maxIterations: 2 })), round: 3 }), 'round'],
     ['a round past Number.MAX_SAFE_INTEGER', () => ({ ...live(), round: 2 ** 53 }), 'round'],
-    ['modelCalls past maxModelCalls', () => ({ ...live({ budget: { maxModelCalls: 3 } }), usage: { ...(live().usage as object), modelCalls: 4 } }), 'usage.modelCalls'],
+    [
+      'modelCalls past maxModelCalls',
+      () => ({ ...live({ budget: { maxModelCalls: 3 } }), usage: { ...(live().usage as object), modelCalls: 4 } }),
+      'usage.modelCalls',
+    ],
     ['modelCalls negative', () => ({ ...live(), usage: { ...(live().usage as object), modelCalls: -1 } }), 'usage.modelCalls'],
     ['modelCalls fractional', () => ({ ...live(), usage: { ...(live().usage as object), modelCalls: 1.5 } }), 'usage.modelCalls'],
-    ['modelCalls fewer than the rounds played', () => ({ ...live(), round: 4, usage: { ...(live().usage as object), modelCalls: 2, toolCalls: 9 } }), 'usage.modelCalls'],
-    ['modelCalls reset to 0 under a budget', () => ({ ...live({ budget: { maxModelCalls: 3 } }), usage: { ...(live().usage as object), modelCalls: 0 } }), 'usage.modelCalls'],
-    ['toolCalls past maxToolCalls', () => ({ ...live({ budget: { maxToolCalls: 2 } }), usage: { ...(live().usage as object), toolCalls: 3 } }), 'usage.toolCalls'],
-    ['toolCalls fewer than the batch in flight', () => ({ ...live(), usage: { ...(live().usage as object), toolCalls: 1 } }), 'usage.toolCalls'],
-    ['repairs past maxOutputRepairs', () => ({ ...json(callingModel({ maxOutputRepairs: 1 })), repairs: 2, usage: { ...(live().usage as object), modelCalls: 3 } }), 'repairs'],
+    [
+      'modelCalls fewer than the rounds played',
+      () => ({ ...live(), round: 4, usage: { ...(live().usage as object), modelCalls: 2, toolCalls: 9 } }),
+      'usage.modelCalls',
+    ],
+    [
+      'modelCalls reset to 0 under a budget',
+      () => ({ ...live({ budget: { maxModelCalls: 3 } }), usage: { ...(live().usage as object), modelCalls: 0 } }),
+      'usage.modelCalls',
+    ],
+    [
+      'toolCalls past maxToolCalls',
+      () => ({ ...live({ budget: { maxToolCalls: 2 } }), usage: { ...(live().usage as object), toolCalls: 3 } }),
+      'usage.toolCalls',
+    ],
+    [
+      'toolCalls fewer than the batch in flight',
+      () => ({ ...live(), usage: { ...(live().usage as object), toolCalls: 1 } }),
+      'usage.toolCalls',
+    ],
+    [
+      'repairs past maxOutputRepairs',
+      () => ({
+        ...json(callingModel({ maxOutputRepairs: 1 })),
+        repairs: 2,
+        usage: { ...(live().usage as object), modelCalls: 3 },
+      }),
+      'repairs',
+    ],
     ['repeats past loopThreshold', () => ({ ...live({ loopThreshold: 3 }), repeats: 4 }), 'repeats'],
     ['repeats 0 with a last batch', () => ({ ...live(), repeats: 0 }), 'repeats'],
-    ['a model call whose iteration is not round + 1', () => ({ ...json(callingModel()), lastRequest: { iteration: 7, final: false } }), 'lastRequest.iteration'],
+    [
+      'a model call whose iteration is not round + 1',
+      () => ({ ...json(callingModel()), lastRequest: { iteration: 7, final: false } }),
+      'lastRequest.iteration',
+    ],
     ['a model call in flight without its request', () => ({ ...json(callingModel()), lastRequest: null }), 'lastRequest'],
-    ['a ready turn that spent model calls', () => ({ ...json(newTurn()), usage: { ...(live().usage as object), modelCalls: 5, toolCalls: 0 } }), 'usage.modelCalls'],
-    ['a batch larger than maxCallsPerReply', () => ({ ...live(), limits: { ...(live().limits as object), maxCallsPerReply: 1 } }), 'batch.calls'],
+    [
+      'a ready turn that spent model calls',
+      () => ({ ...json(newTurn()), usage: { ...(live().usage as object), modelCalls: 5, toolCalls: 0 } }),
+      'usage.modelCalls',
+    ],
+    [
+      'a batch larger than maxCallsPerReply',
+      () => ({ ...live(), limits: { ...(live().limits as object), maxCallsPerReply: 1 } }),
+      'batch.calls',
+    ],
     ['a batch with a repeated id', () => liveBatch({ calls: [call('a'), call('a')] }), 'batch.calls[1].id'],
     ['a sent call id with a control character', () => liveBatch({ calls: [call('a\u0000'), call('b')] }), 'batch.calls[0].id'],
-    ['a parked call name of 257 characters', () => ({ ...liveBatch({ parked: [{ call: call('a', 'x'.repeat(257)) }] }), status: 'awaiting_approval' }), 'batch.parked[0].call.name'],
+    [
+      'a parked call name of 257 characters',
+      () => ({ ...liveBatch({ parked: [{ call: call('a', 'x'.repeat(257)) }] }), status: 'awaiting_approval' }),
+      'batch.parked[0].call.name',
+    ],
     ['a batch in flight while steering', () => ({ ...json(steering([call('a')])), batch: live().batch }), 'batch'],
-    ['maxCallsPerReply 0', () => ({ ...live(), limits: { ...(live().limits as object), maxCallsPerReply: 0 } }), 'limits.maxCallsPerReply'],
+    [
+      'maxCallsPerReply 0',
+      () => ({ ...live(), limits: { ...(live().limits as object), maxCallsPerReply: 0 } }),
+      'limits.maxCallsPerReply',
+    ],
   ];
 
   it.each(tampered)('%s -> TurnStateError naming the field', (_name, make, field) => {
@@ -131,14 +187,28 @@ describe('a saved state with tampered counters', () => {
 
   it('every state a turn passes through is still accepted', () => {
     // (the model checker parses every state it explores; this is the short version)
-    const [parked] = drive(dispatching([call('a'), call('b')], { maxCallsPerReply: 2 }), ev.parked([ok(call('a'))], [{ call: call('b') }]));
-    for (const state of [newTurn(), callingModel(), dispatching([call('a')]), parked, steering([call('a')])]) expect(fieldOf(json(state))).toBeUndefined();
+    const [parked] = drive(
+      dispatching([call('a'), call('b')], { maxCallsPerReply: 2 }),
+      ev.parked([ok(call('a'))], [{ call: call('b') }]),
+    );
+    for (const state of [newTurn(), callingModel(), dispatching([call('a')]), parked, steering([call('a')])])
+      expect(fieldOf(json(state))).toBeUndefined();
   });
 
   it('a version 1 state migrates: seenCallIds is dropped, nothing is withheld, and an uncut batch is still accepted', () => {
     const calls = Array.from({ length: 40 }, (_, i) => call(`c${i}`));
     const { batch: _b, recoveries: _r, ...v2 } = json(dispatching(calls.slice(0, 32)));
-    const v1 = { ...v2, version: 1, seenCallIds: calls.map((c) => c.id), pending: calls, held: [], parked: [], decisions: {}, executing: null, usage: { ...(v2.usage as object), toolCalls: 40 } };
+    const v1 = {
+      ...v2,
+      version: 1,
+      seenCallIds: calls.map((c) => c.id),
+      pending: calls,
+      held: [],
+      parked: [],
+      decisions: {},
+      executing: null,
+      usage: { ...(v2.usage as object), toolCalls: 40 },
+    };
     const state = parseTurnState(v1);
     expect(state.batch?.calls).toHaveLength(40);
     expect(state.batch?.notExecuted).toEqual([]);
@@ -147,7 +217,10 @@ describe('a saved state with tampered counters', () => {
 
   it('resume does not re-issue a model call past maxModelCalls', () => {
     const atLimit = callingModel({ budget: { maxModelCalls: 1 } });
-    expect(resume(atLimit)).toEqual([{ ...atLimit, status: 'stopped', outcome: outcome.stopped('budget_exhausted', null) }, [fx.done(outcome.stopped('budget_exhausted', null))]]);
+    expect(resume(atLimit)).toEqual([
+      { ...atLimit, status: 'stopped', outcome: outcome.stopped('budget_exhausted', null) },
+      [fx.done(outcome.stopped('budget_exhausted', null))],
+    ]);
     const [again, effects] = resume(callingModel({ budget: { maxModelCalls: 2 } }));
     expect(effects).toEqual([fx.callModel(1, false)]);
     expect(again.usage.modelCalls).toBe(2);
@@ -155,9 +228,12 @@ describe('a saved state with tampered counters', () => {
 });
 
 describe('limits.maxCallsPerReply and the tool-call budget: core decides which calls of a reply run', () => {
-  const calls = (n: number, from = 0): ToolCall[] => Array.from({ length: n }, (_, i) => call(`c${from + i}`, 'search', { i: from + i }));
-  const overReply = (n: number, max: number) => `not executed: the reply asked for ${n} tool calls; limits.maxCallsPerReply is ${max}.`;
-  const overBudget = (max: number) => `not executed: the turn's tool call budget is used up (limits.budget.maxToolCalls is ${max}).`;
+  const calls = (n: number, from = 0): ToolCall[] =>
+    Array.from({ length: n }, (_, i) => call(`c${from + i}`, 'search', { i: from + i }));
+  const overReply = (n: number, max: number) =>
+    `not executed: the reply asked for ${n} tool calls; limits.maxCallsPerReply is ${max}.`;
+  const overBudget = (max: number) =>
+    `not executed: the turn's tool call budget is used up (limits.budget.maxToolCalls is ${max}).`;
 
   it('calls past the limit are not sent; each gets one result saying why, after the batch results, in call order', () => {
     const [a, b, c] = calls(3) as [ToolCall, ToolCall, ToolCall];
@@ -189,7 +265,10 @@ describe('limits.maxCallsPerReply and the tool-call budget: core decides which c
     const [next, effects] = step(callingModel({ budget: { maxToolCalls: 5 } }), ev.responded(many));
     expect(effects.at(-1)).toEqual(fx.dispatch(many.slice(0, 5)));
     expect(next.usage.toolCalls).toBe(5);
-    expect(next.batch?.notExecuted.map((r) => r.output)).toEqual([...Array(27).fill(overBudget(5)), ...Array(10_000 - 32).fill(overReply(10_000, 32))]);
+    expect(next.batch?.notExecuted.map((r) => r.output)).toEqual([
+      ...Array(27).fill(overBudget(5)),
+      ...Array(10_000 - 32).fill(overReply(10_000, 32)),
+    ]);
     // The budget is spent: the turn stops at the boundary, every call with exactly one result.
     const [end, rest] = drive(next, ev.completed(many.slice(0, 5).map((c) => ok(c))), ev.compacted());
     expect(end.outcome).toEqual(outcome.stopped('budget_exhausted', null));
@@ -234,7 +313,12 @@ describe('limits.maxCallsPerReply and the tool-call budget: core decides which c
 
     it('cancel', () => {
       const [, effects] = step(cut(), ev.cancel('stop'));
-      expect(effects).toEqual([fx.result(synth(a, TEXT.cancelled)), fx.result(synth(b, TEXT.cancelled)), withheld, fx.done(outcome.cancelled('stop'))]);
+      expect(effects).toEqual([
+        fx.result(synth(a, TEXT.cancelled)),
+        fx.result(synth(b, TEXT.cancelled)),
+        withheld,
+        fx.done(outcome.cancelled('stop')),
+      ]);
     });
 
     it('an incomplete batch', () => {
@@ -255,7 +339,12 @@ describe('limits.maxCallsPerReply and the tool-call budget: core decides which c
     });
 
     it('an approval round', () => {
-      const [, effects] = drive(cut(), ev.parked([ok(a)], [{ call: b }]), ev.decided({ [b.id]: { type: 'approve' } }), ev.approvedCompleted([ok(b)]));
+      const [, effects] = drive(
+        cut(),
+        ev.parked([ok(a)], [{ call: b }]),
+        ev.decided({ [b.id]: { type: 'approve' } }),
+        ev.approvedCompleted([ok(b)]),
+      );
       expect(effects.slice(0, 3)).toEqual([fx.result(ok(a)), fx.result(ok(b)), withheld]);
     });
 
@@ -279,7 +368,11 @@ describe('limits.maxCallsPerReply and the tool-call budget: core decides which c
   it('a reply of 60,000 calls whose last id repeats the first fails naming the id', () => {
     const many = [...calls(59_999), call('c0', 'fetch')];
     const [next, effects] = step(callingModel(), ev.responded(many));
-    expect(effects).toEqual([fx.done(outcome.failed('invalid_model_response', "The model returned the call id 'c0' twice in one reply.", { callId: 'c0' }))]);
+    expect(effects).toEqual([
+      fx.done(
+        outcome.failed('invalid_model_response', "The model returned the call id 'c0' twice in one reply.", { callId: 'c0' }),
+      ),
+    ]);
     expect(next.status).toBe('failed');
   });
 
@@ -307,8 +400,16 @@ describe('call ids and tool names core accepts', () => {
     ['an id with DEL', call('a\u007f'), 'U+007F'],
     ['an id with U+0080 (C1)', call('a\u0080'), 'U+0080'],
     ['an id with U+009F (C1)', call('a\u009f'), 'U+009F'],
-    ['a name with an escape (C0)', call('x', 'search\u001b[2J'), 'response.toolCalls[1].name contains the control character U+001B'],
-    ['an id of 257 characters', call('i'.repeat(257)), 'response.toolCalls[1].id is 257 characters long; at most 256 are allowed'],
+    [
+      'a name with an escape (C0)',
+      call('x', 'search\u001b[2J'),
+      'response.toolCalls[1].name contains the control character U+001B',
+    ],
+    [
+      'an id of 257 characters',
+      call('i'.repeat(257)),
+      'response.toolCalls[1].id is 257 characters long; at most 256 are allowed',
+    ],
     ['a name of 257 characters', call('x', 'n'.repeat(257)), 'response.toolCalls[1].name is 257 characters long'],
   ];
 
@@ -318,7 +419,11 @@ describe('call ids and tool names core accepts', () => {
     expect(next.outcome?.status === 'failed' && next.outcome.error.kind).toBe('invalid_model_response');
     const error = next.outcome?.status === 'failed' ? next.outcome.error : null;
     expect(error?.message).toContain(message);
-    expect(error?.data).toEqual({ field: message.startsWith('response.') ? message.split(' ')[0] : expect.stringMatching(/^response\.toolCalls\[1\]\.(id|name)$/) });
+    expect(error?.data).toEqual({
+      field: message.startsWith('response.')
+        ? message.split(' ')[0]
+        : expect.stringMatching(/^response\.toolCalls\[1\]\.(id|name)$/),
+    });
     expect(effects).toEqual([fx.done(next.outcome as Outcome)]);
   });
 

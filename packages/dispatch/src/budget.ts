@@ -36,7 +36,10 @@ export class BudgetLedger {
   reserve(tool: string): BudgetBreach | undefined {
     const { maxCalls, perTool } = this.#limits;
     if (maxCalls !== undefined && this.#usedTotal + this.#inFlightTotal >= maxCalls) {
-      return { source: 'budget:maxCalls', text: `Call to ${quote(tool)} not run: the tool-call budget is used up (budget.maxCalls = ${maxCalls}). Answer with what you have.` };
+      return {
+        source: 'budget:maxCalls',
+        text: `Call to ${quote(tool)} not run: the tool-call budget is used up (budget.maxCalls = ${maxCalls}). Answer with what you have.`,
+      };
     }
     const limit = perTool.get(tool);
     if (limit !== undefined && (this.#usedPerTool.get(tool) ?? 0) + (this.#inFlightPerTool.get(tool) ?? 0) >= limit) {

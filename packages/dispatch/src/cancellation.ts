@@ -80,7 +80,10 @@ export function signalCancellation(signal: AbortSignal): Cancellation {
 }
 
 /** A context's cancellation: its `cancellation` when it has a usable one, else its `signal`'s; undefined without either. */
-export function cancellationOf(ctx: { readonly signal?: AbortSignal | undefined; readonly cancellation?: Cancellation | undefined }): Cancellation | undefined {
+export function cancellationOf(ctx: {
+  readonly signal?: AbortSignal | undefined;
+  readonly cancellation?: Cancellation | undefined;
+}): Cancellation | undefined {
   const given = ctx.cancellation;
   if (given !== null && typeof given === 'object' && typeof given.onAbort === 'function') return given;
   return ctx.signal === undefined || ctx.signal === null ? undefined : signalCancellation(ctx.signal);

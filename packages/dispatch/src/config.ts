@@ -35,8 +35,18 @@ export interface DispatcherConfig {
 }
 
 const OPTION_KEYS = new Set([
-  'tools', 'hooks', 'policy', 'permissions', 'budget', 'budgetUsage', 'grants', 'concurrency', 'maxOutputChars',
-  'defaultTimeoutMs', 'nonInteractive', 'onDecision',
+  'tools',
+  'hooks',
+  'policy',
+  'permissions',
+  'budget',
+  'budgetUsage',
+  'grants',
+  'concurrency',
+  'maxOutputChars',
+  'defaultTimeoutMs',
+  'nonInteractive',
+  'onDecision',
 ]);
 /** setTimeout fires at once for longer delays, so longer timeouts are refused. */
 export const MAX_TIMEOUT_MS = 2_147_483_647;
@@ -66,12 +76,23 @@ function checkTools(list: unknown): Map<string, AnyTool> {
   const tools = new Map<string, AnyTool>();
   const lowerNames = new Map<string, string>();
   for (const [index, tool] of (list as readonly AnyTool[]).entries()) {
-    if (tool === null || typeof tool !== 'object' || typeof tool.name !== 'string' || typeof tool.execute !== 'function' || tool.inputSchema === undefined) {
-      optionError(`tools[${index}] is ${describeOption(tool)}, not a tool: make every entry with defineTool({ name, description, input, execute }).`);
+    if (
+      tool === null ||
+      typeof tool !== 'object' ||
+      typeof tool.name !== 'string' ||
+      typeof tool.execute !== 'function' ||
+      tool.inputSchema === undefined
+    ) {
+      optionError(
+        `tools[${index}] is ${describeOption(tool)}, not a tool: make every entry with defineTool({ name, description, input, execute }).`,
+      );
     }
     if (tools.has(tool.name)) optionError(`tool ${quote(tool.name)} is defined twice; tool names must be unique.`);
     const other = lowerNames.get(tool.name.toLowerCase());
-    if (other !== undefined) optionError(`tools ${quote(other)} and ${quote(tool.name)} differ only in case; permission patterns are case-insensitive, so rename one.`);
+    if (other !== undefined)
+      optionError(
+        `tools ${quote(other)} and ${quote(tool.name)} differ only in case; permission patterns are case-insensitive, so rename one.`,
+      );
     tools.set(tool.name, tool);
     lowerNames.set(tool.name.toLowerCase(), tool.name);
   }
@@ -87,28 +108,44 @@ function checkPatterns(list: readonly string[] | undefined, which: string): read
 function checkHooks(hooks: DispatcherOptions['hooks']): DispatcherConfig['hooks'] {
   const before: readonly BeforeHook[] = hooks?.before ?? [];
   const after: readonly AfterHook[] = hooks?.after ?? [];
-  if (!Array.isArray(before) || !Array.isArray(after)) optionError('hooks.before and hooks.after must be arrays of { name, run }.');
-  for (const [which, list] of [['before', before], ['after', after]] as const) {
+  if (!Array.isArray(before) || !Array.isArray(after))
+    optionError('hooks.before and hooks.after must be arrays of { name, run }.');
+  for (const [which, list] of [
+    ['before', before],
+    ['after', after],
+  ] as const) {
     for (const [index, hook] of (list as readonly unknown[]).entries()) {
       const h = hook as { name?: unknown; run?: unknown } | null;
       if (h === null || typeof h !== 'object' || typeof h.name !== 'string' || h.name === '' || typeof h.run !== 'function') {
-        optionError(`hooks.${which}[${index}] is ${describeOption(hook)}; every hook must be an object { name: 'a non-empty name', run: (…) => … }.`);
+        optionError(
+          `hooks.${which}[${index}] is ${describeOption(hook)}; every hook must be an object { name: 'a non-empty name', run: (…) => … }.`,
+        );
       }
     }
   }
   return Object.freeze({ before: Object.freeze([...before]), after: Object.freeze([...after]) });
 }
 
-function checkBudget(options: DispatcherOptions, tools: ReadonlyMap<string, AnyTool>, availableText: string): Pick<DispatcherConfig, 'budget' | 'budgetUsage'> {
+function checkBudget(
+  options: DispatcherOptions,
+  tools: ReadonlyMap<string, AnyTool>,
+  availableText: string,
+): Pick<DispatcherConfig, 'budget' | 'budgetUsage'> {
   const maxCalls = options.budget?.maxCalls === undefined ? undefined : checkCount(options.budget.maxCalls, 'budget.maxCalls', 0);
   const perTool = new Map<string, number>();
   for (const [name, limit] of Object.entries(options.budget?.perTool ?? {})) {
-    if (!tools.has(name)) optionError(`budget.perTool names ${quote(name)}, which is not a defined tool. Defined tools: ${availableText}.`);
+    if (!tools.has(name))
+      optionError(`budget.perTool names ${quote(name)}, which is not a defined tool. Defined tools: ${availableText}.`);
     perTool.set(name, checkCount(limit, `budget.perTool.${name}`, 0));
   }
   const total = options.budgetUsage === undefined ? 0 : checkCount(options.budgetUsage.total, 'budgetUsage.total', 0);
-  const used = Object.entries(options.budgetUsage?.perTool ?? {}).map(([name, count]) => [name, checkCount(count, `budgetUsage.perTool.${name}`, 0)] as const);
-  return { budget: Object.freeze({ maxCalls, perTool }), budgetUsage: Object.freeze({ total, perTool: Object.freeze(Object.fromEntries(used)) }) };
+  const used = Object.entries(options.budgetUsage?.perTool ?? {}).map(
+    ([name, count]) => [name, checkCount(count, `budgetUsage.perTool.${name}`, 0)] as const,
+  );
+  return {
+    budget: Object.freeze({ maxCalls, perTool }),
+    budgetUsage: Object.freeze({ total, perTool: Object.freeze(Object.fromEntries(used)) }),
+  };
 }
 
 function checkGrants(grants: unknown): readonly Grant[] {
@@ -129,18 +166,27 @@ export function resolveConfig(options: DispatcherOptions): DispatcherConfig {
   const availableText = [...tools.keys()].join(', ') || '(none)';
   const concurrency = options.concurrency === undefined ? 8 : checkCount(options.concurrency, 'concurrency', 1);
   const maxOutputChars = options.maxOutputChars === undefined ? 8000 : checkCount(options.maxOutputChars, 'maxOutputChars', 1);
-  const defaultTimeoutMs = options.defaultTimeoutMs === undefined ? 30_000 : checkCount(options.defaultTimeoutMs, 'defaultTimeoutMs', 1, MAX_TIMEOUT_MS);
+  const defaultTimeoutMs =
+    options.defaultTimeoutMs === undefined ? 30_000 : checkCount(options.defaultTimeoutMs, 'defaultTimeoutMs', 1, MAX_TIMEOUT_MS);
   for (const tool of tools.values()) {
     if (tool.timeoutMs !== undefined) checkCount(tool.timeoutMs, `timeoutMs of tool ${quote(tool.name)}`, 1, MAX_TIMEOUT_MS);
   }
   const permissions = options.permissions ?? {};
-  const rules = Object.freeze({ deny: checkPatterns(permissions.deny, 'deny'), allow: checkPatterns(permissions.allow, 'allow'), ask: checkPatterns(permissions.ask, 'ask') });
+  const rules = Object.freeze({
+    deny: checkPatterns(permissions.deny, 'deny'),
+    allow: checkPatterns(permissions.allow, 'allow'),
+    ask: checkPatterns(permissions.ask, 'ask'),
+  });
   const hooks = checkHooks(options.hooks);
-  if (options.policy !== undefined && typeof options.policy !== 'function') optionError('policy must be a function (call) => verdict.');
-  if (options.onDecision !== undefined && typeof options.onDecision !== 'function') optionError('onDecision must be a function (record) => void.');
+  if (options.policy !== undefined && typeof options.policy !== 'function')
+    optionError('policy must be a function (call) => verdict.');
+  if (options.onDecision !== undefined && typeof options.onDecision !== 'function')
+    optionError('onDecision must be a function (record) => void.');
   return Object.freeze({
     tools,
-    specs: Object.freeze([...tools.values()].map((t) => ({ name: t.name, description: t.description, inputSchema: t.inputSchema }))),
+    specs: Object.freeze(
+      [...tools.values()].map((t) => ({ name: t.name, description: t.description, inputSchema: t.inputSchema })),
+    ),
     availableText,
     loopExempt: Object.freeze([...tools.values()].filter((t) => t.loopExempt).map((t) => t.name)),
     concurrency,

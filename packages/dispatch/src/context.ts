@@ -27,7 +27,8 @@ function noop(): void {}
  * a turn with the reason as its `problem`. Not an object: an empty context.
  */
 export function readContext(ctx: unknown): Turn {
-  if (ctx === null || typeof ctx !== 'object') return { turnId: '', cancel: new LazyCancellation(), onResult: undefined, release: noop };
+  if (ctx === null || typeof ctx !== 'object')
+    return { turnId: '', cancel: new LazyCancellation(), onResult: undefined, release: noop };
   const own = new LazyCancellation();
   let release: () => void = noop;
   try {
@@ -41,7 +42,9 @@ export function readContext(ctx: unknown): Turn {
     if (given !== null && typeof given === 'object' && typeof given.onAbort === 'function') {
       if (given.aborted === true) own.abort(reasonOf(given));
       else {
-        const remove: unknown = (given.onAbort as (listener: () => void) => unknown).call(given, () => own.abort(reasonOf(given)));
+        const remove: unknown = (given.onAbort as (listener: () => void) => unknown).call(given, () =>
+          own.abort(reasonOf(given)),
+        );
         if (typeof remove === 'function') release = () => void (remove as () => unknown).call(undefined);
       }
     } else {
@@ -82,4 +85,3 @@ function safely(fn: () => void): void {
 export function badContextText(name: string, problem: string): string {
   return `Call to ${quote(name)} not run: the dispatch context could not be read (${problem}). The program calling the dispatcher must pass a plain { turnId, signal? } object.`;
 }
-

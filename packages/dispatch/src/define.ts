@@ -75,14 +75,27 @@ export function zodSchemaProblem(value: unknown, what: string): string | undefin
   if (value !== null && (typeof value === 'object' || typeof value === 'function')) {
     const internals = (value as { _zod?: unknown })._zod;
     if (internals !== null && typeof internals === 'object') return undefined;
-    if ('_def' in value) return `zod 4 is required: this schema (${what}) comes from zod 3 (it has _def but no _zod); install zod@^4 and build ${what} with it.`;
+    if ('_def' in value)
+      return `zod 4 is required: this schema (${what}) comes from zod 3 (it has _def but no _zod); install zod@^4 and build ${what} with it.`;
   }
   return `${what} must be a zod schema, like z.object({ query: z.string() }).`;
 }
 
 export const TOOL_NAME = /^[a-zA-Z0-9_-]{1,64}$/;
 
-const KNOWN_KEYS = new Set(['name', 'description', 'input', 'execute', 'timeoutMs', 'readOnly', 'needsApproval', 'retry', 'model', 'loopExempt', 'idempotent']);
+const KNOWN_KEYS = new Set([
+  'name',
+  'description',
+  'input',
+  'execute',
+  'timeoutMs',
+  'readOnly',
+  'needsApproval',
+  'retry',
+  'model',
+  'loopExempt',
+  'idempotent',
+]);
 
 function isPositiveInteger(value: unknown): value is number {
   return typeof value === 'number' && Number.isInteger(value) && value >= 1;
@@ -112,10 +125,13 @@ function describeSchema(schema: JsonObject): string {
  * });
  */
 export function defineTool<Schema extends zc.$ZodType>(config: ToolConfig<Schema>): ToolDefinition<zc.output<Schema>> {
-  if (config === null || typeof config !== 'object') throw new TypeError('defineTool needs a definition object with name, description, input and execute.');
+  if (config === null || typeof config !== 'object')
+    throw new TypeError('defineTool needs a definition object with name, description, input and execute.');
   const name: unknown = config.name;
   if (typeof name !== 'string' || !TOOL_NAME.test(name)) {
-    throw new TypeError(`Tool name ${JSON.stringify(String(name)).slice(0, 90)} is invalid: use 1 to 64 letters, digits, '_' or '-'.`);
+    throw new TypeError(
+      `Tool name ${JSON.stringify(String(name)).slice(0, 90)} is invalid: use 1 to 64 letters, digits, '_' or '-'.`,
+    );
   }
   const fail = (what: string): never => {
     throw new TypeError(`Tool '${name}': ${what}`);
@@ -127,28 +143,38 @@ export function defineTool<Schema extends zc.$ZodType>(config: ToolConfig<Schema
   const schemaProblem = zodSchemaProblem(config.input, 'input');
   if (schemaProblem !== undefined) fail(schemaProblem);
   if (typeof config.execute !== 'function') fail('execute must be a function (input, ctx) => result.');
-  if (config.timeoutMs !== undefined && !isPositiveInteger(config.timeoutMs)) fail(`timeoutMs must be a whole number of milliseconds ≥ 1, got ${String(config.timeoutMs)}.`);
+  if (config.timeoutMs !== undefined && !isPositiveInteger(config.timeoutMs))
+    fail(`timeoutMs must be a whole number of milliseconds ≥ 1, got ${String(config.timeoutMs)}.`);
   if (config.readOnly !== undefined && typeof config.readOnly !== 'boolean') fail('readOnly must be a boolean.');
   if (config.loopExempt !== undefined && typeof config.loopExempt !== 'boolean') fail('loopExempt must be a boolean.');
   if (config.idempotent !== undefined && typeof config.idempotent !== 'boolean') fail('idempotent must be a boolean.');
-  if (config.needsApproval !== undefined && typeof config.needsApproval !== 'boolean' && typeof config.needsApproval !== 'function') {
+  if (
+    config.needsApproval !== undefined &&
+    typeof config.needsApproval !== 'boolean' &&
+    typeof config.needsApproval !== 'function'
+  ) {
     fail('needsApproval must be a boolean or a function (input) => boolean.');
   }
-  if (config.model !== undefined && (typeof config.model !== 'string' || config.model === '')) fail('model must be a non-empty model id.');
+  if (config.model !== undefined && (typeof config.model !== 'string' || config.model === ''))
+    fail('model must be a non-empty model id.');
   const retry = config.retry;
   if (retry !== undefined) {
     if (retry === null || typeof retry !== 'object') fail('retry must be an object { attempts, backoffMs, retryOn? }.');
-    if (!isPositiveInteger(retry.attempts)) fail(`retry.attempts must be a whole number ≥ 1 (total tries), got ${String(retry.attempts)}.`);
+    if (!isPositiveInteger(retry.attempts))
+      fail(`retry.attempts must be a whole number ≥ 1 (total tries), got ${String(retry.attempts)}.`);
     if (typeof retry.backoffMs !== 'number' || !Number.isFinite(retry.backoffMs) || retry.backoffMs < 0) {
       fail(`retry.backoffMs must be a number of milliseconds ≥ 0, got ${String(retry.backoffMs)}.`);
     }
-    if (retry.retryOn !== undefined && typeof retry.retryOn !== 'function') fail('retry.retryOn must be a function (error) => boolean.');
+    if (retry.retryOn !== undefined && typeof retry.retryOn !== 'function')
+      fail('retry.retryOn must be a function (error) => boolean.');
   }
   let inputSchema: JsonObject;
   try {
     inputSchema = z.toJSONSchema(config.input, { io: 'input' }) as JsonObject;
   } catch (error) {
-    return fail(`input cannot be written as JSON Schema for the model (${error instanceof Error ? error.message : String(error)}). Use JSON-friendly types (no z.date(), z.bigint(), …).`);
+    return fail(
+      `input cannot be written as JSON Schema for the model (${error instanceof Error ? error.message : String(error)}). Use JSON-friendly types (no z.date(), z.bigint(), …).`,
+    );
   }
   if (inputSchema['type'] !== 'object') {
     fail(

@@ -24,7 +24,9 @@ export function checkGrant(grant: unknown): Grant {
   } catch {
     shown = 'an unreadable value';
   }
-  throw new TypeError(`Grant ${shown} is invalid: use { scope: 'session' }, { scope: 'tool', tool: 'name' } or { scope: 'tool', pattern: 'tool:arg=glob' }.`);
+  throw new TypeError(
+    `Grant ${shown} is invalid: use { scope: 'session' }, { scope: 'tool', tool: 'name' } or { scope: 'tool', pattern: 'tool:arg=glob' }.`,
+  );
 }
 
 /** The grants of one dispatcher, in the order they were added. */
@@ -36,7 +38,9 @@ export class GrantList {
     const checked = checkGrant(grant);
     const key = JSON.stringify(checked);
     if (this.#grants.some((g) => g.key === key)) return;
-    this.#grants.push('pattern' in checked ? { grant: checked, key, pattern: parsePattern(checked.pattern) } : { grant: checked, key });
+    this.#grants.push(
+      'pattern' in checked ? { grant: checked, key, pattern: parsePattern(checked.pattern) } : { grant: checked, key },
+    );
   }
 
   /** Copies of the grants, plain JSON. */

@@ -53,7 +53,9 @@ export function parsePattern(source: string): Pattern {
   if (colon !== -1) {
     const rest = source.slice(colon + 1);
     if (!/^[a-zA-Z0-9_.-]{1,64}=/.test(rest)) {
-      throw new TypeError(`Permission pattern '${source}' must continue after ':' with an 'arg=glob' condition, like 'shell:cmd=ls*'.`);
+      throw new TypeError(
+        `Permission pattern '${source}' must continue after ':' with an 'arg=glob' condition, like 'shell:cmd=ls*'.`,
+      );
     }
     for (const condition of rest.split(CONDITION_SPLIT)) {
       const eq = condition.indexOf('=');
@@ -97,7 +99,8 @@ interface CompiledGlob {
 function piece(text: string): Piece {
   const words = Math.max(1, Math.ceil(text.length / 32));
   const wild = new Uint32Array(words);
-  for (let i = 0; i < text.length; i++) if (text.charCodeAt(i) === QUESTION) wild[i >> 5] = (wild[i >> 5] as number) | (1 << (i & 31));
+  for (let i = 0; i < text.length; i++)
+    if (text.charCodeAt(i) === QUESTION) wild[i >> 5] = (wild[i >> 5] as number) | (1 << (i & 31));
   const masks = new Map<number, Uint32Array>();
   for (let i = 0; i < text.length; i++) {
     const c = text.charCodeAt(i);
@@ -121,7 +124,10 @@ function compile(glob: string): CompiledGlob {
   return {
     exact: undefined,
     head: piece(parts[0] as string),
-    middle: parts.slice(1, -1).filter((p) => p !== '').map(piece),
+    middle: parts
+      .slice(1, -1)
+      .filter((p) => p !== '')
+      .map(piece),
     tail: piece(parts[parts.length - 1] as string),
   };
 }

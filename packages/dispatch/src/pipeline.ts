@@ -58,7 +58,13 @@ async function classifyCall(p: Pipeline, raw: unknown, turn: Turn, approved: boo
   const subject = { call, tool, input: hooked.input };
   if (approved) return { kind: 'execute', call, input: subject.input, source: 'user_approved' };
   if (turn.cancel.aborted) return cancelledBefore(call);
-  const facts = await gatherFacts({ config: p.config, grants: p.grants, subject, info: () => callInfo(subject, turn), cancel: turn.cancel }); // 5
+  const facts = await gatherFacts({
+    config: p.config,
+    grants: p.grants,
+    subject,
+    info: () => callInfo(subject, turn),
+    cancel: turn.cancel,
+  }); // 5
   if (facts === CANCELLED) return cancelledBefore(call);
   const { decision, source, reason } = decide(facts);
   if (decision === 'allow') return { kind: 'execute', call, input: subject.input, source };
@@ -83,7 +89,11 @@ export async function classify(p: Pipeline, raw: unknown, turn: Turn, approved: 
       verdict = await classifyCall(p, raw, turn, approved);
     } catch (error) {
       // A call whose fields throw when read (a hostile getter), or a bug here: deny this one call.
-      verdict = deny(idName(raw), 'internal_error', `Call denied: the dispatcher failed while checking it (${errorMessage(error)}).`);
+      verdict = deny(
+        idName(raw),
+        'internal_error',
+        `Call denied: the dispatcher failed while checking it (${errorMessage(error)}).`,
+      );
     }
   }
   if (verdict.kind === 'execute') p.classified.add(verdict);
@@ -107,10 +117,15 @@ export async function runReserved(p: Pipeline, tool: AnyTool, call: ToolCall, in
     recorded = true;
     const withModel: RawResult = tool.model === undefined ? ran : { ...ran, modelOverride: tool.model };
     const { after } = p.config.hooks;
-    result = after.length === 0 ? withModel : await runAfterHooks(after, withModel, callInfo({ call, tool, input }, turn), turn.cancel);
+    result =
+      after.length === 0 ? withModel : await runAfterHooks(after, withModel, callInfo({ call, tool, input }, turn), turn.cancel);
   } catch (error) {
     if (!recorded) p.ledger.record(call.name);
-    result = errorResult(call.id, call.name, `Error calling tool '${call.name}': the dispatcher failed while running it (${errorMessage(error)}).`);
+    result = errorResult(
+      call.id,
+      call.name,
+      `Error calling tool '${call.name}': the dispatcher failed while running it (${errorMessage(error)}).`,
+    );
   }
   return shapeResult(result, p.config.maxOutputChars); //                                9
 }
@@ -139,7 +154,12 @@ async function pool<T>(items: readonly T[], limit: number, work: (item: T) => Pr
  * The whole pipeline for a batch (`dispatch`; `executeApproved` with `approved`): classifies in
  * call order, admits in call order, emits the records, then runs up to `concurrency` at once.
  */
-export async function dispatchBatch(p: Pipeline, list: readonly unknown[], turn: Turn, approved: boolean): Promise<{ results: ToolResult[]; parked: ParkedCall[] }> {
+export async function dispatchBatch(
+  p: Pipeline,
+  list: readonly unknown[],
+  turn: Turn,
+  approved: boolean,
+): Promise<{ results: ToolResult[]; parked: ParkedCall[] }> {
   const classified: Verdict[] = [];
   for (const raw of list) classified.push(await classify(p, raw, turn, approved)); //    1–5
   const verdicts = classified.map((verdict) => admit(p, verdict)); //                     6
@@ -163,7 +183,8 @@ export async function executeVerdict(p: Pipeline, verdict: Verdict | ApprovedVer
     if (verdict.kind === 'deny') return verdict.result;
     const { call } = verdict;
     const refuse = (text: string): ToolResult => shapeResult(errorResult(call.id, call.name, text), p.config.maxOutputChars);
-    if (verdict.kind === 'needs_approval') return refuse(`Call to ${quote(call.name)} not run: it is waiting for approval (${verdict.reason}).`);
+    if (verdict.kind === 'needs_approval')
+      return refuse(`Call to ${quote(call.name)} not run: it is waiting for approval (${verdict.reason}).`);
     const tool = p.config.tools.get(call.name);
     if (tool === undefined) return refuse(unknownToolText(call.name, p.config.availableText));
     let input = verdict.input;

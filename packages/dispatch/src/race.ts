@@ -43,10 +43,13 @@ export function sleep(ms: number, cancel: Cancellation): Promise<boolean> {
       clearTimeout(timer);
       resolve(false);
     });
-    const timer = setTimeout(() => {
-      remove();
-      resolve(true);
-    }, Math.max(0, ms));
+    const timer = setTimeout(
+      () => {
+        remove();
+        resolve(true);
+      },
+      Math.max(0, ms),
+    );
   });
 }
 

@@ -25,7 +25,12 @@ class NotJson extends Error {}
 function pathText(path: readonly (string | number)[]): string {
   let text = '$';
   for (const part of path) {
-    text += typeof part === 'number' ? `[${part}]` : /^[A-Za-z_$][\w$]*$/.test(part) ? `.${part}` : `[${JSON.stringify(part.slice(0, 40))}]`;
+    text +=
+      typeof part === 'number'
+        ? `[${part}]`
+        : /^[A-Za-z_$][\w$]*$/.test(part)
+          ? `.${part}`
+          : `[${JSON.stringify(part.slice(0, 40))}]`;
     if (text.length > 200) return `${text.slice(0, 200)}…`;
   }
   return text;
@@ -77,7 +82,8 @@ function convert(value: unknown, key: string, path: (string | number)[], ancesto
       path.push(k);
       const item = convert((object as Record<string, unknown>)[k], k, path, ancestors);
       path.pop();
-      if (item !== undefined) Object.defineProperty(out, k, { value: item, enumerable: true, writable: true, configurable: true });
+      if (item !== undefined)
+        Object.defineProperty(out, k, { value: item, enumerable: true, writable: true, configurable: true });
     }
     return out;
   } finally {

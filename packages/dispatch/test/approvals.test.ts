@@ -52,7 +52,9 @@ describe('recordDecision', () => {
 
   it('throws on a decision that is neither approve nor reject', () => {
     const { dispatcher } = setup();
-    expect(() => dispatcher.recordDecision(call('shell', {}), { type: 'maybe' } as never)).toThrow(/needs \{ type: 'approve' \| 'reject' \}/);
+    expect(() => dispatcher.recordDecision(call('shell', {}), { type: 'maybe' } as never)).toThrow(
+      /needs \{ type: 'approve' \| 'reject' \}/,
+    );
   });
 });
 
@@ -71,7 +73,10 @@ describe('executeApproved', () => {
     const { parked } = await dispatcher.dispatch([a, b], ctx);
     expect(parked).toHaveLength(2);
     const recordsBefore = records.length;
-    const results = await dispatcher.executeApproved(parked.map((p) => p.call), ctx);
+    const results = await dispatcher.executeApproved(
+      parked.map((p) => p.call),
+      ctx,
+    );
     expect(results.map((r) => [r.callId, r.output])).toEqual([
       [a.id, 'ran one'],
       [b.id, 'ran two'],
@@ -91,7 +96,12 @@ describe('executeApproved', () => {
     };
     const { dispatcher, ctx } = setup({ hooks: { before: [safe] }, budget: { maxCalls: 1 } });
     const results = await dispatcher.executeApproved(
-      [call('shell', { cmd: 'deploy' }), call('shell', { cmd: 42 }), call('shell', { cmd: 'explode' }), call('shell', { cmd: 'again' })],
+      [
+        call('shell', { cmd: 'deploy' }),
+        call('shell', { cmd: 42 }),
+        call('shell', { cmd: 'explode' }),
+        call('shell', { cmd: 'again' }),
+      ],
       ctx,
     );
     expect(results.map((r) => r.output)).toEqual([
@@ -112,7 +122,13 @@ describe('executeApproved', () => {
 
 describe('loop-exempt tools and tool specs', () => {
   it('lists loop-exempt tools and the specs the model sees', () => {
-    const status = defineTool({ name: 'status', description: 'Polls a job.', input: z.object({ job: z.string() }), loopExempt: true, execute: () => 'running' });
+    const status = defineTool({
+      name: 'status',
+      description: 'Polls a job.',
+      input: z.object({ job: z.string() }),
+      loopExempt: true,
+      execute: () => 'running',
+    });
     const { dispatcher } = setup({ tools: [status] });
     expect(dispatcher.loopExemptTools()).toEqual(['status']);
     expect(dispatcher.toolSpecs()).toEqual([

@@ -70,7 +70,10 @@ const wellFormedCall: fc.Arbitrary<unknown> = fc.oneof(
   fc.record({ name: fc.constant('echo'), input: fc.record({ text: fc.oneof(fc.string(), fc.constant(new Giant('TEN_MB'))) }) }),
   fc.record({ name: fc.constant('chaos'), input: fc.record({ mode: fc.integer({ min: 0, max: 12 }) }) }),
   fc.record({ name: fc.constant('mirror'), input: hostileInput }),
-  fc.record({ name: fc.constant('record'), input: fc.oneof(protoKeys, fc.dictionary(fc.string({ maxLength: 5 }), fc.jsonValue({ maxDepth: 2 }))) }),
+  fc.record({
+    name: fc.constant('record'),
+    input: fc.oneof(protoKeys, fc.dictionary(fc.string({ maxLength: 5 }), fc.jsonValue({ maxDepth: 2 }))),
+  }),
 );
 
 /** A call-shaped entry, or garbage where a call should be. `id` is filled in by the test. */

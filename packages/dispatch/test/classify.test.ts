@@ -30,11 +30,14 @@ describe('stage 1: normalise', () => {
         callId: bad.id,
         name: 'spy',
         isError: true,
-        output: "The arguments for 'spy' were not valid JSON (Unexpected end of JSON input). Call 'spy' again with the arguments as one JSON object.",
+        output:
+          "The arguments for 'spy' were not valid JSON (Unexpected end of JSON input). Call 'spy' again with the arguments as one JSON object.",
       },
     ]);
     expect(seen).toEqual([]);
-    expect(records).toEqual([{ callId: bad.id, tool: 'spy', decision: 'deny', source: 'invalid_json', reason: results[0]?.output }]);
+    expect(records).toEqual([
+      { callId: bad.id, tool: 'spy', decision: 'deny', source: 'invalid_json', reason: results[0]?.output },
+    ]);
   });
 
   it('answers a malformed call (not an object, no string id) with an invalid_call error', async () => {
@@ -66,7 +69,12 @@ describe('stage 2: resolve', () => {
     const { dispatcher, records, ctx } = setup();
     const c = call('nope', {});
     const { results } = await dispatcher.dispatch([c], ctx);
-    expect(results[0]).toEqual({ callId: c.id, name: 'nope', isError: true, output: "Unknown tool 'nope'. Available tools: echo, shell, add." });
+    expect(results[0]).toEqual({
+      callId: c.id,
+      name: 'nope',
+      isError: true,
+      output: "Unknown tool 'nope'. Available tools: echo, shell, add.",
+    });
     expect(records[0]?.source).toBe('unknown_tool');
   });
 
@@ -91,7 +99,10 @@ describe('stage 3: validate', () => {
       execute: () => seen.push('nested'),
     });
     const { dispatcher, records, ctx } = setup({ tools: [tool, nested] });
-    const { results } = await dispatcher.dispatch([call('nested', { user: { age: 1.5 }, tags: ['a', 2] }), call('spy', 'not an object')], ctx);
+    const { results } = await dispatcher.dispatch(
+      [call('nested', { user: { age: 1.5 }, tags: ['a', 2] }), call('spy', 'not an object')],
+      ctx,
+    );
     expect(results[0]?.output).toBe(
       "Invalid input for 'nested':\n- user.age: Invalid input: expected int, received number\n- tags[1]: Invalid input: expected string, received number\nFix the arguments and call 'nested' again.",
     );
@@ -127,7 +138,9 @@ describe('stage 4: before-hooks', () => {
 
   it('runs hooks in order and lets them continue', async () => {
     runOrder.length = 0;
-    const { dispatcher, ctx } = setup({ hooks: { before: [tag('first'), tag('second'), { name: 'third', run: () => ({ kind: 'continue' }) }] } });
+    const { dispatcher, ctx } = setup({
+      hooks: { before: [tag('first'), tag('second'), { name: 'third', run: () => ({ kind: 'continue' }) }] },
+    });
     const { results } = await dispatcher.dispatch([call('echo', { text: 'hi' })], ctx);
     expect(runOrder).toEqual(['first', 'second']);
     expect(results[0]?.output).toBe('hi');
@@ -135,7 +148,10 @@ describe('stage 4: before-hooks', () => {
 
   it('re-validates a rewritten input and passes it to the tool', async () => {
     const { tool, seen } = spyTool();
-    const double: BeforeHook = { name: 'double', run: ({ input }) => ({ kind: 'rewrite', input: { n: (input as { n: number }).n * 2 } }) };
+    const double: BeforeHook = {
+      name: 'double',
+      run: ({ input }) => ({ kind: 'rewrite', input: { n: (input as { n: number }).n * 2 } }),
+    };
     const { dispatcher, ctx } = setup({ tools: [tool], hooks: { before: [double] } });
     await dispatcher.dispatch([call('spy', { n: 21 })], ctx);
     expect(seen).toEqual([{ n: 42 }]);
@@ -146,7 +162,9 @@ describe('stage 4: before-hooks', () => {
     const broken: BeforeHook = { name: 'broken', run: () => ({ kind: 'rewrite', input: { n: 'x' } }) };
     const { dispatcher, records, ctx } = setup({ tools: [tool], hooks: { before: [broken] } });
     const { results } = await dispatcher.dispatch([call('spy', { n: 1 })], ctx);
-    expect(results[0]?.output).toMatch(/^Call to 'spy' denied: before-hook 'broken' rewrote its input into an invalid one\. Invalid input for 'spy':\n- n: /);
+    expect(results[0]?.output).toMatch(
+      /^Call to 'spy' denied: before-hook 'broken' rewrote its input into an invalid one\. Invalid input for 'spy':\n- n: /,
+    );
     expect(seen).toEqual([]);
     expect(records[0]).toMatchObject({ decision: 'deny', source: 'hook:broken' });
   });
@@ -172,7 +190,10 @@ describe('stage 4: before-hooks', () => {
     };
     const { dispatcher, records, ctx } = setup({ tools: [tool], hooks: { before: [angry] } });
     const { results } = await dispatcher.dispatch([call('spy', { n: 1 })], ctx);
-    expect(results[0]).toMatchObject({ isError: true, output: "Call to 'spy' denied: before-hook 'angry' failed (db down). Do not retry it unchanged." });
+    expect(results[0]).toMatchObject({
+      isError: true,
+      output: "Call to 'spy' denied: before-hook 'angry' failed (db down). Do not retry it unchanged.",
+    });
     expect(seen).toEqual([]);
     expect(records[0]).toMatchObject({ decision: 'deny', source: 'hook:angry' });
   });
@@ -182,7 +203,9 @@ describe('stage 4: before-hooks', () => {
     const odd = { name: 'odd', run: () => ({ kind: 'maybe' }) } as unknown as BeforeHook;
     const { dispatcher, ctx } = setup({ tools: [tool], hooks: { before: [odd] } });
     const { results } = await dispatcher.dispatch([call('spy', { n: 1 })], ctx);
-    expect(results[0]?.output).toBe("Call to 'spy' denied: before-hook 'odd' returned an unrecognised value. Do not retry it unchanged.");
+    expect(results[0]?.output).toBe(
+      "Call to 'spy' denied: before-hook 'odd' returned an unrecognised value. Do not retry it unchanged.",
+    );
     expect(seen).toEqual([]);
   });
 });
@@ -195,13 +218,21 @@ describe('stage 5: policy, first match wins', () => {
       policy: () => ({ kind: 'allow' }),
     });
     const { results } = await dispatcher.dispatch([call('shell', { cmd: 'RM -rf /' }), call('shell', { cmd: 'ls' })], ctx);
-    expect(results[0]).toMatchObject({ isError: true, output: "Call to 'shell' denied: denied by rule 'shell:cmd=rm*'. Do not retry it unchanged; continue without it." });
+    expect(results[0]).toMatchObject({
+      isError: true,
+      output: "Call to 'shell' denied: denied by rule 'shell:cmd=rm*'. Do not retry it unchanged; continue without it.",
+    });
     expect(results[1]).toMatchObject({ isError: false, output: 'ran ls' });
     expect(records.map((r) => `${r.decision} ${r.source}`)).toEqual(['deny rule:deny:shell:cmd=rm*', 'allow grant:session']);
   });
 
   it('array arguments: deny and ask rules match on any element, allow rules and grants need every element', async () => {
-    const git = defineTool({ name: 'git', description: 'git without a shell.', input: z.object({ args: z.array(z.unknown()) }), execute: ({ args }) => args.length });
+    const git = defineTool({
+      name: 'git',
+      description: 'git without a shell.',
+      input: z.object({ args: z.array(z.unknown()) }),
+      execute: ({ args }) => args.length,
+    });
     let deep: unknown = 'x';
     for (let i = 0; i < 200; i++) deep = [deep];
     const { dispatcher, records, ctx } = setup({
@@ -245,17 +276,31 @@ describe('stage 5: policy, first match wins', () => {
   });
 
   it('a pattern grant allows only matching calls', async () => {
-    const { dispatcher, records, ctx } = setup({ permissions: { ask: ['shell'] }, grants: [{ scope: 'tool', pattern: 'shell:cmd=ls*' }] });
-    const { results, parked } = await dispatcher.dispatch([call('shell', { cmd: 'ls -la' }), call('shell', { cmd: 'cat x' })], ctx);
+    const { dispatcher, records, ctx } = setup({
+      permissions: { ask: ['shell'] },
+      grants: [{ scope: 'tool', pattern: 'shell:cmd=ls*' }],
+    });
+    const { results, parked } = await dispatcher.dispatch(
+      [call('shell', { cmd: 'ls -la' }), call('shell', { cmd: 'cat x' })],
+      ctx,
+    );
     expect(results.map((r) => r.output)).toEqual(['ran ls -la']);
     expect(parked.map((p) => p.call.input)).toEqual([{ cmd: 'cat x' }]);
     expect(records.map((r) => r.source)).toEqual(['grant:pattern:shell:cmd=ls*', 'rule:ask:shell']);
   });
 
   it('an allow pattern comes before ask patterns and the policy', async () => {
-    const { dispatcher, records, ctx } = setup({ permissions: { allow: ['shell:cmd=ls'], ask: ['shell'] }, policy: () => ({ kind: 'deny', reason: 'no' }) });
+    const { dispatcher, records, ctx } = setup({
+      permissions: { allow: ['shell:cmd=ls'], ask: ['shell'] },
+      policy: () => ({ kind: 'deny', reason: 'no' }),
+    });
     await dispatcher.dispatch([call('shell', { cmd: 'ls' })], ctx);
-    expect(records[0]).toEqual({ callId: expect.any(String), tool: 'shell', decision: 'allow', source: 'rule:allow:shell:cmd=ls' });
+    expect(records[0]).toEqual({
+      callId: expect.any(String),
+      tool: 'shell',
+      decision: 'allow',
+      source: 'rule:allow:shell:cmd=ls',
+    });
   });
 
   it('an ask pattern parks the call (the needs_approval verdict)', async () => {
@@ -266,7 +311,9 @@ describe('stage 5: policy, first match wins', () => {
     const { results, parked } = await dispatcher.dispatch([c], ctx);
     expect(results).toEqual([]);
     expect(parked).toEqual([{ call: c, reason: "matches ask rule 'SHELL'" }]);
-    expect(records).toEqual([{ callId: c.id, tool: 'shell', decision: 'ask', source: 'rule:ask:SHELL', reason: "matches ask rule 'SHELL'" }]);
+    expect(records).toEqual([
+      { callId: c.id, tool: 'shell', decision: 'ask', source: 'rule:ask:SHELL', reason: "matches ask rule 'SHELL'" },
+    ]);
   });
 
   it('the policy function can allow, deny, ask or pass', async () => {
@@ -282,9 +329,18 @@ describe('stage 5: policy, first match wins', () => {
       [call('add', { a: 1, b: 2 }), call('shell', { cmd: 'ls' }), call('echo', { text: 'ask' }), call('echo', { text: 'pass' })],
       ctx,
     );
-    expect(results.map((r) => r.output)).toEqual([3, "Call to 'shell' denied: shell is off today. Do not retry it unchanged; continue without it.", 'pass']);
+    expect(results.map((r) => r.output)).toEqual([
+      3,
+      "Call to 'shell' denied: shell is off today. Do not retry it unchanged; continue without it.",
+      'pass',
+    ]);
     expect(parked.map((p) => p.reason)).toEqual(['echo asks']);
-    expect(records.map((r) => `${r.decision} ${r.source}`)).toEqual(['allow policy', 'deny policy', 'ask policy', 'allow readonly']);
+    expect(records.map((r) => `${r.decision} ${r.source}`)).toEqual([
+      'allow policy',
+      'deny policy',
+      'ask policy',
+      'allow readonly',
+    ]);
   });
 
   it('a policy that throws or returns garbage denies (fail closed)', async () => {
@@ -315,7 +371,13 @@ describe('stage 5: policy, first match wins', () => {
       },
       execute: ({ amount }) => `paid ${amount}`,
     });
-    const always = defineTool({ name: 'wipe', description: 'Wipes.', input: z.object({}), needsApproval: true, execute: () => 'wiped' });
+    const always = defineTool({
+      name: 'wipe',
+      description: 'Wipes.',
+      input: z.object({}),
+      needsApproval: true,
+      execute: () => 'wiped',
+    });
     const { dispatcher, records, ctx } = setup({ tools: [guarded, always] });
     const { results, parked } = await dispatcher.dispatch(
       [call('pay', { amount: 5 }), call('pay', { amount: 500 }), call('pay', { amount: -1 }), call('wipe', {})],
@@ -326,7 +388,12 @@ describe('stage 5: policy, first match wins', () => {
       "Call to 'pay' denied: its needsApproval check failed (negative). Do not retry it unchanged; continue without it.",
     ]);
     expect(parked.map((p) => p.reason)).toEqual(["tool 'pay' needs approval for this input", "tool 'wipe' needs approval"]);
-    expect(records.map((r) => `${r.decision} ${r.source}`)).toEqual(['allow default', 'ask needs_approval', 'deny needs_approval_error', 'ask needs_approval']);
+    expect(records.map((r) => `${r.decision} ${r.source}`)).toEqual([
+      'allow default',
+      'ask needs_approval',
+      'deny needs_approval_error',
+      'ask needs_approval',
+    ]);
   });
 
   it('nonInteractive turns every ask into a denial that says approval was needed', async () => {

@@ -56,7 +56,10 @@ function make(h: Hostile): DispatchContext {
     case 'getter': {
       let reads = 0;
       const ctx: Record<string, unknown> = { turnId: 't' };
-      Object.defineProperty(ctx, h.field, { get: () => (reads++ < h.failAfter ? undefined : boom(`getter ${h.field}`)), enumerable: true });
+      Object.defineProperty(ctx, h.field, {
+        get: () => (reads++ < h.failAfter ? undefined : boom(`getter ${h.field}`)),
+        enumerable: true,
+      });
       return ctx as unknown as DispatchContext;
     }
     case 'signalProxy':
@@ -78,33 +81,44 @@ describe('a hostile dispatch context', () => {
     const numRuns = 300;
     let unreadable = 0;
     await fc.assert(
-      fc.asyncProperty(hostile, fc.array(fc.constantFrom('add', 'echo', 'shell', 'nope'), { minLength: 1, maxLength: 6 }), async (h, names) => {
-        const calls: ToolCall[] = names.map((name) => call(name, name === 'echo' ? { text: 'hi' } : name === 'add' ? { a: 1, b: 2 } : { cmd: 'ls' }));
-        const { dispatcher, records } = setup({ permissions: { ask: ['shell'] } });
-        const ids = calls.map((c) => c.id);
+      fc.asyncProperty(
+        hostile,
+        fc.array(fc.constantFrom('add', 'echo', 'shell', 'nope'), { minLength: 1, maxLength: 6 }),
+        async (h, names) => {
+          const calls: ToolCall[] = names.map((name) =>
+            call(name, name === 'echo' ? { text: 'hi' } : name === 'add' ? { a: 1, b: 2 } : { cmd: 'ls' }),
+          );
+          const { dispatcher, records } = setup({ permissions: { ask: ['shell'] } });
+          const ids = calls.map((c) => c.id);
 
-        const { results, parked } = await dispatcher.dispatch(calls, make(h));
-        const answered = [...results.map((r) => r.callId), ...parked.map((p) => p.call.id)];
-        expect(answered.sort()).toEqual([...ids].sort());
-        expect(records.map((r: DecisionRecord) => r.callId)).toEqual(ids);
-        const bad = results.filter((r) => typeof r.output === 'string' && r.output.includes('the dispatch context could not be read'));
-        if (bad.length > 0) {
-          unreadable++;
-          // A context that cannot be read fails every call of the batch alike, and runs none.
-          expect(bad.map((r) => r.callId)).toEqual(ids);
-          expect(bad.every((r) => r.isError)).toBe(true);
-          expect(records.every((r) => r.decision === 'deny' && r.source === 'invalid_context')).toBe(true);
-          expect(dispatcher.budgetUsage().total).toBe(0);
-        }
+          const { results, parked } = await dispatcher.dispatch(calls, make(h));
+          const answered = [...results.map((r) => r.callId), ...parked.map((p) => p.call.id)];
+          expect(answered.sort()).toEqual([...ids].sort());
+          expect(records.map((r: DecisionRecord) => r.callId)).toEqual(ids);
+          const bad = results.filter(
+            (r) => typeof r.output === 'string' && r.output.includes('the dispatch context could not be read'),
+          );
+          if (bad.length > 0) {
+            unreadable++;
+            // A context that cannot be read fails every call of the batch alike, and runs none.
+            expect(bad.map((r) => r.callId)).toEqual(ids);
+            expect(bad.every((r) => r.isError)).toBe(true);
+            expect(records.every((r) => r.decision === 'deny' && r.source === 'invalid_context')).toBe(true);
+            expect(dispatcher.budgetUsage().total).toBe(0);
+          }
 
-        const approved = await dispatcher.executeApproved(calls, make(h));
-        expect(approved.map((r) => r.callId)).toEqual(ids);
+          const approved = await dispatcher.executeApproved(calls, make(h));
+          expect(approved.map((r) => r.callId)).toEqual(ids);
 
-        const verdict = await dispatcher.classify(calls[0] as ToolCall, make(h));
-        expect(['execute', 'deny', 'needs_approval']).toContain(verdict.kind);
-        const executed = await dispatcher.execute({ kind: 'execute', call: calls[0] as ToolCall, input: (calls[0] as ToolCall).input }, make(h));
-        expect(executed.callId).toBe(ids[0]);
-      }),
+          const verdict = await dispatcher.classify(calls[0] as ToolCall, make(h));
+          expect(['execute', 'deny', 'needs_approval']).toContain(verdict.kind);
+          const executed = await dispatcher.execute(
+            { kind: 'execute', call: calls[0] as ToolCall, input: (calls[0] as ToolCall).input },
+            make(h),
+          );
+          expect(executed.callId).toBe(ids[0]);
+        },
+      ),
       { numRuns },
     );
     expect(unreadable).toBeGreaterThan(numRuns / 4);
@@ -139,7 +153,10 @@ describe('a hostile dispatch context', () => {
     const { dispatcher } = setup();
     controller.abort();
     const { results } = await dispatcher.dispatch([call('add', { a: 1, b: 2 }), call('echo', { text: 'x' })], ctx);
-    expect(results.map((r) => r.output)).toEqual(["cancelled: the turn was cancelled before 'add' ran.", "cancelled: the turn was cancelled before 'echo' ran."]);
+    expect(results.map((r) => r.output)).toEqual([
+      "cancelled: the turn was cancelled before 'add' ran.",
+      "cancelled: the turn was cancelled before 'echo' ran.",
+    ]);
     expect(reads).toBe(1);
   });
 });

@@ -17,13 +17,17 @@ describe('defineTool', () => {
   });
 
   it('names the tool in every other definition error', () => {
-    expect(() => defineTool({ ...base, name: 't', input: { parse: () => 1 } as never })).toThrow("Tool 't': input must be a zod schema");
+    expect(() => defineTool({ ...base, name: 't', input: { parse: () => 1 } as never })).toThrow(
+      "Tool 't': input must be a zod schema",
+    );
     expect(() => defineTool({ ...base, name: 't', execute: 'run' as never })).toThrow("Tool 't': execute must be a function");
     expect(() => defineTool({ ...base, name: 't', timeoutMs: 0 })).toThrow("Tool 't': timeoutMs must be a whole number");
     expect(() => defineTool({ ...base, name: 't', retry: { attempts: 0, backoffMs: 0 } })).toThrow("Tool 't': retry.attempts");
     expect(() => defineTool({ ...base, name: 't', retry: { attempts: 2, backoffMs: -1 } })).toThrow("Tool 't': retry.backoffMs");
     expect(() => defineTool({ ...base, name: 't', needsApproval: 'yes' as never })).toThrow("Tool 't': needsApproval");
-    expect(() => defineTool({ ...base, name: 't', input: z.object({ at: z.date() }) })).toThrow("Tool 't': input cannot be written as JSON Schema");
+    expect(() => defineTool({ ...base, name: 't', input: z.object({ at: z.date() }) })).toThrow(
+      "Tool 't': input cannot be written as JSON Schema",
+    );
     expect(() => defineTool({ ...base, name: 't', color: 'red' } as never)).toThrow("Tool 't': unknown option 'color'");
   });
 
@@ -47,7 +51,11 @@ describe('defineTool', () => {
     ['z.number()', z.number(), 'of type "number"'],
     ['z.array(...)', z.array(z.string()), 'of type "array"'],
     ['a union of non-objects', z.union([z.string(), z.number()]), 'of type ["string","number"]'],
-    ['a union of objects', z.union([z.object({ a: z.string() }), z.object({ b: z.string() })]), 'a combination (anyOf) with no type of its own'],
+    [
+      'a union of objects',
+      z.union([z.object({ a: z.string() }), z.object({ b: z.string() })]),
+      'a combination (anyOf) with no type of its own',
+    ],
     ['a nullable object', z.object({}).nullable(), 'a combination (anyOf) with no type of its own'],
     ['z.unknown()', z.unknown(), 'without a type (it accepts any value)'],
   ])('refuses %s as input, saying why and what to write instead', (_, input, described) => {
@@ -66,20 +74,28 @@ describe('createDispatcher', () => {
   });
 
   it('rejects bad options, naming them', () => {
-    expect(() => createDispatcher({ tools: [add], concurrency: 0 })).toThrow('createDispatcher: concurrency must be a whole number from 1');
+    expect(() => createDispatcher({ tools: [add], concurrency: 0 })).toThrow(
+      'createDispatcher: concurrency must be a whole number from 1',
+    );
     expect(() => createDispatcher({ tools: [add], maxOutputChars: 1.5 })).toThrow('maxOutputChars');
     expect(() => createDispatcher({ tools: [add], defaultTimeoutMs: 2 ** 40 })).toThrow('defaultTimeoutMs');
     expect(() => createDispatcher({ tools: [add], permissions: { deny: ['add:'] } })).toThrow("Permission pattern 'add:'");
-    expect(() => createDispatcher({ tools: [add], budget: { perTool: { ad: 1 } } })).toThrow("budget.perTool names 'ad', which is not a defined tool");
-    expect(() => createDispatcher({ tools: [add], grants: [{ scope: 'all' } as never] })).toThrow('Grant {"scope":"all"} is invalid');
+    expect(() => createDispatcher({ tools: [add], budget: { perTool: { ad: 1 } } })).toThrow(
+      "budget.perTool names 'ad', which is not a defined tool",
+    );
+    expect(() => createDispatcher({ tools: [add], grants: [{ scope: 'all' } as never] })).toThrow(
+      'Grant {"scope":"all"} is invalid',
+    );
     expect(() => createDispatcher({ tools: [add], colour: 1 } as never)).toThrow("unknown option 'colour'");
     expect(() => createDispatcher({ tools: [add, { name: 'fake' } as never] })).toThrow(
       'tools[1] is an object with keys name, not a tool: make every entry with defineTool',
     );
-    expect(() => createDispatcher({ tools: [add], hooks: { after: [{ name: 'ok', run: () => undefined }, { run: 1 } as never] } })).toThrow(
-      'hooks.after[1] is an object with keys run; every hook must be an object { name',
+    expect(() =>
+      createDispatcher({ tools: [add], hooks: { after: [{ name: 'ok', run: () => undefined }, { run: 1 } as never] } }),
+    ).toThrow('hooks.after[1] is an object with keys run; every hook must be an object { name');
+    expect(() => createDispatcher({ tools: [add], hooks: { before: {} as never } })).toThrow(
+      'hooks.before and hooks.after must be arrays',
     );
-    expect(() => createDispatcher({ tools: [add], hooks: { before: {} as never } })).toThrow('hooks.before and hooks.after must be arrays');
     expect(() => createDispatcher({ tools: [add], grants: { scope: 'session' } as never })).toThrow('grants must be an array');
   });
 });

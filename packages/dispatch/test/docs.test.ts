@@ -51,17 +51,33 @@ describe('docs/tools.md', () => {
   const bypasses = [' rm -rf /', '/bin/rm -rf /', '\\rm -rf /', 'echo; rm -rf /'];
 
   it('a deny glob over free text is not a boundary: each listed command gets past shell:cmd=rm*', async () => {
-    const shell = defineTool({ name: 'shell', description: 'Runs a command.', input: z.object({ cmd: z.string() }), execute: ({ cmd }) => `ran: ${cmd}` });
+    const shell = defineTool({
+      name: 'shell',
+      description: 'Runs a command.',
+      input: z.object({ cmd: z.string() }),
+      execute: ({ cmd }) => `ran: ${cmd}`,
+    });
     const dispatcher = createDispatcher({ tools: [shell], permissions: { deny: ['shell:cmd=rm*'] } });
-    const { results } = await dispatcher.dispatch(bypasses.map((cmd, i) => ({ id: `b${i}`, name: 'shell', input: { cmd } })), { turnId: 't' });
+    const { results } = await dispatcher.dispatch(
+      bypasses.map((cmd, i) => ({ id: `b${i}`, name: 'shell', input: { cmd } })),
+      { turnId: 't' },
+    );
     expect(results.map((r) => r.output)).toEqual(bypasses.map((cmd) => `ran: ${cmd}`));
   });
 
   it("the main example's rules park every one of them for a person instead", async () => {
     const { permissions } = await import('./docs-example.js');
-    const shell = defineTool({ name: 'shell', description: 'Runs a command.', input: z.object({ cmd: z.string() }), execute: ({ cmd }) => `ran: ${cmd}` });
+    const shell = defineTool({
+      name: 'shell',
+      description: 'Runs a command.',
+      input: z.object({ cmd: z.string() }),
+      execute: ({ cmd }) => `ran: ${cmd}`,
+    });
     const dispatcher = createDispatcher({ tools: [shell], permissions });
-    const { results, parked } = await dispatcher.dispatch(bypasses.map((cmd, i) => ({ id: `b${i}`, name: 'shell', input: { cmd } })), { turnId: 't' });
+    const { results, parked } = await dispatcher.dispatch(
+      bypasses.map((cmd, i) => ({ id: `b${i}`, name: 'shell', input: { cmd } })),
+      { turnId: 't' },
+    );
     expect(results).toEqual([]);
     expect(parked.map((p) => p.call.input)).toEqual(bypasses.map((cmd) => ({ cmd })));
   });

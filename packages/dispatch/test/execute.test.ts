@@ -39,8 +39,15 @@ function flaky(failures: number, retry: { attempts: number; retryOn?: (e: unknow
 describe('stage 6: budget pre-check', () => {
   it('denies calls past budget.maxCalls, counting calls of the same batch, and names the limit', async () => {
     const { dispatcher, records, ctx } = setup({ budget: { maxCalls: 2 } });
-    const { results } = await dispatcher.dispatch([call('add', { a: 1, b: 1 }), call('echo', { text: 'x' }), call('add', { a: 2, b: 2 })], ctx);
-    expect(results.map((r) => r.output)).toEqual([2, 'x', "Call to 'add' not run: the tool-call budget is used up (budget.maxCalls = 2). Answer with what you have."]);
+    const { results } = await dispatcher.dispatch(
+      [call('add', { a: 1, b: 1 }), call('echo', { text: 'x' }), call('add', { a: 2, b: 2 })],
+      ctx,
+    );
+    expect(results.map((r) => r.output)).toEqual([
+      2,
+      'x',
+      "Call to 'add' not run: the tool-call budget is used up (budget.maxCalls = 2). Answer with what you have.",
+    ]);
     expect(records.map((r) => `${r.decision} ${r.source}`)).toEqual(['allow default', 'allow readonly', 'deny budget:maxCalls']);
     expect(dispatcher.budgetUsage()).toEqual({ total: 2, perTool: { add: 1, echo: 1 } });
   });
@@ -97,7 +104,10 @@ describe('stage 7: execute', () => {
       },
     });
     const { dispatcher } = setup({ tools: [blocker], concurrency: 1 });
-    const { results } = await dispatcher.dispatch([call('blocker', { id: 'a' }), call('blocker', { id: 'b' })], { turnId: 't', signal: controller.signal });
+    const { results } = await dispatcher.dispatch([call('blocker', { id: 'a' }), call('blocker', { id: 'b' })], {
+      turnId: 't',
+      signal: controller.signal,
+    });
     expect(started).toEqual(['a']);
     expect(results.map((r) => r.output)).toEqual([
       "cancelled: 'blocker' was stopped because the turn was cancelled.",
@@ -121,7 +131,9 @@ describe('stage 7: execute', () => {
 
     const rejected = flaky(2, { attempts: 3, retryOn: (e) => (e as Error).message === 'nope' });
     const b = setup({ tools: [rejected.tool] });
-    expect((await b.dispatcher.dispatch([call('flaky', {})], b.ctx)).results[0]?.output).toBe("Error calling tool 'flaky': failure 1");
+    expect((await b.dispatcher.dispatch([call('flaky', {})], b.ctx)).results[0]?.output).toBe(
+      "Error calling tool 'flaky': failure 1",
+    );
     expect(rejected.calls()).toBe(1);
   });
 
@@ -143,7 +155,9 @@ describe('stage 7: execute', () => {
 
     const exhausted = flaky(10, { attempts: 2, retryOn: () => true });
     const c = setup({ tools: [exhausted.tool] });
-    expect((await c.dispatcher.dispatch([call('flaky', {})], c.ctx)).results[0]?.output).toBe("Error calling tool 'flaky': failure 2");
+    expect((await c.dispatcher.dispatch([call('flaky', {})], c.ctx)).results[0]?.output).toBe(
+      "Error calling tool 'flaky': failure 2",
+    );
     expect(exhausted.calls()).toBe(2);
   });
 
@@ -174,7 +188,10 @@ describe('stage 7: execute', () => {
     const controller = new AbortController();
     setTimeout(() => controller.abort(), 100);
     const { results } = await dispatcher.dispatch([call('stubborn', {})], { turnId: 't', signal: controller.signal });
-    expect(results[0]).toMatchObject({ isError: true, output: "cancelled: 'stubborn' was stopped because the turn was cancelled." });
+    expect(results[0]).toMatchObject({
+      isError: true,
+      output: "cancelled: 'stubborn' was stopped because the turn was cancelled.",
+    });
     expect(s.tries()).toBeGreaterThan(1);
     expect(s.tries()).toBeLessThan(GIVE_UP);
   });
@@ -208,7 +225,13 @@ describe('stage 7: execute', () => {
   });
 
   it("sets modelOverride from the tool's model option", async () => {
-    const deep = defineTool({ name: 'think', description: 'Hard thinking.', input: z.object({}), model: 'big-model', execute: () => 'ok' });
+    const deep = defineTool({
+      name: 'think',
+      description: 'Hard thinking.',
+      input: z.object({}),
+      model: 'big-model',
+      execute: () => 'ok',
+    });
     const { dispatcher, ctx } = setup({ tools: [deep] });
     const { results } = await dispatcher.dispatch([call('think', {})], ctx);
     expect(results[0]).toMatchObject({ output: 'ok', modelOverride: 'big-model' });
@@ -232,7 +255,10 @@ describe('stage 7: execute', () => {
 describe('stage 8: budget record and after-hooks', () => {
   it('after-hooks run in order and may transform the result or stop the turn', async () => {
     const upper: AfterHook = { name: 'upper', run: (r) => ({ output: String(r.output).toUpperCase() }) };
-    const stopper: AfterHook = { name: 'stopper', run: (r) => (r.output === 'STOP' ? { stop: { reason: 'user said stop' } } : undefined) };
+    const stopper: AfterHook = {
+      name: 'stopper',
+      run: (r) => (r.output === 'STOP' ? { stop: { reason: 'user said stop' } } : undefined),
+    };
     const { dispatcher, ctx } = setup({ hooks: { after: [upper, stopper] } });
     const { results } = await dispatcher.dispatch([call('echo', { text: 'stop' }), call('echo', { text: 'go' })], ctx);
     expect(results.map((r) => [r.output, r.stop])).toEqual([
@@ -253,7 +279,8 @@ describe('stage 8: budget record and after-hooks', () => {
     const { results } = await a.dispatcher.dispatch([call('echo', { text: 'secret' })], a.ctx);
     expect(results[0]).toMatchObject({
       isError: true,
-      output: "The result of 'echo' was withheld: after-hook 'redact' failed (redactor offline). The tool did run; do not assume it failed or succeeded.",
+      output:
+        "The result of 'echo' was withheld: after-hook 'redact' failed (redactor offline). The tool did run; do not assume it failed or succeeded.",
     });
     expect(JSON.stringify(results)).not.toContain('secret');
     expect(a.dispatcher.budgetUsage().total).toBe(1);
@@ -280,7 +307,10 @@ describe('stage 9: shape', () => {
     for (const [value, problem] of cases) {
       const { dispatcher, ctx } = setup({ tools: [returning(() => value)] });
       const { results } = await dispatcher.dispatch([call('ret', {})], ctx);
-      expect(results[0]).toMatchObject({ isError: true, output: `Tool 'ret' returned a value that is not JSON (${problem}). The tool ran, but its output cannot be shown.` });
+      expect(results[0]).toMatchObject({
+        isError: true,
+        output: `Tool 'ret' returned a value that is not JSON (${problem}). The tool ran, but its output cannot be shown.`,
+      });
     }
   });
 
@@ -288,7 +318,9 @@ describe('stage 9: shape', () => {
     const a = setup({ tools: [returning(() => undefined)] });
     expect((await a.dispatcher.dispatch([call('ret', {})], a.ctx)).results[0]).toMatchObject({ output: null, isError: false });
     const b = setup({ tools: [returning(() => ({ at: new Date(0), gone: undefined }))] });
-    expect((await b.dispatcher.dispatch([call('ret', {})], b.ctx)).results[0]?.output).toEqual({ at: '1970-01-01T00:00:00.000Z' });
+    expect((await b.dispatcher.dispatch([call('ret', {})], b.ctx)).results[0]?.output).toEqual({
+      at: '1970-01-01T00:00:00.000Z',
+    });
   });
 
   it('cuts long strings and long objects at maxOutputChars with a marker', async () => {
@@ -322,7 +354,9 @@ describe('execute', () => {
   it('returns a deny verdict as is and never runs a call still waiting for approval', async () => {
     const { dispatcher, ctx } = setup({ permissions: { ask: ['add'] } });
     const parked = await dispatcher.classify(call('add', { a: 1, b: 1 }), ctx);
-    expect((await dispatcher.execute(parked, ctx)).output).toBe("Call to 'add' not run: it is waiting for approval (matches ask rule 'add').");
+    expect((await dispatcher.execute(parked, ctx)).output).toBe(
+      "Call to 'add' not run: it is waiting for approval (matches ask rule 'add').",
+    );
     const denied = await dispatcher.classify(call('nope', {}), ctx);
     expect(denied.kind).toBe('deny');
     if (denied.kind === 'deny') expect(await dispatcher.execute(denied, ctx)).toBe(denied.result);
@@ -341,7 +375,12 @@ describe('a tool that finished is kept when the turn is cancelled meanwhile', ()
         return 'sent';
       },
     });
-    const pending = defineTool({ name: 'wait', description: 'never ends', input: z.object({}), execute: () => new Promise(() => undefined) });
+    const pending = defineTool({
+      name: 'wait',
+      description: 'never ends',
+      input: z.object({}),
+      execute: () => new Promise(() => undefined),
+    });
     const dispatcher = createDispatcher({ tools: [sent, pending] });
     const { results } = await dispatcher.dispatch(
       [

@@ -52,15 +52,48 @@ function chaosOutput(mode: number): unknown {
 function makeDispatcher(records: DecisionRecord[]) {
   return createDispatcher({
     tools: [
-      defineTool({ name: 'echo', description: 'Echo.', input: z.object({ text: z.string() }), readOnly: true, execute: ({ text }) => text }),
-      defineTool({ name: 'chaos', description: 'Misbehaves.', input: z.object({ mode: z.number().int() }), timeoutMs: 1, execute: ({ mode }) => chaosOutput(mode) }),
+      defineTool({
+        name: 'echo',
+        description: 'Echo.',
+        input: z.object({ text: z.string() }),
+        readOnly: true,
+        execute: ({ text }) => text,
+      }),
+      defineTool({
+        name: 'chaos',
+        description: 'Misbehaves.',
+        input: z.object({ mode: z.number().int() }),
+        timeoutMs: 1,
+        execute: ({ mode }) => chaosOutput(mode),
+      }),
       defineTool({ name: 'mirror', description: 'Returns its input.', input: z.looseObject({}), execute: (input) => input }),
-      defineTool({ name: 'record', description: 'Any object.', input: z.record(z.string(), z.unknown()), execute: (input) => ({ ...input }) }),
+      defineTool({
+        name: 'record',
+        description: 'Any object.',
+        input: z.record(z.string(), z.unknown()),
+        execute: (input) => ({ ...input }),
+      }),
     ],
     permissions: { deny: ['mirror:x=*evil*'], ask: ['record:x=*'] },
     hooks: {
-      before: [{ name: 'spread', run: ({ input }) => (input !== null && typeof input === 'object' && !Array.isArray(input) ? { kind: 'rewrite', input: { ...input } } : undefined) }],
-      after: [{ name: 'merge', run: (result) => (result.output !== null && typeof result.output === 'object' ? { output: Object.assign({}, result.output) } : undefined) }],
+      before: [
+        {
+          name: 'spread',
+          run: ({ input }) =>
+            input !== null && typeof input === 'object' && !Array.isArray(input)
+              ? { kind: 'rewrite', input: { ...input } }
+              : undefined,
+        },
+      ],
+      after: [
+        {
+          name: 'merge',
+          run: (result) =>
+            result.output !== null && typeof result.output === 'object'
+              ? { output: Object.assign({}, result.output) }
+              : undefined,
+        },
+      ],
     },
     maxOutputChars: MAX_OUTPUT,
     onDecision: (r) => records.push(r),
@@ -86,8 +119,16 @@ describe('hostile input', () => {
         const calls = entries.map((entry, i) => {
           if (entry === null || typeof entry !== 'object' || Array.isArray(entry)) return entry;
           const e = entry as Record<string, unknown>;
-          if (e['name'] instanceof Giant || e['input'] instanceof Giant || (e['input'] as { text?: unknown } | null)?.text instanceof Giant) giants++;
-          const input = e['input'] !== null && typeof e['input'] === 'object' && (e['input'] as { text?: unknown }).text instanceof Giant ? { text: TEN_MB } : materialize(e['input']);
+          if (
+            e['name'] instanceof Giant ||
+            e['input'] instanceof Giant ||
+            (e['input'] as { text?: unknown } | null)?.text instanceof Giant
+          )
+            giants++;
+          const input =
+            e['input'] !== null && typeof e['input'] === 'object' && (e['input'] as { text?: unknown }).text instanceof Giant
+              ? { text: TEN_MB }
+              : materialize(e['input']);
           return { id: `c${i}`, ...e, name: materialize(e['name']), input };
         });
         totalCalls += calls.length;
@@ -112,7 +153,10 @@ describe('hostile input', () => {
           expect(JSON.stringify(r.output).length).toBeLessThanOrEqual(MAX_OUTPUT + MARKER_ROOM);
         }
         // The parked calls, approved, run without throwing and answer once each.
-        const approved = await dispatcher.executeApproved(parked.map((p) => p.call), { turnId: 'hostile' });
+        const approved = await dispatcher.executeApproved(
+          parked.map((p) => p.call),
+          { turnId: 'hostile' },
+        );
         expect(approved.map((r) => r.callId)).toEqual(parked.map((p) => p.call.id));
         expect(({} as { polluted?: unknown }).polluted).toBeUndefined();
         expect(Object.keys(Object.prototype)).toEqual([]);

@@ -32,7 +32,9 @@ describe('parallel execution', () => {
               try {
                 if (kind === 'hang') {
                   // Ends only when its signal fires: by the 1 ms timeout or by the turn's abort.
-                  return await new Promise((_resolve, reject) => signal.addEventListener('abort', () => reject(new Error('hang aborted'))));
+                  return await new Promise((_resolve, reject) =>
+                    signal.addEventListener('abort', () => reject(new Error('hang aborted'))),
+                  );
                 }
                 await s.schedule(Promise.resolve(), `work ${i}`);
                 if (kind === 'fail') throw new Error(`fail ${i}`);

@@ -5,7 +5,9 @@ import { globMatch, matchesPattern, parsePattern, type MatchSteps } from '../src
 
 /** The reference: the glob as an anchored regular expression (fine on small inputs only). */
 function regexMatch(glob: string, text: string): boolean {
-  const source = [...glob].map((c) => (c === '*' ? '[\\s\\S]*' : c === '?' ? '[\\s\\S]' : c.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'))).join('');
+  const source = [...glob]
+    .map((c) => (c === '*' ? '[\\s\\S]*' : c === '?' ? '[\\s\\S]' : c.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')))
+    .join('');
   return new RegExp(`^${source}$`).test(text);
 }
 
@@ -60,7 +62,9 @@ describe('globMatch', () => {
     const glob = fc.array(alphabet, { maxLength: 12 }).map((cs) => cs.join(''));
     const text = fc.array(fc.constantFrom('a', 'b', '.', '(', '?', '*'), { maxLength: 40 }).map((cs) => cs.join(''));
     // Long star-free pieces too, so the multi-word scan is checked against the reference.
-    const long = fc.tuple(fc.array(fc.constantFrom('a', 'b', '?'), { minLength: 30, maxLength: 80 }), fc.boolean()).map(([cs, star]) => `${star ? '*' : ''}${cs.join('')}*`);
+    const long = fc
+      .tuple(fc.array(fc.constantFrom('a', 'b', '?'), { minLength: 30, maxLength: 80 }), fc.boolean())
+      .map(([cs, star]) => `${star ? '*' : ''}${cs.join('')}*`);
     fc.assert(
       fc.property(fc.oneof(glob, long), text, (g, t) => {
         const counter: MatchSteps = { steps: 0 };
@@ -73,7 +77,13 @@ describe('globMatch', () => {
 
   it('takes steps linear in the text on globs that cost a backtracking matcher text × glob', () => {
     const text = 'a'.repeat(1_000_000);
-    for (const glob of ['*a*a*a*a*a*b', `*${'a'.repeat(60)}b*`, `*${'a?'.repeat(100)}b*`, `*${'a'.repeat(31)}b`, `${'?'.repeat(40)}*b*`]) {
+    for (const glob of [
+      '*a*a*a*a*a*b',
+      `*${'a'.repeat(60)}b*`,
+      `*${'a?'.repeat(100)}b*`,
+      `*${'a'.repeat(31)}b`,
+      `${'?'.repeat(40)}*b*`,
+    ]) {
       const counter: MatchSteps = { steps: 0 };
       expect(globMatch(glob, text, counter)).toBe(false);
       expect(counter.steps).toBeGreaterThan(0);

@@ -1,7 +1,15 @@
 // Approvals: asking the `approve` callback about parked calls, and telling the dispatcher what was
 // decided (its audit record, and the grant of an "approve and remember").
 
-import { errorMessage, readDecision, undecided, type ApprovalDecision, type ToolCall, type TurnEvent, type TurnState } from '@turnkit/core';
+import {
+  errorMessage,
+  readDecision,
+  undecided,
+  type ApprovalDecision,
+  type ToolCall,
+  type TurnEvent,
+  type TurnState,
+} from '@turnkit/core';
 import type { Dispatcher } from '@turnkit/dispatch';
 import type { ApproveFn } from './types.js';
 
@@ -38,7 +46,12 @@ function record(dispatcher: Dispatcher, call: ToolCall, decision: ApprovalDecisi
  * rejects them all with the error's message (fail closed), unless the turn was cancelled meanwhile:
  * then the error is rethrown and no decision is recorded.
  */
-export async function askApproval(approve: ApproveFn, state: TurnState, dispatcher: Dispatcher, cancelled: () => boolean = () => false): Promise<TurnEvent> {
+export async function askApproval(
+  approve: ApproveFn,
+  state: TurnState,
+  dispatcher: Dispatcher,
+  cancelled: () => boolean = () => false,
+): Promise<TurnEvent> {
   const open = undecided(state);
   let answer: unknown;
   try {
@@ -58,7 +71,11 @@ export async function askApproval(approve: ApproveFn, state: TurnState, dispatch
     Object.defineProperty(decisions, call.id, { value: final, enumerable: true, writable: true, configurable: true });
     record(dispatcher, call, final);
   }
-  if (open.every(({ call }) => decisions[call.id]?.type === 'reject' && (decisions[call.id] as { reason?: string }).reason === EXPIRED)) {
+  if (
+    open.every(
+      ({ call }) => decisions[call.id]?.type === 'reject' && (decisions[call.id] as { reason?: string }).reason === EXPIRED,
+    )
+  ) {
     return { type: 'approval_expired' };
   }
   return { type: 'approvals_decided', decisions };

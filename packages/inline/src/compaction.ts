@@ -21,7 +21,8 @@ export class CompactFailedError extends Error {
  * await runTurn({ model, tools, input, compact: keepLastMessages(20) });
  */
 export function keepLastMessages(n: number): CompactFn {
-  if (!Number.isInteger(n) || n < 1) throw new RangeError(`keepLastMessages needs a whole number of messages >= 1, got ${String(n)}.`);
+  if (!Number.isInteger(n) || n < 1)
+    throw new RangeError(`keepLastMessages needs a whole number of messages >= 1, got ${String(n)}.`);
   return (transcript) => {
     const firstUser = transcript.findIndex((m) => m.role === 'user');
     // The positions that may be dropped: everything but system messages and the first user message.
@@ -75,24 +76,37 @@ function isMessageShape(value: unknown): boolean {
   if (value === null || typeof value !== 'object') return false;
   const m = value as { role?: unknown; toolCalls?: unknown; result?: unknown };
   if (typeof m.role !== 'string') return false;
-  if (m.role === 'assistant') return Array.isArray(m.toolCalls) && m.toolCalls.every((c: unknown) => c !== null && typeof c === 'object' && typeof (c as { id?: unknown }).id === 'string');
-  if (m.role === 'tool') return m.result !== null && typeof m.result === 'object' && typeof (m.result as { callId?: unknown }).callId === 'string';
+  if (m.role === 'assistant')
+    return (
+      Array.isArray(m.toolCalls) &&
+      m.toolCalls.every((c: unknown) => c !== null && typeof c === 'object' && typeof (c as { id?: unknown }).id === 'string')
+    );
+  if (m.role === 'tool')
+    return m.result !== null && typeof m.result === 'object' && typeof (m.result as { callId?: unknown }).callId === 'string';
   return true;
 }
 
 const quoteIds = (ids: readonly string[]): string => ids.map((id) => JSON.stringify(id)).join(', ');
 
 /** Runs `compact` and replaces `transcript`'s contents with its answer. Returns info for the `compacted` event. */
-export async function runCompaction(compact: CompactFn, transcript: Message[], info: CompactInfo): Promise<{ before: number; after: number }> {
+export async function runCompaction(
+  compact: CompactFn,
+  transcript: Message[],
+  info: CompactInfo,
+): Promise<{ before: number; after: number }> {
   let next: unknown;
   try {
     next = await compact(transcript.slice(), info);
   } catch (error) {
     const why = errorMessage(error);
-    throw new CompactFailedError(`The compact function threw: ${why}. Fix the function passed as \`compact\`; the transcript was left as it was.`);
+    throw new CompactFailedError(
+      `The compact function threw: ${why}. Fix the function passed as \`compact\`; the transcript was left as it was.`,
+    );
   }
   if (!Array.isArray(next)) {
-    throw new CompactFailedError('The compact function must return an array of messages; it returned something else. The transcript was left as it was.');
+    throw new CompactFailedError(
+      'The compact function must return an array of messages; it returned something else. The transcript was left as it was.',
+    );
   }
   const bad = next.findIndex((m) => !isMessageShape(m));
   if (bad >= 0) {
@@ -108,7 +122,9 @@ export async function runCompaction(compact: CompactFn, transcript: Message[], i
   const unanswered = newlyBroken(was.unansweredCalls, now.unansweredCalls);
   if (orphaned.length > 0 || unanswered.length > 0) {
     const parts = [
-      orphaned.length > 0 ? `it keeps the tool results for ${quoteIds(orphaned)} but drops the assistant message that made ${orphaned.length === 1 ? 'that call' : 'those calls'}` : '',
+      orphaned.length > 0
+        ? `it keeps the tool results for ${quoteIds(orphaned)} but drops the assistant message that made ${orphaned.length === 1 ? 'that call' : 'those calls'}`
+        : '',
       unanswered.length > 0 ? `it keeps the calls ${quoteIds(unanswered)} but drops their tool results` : '',
     ].filter((part) => part.length > 0);
     throw new CompactFailedError(

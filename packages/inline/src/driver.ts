@@ -184,7 +184,12 @@ export interface DriveResult {
  * turn is done or parked without a decision. Never throws for a fault of a model, tool or
  * callback: those become events (`model_failed`, error tool results, `effect_failed`).
  */
-export async function driveTurn(state: TurnState, effects: readonly Effect[], ctx: HandlerContext, handlers: EffectHandlers = defaultHandlers): Promise<DriveResult> {
+export async function driveTurn(
+  state: TurnState,
+  effects: readonly Effect[],
+  ctx: HandlerContext,
+  handlers: EffectHandlers = defaultHandlers,
+): Promise<DriveResult> {
   let current = state;
   let pending = effects;
   const cancel = turnCancellation(ctx);
@@ -204,7 +209,8 @@ export async function driveTurn(state: TurnState, effects: readonly Effect[], ct
     let event: TurnEvent | null;
     try {
       if (blocking !== undefined) event = await perform(blocking, ctx, handlers);
-      else if (current.status === 'awaiting_approval') event = await raceCancellation(handlers.parked(current, ctx), cancel, () => null);
+      else if (current.status === 'awaiting_approval')
+        event = await raceCancellation(handlers.parked(current, ctx), cancel, () => null);
       else event = null; // nothing in flight (a resumed state with nothing to redo): hand it back as is
     } catch {
       // A `parked` handler that threw: fail closed, the undecided calls expire (or, if the turn
@@ -221,7 +227,12 @@ export async function driveTurn(state: TurnState, effects: readonly Effect[], ct
   }
 }
 
-function performObserver(effect: EffectOf<'append' | 'emit' | 'persist'>, ctx: HandlerContext, handlers: EffectHandlers, state: TurnState): void | Promise<void> {
+function performObserver(
+  effect: EffectOf<'append' | 'emit' | 'persist'>,
+  ctx: HandlerContext,
+  handlers: EffectHandlers,
+  state: TurnState,
+): void | Promise<void> {
   switch (effect.type) {
     case 'append':
       return handlers.append(effect, ctx);
@@ -236,7 +247,11 @@ function performObserver(effect: EffectOf<'append' | 'emit' | 'persist'>, ctx: H
  * Runs one blocking handler (raced against cancellation, except tool batches); a thrown handler
  * becomes its event. A model call that core marked as a retry waits its `delayMs` first.
  */
-async function perform(effect: Exclude<BlockingEffect, { type: 'done' }>, ctx: HandlerContext, handlers: EffectHandlers): Promise<TurnEvent> {
+async function perform(
+  effect: Exclude<BlockingEffect, { type: 'done' }>,
+  ctx: HandlerContext,
+  handlers: EffectHandlers,
+): Promise<TurnEvent> {
   const cancellation = turnCancellation(ctx);
   const cancel = (): TurnEvent => ({ type: 'cancel', reason: reasonText(cancellation.reason) });
   // Already cancelled: do not start a model call or a tool only to abort it.
@@ -277,18 +292,28 @@ function handlerFailed(effect: Exclude<BlockingEffect, { type: 'done' }>, error:
       return { type: 'model_failed', error: toTurnError(error) };
     case 'dispatch_tools':
     case 'execute_approved':
-      return { type: 'effect_failed', effect: effect.type, error: { kind: 'dispatch_failed', message: `The tool dispatcher failed: ${errorMessage(error)}.` } };
+      return {
+        type: 'effect_failed',
+        effect: effect.type,
+        error: { kind: 'dispatch_failed', message: `The tool dispatcher failed: ${errorMessage(error)}.` },
+      };
     case 'compact':
       return {
         type: 'effect_failed',
         effect: 'compact',
-        error: { kind: 'compact_failed', message: error instanceof CompactFailedError ? error.message : `The compact step failed: ${errorMessage(error)}.` },
+        error: {
+          kind: 'compact_failed',
+          message: error instanceof CompactFailedError ? error.message : `The compact step failed: ${errorMessage(error)}.`,
+        },
       };
     case 'check_output':
       return {
         type: 'effect_failed',
         effect: 'check_output',
-        error: { kind: 'check_failed', message: error instanceof CheckFailedError ? error.message : `The output check failed: ${errorMessage(error)}.` },
+        error: {
+          kind: 'check_failed',
+          message: error instanceof CheckFailedError ? error.message : `The output check failed: ${errorMessage(error)}.`,
+        },
       };
   }
 }

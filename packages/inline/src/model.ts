@@ -1,7 +1,15 @@
 // Calling the model: the request a `call_model` effect asks for, built with core's
 // `buildModelRequest`. Retries are core's decision (a retry is another `call_model`).
 
-import { buildModelRequest, errorMessage, type CallModelRequest, type Message, type ModelRequest, type ToolSpec, type TurnError } from '@turnkit/core';
+import {
+  buildModelRequest,
+  errorMessage,
+  type CallModelRequest,
+  type Message,
+  type ModelRequest,
+  type ToolSpec,
+  type TurnError,
+} from '@turnkit/core';
 import type { SelectToolsFn, ToolSelectionInfo } from './types.js';
 
 /** How the tools of one model call are chosen (`selectTools` and `alwaysOffer` of runTurn). */
@@ -27,21 +35,31 @@ export class ToolSelectionError extends Error {
  * does not ask. Throws a ToolSelectionError when `selectTools` throws or returns anything but
  * names of defined tools.
  */
-export function modelRequestFor(request: CallModelRequest, transcript: readonly Message[], tools: readonly ToolSpec[], selection: ToolSelection = {}): ModelRequest {
+export function modelRequestFor(
+  request: CallModelRequest,
+  transcript: readonly Message[],
+  tools: readonly ToolSpec[],
+  selection: ToolSelection = {},
+): ModelRequest {
   const messages = transcript.slice();
   if (request.final || selection.selectTools === undefined) return buildModelRequest(request, messages, tools);
-  const info: ToolSelectionInfo = request.modelOverride === undefined
-    ? { transcript: messages.slice(), iteration: request.iteration, tools }
-    : { transcript: messages.slice(), iteration: request.iteration, tools, modelOverride: request.modelOverride };
+  const info: ToolSelectionInfo =
+    request.modelOverride === undefined
+      ? { transcript: messages.slice(), iteration: request.iteration, tools }
+      : { transcript: messages.slice(), iteration: request.iteration, tools, modelOverride: request.modelOverride };
   let chosen: unknown;
   try {
     chosen = selection.selectTools(info);
   } catch (error) {
-    throw new ToolSelectionError(`The selectTools function threw: ${errorMessage(error)}. Fix the function passed as \`selectTools\`; no model call was made.`);
+    throw new ToolSelectionError(
+      `The selectTools function threw: ${errorMessage(error)}. Fix the function passed as \`selectTools\`; no model call was made.`,
+    );
   }
   const known = new Set(tools.map((t) => t.name));
   if (!Array.isArray(chosen) || chosen.some((name) => typeof name !== 'string')) {
-    throw new ToolSelectionError(`The selectTools function must return an array of tool names; it returned ${describe(chosen)}. No model call was made.`);
+    throw new ToolSelectionError(
+      `The selectTools function must return an array of tool names; it returned ${describe(chosen)}. No model call was made.`,
+    );
   }
   const unknown = (chosen as string[]).filter((name) => !known.has(name));
   if (unknown.length > 0) {
@@ -50,7 +68,11 @@ export function modelRequestFor(request: CallModelRequest, transcript: readonly 
     );
   }
   const offered = new Set([...(chosen as string[]), ...(selection.alwaysOffer ?? [])]);
-  return buildModelRequest(request, messages, tools.filter((t) => offered.has(t.name)));
+  return buildModelRequest(
+    request,
+    messages,
+    tools.filter((t) => offered.has(t.name)),
+  );
 }
 
 function describe(value: unknown): string {

@@ -22,18 +22,27 @@ function unfence(text: string): string {
  * Parses and validates `candidate` against `schema`. Returns the value, or a reason for the model
  * naming each failing path.
  */
-export function parseOutput(candidate: string, schema: OutputSchema): { ok: true; value: unknown } | { ok: false; reason: string } {
+export function parseOutput(
+  candidate: string,
+  schema: OutputSchema,
+): { ok: true; value: unknown } | { ok: false; reason: string } {
   let json: unknown;
   try {
     json = JSON.parse(unfence(candidate));
   } catch (error) {
     const why = errorMessage(error);
-    return { ok: false, reason: `Your final answer must be JSON, but it could not be parsed (${why}). Reply with the JSON value only.` };
+    return {
+      ok: false,
+      reason: `Your final answer must be JSON, but it could not be parsed (${why}). Reply with the JSON value only.`,
+    };
   }
   const parsed = schema.safeParse(json);
   if (parsed.success) return { ok: true, value: parsed.data };
   const issues = parsed.error.issues.map((issue) => `at ${formatPath(issue.path)}: ${issue.message}`);
-  return { ok: false, reason: `Your final answer does not match the expected shape: ${issues.join('; ')}. Reply with the corrected JSON only.` };
+  return {
+    ok: false,
+    reason: `Your final answer does not match the expected shape: ${issues.join('; ')}. Reply with the corrected JSON only.`,
+  };
 }
 
 /**
@@ -41,7 +50,11 @@ export function parseOutput(candidate: string, schema: OutputSchema): { ok: true
  * there is no schema), or `output_rejected`. A `check` that throws or answers garbage raises a
  * CheckFailedError naming it.
  */
-export async function checkOutput(candidate: string, schema: OutputSchema | undefined, check: CheckFn | undefined): Promise<TurnEvent> {
+export async function checkOutput(
+  candidate: string,
+  schema: OutputSchema | undefined,
+  check: CheckFn | undefined,
+): Promise<TurnEvent> {
   let output: JsonValue = candidate;
   if (schema !== undefined) {
     const parsed = parseOutput(candidate, schema);
@@ -54,11 +67,20 @@ export async function checkOutput(candidate: string, schema: OutputSchema | unde
     verdict = await check(candidate, output);
   } catch (error) {
     const why = errorMessage(error);
-    throw new CheckFailedError(`The output check function threw: ${why}. Fix the check passed as \`check\`; the model's answer was not judged.`);
+    throw new CheckFailedError(
+      `The output check function threw: ${why}. Fix the check passed as \`check\`; the model's answer was not judged.`,
+    );
   }
   if (verdict !== null && typeof verdict === 'object' && 'ok' in verdict) {
-    if (verdict.ok === true) return { type: 'output_accepted', output: 'output' in verdict && verdict.output !== undefined ? (verdict.output as JsonValue) : output };
-    if (verdict.ok === false && 'reason' in verdict && typeof verdict.reason === 'string') return { type: 'output_rejected', reason: verdict.reason };
+    if (verdict.ok === true)
+      return {
+        type: 'output_accepted',
+        output: 'output' in verdict && verdict.output !== undefined ? (verdict.output as JsonValue) : output,
+      };
+    if (verdict.ok === false && 'reason' in verdict && typeof verdict.reason === 'string')
+      return { type: 'output_rejected', reason: verdict.reason };
   }
-  throw new CheckFailedError(`The output check function returned ${JSON.stringify(verdict) ?? String(verdict)}; it must return { ok: true } or { ok: false, reason: '...' }.`);
+  throw new CheckFailedError(
+    `The output check function returned ${JSON.stringify(verdict) ?? String(verdict)}; it must return { ok: true } or { ok: false, reason: '...' }.`,
+  );
 }

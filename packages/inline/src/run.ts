@@ -2,7 +2,18 @@
 // the driver, and shape what the driver ends with into a TurnResult.
 
 import { randomUUID } from 'node:crypto';
-import { createTurn, parseTurnState, resume, step, undecided, type Effect, type Message, type TurnEvent, type TurnLimitsInput, type TurnState } from '@turnkit/core';
+import {
+  createTurn,
+  parseTurnState,
+  resume,
+  step,
+  undecided,
+  type Effect,
+  type Message,
+  type TurnEvent,
+  type TurnLimitsInput,
+  type TurnState,
+} from '@turnkit/core';
 import { createDispatcher, LazyCancellation, type Dispatcher } from '@turnkit/dispatch';
 import { recordDecisions } from './approvals.js';
 import { driveTurn, defaultHandlers, type EffectHandlers, type HandlerContext } from './driver.js';
@@ -18,7 +29,8 @@ import type { ResumeTurnOptions, RunTurnOptions, StepRecord, TurnResult } from '
  */
 export async function runTurn(options: RunTurnOptions, handlers: EffectHandlers = defaultHandlers): Promise<TurnResult> {
   checkCommon(options, 'runTurn');
-  if (options.input !== undefined && typeof options.input !== 'string') throw new TypeError('runTurn option `input` must be a string.');
+  if (options.input !== undefined && typeof options.input !== 'string')
+    throw new TypeError('runTurn option `input` must be a string.');
   const dispatcher = toDispatcher(options, 'runTurn');
   checkToolSelection(options, dispatcher, 'runTurn');
   const limits = mergeExempt(withRetryOptions(options.limits, options, 'runTurn'), dispatcher);
@@ -39,12 +51,14 @@ export async function runTurn(options: RunTurnOptions, handlers: EffectHandlers 
  */
 export async function resumeTurn(options: ResumeTurnOptions, handlers: EffectHandlers = defaultHandlers): Promise<TurnResult> {
   checkCommon(options, 'resumeTurn');
-  if (!Array.isArray(options.transcript)) throw new TypeError('resumeTurn needs the `transcript` of the suspended result (an array of messages).');
+  if (!Array.isArray(options.transcript))
+    throw new TypeError('resumeTurn needs the `transcript` of the suspended result (an array of messages).');
   const saved = parseTurnState(options.state);
   // The retry options set the resumed turn's retry limits (validated with the rest of the state).
   const retryLimits = withRetryOptions(undefined, options, 'resumeTurn');
   const state = retryLimits === undefined ? saved : parseTurnState({ ...saved, limits: { ...saved.limits, ...retryLimits } });
-  if (state.status === 'ready') throw new TypeError(`resumeTurn got turn '${state.id}' that never started; start it with runTurn.`);
+  if (state.status === 'ready')
+    throw new TypeError(`resumeTurn got turn '${state.id}' that never started; start it with runTurn.`);
   const dispatcher = toDispatcher(options, 'resumeTurn');
   checkToolSelection(options, dispatcher, 'resumeTurn');
   const transcript = startTranscript(options.system, options.transcript);
@@ -126,17 +140,40 @@ async function drive(
   }
 }
 
-function toResult(state: TurnState, outcome: TurnState['outcome'], transcript: readonly Message[], dispatcher: Dispatcher, trace: TurnResult['trace']): TurnResult {
+function toResult(
+  state: TurnState,
+  outcome: TurnState['outcome'],
+  transcript: readonly Message[],
+  dispatcher: Dispatcher,
+  trace: TurnResult['trace'],
+): TurnResult {
   let last: Message | undefined;
-  for (let i = transcript.length - 1; i >= 0 && last === undefined; i--) if (transcript[i]?.role === 'assistant') last = transcript[i];
+  for (let i = transcript.length - 1; i >= 0 && last === undefined; i--)
+    if (transcript[i]?.role === 'assistant') last = transcript[i];
   const text = last?.role === 'assistant' ? last.content : '';
   // The common end, written out: spreading `base` into each shape is a slow generic copy.
   if (trace === undefined && outcome?.status === 'stopped') {
-    return { text, usage: state.usage, state, transcript, status: 'stopped', output: outcome.output, stopReason: outcome.stopReason, outcome };
+    return {
+      text,
+      usage: state.usage,
+      state,
+      transcript,
+      status: 'stopped',
+      output: outcome.output,
+      stopReason: outcome.stopReason,
+      outcome,
+    };
   }
   const base = { text, usage: state.usage, state, transcript, ...(trace === undefined ? {} : { trace }) };
   if (outcome === null) {
-    return { ...base, status: 'suspended', output: null, pending: undecided(state), grants: [...dispatcher.grants()], budgetUsage: dispatcher.budgetUsage() };
+    return {
+      ...base,
+      status: 'suspended',
+      output: null,
+      pending: undecided(state),
+      grants: [...dispatcher.grants()],
+      budgetUsage: dispatcher.budgetUsage(),
+    };
   }
   switch (outcome.status) {
     case 'stopped':
@@ -149,19 +186,24 @@ function toResult(state: TurnState, outcome: TurnState['outcome'], transcript: r
 }
 
 function checkCommon(options: RunTurnOptions | ResumeTurnOptions, fn: string): void {
-  if (options === null || typeof options !== 'object') throw new TypeError(`${fn} needs an options object with at least a model.`);
+  if (options === null || typeof options !== 'object')
+    throw new TypeError(`${fn} needs an options object with at least a model.`);
   if (options.model === null || typeof options.model !== 'object' || typeof options.model.generate !== 'function') {
     throw new TypeError(`${fn} option \`model\` must be a Model with a generate(request, { signal }) method.`);
   }
-  if (options.transcript !== undefined && !Array.isArray(options.transcript)) throw new TypeError(`${fn} option \`transcript\` must be an array of messages.`);
-  if (options.system !== undefined && typeof options.system !== 'string') throw new TypeError(`${fn} option \`system\` must be a string.`);
+  if (options.transcript !== undefined && !Array.isArray(options.transcript))
+    throw new TypeError(`${fn} option \`transcript\` must be an array of messages.`);
+  if (options.system !== undefined && typeof options.system !== 'string')
+    throw new TypeError(`${fn} option \`system\` must be a string.`);
   const retries: unknown = options.maxModelRetries;
   if (retries !== undefined && (typeof retries !== 'number' || !Number.isInteger(retries) || retries < 0)) {
     throw new TypeError(`${fn} option \`maxModelRetries\` must be a whole number >= 0, got ${String(retries)}.`);
   }
   const backoff: unknown = options.modelRetryBackoffMs;
   if (backoff !== undefined && (typeof backoff !== 'number' || !Number.isSafeInteger(backoff) || backoff < 0)) {
-    throw new TypeError(`${fn} option \`modelRetryBackoffMs\` must be a whole number of milliseconds >= 0, got ${String(backoff)}.`);
+    throw new TypeError(
+      `${fn} option \`modelRetryBackoffMs\` must be a whole number of milliseconds >= 0, got ${String(backoff)}.`,
+    );
   }
   const output: unknown = options.output;
   if (output !== undefined && output !== null && typeof (output as { safeParse?: unknown }).safeParse !== 'function') {
@@ -183,7 +225,9 @@ function checkToolSelection(options: RunTurnOptions | ResumeTurnOptions, dispatc
   const known = new Set(dispatcher.toolSpecs().map((spec) => spec.name));
   const unknown = (always as string[]).filter((name) => !known.has(name));
   if (unknown.length > 0) {
-    throw new TypeError(`${fn} option \`alwaysOffer\` names ${unknown.map((n) => `'${n}'`).join(', ')}, not defined tools (the tools: ${[...known].map((n) => `'${n}'`).join(', ') || 'none'}).`);
+    throw new TypeError(
+      `${fn} option \`alwaysOffer\` names ${unknown.map((n) => `'${n}'`).join(', ')}, not defined tools (the tools: ${[...known].map((n) => `'${n}'`).join(', ') || 'none'}).`,
+    );
   }
 }
 
@@ -192,16 +236,25 @@ function isDispatcher(tools: RunTurnOptions['tools']): tools is Dispatcher {
 }
 
 /** The dispatcher for `tools`; a suspended turn's grants and counts are restored into it. */
-function toDispatcher(options: Pick<RunTurnOptions, 'tools' | 'policy' | 'permissions' | 'hooks'> & Pick<Partial<ResumeTurnOptions>, 'grants' | 'budgetUsage'>, fn: string): Dispatcher {
+function toDispatcher(
+  options: Pick<RunTurnOptions, 'tools' | 'policy' | 'permissions' | 'hooks'> &
+    Pick<Partial<ResumeTurnOptions>, 'grants' | 'budgetUsage'>,
+  fn: string,
+): Dispatcher {
   const tools = options.tools ?? [];
   if (isDispatcher(tools)) {
     if (options.policy !== undefined || options.permissions !== undefined || options.hooks !== undefined) {
-      throw new TypeError(`${fn}: pass policy, permissions and hooks to createDispatcher when \`tools\` is already a dispatcher.`);
+      throw new TypeError(
+        `${fn}: pass policy, permissions and hooks to createDispatcher when \`tools\` is already a dispatcher.`,
+      );
     }
     for (const grant of options.grants ?? []) tools.grant(grant);
     return tools;
   }
-  if (!Array.isArray(tools)) throw new TypeError(`${fn} option \`tools\` must be an array of tool definitions (defineTool) or a dispatcher (createDispatcher).`);
+  if (!Array.isArray(tools))
+    throw new TypeError(
+      `${fn} option \`tools\` must be an array of tool definitions (defineTool) or a dispatcher (createDispatcher).`,
+    );
   return createDispatcher({
     tools,
     ...(options.policy === undefined ? {} : { policy: options.policy }),
@@ -216,12 +269,17 @@ function toDispatcher(options: Pick<RunTurnOptions, 'tools' | 'policy' | 'permis
  * The options `maxModelRetries` and `modelRetryBackoffMs` are the limits of the same names (core
  * decides retries). Setting one both ways is an error, so no value silently wins.
  */
-function withRetryOptions(limits: TurnLimitsInput | undefined, options: RunTurnOptions | ResumeTurnOptions, fn: string): TurnLimitsInput | undefined {
+function withRetryOptions(
+  limits: TurnLimitsInput | undefined,
+  options: RunTurnOptions | ResumeTurnOptions,
+  fn: string,
+): TurnLimitsInput | undefined {
   let out = limits;
   for (const key of ['maxModelRetries', 'modelRetryBackoffMs'] as const) {
     const value = options[key];
     if (value === undefined) continue;
-    if (limits?.[key] !== undefined) throw new TypeError(`${fn}: \`${key}\` is set both as an option and in \`limits\`; set it once, in \`limits.${key}\`.`);
+    if (limits?.[key] !== undefined)
+      throw new TypeError(`${fn}: \`${key}\` is set both as an option and in \`limits\`; set it once, in \`limits.${key}\`.`);
     out = { ...out, [key]: value };
   }
   return out;

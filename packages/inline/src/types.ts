@@ -21,7 +21,16 @@ import type {
   TurnUsage,
   ToolSpec,
 } from '@turnkit/core';
-import type { BeforeHook, AfterHook, BudgetUsage, Dispatcher, Grant, Permissions, Policy, ToolDefinition } from '@turnkit/dispatch';
+import type {
+  BeforeHook,
+  AfterHook,
+  BudgetUsage,
+  Dispatcher,
+  Grant,
+  Permissions,
+  Policy,
+  ToolDefinition,
+} from '@turnkit/dispatch';
 
 /** A person's (or a program's) answer for parked calls, by call id. A call left out expires (rejected). */
 export type ApproveFn = (
@@ -63,7 +72,10 @@ export type SelectToolsFn = (info: ToolSelectionInfo) => readonly string[];
 export interface OutputSchema {
   safeParse(value: unknown):
     | { readonly success: true; readonly data: unknown }
-    | { readonly success: false; readonly error: { readonly issues: readonly { readonly path: readonly PropertyKey[]; readonly message: string }[] } };
+    | {
+        readonly success: false;
+        readonly error: { readonly issues: readonly { readonly path: readonly PropertyKey[]; readonly message: string }[] };
+      };
 }
 
 /** One transition, as `onStep` and `trace` record it (core's `TraceEntry`). */

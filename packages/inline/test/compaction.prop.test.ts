@@ -4,7 +4,10 @@ import type { CompactInfo, Message } from '@turnkit/core';
 import { keepLastMessages } from '@turnkit/inline';
 import { testLog } from '../../../test-log.ts';
 
-const info: CompactInfo = { round: 1, usage: { inputTokens: 0, outputTokens: 0, totalTokens: 0, cost: 0, modelCalls: 1, toolCalls: 0 } };
+const info: CompactInfo = {
+  round: 1,
+  usage: { inputTokens: 0, outputTokens: 0, totalTokens: 0, cost: 0, modelCalls: 1, toolCalls: 0 },
+};
 const NUM_RUNS = 1000;
 
 /** A well-formed transcript: system messages anywhere, assistant messages followed by one result per call. */
@@ -26,7 +29,12 @@ const transcript = fc
 
 /** A conversation as turns build it: a system prompt (or not), the task, then rounds and follow-ups. */
 const conversation = fc
-  .tuple(fc.boolean(), fc.array(fc.oneof(fc.constant('user' as const), fc.constant('text' as const), fc.integer({ min: 1, max: 3 })), { maxLength: 30 }))
+  .tuple(
+    fc.boolean(),
+    fc.array(fc.oneof(fc.constant('user' as const), fc.constant('text' as const), fc.integer({ min: 1, max: 3 })), {
+      maxLength: 30,
+    }),
+  )
   .map(([withSystem, parts]) => {
     const out: Message[] = withSystem ? [{ role: 'system', content: 'rules' }] : [];
     out.push({ role: 'user', content: 'the task' });

@@ -2,10 +2,20 @@ import { describe, expect, it } from 'vitest';
 import type { CompactInfo, Message } from '@turnkit/core';
 import { keepLastMessages } from '@turnkit/inline';
 
-const info: CompactInfo = { round: 1, usage: { inputTokens: 0, outputTokens: 0, totalTokens: 0, cost: 0, modelCalls: 1, toolCalls: 1 } };
+const info: CompactInfo = {
+  round: 1,
+  usage: { inputTokens: 0, outputTokens: 0, totalTokens: 0, cost: 0, modelCalls: 1, toolCalls: 1 },
+};
 const sys: Message = { role: 'system', content: 'rules' };
 const user: Message = { role: 'user', content: 'go' };
-const asks: Message = { role: 'assistant', content: '', toolCalls: [{ id: 'a', name: 'add', input: {} }, { id: 'b', name: 'add', input: {} }] };
+const asks: Message = {
+  role: 'assistant',
+  content: '',
+  toolCalls: [
+    { id: 'a', name: 'add', input: {} },
+    { id: 'b', name: 'add', input: {} },
+  ],
+};
 const resultA: Message = { role: 'tool', result: { callId: 'a', name: 'add', output: 1, isError: false } };
 const resultB: Message = { role: 'tool', result: { callId: 'b', name: 'add', output: 2, isError: false } };
 

@@ -33,7 +33,13 @@ describe('resumeTurn takes a suspended result as it is', () => {
   });
 
   it('{ ...result, ...options, decisions }: the options of runTurn, output schema and trace included', async () => {
-    const options = { model: scriptedModel(script()), tools: [deploy], input: 'Deploy api.', output: z.object({ done: z.boolean() }), trace: true } satisfies RunTurnOptions;
+    const options = {
+      model: scriptedModel(script()),
+      tools: [deploy],
+      input: 'Deploy api.',
+      output: z.object({ done: z.boolean() }),
+      trace: true,
+    } satisfies RunTurnOptions;
     const result = await suspended(options);
     expect(result.trace?.entries.length).toBeGreaterThan(0);
     const resumed = await resumeTurn({ ...result, ...options, decisions: approve });
@@ -51,7 +57,14 @@ describe('resumeTurn takes a suspended result as it is', () => {
   it('{ ...options, state, transcript } with the fields picked by hand', async () => {
     const options = { model: scriptedModel(script()), tools: [deploy] };
     const result = await suspended({ ...options, input: 'Deploy api.' });
-    const resumed = await resumeTurn({ ...options, state: result.state, transcript: result.transcript, grants: result.grants, budgetUsage: result.budgetUsage, decisions: approve });
+    const resumed = await resumeTurn({
+      ...options,
+      state: result.state,
+      transcript: result.transcript,
+      grants: result.grants,
+      budgetUsage: result.budgetUsage,
+      decisions: approve,
+    });
     expect(resumed.status).toBe('stopped');
   });
 });

@@ -9,21 +9,42 @@ import { defineTool } from '@turnkit/dispatch';
 import { resumeTurn, type ResumeTurnOptions } from '@turnkit/inline';
 import { call, scriptedModel, text, toolCalls } from '@turnkit/testing';
 
-const saved = JSON.parse(readFileSync(new URL('../../core/test/fixtures/v1/result-suspended.json', import.meta.url), 'utf8')) as ResumeTurnOptions & {
+const saved = JSON.parse(
+  readFileSync(new URL('../../core/test/fixtures/v1/result-suspended.json', import.meta.url), 'utf8'),
+) as ResumeTurnOptions & {
   state: { version: number };
   transcript: Message[];
 };
 
 // The tools the fixture's turn was run with.
-const add = defineTool({ name: 'add', description: 'Adds.', input: z.object({ a: z.number(), b: z.number() }), execute: async ({ a, b }) => a + b });
-const pay = defineTool({ name: 'pay', description: 'Pays.', input: z.object({ amount: z.number() }), needsApproval: true, execute: async ({ amount }) => `paid ${amount}` });
+const add = defineTool({
+  name: 'add',
+  description: 'Adds.',
+  input: z.object({ a: z.number(), b: z.number() }),
+  execute: async ({ a, b }) => a + b,
+});
+const pay = defineTool({
+  name: 'pay',
+  description: 'Pays.',
+  input: z.object({ amount: z.number() }),
+  needsApproval: true,
+  execute: async ({ amount }) => `paid ${amount}`,
+});
 // The fixture's script; its first step was answered before the turn suspended.
-const script = () => scriptedModel([toolCalls(call('add', { a: 1, b: 2 }), call('pay', { amount: 5 })), text('done')], { startAt: 1 });
+const script = () =>
+  scriptedModel([toolCalls(call('add', { a: 1, b: 2 }), call('pay', { amount: 5 })), text('done')], { startAt: 1 });
 
 const before: Message[] = [
   { role: 'system', content: 'You are a cashier.' },
   { role: 'user', content: 'Add then pay.' },
-  { role: 'assistant', content: '', toolCalls: [{ id: 'call_1', name: 'add', input: { a: 1, b: 2 } }, { id: 'call_2', name: 'pay', input: { amount: 5 } }] },
+  {
+    role: 'assistant',
+    content: '',
+    toolCalls: [
+      { id: 'call_1', name: 'add', input: { a: 1, b: 2 } },
+      { id: 'call_2', name: 'pay', input: { amount: 5 } },
+    ],
+  },
 ];
 
 describe('resumeTurn with a suspended result saved by state version 1', () => {
@@ -51,11 +72,21 @@ describe('resumeTurn with a suspended result saved by state version 1', () => {
   });
 
   it('rejected: the pay call does not run and the model hears why', async () => {
-    const result = await resumeTurn({ ...saved, model: script(), tools: [add, pay], decisions: { call_2: { type: 'reject', reason: 'over the limit' } } });
+    const result = await resumeTurn({
+      ...saved,
+      model: script(),
+      tools: [add, pay],
+      decisions: { call_2: { type: 'reject', reason: 'over the limit' } },
+    });
     expect(result.status).toBe('stopped');
     expect(result.transcript[4]).toEqual({
       role: 'tool',
-      result: { callId: 'call_2', name: 'pay', output: 'rejected: over the limit. A person declined this call; do not retry it unchanged.', isError: true },
+      result: {
+        callId: 'call_2',
+        name: 'pay',
+        output: 'rejected: over the limit. A person declined this call; do not retry it unchanged.',
+        isError: true,
+      },
     });
   });
 
@@ -64,6 +95,8 @@ describe('resumeTurn with a suspended result saved by state version 1', () => {
     expect(result.status).toBe('suspended');
     expect(result.state.status).toBe('awaiting_approval');
     expect(result.state.version).toBe(TURN_STATE_VERSION);
-    expect(result.pending).toEqual([{ call: { id: 'call_2', name: 'pay', input: { amount: 5 } }, reason: "tool 'pay' needs approval" }]);
+    expect(result.pending).toEqual([
+      { call: { id: 'call_2', name: 'pay', input: { amount: 5 } }, reason: "tool 'pay' needs approval" },
+    ]);
   });
 });

@@ -10,9 +10,27 @@ import { testLog } from '../../../test-log.ts';
 const NUM_RUNS = 300;
 
 const tools = [
-  defineTool({ name: 'add', description: 'Adds.', input: z.object({ a: z.number(), b: z.number() }), execute: ({ a, b }) => a + b }),
-  defineTool({ name: 'boom', description: 'Throws.', input: z.object({}), execute: () => { throw new Error('boom'); } }),
-  defineTool({ name: 'deploy', description: 'Needs approval.', input: z.object({}), needsApproval: true, execute: () => 'deployed' }),
+  defineTool({
+    name: 'add',
+    description: 'Adds.',
+    input: z.object({ a: z.number(), b: z.number() }),
+    execute: ({ a, b }) => a + b,
+  }),
+  defineTool({
+    name: 'boom',
+    description: 'Throws.',
+    input: z.object({}),
+    execute: () => {
+      throw new Error('boom');
+    },
+  }),
+  defineTool({
+    name: 'deploy',
+    description: 'Needs approval.',
+    input: z.object({}),
+    needsApproval: true,
+    execute: () => 'deployed',
+  }),
 ];
 
 const anyCall = fc.oneof(
@@ -55,7 +73,11 @@ describe('runTurn over random scripts', () => {
     await fc.assert(
       fc.asyncProperty(
         fc.array(anyStep, { maxLength: 8 }),
-        fc.record({ maxIterations: fc.integer({ min: 1, max: 4 }), loopThreshold: fc.constantFrom(0, 2, 3), maxOutputRepairs: fc.integer({ min: 0, max: 2 }) }),
+        fc.record({
+          maxIterations: fc.integer({ min: 1, max: 4 }),
+          loopThreshold: fc.constantFrom(0, 2, 3),
+          maxOutputRepairs: fc.integer({ min: 0, max: 2 }),
+        }),
         fc.constantFrom<Approver>('none', 'approve', 'reject', 'expire'),
         fc.boolean(),
         async (steps, limits, approver, withSchema) => {

@@ -5,9 +5,26 @@ import { createDispatcher, defineTool, type DecisionRecord } from '@turnkit/disp
 import { resumeTurn, runTurn } from '@turnkit/inline';
 import { call, fail, replay, scriptedModel, text, toolCalls, transcriptLines, type Trace } from '@turnkit/testing';
 
-const add = defineTool({ name: 'add', description: 'Adds two numbers.', input: z.object({ a: z.number(), b: z.number() }), execute: ({ a, b }) => a + b });
-const deploy = defineTool({ name: 'deploy', description: 'Deploys.', input: z.object({ service: z.string() }), needsApproval: true, execute: ({ service }) => `deployed ${service}` });
-const search = defineTool({ name: 'search', description: 'Searches.', input: z.object({ q: z.string() }), loopExempt: true, execute: () => 'nothing' });
+const add = defineTool({
+  name: 'add',
+  description: 'Adds two numbers.',
+  input: z.object({ a: z.number(), b: z.number() }),
+  execute: ({ a, b }) => a + b,
+});
+const deploy = defineTool({
+  name: 'deploy',
+  description: 'Deploys.',
+  input: z.object({ service: z.string() }),
+  needsApproval: true,
+  execute: ({ service }) => `deployed ${service}`,
+});
+const search = defineTool({
+  name: 'search',
+  description: 'Searches.',
+  input: z.object({ q: z.string() }),
+  loopExempt: true,
+  execute: () => 'nothing',
+});
 
 const retryable = (message: string) => Object.assign(new Error(message), { retryable: true });
 
@@ -17,7 +34,12 @@ describe('runTurn', () => {
     const result = await runTurn({ model, tools: [add], input: 'What is 1 + 2?' });
     expect(result.status).toBe('stopped');
     expect(result.text).toBe('3');
-    expect(transcriptLines(result.transcript)).toEqual(['user: What is 1 + 2?', 'assistant: [call_1 add]', 'tool call_1 add: ok 3', 'assistant: 3']);
+    expect(transcriptLines(result.transcript)).toEqual([
+      'user: What is 1 + 2?',
+      'assistant: [call_1 add]',
+      'tool call_1 add: ok 3',
+      'assistant: 3',
+    ]);
     expect(result.usage.modelCalls).toBe(2);
     expect(result.usage.toolCalls).toBe(1);
   });
@@ -36,13 +58,26 @@ describe('runTurn', () => {
   it('announces each retry with a model_retry notice and records it in the trace', async () => {
     const model = scriptedModel([fail(retryable('overloaded')), fail(retryable('overloaded')), text('ok')]);
     const notices: Notice[] = [];
-    const result = await runTurn({ model, input: 'hi', limits: { modelRetryBackoffMs: 1 }, trace: true, onNotice: (n) => notices.push(n) });
+    const result = await runTurn({
+      model,
+      input: 'hi',
+      limits: { modelRetryBackoffMs: 1 },
+      trace: true,
+      onNotice: (n) => notices.push(n),
+    });
     expect(notices.filter((n) => n.name === 'model_retry').map((n) => n.data)).toEqual([
       { attempt: 1, delayMs: 1, error: { kind: 'model_error', message: 'overloaded', retryable: true } },
       { attempt: 2, delayMs: 2, error: { kind: 'model_error', message: 'overloaded', retryable: true } },
     ]);
-    const requests = result.trace?.entries.flatMap((e) => e.effects).filter((e) => e.type === 'call_model').map((e) => e.request);
-    expect(requests).toEqual([{ iteration: 1, final: false }, { iteration: 1, final: false, attempt: 1, delayMs: 1 }, { iteration: 1, final: false, attempt: 2, delayMs: 2 }]);
+    const requests = result.trace?.entries
+      .flatMap((e) => e.effects)
+      .filter((e) => e.type === 'call_model')
+      .map((e) => e.request);
+    expect(requests).toEqual([
+      { iteration: 1, final: false },
+      { iteration: 1, final: false, attempt: 1, delayMs: 1 },
+      { iteration: 1, final: false, attempt: 2, delayMs: 2 },
+    ]);
   });
 
   it('a cancel during the wait before a retry ends the turn at once, without calling the model again', async () => {
@@ -62,19 +97,40 @@ describe('runTurn', () => {
   });
 
   it('maps the retry options into limits, and refuses one set both ways', async () => {
-    const result = await runTurn({ model: scriptedModel([text('ok')]), input: 'hi', maxModelRetries: 5, modelRetryBackoffMs: 10 });
+    const result = await runTurn({
+      model: scriptedModel([text('ok')]),
+      input: 'hi',
+      maxModelRetries: 5,
+      modelRetryBackoffMs: 10,
+    });
     expect(result.state.limits).toMatchObject({ maxModelRetries: 5, modelRetryBackoffMs: 10 });
-    await expect(runTurn({ model: scriptedModel([]), input: 'x', maxModelRetries: 1, limits: { maxModelRetries: 2 } })).rejects.toThrow(
+    await expect(
+      runTurn({ model: scriptedModel([]), input: 'x', maxModelRetries: 1, limits: { maxModelRetries: 2 } }),
+    ).rejects.toThrow(
       'runTurn: `maxModelRetries` is set both as an option and in `limits`; set it once, in `limits.maxModelRetries`.',
     );
   });
 
   it('resumeTurn applies its retry options to the resumed turn', async () => {
-    const suspended = await runTurn({ model: scriptedModel([toolCalls(call('deploy', { service: 'api' }))]), tools: [deploy], input: 'deploy' });
+    const suspended = await runTurn({
+      model: scriptedModel([toolCalls(call('deploy', { service: 'api' }))]),
+      tools: [deploy],
+      input: 'deploy',
+    });
     expect(suspended.status).toBe('suspended');
-    const model = scriptedModel([toolCalls(call('deploy', { service: 'api' })), fail(retryable('overloaded')), text('deployed')], { startAt: 1 });
+    const model = scriptedModel(
+      [toolCalls(call('deploy', { service: 'api' })), fail(retryable('overloaded')), text('deployed')],
+      { startAt: 1 },
+    );
     const saved = JSON.parse(JSON.stringify(suspended));
-    const resumed = await resumeTurn({ ...saved, model, tools: [deploy], decisions: { call_1: { type: 'approve' } }, maxModelRetries: 1, modelRetryBackoffMs: 0 });
+    const resumed = await resumeTurn({
+      ...saved,
+      model,
+      tools: [deploy],
+      decisions: { call_1: { type: 'approve' } },
+      maxModelRetries: 1,
+      modelRetryBackoffMs: 0,
+    });
     expect(resumed.state.limits).toMatchObject({ maxModelRetries: 1, modelRetryBackoffMs: 0 });
     expect(resumed.status).toBe('stopped');
     expect(resumed.output).toBe('deployed');
@@ -83,13 +139,23 @@ describe('runTurn', () => {
 
   it('a dispatcher that throws fails the turn with dispatch_failed, and every call in flight gets a result from core', async () => {
     const broken = createDispatcher({ tools: [add] });
-    const dispatcher = { ...broken, toolSpecs: () => broken.toolSpecs(), dispatch: () => Promise.reject(new Error('db down')) } as typeof broken;
+    const dispatcher = {
+      ...broken,
+      toolSpecs: () => broken.toolSpecs(),
+      dispatch: () => Promise.reject(new Error('db down')),
+    } as typeof broken;
     const model = scriptedModel([toolCalls(call('add', { a: 1, b: 2 }), call('add', { a: 2, b: 2 })), text('never')]);
     const result = await runTurn({ model, tools: dispatcher, input: 'add', trace: true });
     expect(result.status).toBe('failed');
     expect(result.error).toEqual({ kind: 'dispatch_failed', message: 'The tool dispatcher failed: db down.' });
-    const why = 'not executed: the tool dispatcher failed before this call reported a result (The tool dispatcher failed: db down.).';
-    expect(transcriptLines(result.transcript)).toEqual(['user: add', 'assistant: [call_1 add, call_2 add]', `tool call_1 add: error ${why}`, `tool call_2 add: error ${why}`]);
+    const why =
+      'not executed: the tool dispatcher failed before this call reported a result (The tool dispatcher failed: db down.).';
+    expect(transcriptLines(result.transcript)).toEqual([
+      'user: add',
+      'assistant: [call_1 add, call_2 add]',
+      `tool call_1 add: error ${why}`,
+      `tool call_2 add: error ${why}`,
+    ]);
     expect(result.trace?.entries.map((e) => e.event.type)).toContain('effect_failed');
   });
 
@@ -131,14 +197,28 @@ describe('runTurn', () => {
     const result = await runTurn({
       model,
       input: 'yes or no?',
-      check: (candidate) => (candidate === 'yes' || candidate === 'no' ? { ok: true, output: candidate === 'yes' } : { ok: false, reason: 'Answer yes or no.' }),
+      check: (candidate) =>
+        candidate === 'yes' || candidate === 'no'
+          ? { ok: true, output: candidate === 'yes' }
+          : { ok: false, reason: 'Answer yes or no.' },
     });
     expect(result.output).toBe(true);
-    expect(transcriptLines(result.transcript)).toEqual(['user: yes or no?', 'assistant: maybe', 'user: Answer yes or no.', 'assistant: yes']);
+    expect(transcriptLines(result.transcript)).toEqual([
+      'user: yes or no?',
+      'assistant: maybe',
+      'user: Answer yes or no.',
+      'assistant: yes',
+    ]);
   });
 
   it('fails the turn naming check when the check throws or answers garbage', async () => {
-    const thrown = await runTurn({ model: scriptedModel([text('x')]), input: 'hi', check: () => { throw new Error('db down'); } });
+    const thrown = await runTurn({
+      model: scriptedModel([text('x')]),
+      input: 'hi',
+      check: () => {
+        throw new Error('db down');
+      },
+    });
     expect(thrown.status).toBe('failed');
     expect(thrown.error?.kind).toBe('check_failed');
     expect(thrown.error?.message).toContain('check function threw: db down');
@@ -150,7 +230,14 @@ describe('runTurn', () => {
 
   it('fails the turn naming compact when compact throws or returns garbage', async () => {
     const steps = () => scriptedModel([toolCalls(call('add', { a: 1, b: 2 })), text('3')]);
-    const thrown = await runTurn({ model: steps(), tools: [add], input: 'hi', compact: () => { throw new Error('no space'); } });
+    const thrown = await runTurn({
+      model: steps(),
+      tools: [add],
+      input: 'hi',
+      compact: () => {
+        throw new Error('no space');
+      },
+    });
     expect(thrown.error).toMatchObject({ kind: 'compact_failed' });
     expect(thrown.error?.message).toContain('compact function threw: no space');
     // The tool result made it into the transcript before compaction failed.
@@ -183,9 +270,19 @@ describe('runTurn', () => {
 
   it('fails the turn when compact keeps a call but drops its result, or returns a message without its parts', async () => {
     const steps = () => scriptedModel([toolCalls(call('add', { a: 1, b: 2 })), text('3')]);
-    const dropped = await runTurn({ model: steps(), tools: [add], input: 'hi', compact: (t) => t.filter((m) => m.role !== 'tool') });
+    const dropped = await runTurn({
+      model: steps(),
+      tools: [add],
+      input: 'hi',
+      compact: (t) => t.filter((m) => m.role !== 'tool'),
+    });
     expect(dropped.error?.message).toContain('it keeps the calls "call_1" but drops their tool results');
-    const partless = await runTurn({ model: steps(), tools: [add], input: 'hi', compact: (t) => [...t, { role: 'tool' } as never] });
+    const partless = await runTurn({
+      model: steps(),
+      tools: [add],
+      input: 'hi',
+      compact: (t) => [...t, { role: 'tool' } as never],
+    });
     expect(partless.error?.message).toContain('item 3 is not one');
   });
 
@@ -229,7 +326,14 @@ describe('runTurn', () => {
     it('a forced final call offers no tools and does not ask', async () => {
       const model = scriptedModel([toolCalls(call('add', { a: 1, b: 2 })), text('3')]);
       const iterations: number[] = [];
-      const result = await runTurn({ model, tools: two, input: 'hi', limits: { maxIterations: 1 }, alwaysOffer: ['add'], selectTools: (info) => (iterations.push(info.iteration), ['add']) });
+      const result = await runTurn({
+        model,
+        tools: two,
+        input: 'hi',
+        limits: { maxIterations: 1 },
+        alwaysOffer: ['add'],
+        selectTools: (info) => (iterations.push(info.iteration), ['add']),
+      });
       expect(result.stopReason).toBe('max_iterations');
       expect(iterations).toEqual([1]);
       expect(model.calls[1]).toMatchObject({ tools: [], toolChoice: 'none' });
@@ -240,11 +344,21 @@ describe('runTurn', () => {
       const unknown = await runTurn({ model, tools: two, input: 'hi', selectTools: () => ['add', 'deploy'] });
       expect(unknown.error).toEqual({
         kind: 'tool_selection_failed',
-        message: "The selectTools function chose 'deploy', which is not a defined tool (the tools: 'add', 'search'). No model call was made.",
+        message:
+          "The selectTools function chose 'deploy', which is not a defined tool (the tools: 'add', 'search'). No model call was made.",
         retryable: false,
       });
-      const thrown = await runTurn({ model, tools: two, input: 'hi', selectTools: () => { throw new Error('index offline'); } });
-      expect(thrown.error?.message).toBe('The selectTools function threw: index offline. Fix the function passed as `selectTools`; no model call was made.');
+      const thrown = await runTurn({
+        model,
+        tools: two,
+        input: 'hi',
+        selectTools: () => {
+          throw new Error('index offline');
+        },
+      });
+      expect(thrown.error?.message).toBe(
+        'The selectTools function threw: index offline. Fix the function passed as `selectTools`; no model call was made.',
+      );
       const garbage = await runTurn({ model, tools: two, input: 'hi', selectTools: () => 'add' as never });
       expect(garbage.error?.message).toContain("must return an array of tool names; it returned the string 'add'");
       expect(model.calls).toHaveLength(0);
@@ -252,15 +366,27 @@ describe('runTurn', () => {
 
     it('checks the options up front', async () => {
       const model = scriptedModel([text('x')]);
-      await expect(runTurn({ model, tools: two, input: 'hi', alwaysOffer: ['deploy'] })).rejects.toThrow("runTurn option `alwaysOffer` names 'deploy', not defined tools (the tools: 'add', 'search').");
-      await expect(runTurn({ model, tools: two, input: 'hi', alwaysOffer: 'add' as never })).rejects.toThrow('must be an array of tool names');
-      await expect(runTurn({ model, tools: two, input: 'hi', selectTools: ['add'] as never })).rejects.toThrow('`selectTools` must be a function');
+      await expect(runTurn({ model, tools: two, input: 'hi', alwaysOffer: ['deploy'] })).rejects.toThrow(
+        "runTurn option `alwaysOffer` names 'deploy', not defined tools (the tools: 'add', 'search').",
+      );
+      await expect(runTurn({ model, tools: two, input: 'hi', alwaysOffer: 'add' as never })).rejects.toThrow(
+        'must be an array of tool names',
+      );
+      await expect(runTurn({ model, tools: two, input: 'hi', selectTools: ['add'] as never })).rejects.toThrow(
+        '`selectTools` must be a function',
+      );
     });
   });
 
   it('replaces the transcript with what compact returns', async () => {
     const model = scriptedModel([toolCalls(call('add', { a: 1, b: 2 })), text('3')]);
-    const result = await runTurn({ model, tools: [add], input: 'hi', system: 'Be brief.', compact: (t) => t.filter((m) => m.role !== 'user') });
+    const result = await runTurn({
+      model,
+      tools: [add],
+      input: 'hi',
+      system: 'Be brief.',
+      compact: (t) => t.filter((m) => m.role !== 'user'),
+    });
     expect(model.calls[1]?.messages.map((m) => m.role)).toEqual(['system', 'assistant', 'tool']);
     expect(result.transcript.map((m) => m.role)).toEqual(['system', 'assistant', 'tool', 'assistant']);
   });
@@ -291,17 +417,37 @@ describe('runTurn', () => {
   });
 
   it('records a trace that replays without a difference, and reports a tampered one', async () => {
-    const result = await runTurn({ model: scriptedModel([toolCalls(call('add', { a: 1, b: 2 })), text('3')]), tools: [add], input: 'hi', trace: true, id: 't1' });
+    const result = await runTurn({
+      model: scriptedModel([toolCalls(call('add', { a: 1, b: 2 })), text('3')]),
+      tools: [add],
+      input: 'hi',
+      trace: true,
+      id: 't1',
+    });
     // inline's TurnTrace is the Trace that @turnkit/testing replays (checked by the compiler here).
     const typed: Trace | undefined = result.trace;
     expect(typed?.initial.status).toBe('ready');
     const trace = JSON.parse(JSON.stringify(result.trace));
-    expect(trace.entries.map((e: { event: { type: string } }) => e.event.type)).toEqual(['start', 'model_responded', 'tools_completed', 'compacted', 'model_responded', 'output_accepted']);
+    expect(trace.entries.map((e: { event: { type: string } }) => e.event.type)).toEqual([
+      'start',
+      'model_responded',
+      'tools_completed',
+      'compacted',
+      'model_responded',
+      'output_accepted',
+    ]);
     expect(replay(trace)).toEqual({ ok: true, steps: 6 });
     trace.entries[1].event.response.toolCalls[0].input.b = 5;
     const report = replay(trace);
     expect(report.ok).toBe(false);
-    if (!report.ok) expect(report.difference).toMatchObject({ index: 1, part: 'state', path: 'batch.calls[0].input.b', recorded: 2, replayed: 5 });
+    if (!report.ok)
+      expect(report.difference).toMatchObject({
+        index: 1,
+        part: 'state',
+        path: 'batch.calls[0].input.b',
+        recorded: 2,
+        replayed: 5,
+      });
   });
 
   it('has no trace unless asked', async () => {
@@ -330,7 +476,12 @@ describe('runTurn', () => {
         return new Promise(() => undefined);
       },
     });
-    const result = await runTurn({ model: scriptedModel([toolCalls(call('stubborn'))]), tools: [stubborn], input: 'hi', signal: controller.signal });
+    const result = await runTurn({
+      model: scriptedModel([toolCalls(call('stubborn'))]),
+      tools: [stubborn],
+      input: 'hi',
+      signal: controller.signal,
+    });
     expect(result.status).toBe('cancelled');
     expect(result.reason).toBe('stop now');
     expect(transcriptLines(result.transcript).at(-1)).toMatch(/^tool call_1 stubborn: error cancelled/);
@@ -338,7 +489,12 @@ describe('runTurn', () => {
 
   it('cancels a model call that ignores its signal', async () => {
     const controller = new AbortController();
-    const model = scriptedModel([() => { controller.abort(); return new Promise(() => undefined); }]);
+    const model = scriptedModel([
+      () => {
+        controller.abort();
+        return new Promise(() => undefined);
+      },
+    ]);
     const result = await runTurn({ model, input: 'hi', signal: controller.signal });
     expect(result.status).toBe('cancelled');
     expect(result.reason).toBe('cancelled by the caller');
@@ -349,9 +505,13 @@ describe('runTurn', () => {
       model: scriptedModel([toolCalls(call('deploy', { service: 'api' })), text('ok')]),
       tools: [deploy],
       input: 'hi',
-      approve: () => { throw new Error('pager offline'); },
+      approve: () => {
+        throw new Error('pager offline');
+      },
     });
-    expect(transcriptLines(result.transcript)[2]).toMatch(/^tool call_1 deploy: error rejected: the approve callback failed \(pager offline\)/);
+    expect(transcriptLines(result.transcript)[2]).toMatch(
+      /^tool call_1 deploy: error rejected: the approve callback failed \(pager offline\)/,
+    );
   });
 
   it('records user decisions with the dispatcher and remembers grants', async () => {
@@ -390,16 +550,30 @@ describe('runTurn', () => {
 
   it('carries grants through suspension and restores them on resume', async () => {
     const dispatcher = createDispatcher({ tools: [add, deploy], grants: [{ scope: 'tool', tool: 'add' }] });
-    const model = scriptedModel([toolCalls(call('deploy', { service: 'api' })), toolCalls(call('deploy', { service: 'db' })), text('done')]);
+    const model = scriptedModel([
+      toolCalls(call('deploy', { service: 'api' })),
+      toolCalls(call('deploy', { service: 'db' })),
+      text('done'),
+    ]);
     const first = await runTurn({ model, tools: dispatcher, input: 'deploy both' });
     expect(first.status).toBe('suspended');
     expect(first.grants).toEqual([{ scope: 'tool', tool: 'add' }]);
     expect(first.budgetUsage).toEqual({ total: 0, perTool: {} });
     const saved = JSON.parse(JSON.stringify(first));
     // A remembered grant made while resuming lets the second deploy run without asking.
-    const second = await resumeTurn({ ...saved, model, tools: [add, deploy], decisions: { call_1: { type: 'approve', remember: 'tool' } } });
+    const second = await resumeTurn({
+      ...saved,
+      model,
+      tools: [add, deploy],
+      decisions: { call_1: { type: 'approve', remember: 'tool' } },
+    });
     expect(second.status).toBe('stopped');
-    expect(transcriptLines(second.transcript).slice(2)).toEqual(['tool call_1 deploy: ok "deployed api"', 'assistant: [call_2 deploy]', 'tool call_2 deploy: ok "deployed db"', 'assistant: done']);
+    expect(transcriptLines(second.transcript).slice(2)).toEqual([
+      'tool call_1 deploy: ok "deployed api"',
+      'assistant: [call_2 deploy]',
+      'tool call_2 deploy: ok "deployed db"',
+      'assistant: done',
+    ]);
     expect(second.grants).toBeUndefined();
   });
 
@@ -409,13 +583,24 @@ describe('runTurn', () => {
     const again = await resumeTurn({ state: first.state, transcript: first.transcript, model, tools: [deploy] });
     expect(again.status).toBe('suspended');
     expect(again.pending).toEqual(first.pending);
-    const asked = await resumeTurn({ state: first.state, transcript: first.transcript, model, tools: [deploy], approve: () => ({ call_1: { type: 'approve' } }) });
+    const asked = await resumeTurn({
+      state: first.state,
+      transcript: first.transcript,
+      model,
+      tools: [deploy],
+      approve: () => ({ call_1: { type: 'approve' } }),
+    });
     expect(asked.status).toBe('stopped');
   });
 
   it('resumes a state persisted while tools ran: they get interrupted results and are not re-run', async () => {
     const states: { status: string; state: unknown }[] = [];
-    const stubborn = defineTool({ name: 'stubborn', description: 'Crashes the process (here: never ends).', input: z.object({}), execute: () => new Promise(() => undefined) });
+    const stubborn = defineTool({
+      name: 'stubborn',
+      description: 'Crashes the process (here: never ends).',
+      input: z.object({}),
+      execute: () => new Promise(() => undefined),
+    });
     const controller = new AbortController();
     const first = await runTurn({
       model: scriptedModel([toolCalls(call('stubborn'))]),
@@ -433,46 +618,100 @@ describe('runTurn', () => {
     const transcript = first.transcript.slice(0, 2);
     const resumed = await resumeTurn({ state: saved, transcript, model, tools: [stubborn] });
     expect(resumed.status).toBe('stopped');
-    expect(transcriptLines(resumed.transcript)).toEqual(['user: go', 'assistant: [call_1 stubborn]', expect.stringMatching(/^tool call_1 stubborn: error interrupted/), 'assistant: The tool was interrupted.']);
+    expect(transcriptLines(resumed.transcript)).toEqual([
+      'user: go',
+      'assistant: [call_1 stubborn]',
+      expect.stringMatching(/^tool call_1 stubborn: error interrupted/),
+      'assistant: The tool was interrupted.',
+    ]);
   });
 
   it('lists only the undecided calls as pending after a partial decision', async () => {
     const model = scriptedModel([toolCalls(call('deploy', { service: 'a' }), call('deploy', { service: 'b' })), text('done')]);
     const first = await runTurn({ model, tools: [deploy], input: 'x' });
     expect(first.pending?.map((p) => p.call.id)).toEqual(['call_1', 'call_2']);
-    const partial = await resumeTurn({ state: first.state, transcript: first.transcript, model, tools: [deploy], decisions: { call_2: { type: 'reject' } } });
+    const partial = await resumeTurn({
+      state: first.state,
+      transcript: first.transcript,
+      model,
+      tools: [deploy],
+      decisions: { call_2: { type: 'reject' } },
+    });
     expect(partial.status).toBe('suspended');
     expect(partial.pending?.map((p) => p.call.id)).toEqual(['call_1']);
-    const done = await resumeTurn({ ...JSON.parse(JSON.stringify(partial)), model, tools: [deploy], decisions: { call_1: { type: 'approve' } } });
-    expect(transcriptLines(done.transcript).slice(2, 4)).toEqual(['tool call_1 deploy: ok "deployed a"', expect.stringMatching(/^tool call_2 deploy: error rejected\./)]);
+    const done = await resumeTurn({
+      ...JSON.parse(JSON.stringify(partial)),
+      model,
+      tools: [deploy],
+      decisions: { call_1: { type: 'approve' } },
+    });
+    expect(transcriptLines(done.transcript).slice(2, 4)).toEqual([
+      'tool call_1 deploy: ok "deployed a"',
+      expect.stringMatching(/^tool call_2 deploy: error rejected\./),
+    ]);
   });
 
   it('refuses to resume a turn that never started', async () => {
     const t = await runTurn({ model: scriptedModel([text('x')]), input: 'x', trace: true });
-    await expect(resumeTurn({ state: t.trace!.initial, transcript: [], model: scriptedModel([]) })).rejects.toThrow(/never started; start it with runTurn/);
+    await expect(resumeTurn({ state: t.trace!.initial, transcript: [], model: scriptedModel([]) })).rejects.toThrow(
+      /never started; start it with runTurn/,
+    );
   });
 
   it('throws a TurnStateError for a garbage state on resume', async () => {
-    await expect(resumeTurn({ state: { version: 1 }, transcript: [], model: scriptedModel([]) })).rejects.toThrow(/Invalid turn state/);
+    await expect(resumeTurn({ state: { version: 1 }, transcript: [], model: scriptedModel([]) })).rejects.toThrow(
+      /Invalid turn state/,
+    );
   });
 
   it('merges the dispatcher loop-exempt tools into the limits', async () => {
-    const result = await runTurn({ model: scriptedModel([text('x')]), tools: [search], input: 'hi', limits: { loopExemptTools: ['other'] } });
+    const result = await runTurn({
+      model: scriptedModel([text('x')]),
+      tools: [search],
+      input: 'hi',
+      limits: { loopExemptTools: ['other'] },
+    });
     expect(result.state.limits.loopExemptTools).toEqual(['other', 'search']);
   });
 
   it('does not repeat a system message the transcript already starts with', async () => {
     const model = scriptedModel([text('2')]);
-    const result = await runTurn({ model, input: 'and now?', system: 'Be brief.', transcript: [{ role: 'system', content: 'Be brief.' }, { role: 'user', content: '1?' }, { role: 'assistant', content: '1', toolCalls: [] }] });
-    expect(transcriptLines(result.transcript)).toEqual(['system: Be brief.', 'user: 1?', 'assistant: 1', 'user: and now?', 'assistant: 2']);
+    const result = await runTurn({
+      model,
+      input: 'and now?',
+      system: 'Be brief.',
+      transcript: [
+        { role: 'system', content: 'Be brief.' },
+        { role: 'user', content: '1?' },
+        { role: 'assistant', content: '1', toolCalls: [] },
+      ],
+    });
+    expect(transcriptLines(result.transcript)).toEqual([
+      'system: Be brief.',
+      'user: 1?',
+      'assistant: 1',
+      'user: and now?',
+      'assistant: 2',
+    ]);
   });
 
   it('rejects bad options with a TypeError naming the option', async () => {
     await expect(runTurn({ model: {} as never, input: 'x' })).rejects.toThrow(/option `model`/);
-    await expect(runTurn({ model: scriptedModel([]), tools: createDispatcher({ tools: [add] }), permissions: { deny: ['add'] }, input: 'x' })).rejects.toThrow(/createDispatcher/);
+    await expect(
+      runTurn({
+        model: scriptedModel([]),
+        tools: createDispatcher({ tools: [add] }),
+        permissions: { deny: ['add'] },
+        input: 'x',
+      }),
+    ).rejects.toThrow(/createDispatcher/);
     await expect(runTurn({ model: scriptedModel([]), output: {} as never, input: 'x' })).rejects.toThrow(/option `output`/);
     await expect(runTurn({ model: scriptedModel([]), input: 'x', limits: { maxIterations: 0 } })).rejects.toThrow(RangeError);
-    await expect(runTurn({ model: scriptedModel([]), input: 'x', maxModelRetries: -1 })).rejects.toThrow(/option `maxModelRetries` must be a whole number >= 0, got -1/);
-    await expect(runTurn({ model: scriptedModel([]), input: 'x', modelRetryBackoffMs: Number.NaN })).rejects.toThrow(/modelRetryBackoffMs/);
+    await expect(runTurn({ model: scriptedModel([]), input: 'x', maxModelRetries: -1 })).rejects.toThrow(
+      /option `maxModelRetries` must be a whole number >= 0, got -1/,
+    );
+    await expect(runTurn({ model: scriptedModel([]), input: 'x', modelRetryBackoffMs: Number.NaN })).rejects.toThrow(
+      /modelRetryBackoffMs/,
+    );
   });
 });

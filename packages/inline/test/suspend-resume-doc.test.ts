@@ -29,7 +29,10 @@ describe('docs/suspend-resume.md', () => {
     const first = await node(example('suspend.ts'), file);
     const firstPid = /^process (\d+) waits for: call_1 deploy\n$/.exec(first)?.[1];
     expect(first).toMatch(/^process \d+ waits for: call_1 deploy\n$/);
-    expect(JSON.parse(readFileSync(file, 'utf8'))).toMatchObject({ status: 'suspended', pending: [{ call: { id: 'call_1', name: 'deploy' } }] });
+    expect(JSON.parse(readFileSync(file, 'utf8'))).toMatchObject({
+      status: 'suspended',
+      pending: [{ call: { id: 'call_1', name: 'deploy' } }],
+    });
 
     const second = (await node(example('resume.ts'), file)).split('\n');
     expect(second).toEqual([

@@ -75,11 +75,15 @@ const MIGRATION_LOCK = 7_316_420_911;
 export async function migrate(sql: Sql): Promise<number> {
   return sql.transaction(async (tx) => {
     await tx.query('SELECT pg_advisory_xact_lock($1)', [MIGRATION_LOCK]);
-    await tx.query('CREATE TABLE IF NOT EXISTS turnkit_schema (version integer PRIMARY KEY, applied_at timestamptz NOT NULL DEFAULT now())');
+    await tx.query(
+      'CREATE TABLE IF NOT EXISTS turnkit_schema (version integer PRIMARY KEY, applied_at timestamptz NOT NULL DEFAULT now())',
+    );
     const [row] = await tx.query('SELECT coalesce(max(version), 0)::int AS version FROM turnkit_schema');
     const current = Number(row?.version ?? 0);
     if (current > SCHEMA_VERSION) {
-      throw new Error(`This database has turnkit store schema version ${current}, newer than this @turnkit/store knows (${SCHEMA_VERSION}): upgrade @turnkit/store.`);
+      throw new Error(
+        `This database has turnkit store schema version ${current}, newer than this @turnkit/store knows (${SCHEMA_VERSION}): upgrade @turnkit/store.`,
+      );
     }
     for (let version = current + 1; version <= SCHEMA_VERSION; version += 1) {
       // One statement per query: PGlite's `query` takes a single statement.

@@ -33,7 +33,9 @@ export async function loadDriver(name: string, what: string, load: ModuleLoader 
     return await load(name);
   } catch (error) {
     const why = error instanceof Error ? error.message : String(error);
-    throw new Error(`${what} needs the package '${name}', which is not installed (${why}). Install it next to @turnkit/store: npm install ${name}`);
+    throw new Error(
+      `${what} needs the package '${name}', which is not installed (${why}). Install it next to @turnkit/store: npm install ${name}`,
+    );
   }
 }
 
@@ -42,7 +44,9 @@ const SCHEMA_NAME = /^[a-z_][a-z0-9_]{0,62}$/;
 /** Checks a Postgres schema name (it is written into SQL, so only plain lower-case names pass). */
 export function checkSchemaName(schema: string): string {
   if (typeof schema !== 'string' || !SCHEMA_NAME.test(schema)) {
-    throw new TypeError(`openStore option \`schema\` must be a plain lower-case name (letters, digits, '_', up to 63), got ${JSON.stringify(schema)}.`);
+    throw new TypeError(
+      `openStore option \`schema\` must be a plain lower-case name (letters, digits, '_', up to 63), got ${JSON.stringify(schema)}.`,
+    );
   }
   return schema;
 }
@@ -59,7 +63,9 @@ interface PGliteLike {
  * PGlite directory serves one process only.
  */
 export async function openPGlite(dataDir: string | undefined, schema: string | undefined, load?: ModuleLoader): Promise<Sql> {
-  const mod = (await loadDriver('@electric-sql/pglite', 'openStore() with PGlite', load)) as { PGlite: new (dataDir?: string) => PGliteLike };
+  const mod = (await loadDriver('@electric-sql/pglite', 'openStore() with PGlite', load)) as {
+    PGlite: new (dataDir?: string) => PGliteLike;
+  };
   let unlock: (() => void) | undefined;
   if (dataDir !== undefined) {
     mkdirSync(dirname(resolve(dataDir)), { recursive: true });
@@ -81,7 +87,10 @@ export async function openPGlite(dataDir: string | undefined, schema: string | u
   return {
     kind: 'pglite',
     query: (text, params) => rows(db.query(text, params === undefined ? undefined : [...params])),
-    transaction: (work) => db.transaction((tx) => work({ query: (text, params) => rows(tx.query(text, params === undefined ? undefined : [...params])) })),
+    transaction: (work) =>
+      db.transaction((tx) =>
+        work({ query: (text, params) => rows(tx.query(text, params === undefined ? undefined : [...params])) }),
+      ),
     async close() {
       try {
         await db.close();
@@ -130,7 +139,9 @@ export function takeLock(dataDir: string): () => void {
       if (readPid(path) === process.pid) rmSync(path, { force: true });
     };
   }
-  throw new Error(`Could not take the lock file ${path}: another process keeps creating it. Use Postgres for several processes (openStore("postgres://…")).`);
+  throw new Error(
+    `Could not take the lock file ${path}: another process keeps creating it. Use Postgres for several processes (openStore("postgres://…")).`,
+  );
 }
 
 function readPid(path: string): number | null {
@@ -155,14 +166,20 @@ function isAlive(pid: number): boolean {
 
 interface PgPoolLike {
   query(text: string, params?: unknown[]): Promise<{ rows: Row[] }>;
-  connect(): Promise<{ query(text: string, params?: unknown[]): Promise<{ rows: Row[] }>; release(error?: Error | boolean): void }>;
+  connect(): Promise<{
+    query(text: string, params?: unknown[]): Promise<{ rows: Row[] }>;
+    release(error?: Error | boolean): void;
+  }>;
   end(): Promise<void>;
   on(event: 'error', listener: (error: Error) => void): unknown;
 }
 
 /** Opens a pool of connections to a real Postgres through `pg`. */
 export async function openPostgres(url: string, schema: string | undefined, load?: ModuleLoader): Promise<Sql> {
-  const mod = (await loadDriver('pg', 'openStore("postgres://…")', load)) as { default?: { Pool: new (config: object) => PgPoolLike }; Pool?: new (config: object) => PgPoolLike };
+  const mod = (await loadDriver('pg', 'openStore("postgres://…")', load)) as {
+    default?: { Pool: new (config: object) => PgPoolLike };
+    Pool?: new (config: object) => PgPoolLike;
+  };
   const Pool = mod.Pool ?? mod.default?.Pool;
   if (Pool === undefined) throw new Error("The installed 'pg' package has no Pool export; install pg >= 8.");
   const config: { connectionString: string; max: number; options?: string } = { connectionString: url, max: 10 };
@@ -189,7 +206,9 @@ export async function openPostgres(url: string, schema: string | undefined, load
       let broken = false;
       try {
         await client.query('BEGIN');
-        const result = await work({ query: (text, params) => rows(client.query(text, params === undefined ? undefined : [...params])) });
+        const result = await work({
+          query: (text, params) => rows(client.query(text, params === undefined ? undefined : [...params])),
+        });
         await client.query('COMMIT');
         return result;
       } catch (error) {

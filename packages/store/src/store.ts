@@ -3,7 +3,22 @@
 // claim turns with a fenced lease and write each checkpoint as one compare-and-swap.
 
 import { randomUUID } from 'node:crypto';
-import { createTurn, undecided, isTerminal, parseTurnState, readDecision, type ApprovalDecision, type Message, type Notice, type Outcome, type ParkedCall, type ToolResult, type TurnError, type TurnLimitsInput, type TurnState } from '@turnkit/core';
+import {
+  createTurn,
+  undecided,
+  isTerminal,
+  parseTurnState,
+  readDecision,
+  type ApprovalDecision,
+  type Message,
+  type Notice,
+  type Outcome,
+  type ParkedCall,
+  type ToolResult,
+  type TurnError,
+  type TurnLimitsInput,
+  type TurnState,
+} from '@turnkit/core';
 import type { BudgetUsage, Grant } from '@turnkit/dispatch';
 import { migrate } from './schema.js';
 import { checkSchemaName, openPGlite, openPostgres, type ModuleLoader, type Row, type Sql, type SqlQuery } from './sql.js';
@@ -29,7 +44,9 @@ import type {
 /** A write found that another worker holds the turn now (its lease token moved on). */
 export class LeaseLostError extends Error {
   constructor(readonly turnId: string) {
-    super(`Turn '${turnId}' is held by another worker now (its lease expired and was taken over); this worker stops working on it.`);
+    super(
+      `Turn '${turnId}' is held by another worker now (its lease expired and was taken over); this worker stops working on it.`,
+    );
     this.name = 'LeaseLostError';
   }
 }
@@ -37,7 +54,9 @@ export class LeaseLostError extends Error {
 /** A write found a different version than it read: someone else wrote the turn meanwhile. */
 export class ConflictError extends Error {
   constructor(readonly turnId: string) {
-    super(`Turn '${turnId}' was written by someone else since this worker read it (compare-and-swap failed); this worker stops working on it.`);
+    super(
+      `Turn '${turnId}' was written by someone else since this worker read it (compare-and-swap failed); this worker stops working on it.`,
+    );
     this.name = 'ConflictError';
   }
 }
@@ -82,7 +101,17 @@ export interface Store {
 }
 
 const TERMINAL = new Set<StoredStatus>(['stopped', 'failed', 'cancelled']);
-const STATUSES = new Set<StoredStatus>(['ready', 'calling_model', 'dispatching', 'awaiting_approval', 'steering', 'finalizing', 'stopped', 'failed', 'cancelled']);
+const STATUSES = new Set<StoredStatus>([
+  'ready',
+  'calling_model',
+  'dispatching',
+  'awaiting_approval',
+  'steering',
+  'finalizing',
+  'stopped',
+  'failed',
+  'cancelled',
+]);
 const ID = /^[A-Za-z0-9_.:@-]{1,200}$/;
 const ISO = (column: string, as = column): string => `to_json(${column}) #>> '{}' AS ${as}`;
 
@@ -99,14 +128,17 @@ const ISO = (column: string, as = column): string => `to_json(${column}) #>> '{}
  * const id = await store.submit({ agent: 'calculator', input: 'What is 1 + 2?' });
  */
 export async function openStore(url?: string, options: OpenStoreOptions = {}): Promise<Store> {
-  if (url !== undefined && (typeof url !== 'string' || url === '')) throw new TypeError(`openStore takes 'memory://', 'postgres://…', a directory, or nothing; got ${JSON.stringify(url)}.`);
+  if (url !== undefined && (typeof url !== 'string' || url === ''))
+    throw new TypeError(`openStore takes 'memory://', 'postgres://…', a directory, or nothing; got ${JSON.stringify(url)}.`);
   const schema = options.schema === undefined ? undefined : checkSchemaName(options.schema);
   let sql: Sql;
   if (url === undefined) sql = await openPGlite('./.turnkit', schema, options.load);
   else if (url === 'memory://') sql = await openPGlite(undefined, schema, options.load);
   else if (/^postgres(ql)?:\/\//.test(url)) sql = await openPostgres(url, schema, options.load);
   else if (/^[a-z][a-z0-9+.-]*:\/\//i.test(url) && !url.startsWith('file://')) {
-    throw new TypeError(`openStore does not know the URL scheme of ${JSON.stringify(url)}: use 'memory://', 'postgres://…', a directory, or nothing.`);
+    throw new TypeError(
+      `openStore does not know the URL scheme of ${JSON.stringify(url)}: use 'memory://', 'postgres://…', a directory, or nothing.`,
+    );
   } else sql = await openPGlite(url.startsWith('file://') ? new URL(url).pathname : url, schema, options.load);
   try {
     await migrate(sql);
@@ -138,19 +170,27 @@ export function createStore(sql: Sql): Store {
     kind: sql.kind,
 
     async submit(options) {
-      if (options === null || typeof options !== 'object') throw new TypeError('store.submit needs { agent, input?, id?, limits? }.');
+      if (options === null || typeof options !== 'object')
+        throw new TypeError('store.submit needs { agent, input?, id?, limits? }.');
       const { agent, input, limits } = options;
-      if (typeof agent !== 'string' || agent === '') throw new TypeError(`store.submit option \`agent\` must be the name of an agent a worker registers, got ${JSON.stringify(agent)}.`);
+      if (typeof agent !== 'string' || agent === '')
+        throw new TypeError(
+          `store.submit option \`agent\` must be the name of an agent a worker registers, got ${JSON.stringify(agent)}.`,
+        );
       if (input !== undefined && typeof input !== 'string') throw new TypeError('store.submit option `input` must be a string.');
       const id = options.id ?? `turn_${randomUUID()}`;
-      if (typeof id !== 'string' || !ID.test(id)) throw new TypeError(`store.submit option \`id\` must be 1 to 200 letters, digits or _ . : @ -, got ${JSON.stringify(id)}.`);
+      if (typeof id !== 'string' || !ID.test(id))
+        throw new TypeError(
+          `store.submit option \`id\` must be 1 to 200 letters, digits or _ . : @ -, got ${JSON.stringify(id)}.`,
+        );
       // Checks the limits now (throws a RangeError naming a bad one), so a worker never finds them bad.
       if (limits !== undefined) createTurn({ id, limits });
       const rows = await open().query(
         `INSERT INTO turnkit_turns (id, agent, input, limits, status) VALUES ($1, $2, $3, $4::jsonb, 'ready') ON CONFLICT (id) DO NOTHING RETURNING id`,
         [id, agent, input ?? null, limits === undefined ? null : JSON.stringify(limits)],
       );
-      if (rows.length === 0) throw new Error(`store.submit: a turn with id '${id}' exists already; pick another id or leave \`id\` out.`);
+      if (rows.length === 0)
+        throw new Error(`store.submit: a turn with id '${id}' exists already; pick another id or leave \`id\` out.`);
       return id;
     },
 
@@ -163,8 +203,14 @@ export function createStore(sql: Sql): Store {
       if (row === undefined) return null;
       const [log, inbox, calls] = await Promise.all([
         db.query(`SELECT data FROM turnkit_log WHERE turn_id = $1 AND kind = 'message' ORDER BY seq`, [id]),
-        db.query(`SELECT kind, call_id, body, status, ${ISO('created_at')}, ${ISO('applied_at')} FROM turnkit_inbox WHERE turn_id = $1 ORDER BY id`, [id]),
-        db.query(`SELECT call_id, name, result, ${ISO('started_at')}, ${ISO('finished_at')} FROM turnkit_tool_results WHERE turn_id = $1 ORDER BY coalesce(started_at, finished_at), call_id`, [id]),
+        db.query(
+          `SELECT kind, call_id, body, status, ${ISO('created_at')}, ${ISO('applied_at')} FROM turnkit_inbox WHERE turn_id = $1 ORDER BY id`,
+          [id],
+        ),
+        db.query(
+          `SELECT call_id, name, result, ${ISO('started_at')}, ${ISO('finished_at')} FROM turnkit_tool_results WHERE turn_id = $1 ORDER BY coalesce(started_at, finished_at), call_id`,
+          [id],
+        ),
       ]);
       let state: TurnState | null = null;
       try {
@@ -174,7 +220,12 @@ export function createStore(sql: Sql): Store {
       }
       const decisions = inbox.map(toInboxEntry);
       const storeError = (row.error ?? null) as TurnError | null;
-      const outcome: Outcome | null = storeError !== null ? { status: 'failed', error: storeError } : state !== null && isTerminal(state) ? (state.outcome as Outcome) : null;
+      const outcome: Outcome | null =
+        storeError !== null
+          ? { status: 'failed', error: storeError }
+          : state !== null && isTerminal(state)
+            ? (state.outcome as Outcome)
+            : null;
       const decided = new Set(decisions.filter((d) => d.kind === 'decision' && d.status !== 'ignored').map((d) => d.callId));
       const parked: ParkedCall[] =
         state !== null && state.status === 'awaiting_approval' && state.batch !== null
@@ -209,42 +260,65 @@ export function createStore(sql: Sql): Store {
     async list(options = {}) {
       const { status, cursor } = options;
       const limit = options.limit ?? 50;
-      if (!Number.isInteger(limit) || limit < 1 || limit > 1000) throw new RangeError(`store.list option \`limit\` must be a whole number from 1 to 1000, got ${String(limit)}.`);
-      if (status !== undefined && !STATUSES.has(status)) throw new TypeError(`store.list option \`status\` must be one of ${[...STATUSES].join(', ')}; got ${JSON.stringify(status)}.`);
-      if (cursor !== undefined && cursor !== null && !/^\d+$/.test(cursor)) throw new TypeError(`store.list option \`cursor\` must be the cursor of a previous page, got ${JSON.stringify(cursor)}.`);
+      if (!Number.isInteger(limit) || limit < 1 || limit > 1000)
+        throw new RangeError(`store.list option \`limit\` must be a whole number from 1 to 1000, got ${String(limit)}.`);
+      if (status !== undefined && !STATUSES.has(status))
+        throw new TypeError(
+          `store.list option \`status\` must be one of ${[...STATUSES].join(', ')}; got ${JSON.stringify(status)}.`,
+        );
+      if (cursor !== undefined && cursor !== null && !/^\d+$/.test(cursor))
+        throw new TypeError(`store.list option \`cursor\` must be the cursor of a previous page, got ${JSON.stringify(cursor)}.`);
       const rows = await open().query(
         `SELECT seq::text AS seq, id, agent, status, ${ISO('created_at')}, ${ISO('updated_at')} FROM turnkit_turns
          WHERE ($1::text IS NULL OR status = $1) AND ($2::bigint IS NULL OR seq > $2::bigint) ORDER BY seq LIMIT $3`,
         [status ?? null, cursor ?? null, limit + 1],
       );
       const page = rows.slice(0, limit);
-      const turns = page.map((r): TurnSummary => ({ id: String(r.id), agent: String(r.agent), status: r.status as StoredStatus, createdAt: String(r.created_at), updatedAt: String(r.updated_at) }));
+      const turns = page.map(
+        (r): TurnSummary => ({
+          id: String(r.id),
+          agent: String(r.agent),
+          status: r.status as StoredStatus,
+          createdAt: String(r.created_at),
+          updatedAt: String(r.updated_at),
+        }),
+      );
       return { turns, cursor: rows.length > limit ? String(page[page.length - 1]?.seq) : null };
     },
 
     async decide(id, decisions) {
-      if (decisions === null || typeof decisions !== 'object' || Array.isArray(decisions)) throw new TypeError('store.decide needs decisions by call id: { [callId]: { type: "approve" } | { type: "reject", reason? } }.');
+      if (decisions === null || typeof decisions !== 'object' || Array.isArray(decisions))
+        throw new TypeError(
+          'store.decide needs decisions by call id: { [callId]: { type: "approve" } | { type: "reject", reason? } }.',
+        );
       const entries = Object.entries(decisions);
       if (entries.length === 0) throw new TypeError('store.decide got no decisions; pass at least one { [callId]: decision }.');
       for (const [callId, decision] of entries) {
         if (readDecision(decision) === null) {
-          throw new TypeError(`store.decide: the decision for call '${callId}' is ${JSON.stringify(decision)}; use { type: 'approve', remember?: 'session' | 'tool' } or { type: 'reject', reason? }.`);
+          throw new TypeError(
+            `store.decide: the decision for call '${callId}' is ${JSON.stringify(decision)}; use { type: 'approve', remember?: 'session' | 'tool' } or { type: 'reject', reason? }.`,
+          );
         }
       }
       return open().transaction(async (tx) => {
         const [row] = await tx.query('SELECT status, state FROM turnkit_turns WHERE id = $1 FOR UPDATE', [id]);
         if (row === undefined) throw new Error(`store.decide: there is no turn '${id}'.`);
-        if (row.status !== 'awaiting_approval') throw new Error(`store.decide: turn '${id}' is not waiting for approval (its status is ${String(row.status)}).`);
+        if (row.status !== 'awaiting_approval')
+          throw new Error(`store.decide: turn '${id}' is not waiting for approval (its status is ${String(row.status)}).`);
         let state: TurnState;
         try {
           state = parseTurnState(row.state);
         } catch (error) {
-          throw new Error(`store.decide: the stored state of turn '${id}' cannot be read (${error instanceof Error ? error.message : String(error)}).`);
+          throw new Error(
+            `store.decide: the stored state of turn '${id}' cannot be read (${error instanceof Error ? error.message : String(error)}).`,
+          );
         }
         const parked = new Set((state.batch?.parked ?? []).map((p) => p.call.id));
         const unknown = entries.map(([callId]) => callId).filter((callId) => !parked.has(callId));
         if (unknown.length > 0) {
-          throw new Error(`store.decide: turn '${id}' has no parked call ${unknown.map((c) => `'${c}'`).join(', ')}; its parked calls are ${[...parked].map((c) => `'${c}'`).join(', ')}.`);
+          throw new Error(
+            `store.decide: turn '${id}' has no parked call ${unknown.map((c) => `'${c}'`).join(', ')}; its parked calls are ${[...parked].map((c) => `'${c}'`).join(', ')}.`,
+          );
         }
         const accepted: string[] = [];
         const ignored: string[] = [];
@@ -331,7 +405,14 @@ export function createStore(sql: Sql): Store {
         ...messages.map((m) => ({ kind: 'message', data: m })),
         ...notices.map((n) => ({ kind: 'notice', data: n })),
       ];
-      if (status !== lease.status) rows.push({ kind: 'status', data: { status, outcome: commit.fail !== undefined ? { status: 'failed', error: commit.fail } : (state?.outcome ?? null) } });
+      if (status !== lease.status)
+        rows.push({
+          kind: 'status',
+          data: {
+            status,
+            outcome: commit.fail !== undefined ? { status: 'failed', error: commit.fail } : (state?.outcome ?? null),
+          },
+        });
       const version = await open().transaction(async (tx) => {
         const updated = await tx.query(
           `UPDATE turnkit_turns SET
@@ -361,7 +442,9 @@ export function createStore(sql: Sql): Store {
         const [row] = updated;
         if (row === undefined) {
           const [current] = await tx.query('SELECT lease_token FROM turnkit_turns WHERE id = $1', [lease.id]);
-          throw current !== undefined && Number(current.lease_token) === lease.token ? new ConflictError(lease.id) : new LeaseLostError(lease.id);
+          throw current !== undefined && Number(current.lease_token) === lease.token
+            ? new ConflictError(lease.id)
+            : new LeaseLostError(lease.id);
         }
         const first = Number(row.log_seq) - rows.length + 1;
         if (rows.length > 0) {
@@ -373,11 +456,17 @@ export function createStore(sql: Sql): Store {
         }
         const applied = commit.applied ?? [];
         if (applied.length > 0) {
-          await tx.query(`UPDATE turnkit_inbox SET status = 'applied', applied_at = now() WHERE turn_id = $1 AND status = 'pending' AND id = ANY($2::bigint[])`, [lease.id, applied]);
+          await tx.query(
+            `UPDATE turnkit_inbox SET status = 'applied', applied_at = now() WHERE turn_id = $1 AND status = 'pending' AND id = ANY($2::bigint[])`,
+            [lease.id, applied],
+          );
         }
         if (terminal) {
           // What arrived too late to matter (a decision or cancel for a turn that ended) is closed, not lost.
-          await tx.query(`UPDATE turnkit_inbox SET status = 'ignored', applied_at = now() WHERE turn_id = $1 AND status = 'pending'`, [lease.id]);
+          await tx.query(
+            `UPDATE turnkit_inbox SET status = 'ignored', applied_at = now() WHERE turn_id = $1 AND status = 'pending'`,
+            [lease.id],
+          );
         } else if (commit.release === true) {
           // Runnable again only with something to do: a decision or cancel waiting, or a state in flight.
           await tx.query(
@@ -392,7 +481,10 @@ export function createStore(sql: Sql): Store {
     },
 
     async pendingInbox(lease) {
-      const rows = await open().query(`SELECT id::text AS id, kind, call_id, body FROM turnkit_inbox WHERE turn_id = $1 AND status = 'pending' ORDER BY id`, [lease.id]);
+      const rows = await open().query(
+        `SELECT id::text AS id, kind, call_id, body FROM turnkit_inbox WHERE turn_id = $1 AND status = 'pending' ORDER BY id`,
+        [lease.id],
+      );
       return rows.map((r): PendingInbox => {
         const body = (r.body ?? {}) as { reason?: unknown };
         return {
@@ -406,7 +498,10 @@ export function createStore(sql: Sql): Store {
     },
 
     async journal(lease, callIds) {
-      const rows = await open().query(`SELECT call_id, result FROM turnkit_tool_results WHERE turn_id = $1 AND call_id = ANY($2::text[])`, [lease.id, [...callIds]]);
+      const rows = await open().query(
+        `SELECT call_id, result FROM turnkit_tool_results WHERE turn_id = $1 AND call_id = ANY($2::text[])`,
+        [lease.id, [...callIds]],
+      );
       const results: ToolResult[] = [];
       const started: string[] = [];
       for (const r of rows) {
@@ -463,13 +558,17 @@ function toInboxEntry(r: Row): InboxEntry {
 
 async function* watchTurn(sql: Sql, id: string, options: WatchOptions): AsyncGenerator<WatchEvent> {
   const pollMs = options.pollMs ?? 200;
-  if (!Number.isFinite(pollMs) || pollMs < 1) throw new RangeError(`store.watch option \`pollMs\` must be a number of milliseconds >= 1, got ${String(pollMs)}.`);
+  if (!Number.isFinite(pollMs) || pollMs < 1)
+    throw new RangeError(`store.watch option \`pollMs\` must be a number of milliseconds >= 1, got ${String(pollMs)}.`);
   let after = options.after ?? 0;
   const [turn] = await sql.query('SELECT status FROM turnkit_turns WHERE id = $1', [id]);
   if (turn === undefined) throw new Error(`store.watch: there is no turn '${id}'.`);
   for (;;) {
     if (options.signal?.aborted === true) return;
-    const rows = await sql.query('SELECT seq, kind, data FROM turnkit_log WHERE turn_id = $1 AND seq > $2 ORDER BY seq', [id, after]);
+    const rows = await sql.query('SELECT seq, kind, data FROM turnkit_log WHERE turn_id = $1 AND seq > $2 ORDER BY seq', [
+      id,
+      after,
+    ]);
     for (const r of rows) {
       const seq = Number(r.seq);
       after = seq;

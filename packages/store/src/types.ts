@@ -1,7 +1,17 @@
 // The public types of the store: what a caller submits and reads back, and the lease API a worker
 // (or a test of another backend) uses. Everything stored is plain JSON.
 
-import type { ApprovalDecision, Message, Notice, Outcome, ParkedCall, ToolResult, TurnError, TurnLimitsInput, TurnState } from '@turnkit/core';
+import type {
+  ApprovalDecision,
+  Message,
+  Notice,
+  Outcome,
+  ParkedCall,
+  ToolResult,
+  TurnError,
+  TurnLimitsInput,
+  TurnState,
+} from '@turnkit/core';
 import type { BudgetUsage, Grant } from '@turnkit/dispatch';
 
 /** A turn's status: core's status, or `failed` when the store failed it (unknown agent, unreadable state). */

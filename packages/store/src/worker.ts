@@ -27,7 +27,18 @@ import {
   type TurnLimitsInput,
   type TurnState,
 } from '@turnkit/core';
-import { createDispatcher, LazyCancellation, type AfterHook, type BeforeHook, type Budget, type DispatchContext, type Dispatcher, type Permissions, type Policy, type ToolDefinition } from '@turnkit/dispatch';
+import {
+  createDispatcher,
+  LazyCancellation,
+  type AfterHook,
+  type BeforeHook,
+  type Budget,
+  type DispatchContext,
+  type Dispatcher,
+  type Permissions,
+  type Policy,
+  type ToolDefinition,
+} from '@turnkit/dispatch';
 import type { CheckFn, OutputSchema } from '@turnkit/inline';
 import { defaultHandlers, driveTurn, recordDecisions, type EffectHandlers, type HandlerContext } from '@turnkit/inline/driver';
 import { ConflictError, LeaseLostError, type Store } from './store.js';
@@ -74,7 +85,8 @@ export interface Worker {
   runUntilIdle(): Promise<void>;
 }
 
-const INTERRUPTED = 'interrupted: the worker running this call stopped before it reported a result, and the tool is not marked idempotent, so it was not run again.';
+const INTERRUPTED =
+  'interrupted: the worker running this call stopped before it reported a result, and the tool is not marked idempotent, so it was not run again.';
 
 /**
  * Creates a worker that runs the store's turns with the agents given here.
@@ -86,8 +98,10 @@ const INTERRUPTED = 'interrupted: the worker running this call stopped before it
 export function createWorker(options: WorkerOptions): Worker {
   if (options === null || typeof options !== 'object') throw new TypeError('createWorker needs { store, agents }.');
   const { store, agents } = options;
-  if (store === null || typeof store !== 'object' || typeof store.claim !== 'function') throw new TypeError('createWorker option `store` must be a store from openStore().');
-  if (agents === null || typeof agents !== 'object') throw new TypeError('createWorker option `agents` must be an object { [name]: { model, tools, … } }.');
+  if (store === null || typeof store !== 'object' || typeof store.claim !== 'function')
+    throw new TypeError('createWorker option `store` must be a store from openStore().');
+  if (agents === null || typeof agents !== 'object')
+    throw new TypeError('createWorker option `agents` must be an object { [name]: { model, tools, … } }.');
   for (const [name, agent] of Object.entries(agents)) checkAgent(name, agent);
   const concurrency = count(options.concurrency, 4, 'concurrency', 1);
   const leaseMs = count(options.leaseMs, 30_000, 'leaseMs', 3);
@@ -182,8 +196,14 @@ async function runTurnOnce(
   const { lease } = claim;
   const agent = Object.hasOwn(agents, claim.agent) ? agents[claim.agent] : undefined;
   if (agent === undefined) {
-    const known = Object.keys(agents).map((a) => `'${a}'`).join(', ') || '(none)';
-    return failTurn(store, lease, { kind: 'unknown_agent', message: `No agent '${claim.agent}' is registered with the worker that took this turn (it has ${known}). Register the agent with createWorker({ agents }) and submit the turn again.` });
+    const known =
+      Object.keys(agents)
+        .map((a) => `'${a}'`)
+        .join(', ') || '(none)';
+    return failTurn(store, lease, {
+      kind: 'unknown_agent',
+      message: `No agent '${claim.agent}' is registered with the worker that took this turn (it has ${known}). Register the agent with createWorker({ agents }) and submit the turn again.`,
+    });
   }
 
   // Tools: every call is journaled as started before its tool runs.
@@ -208,7 +228,9 @@ async function runTurnOnce(
         await store.callStarted(lease, { id: toolCtx.callId, name: tool.name });
       } catch (error) {
         fencedError(error);
-        throw new Error(`the call was not started: its start could not be journaled (${error instanceof Error ? error.message : String(error)})`);
+        throw new Error(
+          `the call was not started: its start could not be journaled (${error instanceof Error ? error.message : String(error)})`,
+        );
       }
       return tool.execute(input, toolCtx);
     },
@@ -227,16 +249,23 @@ async function runTurnOnce(
       ...(claim.budgetUsage === null ? {} : { budgetUsage: claim.budgetUsage }),
     });
   } catch (error) {
-    return failTurn(store, lease, { kind: 'invalid_agent', message: `Agent '${claim.agent}' cannot run this turn: ${error instanceof Error ? error.message : String(error)}` });
+    return failTurn(store, lease, {
+      kind: 'invalid_agent',
+      message: `Agent '${claim.agent}' cannot run this turn: ${error instanceof Error ? error.message : String(error)}`,
+    });
   }
   if (claim.state === null) {
     const exempt = dispatcher.loopExemptTools();
     const merged: TurnLimitsInput = { ...agent.limits, ...claim.limits };
-    const limits = exempt.length === 0 ? merged : { ...merged, loopExemptTools: [...new Set([...(merged.loopExemptTools ?? []), ...exempt])] };
+    const limits =
+      exempt.length === 0 ? merged : { ...merged, loopExemptTools: [...new Set([...(merged.loopExemptTools ?? []), ...exempt])] };
     try {
       state = createTurn({ id: lease.id, limits });
     } catch (error) {
-      return failTurn(store, lease, { kind: 'invalid_limits', message: `The limits of agent '${claim.agent}' and this turn do not combine: ${error instanceof Error ? error.message : String(error)}` });
+      return failTurn(store, lease, {
+        kind: 'invalid_limits',
+        message: `The limits of agent '${claim.agent}' and this turn do not combine: ${error instanceof Error ? error.message : String(error)}`,
+      });
     }
   } else {
     try {
@@ -249,7 +278,8 @@ async function runTurnOnce(
     }
   }
 
-  const transcript: Message[] = agent.system === undefined ? [...claim.transcript] : [{ role: 'system', content: agent.system }, ...claim.transcript];
+  const transcript: Message[] =
+    agent.system === undefined ? [...claim.transcript] : [{ role: 'system', content: agent.system }, ...claim.transcript];
   const unwritten = { messages: [] as Message[], notices: [] as Notice[], applied: [] as string[] };
   const consumed = new Set<string>();
   let cancelRow: string | null = null;
@@ -261,7 +291,15 @@ async function runTurnOnce(
     const messages = unwritten.messages.splice(0);
     const notices = unwritten.notices.splice(0);
     try {
-      await store.commit(lease, { state: current, messages, notices, applied, grants: dispatcher.grants(), budgetUsage: dispatcher.budgetUsage(), release });
+      await store.commit(lease, {
+        state: current,
+        messages,
+        notices,
+        applied,
+        grants: dispatcher.grants(),
+        budgetUsage: dispatcher.budgetUsage(),
+        release,
+      });
     } catch (error) {
       fencedError(error);
       throw error;
@@ -280,7 +318,10 @@ async function runTurnOnce(
   };
 
   const journaled = async (calls: readonly ToolCall[], approved: boolean, ctx: HandlerContext): Promise<TurnEvent> => {
-    const { results, started } = await store.journal(lease, calls.map((c) => c.id));
+    const { results, started } = await store.journal(
+      lease,
+      calls.map((c) => c.id),
+    );
     const known = new Map(results.map((r) => [r.callId, r]));
     const startedSet = new Set(started);
     const toRun: ToolCall[] = [];
@@ -318,7 +359,9 @@ async function runTurnOnce(
     await Promise.all(writes);
     if (lost !== null) throw lost;
     held = [...held, ...outcome.results];
-    return outcome.parked.length > 0 ? { type: 'tools_parked', held, parked: outcome.parked } : { type: 'tools_completed', results: held };
+    return outcome.parked.length > 0
+      ? { type: 'tools_parked', held, parked: outcome.parked }
+      : { type: 'tools_completed', results: held };
   };
 
   const handlers: EffectHandlers = {
@@ -344,7 +387,12 @@ async function runTurnOnce(
         if (row.kind !== 'decision' || row.callId === null) continue;
         consumed.add(row.inboxId);
         unwritten.applied.push(row.inboxId);
-        Object.defineProperty(decisions, row.callId, { value: row.decision, enumerable: true, writable: true, configurable: true });
+        Object.defineProperty(decisions, row.callId, {
+          value: row.decision,
+          enumerable: true,
+          writable: true,
+          configurable: true,
+        });
         any = true;
       }
       if (!any) return null;
@@ -367,15 +415,18 @@ async function runTurnOnce(
   };
 
   // Keep the lease while the turn runs, and hear a cancel that arrives meanwhile.
-  const renewal = setInterval(() => {
-    store
-      .renew(lease, leaseMs)
-      .then(() => store.pendingInbox(lease))
-      .then((rows) => void takeCancel(rows))
-      .catch((error: unknown) => {
-        if (!fencedError(error)) report(error, lease.id);
-      });
-  }, Math.max(1, Math.floor(leaseMs / 3)));
+  const renewal = setInterval(
+    () => {
+      store
+        .renew(lease, leaseMs)
+        .then(() => store.pendingInbox(lease))
+        .then((rows) => void takeCancel(rows))
+        .catch((error: unknown) => {
+          if (!fencedError(error)) report(error, lease.id);
+        });
+    },
+    Math.max(1, Math.floor(leaseMs / 3)),
+  );
 
   try {
     // Where the stored state left off. A cancel waiting in the inbox is applied first.
@@ -385,17 +436,24 @@ async function runTurnOnce(
     const cancelled = isTerminal(state) ? null : takeCancel(waiting);
     if (isTerminal(state)) effects = [];
     else if (cancelled !== null) [start, effects] = step(state, { type: 'cancel', reason: cancelled });
-    else if (state.status === 'ready') [start, effects] = step(state, claim.input === null ? { type: 'start' } : { type: 'start', input: claim.input });
-    else if (state.status === 'dispatching' && state.batch !== null) effects = [{ type: 'dispatch_tools', calls: state.batch.calls }];
+    else if (state.status === 'ready')
+      [start, effects] = step(state, claim.input === null ? { type: 'start' } : { type: 'start', input: claim.input });
+    else if (state.status === 'dispatching' && state.batch !== null)
+      effects = [{ type: 'dispatch_tools', calls: state.batch.calls }];
     else if (state.status === 'executing_approved' && state.batch !== null) {
       const { parked, decisions } = state.batch;
-      effects = [{ type: 'execute_approved', calls: parked.map((p) => p.call).filter((c) => decisions[c.id]?.type === 'approve') }];
+      effects = [
+        { type: 'execute_approved', calls: parked.map((p) => p.call).filter((c) => decisions[c.id]?.type === 'approve') },
+      ];
     } else if (state.status === 'awaiting_approval') effects = [];
     else [start, effects] = resume(state);
 
     const { state: end, outcome } = await driveTurn(start, effects, ctx, handlers);
     if (outcome === null && end.status !== 'awaiting_approval') {
-      await store.commit(lease, { fail: { kind: 'internal_error', message: `The worker found nothing to do for a turn in status '${end.status}'.` }, release: true });
+      await store.commit(lease, {
+        fail: { kind: 'internal_error', message: `The worker found nothing to do for a turn in status '${end.status}'.` },
+        release: true,
+      });
       return;
     }
     await write(end, true);
@@ -413,23 +471,29 @@ async function failTurn(store: Store, lease: Lease, error: TurnError): Promise<v
 }
 
 function checkAgent(name: string, agent: AgentDefinition): void {
-  if (agent === null || typeof agent !== 'object') throw new TypeError(`createWorker: agent '${name}' must be an object { model, tools?, system?, … }.`);
+  if (agent === null || typeof agent !== 'object')
+    throw new TypeError(`createWorker: agent '${name}' must be an object { model, tools?, system?, … }.`);
   if (agent.model === null || typeof agent.model !== 'object' || typeof agent.model.generate !== 'function') {
     throw new TypeError(`createWorker: agent '${name}' needs a \`model\` with a generate(request, { signal }) method.`);
   }
-  if (agent.tools !== undefined && !Array.isArray(agent.tools)) throw new TypeError(`createWorker: agent '${name}' option \`tools\` must be an array of tools made with defineTool.`);
-  if (agent.system !== undefined && typeof agent.system !== 'string') throw new TypeError(`createWorker: agent '${name}' option \`system\` must be a string.`);
+  if (agent.tools !== undefined && !Array.isArray(agent.tools))
+    throw new TypeError(`createWorker: agent '${name}' option \`tools\` must be an array of tools made with defineTool.`);
+  if (agent.system !== undefined && typeof agent.system !== 'string')
+    throw new TypeError(`createWorker: agent '${name}' option \`system\` must be a string.`);
   if (agent.limits !== undefined) {
     try {
       createTurn({ id: 'check', limits: agent.limits });
     } catch (error) {
-      throw new TypeError(`createWorker: agent '${name}' has bad limits: ${error instanceof Error ? error.message : String(error)}`);
+      throw new TypeError(
+        `createWorker: agent '${name}' has bad limits: ${error instanceof Error ? error.message : String(error)}`,
+      );
     }
   }
 }
 
 function count(value: unknown, fallback: number, what: string, min: number): number {
   if (value === undefined) return fallback;
-  if (typeof value !== 'number' || !Number.isInteger(value) || value < min) throw new RangeError(`createWorker option \`${what}\` must be a whole number >= ${min}, got ${String(value)}.`);
+  if (typeof value !== 'number' || !Number.isInteger(value) || value < min)
+    throw new RangeError(`createWorker option \`${what}\` must be a whole number >= ${min}, got ${String(value)}.`);
   return value;
 }

@@ -19,7 +19,9 @@ describe('openStore', () => {
     const child = spawn(process.execPath, ['-e', 'setTimeout(() => {}, 60000)'], { stdio: 'ignore' });
     try {
       writeFileSync(lockPath(data), String(child.pid));
-      await expect(openStore(data)).rejects.toThrow(new RegExp(`in use by process ${child.pid}.*use Postgres for several processes`));
+      await expect(openStore(data)).rejects.toThrow(
+        new RegExp(`in use by process ${child.pid}.*use Postgres for several processes`),
+      );
     } finally {
       child.kill('SIGKILL');
       await new Promise((resolve) => child.once('exit', resolve));
@@ -41,7 +43,9 @@ describe('openStore', () => {
     const load = async (name: string): Promise<never> => {
       throw new Error(`Cannot find package '${name}'`);
     };
-    await expect(openStore('memory://', { load })).rejects.toThrow(/needs the package '@electric-sql\/pglite'.*npm install @electric-sql\/pglite/);
+    await expect(openStore('memory://', { load })).rejects.toThrow(
+      /needs the package '@electric-sql\/pglite'.*npm install @electric-sql\/pglite/,
+    );
     await expect(openStore('postgres://127.0.0.1:1/x', { load })).rejects.toThrow(/needs the package 'pg'.*npm install pg/);
   });
 

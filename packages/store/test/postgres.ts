@@ -20,4 +20,3 @@ export async function dropSchema(schema: string): Promise<void> {
     await pool.end();
   }
 }
-

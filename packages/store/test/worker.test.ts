@@ -9,7 +9,9 @@ const store = { claim: () => Promise.resolve(null) } as unknown as Store;
 describe('createWorker and the idempotent tool option', () => {
   it('checks its agents and options, naming the bad one', () => {
     expect(() => createWorker({ store, agents: { a: { model: {} as never } } })).toThrow(/agent 'a' needs a `model`/);
-    expect(() => createWorker({ store, agents: { a: { model: scriptedModel([]), limits: { maxIterations: 0 } } } })).toThrow(/agent 'a' has bad limits/);
+    expect(() => createWorker({ store, agents: { a: { model: scriptedModel([]), limits: { maxIterations: 0 } } } })).toThrow(
+      /agent 'a' has bad limits/,
+    );
     expect(() => createWorker({ store, agents: {}, leaseMs: 1 })).toThrow(/leaseMs/);
     expect(() => createWorker({ store: {} as never, agents: {} })).toThrow(/store from openStore/);
   });

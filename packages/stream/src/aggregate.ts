@@ -16,7 +16,15 @@
 // = the parse error. A start that reuses the id of a call that already ended is unambiguous, so it
 // is not a protocol error: both calls go into the response, and the turn machine fails the reply
 // as `invalid_model_response` for the repeated id, exactly as it does for generate().
-import { errorMessage, type JsonValue, type ModelResponse, type ModelStreamPart, type ToolCall, type TurnError, type Usage } from '@turnkit/core';
+import {
+  errorMessage,
+  type JsonValue,
+  type ModelResponse,
+  type ModelStreamPart,
+  type ToolCall,
+  type TurnError,
+  type Usage,
+} from '@turnkit/core';
 import type { ModelStreamEvent } from './events.js';
 
 /** Thrown for a model stream that breaks the part protocol; `turnError` is ready for `model_failed`. */
@@ -92,17 +100,21 @@ export function createAggregator(): Aggregator {
       switch (part.type) {
         case 'text_delta':
         case 'reasoning_delta': {
-          if (typeof part.text !== 'string') return fail(`a ${part.type} part has text that is not a string (${describe(part.text)})`);
+          if (typeof part.text !== 'string')
+            return fail(`a ${part.type} part has text that is not a string (${describe(part.text)})`);
           if (part.text === '') return undefined;
           (part.type === 'text_delta' ? text : reasoning).add(part.text);
           return { type: part.type, text: part.text };
         }
         case 'tool_call_start': {
           const { id, name } = part;
-          if (typeof id !== 'string' || id === '') return fail(`a tool_call_start part has an id that is not a non-empty string (${describe(id)})`);
-          if (typeof name !== 'string') return fail(`the tool_call_start part of call '${id}' has a name that is not a string (${describe(name)})`);
+          if (typeof id !== 'string' || id === '')
+            return fail(`a tool_call_start part has an id that is not a non-empty string (${describe(id)})`);
+          if (typeof name !== 'string')
+            return fail(`the tool_call_start part of call '${id}' has a name that is not a string (${describe(name)})`);
           const previous = calls.get(id);
-          if (previous !== undefined && previous.parsed === undefined) return fail(`a second tool_call_start for call '${id}' arrived while that call was still open`);
+          if (previous !== undefined && previous.parsed === undefined)
+            return fail(`a second tool_call_start for call '${id}' arrived while that call was still open`);
           const call: OpenCall = { id, name, args: new TextBuffer(), parsed: undefined };
           calls.set(id, call);
           order.push(call);
@@ -110,7 +122,10 @@ export function createAggregator(): Aggregator {
         }
         case 'tool_call_delta': {
           const call = openCall(part.id, 'tool_call_delta');
-          if (typeof part.argsText !== 'string') return fail(`a tool_call_delta part for call '${call.id}' has argsText that is not a string (${describe(part.argsText)})`);
+          if (typeof part.argsText !== 'string')
+            return fail(
+              `a tool_call_delta part for call '${call.id}' has argsText that is not a string (${describe(part.argsText)})`,
+            );
           call.args.add(part.argsText);
           return undefined;
         }
@@ -121,11 +136,15 @@ export function createAggregator(): Aggregator {
         }
         case 'finish': {
           for (const call of calls.values()) {
-            if (call.parsed === undefined) return fail(`the finish part arrived while call '${call.id}' was still open (no tool_call_end)`);
+            if (call.parsed === undefined)
+              return fail(`the finish part arrived while call '${call.id}' was still open (no tool_call_end)`);
           }
-          if (part.usage !== undefined && (part.usage === null || typeof part.usage !== 'object')) return fail(`the finish part has usage that is not an object (${describe(part.usage)})`);
-          if (part.finishReason !== undefined && typeof part.finishReason !== 'string') return fail(`the finish part has a finishReason that is not a string (${describe(part.finishReason)})`);
-          if (part.modelId !== undefined && typeof part.modelId !== 'string') return fail(`the finish part has a modelId that is not a string (${describe(part.modelId)})`);
+          if (part.usage !== undefined && (part.usage === null || typeof part.usage !== 'object'))
+            return fail(`the finish part has usage that is not an object (${describe(part.usage)})`);
+          if (part.finishReason !== undefined && typeof part.finishReason !== 'string')
+            return fail(`the finish part has a finishReason that is not a string (${describe(part.finishReason)})`);
+          if (part.modelId !== undefined && typeof part.modelId !== 'string')
+            return fail(`the finish part has a modelId that is not a string (${describe(part.modelId)})`);
           finish = part;
           return undefined;
         }
@@ -159,7 +178,12 @@ function parseCall(call: OpenCall): ToolCall {
     return { id: call.id, name: call.name, input: JSON.parse(raw) as JsonValue };
   } catch (error) {
     const reason = errorMessage(error);
-    return { id: call.id, name: call.name, input: raw, inputError: `The arguments of call '${call.id}' (${call.name}) are not valid JSON: ${reason}` };
+    return {
+      id: call.id,
+      name: call.name,
+      input: raw,
+      inputError: `The arguments of call '${call.id}' (${call.name}) are not valid JSON: ${reason}`,
+    };
   }
 }
 

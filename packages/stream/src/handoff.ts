@@ -22,7 +22,9 @@ interface Slot<T> {
 export class Handoff<T> implements EventSink<T> {
   // Holds at most one value until `release`; then a handful (see the header).
   private readonly queue: Slot<T>[] = [];
-  private reader: { readonly resolve: (result: IteratorResult<T, undefined>) => void; readonly reject: (error: unknown) => void } | undefined;
+  private reader:
+    | { readonly resolve: (result: IteratorResult<T, undefined>) => void; readonly reject: (error: unknown) => void }
+    | undefined;
   private ended: { readonly error: unknown; readonly failed: boolean } | undefined;
   private released = false;
   private left = false;
@@ -78,9 +80,13 @@ export class Handoff<T> implements EventSink<T> {
       slot.taken?.();
       return Promise.resolve({ done: false, value: slot.value });
     }
-    if (this.ended !== undefined) return this.ended.failed ? Promise.reject(this.ended.error) : Promise.resolve({ done: true, value: undefined });
+    if (this.ended !== undefined)
+      return this.ended.failed ? Promise.reject(this.ended.error) : Promise.resolve({ done: true, value: undefined });
     if (this.left) return Promise.resolve({ done: true, value: undefined });
-    if (this.reader !== undefined) return Promise.reject(new Error('The turn stream is already waiting for an event: await each next() before calling it again.'));
+    if (this.reader !== undefined)
+      return Promise.reject(
+        new Error('The turn stream is already waiting for an event: await each next() before calling it again.'),
+      );
     return new Promise((resolve, reject) => {
       this.reader = { resolve, reject };
     });

@@ -41,16 +41,24 @@ function throwIfAborted(cancel: Cancellation): void {
   if (cancel.aborted) throw cancel.reason;
 }
 
-async function generateAsOneDelta(model: Model, request: ModelRequest, options: ModelCallOptions, sink: EventSink<TurnStreamEvent>, cancel: Cancellation): Promise<ModelResponse> {
+async function generateAsOneDelta(
+  model: Model,
+  request: ModelRequest,
+  options: ModelCallOptions,
+  sink: EventSink<TurnStreamEvent>,
+  cancel: Cancellation,
+): Promise<ModelResponse> {
   const response = await model.generate(request, options);
   throwIfAborted(cancel);
   // The turn machine validates the response; only well-formed pieces are announced here.
   const pieces: TurnStreamEvent[] = [];
   if (response !== null && typeof response === 'object') {
-    if (typeof response.reasoning === 'string' && response.reasoning !== '') pieces.push({ type: 'reasoning_delta', text: response.reasoning });
+    if (typeof response.reasoning === 'string' && response.reasoning !== '')
+      pieces.push({ type: 'reasoning_delta', text: response.reasoning });
     if (typeof response.text === 'string' && response.text !== '') pieces.push({ type: 'text_delta', text: response.text });
     if (Array.isArray(response.toolCalls)) {
-      for (const call of response.toolCalls) if (call !== null && typeof call === 'object') pieces.push({ type: 'tool_call', call });
+      for (const call of response.toolCalls)
+        if (call !== null && typeof call === 'object') pieces.push({ type: 'tool_call', call });
     }
   }
   for (const piece of pieces) {

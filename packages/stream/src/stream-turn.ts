@@ -4,7 +4,13 @@
 // and taps the observer effects (append, emit) and tool results to hand events to the reader.
 import { toTurnError, type ParkedCall, type ToolResult } from '@turnkit/core';
 import { resumeTurn, runTurn, type ResumeTurnOptions, type RunTurnOptions, type TurnResult } from '@turnkit/inline';
-import { defaultHandlers, modelCallOptions, modelRequestFor, type EffectHandlers, type HandlerContext } from '@turnkit/inline/driver';
+import {
+  defaultHandlers,
+  modelCallOptions,
+  modelRequestFor,
+  type EffectHandlers,
+  type HandlerContext,
+} from '@turnkit/inline/driver';
 import type { TurnStreamEvent } from './events.js';
 import type { EventSink } from './handoff.js';
 import { streamModelResponse } from './model-call.js';
@@ -19,19 +25,28 @@ import { TurnStream } from './turn-stream.js';
  * const result = await stream.result; // equal to what runTurn returns
  */
 export function streamTurn(options: RunTurnOptions): TurnStream<TurnResult> {
-  return new TurnStream((sink, signal) => finishWithDone(runTurn({ ...options, signal }, streamingHandlers(sink)), sink), streamOptions(options));
+  return new TurnStream(
+    (sink, signal) => finishWithDone(runTurn({ ...options, signal }, streamingHandlers(sink)), sink),
+    streamOptions(options),
+  );
 }
 
 /** Continues a suspended turn like `resumeTurn` (same options, same result), streamed. */
 export function resumeStreamTurn(options: ResumeTurnOptions): TurnStream<TurnResult> {
-  return new TurnStream((sink, signal) => finishWithDone(resumeTurn({ ...options, signal }, streamingHandlers(sink)), sink), streamOptions(options));
+  return new TurnStream(
+    (sink, signal) => finishWithDone(resumeTurn({ ...options, signal }, streamingHandlers(sink)), sink),
+    streamOptions(options),
+  );
 }
 
 function streamOptions(options: RunTurnOptions | ResumeTurnOptions): ConstructorParameters<typeof TurnStream>[1] {
   // Without `approve`, `awaiting_approval` is the last event: the turn suspends right after it, and
   // a reader that stops there must not turn the suspension into a cancellation.
   const suspends = options?.approve === undefined;
-  return { signal: options?.signal, isLast: (event) => event.type === 'done' || (suspends && event.type === 'awaiting_approval') };
+  return {
+    signal: options?.signal,
+    isLast: (event) => event.type === 'done' || (suspends && event.type === 'awaiting_approval'),
+  };
 }
 
 async function finishWithDone(run: Promise<TurnResult>, sink: EventSink<TurnStreamEvent>): Promise<TurnResult> {
@@ -61,7 +76,8 @@ export function streamingHandlers(sink: EventSink<TurnStreamEvent>, base: Effect
   // The same context with `onToolResult` set: the driver hands it to the dispatcher as `onResult`,
   // so parallel results reach the reader in completion order. Made per call, not copied: a copy
   // would read (and so make) the lazy `signal`.
-  const reporting = (ctx: HandlerContext): HandlerContext => Object.create(ctx, { onToolResult: { value: (result: ToolResult) => void announce(result) } }) as HandlerContext;
+  const reporting = (ctx: HandlerContext): HandlerContext =>
+    Object.create(ctx, { onToolResult: { value: (result: ToolResult) => void announce(result) } }) as HandlerContext;
 
   return {
     ...base,
@@ -77,7 +93,8 @@ export function streamingHandlers(sink: EventSink<TurnStreamEvent>, base: Effect
     async emit(effect, ctx) {
       await base.emit(effect, ctx);
       await send({ type: 'notice', notice: effect.notice });
-      if (effect.notice.name === 'awaiting_approval') await send({ type: 'awaiting_approval', pending: pendingOf(effect.notice.data) });
+      if (effect.notice.name === 'awaiting_approval')
+        await send({ type: 'awaiting_approval', pending: pendingOf(effect.notice.data) });
     },
     async call_model(effect, ctx) {
       const request = modelRequestFor(effect.request, ctx.transcript, ctx.dispatcher.toolSpecs(), ctx);
@@ -90,9 +107,14 @@ export function streamingHandlers(sink: EventSink<TurnStreamEvent>, base: Effect
         },
       };
       try {
-        return { type: 'model_responded', response: await streamModelResponse(ctx.model, request, modelCallOptions(ctx), counted, ctx.cancellation) };
+        return {
+          type: 'model_responded',
+          response: await streamModelResponse(ctx.model, request, modelCallOptions(ctx), counted, ctx.cancellation),
+        };
       } catch (error) {
-        return sent ? { type: 'model_failed', error: toTurnError(error), partialOutput: true } : { type: 'model_failed', error: toTurnError(error) };
+        return sent
+          ? { type: 'model_failed', error: toTurnError(error), partialOutput: true }
+          : { type: 'model_failed', error: toTurnError(error) };
       }
     },
     dispatch_tools(effect, ctx) {

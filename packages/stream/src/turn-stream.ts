@@ -40,10 +40,14 @@ export class TurnStream<R> implements AsyncIterable<TurnStreamEvent> {
    * `isLast` recognises the turn's last event (default: `done`); a reader that leaves after it
    * does not cancel the turn.
    */
-  constructor(run: StreamRun<R>, options: { readonly signal?: AbortSignal | undefined; readonly isLast?: (event: TurnStreamEvent) => boolean } = {}) {
+  constructor(
+    run: StreamRun<R>,
+    options: { readonly signal?: AbortSignal | undefined; readonly isLast?: (event: TurnStreamEvent) => boolean } = {},
+  ) {
     this.#run = run;
     this.#handoff = new Handoff<TurnStreamEvent>(options.isLast ?? ((event) => event.type === 'done'));
-    this.#signal = options.signal === undefined ? this.#controller.signal : AbortSignal.any([options.signal, this.#controller.signal]);
+    this.#signal =
+      options.signal === undefined ? this.#controller.signal : AbortSignal.any([options.signal, this.#controller.signal]);
     // A cancelled turn must finish even if its reader is slow or gone, so the driver stops waiting.
     if (this.#signal.aborted) this.#handoff.release();
     else this.#signal.addEventListener('abort', () => this.#handoff.release(), { once: true });
@@ -132,10 +136,14 @@ export class TurnStream<R> implements AsyncIterable<TurnStreamEvent> {
 
   #claim(reader: 'reading' | 'draining'): void {
     if (this.#reader === 'draining') {
-      throw new TypeError('This turn stream was already drained because `result` was awaited while nobody read it; start reading the stream before awaiting `result`.');
+      throw new TypeError(
+        'This turn stream was already drained because `result` was awaited while nobody read it; start reading the stream before awaiting `result`.',
+      );
     }
     if (this.#reader === 'reading') {
-      throw new TypeError('This turn stream is already being read; a TurnStream can be read once (by for await, toReadableStream(), toSSE() or toResponse()).');
+      throw new TypeError(
+        'This turn stream is already being read; a TurnStream can be read once (by for await, toReadableStream(), toSSE() or toResponse()).',
+      );
     }
     this.#reader = reader;
   }

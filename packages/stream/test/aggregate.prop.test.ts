@@ -29,9 +29,17 @@ const argsText = fc.oneof(
 const logical: fc.Arbitrary<Logical> = fc.record({
   text: fc.string({ unit: 'grapheme' }),
   reasoning: fc.string(),
-  calls: fc.uniqueArray(fc.record({ id: fc.string({ minLength: 1 }), name: fc.string(), argsText }), { selector: (call) => call.id, maxLength: 5 }),
+  calls: fc.uniqueArray(fc.record({ id: fc.string({ minLength: 1 }), name: fc.string(), argsText }), {
+    selector: (call) => call.id,
+    maxLength: 5,
+  }),
   finish: fc.record(
-    { type: fc.constant('finish' as const), usage: fc.record({ inputTokens: fc.nat(), outputTokens: fc.nat() }), finishReason: fc.constantFrom('stop', 'tool_calls'), modelId: fc.string() },
+    {
+      type: fc.constant('finish' as const),
+      usage: fc.record({ inputTokens: fc.nat(), outputTokens: fc.nat() }),
+      finishReason: fc.constantFrom('stop', 'tool_calls'),
+      modelId: fc.string(),
+    },
     { requiredKeys: ['type'] },
   ),
 });
@@ -59,7 +67,9 @@ function partsFor(response: Logical, cuts: readonly (readonly number[])[], picks
     split(response.reasoning, cuts[1] ?? []).map((text) => ({ type: 'reasoning_delta', text })),
     ...response.calls.map((call, index): ModelStreamPart[] => [
       { type: 'tool_call_start', id: call.id, name: call.name },
-      ...split(call.argsText, cuts[index + 2] ?? []).map((piece): ModelStreamPart => ({ type: 'tool_call_delta', id: call.id, argsText: piece })),
+      ...split(call.argsText, cuts[index + 2] ?? []).map(
+        (piece): ModelStreamPart => ({ type: 'tool_call_delta', id: call.id, argsText: piece }),
+      ),
       { type: 'tool_call_end', id: call.id },
     ]),
   ];
@@ -67,7 +77,9 @@ function partsFor(response: Logical, cuts: readonly (readonly number[])[], picks
   let started = 0; // calls whose start was emitted; call lanes start at index 2
   let pick = 0;
   for (;;) {
-    const open = lanes.map((lane, index) => ({ lane, index })).filter(({ lane, index }) => lane.length > 0 && (index < 2 || index - 2 <= started));
+    const open = lanes
+      .map((lane, index) => ({ lane, index }))
+      .filter(({ lane, index }) => lane.length > 0 && (index < 2 || index - 2 <= started));
     if (open.length === 0) break;
     const chosen = open[(picks[pick++ % Math.max(picks.length, 1)] ?? 0) % open.length];
     if (chosen === undefined) break;
@@ -85,7 +97,12 @@ function expected(response: Logical): ModelResponse {
     try {
       return { id: call.id, name: call.name, input: JSON.parse(call.argsText) as JsonValue };
     } catch {
-      return { id: call.id, name: call.name, input: call.argsText, inputError: expect.stringContaining('not valid JSON') as unknown as string };
+      return {
+        id: call.id,
+        name: call.name,
+        input: call.argsText,
+        inputError: expect.stringContaining('not valid JSON') as unknown as string,
+      };
     }
   });
   const { usage, finishReason, modelId } = response.finish;
@@ -127,7 +144,9 @@ describe('aggregate (property)', () => {
         expect(b.response).toEqual(a.response);
         // The events add up to the same thing: the deltas to the text, one tool_call per call.
         expect(a.text).toBe(response.text);
-        expect([...a.toolCalls].sort((x, y) => (x.id < y.id ? -1 : 1))).toEqual([...a.response.toolCalls].sort((x, y) => (x.id < y.id ? -1 : 1)));
+        expect([...a.toolCalls].sort((x, y) => (x.id < y.id ? -1 : 1))).toEqual(
+          [...a.response.toolCalls].sort((x, y) => (x.id < y.id ? -1 : 1)),
+        );
       }),
       { numRuns: NUM_RUNS },
     );

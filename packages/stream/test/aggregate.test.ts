@@ -90,7 +90,15 @@ describe('aggregate: a valid stream', () => {
   });
 
   it('keeps both calls when a closed call id is started again (the turn machine rejects the repeated id)', () => {
-    const { response } = aggregate([start('c1'), delta('c1', '{"a":1}'), end('c1'), start('c1', 'mul'), delta('c1', '{"b":2}'), end('c1'), finish]);
+    const { response } = aggregate([
+      start('c1'),
+      delta('c1', '{"a":1}'),
+      end('c1'),
+      start('c1', 'mul'),
+      delta('c1', '{"b":2}'),
+      end('c1'),
+      finish,
+    ]);
     expect(response.toolCalls).toEqual([
       { id: 'c1', name: 'add', input: { a: 1 } },
       { id: 'c1', name: 'mul', input: { b: 2 } },
@@ -105,7 +113,9 @@ describe('aggregate: a valid stream', () => {
 
 describe('aggregate: protocol violations (one test each)', () => {
   it('a delta for a call that was never started', () => {
-    expect(violation([start('c1'), delta('c9', '{}')]).message).toMatch(/tool_call_delta part names call 'c9', which no tool_call_start opened/);
+    expect(violation([start('c1'), delta('c9', '{}')]).message).toMatch(
+      /tool_call_delta part names call 'c9', which no tool_call_start opened/,
+    );
   });
 
   it('an end for a call that was never started', () => {
@@ -113,20 +123,30 @@ describe('aggregate: protocol violations (one test each)', () => {
   });
 
   it('a second start for the same id while that call is open', () => {
-    expect(violation([start('c1'), start('c1')]).message).toMatch(/second tool_call_start for call 'c1' arrived while that call was still open/);
-    expect(violation([start('c1'), delta('c1', '{'), start('c1', 'other')]).message).toMatch(/second tool_call_start for call 'c1'/);
+    expect(violation([start('c1'), start('c1')]).message).toMatch(
+      /second tool_call_start for call 'c1' arrived while that call was still open/,
+    );
+    expect(violation([start('c1'), delta('c1', '{'), start('c1', 'other')]).message).toMatch(
+      /second tool_call_start for call 'c1'/,
+    );
   });
 
   it('a delta after the call ended', () => {
-    expect(violation([start('c1'), end('c1'), delta('c1', '{}')]).message).toMatch(/tool_call_delta part for call 'c1' arrived after that call's tool_call_end/);
+    expect(violation([start('c1'), end('c1'), delta('c1', '{}')]).message).toMatch(
+      /tool_call_delta part for call 'c1' arrived after that call's tool_call_end/,
+    );
   });
 
   it('a second end for the same call', () => {
-    expect(violation([start('c1'), end('c1'), end('c1')]).message).toMatch(/tool_call_end part for call 'c1' arrived after that call's tool_call_end/);
+    expect(violation([start('c1'), end('c1'), end('c1')]).message).toMatch(
+      /tool_call_end part for call 'c1' arrived after that call's tool_call_end/,
+    );
   });
 
   it('text after finish', () => {
-    expect(violation([finish, { type: 'text_delta', text: 'late' }]).message).toMatch(/a text_delta part arrived after the finish part/);
+    expect(violation([finish, { type: 'text_delta', text: 'late' }]).message).toMatch(
+      /a text_delta part arrived after the finish part/,
+    );
   });
 
   it('a second finish', () => {
@@ -138,7 +158,9 @@ describe('aggregate: protocol violations (one test each)', () => {
   });
 
   it('finish while a call is still open', () => {
-    expect(violation([start('c1'), delta('c1', '{}'), finish]).message).toMatch(/finish part arrived while call 'c1' was still open/);
+    expect(violation([start('c1'), delta('c1', '{}'), finish]).message).toMatch(
+      /finish part arrived while call 'c1' was still open/,
+    );
   });
 
   it('an unknown part type', () => {
@@ -155,11 +177,15 @@ describe('aggregate: protocol violations (one test each)', () => {
 
   it('a start without a usable id or name', () => {
     expect(violation([{ type: 'tool_call_start', id: '', name: 'add' }]).message).toMatch(/id that is not a non-empty string/);
-    expect(violation([{ type: 'tool_call_start', id: 'c1', name: 7 }]).message).toMatch(/call 'c1' has a name that is not a string/);
+    expect(violation([{ type: 'tool_call_start', id: 'c1', name: 7 }]).message).toMatch(
+      /call 'c1' has a name that is not a string/,
+    );
   });
 
   it('argsText that is not a string', () => {
-    expect(violation([start('c1'), { type: 'tool_call_delta', id: 'c1', argsText: {} }]).message).toMatch(/argsText that is not a string \(an object\)/);
+    expect(violation([start('c1'), { type: 'tool_call_delta', id: 'c1', argsText: {} }]).message).toMatch(
+      /argsText that is not a string \(an object\)/,
+    );
   });
 
   it('a malformed finish part', () => {

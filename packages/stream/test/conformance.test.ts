@@ -8,7 +8,11 @@ async function readToEnd(stream: TurnStream<TurnResult>): Promise<TurnResult> {
   return stream.result;
 }
 
-interpreterConformance('stream', (options) => readToEnd(streamTurn(options)), { resume: (options) => readToEnd(resumeStreamTurn(options)) });
+interpreterConformance('stream', (options) => readToEnd(streamTurn(options)), {
+  resume: (options) => readToEnd(resumeStreamTurn(options)),
+});
 
 // Nobody reads: awaiting `result` alone must drive the same turns.
-interpreterConformance('stream, result only', (options) => streamTurn(options).result, { resume: (options) => resumeStreamTurn(options).result });
+interpreterConformance('stream, result only', (options) => streamTurn(options).result, {
+  resume: (options) => resumeStreamTurn(options).result,
+});

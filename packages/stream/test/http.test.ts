@@ -41,7 +41,12 @@ describe('serving a stream over HTTP', () => {
   it('a node:http server streams toSSE(); fetch reads it and reassembles the text', async () => {
     const text = 'The quick brown fox jumps over the lazy dog.';
     const results: TurnResult[] = [];
-    const url = await listen(createTurnServer(() => streamingModel([{ text }]), (result) => results.push(result)));
+    const url = await listen(
+      createTurnServer(
+        () => streamingModel([{ text }]),
+        (result) => results.push(result),
+      ),
+    );
     const response = await fetch(`${url}/?q=hello`);
     expect(response.headers.get('content-type')).toBe('text/event-stream; charset=utf-8');
     const events = parseSSE(await response.text());
@@ -50,14 +55,20 @@ describe('serving a stream over HTTP', () => {
     expect(deltas.length).toBeGreaterThan(1);
     expect(deltas.join('')).toBe(text);
     expect(events.at(-1)?.data).toEqual({ type: 'done', outcome: { status: 'stopped', stopReason: 'completed', output: text } });
-    expect(events.find(({ data }) => data.type === 'message')?.data).toEqual({ type: 'message', message: { role: 'user', content: 'hello' } });
+    expect(events.find(({ data }) => data.type === 'message')?.data).toEqual({
+      type: 'message',
+      message: { role: 'user', content: 'hello' },
+    });
     expect(results.map((result) => result.status)).toEqual(['stopped']);
   });
 
   it('a client that disconnects cancels the turn on the server', async () => {
     // 10,000 deltas of 1 KB: far more than the socket buffers hold, so backpressure shows.
     const piece = 'x'.repeat(1024);
-    const parts: ModelStreamPart[] = [...Array.from({ length: 10_000 }, (): ModelStreamPart => ({ type: 'text_delta', text: piece })), { type: 'finish' }];
+    const parts: ModelStreamPart[] = [
+      ...Array.from({ length: 10_000 }, (): ModelStreamPart => ({ type: 'text_delta', text: piece })),
+      { type: 'finish' },
+    ];
     const model = streamingModel([parts]);
     const settled = deferred<TurnResult>();
     const url = await listen(createTurnServer(() => model, settled.resolve));

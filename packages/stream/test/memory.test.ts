@@ -53,7 +53,9 @@ describe('memory', () => {
       if (seen % 200_000 === 0) peak = Math.max(peak, heapAfterGc() - baseline);
     }
     const result = await stream.result;
-    testLog(`memory: ${seen} deltas, heap growth after the first 20,000 at most ${(peak / 1024 / 1024).toFixed(1)} MB (bound ${MAX_GROWTH_BYTES / 1024 / 1024} MB), model at most ${maxAhead} parts ahead`);
+    testLog(
+      `memory: ${seen} deltas, heap growth after the first 20,000 at most ${(peak / 1024 / 1024).toFixed(1)} MB (bound ${MAX_GROWTH_BYTES / 1024 / 1024} MB), model at most ${maxAhead} parts ahead`,
+    );
     expect(seen).toBe(DELTAS);
     expect(result.text.length).toBe(DELTAS);
     expect(maxAhead).toBeLessThanOrEqual(2);

@@ -12,13 +12,22 @@ export function replyParts(text: string, calls: readonly ToolCall[] = []): Model
     parts.push({ type: 'tool_call_delta', id: call.id, argsText: args.slice(3) });
     parts.push({ type: 'tool_call_end', id: call.id });
   }
-  parts.push({ type: 'finish', usage: { inputTokens: 10, outputTokens: 5 }, finishReason: calls.length > 0 ? 'tool_calls' : 'stop' });
+  parts.push({
+    type: 'finish',
+    usage: { inputTokens: 10, outputTokens: 5 },
+    finishReason: calls.length > 0 ? 'tool_calls' : 'stop',
+  });
   return parts;
 }
 
 /** The response the same reply gives through generate(). */
 export function replyResponse(text: string, calls: readonly ToolCall[] = []): ModelResponse {
-  return { text, toolCalls: calls, usage: { inputTokens: 10, outputTokens: 5 }, finishReason: calls.length > 0 ? 'tool_calls' : 'stop' };
+  return {
+    text,
+    toolCalls: calls,
+    usage: { inputTokens: 10, outputTokens: 5 },
+    finishReason: calls.length > 0 ? 'tool_calls' : 'stop',
+  };
 }
 
 export interface Reply {
@@ -35,7 +44,10 @@ export interface WatchedModel extends Model {
 }
 
 /** A model answering `replies` in order, through stream() (and generate(), for the inline reference). */
-export function streamingModel(replies: readonly (Reply | readonly ModelStreamPart[])[], options: { readonly streams?: boolean } = {}): WatchedModel {
+export function streamingModel(
+  replies: readonly (Reply | readonly ModelStreamPart[])[],
+  options: { readonly streams?: boolean } = {},
+): WatchedModel {
   let call = 0;
   const model: WatchedModel = {
     requests: [],
@@ -54,7 +66,9 @@ export function streamingModel(replies: readonly (Reply | readonly ModelStreamPa
       model.requests.push(request);
       const reply = replies[call++];
       if (reply === undefined) throw new Error(`streamingModel: no reply for call ${call}.`);
-      const parts = Array.isArray(reply) ? (reply as readonly ModelStreamPart[]) : replyParts((reply as Reply).text, (reply as Reply).calls);
+      const parts = Array.isArray(reply)
+        ? (reply as readonly ModelStreamPart[])
+        : replyParts((reply as Reply).text, (reply as Reply).calls);
       try {
         for (const part of parts) {
           model.yielded += 1;

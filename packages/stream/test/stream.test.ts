@@ -19,27 +19,45 @@ async function collect(stream: AsyncIterable<TurnStreamEvent>): Promise<TurnStre
   return events;
 }
 
-const toolRound: Reply[] = [{ text: 'Let me add. ', calls: [{ id: 'c1', name: 'add', input: { a: 1, b: 2 } }] }, { text: 'It is 3.' }];
+const toolRound: Reply[] = [
+  { text: 'Let me add. ', calls: [{ id: 'c1', name: 'add', input: { a: 1, b: 2 } }] },
+  { text: 'It is 3.' },
+];
 
 describe('streamTurn', () => {
   it('streams the text as deltas and ends with done', async () => {
     const stream = streamTurn({ model: streamingModel([{ text: 'Hello there, world.' }]), input: 'hi', id: 't1' });
     const events = await collect(stream);
     expect(events.filter((e) => e.type === 'text_delta').map((e) => e.text)).toEqual(['Hello ', 'there, ', 'world.']);
-    expect(events.at(-1)).toEqual({ type: 'done', outcome: { status: 'stopped', stopReason: 'completed', output: 'Hello there, world.' } });
+    expect(events.at(-1)).toEqual({
+      type: 'done',
+      outcome: { status: 'stopped', stopReason: 'completed', output: 'Hello there, world.' },
+    });
     expect((await stream.result).text).toBe('Hello there, world.');
   });
 
   it('gives the same result as runTurn for the same scenario', async () => {
     const streamed = streamTurn({ model: streamingModel(toolRound), tools: [add], input: 'add 1 and 2', id: 't1' });
     await collect(streamed);
-    const reference = await runTurn({ model: streamingModel(toolRound, { streams: false }), tools: [add], input: 'add 1 and 2', id: 't1' });
+    const reference = await runTurn({
+      model: streamingModel(toolRound, { streams: false }),
+      tools: [add],
+      input: 'add 1 and 2',
+      id: 't1',
+    });
     expect(await streamed.result).toEqual(reference);
   });
 
   it('offers each streamed model call the tools selectTools chooses (none for a forced final call)', async () => {
     const model = streamingModel(toolRound);
-    const stream = streamTurn({ model, tools: [add], input: 'add 1 and 2', id: 't1', limits: { maxIterations: 1 }, selectTools: () => ['add'] });
+    const stream = streamTurn({
+      model,
+      tools: [add],
+      input: 'add 1 and 2',
+      id: 't1',
+      limits: { maxIterations: 1 },
+      selectTools: () => ['add'],
+    });
     await collect(stream);
     expect((await stream.result).stopReason).toBe('max_iterations');
     expect(model.requests.map((r) => r.tools.map((t) => t.name))).toEqual([['add'], []]);
@@ -101,20 +119,30 @@ describe('streamTurn', () => {
   });
 
   it('turns a protocol violation into a failed turn naming it (model_failed, not a crash)', async () => {
-    const broken: ModelStreamPart[] = [{ type: 'text_delta', text: 'Hi' }, { type: 'tool_call_delta', id: 'ghost', argsText: '{}' }, { type: 'finish' }];
+    const broken: ModelStreamPart[] = [
+      { type: 'text_delta', text: 'Hi' },
+      { type: 'tool_call_delta', id: 'ghost', argsText: '{}' },
+      { type: 'finish' },
+    ];
     const stream = streamTurn({ model: streamingModel([broken]), input: 'hi' });
     const events = await collect(stream);
     const result = await stream.result;
     expect(result.status).toBe('failed');
     expect(result.error?.kind).toBe('stream_protocol_error');
     expect(result.error?.message).toMatch(/call 'ghost', which no tool_call_start opened/);
-    expect(events.at(-1)).toMatchObject({ type: 'done', outcome: { status: 'failed', error: { kind: 'stream_protocol_error' } } });
+    expect(events.at(-1)).toMatchObject({
+      type: 'done',
+      outcome: { status: 'failed', error: { kind: 'stream_protocol_error' } },
+    });
   });
 
   it('fails a stream that ends without finish', async () => {
     const stream = streamTurn({ model: streamingModel([[{ type: 'text_delta', text: 'cut' }]]), input: 'hi' });
     const result = await stream.result;
-    expect(result.error).toMatchObject({ kind: 'stream_protocol_error', message: expect.stringMatching(/ended without a finish part/) });
+    expect(result.error).toMatchObject({
+      kind: 'stream_protocol_error',
+      message: expect.stringMatching(/ended without a finish part/),
+    });
   });
 
   it('keeps a call whose arguments are not JSON and lets the dispatcher answer it', async () => {
@@ -127,7 +155,9 @@ describe('streamTurn', () => {
     const stream = streamTurn({ model: streamingModel([parts, { text: 'Sorry.' }]), tools: [add], input: 'hi' });
     const events = await collect(stream);
     const call = events.find((e) => e.type === 'tool_call');
-    expect(call).toMatchObject({ call: { id: 'c1', name: 'add', input: '{"a": 1,', inputError: expect.stringMatching(/not valid JSON/) } });
+    expect(call).toMatchObject({
+      call: { id: 'c1', name: 'add', input: '{"a": 1,', inputError: expect.stringMatching(/not valid JSON/) },
+    });
     const result = events.find((e) => e.type === 'tool_result');
     expect(result).toMatchObject({ result: { callId: 'c1', isError: true } });
     expect((await stream.result).status).toBe('stopped');
@@ -156,17 +186,40 @@ describe('streamTurn', () => {
   });
 
   it('announces parked calls and ends without done when the turn suspends', async () => {
-    const guarded = defineTool({ name: 'guarded', description: 'Adds, with approval.', input: z.object({ a: z.number(), b: z.number() }), needsApproval: true, execute: ({ a, b }) => a + b });
-    const stream = streamTurn({ model: streamingModel([{ text: '', calls: [{ id: 'c1', name: 'guarded', input: { a: 1, b: 2 } }] }]), tools: [guarded], input: 'hi' });
+    const guarded = defineTool({
+      name: 'guarded',
+      description: 'Adds, with approval.',
+      input: z.object({ a: z.number(), b: z.number() }),
+      needsApproval: true,
+      execute: ({ a, b }) => a + b,
+    });
+    const stream = streamTurn({
+      model: streamingModel([{ text: '', calls: [{ id: 'c1', name: 'guarded', input: { a: 1, b: 2 } }] }]),
+      tools: [guarded],
+      input: 'hi',
+    });
     const events = await collect(stream);
-    expect(events.at(-1)).toEqual({ type: 'awaiting_approval', pending: [{ call: { id: 'c1', name: 'guarded', input: { a: 1, b: 2 } }, reason: expect.any(String) }] });
+    expect(events.at(-1)).toEqual({
+      type: 'awaiting_approval',
+      pending: [{ call: { id: 'c1', name: 'guarded', input: { a: 1, b: 2 } }, reason: expect.any(String) }],
+    });
     expect(events.some((e) => e.type === 'done')).toBe(false);
     expect((await stream.result).status).toBe('suspended');
   });
 
   it('stopping right after awaiting_approval leaves the turn suspended, not cancelled', async () => {
-    const guarded = defineTool({ name: 'guarded', description: 'Adds, with approval.', input: z.object({ a: z.number(), b: z.number() }), needsApproval: true, execute: ({ a, b }) => a + b });
-    const stream = streamTurn({ model: streamingModel([{ text: '', calls: [{ id: 'c1', name: 'guarded', input: { a: 1, b: 2 } }] }]), tools: [guarded], input: 'hi' });
+    const guarded = defineTool({
+      name: 'guarded',
+      description: 'Adds, with approval.',
+      input: z.object({ a: z.number(), b: z.number() }),
+      needsApproval: true,
+      execute: ({ a, b }) => a + b,
+    });
+    const stream = streamTurn({
+      model: streamingModel([{ text: '', calls: [{ id: 'c1', name: 'guarded', input: { a: 1, b: 2 } }] }]),
+      tools: [guarded],
+      input: 'hi',
+    });
     for await (const event of stream) if (event.type === 'awaiting_approval') break;
     expect((await stream.result).status).toBe('suspended');
   });
@@ -174,11 +227,34 @@ describe('streamTurn', () => {
   it('streams parallel tool results as each completes; the transcript keeps call order', async () => {
     const slowGate = deferred();
     const fastDone = deferred();
-    const slow = defineTool({ name: 'slow', description: 'Waits for the fast one.', input: z.object({}), execute: async () => { await slowGate.promise; return 'slow'; } });
-    const fast = defineTool({ name: 'fast', description: 'Returns at once.', input: z.object({}), execute: () => { fastDone.resolve(); return 'fast'; } });
+    const slow = defineTool({
+      name: 'slow',
+      description: 'Waits for the fast one.',
+      input: z.object({}),
+      execute: async () => {
+        await slowGate.promise;
+        return 'slow';
+      },
+    });
+    const fast = defineTool({
+      name: 'fast',
+      description: 'Returns at once.',
+      input: z.object({}),
+      execute: () => {
+        fastDone.resolve();
+        return 'fast';
+      },
+    });
     void fastDone.promise.then(() => setTimeout(() => slowGate.resolve(), 0));
-    const calls = [{ id: 's', name: 'slow', input: {} }, { id: 'f', name: 'fast', input: {} }];
-    const stream = streamTurn({ model: streamingModel([{ text: '', calls }, { text: 'done' }]), tools: [slow, fast], input: 'go' });
+    const calls = [
+      { id: 's', name: 'slow', input: {} },
+      { id: 'f', name: 'fast', input: {} },
+    ];
+    const stream = streamTurn({
+      model: streamingModel([{ text: '', calls }, { text: 'done' }]),
+      tools: [slow, fast],
+      input: 'go',
+    });
     const events = await collect(stream);
     expect(events.filter((e) => e.type === 'tool_result').map((e) => e.result.callId)).toEqual(['f', 's']);
     const transcript = (await stream.result).transcript;
@@ -188,7 +264,10 @@ describe('streamTurn', () => {
 
 describe('backpressure', () => {
   it('advances the model only as the reader pulls (at most two parts ahead)', async () => {
-    const parts: ModelStreamPart[] = [...Array.from({ length: 50 }, (): ModelStreamPart => ({ type: 'text_delta', text: 'x' })), { type: 'finish' }];
+    const parts: ModelStreamPart[] = [
+      ...Array.from({ length: 50 }, (): ModelStreamPart => ({ type: 'text_delta', text: 'x' })),
+      { type: 'finish' },
+    ];
     const model = streamingModel([parts]);
     const stream = streamTurn({ model, input: 'hi' });
     let deltas = 0;
@@ -207,7 +286,10 @@ describe('backpressure', () => {
 
 describe('cancellation', () => {
   it('breaking out of for await closes the model stream and resolves result cancelled', async () => {
-    const parts: ModelStreamPart[] = [...Array.from({ length: 100 }, (): ModelStreamPart => ({ type: 'text_delta', text: 'x' })), { type: 'finish' }];
+    const parts: ModelStreamPart[] = [
+      ...Array.from({ length: 100 }, (): ModelStreamPart => ({ type: 'text_delta', text: 'x' })),
+      { type: 'finish' },
+    ];
     const model = streamingModel([parts]);
     const stream = streamTurn({ model, input: 'hi' });
     let seen = 0;
@@ -236,7 +318,12 @@ describe('cancellation', () => {
           ctx.signal.addEventListener('abort', () => reject(new Error('aborted')));
         }),
     });
-    const stream = streamTurn({ model: streamingModel([{ text: '', calls: [{ id: 'w', name: 'wait', input: {} }] }]), tools: [wait], input: 'hi', signal: controller.signal });
+    const stream = streamTurn({
+      model: streamingModel([{ text: '', calls: [{ id: 'w', name: 'wait', input: {} }] }]),
+      tools: [wait],
+      input: 'hi',
+      signal: controller.signal,
+    });
     void started.promise.then(() => controller.abort('the user pressed stop'));
     const events = await collect(stream);
     const result = await stream.result;
@@ -249,7 +336,10 @@ describe('cancellation', () => {
   });
 
   it('cancelling the ReadableStream cancels the turn', async () => {
-    const parts: ModelStreamPart[] = [...Array.from({ length: 100 }, (): ModelStreamPart => ({ type: 'text_delta', text: 'x' })), { type: 'finish' }];
+    const parts: ModelStreamPart[] = [
+      ...Array.from({ length: 100 }, (): ModelStreamPart => ({ type: 'text_delta', text: 'x' })),
+      { type: 'finish' },
+    ];
     const model = streamingModel([parts]);
     const stream = streamTurn({ model, input: 'hi' });
     const reader = stream.toReadableStream().getReader();

@@ -7,7 +7,12 @@ import type { AddressInfo } from 'node:net';
 
 export type FakeReply =
   /** A JSON body with a status (default 200). */
-  | { readonly type: 'json'; readonly body: unknown; readonly status?: number; readonly headers?: Readonly<Record<string, string>> }
+  | {
+      readonly type: 'json';
+      readonly body: unknown;
+      readonly status?: number;
+      readonly headers?: Readonly<Record<string, string>>;
+    }
   /** An SSE stream: each chunk is sent as `data: <chunk>\n\n` (objects as JSON, strings verbatim), then `data: [DONE]` unless `done: false`. `hold: true` keeps the connection open afterwards. */
   | { readonly type: 'sse'; readonly chunks: readonly (object | string)[]; readonly done?: boolean; readonly hold?: boolean }
   /** Never answers: for abort tests. */
@@ -83,7 +88,9 @@ export async function startFakeOpenAIServer(replies: readonly FakeReply[] = []):
       }
       const reply = queue.shift();
       if (reply === undefined) {
-        sendJson(res, 500, { error: { message: `fake server: no reply queued for request #${requests.length}`, type: 'test_setup' } });
+        sendJson(res, 500, {
+          error: { message: `fake server: no reply queued for request #${requests.length}`, type: 'test_setup' },
+        });
         return;
       }
       answer(res, reply);
@@ -172,7 +179,13 @@ export function completion(options: {
             ...(options.reasoning === undefined ? {} : { reasoning_content: options.reasoning }),
             ...(toolCalls.length === 0
               ? {}
-              : { tool_calls: toolCalls.map((call) => ({ id: call.id, type: 'function', function: { name: call.name, arguments: call.arguments } })) }),
+              : {
+                  tool_calls: toolCalls.map((call) => ({
+                    id: call.id,
+                    type: 'function',
+                    function: { name: call.name, arguments: call.arguments },
+                  })),
+                }),
           },
           finish_reason: options.finishReason ?? (toolCalls.length > 0 ? 'tool_calls' : 'stop'),
         },
@@ -184,16 +197,30 @@ export function completion(options: {
 
 /** An error status with an OpenAI-style error body. */
 export function errorReply(status: number, message: string, headers: Readonly<Record<string, string>> = {}): FakeReply {
-  return { type: 'json', status, headers, body: { error: { message, type: status === 429 ? 'rate_limit_exceeded' : 'server_error', code: null } } };
+  return {
+    type: 'json',
+    status,
+    headers,
+    body: { error: { message, type: status === 429 ? 'rate_limit_exceeded' : 'server_error', code: null } },
+  };
 }
 
 /** An SSE stream of chunks (see `chunk`). */
-export function sse(chunks: readonly (object | string)[], options: { readonly done?: boolean; readonly hold?: boolean } = {}): FakeReply {
+export function sse(
+  chunks: readonly (object | string)[],
+  options: { readonly done?: boolean; readonly hold?: boolean } = {},
+): FakeReply {
   return { type: 'sse', chunks, ...options };
 }
 
 function streamChunk(delta: object, finishReason: string | null = null, model = FAKE_MODEL): object {
-  return { id: 'chatcmpl-fake', object: 'chat.completion.chunk', created: 1_700_000_000, model, choices: [{ index: 0, delta, finish_reason: finishReason }] };
+  return {
+    id: 'chatcmpl-fake',
+    object: 'chat.completion.chunk',
+    created: 1_700_000_000,
+    model,
+    choices: [{ index: 0, delta, finish_reason: finishReason }],
+  };
 }
 
 /** Builders for streaming chunks. */
@@ -208,7 +235,14 @@ export const chunk = {
   toolCallArgs: (index: number, args: string) => streamChunk({ tool_calls: [{ index, function: { arguments: args } }] }),
   finish: (reason: string) => streamChunk({}, reason),
   /** The usage chunk sent when `stream_options.include_usage` is set: no choices. */
-  usage: (usage: FakeUsage) => ({ id: 'chatcmpl-fake', object: 'chat.completion.chunk', created: 1_700_000_000, model: FAKE_MODEL, choices: [], usage: wireUsage(usage) }),
+  usage: (usage: FakeUsage) => ({
+    id: 'chatcmpl-fake',
+    object: 'chat.completion.chunk',
+    created: 1_700_000_000,
+    model: FAKE_MODEL,
+    choices: [],
+    usage: wireUsage(usage),
+  }),
   /** An error object inside the stream, as some servers send mid-stream. */
   error: (message: string) => ({ error: { message, type: 'server_error' } }),
 };

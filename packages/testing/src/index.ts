@@ -10,6 +10,12 @@ export type { ConformanceOptions } from './run-scenario.js';
 export { scenarios } from './scenarios.js';
 export type { ExpectedOutcome, Probe, Scenario, ScenarioRun } from './scenarios.js';
 export { messageLine, transcriptLines } from './transcript.js';
-export type { ConformanceResult, ConformanceResume, ConformanceResumeOptions, ConformanceRun, ConformanceRunOptions } from './types.js';
+export type {
+  ConformanceResult,
+  ConformanceResume,
+  ConformanceResumeOptions,
+  ConformanceRun,
+  ConformanceRunOptions,
+} from './types.js';
 export { chunk, completion, errorReply, FAKE_MODEL, sse, startFakeOpenAIServer } from './fake-openai-server.js';
 export type { FakeOpenAIServer, FakeReply, FakeToolCall, FakeUsage, RecordedRequest } from './fake-openai-server.js';

@@ -74,7 +74,9 @@ export interface TestTurn {
  * t.send({ type: 'output_accepted', output: 'hello' });
  */
 export function startTurn(options: StartTurnOptions = {}): TestTurn {
-  const initial = createTurn(options.limits === undefined ? { id: options.id ?? 'test-turn' } : { id: options.id ?? 'test-turn', limits: options.limits });
+  const initial = createTurn(
+    options.limits === undefined ? { id: options.id ?? 'test-turn' } : { id: options.id ?? 'test-turn', limits: options.limits },
+  );
   const recorder = recordTrace(initial);
   const transcript: Message[] = [...(options.transcript ?? [])];
   let state = initial;
@@ -118,7 +120,9 @@ export function startTurn(options: StartTurnOptions = {}): TestTurn {
     const given = await options.respond?.(effect, turn);
     if (given !== undefined) return given;
     const missing = (what: string): never => {
-      throw new Error(`startTurn: nothing answers '${effect.type}'. Pass ${what} or a respond option that returns an event for it.`);
+      throw new Error(
+        `startTurn: nothing answers '${effect.type}'. Pass ${what} or a respond option that returns an event for it.`,
+      );
     };
     switch (effect.type) {
       case 'call_model': {
@@ -136,7 +140,10 @@ export function startTurn(options: StartTurnOptions = {}): TestTurn {
       }
       case 'execute_approved': {
         const dispatcher = options.dispatcher ?? missing('a dispatcher');
-        return { type: 'approved_tools_completed', results: await dispatcher.executeApproved(effect.calls, { turnId: state.id }) };
+        return {
+          type: 'approved_tools_completed',
+          results: await dispatcher.executeApproved(effect.calls, { turnId: state.id }),
+        };
       }
       case 'compact':
         return { type: 'compacted' };

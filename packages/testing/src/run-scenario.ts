@@ -18,13 +18,16 @@ export interface ConformanceOptions {
 export function compareOutcome(result: ConformanceResult, expected: ExpectedOutcome): string[] {
   const problems: string[] = [];
   const same = (what: string, actual: unknown, want: unknown): void => {
-    if (JSON.stringify(actual) !== JSON.stringify(want)) problems.push(`${what}: expected ${JSON.stringify(want)}, got ${JSON.stringify(actual)}`);
+    if (JSON.stringify(actual) !== JSON.stringify(want))
+      problems.push(`${what}: expected ${JSON.stringify(want)}, got ${JSON.stringify(actual)}`);
   };
   same('status', result.status, expected.status);
   if (expected.stopReason !== undefined) same('stopReason', result.stopReason, expected.stopReason);
   if (expected.errorKind !== undefined) same('error.kind', result.error?.kind, expected.errorKind);
   if (expected.errorMessage !== undefined && !expected.errorMessage.test(result.error?.message ?? '')) {
-    problems.push(`error.message: expected to match ${String(expected.errorMessage)}, got ${JSON.stringify(result.error?.message)}`);
+    problems.push(
+      `error.message: expected to match ${String(expected.errorMessage)}, got ${JSON.stringify(result.error?.message)}`,
+    );
   }
   if (expected.output !== undefined) same('output', result.output, expected.output);
   if (expected.text !== undefined) same('text', result.text, expected.text);
@@ -35,7 +38,9 @@ export function compareOutcome(result: ConformanceResult, expected: ExpectedOutc
     const line = lines[i];
     const ok = want instanceof RegExp ? line !== undefined && want.test(line) : line === want;
     if (!ok) {
-      problems.push(`transcript line ${i + 1}: expected ${want === undefined ? 'no line' : String(want)}, got ${line ?? 'no line'}\n  whole transcript:\n    ${lines.join('\n    ')}`);
+      problems.push(
+        `transcript line ${i + 1}: expected ${want === undefined ? 'no line' : String(want)}, got ${line ?? 'no line'}\n  whole transcript:\n    ${lines.join('\n    ')}`,
+      );
       break;
     }
   }
@@ -50,7 +55,9 @@ export async function runScenario(scenario: Scenario, run: ConformanceRun, optio
   if (problems.length === 0) collect(problems, () => scenario.verify?.(result, setup));
   if (problems.length === 0 && scenario.resume !== undefined && options.resume !== undefined) {
     // What a caller would store and read back in another process.
-    const saved = JSON.parse(JSON.stringify({ state: result.state, transcript: result.transcript, grants: result.grants ?? [] })) as {
+    const saved = JSON.parse(
+      JSON.stringify({ state: result.state, transcript: result.transcript, grants: result.grants ?? [] }),
+    ) as {
       state: unknown;
       transcript: ConformanceResult['transcript'];
       grants: NonNullable<ConformanceResult['grants']>;

@@ -67,13 +67,54 @@ function tools(probe: Probe, abort?: AbortController) {
     return value;
   };
   return [
-    defineTool({ name: 'add', description: 'Adds two numbers.', input: z.object({ a: z.number(), b: z.number() }), execute: ({ a, b }) => ran('add', a + b) }),
-    defineTool({ name: 'mul', description: 'Multiplies two numbers.', input: z.object({ a: z.number(), b: z.number() }), execute: ({ a, b }) => ran('mul', a * b) }),
-    defineTool({ name: 'boom', description: 'Always fails.', input: z.object({}), execute: () => { probe.executed.push('boom'); throw new Error('disk full'); } }),
-    defineTool({ name: 'deploy', description: 'Deploys a service.', input: z.object({ service: z.string() }), needsApproval: true, execute: ({ service }) => ran('deploy', `deployed ${service}`) }),
-    defineTool({ name: 'search', description: 'Searches notes.', input: z.object({ q: z.string() }), loopExempt: true, execute: ({ q }) => ran('search', `no notes about ${q}`) }),
-    defineTool({ name: 'escalate', description: 'Hands the next answer to a bigger model.', input: z.object({}), model: 'big-model', execute: () => ran('escalate', 'escalated') }),
-    defineTool({ name: 'finish', description: 'Hands the task to a person.', input: z.object({}), execute: () => ran('finish', 'handed off') }),
+    defineTool({
+      name: 'add',
+      description: 'Adds two numbers.',
+      input: z.object({ a: z.number(), b: z.number() }),
+      execute: ({ a, b }) => ran('add', a + b),
+    }),
+    defineTool({
+      name: 'mul',
+      description: 'Multiplies two numbers.',
+      input: z.object({ a: z.number(), b: z.number() }),
+      execute: ({ a, b }) => ran('mul', a * b),
+    }),
+    defineTool({
+      name: 'boom',
+      description: 'Always fails.',
+      input: z.object({}),
+      execute: () => {
+        probe.executed.push('boom');
+        throw new Error('disk full');
+      },
+    }),
+    defineTool({
+      name: 'deploy',
+      description: 'Deploys a service.',
+      input: z.object({ service: z.string() }),
+      needsApproval: true,
+      execute: ({ service }) => ran('deploy', `deployed ${service}`),
+    }),
+    defineTool({
+      name: 'search',
+      description: 'Searches notes.',
+      input: z.object({ q: z.string() }),
+      loopExempt: true,
+      execute: ({ q }) => ran('search', `no notes about ${q}`),
+    }),
+    defineTool({
+      name: 'escalate',
+      description: 'Hands the next answer to a bigger model.',
+      input: z.object({}),
+      model: 'big-model',
+      execute: () => ran('escalate', 'escalated'),
+    }),
+    defineTool({
+      name: 'finish',
+      description: 'Hands the task to a person.',
+      input: z.object({}),
+      execute: () => ran('finish', 'handed off'),
+    }),
     defineTool({
       name: 'slow',
       description: 'Runs until cancelled.',
@@ -151,7 +192,10 @@ export const scenarios: readonly Scenario[] = [
     expected: { status: 'stopped', stopReason: 'completed', output: '3', text: '3', transcript: [USER, 'assistant: 3'] },
     verify(_result, run) {
       const request = run.model.calls[0];
-      check(request?.toolChoice === 'auto' && request.iteration === 1, 'the first request must have toolChoice auto and iteration 1');
+      check(
+        request?.toolChoice === 'auto' && request.iteration === 1,
+        'the first request must have toolChoice auto and iteration 1',
+      );
       check(toolNames(request?.tools ?? []).includes('add'), 'the first request must list the dispatcher tools');
       run.model.assertDone();
     },
@@ -159,8 +203,20 @@ export const scenarios: readonly Scenario[] = [
   {
     name: 'system prompt and earlier transcript',
     about: 'The system message and earlier messages come first in the transcript and in the request.',
-    setup: setup([text('4')], { system: 'You are terse.', transcript: [{ role: 'user', content: 'Hi' }, { role: 'assistant', content: 'Hello!', toolCalls: [] }], input: 'What is 2 + 2?' }),
-    expected: { status: 'stopped', stopReason: 'completed', output: '4', transcript: ['system: You are terse.', 'user: Hi', 'assistant: Hello!', 'user: What is 2 + 2?', 'assistant: 4'] },
+    setup: setup([text('4')], {
+      system: 'You are terse.',
+      transcript: [
+        { role: 'user', content: 'Hi' },
+        { role: 'assistant', content: 'Hello!', toolCalls: [] },
+      ],
+      input: 'What is 2 + 2?',
+    }),
+    expected: {
+      status: 'stopped',
+      stopReason: 'completed',
+      output: '4',
+      transcript: ['system: You are terse.', 'user: Hi', 'assistant: Hello!', 'user: What is 2 + 2?', 'assistant: 4'],
+    },
     verify(_result, run) {
       const roles = run.model.calls[0]?.messages.map((m) => m.role).join(',');
       check(roles === 'system,user,assistant,user', `the request must carry system,user,assistant,user; got ${roles}`);
@@ -170,7 +226,13 @@ export const scenarios: readonly Scenario[] = [
     name: 'one tool round',
     about: 'A tool call is dispatched, its result appended, and the model answers with it.',
     setup: setup([toolCalls(call('add', { a: 1, b: 2 })), text('1 + 2 = 3')]),
-    expected: { status: 'stopped', stopReason: 'completed', output: '1 + 2 = 3', text: '1 + 2 = 3', transcript: [USER, 'assistant: [call_1 add]', 'tool call_1 add: ok 3', 'assistant: 1 + 2 = 3'] },
+    expected: {
+      status: 'stopped',
+      stopReason: 'completed',
+      output: '1 + 2 = 3',
+      text: '1 + 2 = 3',
+      transcript: [USER, 'assistant: [call_1 add]', 'tool call_1 add: ok 3', 'assistant: 1 + 2 = 3'],
+    },
     verify(_result, run) {
       const second = run.model.calls[1];
       check(second?.iteration === 2, 'the request after one tool round must have iteration 2');
@@ -180,23 +242,44 @@ export const scenarios: readonly Scenario[] = [
   {
     name: 'two tool rounds',
     about: 'Rounds follow each other; each result is fed back before the next call.',
-    setup: setup([toolCalls(call('add', { a: 1, b: 2 })), toolCalls(call('mul', { a: 3, b: 4 }), { text: 'Now multiply.' }), text('12')]),
+    setup: setup([
+      toolCalls(call('add', { a: 1, b: 2 })),
+      toolCalls(call('mul', { a: 3, b: 4 }), { text: 'Now multiply.' }),
+      text('12'),
+    ]),
     expected: {
       status: 'stopped',
       stopReason: 'completed',
       output: '12',
-      transcript: [USER, 'assistant: [call_1 add]', 'tool call_1 add: ok 3', 'assistant: Now multiply. [call_2 mul]', 'tool call_2 mul: ok 12', 'assistant: 12'],
+      transcript: [
+        USER,
+        'assistant: [call_1 add]',
+        'tool call_1 add: ok 3',
+        'assistant: Now multiply. [call_2 mul]',
+        'tool call_2 mul: ok 12',
+        'assistant: 12',
+      ],
     },
   },
   {
     name: 'parallel calls',
     about: 'Several calls in one reply run as one batch; results are appended in call order.',
-    setup: setup([toolCalls(call('mul', { a: 2, b: 5 }), call('add', { a: 1, b: 2 }), call('mul', { a: 3, b: 3 })), text('10, 3 and 9')]),
+    setup: setup([
+      toolCalls(call('mul', { a: 2, b: 5 }), call('add', { a: 1, b: 2 }), call('mul', { a: 3, b: 3 })),
+      text('10, 3 and 9'),
+    ]),
     expected: {
       status: 'stopped',
       stopReason: 'completed',
       output: '10, 3 and 9',
-      transcript: [USER, 'assistant: [call_1 mul, call_2 add, call_3 mul]', 'tool call_1 mul: ok 10', 'tool call_2 add: ok 3', 'tool call_3 mul: ok 9', 'assistant: 10, 3 and 9'],
+      transcript: [
+        USER,
+        'assistant: [call_1 mul, call_2 add, call_3 mul]',
+        'tool call_1 mul: ok 10',
+        'tool call_2 add: ok 3',
+        'tool call_3 mul: ok 9',
+        'assistant: 10, 3 and 9',
+      ],
     },
   },
   {
@@ -207,7 +290,12 @@ export const scenarios: readonly Scenario[] = [
       status: 'stopped',
       stopReason: 'completed',
       output: 'I cannot do that.',
-      transcript: [USER, 'assistant: [call_1 frobnicate]', /^tool call_1 frobnicate: error Unknown tool 'frobnicate'\. Available tools: .*add/, 'assistant: I cannot do that.'],
+      transcript: [
+        USER,
+        'assistant: [call_1 frobnicate]',
+        /^tool call_1 frobnicate: error Unknown tool 'frobnicate'\. Available tools: .*add/,
+        'assistant: I cannot do that.',
+      ],
     },
   },
   {
@@ -218,7 +306,14 @@ export const scenarios: readonly Scenario[] = [
       status: 'stopped',
       stopReason: 'completed',
       output: '3',
-      transcript: [USER, 'assistant: [call_1 add]', /^tool call_1 add: error .*\bb\b/, 'assistant: [call_2 add]', 'tool call_2 add: ok 3', 'assistant: 3'],
+      transcript: [
+        USER,
+        'assistant: [call_1 add]',
+        /^tool call_1 add: error .*\bb\b/,
+        'assistant: [call_2 add]',
+        'tool call_2 add: ok 3',
+        'assistant: 3',
+      ],
     },
     verify(_result, run) {
       check(run.probe.executed.join(',') === 'add', `add must run once (with valid input), ran: ${run.probe.executed.join(',')}`);
@@ -228,7 +323,11 @@ export const scenarios: readonly Scenario[] = [
     name: 'arguments not JSON',
     about: 'A call whose arguments were not valid JSON gets an error result and does not run.',
     setup: setup([toolCalls(call('add', '{"a": 1,', { inputError: 'Unexpected end of JSON input' })), text('Sorry.')]),
-    expected: { status: 'stopped', stopReason: 'completed', transcript: [USER, 'assistant: [call_1 add]', /^tool call_1 add: error .*not valid JSON/, 'assistant: Sorry.'] },
+    expected: {
+      status: 'stopped',
+      stopReason: 'completed',
+      transcript: [USER, 'assistant: [call_1 add]', /^tool call_1 add: error .*not valid JSON/, 'assistant: Sorry.'],
+    },
     verify(_result, run) {
       check(run.probe.executed.length === 0, 'no tool may run');
     },
@@ -237,13 +336,30 @@ export const scenarios: readonly Scenario[] = [
     name: 'tool throws',
     about: "A tool's thrown error becomes its error result, never a crash.",
     setup: setup([toolCalls(call('boom')), text('The disk is full.')]),
-    expected: { status: 'stopped', stopReason: 'completed', transcript: [USER, 'assistant: [call_1 boom]', "tool call_1 boom: error Error calling tool 'boom': disk full", 'assistant: The disk is full.'] },
+    expected: {
+      status: 'stopped',
+      stopReason: 'completed',
+      transcript: [
+        USER,
+        'assistant: [call_1 boom]',
+        "tool call_1 boom: error Error calling tool 'boom': disk full",
+        'assistant: The disk is full.',
+      ],
+    },
   },
   {
     name: 'policy deny',
     about: 'A denied call gets an error result and no approval is asked.',
-    setup: withApprover([toolCalls(call('deploy', { service: 'api' })), text('Not allowed.')], approver(() => ({})), { dispatcher: { permissions: { deny: ['deploy'] } } }),
-    expected: { status: 'stopped', stopReason: 'completed', transcript: [USER, 'assistant: [call_1 deploy]', /^tool call_1 deploy: error .*\bden(y|ied)\b/i, 'assistant: Not allowed.'] },
+    setup: withApprover(
+      [toolCalls(call('deploy', { service: 'api' })), text('Not allowed.')],
+      approver(() => ({})),
+      { dispatcher: { permissions: { deny: ['deploy'] } } },
+    ),
+    expected: {
+      status: 'stopped',
+      stopReason: 'completed',
+      transcript: [USER, 'assistant: [call_1 deploy]', /^tool call_1 deploy: error .*\bden(y|ied)\b/i, 'assistant: Not allowed.'],
+    },
     verify(_result, run) {
       check(run.probe.approvals.length === 0, 'a denied call must not be sent for approval');
       check(run.probe.executed.length === 0, 'a denied call must not run');
@@ -253,17 +369,32 @@ export const scenarios: readonly Scenario[] = [
     name: 'max iterations',
     about: 'After maxIterations rounds the next call is a forced final one without tools.',
     setup: setup([toolCalls(call('add', { a: 1, b: 2 })), text('3')], { limits: { maxIterations: 1 } }),
-    expected: { status: 'stopped', stopReason: 'max_iterations', output: '3', transcript: [USER, 'assistant: [call_1 add]', 'tool call_1 add: ok 3', 'assistant: 3'] },
+    expected: {
+      status: 'stopped',
+      stopReason: 'max_iterations',
+      output: '3',
+      transcript: [USER, 'assistant: [call_1 add]', 'tool call_1 add: ok 3', 'assistant: 3'],
+    },
     verify(_result, run) {
       const final = run.model.calls[1];
-      check(final?.toolChoice === 'none' && final.tools.length === 0, 'the forced final request must have no tools and toolChoice none');
+      check(
+        final?.toolChoice === 'none' && final.tools.length === 0,
+        'the forced final request must have no tools and toolChoice none',
+      );
     },
   },
   {
     name: 'forced final drops tool calls',
     about: 'Tool calls in a forced final reply are dropped; its text is the answer.',
-    setup: setup([toolCalls(call('add', { a: 1, b: 2 })), toolCalls(call('add', { a: 3, b: 4 }), { text: 'It is 3.' })], { limits: { maxIterations: 1 } }),
-    expected: { status: 'stopped', stopReason: 'max_iterations', output: 'It is 3.', transcript: [USER, 'assistant: [call_1 add]', 'tool call_1 add: ok 3', 'assistant: It is 3.'] },
+    setup: setup([toolCalls(call('add', { a: 1, b: 2 })), toolCalls(call('add', { a: 3, b: 4 }), { text: 'It is 3.' })], {
+      limits: { maxIterations: 1 },
+    }),
+    expected: {
+      status: 'stopped',
+      stopReason: 'max_iterations',
+      output: 'It is 3.',
+      transcript: [USER, 'assistant: [call_1 add]', 'tool call_1 add: ok 3', 'assistant: It is 3.'],
+    },
     verify(_result, run) {
       check(run.probe.executed.length === 1, 'the dropped call must not run');
     },
@@ -271,12 +402,21 @@ export const scenarios: readonly Scenario[] = [
   {
     name: 'loop detected',
     about: 'An identical batch repeated loopThreshold times is skipped and one forced final call ends the turn.',
-    setup: setup([toolCalls(call('add', { a: 1, b: 2 })), toolCalls(call('add', { a: 1, b: 2 })), text('3, as before.')], { limits: { loopThreshold: 2 } }),
+    setup: setup([toolCalls(call('add', { a: 1, b: 2 })), toolCalls(call('add', { a: 1, b: 2 })), text('3, as before.')], {
+      limits: { loopThreshold: 2 },
+    }),
     expected: {
       status: 'stopped',
       stopReason: 'loop_detected',
       output: '3, as before.',
-      transcript: [USER, 'assistant: [call_1 add]', 'tool call_1 add: ok 3', 'assistant: [call_2 add]', /^tool call_2 add: error skipped: repeated/, 'assistant: 3, as before.'],
+      transcript: [
+        USER,
+        'assistant: [call_1 add]',
+        'tool call_1 add: ok 3',
+        'assistant: [call_2 add]',
+        /^tool call_2 add: error skipped: repeated/,
+        'assistant: 3, as before.',
+      ],
     },
     verify(_result, run) {
       check(run.probe.executed.length === 1, 'the repeated batch must not run');
@@ -286,32 +426,66 @@ export const scenarios: readonly Scenario[] = [
   {
     name: 'loop-exempt tool',
     about: "Calls of a tool defined with loopExempt never count as a loop (the dispatcher's list joins the limits).",
-    setup: setup([toolCalls(call('search', { q: 'x' })), toolCalls(call('search', { q: 'x' })), toolCalls(call('search', { q: 'x' })), text('Nothing found.')], { limits: { loopThreshold: 2 } }),
+    setup: setup(
+      [
+        toolCalls(call('search', { q: 'x' })),
+        toolCalls(call('search', { q: 'x' })),
+        toolCalls(call('search', { q: 'x' })),
+        text('Nothing found.'),
+      ],
+      { limits: { loopThreshold: 2 } },
+    ),
     expected: {
       status: 'stopped',
       stopReason: 'completed',
-      transcript: [USER, 'assistant: [call_1 search]', 'tool call_1 search: ok "no notes about x"', 'assistant: [call_2 search]', 'tool call_2 search: ok "no notes about x"', 'assistant: [call_3 search]', 'tool call_3 search: ok "no notes about x"', 'assistant: Nothing found.'],
+      transcript: [
+        USER,
+        'assistant: [call_1 search]',
+        'tool call_1 search: ok "no notes about x"',
+        'assistant: [call_2 search]',
+        'tool call_2 search: ok "no notes about x"',
+        'assistant: [call_3 search]',
+        'tool call_3 search: ok "no notes about x"',
+        'assistant: Nothing found.',
+      ],
     },
   },
   {
     name: 'model call budget',
     about: 'With maxModelCalls used up the turn stops with budget_exhausted after the round.',
     setup: setup([toolCalls(call('add', { a: 1, b: 2 }))], { limits: { budget: { maxModelCalls: 1 } } }),
-    expected: { status: 'stopped', stopReason: 'budget_exhausted', output: null, text: '', transcript: [USER, 'assistant: [call_1 add]', 'tool call_1 add: ok 3'] },
+    expected: {
+      status: 'stopped',
+      stopReason: 'budget_exhausted',
+      output: null,
+      text: '',
+      transcript: [USER, 'assistant: [call_1 add]', 'tool call_1 add: ok 3'],
+    },
   },
   {
     name: 'token budget',
     about: 'A reply that exceeds the token budget stops the turn; its calls get "not executed" results.',
-    setup: setup([toolCalls(call('add', { a: 1, b: 2 }), { usage: { inputTokens: 8, outputTokens: 5 } })], { limits: { budget: { maxTotalTokens: 10 } } }),
-    expected: { status: 'stopped', stopReason: 'budget_exhausted', output: null, transcript: [USER, 'assistant: [call_1 add]', /^tool call_1 add: error not executed: .*total token budget/] },
+    setup: setup([toolCalls(call('add', { a: 1, b: 2 }), { usage: { inputTokens: 8, outputTokens: 5 } })], {
+      limits: { budget: { maxTotalTokens: 10 } },
+    }),
+    expected: {
+      status: 'stopped',
+      stopReason: 'budget_exhausted',
+      output: null,
+      transcript: [USER, 'assistant: [call_1 add]', /^tool call_1 add: error not executed: .*total token budget/],
+    },
     verify(_result, run) {
       check(run.probe.executed.length === 0, 'no tool may run once the budget is exceeded');
     },
   },
   {
     name: 'calls per reply',
-    about: 'Calls of one reply past limits.maxCallsPerReply never run; each gets a "not executed" result saying why, after the results of the calls that ran.',
-    setup: setup([toolCalls(call('add', { a: 1, b: 2 }), call('mul', { a: 2, b: 5 }), call('add', { a: 3, b: 4 })), text('3 and 10')], { limits: { maxCallsPerReply: 2 } }),
+    about:
+      'Calls of one reply past limits.maxCallsPerReply never run; each gets a "not executed" result saying why, after the results of the calls that ran.',
+    setup: setup(
+      [toolCalls(call('add', { a: 1, b: 2 }), call('mul', { a: 2, b: 5 }), call('add', { a: 3, b: 4 })), text('3 and 10')],
+      { limits: { maxCallsPerReply: 2 } },
+    ),
     expected: {
       status: 'stopped',
       stopReason: 'completed',
@@ -326,13 +500,19 @@ export const scenarios: readonly Scenario[] = [
       ],
     },
     verify(_result, run) {
-      check(isDeepStrictEqual(run.probe.executed, ['add', 'mul']), `only the first two calls may run, ran ${JSON.stringify(run.probe.executed)}`);
+      check(
+        isDeepStrictEqual(run.probe.executed, ['add', 'mul']),
+        `only the first two calls may run, ran ${JSON.stringify(run.probe.executed)}`,
+      );
     },
   },
   {
     name: 'tool call budget cuts a batch',
-    about: 'A batch larger than what maxToolCalls has left runs only what fits; the rest get "not executed" results and the turn stops at the round.',
-    setup: setup([toolCalls(call('add', { a: 1, b: 2 }), call('mul', { a: 2, b: 5 }))], { limits: { budget: { maxToolCalls: 1 } } }),
+    about:
+      'A batch larger than what maxToolCalls has left runs only what fits; the rest get "not executed" results and the turn stops at the round.',
+    setup: setup([toolCalls(call('add', { a: 1, b: 2 }), call('mul', { a: 2, b: 5 }))], {
+      limits: { budget: { maxToolCalls: 1 } },
+    }),
     expected: {
       status: 'stopped',
       stopReason: 'budget_exhausted',
@@ -345,23 +525,49 @@ export const scenarios: readonly Scenario[] = [
       ],
     },
     verify(_result, run) {
-      check(isDeepStrictEqual(run.probe.executed, ['add']), `only the call within the budget may run, ran ${JSON.stringify(run.probe.executed)}`);
+      check(
+        isDeepStrictEqual(run.probe.executed, ['add']),
+        `only the call within the budget may run, ran ${JSON.stringify(run.probe.executed)}`,
+      );
     },
   },
   {
     name: 'approval: approve',
     about: 'A call that needs approval runs once approved; approve sees the parked call.',
-    setup: withApprover([toolCalls(call('deploy', { service: 'api' })), text('Deployed.')], approver((p) => Object.fromEntries(p.map((x) => [x.call.id, { type: 'approve' }])))),
-    expected: { status: 'stopped', stopReason: 'completed', output: 'Deployed.', transcript: [USER, 'assistant: [call_1 deploy]', 'tool call_1 deploy: ok "deployed api"', 'assistant: Deployed.'] },
+    setup: withApprover(
+      [toolCalls(call('deploy', { service: 'api' })), text('Deployed.')],
+      approver((p) => Object.fromEntries(p.map((x) => [x.call.id, { type: 'approve' }]))),
+    ),
+    expected: {
+      status: 'stopped',
+      stopReason: 'completed',
+      output: 'Deployed.',
+      transcript: [USER, 'assistant: [call_1 deploy]', 'tool call_1 deploy: ok "deployed api"', 'assistant: Deployed.'],
+    },
     verify(_result, run) {
-      check(run.probe.approvals.length === 1 && run.probe.approvals[0]?.[0]?.call.name === 'deploy', 'approve must be asked once, about deploy');
+      check(
+        run.probe.approvals.length === 1 && run.probe.approvals[0]?.[0]?.call.name === 'deploy',
+        'approve must be asked once, about deploy',
+      );
     },
   },
   {
     name: 'approval: reject',
     about: 'A rejected call gets a denial result with the reason and never runs.',
-    setup: withApprover([toolCalls(call('deploy', { service: 'api' })), text('Not deployed.')], approver(() => ({ call_1: { type: 'reject', reason: 'not on a Friday' } }))),
-    expected: { status: 'stopped', stopReason: 'completed', transcript: [USER, 'assistant: [call_1 deploy]', /^tool call_1 deploy: error rejected: not on a Friday\./, 'assistant: Not deployed.'] },
+    setup: withApprover(
+      [toolCalls(call('deploy', { service: 'api' })), text('Not deployed.')],
+      approver(() => ({ call_1: { type: 'reject', reason: 'not on a Friday' } })),
+    ),
+    expected: {
+      status: 'stopped',
+      stopReason: 'completed',
+      transcript: [
+        USER,
+        'assistant: [call_1 deploy]',
+        /^tool call_1 deploy: error rejected: not on a Friday\./,
+        'assistant: Not deployed.',
+      ],
+    },
     verify(_result, run) {
       check(run.probe.executed.length === 0, 'a rejected call must not run');
     },
@@ -369,8 +575,20 @@ export const scenarios: readonly Scenario[] = [
   {
     name: 'approval: expire',
     about: 'A parked call left without a decision expires: rejected with reason "approval expired".',
-    setup: withApprover([toolCalls(call('deploy', { service: 'api' })), text('No answer, not deployed.')], approver(() => ({}))),
-    expected: { status: 'stopped', stopReason: 'completed', transcript: [USER, 'assistant: [call_1 deploy]', /^tool call_1 deploy: error rejected: approval expired/, 'assistant: No answer, not deployed.'] },
+    setup: withApprover(
+      [toolCalls(call('deploy', { service: 'api' })), text('No answer, not deployed.')],
+      approver(() => ({})),
+    ),
+    expected: {
+      status: 'stopped',
+      stopReason: 'completed',
+      transcript: [
+        USER,
+        'assistant: [call_1 deploy]',
+        /^tool call_1 deploy: error rejected: approval expired/,
+        'assistant: No answer, not deployed.',
+      ],
+    },
     verify(_result, run) {
       check(run.probe.executed.length === 0, 'an expired call must not run');
     },
@@ -379,16 +597,29 @@ export const scenarios: readonly Scenario[] = [
     name: 'approval: mixed batch',
     about: 'Allowed, approved and rejected calls of one batch are merged in call order.',
     setup: withApprover(
-      [toolCalls(call('add', { a: 1, b: 2 }), call('deploy', { service: 'api' }), call('deploy', { service: 'db' })), text('Deployed api only.')],
+      [
+        toolCalls(call('add', { a: 1, b: 2 }), call('deploy', { service: 'api' }), call('deploy', { service: 'db' })),
+        text('Deployed api only.'),
+      ],
       approver(() => ({ call_2: { type: 'approve' }, call_3: { type: 'reject' } })),
     ),
     expected: {
       status: 'stopped',
       stopReason: 'completed',
-      transcript: [USER, 'assistant: [call_1 add, call_2 deploy, call_3 deploy]', 'tool call_1 add: ok 3', 'tool call_2 deploy: ok "deployed api"', /^tool call_3 deploy: error rejected\./, 'assistant: Deployed api only.'],
+      transcript: [
+        USER,
+        'assistant: [call_1 add, call_2 deploy, call_3 deploy]',
+        'tool call_1 add: ok 3',
+        'tool call_2 deploy: ok "deployed api"',
+        /^tool call_3 deploy: error rejected\./,
+        'assistant: Deployed api only.',
+      ],
     },
     verify(_result, run) {
-      check(run.probe.approvals[0]?.map((p) => p.call.id).join(',') === 'call_2,call_3', 'approve must be asked about call_2 and call_3 only');
+      check(
+        run.probe.approvals[0]?.map((p) => p.call.id).join(',') === 'call_2,call_3',
+        'approve must be asked about call_2 and call_3 only',
+      );
     },
   },
   {
@@ -401,7 +632,14 @@ export const scenarios: readonly Scenario[] = [
     expected: {
       status: 'stopped',
       stopReason: 'completed',
-      transcript: [USER, 'assistant: [call_1 deploy]', 'tool call_1 deploy: ok "deployed api"', 'assistant: [call_2 deploy]', 'tool call_2 deploy: ok "deployed db"', 'assistant: Both deployed.'],
+      transcript: [
+        USER,
+        'assistant: [call_1 deploy]',
+        'tool call_1 deploy: ok "deployed api"',
+        'assistant: [call_2 deploy]',
+        'tool call_2 deploy: ok "deployed db"',
+        'assistant: Both deployed.',
+      ],
     },
     verify(_result, run) {
       check(run.probe.approvals.length === 1, `approve must be asked once, was asked ${run.probe.approvals.length} times`);
@@ -413,10 +651,20 @@ export const scenarios: readonly Scenario[] = [
     setup: setup([toolCalls(call('add', { a: 1, b: 2 }), call('deploy', { service: 'api' })), text('Deployed, and 1 + 2 = 3.')]),
     expected: { status: 'suspended', transcript: [USER, 'assistant: [call_1 add, call_2 deploy]'] },
     verify(result) {
-      check(result.pending?.length === 1 && result.pending[0]?.call.id === 'call_2', 'pending must hold the deploy call (call_2)');
+      check(
+        result.pending?.length === 1 && result.pending[0]?.call.id === 'call_2',
+        'pending must hold the deploy call (call_2)',
+      );
       // Plain JSON only: no undefined fields, Dates, Maps or class instances that a round trip would change.
-      for (const [what, value] of [['state', result.state], ['transcript', result.transcript], ['pending', result.pending]] as const) {
-        check(isDeepStrictEqual(JSON.parse(JSON.stringify(value)), value), `the suspended ${what} must be plain JSON (it changed in a JSON round trip)`);
+      for (const [what, value] of [
+        ['state', result.state],
+        ['transcript', result.transcript],
+        ['pending', result.pending],
+      ] as const) {
+        check(
+          isDeepStrictEqual(JSON.parse(JSON.stringify(value)), value),
+          `the suspended ${what} must be plain JSON (it changed in a JSON round trip)`,
+        );
       }
     },
     resume: {
@@ -425,7 +673,13 @@ export const scenarios: readonly Scenario[] = [
         status: 'stopped',
         stopReason: 'completed',
         output: 'Deployed, and 1 + 2 = 3.',
-        transcript: [USER, 'assistant: [call_1 add, call_2 deploy]', 'tool call_1 add: ok 3', 'tool call_2 deploy: ok "deployed api"', 'assistant: Deployed, and 1 + 2 = 3.'],
+        transcript: [
+          USER,
+          'assistant: [call_1 add, call_2 deploy]',
+          'tool call_1 add: ok 3',
+          'tool call_2 deploy: ok "deployed api"',
+          'assistant: Deployed, and 1 + 2 = 3.',
+        ],
       },
       verify(_result, run) {
         check(run.probe.executed.filter((t) => t === 'add').length === 1, 'the held add call must not run again on resume');
@@ -439,43 +693,80 @@ export const scenarios: readonly Scenario[] = [
     expected: { status: 'suspended', transcript: [USER, 'assistant: [call_1 deploy]'] },
     resume: {
       decisions: { call_1: { type: 'reject', reason: 'change freeze' } },
-      expected: { status: 'stopped', stopReason: 'completed', transcript: [USER, 'assistant: [call_1 deploy]', /^tool call_1 deploy: error rejected: change freeze\./, 'assistant: Not deployed.'] },
+      expected: {
+        status: 'stopped',
+        stopReason: 'completed',
+        transcript: [
+          USER,
+          'assistant: [call_1 deploy]',
+          /^tool call_1 deploy: error rejected: change freeze\./,
+          'assistant: Not deployed.',
+        ],
+      },
     },
   },
   {
     name: 'output repair',
-    about: 'Final text that is not valid JSON or does not match the schema goes back to the model with the reason; the fixed answer is the parsed output.',
+    about:
+      'Final text that is not valid JSON or does not match the schema goes back to the model with the reason; the fixed answer is the parsed output.',
     setup: setup([text('three'), text('{"answer": "3"}'), text('{"answer": 3}')], { output: z.object({ answer: z.number() }) }),
     expected: {
       status: 'stopped',
       stopReason: 'completed',
       output: { answer: 3 },
-      transcript: [USER, 'assistant: three', /^user: .*JSON/, 'assistant: {"answer": "3"}', /^user: .*answer/, 'assistant: {"answer": 3}'],
+      transcript: [
+        USER,
+        'assistant: three',
+        /^user: .*JSON/,
+        'assistant: {"answer": "3"}',
+        /^user: .*answer/,
+        'assistant: {"answer": 3}',
+      ],
     },
   },
   {
     name: 'output invalid',
     about: 'When repairs run out the turn fails with output_invalid.',
-    setup: setup([text('nope'), text('still nope')], { output: z.object({ answer: z.number() }), limits: { maxOutputRepairs: 1 } }),
-    expected: { status: 'failed', errorKind: 'output_invalid', output: null, transcript: [USER, 'assistant: nope', /^user: .*JSON/, 'assistant: still nope'] },
+    setup: setup([text('nope'), text('still nope')], {
+      output: z.object({ answer: z.number() }),
+      limits: { maxOutputRepairs: 1 },
+    }),
+    expected: {
+      status: 'failed',
+      errorKind: 'output_invalid',
+      output: null,
+      transcript: [USER, 'assistant: nope', /^user: .*JSON/, 'assistant: still nope'],
+    },
   },
   {
     name: 'model failure',
     about: 'A model that throws fails the turn with kind model_error and its message.',
     setup: setup([toolCalls(call('add', { a: 1, b: 2 })), fail(new Error('the model server is down'))]),
-    expected: { status: 'failed', errorKind: 'model_error', errorMessage: /the model server is down/, transcript: [USER, 'assistant: [call_1 add]', 'tool call_1 add: ok 3'] },
+    expected: {
+      status: 'failed',
+      errorKind: 'model_error',
+      errorMessage: /the model server is down/,
+      transcript: [USER, 'assistant: [call_1 add]', 'tool call_1 add: ok 3'],
+    },
   },
   {
     name: 'model failure with a TurnError',
     about: 'An error carrying a turnError (as model adapters throw) is used as is.',
-    setup: setup([fail(Object.assign(new Error('401'), { turnError: { kind: 'auth_failed', message: 'The API key was rejected.' } }))]),
+    setup: setup([
+      fail(Object.assign(new Error('401'), { turnError: { kind: 'auth_failed', message: 'The API key was rejected.' } })),
+    ]),
     expected: { status: 'failed', errorKind: 'auth_failed', errorMessage: /^The API key was rejected\.$/, transcript: [USER] },
   },
   {
     name: 'script overrun',
     about: 'A model call past the end of a script fails the turn with a message naming the missing step.',
     setup: setup([toolCalls(call('add', { a: 1, b: 2 }))]),
-    expected: { status: 'failed', errorKind: 'model_error', errorMessage: /step 2/, transcript: [USER, 'assistant: [call_1 add]', 'tool call_1 add: ok 3'] },
+    expected: {
+      status: 'failed',
+      errorKind: 'model_error',
+      errorMessage: /step 2/,
+      transcript: [USER, 'assistant: [call_1 add]', 'tool call_1 add: ok 3'],
+    },
   },
   {
     name: 'invalid model response',
@@ -525,19 +816,47 @@ export const scenarios: readonly Scenario[] = [
     name: 'hook stop',
     about: 'An after-hook that sets stop ends the turn with hook_stopped and its reason as output.',
     setup: setup([toolCalls(call('finish'))], {
-      dispatcher: { hooks: { after: [{ name: 'handoff', run: (result) => (result.name === 'finish' ? { stop: { reason: 'handed off to a person' } } : undefined) }] } },
+      dispatcher: {
+        hooks: {
+          after: [
+            {
+              name: 'handoff',
+              run: (result) => (result.name === 'finish' ? { stop: { reason: 'handed off to a person' } } : undefined),
+            },
+          ],
+        },
+      },
     }),
-    expected: { status: 'stopped', stopReason: 'hook_stopped', output: 'handed off to a person', transcript: [USER, 'assistant: [call_1 finish]', 'tool call_1 finish: ok "handed off"'] },
+    expected: {
+      status: 'stopped',
+      stopReason: 'hook_stopped',
+      output: 'handed off to a person',
+      transcript: [USER, 'assistant: [call_1 finish]', 'tool call_1 finish: ok "handed off"'],
+    },
   },
   {
     name: 'model override',
     about: "A tool's model override applies to the next model call only.",
     setup: setup([toolCalls(call('escalate')), toolCalls(call('add', { a: 1, b: 2 })), text('3')]),
-    expected: { status: 'stopped', stopReason: 'completed', transcript: [USER, 'assistant: [call_1 escalate]', 'tool call_1 escalate: ok "escalated"', 'assistant: [call_2 add]', 'tool call_2 add: ok 3', 'assistant: 3'] },
+    expected: {
+      status: 'stopped',
+      stopReason: 'completed',
+      transcript: [
+        USER,
+        'assistant: [call_1 escalate]',
+        'tool call_1 escalate: ok "escalated"',
+        'assistant: [call_2 add]',
+        'tool call_2 add: ok 3',
+        'assistant: 3',
+      ],
+    },
     verify(_result, run) {
       const [first, second, third] = run.model.calls;
       check(first?.modelOverride === undefined, 'the first call has no override');
-      check(second?.modelOverride === 'big-model', `the call after escalate must use big-model, got ${String(second?.modelOverride)}`);
+      check(
+        second?.modelOverride === 'big-model',
+        `the call after escalate must use big-model, got ${String(second?.modelOverride)}`,
+      );
       check(third?.modelOverride === undefined, 'the override applies once');
     },
   },

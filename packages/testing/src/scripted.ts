@@ -23,7 +23,10 @@ export interface ReplyExtras {
 export type ScriptStep =
   | { readonly kind: 'reply'; readonly text: string; readonly calls: readonly ScriptedCall[]; readonly extras: ReplyExtras }
   | { readonly kind: 'fail'; readonly error: unknown }
-  | ((request: ModelRequest, info: { readonly step: number }) => ScriptStep | ModelResponse | Promise<ScriptStep | ModelResponse>);
+  | ((
+      request: ModelRequest,
+      info: { readonly step: number },
+    ) => ScriptStep | ModelResponse | Promise<ScriptStep | ModelResponse>);
 
 /** A reply with text and no tool calls. */
 export function text(content: string, extras: ReplyExtras = {}): ScriptStep {
@@ -33,13 +36,19 @@ export function text(content: string, extras: ReplyExtras = {}): ScriptStep {
 /** A reply with tool calls; a last argument that is not a call sets the text and extras. */
 export function toolCalls(...items: ReadonlyArray<ScriptedCall | (ReplyExtras & { readonly text?: string })>): ScriptStep {
   const calls = items.filter((item): item is ScriptedCall => (item as ScriptedCall).kind === 'call');
-  const extras = items.find((item) => (item as ScriptedCall).kind !== 'call') as (ReplyExtras & { readonly text?: string }) | undefined;
+  const extras = items.find((item) => (item as ScriptedCall).kind !== 'call') as
+    | (ReplyExtras & { readonly text?: string })
+    | undefined;
   const { text: content = '', ...rest } = extras ?? {};
   return { kind: 'reply', text: content, calls, extras: rest };
 }
 
 /** A tool call for `toolCalls`. */
-export function call(name: string, input: JsonValue = {}, options: { readonly id?: string; readonly inputError?: string } = {}): ScriptedCall {
+export function call(
+  name: string,
+  input: JsonValue = {},
+  options: { readonly id?: string; readonly inputError?: string } = {},
+): ScriptedCall {
   return { kind: 'call', name, input, ...options };
 }
 
@@ -83,7 +92,8 @@ export function scriptedModel(steps: readonly ScriptStep[], options: ScriptedMod
   const calls: ModelRequest[] = [];
   let nextId = 1;
   for (const skipped of steps.slice(0, startAt)) {
-    if (typeof skipped !== 'function' && skipped.kind === 'reply') nextId += skipped.calls.filter((c) => c.id === undefined).length;
+    if (typeof skipped !== 'function' && skipped.kind === 'reply')
+      nextId += skipped.calls.filter((c) => c.id === undefined).length;
   }
 
   async function next(request: ModelRequest, signal: AbortSignal): Promise<ModelResponse> {
@@ -107,7 +117,9 @@ export function scriptedModel(steps: readonly ScriptStep[], options: ScriptedMod
   function toResponse(reply: Extract<ScriptStep, { kind: 'reply' }>): ModelResponse {
     const toolCalls = reply.calls.map((c): ToolCall => {
       const id = c.id ?? `call_${nextId++}`;
-      return c.inputError === undefined ? { id, name: c.name, input: c.input } : { id, name: c.name, input: c.input, inputError: c.inputError };
+      return c.inputError === undefined
+        ? { id, name: c.name, input: c.input }
+        : { id, name: c.name, input: c.input, inputError: c.inputError };
     });
     const { usage, reasoning, modelId } = reply.extras;
     return {
@@ -125,13 +137,15 @@ export function scriptedModel(steps: readonly ScriptStep[], options: ScriptedMod
     generate: (request, options) => next(request, options.signal),
     async *stream(request, options) {
       const response = await next(request, options.signal);
-      if (response.reasoning !== undefined) for (const piece of splitText(response.reasoning)) yield { type: 'reasoning_delta', text: piece };
+      if (response.reasoning !== undefined)
+        for (const piece of splitText(response.reasoning)) yield { type: 'reasoning_delta', text: piece };
       for (const piece of splitText(response.text)) yield { type: 'text_delta', text: piece };
       for (const c of response.toolCalls) {
         yield { type: 'tool_call_start', id: c.id, name: c.name };
         const args = c.inputError !== undefined && typeof c.input === 'string' ? c.input : JSON.stringify(c.input);
         const half = Math.ceil(args.length / 2);
-        for (const piece of [args.slice(0, half), args.slice(half)]) if (piece.length > 0) yield { type: 'tool_call_delta', id: c.id, argsText: piece };
+        for (const piece of [args.slice(0, half), args.slice(half)])
+          if (piece.length > 0) yield { type: 'tool_call_delta', id: c.id, argsText: piece };
         yield { type: 'tool_call_end', id: c.id };
       }
       yield {
@@ -146,13 +160,16 @@ export function scriptedModel(steps: readonly ScriptStep[], options: ScriptedMod
       if (used >= steps.length) return;
       const first = used + 1;
       const range = first === steps.length ? `step ${first}` : `steps ${first}–${steps.length}`;
-      throw new Error(`scriptedModel: ${steps.length - used} of ${steps.length} steps were not used (${range}). The turn made fewer model calls than the script expected.`);
+      throw new Error(
+        `scriptedModel: ${steps.length - used} of ${steps.length} steps were not used (${range}). The turn made fewer model calls than the script expected.`,
+      );
     },
   };
 }
 
 function readStartAt(options: ScriptedModelOptions, length: number): number {
-  if (options === null || typeof options !== 'object') throw new TypeError(`scriptedModel options must be an object such as { startAt: 1 }, got ${String(options)}.`);
+  if (options === null || typeof options !== 'object')
+    throw new TypeError(`scriptedModel options must be an object such as { startAt: 1 }, got ${String(options)}.`);
   for (const key of Object.keys(options)) {
     if (key !== 'startAt') throw new TypeError(`scriptedModel got an unknown option '${key}'. Known options: startAt.`);
   }

@@ -4,7 +4,17 @@
 // passed in (this package does not depend on @turnkit/store); the types below are the slice of
 // their API the suite uses.
 
-import type { ApprovalDecision, Message, Model, ModelRequest, ModelResponse, ParkedCall, ToolResult, TurnError, TurnState } from '@turnkit/core';
+import type {
+  ApprovalDecision,
+  Message,
+  Model,
+  ModelRequest,
+  ModelResponse,
+  ParkedCall,
+  ToolResult,
+  TurnError,
+  TurnState,
+} from '@turnkit/core';
 import { defineTool, type ToolDefinition } from '@turnkit/dispatch';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
@@ -26,18 +36,32 @@ export interface ConformanceStore {
     readonly transcript: readonly Message[];
     readonly parked: readonly ParkedCall[];
     readonly decisions: readonly { readonly callId: string | null; readonly status: string; readonly kind: string }[];
-    readonly toolCalls: readonly { readonly callId: string; readonly result: ToolResult | null; readonly startedAt: string | null }[];
+    readonly toolCalls: readonly {
+      readonly callId: string;
+      readonly result: ToolResult | null;
+      readonly startedAt: string | null;
+    }[];
     readonly error: TurnError | null;
   } | null>;
-  list(options?: { readonly status?: never; readonly limit?: number; readonly cursor?: string | null }): Promise<{ readonly turns: readonly { readonly id: string }[]; readonly cursor: string | null }>;
-  decide(id: string, decisions: Record<string, ApprovalDecision>): Promise<{ readonly accepted: readonly string[]; readonly ignored: readonly string[] }>;
+  list(options?: {
+    readonly status?: never;
+    readonly limit?: number;
+    readonly cursor?: string | null;
+  }): Promise<{ readonly turns: readonly { readonly id: string }[]; readonly cursor: string | null }>;
+  decide(
+    id: string,
+    decisions: Record<string, ApprovalDecision>,
+  ): Promise<{ readonly accepted: readonly string[]; readonly ignored: readonly string[] }>;
   cancel(id: string, reason?: string): Promise<boolean>;
   watch(id: string, options?: { readonly pollMs?: number }): AsyncIterable<{ readonly type: string; readonly seq: number }>;
   close(): Promise<void>;
   claim(options: { readonly owner: string; readonly leaseMs: number }): Promise<{ readonly lease: ConformanceLease } | null>;
   renew(lease: never, leaseMs: number): Promise<void>;
   commit(lease: never, commit: { readonly state?: never; readonly fail?: TurnError; readonly release?: boolean }): Promise<void>;
-  journal(lease: never, callIds: readonly string[]): Promise<{ readonly results: readonly ToolResult[]; readonly started: readonly string[] }>;
+  journal(
+    lease: never,
+    callIds: readonly string[],
+  ): Promise<{ readonly results: readonly ToolResult[]; readonly started: readonly string[] }>;
   callStarted(lease: never, call: { readonly id: string; readonly name: string }): Promise<void>;
   callFinished(lease: never, result: ToolResult): Promise<boolean>;
 }
@@ -57,7 +81,12 @@ export interface StoreConformanceOptions<S extends ConformanceStore> {
   /** Shown in the describe block's name. */
   readonly name: string;
   /** `createWorker` from @turnkit/store (or a compatible worker). */
-  readonly createWorker: (options: { readonly store: S; readonly agents: Record<string, ConformanceAgent>; readonly leaseMs?: number; readonly onError?: (error: unknown) => void }) => ConformanceWorker;
+  readonly createWorker: (options: {
+    readonly store: S;
+    readonly agents: Record<string, ConformanceAgent>;
+    readonly leaseMs?: number;
+    readonly onError?: (error: unknown) => void;
+  }) => ConformanceWorker;
   /** Skip the whole suite, saying why (the reason is in the describe block's name). */
   readonly skip?: string | false;
   /** Called once after the suite, with the store closed (drop a scratch schema, say). */
@@ -73,7 +102,9 @@ const FAIL: TurnError = { kind: 'test_cleanup', message: 'ended by the conforman
  * A model that answers from the transcript, not from a counter, so a recovered turn gets the same
  * replies: the first call asks for `add` and `pay`, any call after tool results answers 'done'.
  */
-export function transcriptModel(calls: readonly { readonly id: string; readonly name: string; readonly input: Record<string, unknown> }[]): Model & { readonly calls: number } {
+export function transcriptModel(
+  calls: readonly { readonly id: string; readonly name: string; readonly input: Record<string, unknown> }[],
+): Model & { readonly calls: number } {
   let count = 0;
   return {
     get calls() {
@@ -83,7 +114,10 @@ export function transcriptModel(calls: readonly { readonly id: string; readonly 
       count += 1;
       const last = request.messages[request.messages.length - 1];
       if (last?.role === 'tool') return { text: 'done', toolCalls: [] };
-      return { text: '', toolCalls: calls.map((c) => ({ id: c.id, name: c.name, input: c.input as ModelResponse['toolCalls'][number]['input'] })) };
+      return {
+        text: '',
+        toolCalls: calls.map((c) => ({ id: c.id, name: c.name, input: c.input as ModelResponse['toolCalls'][number]['input'] })),
+      };
     },
   };
 }
@@ -92,8 +126,19 @@ export function transcriptModel(calls: readonly { readonly id: string; readonly 
 function countingTools(runs: Map<string, number>): { add: ToolDefinition<any>; pay: ToolDefinition<any> } {
   const ran = (id: string): void => void runs.set(id, (runs.get(id) ?? 0) + 1);
   return {
-    add: defineTool({ name: 'add', description: 'Adds.', input: z.object({ a: z.number(), b: z.number() }), execute: ({ a, b }, ctx) => (ran(ctx.callId), a + b) }),
-    pay: defineTool({ name: 'pay', description: 'Pays.', input: z.object({ n: z.number() }), needsApproval: true, execute: ({ n }, ctx) => (ran(ctx.callId), `paid ${n}`) }),
+    add: defineTool({
+      name: 'add',
+      description: 'Adds.',
+      input: z.object({ a: z.number(), b: z.number() }),
+      execute: ({ a, b }, ctx) => (ran(ctx.callId), a + b),
+    }),
+    pay: defineTool({
+      name: 'pay',
+      description: 'Pays.',
+      input: z.object({ n: z.number() }),
+      needsApproval: true,
+      execute: ({ n }, ctx) => (ran(ctx.callId), `paid ${n}`),
+    }),
   };
 }
 
@@ -111,13 +156,23 @@ const fresh = (what: string): string => `${what}_${process.pid}_${Date.now().toS
  * import { storeConformance } from '@turnkit/testing/store-conformance';
  * storeConformance(() => openStore('memory://'), { name: 'pglite', createWorker });
  */
-export function storeConformance<S extends ConformanceStore>(openStore: () => Promise<S>, options: StoreConformanceOptions<S>): void {
-  const title = options.skip ? `store conformance: ${options.name} (skipped: ${options.skip})` : `store conformance: ${options.name}`;
+export function storeConformance<S extends ConformanceStore>(
+  openStore: () => Promise<S>,
+  options: StoreConformanceOptions<S>,
+): void {
+  const title = options.skip
+    ? `store conformance: ${options.name} (skipped: ${options.skip})`
+    : `store conformance: ${options.name}`;
   describe.skipIf(Boolean(options.skip))(title, () => {
     let store: S;
     const errors: unknown[] = [];
     const worker = (agents: Record<string, ConformanceAgent>, leaseMs?: number): ConformanceWorker =>
-      options.createWorker({ store, agents, ...(leaseMs === undefined ? {} : { leaseMs }), onError: (error) => errors.push(error) });
+      options.createWorker({
+        store,
+        agents,
+        ...(leaseMs === undefined ? {} : { leaseMs }),
+        onError: (error) => errors.push(error),
+      });
     /** Claims the one runnable turn and checks it is `id` (each test leaves no runnable turn behind). */
     const claimOwn = async (id: string, owner: string, leaseMs: number): Promise<ConformanceLease> => {
       const claim = await store.claim({ owner, leaseMs });
@@ -127,7 +182,13 @@ export function storeConformance<S extends ConformanceStore>(openStore: () => Pr
     const end = (lease: ConformanceLease): Promise<void> => store.commit(asLease(lease), { fail: FAIL, release: true });
     const parkedTurn = async (runs: Map<string, number>, agentName: string): Promise<{ id: string; agent: ConformanceAgent }> => {
       const { add, pay } = countingTools(runs);
-      const agent = { model: transcriptModel([{ id: 'c1', name: 'add', input: { a: 1, b: 2 } }, { id: 'c2', name: 'pay', input: { n: 3 } }]), tools: [add, pay] };
+      const agent = {
+        model: transcriptModel([
+          { id: 'c1', name: 'add', input: { a: 1, b: 2 } },
+          { id: 'c2', name: 'pay', input: { n: 3 } },
+        ]),
+        tools: [add, pay],
+      };
       const id = await store.submit({ agent: agentName, input: 'add and pay' });
       await worker({ [agentName]: agent }).runUntilIdle();
       expect((await store.get(id))?.status).toBe('awaiting_approval');
@@ -147,10 +208,17 @@ export function storeConformance<S extends ConformanceStore>(openStore: () => Pr
       const { add } = countingTools(runs);
       const id = await store.submit({ agent: 'calc', input: 'What is 1 + 2?' });
       expect((await store.get(id))?.status).toBe('ready');
-      await worker({ calc: { model: transcriptModel([{ id: 'c1', name: 'add', input: { a: 1, b: 2 } }]), tools: [add], system: 'You add.' } }).runUntilIdle();
+      await worker({
+        calc: { model: transcriptModel([{ id: 'c1', name: 'add', input: { a: 1, b: 2 } }]), tools: [add], system: 'You add.' },
+      }).runUntilIdle();
       const turn = await store.get(id);
       expect(turn?.status).toBe('stopped');
-      expect(transcriptLines(turn?.transcript ?? [])).toEqual(['user: What is 1 + 2?', 'assistant: [c1 add]', 'tool c1 add: ok 3', 'assistant: done']);
+      expect(transcriptLines(turn?.transcript ?? [])).toEqual([
+        'user: What is 1 + 2?',
+        'assistant: [c1 add]',
+        'tool c1 add: ok 3',
+        'assistant: done',
+      ]);
       expect(turn?.toolCalls.map((c) => [c.callId, c.result?.output, c.startedAt !== null])).toEqual([['c1', 3, true]]);
       expect(runs.get('c1')).toBe(1);
       const seen: string[] = [];
@@ -189,8 +257,12 @@ export function storeConformance<S extends ConformanceStore>(openStore: () => Pr
       expect(second.token).toBeGreaterThan(first.token);
       await expect(store.commit(asLease(first), {})).rejects.toMatchObject({ name: 'LeaseLostError' });
       await expect(store.renew(asLease(first), 1000)).rejects.toMatchObject({ name: 'LeaseLostError' });
-      await expect(store.callStarted(asLease(first), { id: 'x1', name: 'add' })).rejects.toMatchObject({ name: 'LeaseLostError' });
-      await expect(store.callFinished(asLease(first), { callId: 'x1', name: 'add', output: 1, isError: false })).rejects.toMatchObject({ name: 'LeaseLostError' });
+      await expect(store.callStarted(asLease(first), { id: 'x1', name: 'add' })).rejects.toMatchObject({
+        name: 'LeaseLostError',
+      });
+      await expect(
+        store.callFinished(asLease(first), { callId: 'x1', name: 'add', output: 1, isError: false }),
+      ).rejects.toMatchObject({ name: 'LeaseLostError' });
       expect((await store.journal(asLease(second), ['x1'])).results).toEqual([]);
       await store.renew(asLease(second), 60_000);
       await end(second);
@@ -202,7 +274,9 @@ export function storeConformance<S extends ConformanceStore>(openStore: () => Pr
       const { add } = countingTools(runs);
       const id = await store.submit({ agent: 'takeover', input: 'go' });
       await claimOwn(id, 'dead-worker', 0);
-      await worker({ takeover: { model: transcriptModel([{ id: 'c1', name: 'add', input: { a: 2, b: 2 } }]), tools: [add] } }).runUntilIdle();
+      await worker({
+        takeover: { model: transcriptModel([{ id: 'c1', name: 'add', input: { a: 2, b: 2 } }]), tools: [add] },
+      }).runUntilIdle();
       const turn = await store.get(id);
       expect(turn?.status).toBe('stopped');
       expect(runs.get('c1')).toBe(1);
@@ -224,8 +298,19 @@ export function storeConformance<S extends ConformanceStore>(openStore: () => Pr
     it('recovery answers a journaled call from the journal, never re-runs a started call, and re-runs an idempotent one', async () => {
       const runs = new Map<string, number>();
       const ran = (id: string): void => void runs.set(id, (runs.get(id) ?? 0) + 1);
-      const once = defineTool({ name: 'once', description: 'Runs once.', input: z.object({}), execute: (_i, ctx) => (ran(ctx.callId), 'ran') });
-      const again = defineTool({ name: 'again', description: 'Safe to repeat.', input: z.object({}), idempotent: true, execute: (_i, ctx) => (ran(ctx.callId), 'ran') });
+      const once = defineTool({
+        name: 'once',
+        description: 'Runs once.',
+        input: z.object({}),
+        execute: (_i, ctx) => (ran(ctx.callId), 'ran'),
+      });
+      const again = defineTool({
+        name: 'again',
+        description: 'Safe to repeat.',
+        input: z.object({}),
+        idempotent: true,
+        execute: (_i, ctx) => (ran(ctx.callId), 'ran'),
+      });
       const agent = {
         model: transcriptModel([
           { id: 'done1', name: 'once', input: {} },
@@ -238,7 +323,9 @@ export function storeConformance<S extends ConformanceStore>(openStore: () => Pr
       const id = await store.submit({ agent: 'recover', input: 'go' });
       // A worker that dies right after writing `dispatching`, before any tool starts.
       const dying = crashing(store, 1);
-      void options.createWorker({ store: dying.store, agents: { recover: agent }, leaseMs: 200, onError: () => undefined }).runUntilIdle();
+      void options
+        .createWorker({ store: dying.store, agents: { recover: agent }, leaseMs: 200, onError: () => undefined })
+        .runUntilIdle();
       await dying.crashed;
       // What its tools had done when it died: done1 finished, mid1 and mid2 started, new1 not started.
       const lease = asLease(dying.lease());
@@ -263,13 +350,24 @@ export function storeConformance<S extends ConformanceStore>(openStore: () => Pr
       it(`resumes from checkpoint ${k}: same transcript, every tool ran once`, async () => {
         const runs = new Map<string, number>();
         const { add, pay } = countingTools(runs);
-        const agent = { model: transcriptModel([{ id: 'c1', name: 'add', input: { a: 1, b: 2 } }, { id: 'c2', name: 'pay', input: { n: 3 } }]), tools: [add, pay] };
+        const agent = {
+          model: transcriptModel([
+            { id: 'c1', name: 'add', input: { a: 1, b: 2 } },
+            { id: 'c2', name: 'pay', input: { n: 3 } },
+          ]),
+          tools: [add, pay],
+        };
         const id = await store.submit({ agent: `resume${k}`, input: 'add and pay' });
         const dying = crashing(store, k);
         // The first worker dies at write k. (On a slow machine its lease can lapse and it may take
         // the turn over from itself; the turn may then end with fewer writes and no crash: the
         // checks below hold either way.)
-        const first = options.createWorker({ store: dying.store, agents: { [`resume${k}`]: agent }, leaseMs: 200, onError: () => undefined });
+        const first = options.createWorker({
+          store: dying.store,
+          agents: { [`resume${k}`]: agent },
+          leaseMs: 200,
+          onError: () => undefined,
+        });
         await Promise.race([first.runUntilIdle(), dying.crashed]);
         if (k >= 3 && (await store.get(id))?.status === 'awaiting_approval') {
           // It lives on past the approval: it parked the turn, now it applies the decision.
@@ -279,7 +377,13 @@ export function storeConformance<S extends ConformanceStore>(openStore: () => Pr
         await settle(store, id, worker({ [`resume${k}`]: agent }), { c2: { type: 'approve' } });
         const turn = await store.get(id);
         expect(turn?.status).toBe('stopped');
-        expect(transcriptLines(turn?.transcript ?? [])).toEqual(['user: add and pay', 'assistant: [c1 add, c2 pay]', 'tool c1 add: ok 3', 'tool c2 pay: ok "paid 3"', 'assistant: done']);
+        expect(transcriptLines(turn?.transcript ?? [])).toEqual([
+          'user: add and pay',
+          'assistant: [c1 add, c2 pay]',
+          'tool c1 add: ok 3',
+          'tool c2 pay: ok "paid 3"',
+          'assistant: done',
+        ]);
         expect(Object.fromEntries(runs)).toEqual({ c1: 1, c2: 1 });
         expect(turn?.decisions.map((d) => [d.callId, d.status])).toEqual([['c2', 'applied']]);
       });
@@ -307,7 +411,9 @@ export function storeConformance<S extends ConformanceStore>(openStore: () => Pr
       const { id, agent } = await parkedTurn(new Map(), 'baddecide');
       await expect(store.decide('no_such_turn', { c2: { type: 'approve' } })).rejects.toThrow(/no turn 'no_such_turn'/);
       await expect(store.decide(id, { c2: { type: 'approve' }, c9: { type: 'approve' } })).rejects.toThrow(/no parked call 'c9'/);
-      await expect(store.decide(id, { c2: { type: 'yes' } as unknown as ApprovalDecision })).rejects.toThrow(/decision for call 'c2'/);
+      await expect(store.decide(id, { c2: { type: 'yes' } as unknown as ApprovalDecision })).rejects.toThrow(
+        /decision for call 'c2'/,
+      );
       expect((await store.get(id))?.decisions).toEqual([]);
       expect(await store.cancel(id, 'cleanup')).toBe(true);
       await worker({ baddecide: agent }).runUntilIdle();
@@ -323,7 +429,10 @@ export function storeConformance<S extends ConformanceStore>(openStore: () => Pr
       const turn = await store.get(id);
       expect(turn?.status).toBe('cancelled');
       expect(turn?.state?.outcome).toEqual({ status: 'cancelled', reason: 'changed my mind' });
-      expect(transcriptLines(turn?.transcript ?? []).slice(2)).toEqual(['tool c1 add: ok 3', expect.stringMatching(/^tool c2 pay: error .*cancelled/)]);
+      expect(transcriptLines(turn?.transcript ?? []).slice(2)).toEqual([
+        'tool c1 add: ok 3',
+        expect.stringMatching(/^tool c2 pay: error .*cancelled/),
+      ]);
       expect(turn?.decisions.map((d) => [d.kind, d.status])).toEqual([['cancel', 'applied']]);
       expect(await store.cancel(id)).toBe(false);
       await expect(store.cancel('no_such_turn')).rejects.toThrow(/no turn/);
@@ -343,7 +452,10 @@ export function storeConformance<S extends ConformanceStore>(openStore: () => Pr
       await store.commit(asLease(first), { release: true });
       const fine = await store.submit({ agent: 'known', input: 'hi' });
       await worker(agents).runUntilIdle();
-      expect(await store.get(unknown)).toMatchObject({ status: 'failed', error: { kind: 'unknown_agent', message: expect.stringMatching(/'nobody'/) } });
+      expect(await store.get(unknown)).toMatchObject({
+        status: 'failed',
+        error: { kind: 'unknown_agent', message: expect.stringMatching(/'nobody'/) },
+      });
       const bad = await store.get(corrupt);
       expect(bad).toMatchObject({ status: 'failed', error: { kind: 'corrupt_state' } });
       expect((await store.get(fine))?.status).toBe('stopped');
@@ -358,7 +470,9 @@ export function storeConformance<S extends ConformanceStore>(openStore: () => Pr
       await worker({ lost: { model: transcriptModel([]), tools: [add] } }).runUntilIdle();
       const turn = await store.get(id);
       expect(turn?.status).toBe('stopped');
-      const result = (turn?.transcript ?? []).flatMap((m) => (m.role === 'tool' && m.result.callId === 'c2' ? [m.result] : []))[0];
+      const result = (turn?.transcript ?? []).flatMap((m) =>
+        m.role === 'tool' && m.result.callId === 'c2' ? [m.result] : [],
+      )[0];
       expect(result).toMatchObject({ isError: true, output: expect.stringMatching(/pay/) });
     });
   });
@@ -371,7 +485,10 @@ const pause = (ms: number): Promise<void> => new Promise((resolve) => setTimeout
  * from then on every call of that worker hangs, as if the process were gone. Its lease then
  * expires, and another worker takes the turn over.
  */
-function crashing<S extends ConformanceStore>(store: S, k: number): { store: S; crashed: Promise<void>; lease: () => ConformanceLease } {
+function crashing<S extends ConformanceStore>(
+  store: S,
+  k: number,
+): { store: S; crashed: Promise<void>; lease: () => ConformanceLease } {
   let commits = 0;
   let dead = false;
   let last: ConformanceLease | null = null;
@@ -398,7 +515,12 @@ function crashing<S extends ConformanceStore>(store: S, k: number): { store: S; 
 }
 
 /** Runs `worker` until the turn ends (a dead worker's lease has to expire first), deciding parked calls with `decisions`. */
-async function settle(store: ConformanceStore, id: string, worker: ConformanceWorker, decisions?: Record<string, ApprovalDecision>): Promise<void> {
+async function settle(
+  store: ConformanceStore,
+  id: string,
+  worker: ConformanceWorker,
+  decisions?: Record<string, ApprovalDecision>,
+): Promise<void> {
   for (let i = 0; i < 1000; i += 1) {
     await worker.runUntilIdle();
     const turn = await store.get(id);
@@ -407,5 +529,7 @@ async function settle(store: ConformanceStore, id: string, worker: ConformanceWo
     else await pause(10);
   }
   const turn = await store.get(id);
-  throw new Error(`Turn '${id}' did not end: it is ${turn?.status}, with ${turn?.parked.length} parked calls and decisions ${JSON.stringify(turn?.decisions)}.`);
+  throw new Error(
+    `Turn '${id}' did not end: it is ${turn?.status}, with ${turn?.parked.length} parked calls and decisions ${JSON.stringify(turn?.decisions)}.`,
+  );
 }

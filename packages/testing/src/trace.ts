@@ -41,7 +41,9 @@ export interface ReplayDifference {
   readonly message: string;
 }
 
-export type ReplayReport = { readonly ok: true; readonly steps: number } | { readonly ok: false; readonly steps: number; readonly difference: ReplayDifference };
+export type ReplayReport =
+  | { readonly ok: true; readonly steps: number }
+  | { readonly ok: false; readonly steps: number; readonly difference: ReplayDifference };
 
 /**
  * Feeds the recorded events through `step` from the recorded initial state and compares each
@@ -60,7 +62,19 @@ export function replay(trace: Trace): ReplayReport {
         const message =
           `Replay differs at entry ${index} (event '${entry.event.type}') in ${part}${diff.path === '' ? '' : ` at ${diff.path}`}: ` +
           `recorded ${show(diff.recorded)}, replayed ${show(diff.replayed)}.`;
-        return { ok: false, steps: index, difference: { index, event: entry.event, part, path: diff.path, recorded: diff.recorded, replayed: diff.replayed, message } };
+        return {
+          ok: false,
+          steps: index,
+          difference: {
+            index,
+            event: entry.event,
+            part,
+            path: diff.path,
+            recorded: diff.recorded,
+            replayed: diff.replayed,
+            message,
+          },
+        };
       }
     }
     state = toJson(entry.state);
@@ -72,7 +86,13 @@ type Diff = { path: string; recorded: unknown; replayed: unknown };
 
 function firstDifference(recorded: unknown, replayed: unknown, path: string): Diff | null {
   if (Object.is(recorded, replayed)) return null;
-  if (recorded === null || replayed === null || typeof recorded !== 'object' || typeof replayed !== 'object' || Array.isArray(recorded) !== Array.isArray(replayed)) {
+  if (
+    recorded === null ||
+    replayed === null ||
+    typeof recorded !== 'object' ||
+    typeof replayed !== 'object' ||
+    Array.isArray(recorded) !== Array.isArray(replayed)
+  ) {
     return { path, recorded, replayed };
   }
   if (Array.isArray(recorded) && Array.isArray(replayed)) {

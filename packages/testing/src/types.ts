@@ -1,7 +1,16 @@
 // The structural types the conformance suite needs from an interpreter. @turnkit/testing never
 // imports an interpreter: `runTurn` of @turnkit/inline (or yours) only has to accept these options.
 
-import type { ApprovalDecision, JsonValue, Message, Model, ParkedCall, StopReason, TurnError, TurnLimitsInput } from '@turnkit/core';
+import type {
+  ApprovalDecision,
+  JsonValue,
+  Message,
+  Model,
+  ParkedCall,
+  StopReason,
+  TurnError,
+  TurnLimitsInput,
+} from '@turnkit/core';
 import type { Dispatcher, Grant } from '@turnkit/dispatch';
 import type { z } from 'zod';
 
@@ -15,7 +24,10 @@ export interface ConformanceRunOptions {
   readonly transcript?: readonly Message[];
   readonly limits?: TurnLimitsInput;
   /** A call left out of the answer expires (rejected with reason `approval expired`). */
-  readonly approve?: (pending: readonly ParkedCall[], info: { readonly turnId: string }) => Promise<Record<string, ApprovalDecision>>;
+  readonly approve?: (
+    pending: readonly ParkedCall[],
+    info: { readonly turnId: string },
+  ) => Promise<Record<string, ApprovalDecision>>;
   /** The final text must be JSON this schema accepts; a failure is sent back for repair. */
   readonly output?: z.ZodType;
   readonly signal?: AbortSignal;

@@ -12,7 +12,25 @@ describe('the conformance corpus', () => {
 
   it('covers every case the issue lists', () => {
     const names = scenarios.map((s) => s.name).join('\n');
-    for (const want of ['plain answer', 'tool round', 'parallel', 'unknown tool', 'invalid arguments', 'max iterations', 'loop detected', 'budget', 'approval: approve', 'approval: reject', 'approval: expire', 'suspend and resume', 'output repair', 'model failure', 'cancel mid-tool', 'hook stop', 'model override']) {
+    for (const want of [
+      'plain answer',
+      'tool round',
+      'parallel',
+      'unknown tool',
+      'invalid arguments',
+      'max iterations',
+      'loop detected',
+      'budget',
+      'approval: approve',
+      'approval: reject',
+      'approval: expire',
+      'suspend and resume',
+      'output repair',
+      'model failure',
+      'cancel mid-tool',
+      'hook stop',
+      'model override',
+    ]) {
       expect(names).toContain(want);
     }
   });
@@ -23,21 +41,33 @@ describe('the conformance corpus', () => {
       return { ...result, transcript: result.transcript.slice(0, -1) };
     };
     const scenario = scenarios.find((s) => s.name === 'one tool round')!;
-    await expect(runScenario(scenario, lossy)).rejects.toThrow(/Scenario 'one tool round'[\s\S]*transcript line 4: expected assistant: 1 \+ 2 = 3, got no line/);
+    await expect(runScenario(scenario, lossy)).rejects.toThrow(
+      /Scenario 'one tool round'[\s\S]*transcript line 4: expected assistant: 1 \+ 2 = 3, got no line/,
+    );
   });
 
   it('fails an interpreter that ignores the dispatcher loop-exempt tools', async () => {
-    const forgetful: ConformanceRun = (options) => runMinimal({ ...options, tools: { ...options.tools, loopExemptTools: () => [] } });
+    const forgetful: ConformanceRun = (options) =>
+      runMinimal({ ...options, tools: { ...options.tools, loopExemptTools: () => [] } });
     const scenario = scenarios.find((s) => s.name === 'loop-exempt tool')!;
     await expect(runScenario(scenario, forgetful)).rejects.toThrow(/stopReason: expected "completed", got "loop_detected"/);
   });
 });
 
 describe('compareOutcome', () => {
-  const result = { status: 'stopped' as const, output: 'x', text: 'x', stopReason: 'completed' as const, state: {}, transcript: [{ role: 'user' as const, content: 'hi' }] };
+  const result = {
+    status: 'stopped' as const,
+    output: 'x',
+    text: 'x',
+    stopReason: 'completed' as const,
+    state: {},
+    transcript: [{ role: 'user' as const, content: 'hi' }],
+  };
 
   it('accepts a match, with RegExp lines', () => {
-    expect(compareOutcome(result, { status: 'stopped', stopReason: 'completed', output: 'x', transcript: [/^user: h/] })).toEqual([]);
+    expect(compareOutcome(result, { status: 'stopped', stopReason: 'completed', output: 'x', transcript: [/^user: h/] })).toEqual(
+      [],
+    );
   });
 
   it('lists each difference', () => {

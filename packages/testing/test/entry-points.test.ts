@@ -13,9 +13,12 @@ const packageDir = fileURLToPath(new URL('..', import.meta.url));
 
 /** The export condition that points at the TypeScript sources (read, not assumed). */
 function sourceCondition(): string {
-  const manifest = JSON.parse(readFileSync(join(packageDir, 'package.json'), 'utf8')) as { exports: Record<string, Record<string, string>> };
+  const manifest = JSON.parse(readFileSync(join(packageDir, 'package.json'), 'utf8')) as {
+    exports: Record<string, Record<string, string>>;
+  };
   const entry = Object.entries(manifest.exports['.'] ?? {}).find(([, target]) => target.endsWith('.ts'));
-  if (entry === undefined) throw new Error("packages/testing/package.json: no export condition of '.' points at a .ts source file.");
+  if (entry === undefined)
+    throw new Error("packages/testing/package.json: no export condition of '.' points at a .ts source file.");
   return entry[0];
 }
 
@@ -34,17 +37,32 @@ export async function resolve(specifier, context, nextResolve) {
 }
 `,
   );
-  writeFileSync(join(dir, 'register.mjs'), "import { register } from 'node:module';\nregister('./hooks.mjs', import.meta.url);\n");
+  writeFileSync(
+    join(dir, 'register.mjs'),
+    "import { register } from 'node:module';\nregister('./hooks.mjs', import.meta.url);\n",
+  );
   // The import may throw outside a vitest run (vitest refuses to be used there); the hook has
   // recorded what was resolved by then, which is all this checks.
   const child = spawnSync(
     process.execPath,
-    ['--import', 'tsx', '--import', join(dir, 'register.mjs'), `--conditions=${sourceCondition()}`, '--input-type=module', '-e', `await import(${JSON.stringify(specifier)});`],
+    [
+      '--import',
+      'tsx',
+      '--import',
+      join(dir, 'register.mjs'),
+      `--conditions=${sourceCondition()}`,
+      '--input-type=module',
+      '-e',
+      `await import(${JSON.stringify(specifier)});`,
+    ],
     { cwd: packageDir, encoding: 'utf8' },
   );
-  const resolved = readFileSync(record, 'utf8').split('\n').filter((line) => line !== '');
+  const resolved = readFileSync(record, 'utf8')
+    .split('\n')
+    .filter((line) => line !== '');
   rmSync(dir, { recursive: true, force: true });
-  if (specifier === '@turnkit/testing' && child.status !== 0) throw new Error(`node could not import ${specifier}:\n${child.stderr}`);
+  if (specifier === '@turnkit/testing' && child.status !== 0)
+    throw new Error(`node could not import ${specifier}:\n${child.stderr}`);
   return resolved;
 }
 

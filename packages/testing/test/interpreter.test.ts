@@ -3,8 +3,19 @@ import { z } from 'zod';
 import { createDispatcher, defineTool } from '@turnkit/dispatch';
 import { call, fail, replay, scriptedModel, startTurn, text, toolCalls, transcriptLines } from '@turnkit/testing';
 
-const add = defineTool({ name: 'add', description: 'Adds.', input: z.object({ a: z.number(), b: z.number() }), execute: ({ a, b }) => a + b });
-const deploy = defineTool({ name: 'deploy', description: 'Deploys.', input: z.object({}), needsApproval: true, execute: () => 'deployed' });
+const add = defineTool({
+  name: 'add',
+  description: 'Adds.',
+  input: z.object({ a: z.number(), b: z.number() }),
+  execute: ({ a, b }) => a + b,
+});
+const deploy = defineTool({
+  name: 'deploy',
+  description: 'Deploys.',
+  input: z.object({}),
+  needsApproval: true,
+  execute: () => 'deployed',
+});
 
 describe('startTurn', () => {
   it('starts the turn and shows the first blocking effect', () => {
@@ -24,7 +35,9 @@ describe('startTurn', () => {
   });
 
   it('maps a model error as every interpreter does (turnError and retryable kept)', async () => {
-    const limited = Object.assign(new Error('slow down'), { turnError: { kind: 'rate_limited', message: 'slow down', retryable: true } });
+    const limited = Object.assign(new Error('slow down'), {
+      turnError: { kind: 'rate_limited', message: 'slow down', retryable: true },
+    });
     const t = startTurn({ input: 'hi', model: scriptedModel([fail(limited)]), limits: { maxModelRetries: 0 } });
     await t.runUntil();
     expect(t.state.outcome).toEqual({ status: 'failed', error: { kind: 'rate_limited', message: 'slow down', retryable: true } });
@@ -70,7 +83,11 @@ describe('startTurn', () => {
   });
 
   it('stops at a parked turn, which a test can then decide', async () => {
-    const t = startTurn({ input: 'ship', model: scriptedModel([toolCalls(call('deploy')), text('shipped')]), dispatcher: createDispatcher({ tools: [deploy] }) });
+    const t = startTurn({
+      input: 'ship',
+      model: scriptedModel([toolCalls(call('deploy')), text('shipped')]),
+      dispatcher: createDispatcher({ tools: [deploy] }),
+    });
     await t.runUntil();
     expect(t.state.status).toBe('awaiting_approval');
     expect(t.blocking).toBeNull();
@@ -91,7 +108,13 @@ describe('startTurn', () => {
     const seen = model.calls[1]?.messages.at(-1);
     expect(seen).toEqual({
       role: 'tool',
-      result: { callId: 'call_1', name: 'add', isError: true, output: 'cancelled: the tool batch was cancelled (the user moved on) before this call finished; the turn goes on without its result.' },
+      result: {
+        callId: 'call_1',
+        name: 'add',
+        isError: true,
+        output:
+          'cancelled: the tool batch was cancelled (the user moved on) before this call finished; the turn goes on without its result.',
+      },
     });
     expect(model.calls[1]?.tools.map((s) => s.name)).toEqual(['add']);
   });
@@ -104,6 +127,9 @@ describe('startTurn', () => {
   it('maps a model error to model_failed', async () => {
     const t = startTurn({ input: 'x', model: scriptedModel([]) });
     await t.runUntil();
-    expect(t.state.outcome).toMatchObject({ status: 'failed', error: { kind: 'model_error', message: expect.stringContaining('step 1') } });
+    expect(t.state.outcome).toMatchObject({
+      status: 'failed',
+      error: { kind: 'model_error', message: expect.stringContaining('step 1') },
+    });
   });
 });

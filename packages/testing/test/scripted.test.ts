@@ -2,7 +2,12 @@ import { describe, expect, it } from 'vitest';
 import type { ModelRequest, ModelStreamPart } from '@turnkit/core';
 import { call, fail, scriptedModel, splitText, text, toolCalls } from '@turnkit/testing';
 
-const request = (iteration = 1): ModelRequest => ({ messages: [{ role: 'user', content: 'hi' }], tools: [], toolChoice: 'auto', iteration });
+const request = (iteration = 1): ModelRequest => ({
+  messages: [{ role: 'user', content: 'hi' }],
+  tools: [],
+  toolChoice: 'auto',
+  iteration,
+});
 const signal = new AbortController().signal;
 
 describe('scriptedModel', () => {
@@ -17,15 +22,33 @@ describe('scriptedModel', () => {
   });
 
   it('gives the same ids on every run of the same script', async () => {
-    const ids = async () => (await scriptedModel([toolCalls(call('a'), call('b'))]).generate(request(), { signal })).toolCalls.map((c) => c.id);
+    const ids = async () =>
+      (await scriptedModel([toolCalls(call('a'), call('b'))]).generate(request(), { signal })).toolCalls.map((c) => c.id);
     expect(await ids()).toEqual(await ids());
   });
 
   it('carries text, usage, reasoning and invalid arguments', async () => {
-    const model = scriptedModel([toolCalls(call('a', '{"x":', { inputError: 'bad JSON' }), { text: 'thinking aloud', usage: { inputTokens: 3 }, reasoning: 'why' }), text('done', { modelId: 'm1' })]);
+    const model = scriptedModel([
+      toolCalls(call('a', '{"x":', { inputError: 'bad JSON' }), {
+        text: 'thinking aloud',
+        usage: { inputTokens: 3 },
+        reasoning: 'why',
+      }),
+      text('done', { modelId: 'm1' }),
+    ]);
     const first = await model.generate(request(), { signal });
-    expect(first).toMatchObject({ text: 'thinking aloud', usage: { inputTokens: 3 }, reasoning: 'why', toolCalls: [{ id: 'call_1', input: '{"x":', inputError: 'bad JSON' }] });
-    expect(await model.generate(request(), { signal })).toEqual({ text: 'done', toolCalls: [], modelId: 'm1', finishReason: 'stop' });
+    expect(first).toMatchObject({
+      text: 'thinking aloud',
+      usage: { inputTokens: 3 },
+      reasoning: 'why',
+      toolCalls: [{ id: 'call_1', input: '{"x":', inputError: 'bad JSON' }],
+    });
+    expect(await model.generate(request(), { signal })).toEqual({
+      text: 'done',
+      toolCalls: [],
+      modelId: 'm1',
+      finishReason: 'stop',
+    });
   });
 
   it('records every request with the messages as they were', async () => {
@@ -39,7 +62,10 @@ describe('scriptedModel', () => {
   });
 
   it('answers a function step from the request', async () => {
-    const model = scriptedModel([(req, { step }) => text(`step ${step} saw ${req.messages.length} message`), () => ({ text: 'raw', toolCalls: [] })]);
+    const model = scriptedModel([
+      (req, { step }) => text(`step ${step} saw ${req.messages.length} message`),
+      () => ({ text: 'raw', toolCalls: [] }),
+    ]);
     expect((await model.generate(request(), { signal })).text).toBe('step 1 saw 1 message');
     expect((await model.generate(request(), { signal })).text).toBe('raw');
   });
@@ -99,11 +125,15 @@ describe('scriptedModel', () => {
     });
 
     it('rejects a startAt that is not a step index, naming the value and the range', () => {
-      expect(() => scriptedModel(script(), { startAt: 4 })).toThrow('scriptedModel option startAt must be a whole number from 0 to 3 (the script has 3 steps), got 4.');
+      expect(() => scriptedModel(script(), { startAt: 4 })).toThrow(
+        'scriptedModel option startAt must be a whole number from 0 to 3 (the script has 3 steps), got 4.',
+      );
       expect(() => scriptedModel(script(), { startAt: -1 })).toThrow(/from 0 to 3 .* got -1\. Pass the usage\.modelCalls/);
       expect(() => scriptedModel(script(), { startAt: 1.5 })).toThrow(/got 1\.5/);
       expect(() => scriptedModel(script(), { startAt: '1' as unknown as number })).toThrow(/got "1"/);
-      expect(() => scriptedModel(script(), { start: 1 } as never)).toThrow("scriptedModel got an unknown option 'start'. Known options: startAt.");
+      expect(() => scriptedModel(script(), { start: 1 } as never)).toThrow(
+        "scriptedModel got an unknown option 'start'. Known options: startAt.",
+      );
     });
   });
 
@@ -114,7 +144,9 @@ describe('scriptedModel', () => {
   });
 
   it('streams text as deltas and tool calls as start, deltas and end, then finish', async () => {
-    const model = scriptedModel([toolCalls(call('add', { a: 1, b: 2 }), { text: 'Let me add that.', usage: { outputTokens: 7 } })]);
+    const model = scriptedModel([
+      toolCalls(call('add', { a: 1, b: 2 }), { text: 'Let me add that.', usage: { outputTokens: 7 } }),
+    ]);
     const parts: ModelStreamPart[] = [];
     for await (const part of model.stream(request(), { signal })) parts.push(part);
     const deltas = parts.filter((p) => p.type === 'text_delta');

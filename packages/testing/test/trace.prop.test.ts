@@ -11,8 +11,15 @@ const MIN_LIVE_AVERAGE = 10;
 /** Events in any order: most are out of place for the current status, which core must absorb. */
 const anyEvent: fc.Arbitrary<TurnEvent> = fc.oneof(
   fc.constant<TurnEvent>({ type: 'model_responded', response: { text: 'done', toolCalls: [] } }),
-  fc.nat({ max: 99 }).map((n): TurnEvent => ({ type: 'model_responded', response: { text: '', toolCalls: [{ id: `c${n}`, name: 't', input: null }] } })),
-  fc.nat({ max: 99 }).map((n): TurnEvent => ({ type: 'tools_completed', results: [{ callId: `c${n}`, name: 't', output: 1, isError: false }] })),
+  fc.nat({ max: 99 }).map(
+    (n): TurnEvent => ({
+      type: 'model_responded',
+      response: { text: '', toolCalls: [{ id: `c${n}`, name: 't', input: null }] },
+    }),
+  ),
+  fc
+    .nat({ max: 99 })
+    .map((n): TurnEvent => ({ type: 'tools_completed', results: [{ callId: `c${n}`, name: 't', output: 1, isError: false }] })),
   fc.constant<TurnEvent>({ type: 'compacted' }),
   fc.constant<TurnEvent>({ type: 'output_accepted', output: 'done' }),
   fc.constant<TurnEvent>({ type: 'output_rejected', reason: 'again' }),
@@ -24,7 +31,10 @@ const anyEvent: fc.Arbitrary<TurnEvent> = fc.oneof(
  * One step of a turn: mostly a plausible answer to what the turn waits for (`choice` picks which),
  * now and then (1 in 40) any event at all, in or out of place.
  */
-const stepChoice = fc.oneof({ weight: 39, arbitrary: fc.nat({ max: 99 }).map((choice) => ({ choice })) }, { weight: 1, arbitrary: anyEvent.map((event) => ({ event })) });
+const stepChoice = fc.oneof(
+  { weight: 39, arbitrary: fc.nat({ max: 99 }).map((choice) => ({ choice })) },
+  { weight: 1, arbitrary: anyEvent.map((event) => ({ event })) },
+);
 
 /** Limits under which turns live for several rounds: a text answer, a loop or a limit ends them. */
 const limits: fc.Arbitrary<TurnLimitsInput> = fc.record({
@@ -35,7 +45,12 @@ const limits: fc.Arbitrary<TurnLimitsInput> = fc.record({
 });
 
 const search = (id: string, q: number): ToolCall => ({ id, name: 'search', input: { q } });
-const ok = (call: ToolCall) => ({ callId: call.id, name: call.name, output: `found ${JSON.stringify(call.input)}`, isError: false });
+const ok = (call: ToolCall) => ({
+  callId: call.id,
+  name: call.name,
+  output: `found ${JSON.stringify(call.input)}`,
+  isError: false,
+});
 
 /** The event a plausible model, tool host or person sends next, for choice 0–99. */
 function plausible(t: TestTurn, choice: number): TurnEvent {
@@ -44,19 +59,30 @@ function plausible(t: TestTurn, choice: number): TurnEvent {
   if (blocking === null) {
     // Parked for approval: decide every undecided call, or let the wait expire.
     if (choice < 10) return { type: 'approval_expired' };
-    const decisions = Object.fromEntries((state.batch?.parked ?? []).map((p, i) => [p.call.id, choice < 70 || i > 0 ? { type: 'approve' as const } : { type: 'reject' as const, reason: 'not now' }]));
+    const decisions = Object.fromEntries(
+      (state.batch?.parked ?? []).map((p, i) => [
+        p.call.id,
+        choice < 70 || i > 0 ? { type: 'approve' as const } : { type: 'reject' as const, reason: 'not now' },
+      ]),
+    );
     return { type: 'approvals_decided', decisions };
   }
   switch (blocking.type) {
     case 'call_model': {
       if (choice < 5) return { type: 'model_responded', response: { text: 'Here is the answer.', toolCalls: [] } };
       const n = state.usage.modelCalls;
-      const calls = choice < 60 ? [search(`m${n}-0`, choice % 7)] : [search(`m${n}-0`, choice % 5), search(`m${n}-1`, 100 + (choice % 3))];
+      const calls =
+        choice < 60 ? [search(`m${n}-0`, choice % 7)] : [search(`m${n}-0`, choice % 5), search(`m${n}-1`, 100 + (choice % 3))];
       return { type: 'model_responded', response: { text: '', toolCalls: calls, usage: { inputTokens: 50, outputTokens: 5 } } };
     }
     case 'dispatch_tools': {
       const calls = blocking.calls;
-      if (choice < 12) return { type: 'tools_parked', held: calls.slice(1).map(ok), parked: [{ call: calls[0] as ToolCall, reason: 'needs approval' }] };
+      if (choice < 12)
+        return {
+          type: 'tools_parked',
+          held: calls.slice(1).map(ok),
+          parked: [{ call: calls[0] as ToolCall, reason: 'needs approval' }],
+        };
       if (choice < 16) return { type: 'cancel_batch', reason: 'skipped' };
       const results = calls.map(ok);
       return { type: 'tools_completed', results: choice < 30 ? results.reverse() : results };
@@ -66,7 +92,9 @@ function plausible(t: TestTurn, choice: number): TurnEvent {
     case 'compact':
       return { type: 'compacted' };
     case 'check_output':
-      return choice < 75 ? { type: 'output_accepted', output: blocking.candidate } : { type: 'output_rejected', reason: 'Say it as a list.' };
+      return choice < 75
+        ? { type: 'output_accepted', output: blocking.candidate }
+        : { type: 'output_rejected', reason: 'Say it as a list.' };
     case 'done':
       return { type: 'compacted' }; // anything: a terminal state absorbs it
   }
@@ -87,7 +115,9 @@ describe('trace properties', () => {
         const trace = t.trace();
         expect(replay(trace)).toEqual({ ok: true, steps: trace.entries.length });
         const index = pick % trace.entries.length;
-        const entries = trace.entries.map((e, i) => (i === index ? { ...e, state: { ...e.state, round: e.state.round + 1 } } : e));
+        const entries = trace.entries.map((e, i) =>
+          i === index ? { ...e, state: { ...e.state, round: e.state.round + 1 } } : e,
+        );
         const report = replay({ ...trace, entries });
         expect(report.ok).toBe(false);
         if (!report.ok) expect(report.difference).toMatchObject({ index, part: 'state', path: 'round' });

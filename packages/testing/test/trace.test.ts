@@ -29,18 +29,38 @@ describe('replay', () => {
     const t = startTurn({ input: 'hi', model: scriptedModel([fail(limited), fail(limited), text('hello')]) });
     await t.runUntil();
     const trace = JSON.parse(JSON.stringify(t.trace())) as Trace;
-    const retries = trace.entries.flatMap((e) => e.effects).flatMap((e) => (e.type === 'call_model' && e.request.attempt !== undefined ? [e.request] : []));
+    const retries = trace.entries
+      .flatMap((e) => e.effects)
+      .flatMap((e) => (e.type === 'call_model' && e.request.attempt !== undefined ? [e.request] : []));
     expect(retries).toEqual([
       { iteration: 1, final: false, attempt: 1, delayMs: 500 },
       { iteration: 1, final: false, attempt: 2, delayMs: 1000 },
     ]);
-    expect(trace.entries.map((e) => e.event.type)).toEqual(['start', 'model_failed', 'model_failed', 'model_responded', 'output_accepted']);
+    expect(trace.entries.map((e) => e.event.type)).toEqual([
+      'start',
+      'model_failed',
+      'model_failed',
+      'model_responded',
+      'output_accepted',
+    ]);
     expect(replay(trace)).toEqual({ ok: true, steps: 5 });
     // A retry the recording does not account for (here: the second failure edited to not retryable) is caught there.
-    const edited: Trace = { ...trace, entries: trace.entries.map((e, i) => (i === 2 ? { ...e, event: { type: 'model_failed', error: { kind: 'model_error', message: 'x', retryable: false } } } : e)) };
+    const edited: Trace = {
+      ...trace,
+      entries: trace.entries.map((e, i) =>
+        i === 2 ? { ...e, event: { type: 'model_failed', error: { kind: 'model_error', message: 'x', retryable: false } } } : e,
+      ),
+    };
     const report = replay(edited);
     expect(report.ok).toBe(false);
-    if (!report.ok) expect(report.difference).toMatchObject({ index: 2, part: 'state', path: 'status', recorded: 'calling_model', replayed: 'failed' });
+    if (!report.ok)
+      expect(report.difference).toMatchObject({
+        index: 2,
+        part: 'state',
+        path: 'status',
+        recorded: 'calling_model',
+        replayed: 'failed',
+      });
     if (!report.ok) expect(report.difference.event.type).toBe('model_failed');
   });
 
@@ -50,17 +70,25 @@ describe('replay', () => {
 
   it('reports the first difference in state with its path', () => {
     const trace = recorded();
-    const tampered: Trace = { ...trace, entries: trace.entries.map((e, i) => (i === 1 ? { ...e, state: { ...e.state, candidate: 'other' } } : e)) };
+    const tampered: Trace = {
+      ...trace,
+      entries: trace.entries.map((e, i) => (i === 1 ? { ...e, state: { ...e.state, candidate: 'other' } } : e)),
+    };
     const report = replay(tampered);
     expect(report.ok).toBe(false);
     if (report.ok) return;
     expect(report.difference).toMatchObject({ index: 1, part: 'state', path: 'candidate', recorded: 'other', replayed: 'hello' });
-    expect(report.difference.message).toBe('Replay differs at entry 1 (event \'model_responded\') in state at candidate: recorded "other", replayed "hello".');
+    expect(report.difference.message).toBe(
+      'Replay differs at entry 1 (event \'model_responded\') in state at candidate: recorded "other", replayed "hello".',
+    );
   });
 
   it('reports a difference in effects, including a missing one', () => {
     const trace = recorded();
-    const tampered: Trace = { ...trace, entries: trace.entries.map((e, i) => (i === 0 ? { ...e, effects: e.effects.slice(1) } : e)) };
+    const tampered: Trace = {
+      ...trace,
+      entries: trace.entries.map((e, i) => (i === 0 ? { ...e, effects: e.effects.slice(1) } : e)),
+    };
     const report = replay(tampered);
     expect(!report.ok && report.difference.part).toBe('effects');
     expect(!report.ok && report.difference.path).toBe('[0].type');

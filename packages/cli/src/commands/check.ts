@@ -29,19 +29,31 @@ export async function checkCommand(o: CheckCommandOptions): Promise<number> {
   const limits = { maxIterations: o.maxIterations, loopThreshold: o.loopThreshold, maxOutputRepairs: o.repairs };
   checkLimits(limits, o);
   const out = (line = ''): void => void process.stdout.write(`${line}\n`);
-  out(`${pc.bold('turnkit check')} ${pc.dim(`· maxIterations ${o.maxIterations} · loopThreshold ${o.loopThreshold} · repairs ${o.repairs} · depth ≤ ${o.depth}`)}`);
+  out(
+    `${pc.bold('turnkit check')} ${pc.dim(`· maxIterations ${o.maxIterations} · loopThreshold ${o.loopThreshold} · repairs ${o.repairs} · depth ≤ ${o.depth}`)}`,
+  );
 
   const bar =
     process.stderr.isTTY === true
       ? new cliProgress.SingleBar(
-          { stream: process.stderr, format: 'exploring {bar} depth {value}/{total} · {states} states · {frontier} to expand', hideCursor: true, clearOnComplete: true },
+          {
+            stream: process.stderr,
+            format: 'exploring {bar} depth {value}/{total} · {states} states · {frontier} to expand',
+            hideCursor: true,
+            clearOnComplete: true,
+          },
           cliProgress.Presets.shades_classic,
         )
       : null;
   bar?.start(o.depth, 0, { states: 1, frontier: 1 });
   let result: ExploreResult;
   try {
-    result = exploreTurn({ limits, maxDepth: o.depth, ...(o.step === undefined ? {} : { step: o.step }), onProgress: (p) => bar?.update(p.depth, { states: p.states, frontier: p.frontier }) });
+    result = exploreTurn({
+      limits,
+      maxDepth: o.depth,
+      ...(o.step === undefined ? {} : { step: o.step }),
+      onProgress: (p) => bar?.update(p.depth, { states: p.states, frontier: p.frontier }),
+    });
   } finally {
     bar?.stop();
   }
@@ -49,7 +61,10 @@ export async function checkCommand(o: CheckCommandOptions): Promise<number> {
   const row = (name: string, value: string): void => out(`${name.padEnd(13)}${value}`);
   row('states', String(result.states));
   row('transitions', String(result.transitions));
-  row('depth', `${result.depth}${result.exhaustive ? pc.green(' (exhaustive: every reachable state was expanded)') : pc.yellow(` (cut off at --depth ${o.depth}: raise it to explore everything)`)}`);
+  row(
+    'depth',
+    `${result.depth}${result.exhaustive ? pc.green(' (exhaustive: every reachable state was expanded)') : pc.yellow(` (cut off at --depth ${o.depth}: raise it to explore everything)`)}`,
+  );
   row('time', duration(result.ms));
   out('outcomes');
   const outcomes = Object.entries(result.terminalOutcomes).sort(([a], [b]) => a.localeCompare(b));

@@ -21,7 +21,9 @@ export async function replayCommand(file: string): Promise<number> {
     throw new UsageError(`${file} could not be replayed: ${oneLine(error)}`);
   }
   if (report.ok) {
-    process.stdout.write(`${pc.green(pc.bold('✔ identical'))}: replayed ${report.steps} steps of ${safeText(file)} through step; every state and effect list matches the recording.\n`);
+    process.stdout.write(
+      `${pc.green(pc.bold('✔ identical'))}: replayed ${report.steps} steps of ${safeText(file)} through step; every state and effect list matches the recording.\n`,
+    );
     return 0;
   }
   process.stdout.write(`${pc.red(pc.bold('✖ different'))}: ${safeText(report.difference.message)}\n`);

@@ -11,7 +11,12 @@ import { fromAISDK } from '@turnkit/ai-sdk';
 import { EXIT, loadScenarioFile, type ScenarioFile } from '@turnkit/cli';
 import { z } from 'zod';
 
-const add = defineTool({ name: 'add', description: 'Adds two numbers.', input: z.object({ a: z.number(), b: z.number() }), execute: ({ a, b }) => a + b });
+const add = defineTool({
+  name: 'add',
+  description: 'Adds two numbers.',
+  input: z.object({ a: z.number(), b: z.number() }),
+  execute: ({ a, b }) => a + b,
+});
 const deploy = defineTool({
   name: 'deploy',
   description: 'Deploys a service.',
@@ -21,10 +26,18 @@ const deploy = defineTool({
 });
 
 // A turn with a tool.
-const ran = await runTurn({ model: scriptedModel([toolCalls(call('add', { a: 1, b: 2 })), text('3')]), tools: [add], input: 'What is 1 + 2?' });
+const ran = await runTurn({
+  model: scriptedModel([toolCalls(call('add', { a: 1, b: 2 })), text('3')]),
+  tools: [add],
+  input: 'What is 1 + 2?',
+});
 
 // A streamed turn.
-const stream = streamTurn({ model: scriptedModel([toolCalls(call('add', { a: 2, b: 2 })), text('4')]), tools: [add], input: 'What is 2 + 2?' });
+const stream = streamTurn({
+  model: scriptedModel([toolCalls(call('add', { a: 2, b: 2 })), text('4')]),
+  tools: [add],
+  input: 'What is 2 + 2?',
+});
 const events: string[] = [];
 for await (const event of stream) events.push(event.type);
 const streamed = await stream.result;

@@ -39,7 +39,15 @@ class ToolAbort {
 }
 
 /** Settles a tool's pending promise against the turn's cancellation and the call's deadline. */
-function settleAgainst(value: unknown, then: ThenFn, tool: AnyTool, abort: ToolAbort, turn: Cancellation, timeoutMs: number, deadline: number): Promise<RunOutcome> {
+function settleAgainst(
+  value: unknown,
+  then: ThenFn,
+  tool: AnyTool,
+  abort: ToolAbort,
+  turn: Cancellation,
+  timeoutMs: number,
+  deadline: number,
+): Promise<RunOutcome> {
   return new Promise((resolve) => {
     let settled = false;
     const settle = (outcome: RunOutcome): void => {
@@ -75,7 +83,14 @@ function settleAgainst(value: unknown, then: ThenFn, tool: AnyTool, abort: ToolA
  * One try of the tool under its timeout and the turn's cancellation. A tool that returns a plain
  * value (not a promise) settles at once, without a timer: a timer costs more than a small tool.
  */
-export function runOnce(tool: AnyTool, call: ToolCall, input: unknown, turn: TurnInfo, timeoutMs: number, deadline: number): RunOutcome | Promise<RunOutcome> {
+export function runOnce(
+  tool: AnyTool,
+  call: ToolCall,
+  input: unknown,
+  turn: TurnInfo,
+  timeoutMs: number,
+  deadline: number,
+): RunOutcome | Promise<RunOutcome> {
   const { cancel } = turn;
   const abort = new ToolAbort();
   const cancelled = (): RunOutcome => {
@@ -86,9 +101,18 @@ export function runOnce(tool: AnyTool, call: ToolCall, input: unknown, turn: Tur
   let value: unknown;
   let then: unknown;
   try {
-    value = tool.execute(input, { get signal() { return abort.signal; }, callId: call.id, turnId: turn.turnId });
+    value = tool.execute(input, {
+      get signal() {
+        return abort.signal;
+      },
+      callId: call.id,
+      turnId: turn.turnId,
+    });
     // Read `then` once, as promise resolution would: a throwing getter is the tool's error.
-    then = value !== null && (typeof value === 'object' || typeof value === 'function') ? (value as { then?: unknown }).then : undefined;
+    then =
+      value !== null && (typeof value === 'object' || typeof value === 'function')
+        ? (value as { then?: unknown }).then
+        : undefined;
   } catch (error) {
     // A tool that cancelled the turn while it ran is reported as cancelled, not as an error.
     return cancel.aborted ? cancelled() : { kind: 'error', error };
@@ -118,7 +142,13 @@ function shouldRetry(tool: AnyTool, error: unknown): boolean {
  * included; between two tries the dispatcher always yields at least one macrotask, so a tool that
  * fails synchronously cannot starve the timers of the timeout and the turn's cancel.
  */
-export async function runTool(tool: AnyTool, call: ToolCall, input: unknown, turn: TurnInfo, defaultTimeoutMs: number): Promise<RawResult> {
+export async function runTool(
+  tool: AnyTool,
+  call: ToolCall,
+  input: unknown,
+  turn: TurnInfo,
+  defaultTimeoutMs: number,
+): Promise<RawResult> {
   const attempts = tool.retry?.attempts ?? 1;
   const backoffMs = tool.retry?.backoffMs ?? 0;
   const timeoutMs = tool.timeoutMs ?? defaultTimeoutMs;
@@ -127,12 +157,14 @@ export async function runTool(tool: AnyTool, call: ToolCall, input: unknown, tur
   const cancelledDuring = failed(`cancelled: ${quote(call.name)} was stopped because the turn was cancelled.`);
   const timedOut = failed(`Tool '${call.name}' timed out after ${timeoutMs} ms.`);
   for (let attempt = 1; ; attempt++) {
-    if (turn.cancel.aborted) return attempt === 1 ? failed(`cancelled: the turn was cancelled before ${quote(call.name)} ran.`) : cancelledDuring;
+    if (turn.cancel.aborted)
+      return attempt === 1 ? failed(`cancelled: the turn was cancelled before ${quote(call.name)} ran.`) : cancelledDuring;
     const outcome = await runOnce(tool, call, input, turn, timeoutMs, deadline);
     if (outcome.kind === 'ok') return { callId: call.id, name: call.name, output: outcome.value, isError: false };
     if (outcome.kind === 'timeout') return timedOut;
     if (outcome.kind === 'cancelled') return cancelledDuring;
-    if (attempt >= attempts || !shouldRetry(tool, outcome.error)) return failed(`Error calling tool '${call.name}': ${errorMessage(outcome.error)}`);
+    if (attempt >= attempts || !shouldRetry(tool, outcome.error))
+      return failed(`Error calling tool '${call.name}': ${errorMessage(outcome.error)}`);
     // 2 ** n overflows to Infinity for large n, and 0 * Infinity is NaN.
     const backoff = backoffMs === 0 ? 0 : backoffMs * 2 ** (attempt - 1);
     const left = deadline - performance.now();

@@ -43,10 +43,15 @@ export function cancelledBefore(call: ToolCall): Denial {
 }
 
 /** One before-hook's answer: the input to go on with, or a denial. */
-async function beforeHook(hook: BeforeHook, subject: Subject, turn: TurnInfo): Promise<{ readonly kind: 'ok'; readonly input: unknown } | Denial> {
+async function beforeHook(
+  hook: BeforeHook,
+  subject: Subject,
+  turn: TurnInfo,
+): Promise<{ readonly kind: 'ok'; readonly input: unknown } | Denial> {
   const { call, tool, input } = subject;
   const source = `hook:${hook.name}`;
-  const refused = (why: string): Denial => deny(call, source, `Call to ${quote(call.name)} denied: before-hook '${hook.name}' ${why}`);
+  const refused = (why: string): Denial =>
+    deny(call, source, `Call to ${quote(call.name)} denied: before-hook '${hook.name}' ${why}`);
   let outcome: unknown;
   try {
     outcome = await raceUserCode(() => hook.run(callInfo(subject, turn)), turn.cancel);
@@ -70,7 +75,11 @@ async function beforeHook(hook: BeforeHook, subject: Subject, turn: TurnInfo): P
  * Stage 4: the before-hooks in order, each seeing the input the previous one left. A rewritten
  * input is validated again. Gives the final input, or the first denial (`hook:<name>`, `cancelled`).
  */
-export async function runBeforeHooks(hooks: readonly BeforeHook[], subject: Subject, turn: TurnInfo): Promise<{ readonly kind: 'ok'; readonly input: unknown } | Denial> {
+export async function runBeforeHooks(
+  hooks: readonly BeforeHook[],
+  subject: Subject,
+  turn: TurnInfo,
+): Promise<{ readonly kind: 'ok'; readonly input: unknown } | Denial> {
   let input = subject.input;
   for (const hook of hooks) {
     if (turn.cancel.aborted) return cancelledBefore(subject.call);
@@ -100,7 +109,12 @@ function applyAfter(current: RawResult, outcome: unknown): RawResult | 'unrecogn
  * Stage 8, second half: the after-hooks in order, each seeing the result the previous one left.
  * A hook that throws, answers garbage or is cut off by the turn's cancellation withholds the output.
  */
-export async function runAfterHooks(hooks: readonly AfterHook[], result: RawResult, info: CallInfo, cancel: Cancellation): Promise<RawResult> {
+export async function runAfterHooks(
+  hooks: readonly AfterHook[],
+  result: RawResult,
+  info: CallInfo,
+  cancel: Cancellation,
+): Promise<RawResult> {
   let current = result;
   for (const hook of hooks) {
     const withheld = (why: string): RawResult => ({

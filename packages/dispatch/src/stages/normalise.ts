@@ -15,7 +15,11 @@ export type Validated = { readonly ok: true; readonly input: unknown } | { reado
 export function normalise(raw: unknown): { readonly kind: 'ok'; readonly call: ToolCall } | Denial {
   const c = raw as Record<string, unknown> | null;
   if (c === null || typeof c !== 'object') {
-    return deny({ id: '', name: '' }, 'invalid_call', 'A tool call must be an object with an id, a name and an input; this one was not. Call the tool again.');
+    return deny(
+      { id: '', name: '' },
+      'invalid_call',
+      'A tool call must be an object with an id, a name and an input; this one was not. Call the tool again.',
+    );
   }
   const id = c['id'];
   const name = c['name'];
@@ -30,7 +34,11 @@ export function normalise(raw: unknown): { readonly kind: 'ok'; readonly call: T
   const inputError = c['inputError'];
   if (inputError !== undefined) {
     const detail = typeof inputError === 'string' && inputError !== '' ? ` (${inputError.slice(0, 200)})` : '';
-    return deny(call, 'invalid_json', `The arguments for ${quote(name)} were not valid JSON${detail}. Call ${quote(name)} again with the arguments as one JSON object.`);
+    return deny(
+      call,
+      'invalid_json',
+      `The arguments for ${quote(name)} were not valid JSON${detail}. Call ${quote(name)} again with the arguments as one JSON object.`,
+    );
   }
   return { kind: 'ok', call };
 }
@@ -41,7 +49,11 @@ export function unknownToolText(name: string, availableText: string): string {
 }
 
 /** Stage 2: the call's tool by exact name, or a denial (`unknown_tool`). */
-export function resolve(call: ToolCall, tools: ReadonlyMap<string, AnyTool>, availableText: string): { readonly kind: 'ok'; readonly tool: AnyTool } | Denial {
+export function resolve(
+  call: ToolCall,
+  tools: ReadonlyMap<string, AnyTool>,
+  availableText: string,
+): { readonly kind: 'ok'; readonly tool: AnyTool } | Denial {
   const tool = tools.get(call.name);
   return tool === undefined ? deny(call, 'unknown_tool', unknownToolText(call.name, availableText)) : { kind: 'ok', tool };
 }
@@ -49,12 +61,16 @@ export function resolve(call: ToolCall, tools: ReadonlyMap<string, AnyTool>, ava
 function issuePath(path: readonly PropertyKey[]): string {
   if (path.length === 0) return '(root)';
   let text = '';
-  for (const part of path) text += typeof part === 'number' ? `[${part}]` : `${text === '' ? '' : '.'}${String(part).slice(0, 60)}`;
+  for (const part of path)
+    text += typeof part === 'number' ? `[${part}]` : `${text === '' ? '' : '.'}${String(part).slice(0, 60)}`;
   return text.length > 200 ? `${text.slice(0, 200)}…` : text;
 }
 
 /** The text of an invalid input's result: one line per issue (at most 20), and what to do. */
-export function describeIssues(name: string, issues: readonly { readonly path: readonly PropertyKey[]; readonly message: string }[]): string {
+export function describeIssues(
+  name: string,
+  issues: readonly { readonly path: readonly PropertyKey[]; readonly message: string }[],
+): string {
   const lines = issues.slice(0, MAX_ISSUES).map((issue) => `- ${issuePath(issue.path)}: ${issue.message.slice(0, 300)}`);
   if (issues.length > MAX_ISSUES) lines.push(`- … and ${issues.length - MAX_ISSUES} more`);
   return `Invalid input for ${quote(name)}:\n${lines.join('\n')}\nFix the arguments and call ${quote(name)} again.`;
@@ -67,6 +83,9 @@ export async function validate(tool: AnyTool, name: string, value: unknown): Pro
     if (parsed.success) return { ok: true, input: parsed.data };
     return { ok: false, text: describeIssues(name, parsed.error.issues) };
   } catch (error) {
-    return { ok: false, text: `The input for ${quote(name)} could not be checked (${errorMessage(error)}). Send a simpler input.` };
+    return {
+      ok: false,
+      text: `The input for ${quote(name)} could not be checked (${errorMessage(error)}). Send a simpler input.`,
+    };
   }
 }

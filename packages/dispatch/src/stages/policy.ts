@@ -63,25 +63,32 @@ export interface DecideOutput {
 
 function grantDecision(grant: Grant): DecideOutput {
   if (grant.scope === 'session') return { decision: 'allow', source: 'grant:session', reason: 'approved for the session' };
-  if ('tool' in grant) return { decision: 'allow', source: `grant:tool:${grant.tool}`, reason: `approved for tool '${grant.tool}'` };
+  if ('tool' in grant)
+    return { decision: 'allow', source: `grant:tool:${grant.tool}`, reason: `approved for tool '${grant.tool}'` };
   return { decision: 'allow', source: `grant:pattern:${grant.pattern}`, reason: `approved for '${grant.pattern}'` };
 }
 
 /** The first fact present, in precedence order (before `nonInteractive`). */
 function firstMatch(input: DecideInput): DecideOutput {
   const { denyRule, grant, allowRule, askRule, policy, needsApproval, tool } = input;
-  if (denyRule !== undefined) return { decision: 'deny', source: `rule:deny:${denyRule}`, reason: `denied by rule '${denyRule}'` };
+  if (denyRule !== undefined)
+    return { decision: 'deny', source: `rule:deny:${denyRule}`, reason: `denied by rule '${denyRule}'` };
   if (grant !== undefined) return grantDecision(grant);
-  if (allowRule !== undefined) return { decision: 'allow', source: `rule:allow:${allowRule}`, reason: `allowed by rule '${allowRule}'` };
+  if (allowRule !== undefined)
+    return { decision: 'allow', source: `rule:allow:${allowRule}`, reason: `allowed by rule '${allowRule}'` };
   if (askRule !== undefined) return { decision: 'ask', source: `rule:ask:${askRule}`, reason: `matches ask rule '${askRule}'` };
   if (policy !== undefined) {
     if (policy.kind === 'error') return { decision: 'deny', source: 'policy_error', reason: policy.reason };
     return { decision: policy.kind, source: 'policy', reason: policy.kind === 'allow' ? 'allowed by policy' : policy.reason };
   }
-  if (needsApproval?.kind === 'always') return { decision: 'ask', source: 'needs_approval', reason: `tool '${tool}' needs approval` };
-  if (needsApproval?.kind === 'for_input') return { decision: 'ask', source: 'needs_approval', reason: `tool '${tool}' needs approval for this input` };
+  if (needsApproval?.kind === 'always')
+    return { decision: 'ask', source: 'needs_approval', reason: `tool '${tool}' needs approval` };
+  if (needsApproval?.kind === 'for_input')
+    return { decision: 'ask', source: 'needs_approval', reason: `tool '${tool}' needs approval for this input` };
   if (needsApproval?.kind === 'error') return { decision: 'deny', source: 'needs_approval_error', reason: needsApproval.reason };
-  return input.readOnly ? { decision: 'allow', source: 'readonly', reason: 'read-only tool' } : { decision: 'allow', source: 'default', reason: 'no rule applied' };
+  return input.readOnly
+    ? { decision: 'allow', source: 'readonly', reason: 'read-only tool' }
+    : { decision: 'allow', source: 'default', reason: 'no rule applied' };
 }
 
 /**
@@ -105,7 +112,11 @@ function firstMatch(input: DecideInput): DecideOutput {
 export function decide(input: DecideInput): DecideOutput {
   const first = firstMatch(input);
   if (first.decision !== 'ask' || !input.nonInteractive) return first;
-  return { decision: 'deny', source: 'non_interactive', reason: `it needs approval (${first.reason}), but no one can approve calls in this non-interactive run` };
+  return {
+    decision: 'deny',
+    source: 'non_interactive',
+    reason: `it needs approval (${first.reason}), but no one can approve calls in this non-interactive run`,
+  };
 }
 
 /** What the rules read: the configuration, the grants, and the call under the turn's cancellation. */
@@ -119,14 +130,20 @@ export interface PolicyContext {
 }
 
 /** One rule: the facts it found (`undefined`: no opinion, ask the next rule), or the turn was cancelled. */
-type Rule = (ctx: PolicyContext) => Partial<DecideInput> | undefined | Promise<Partial<DecideInput> | undefined | typeof CANCELLED>;
+type Rule = (
+  ctx: PolicyContext,
+) => Partial<DecideInput> | undefined | Promise<Partial<DecideInput> | undefined | typeof CANCELLED>;
 
 function firstPattern(rules: readonly Pattern[], { subject }: PolicyContext, anyElement: boolean): string | undefined {
   return rules.find((rule) => matchesPattern(rule, subject.call.name, subject.input, anyElement))?.source;
 }
 
 /** Runs the policy function under the turn's cancellation and checks its verdict. */
-export async function policyFact(policy: Policy, info: CallInfo, cancel: Cancellation): Promise<PolicyFact | undefined | typeof CANCELLED> {
+export async function policyFact(
+  policy: Policy,
+  info: CallInfo,
+  cancel: Cancellation,
+): Promise<PolicyFact | undefined | typeof CANCELLED> {
   let verdict: unknown;
   try {
     verdict = await raceUserCode(() => policy(info), cancel);
@@ -180,7 +197,11 @@ export const POLICY_RULES: readonly Rule[] = [
  * while the policy function ran. May throw if a pattern cannot be matched (a bug, not user code).
  */
 export async function gatherFacts(ctx: PolicyContext): Promise<DecideInput | typeof CANCELLED> {
-  const base: DecideInput = { tool: ctx.subject.tool.name, readOnly: Boolean(ctx.subject.tool.readOnly), nonInteractive: ctx.config.nonInteractive };
+  const base: DecideInput = {
+    tool: ctx.subject.tool.name,
+    readOnly: Boolean(ctx.subject.tool.readOnly),
+    nonInteractive: ctx.config.nonInteractive,
+  };
   for (const rule of POLICY_RULES) {
     // Most rules are synchronous: awaiting only a promise keeps the common case free of extra ticks.
     const answer = rule(ctx);

@@ -8,19 +8,55 @@ import { runOnce, runTool } from '../../src/stages/execute.js';
 const call = { id: 'c1', name: 'flaky', input: {} };
 const turn = () => ({ turnId: 't1', cancel: new LazyCancellation() });
 const tool = (execute: (input: unknown, ctx: { signal: AbortSignal }) => unknown, retry?: RetryOptions, timeoutMs?: number) =>
-  defineTool({ name: 'flaky', description: 'Flaky.', input: z.object({}), execute, ...(retry === undefined ? {} : { retry }), ...(timeoutMs === undefined ? {} : { timeoutMs }) });
+  defineTool({
+    name: 'flaky',
+    description: 'Flaky.',
+    input: z.object({}),
+    execute,
+    ...(retry === undefined ? {} : { retry }),
+    ...(timeoutMs === undefined ? {} : { timeoutMs }),
+  });
 
 describe('runOnce', () => {
   it('settles a plain value at once, without a promise', () => {
-    expect(runOnce(tool(() => 42), call, {}, turn(), 1000, performance.now() + 1000)).toEqual({ kind: 'ok', value: 42 });
-    expect(runOnce(tool(() => { throw new Error('x'); }), call, {}, turn(), 1000, performance.now() + 1000)).toMatchObject({ kind: 'error' });
+    expect(
+      runOnce(
+        tool(() => 42),
+        call,
+        {},
+        turn(),
+        1000,
+        performance.now() + 1000,
+      ),
+    ).toEqual({ kind: 'ok', value: 42 });
+    expect(
+      runOnce(
+        tool(() => {
+          throw new Error('x');
+        }),
+        call,
+        {},
+        turn(),
+        1000,
+        performance.now() + 1000,
+      ),
+    ).toMatchObject({ kind: 'error' });
   });
 
   it('does not start the tool when the turn is already cancelled', () => {
     let ran = false;
     const t = turn();
     t.cancel.abort('stop');
-    expect(runOnce(tool(() => (ran = true)), call, {}, t, 1000, performance.now() + 1000)).toEqual({ kind: 'cancelled' });
+    expect(
+      runOnce(
+        tool(() => (ran = true)),
+        call,
+        {},
+        t,
+        1000,
+        performance.now() + 1000,
+      ),
+    ).toEqual({ kind: 'cancelled' });
     expect(ran).toBe(false);
   });
 });
@@ -28,38 +64,76 @@ describe('runOnce', () => {
 describe('runTool', () => {
   it('retries what retryOn accepts, counting every try', async () => {
     let tries = 0;
-    const flaky = tool(() => {
-      if (++tries < 3) throw new TypeError('again');
-      return 'done';
-    }, { attempts: 3, backoffMs: 0, retryOn: (e) => e instanceof TypeError });
+    const flaky = tool(
+      () => {
+        if (++tries < 3) throw new TypeError('again');
+        return 'done';
+      },
+      { attempts: 3, backoffMs: 0, retryOn: (e) => e instanceof TypeError },
+    );
     expect(await runTool(flaky, call, {}, turn(), 1000)).toEqual({ callId: 'c1', name: 'flaky', output: 'done', isError: false });
     expect(tries).toBe(3);
   });
 
   it('does not retry what retryOn refuses, or when retryOn throws', async () => {
-    for (const retryOn of [() => false, () => { throw new Error('x'); }]) {
+    for (const retryOn of [
+      () => false,
+      () => {
+        throw new Error('x');
+      },
+    ]) {
       let tries = 0;
-      const failing = tool(() => { tries++; throw new Error('no'); }, { attempts: 5, backoffMs: 0, retryOn });
-      expect(await runTool(failing, call, {}, turn(), 1000)).toMatchObject({ output: "Error calling tool 'flaky': no", isError: true });
+      const failing = tool(
+        () => {
+          tries++;
+          throw new Error('no');
+        },
+        { attempts: 5, backoffMs: 0, retryOn },
+      );
+      expect(await runTool(failing, call, {}, turn(), 1000)).toMatchObject({
+        output: "Error calling tool 'flaky': no",
+        isError: true,
+      });
       expect(tries).toBe(1);
     }
   });
 
   it('times out a tool that never settles, aborting its signal', async () => {
     let signal: AbortSignal | undefined;
-    const hangs = tool((_, ctx) => {
-      signal = ctx.signal;
-      return new Promise(() => {});
-    }, undefined, 5);
-    expect(await runTool(hangs, call, {}, turn(), 1000)).toMatchObject({ output: "Tool 'flaky' timed out after 5 ms.", isError: true });
+    const hangs = tool(
+      (_, ctx) => {
+        signal = ctx.signal;
+        return new Promise(() => {});
+      },
+      undefined,
+      5,
+    );
+    expect(await runTool(hangs, call, {}, turn(), 1000)).toMatchObject({
+      output: "Tool 'flaky' timed out after 5 ms.",
+      isError: true,
+    });
     expect(signal?.aborted).toBe(true);
   });
 
   it('reports a call cut off by the turn, and one never started', async () => {
     const t = turn();
-    const pending = runTool(tool(() => new Promise(() => {})), call, {}, t, 1000);
+    const pending = runTool(
+      tool(() => new Promise(() => {})),
+      call,
+      {},
+      t,
+      1000,
+    );
     t.cancel.abort('stop');
     expect(await pending).toMatchObject({ output: "cancelled: 'flaky' was stopped because the turn was cancelled." });
-    expect(await runTool(tool(() => 1), call, {}, t, 1000)).toMatchObject({ output: "cancelled: the turn was cancelled before 'flaky' ran." });
+    expect(
+      await runTool(
+        tool(() => 1),
+        call,
+        {},
+        t,
+        1000,
+      ),
+    ).toMatchObject({ output: "cancelled: the turn was cancelled before 'flaky' ran." });
   });
 });

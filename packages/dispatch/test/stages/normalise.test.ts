@@ -4,20 +4,36 @@ import { z } from 'zod';
 import { defineTool } from '../../src/define.js';
 import { describeIssues, normalise, resolve, validate } from '../../src/stages/normalise.js';
 
-const add = defineTool({ name: 'add', description: 'Adds.', input: z.object({ a: z.number(), b: z.number() }), execute: ({ a, b }) => a + b });
+const add = defineTool({
+  name: 'add',
+  description: 'Adds.',
+  input: z.object({ a: z.number(), b: z.number() }),
+  execute: ({ a, b }) => a + b,
+});
 
 describe('normalise', () => {
   it('copies the fields it reads into a plain call, dropping the rest', () => {
-    expect(normalise({ id: 'c1', name: 'add', input: { a: 1 }, extra: true })).toEqual({ kind: 'ok', call: { id: 'c1', name: 'add', input: { a: 1 } } });
+    expect(normalise({ id: 'c1', name: 'add', input: { a: 1 }, extra: true })).toEqual({
+      kind: 'ok',
+      call: { id: 'c1', name: 'add', input: { a: 1 } },
+    });
   });
 
   it('denies what is not a call (invalid_call) and arguments that were not JSON (invalid_json)', () => {
     expect(normalise(null)).toMatchObject({ kind: 'deny', source: 'invalid_call', result: { callId: '', name: '' } });
-    expect(normalise({ id: 'c1', name: 5 })).toMatchObject({ kind: 'deny', source: 'invalid_call', result: { callId: 'c1', name: '' } });
+    expect(normalise({ id: 'c1', name: 5 })).toMatchObject({
+      kind: 'deny',
+      source: 'invalid_call',
+      result: { callId: 'c1', name: '' },
+    });
     expect(normalise({ id: 'c1', name: 'add', input: {}, inputError: 'Unexpected token' })).toMatchObject({
       kind: 'deny',
       source: 'invalid_json',
-      result: { output: "The arguments for 'add' were not valid JSON (Unexpected token). Call 'add' again with the arguments as one JSON object.", isError: true },
+      result: {
+        output:
+          "The arguments for 'add' were not valid JSON (Unexpected token). Call 'add' again with the arguments as one JSON object.",
+        isError: true,
+      },
     });
   });
 });
@@ -27,7 +43,11 @@ describe('resolve', () => {
     const tools = new Map([['add', add]]);
     expect(resolve({ id: 'c1', name: 'add', input: {} }, tools, 'add')).toEqual({ kind: 'ok', tool: add });
     for (const name of ['Add', '__proto__', 'constructor']) {
-      expect(resolve({ id: 'c1', name, input: {} }, tools, 'add')).toMatchObject({ kind: 'deny', source: 'unknown_tool', result: { output: `Unknown tool '${name}'. Available tools: add.` } });
+      expect(resolve({ id: 'c1', name, input: {} }, tools, 'add')).toMatchObject({
+        kind: 'deny',
+        source: 'unknown_tool',
+        result: { output: `Unknown tool '${name}'. Available tools: add.` },
+      });
     }
   });
 });
@@ -42,7 +62,17 @@ describe('validate', () => {
   });
 
   it('never throws, even when the input cannot be read', async () => {
-    const hostile = new Proxy({}, { get: () => { throw new Error('trap'); }, ownKeys: () => { throw new Error('trap'); } });
+    const hostile = new Proxy(
+      {},
+      {
+        get: () => {
+          throw new Error('trap');
+        },
+        ownKeys: () => {
+          throw new Error('trap');
+        },
+      },
+    );
     const checked = await validate(add, 'add', hostile);
     expect(checked.ok).toBe(false);
   });

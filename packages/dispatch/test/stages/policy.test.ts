@@ -31,7 +31,14 @@ describe('decide', () => {
       for (const key of order.slice(0, i)) delete (facts as Record<string, unknown>)[key];
       return decide(facts).source;
     });
-    expect(sources).toEqual(['rule:deny:shell:cmd=rm*', 'grant:session', 'rule:allow:shell:cmd=ls*', 'rule:ask:shell', 'policy', 'needs_approval']);
+    expect(sources).toEqual([
+      'rule:deny:shell:cmd=rm*',
+      'grant:session',
+      'rule:allow:shell:cmd=ls*',
+      'rule:ask:shell',
+      'policy',
+      'needs_approval',
+    ]);
   });
 
   it('allows by default, with the source saying whether the tool is read-only', () => {
@@ -40,27 +47,55 @@ describe('decide', () => {
   });
 
   it('names the grant that allowed the call', () => {
-    expect(decide({ ...base, grant: { scope: 'tool', tool: 'shell' } })).toMatchObject({ decision: 'allow', source: 'grant:tool:shell' });
-    expect(decide({ ...base, grant: { scope: 'tool', pattern: 'shell:cmd=git *' } })).toMatchObject({ decision: 'allow', source: 'grant:pattern:shell:cmd=git *' });
+    expect(decide({ ...base, grant: { scope: 'tool', tool: 'shell' } })).toMatchObject({
+      decision: 'allow',
+      source: 'grant:tool:shell',
+    });
+    expect(decide({ ...base, grant: { scope: 'tool', pattern: 'shell:cmd=git *' } })).toMatchObject({
+      decision: 'allow',
+      source: 'grant:pattern:shell:cmd=git *',
+    });
   });
 
   it("gives the policy's own verdicts and reasons, and denies on a policy error", () => {
-    expect(decide({ ...base, policy: { kind: 'allow' } })).toEqual({ decision: 'allow', source: 'policy', reason: 'allowed by policy' });
-    expect(decide({ ...base, policy: { kind: 'ask', reason: 'costly' } })).toEqual({ decision: 'ask', source: 'policy', reason: 'costly' });
-    expect(decide({ ...base, policy: { kind: 'error', reason: 'it broke' } })).toEqual({ decision: 'deny', source: 'policy_error', reason: 'it broke' });
+    expect(decide({ ...base, policy: { kind: 'allow' } })).toEqual({
+      decision: 'allow',
+      source: 'policy',
+      reason: 'allowed by policy',
+    });
+    expect(decide({ ...base, policy: { kind: 'ask', reason: 'costly' } })).toEqual({
+      decision: 'ask',
+      source: 'policy',
+      reason: 'costly',
+    });
+    expect(decide({ ...base, policy: { kind: 'error', reason: 'it broke' } })).toEqual({
+      decision: 'deny',
+      source: 'policy_error',
+      reason: 'it broke',
+    });
   });
 
   it('asks for needsApproval, and denies when needsApproval failed', () => {
     expect(decide({ ...base, needsApproval: { kind: 'for_input' } }).reason).toBe("tool 'shell' needs approval for this input");
-    expect(decide({ ...base, needsApproval: { kind: 'error', reason: 'boom' } })).toEqual({ decision: 'deny', source: 'needs_approval_error', reason: 'boom' });
+    expect(decide({ ...base, needsApproval: { kind: 'error', reason: 'boom' } })).toEqual({
+      decision: 'deny',
+      source: 'needs_approval_error',
+      reason: 'boom',
+    });
   });
 
   it('turns every ask into a non_interactive denial when no one can approve, and leaves allow and deny alone', () => {
-    const asks: DecideInput[] = [{ ...base, askRule: 'shell' }, { ...base, policy: { kind: 'ask', reason: 'costly' } }, { ...base, needsApproval: { kind: 'always' } }];
+    const asks: DecideInput[] = [
+      { ...base, askRule: 'shell' },
+      { ...base, policy: { kind: 'ask', reason: 'costly' } },
+      { ...base, needsApproval: { kind: 'always' } },
+    ];
     for (const facts of asks) {
       const { decision, source, reason } = decide({ ...facts, nonInteractive: true });
       expect({ decision, source }).toEqual({ decision: 'deny', source: 'non_interactive' });
-      expect(reason).toBe(`it needs approval (${decide(facts).reason}), but no one can approve calls in this non-interactive run`);
+      expect(reason).toBe(
+        `it needs approval (${decide(facts).reason}), but no one can approve calls in this non-interactive run`,
+      );
     }
     expect(decide({ ...all, nonInteractive: true }).source).toBe('rule:deny:shell:cmd=rm*');
     expect(decide({ ...base, nonInteractive: true }).source).toBe('default');
@@ -69,13 +104,25 @@ describe('decide', () => {
 
 const shell = defineTool({ name: 'shell', description: 'Runs.', input: z.object({ cmd: z.string() }), execute: () => 'ran' });
 
-function context(options: { deny?: string[]; allow?: string[]; ask?: string[]; policy?: Policy; grants?: GrantList; cancel?: LazyCancellation; tool?: typeof shell }): PolicyContext {
+function context(options: {
+  deny?: string[];
+  allow?: string[];
+  ask?: string[];
+  policy?: Policy;
+  grants?: GrantList;
+  cancel?: LazyCancellation;
+  tool?: typeof shell;
+}): PolicyContext {
   const tool = options.tool ?? shell;
   const subject = { call: { id: 'c1', name: tool.name, input: { cmd: 'ls' } }, tool, input: { cmd: 'ls' } };
   const cancel = options.cancel ?? new LazyCancellation();
   const patterns = (list: string[] = []) => list.map((p) => parsePattern(p));
   return {
-    config: { rules: { deny: patterns(options.deny), allow: patterns(options.allow), ask: patterns(options.ask) }, policy: options.policy, nonInteractive: false },
+    config: {
+      rules: { deny: patterns(options.deny), allow: patterns(options.allow), ask: patterns(options.ask) },
+      policy: options.policy,
+      nonInteractive: false,
+    },
     grants: options.grants ?? new GrantList(),
     subject,
     info: () => ({ ...subject, turnId: 't', signal: cancel.signal }) as CallInfo,
@@ -103,7 +150,13 @@ describe('gatherFacts', () => {
 
   it('does not call needsApproval when the policy had an opinion, and gives only the facts found', async () => {
     let asked = 0;
-    const tool = defineTool({ name: 'shell', description: 'Runs.', input: z.object({ cmd: z.string() }), execute: () => 'ran', needsApproval: () => (asked++, true) });
+    const tool = defineTool({
+      name: 'shell',
+      description: 'Runs.',
+      input: z.object({ cmd: z.string() }),
+      execute: () => 'ran',
+      needsApproval: () => (asked++, true),
+    });
     const facts = await gatherFacts(context({ tool, policy: () => ({ kind: 'allow' }) }));
     expect(facts).toEqual({ tool: 'shell', readOnly: false, nonInteractive: false, policy: { kind: 'allow' } });
     expect(asked).toBe(0);
@@ -125,20 +178,44 @@ describe('policyFact and needsApprovalFact', () => {
 
   it('turns a throwing or unrecognised policy into an error fact, and no opinion into undefined', async () => {
     expect(await policyFact(() => undefined, info, cancel)).toBeUndefined();
-    expect(await policyFact(() => { throw new Error('db down'); }, info, cancel)).toEqual({ kind: 'error', reason: 'the policy check failed (db down)' });
+    expect(
+      await policyFact(
+        () => {
+          throw new Error('db down');
+        },
+        info,
+        cancel,
+      ),
+    ).toEqual({ kind: 'error', reason: 'the policy check failed (db down)' });
     for (const bad of [null, 5, { kind: 'deny' }, { kind: 'maybe', reason: 'x' }]) {
-      expect(await policyFact(() => bad as never, info, cancel)).toEqual({ kind: 'error', reason: 'the policy returned an unrecognised verdict' });
+      expect(await policyFact(() => bad as never, info, cancel)).toEqual({
+        kind: 'error',
+        reason: 'the policy returned an unrecognised verdict',
+      });
     }
   });
 
   it('reads needsApproval as always, for this input, not needed, or an error', () => {
-    const subject = (needsApproval: unknown) => ({ call: { id: 'c', name: 'shell', input: {} }, tool: { ...shell, needsApproval } as typeof shell, input: {} });
+    const subject = (needsApproval: unknown) => ({
+      call: { id: 'c', name: 'shell', input: {} },
+      tool: { ...shell, needsApproval } as typeof shell,
+      input: {},
+    });
     expect(needsApprovalFact(subject(true))).toEqual({ kind: 'always' });
     expect(needsApprovalFact(subject(false))).toBeUndefined();
     expect(needsApprovalFact(subject(() => false))).toBeUndefined();
     expect(needsApprovalFact(subject(() => true))).toEqual({ kind: 'for_input' });
-    expect(needsApprovalFact(subject(() => 'yes'))).toEqual({ kind: 'error', reason: 'its needsApproval check did not return a boolean' });
-    expect(needsApprovalFact(subject(() => { throw new Error('bad'); }))).toEqual({ kind: 'error', reason: 'its needsApproval check failed (bad)' });
+    expect(needsApprovalFact(subject(() => 'yes'))).toEqual({
+      kind: 'error',
+      reason: 'its needsApproval check did not return a boolean',
+    });
+    expect(
+      needsApprovalFact(
+        subject(() => {
+          throw new Error('bad');
+        }),
+      ),
+    ).toEqual({ kind: 'error', reason: 'its needsApproval check failed (bad)' });
   });
 });
 

@@ -17,7 +17,9 @@ describe('raceCancellation', () => {
     const cancel = new LazyCancellation();
     cancel.abort('stop');
     expect(await raceCancellation(Promise.reject(new Error('late')), cancel, () => null)).toBeNull();
-    await expect(raceCancellation(Promise.reject(new Error('first')), new LazyCancellation(), () => null)).rejects.toThrow('first');
+    await expect(raceCancellation(Promise.reject(new Error('first')), new LazyCancellation(), () => null)).rejects.toThrow(
+      'first',
+    );
   });
 });
 
@@ -39,6 +41,10 @@ describe('raceUserCode', () => {
     cancelled.abort('stop');
     expect(await raceUserCode(() => (ran = true), cancelled)).toBe(CANCELLED);
     expect(ran).toBe(false);
-    await expect(raceUserCode(() => { throw new Error('sync'); }, new LazyCancellation())).rejects.toThrow('sync');
+    await expect(
+      raceUserCode(() => {
+        throw new Error('sync');
+      }, new LazyCancellation()),
+    ).rejects.toThrow('sync');
   });
 });

@@ -7,11 +7,30 @@ const call = { id: 'c1', name: 'shell', input: {} };
 
 describe('decisionRecord', () => {
   it('records allow, ask and deny with their sources; a denial gives its text as the reason', () => {
-    expect(decisionRecord({ kind: 'execute', call, input: {}, source: 'default' })).toEqual({ callId: 'c1', tool: 'shell', decision: 'allow', source: 'default' });
-    expect(decisionRecord({ kind: 'needs_approval', call, reason: 'r', source: 'rule:ask:shell' })).toEqual({ callId: 'c1', tool: 'shell', decision: 'ask', source: 'rule:ask:shell', reason: 'r' });
+    expect(decisionRecord({ kind: 'execute', call, input: {}, source: 'default' })).toEqual({
+      callId: 'c1',
+      tool: 'shell',
+      decision: 'allow',
+      source: 'default',
+    });
+    expect(decisionRecord({ kind: 'needs_approval', call, reason: 'r', source: 'rule:ask:shell' })).toEqual({
+      callId: 'c1',
+      tool: 'shell',
+      decision: 'ask',
+      source: 'rule:ask:shell',
+      reason: 'r',
+    });
     const result = { callId: 'c1', name: 'shell', output: 'x'.repeat(600), isError: true };
-    expect(decisionRecord({ kind: 'deny', result, source: 'policy' })).toEqual({ callId: 'c1', tool: 'shell', decision: 'deny', source: 'policy', reason: 'x'.repeat(500) });
-    expect(decisionRecord({ kind: 'deny', result: { ...result, output: { halted: true } }, source: 'hook:h' })).not.toHaveProperty('reason');
+    expect(decisionRecord({ kind: 'deny', result, source: 'policy' })).toEqual({
+      callId: 'c1',
+      tool: 'shell',
+      decision: 'deny',
+      source: 'policy',
+      reason: 'x'.repeat(500),
+    });
+    expect(
+      decisionRecord({ kind: 'deny', result: { ...result, output: { halted: true } }, source: 'hook:h' }),
+    ).not.toHaveProperty('reason');
   });
 });
 
@@ -19,8 +38,16 @@ describe('userDecisionRecord', () => {
   it('records approvals with what they remember, and rejections with their reason', () => {
     expect(userDecisionRecord(call, { type: 'approve' }).source).toBe('user');
     expect(userDecisionRecord(call, { type: 'approve', remember: 'tool' }).source).toBe('user:remember_tool');
-    expect(userDecisionRecord(call, { type: 'reject', reason: 'no' })).toEqual({ callId: 'c1', tool: 'shell', decision: 'user_rejected', source: 'user', reason: 'no' });
-    expect(() => userDecisionRecord(call, { type: 'maybe' } as never)).toThrow("recordDecision for call 'c1' needs { type: 'approve' | 'reject' }, got maybe.");
+    expect(userDecisionRecord(call, { type: 'reject', reason: 'no' })).toEqual({
+      callId: 'c1',
+      tool: 'shell',
+      decision: 'user_rejected',
+      source: 'user',
+      reason: 'no',
+    });
+    expect(() => userDecisionRecord(call, { type: 'maybe' } as never)).toThrow(
+      "recordDecision for call 'c1' needs { type: 'approve' | 'reject' }, got maybe.",
+    );
   });
 });
 

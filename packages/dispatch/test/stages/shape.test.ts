@@ -4,8 +4,22 @@ import { shapeResult } from '../../src/shape.js';
 
 describe('shapeResult', () => {
   it('keeps a JSON output, stop and modelOverride', () => {
-    const raw = { callId: 'c1', name: 'x', output: { at: new Date(0) }, isError: false, stop: { reason: 'done' }, modelOverride: 'm' };
-    expect(shapeResult(raw, 100)).toEqual({ callId: 'c1', name: 'x', output: { at: '1970-01-01T00:00:00.000Z' }, isError: false, stop: { reason: 'done' }, modelOverride: 'm' });
+    const raw = {
+      callId: 'c1',
+      name: 'x',
+      output: { at: new Date(0) },
+      isError: false,
+      stop: { reason: 'done' },
+      modelOverride: 'm',
+    };
+    expect(shapeResult(raw, 100)).toEqual({
+      callId: 'c1',
+      name: 'x',
+      output: { at: '1970-01-01T00:00:00.000Z' },
+      isError: false,
+      stop: { reason: 'done' },
+      modelOverride: 'm',
+    });
   });
 
   it('makes a non-JSON output an error naming where the bad value is', () => {
@@ -18,6 +32,8 @@ describe('shapeResult', () => {
   });
 
   it('cuts a long output at maxOutputChars', () => {
-    expect(shapeResult({ callId: 'c1', name: 'x', output: 'y'.repeat(12), isError: false }, 10).output).toBe(`${'y'.repeat(10)}…[truncated 2 chars]`);
+    expect(shapeResult({ callId: 'c1', name: 'x', output: 'y'.repeat(12), isError: false }, 10).output).toBe(
+      `${'y'.repeat(10)}…[truncated 2 chars]`,
+    );
   });
 });

@@ -10,7 +10,10 @@ describe('GrantList', () => {
     grants.add({ scope: 'tool', tool: 'shell' });
     grants.add({ scope: 'tool', pattern: 'git:args=status' });
     const listed = grants.list();
-    expect(listed).toEqual([{ scope: 'tool', tool: 'shell' }, { scope: 'tool', pattern: 'git:args=status' }]);
+    expect(listed).toEqual([
+      { scope: 'tool', tool: 'shell' },
+      { scope: 'tool', pattern: 'git:args=status' },
+    ]);
     (listed as unknown[]).length = 0;
     expect(grants.list()).toHaveLength(2);
   });
