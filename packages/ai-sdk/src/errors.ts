@@ -3,6 +3,7 @@
 // flags; it never guesses retryability from status codes itself.
 import { AISDKError, APICallError } from '@ai-sdk/provider';
 import type { JsonValue, TurnError } from '@turnkit/core';
+import { definedProps } from '@turnkit/core';
 
 /**
  * The error `generate` and `stream` throw. `turnError` is ready to be fed back as
@@ -57,7 +58,7 @@ export function toTurnError(error: unknown): TurnError {
       kind: 'provider_error',
       message: `The model provider reported an error: ${clause(error['message'])}.`,
       retryable: false,
-      ...(data === undefined ? {} : { data }),
+      ...definedProps({ data }),
     };
   }
   return {

@@ -3,6 +3,7 @@
 import type { LanguageModelV3GenerateResult, LanguageModelV3Usage } from '@ai-sdk/provider';
 import type { JsonValue, ModelResponse, ToolCall, Usage } from '@turnkit/core';
 import { costOf, type ModelPrice } from './pricing.js';
+import { definedProps } from '@turnkit/core';
 
 /** A `doGenerate` result as a turnkit ModelResponse; `modelId` falls back to the model's own id. */
 export function fromGenerateResult(result: LanguageModelV3GenerateResult, modelId: string, price?: ModelPrice): ModelResponse {
@@ -50,8 +51,8 @@ export function toUsage(usage: LanguageModelV3Usage | undefined, price?: ModelPr
   const input = count(usage?.inputTokens?.total);
   const output = count(usage?.outputTokens?.total);
   return {
-    ...(input === undefined ? {} : { inputTokens: input }),
-    ...(output === undefined ? {} : { outputTokens: output }),
+    ...definedProps({ inputTokens: input }),
+    ...definedProps({ outputTokens: output }),
     ...(input === undefined && output === undefined ? {} : { totalTokens: (input ?? 0) + (output ?? 0) }),
     cost: price === undefined ? 0 : costOf(price, input ?? 0, output ?? 0),
   };

@@ -11,6 +11,7 @@ import { packageRoot } from './paths.js';
 import { renderMarkdown, type BenchReport } from './report.js';
 import { measureStep } from './step-bench.js';
 import { deltasPerSecond, measureSuspendedHeap, turnkitDeltaStream, turnkitSystems } from './turnkit.js';
+import { definedProps } from '@turnkit/core';
 
 export interface BenchSettings {
   /** turnkit systems only, small counts (CI). */
@@ -110,7 +111,7 @@ export async function runBench(settings: BenchSettings): Promise<BenchReport> {
     streaming: {
       deltas: sizes.streamDeltas,
       turnkitPerSecond,
-      ...(aiSdkPerSecond === undefined ? {} : { aiSdkPerSecond }),
+      ...definedProps({ aiSdkPerSecond }),
     },
     explore,
   };

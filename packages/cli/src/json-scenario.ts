@@ -10,6 +10,7 @@ import { call, fail, scriptedModel, text, toolCalls, type ScriptStep } from '@tu
 import { z } from 'zod';
 import { oneLine, UsageError } from './errors.js';
 import type { ScenarioFile } from './scenario.js';
+import { definedProps } from '@turnkit/core';
 
 const json: z.ZodType<JsonValue> = z.json() as z.ZodType<JsonValue>;
 const jsonSchema = z.record(z.string(), json);
@@ -98,7 +99,7 @@ export function scenarioFromJson(value: unknown, where: string): ScenarioFile {
     tools,
     ...(model === undefined ? {} : { model: ({ startAt }: { readonly startAt: number }) => scriptedModel(model, { startAt }) }),
     ...(spec.limits === undefined ? {} : { limits: spec.limits as TurnLimitsInput }),
-    ...(spec.system === undefined ? {} : { system: spec.system }),
+    ...definedProps({ system: spec.system }),
     ...(output === undefined ? {} : { output: output as OutputSchema }),
   };
 }
@@ -110,11 +111,11 @@ function stepFrom(step: z.infer<typeof modelStep>): ScriptStep {
   }
   const extras = {
     ...(step.usage === undefined ? {} : { usage: definedOnly(step.usage) }),
-    ...(step.reasoning === undefined ? {} : { reasoning: step.reasoning }),
+    ...definedProps({ reasoning: step.reasoning }),
   };
   const calls = (step.calls ?? []).map((c) => call(c.name, c.input ?? {}, c.id === undefined ? {} : { id: c.id }));
   if (calls.length === 0) return text(step.text ?? '', extras);
-  return toolCalls(...calls, { ...extras, ...(step.text === undefined ? {} : { text: step.text }) });
+  return toolCalls(...calls, { ...extras, ...definedProps({ text: step.text }) });
 }
 
 /** zod types optional fields as `T | undefined`; turnkit's types want them absent instead. */
@@ -138,8 +139,8 @@ function toolFrom(spec: JsonTool, where: string): ToolDefinition<any> {
       name: spec.name,
       description: spec.description,
       input,
-      ...(spec.needsApproval === undefined ? {} : { needsApproval: spec.needsApproval }),
-      ...(spec.readOnly === undefined ? {} : { readOnly: spec.readOnly }),
+      ...definedProps({ needsApproval: spec.needsApproval }),
+      ...definedProps({ readOnly: spec.readOnly }),
       execute: (_input: unknown, ctx) => {
         if (spec.results !== undefined && Object.hasOwn(spec.results, ctx.callId)) return spec.results[ctx.callId];
         if (spec.error !== undefined) throw new Error(spec.error);

@@ -16,6 +16,7 @@ import { loadScenarioFile } from './scenario.js';
 import { safeText } from './safe-text.js';
 import { readSuspended } from './suspended.js';
 import { EXIT, runTurnCommand, undecidedIds } from './turn.js';
+import { definedProps } from '@turnkit/core';
 
 interface RunFlags {
   readonly stream?: boolean;
@@ -248,7 +249,7 @@ function providerFlags(flags: RunFlags): ProviderOptions | null {
   }
   if (flags.model === undefined || flags.model.trim() === '')
     throw new UsageError(`--provider ${flags.provider} needs --model NAME, e.g. --model ${exampleModel(flags.provider)}.`);
-  return { provider: flags.provider, model: flags.model, ...(flags.baseUrl === undefined ? {} : { baseUrl: flags.baseUrl }) };
+  return { provider: flags.provider, model: flags.model, ...definedProps({ baseUrl: flags.baseUrl }) };
 }
 
 function exampleModel(provider: ProviderName): string {
@@ -264,8 +265,8 @@ function outputFlags(flags: Pick<RunFlags, 'stream' | 'json' | 'trace' | 'save'>
   return {
     stream: flags.stream === true,
     json: flags.json === true,
-    ...(flags.trace === undefined ? {} : { trace: flags.trace }),
-    ...(flags.save === undefined ? {} : { save: flags.save }),
+    ...definedProps({ trace: flags.trace }),
+    ...definedProps({ save: flags.save }),
   };
 }
 

@@ -7,6 +7,7 @@ import { createOpenAICompatible } from '@ai-sdk/openai-compatible';
 import { fromAISDK } from '@turnkit/ai-sdk';
 import type { Model } from '@turnkit/core';
 import { UsageError } from './errors.js';
+import { definedProps } from '@turnkit/core';
 
 export const PROVIDERS = ['openai', 'anthropic', 'openai-compatible'] as const;
 export type ProviderName = (typeof PROVIDERS)[number];
@@ -32,11 +33,11 @@ export function providerModel(options: ProviderOptions, env: NodeJS.ProcessEnv =
     case 'openai':
       if (key === undefined || key === '')
         throw new UsageError(`${variable} is not set: set it to your OpenAI API key to use --provider openai.`);
-      return fromAISDK(createOpenAI({ apiKey: key, ...(baseURL === undefined ? {} : { baseURL }) })(options.model));
+      return fromAISDK(createOpenAI({ apiKey: key, ...definedProps({ baseURL }) })(options.model));
     case 'anthropic':
       if (key === undefined || key === '')
         throw new UsageError(`${variable} is not set: set it to your Anthropic API key to use --provider anthropic.`);
-      return fromAISDK(createAnthropic({ apiKey: key, ...(baseURL === undefined ? {} : { baseURL }) })(options.model));
+      return fromAISDK(createAnthropic({ apiKey: key, ...definedProps({ baseURL }) })(options.model));
     case 'openai-compatible': {
       if (baseURL === undefined)
         throw new UsageError(

@@ -12,6 +12,7 @@ import type { OutputSchema } from '@turnkit/inline';
 import { tsImport } from 'tsx/esm/api';
 import { oneLine, UsageError } from './errors.js';
 import { scenarioFromJson } from './json-scenario.js';
+import { definedProps } from '@turnkit/core';
 
 /** What a scenario's model function is given: the model calls the turn has made already. */
 export interface ModelStart {
@@ -219,7 +220,7 @@ function check(value: unknown, path: string, shown: string): Omit<LoadedScenario
     path,
     input: s.input as string,
     tools: tools as ToolDefinition<unknown>[],
-    ...(model === undefined ? {} : { model }),
+    ...definedProps({ model }),
     ...(s.limits === undefined ? {} : { limits: s.limits as TurnLimitsInput }),
     ...(s.system === undefined ? {} : { system: s.system as string }),
     ...(s.output === undefined ? {} : { output: s.output as OutputSchema }),

@@ -12,7 +12,7 @@ import { randomUUID } from 'node:crypto';
 import { constants } from 'node:fs';
 import { access, open, readFile, rename, rm, stat, unlink } from 'node:fs/promises';
 import { dirname, join, resolve } from 'node:path';
-import { parseTurnState, type Message, type ParkedCall, type TurnState } from '@turnkit/core';
+import { parseTurnState, type Message, type ParkedCall, type TurnState, definedProps } from '@turnkit/core';
 import { createDispatcher, type BudgetUsage, type Grant } from '@turnkit/dispatch';
 import type { TurnResult } from '@turnkit/inline';
 import { z } from 'zod';
@@ -147,7 +147,7 @@ export async function saveSuspended(
     transcript: result.transcript,
     pending: result.pending ?? [],
     grants: result.grants ?? [],
-    ...(result.budgetUsage === undefined ? {} : { budgetUsage: result.budgetUsage }),
+    ...definedProps({ budgetUsage: result.budgetUsage }),
   };
   await writeJsonFile(path, file);
 }
@@ -391,7 +391,7 @@ export async function recordOutcome(
   savedTo: string | undefined,
 ): Promise<void> {
   try {
-    await writeJsonFile(file, { ...saved, consumed: { ...mark, outcome, ...(savedTo === undefined ? {} : { savedTo }) } });
+    await writeJsonFile(file, { ...saved, consumed: { ...mark, outcome, ...definedProps({ savedTo }) } });
   } catch {
     // The file is marked consumed already; the outcome is only a detail for the next reader.
   }

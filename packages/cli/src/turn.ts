@@ -24,6 +24,7 @@ import {
   type ReadSuspended,
 } from './suspended.js';
 import { Timeline } from './timeline.js';
+import { definedProps } from '@turnkit/core';
 
 /** Exit codes: 0 stopped, 1 failed or cancelled, 2 usage error, 3 suspended (waiting for approval). */
 export const EXIT = { ok: 0, failed: 1, usage: 2, suspended: 3 } as const;
@@ -106,9 +107,9 @@ async function runAndReport(
     ...(interactive
       ? { approve: promptApprover({ beforePrompt: () => timeline.stop(), cancel: (reason) => controller.abort(reason) }) }
       : {}),
-    ...(o.scenario.system === undefined ? {} : { system: o.scenario.system }),
-    ...(o.scenario.limits === undefined ? {} : { limits: o.scenario.limits }),
-    ...(o.scenario.output === undefined ? {} : { output: o.scenario.output }),
+    ...definedProps({ system: o.scenario.system }),
+    ...definedProps({ limits: o.scenario.limits }),
+    ...definedProps({ output: o.scenario.output }),
   };
 
   if (!o.json) {
@@ -182,7 +183,7 @@ async function execute(o: TurnCommandOptions, options: RunTurnOptions, timeline:
       transcript: saved.transcript,
       decisions: o.resume.decisions,
       grants: saved.grants,
-      ...(saved.budgetUsage === undefined ? {} : { budgetUsage: saved.budgetUsage }),
+      ...definedProps({ budgetUsage: saved.budgetUsage }),
     };
     return o.stream ? await readStream(resumeStreamTurn(resume), o.json ? null : timeline) : await resumeTurn(resume);
   } catch (error) {
@@ -275,13 +276,13 @@ function printNdjson(result: TurnResult, savedTo: string | undefined): void {
     JSON.stringify({
       kind: 'result',
       status: result.status,
-      ...(result.stopReason === undefined ? {} : { stopReason: result.stopReason }),
+      ...definedProps({ stopReason: result.stopReason }),
       output: result.output,
-      ...(result.error === undefined ? {} : { error: result.error }),
-      ...(result.reason === undefined ? {} : { reason: result.reason }),
+      ...definedProps({ error: result.error }),
+      ...definedProps({ reason: result.reason }),
       usage: result.usage,
-      ...(result.pending === undefined ? {} : { pending: result.pending }),
-      ...(savedTo === undefined ? {} : { savedTo }),
+      ...definedProps({ pending: result.pending }),
+      ...definedProps({ savedTo }),
     }),
   );
   process.stdout.write(safeJson(`${out.join('\n')}\n`));

@@ -7,3 +7,4 @@ export { readDecision } from './events.js';
 export { errorMessage, toTurnError } from './errors.js';
 export { cancelPreempts, dispatchOutcomeEvent, formatPath, undecided } from './interpreter.js';
 export type { DispatchOutcome } from './interpreter.js';
+export { definedProps } from './props.js';

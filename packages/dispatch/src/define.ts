@@ -6,6 +6,7 @@ import * as z from 'zod';
 // Public types use zod 4's core types, which every zod 4 release (and zod/mini) shares, so a tool
 // written against any zod 4 minor type-checks here.
 import type * as zc from 'zod/v4/core';
+import { definedProps } from '@turnkit/core';
 
 /** What a running tool gets besides its input. */
 export interface ToolContext {
@@ -189,11 +190,11 @@ export function defineTool<Schema extends zc.$ZodType>(config: ToolConfig<Schema
     input: config.input as unknown as zc.$ZodType<zc.output<Schema>>,
     inputSchema,
     execute: config.execute,
-    ...(config.timeoutMs === undefined ? {} : { timeoutMs: config.timeoutMs }),
+    ...definedProps({ timeoutMs: config.timeoutMs }),
     readOnly: config.readOnly ?? false,
     needsApproval: config.needsApproval ?? false,
-    ...(retry === undefined ? {} : { retry }),
-    ...(config.model === undefined ? {} : { model: config.model }),
+    ...definedProps({ retry }),
+    ...definedProps({ model: config.model }),
     loopExempt: config.loopExempt ?? false,
     idempotent: config.idempotent ?? false,
   };

@@ -3,6 +3,7 @@
 
 import type { ApprovalDecision, ToolCall } from '@turnkit/core';
 import type { DecisionRecord, Verdict } from './types.js';
+import { definedProps } from '@turnkit/core';
 
 /** The record of one dispatched call, from its verdict after the budget pre-check (stages 1–6). */
 export function decisionRecord(verdict: Verdict): DecisionRecord {
@@ -52,7 +53,7 @@ export function userDecisionRecord(call: ToolCall, decision: ApprovalDecision): 
     tool: call.name,
     decision: 'user_rejected',
     source: 'user',
-    ...(decision.reason === undefined ? {} : { reason: decision.reason }),
+    ...definedProps({ reason: decision.reason }),
   };
 }
 

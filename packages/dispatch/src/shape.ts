@@ -14,6 +14,7 @@
 import type { JsonValue, ToolResult } from '@turnkit/core';
 import { errorMessage, quote } from './text.js';
 import type { RawResult } from './types.js';
+import { definedProps } from '@turnkit/core';
 
 /** Deepest nesting of a tool output that is accepted. */
 export const MAX_DEPTH = 1000;
@@ -140,7 +141,7 @@ export function shapeResult(raw: RawResult, maxOutputChars: number): ToolResult 
     name: raw.name,
     output,
     isError: shaped.ok ? raw.isError : true,
-    ...(raw.stop === undefined ? {} : { stop: raw.stop }),
-    ...(raw.modelOverride === undefined ? {} : { modelOverride: raw.modelOverride }),
+    ...definedProps({ stop: raw.stop }),
+    ...definedProps({ modelOverride: raw.modelOverride }),
   };
 }

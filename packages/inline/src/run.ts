@@ -13,6 +13,7 @@ import {
   type TurnEvent,
   type TurnLimitsInput,
   type TurnState,
+  definedProps,
 } from '@turnkit/core';
 import { createDispatcher, LazyCancellation, type Dispatcher } from '@turnkit/dispatch';
 import { recordDecisions } from './approvals.js';
@@ -105,16 +106,16 @@ async function drive(
       return cancellation.signal;
     },
     cancellation,
-    ...(options.approve === undefined ? {} : { approve: options.approve }),
+    ...definedProps({ approve: options.approve }),
     // null is what a spread suspended result carries in `output`: no schema.
     ...(options.output === undefined || options.output === null ? {} : { output: options.output }),
-    ...(options.check === undefined ? {} : { check: options.check }),
-    ...(options.compact === undefined ? {} : { compact: options.compact }),
-    ...(options.selectTools === undefined ? {} : { selectTools: options.selectTools }),
-    ...(options.alwaysOffer === undefined ? {} : { alwaysOffer: options.alwaysOffer }),
-    ...(options.onNotice === undefined ? {} : { onNotice: options.onNotice }),
-    ...(options.onEffect === undefined ? {} : { onEffect: options.onEffect }),
-    ...(onStep === undefined ? {} : { onStep }),
+    ...definedProps({ check: options.check }),
+    ...definedProps({ compact: options.compact }),
+    ...definedProps({ selectTools: options.selectTools }),
+    ...definedProps({ alwaysOffer: options.alwaysOffer }),
+    ...definedProps({ onNotice: options.onNotice }),
+    ...definedProps({ onEffect: options.onEffect }),
+    ...definedProps({ onStep }),
   };
 
   let start: TurnState = state;
@@ -164,7 +165,7 @@ function toResult(
       outcome,
     };
   }
-  const base = { text, usage: state.usage, state, transcript, ...(trace === undefined ? {} : { trace }) };
+  const base = { text, usage: state.usage, state, transcript, ...definedProps({ trace }) };
   if (outcome === null) {
     return {
       ...base,
@@ -257,11 +258,11 @@ function toDispatcher(
     );
   return createDispatcher({
     tools,
-    ...(options.policy === undefined ? {} : { policy: options.policy }),
-    ...(options.permissions === undefined ? {} : { permissions: options.permissions }),
-    ...(options.hooks === undefined ? {} : { hooks: options.hooks }),
-    ...(options.grants === undefined ? {} : { grants: options.grants }),
-    ...(options.budgetUsage === undefined ? {} : { budgetUsage: options.budgetUsage }),
+    ...definedProps({ policy: options.policy }),
+    ...definedProps({ permissions: options.permissions }),
+    ...definedProps({ hooks: options.hooks }),
+    ...definedProps({ grants: options.grants }),
+    ...definedProps({ budgetUsage: options.budgetUsage }),
   });
 }
 

@@ -26,6 +26,7 @@ import {
   type TurnEvent,
   type TurnLimitsInput,
   type TurnState,
+  definedProps,
 } from '@turnkit/core';
 import {
   createDispatcher,
@@ -241,10 +242,10 @@ async function runTurnOnce(
   try {
     dispatcher = createDispatcher({
       tools,
-      ...(agent.policy === undefined ? {} : { policy: agent.policy }),
-      ...(agent.permissions === undefined ? {} : { permissions: agent.permissions }),
-      ...(agent.hooks === undefined ? {} : { hooks: agent.hooks }),
-      ...(agent.budget === undefined ? {} : { budget: agent.budget }),
+      ...definedProps({ policy: agent.policy }),
+      ...definedProps({ permissions: agent.permissions }),
+      ...definedProps({ hooks: agent.hooks }),
+      ...definedProps({ budget: agent.budget }),
       grants: claim.grants,
       ...(claim.budgetUsage === null ? {} : { budgetUsage: claim.budgetUsage }),
     });
@@ -410,8 +411,8 @@ async function runTurnOnce(
       return cancellation.signal;
     },
     cancellation,
-    ...(agent.output === undefined ? {} : { output: agent.output }),
-    ...(agent.check === undefined ? {} : { check: agent.check }),
+    ...definedProps({ output: agent.output }),
+    ...definedProps({ check: agent.check }),
   };
 
   // Keep the lease while the turn runs, and hear a cancel that arrives meanwhile.

@@ -24,6 +24,7 @@ import {
   type ToolCall,
   type TurnError,
   type Usage,
+  definedProps,
 } from '@turnkit/core';
 import type { ModelStreamEvent } from './events.js';
 
@@ -164,8 +165,8 @@ export function createAggregator(): Aggregator {
         toolCalls,
         ...(reasoningText === '' ? {} : { reasoning: reasoningText }),
         ...(finish.usage === undefined ? {} : { usage: { ...finish.usage } as Partial<Usage> }),
-        ...(finish.finishReason === undefined ? {} : { finishReason: finish.finishReason }),
-        ...(finish.modelId === undefined ? {} : { modelId: finish.modelId }),
+        ...definedProps({ finishReason: finish.finishReason }),
+        ...definedProps({ modelId: finish.modelId }),
       };
     },
   };

@@ -4,6 +4,7 @@
 // Exported by @turnkit/testing for any package's tests (and users'): point `createOpenAICompatible({ baseURL: server.baseURL })` at it.
 import { createServer, type IncomingHttpHeaders, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { definedProps } from '@turnkit/core';
 
 export type FakeReply =
   /** A JSON body with a status (default 200). */
@@ -176,7 +177,7 @@ export function completion(options: {
           message: {
             role: 'assistant',
             content: options.content ?? null,
-            ...(options.reasoning === undefined ? {} : { reasoning_content: options.reasoning }),
+            ...definedProps({ reasoning_content: options.reasoning }),
             ...(toolCalls.length === 0
               ? {}
               : {

@@ -2,6 +2,7 @@
 // Tests of an agent turn use it instead of a real model, so a run is the same every time.
 
 import type { JsonValue, Model, ModelRequest, ModelResponse, ModelStreamPart, ToolCall, Usage } from '@turnkit/core';
+import { definedProps } from '@turnkit/core';
 
 /** A tool call in a script. Without an `id` the model numbers it: `call_1`, `call_2`, … */
 export interface ScriptedCall {
@@ -125,9 +126,9 @@ export function scriptedModel(steps: readonly ScriptStep[], options: ScriptedMod
     return {
       text: reply.text,
       toolCalls,
-      ...(usage === undefined ? {} : { usage }),
-      ...(reasoning === undefined ? {} : { reasoning }),
-      ...(modelId === undefined ? {} : { modelId }),
+      ...definedProps({ usage }),
+      ...definedProps({ reasoning }),
+      ...definedProps({ modelId }),
       finishReason: toolCalls.length > 0 ? 'tool-calls' : 'stop',
     };
   }
@@ -150,9 +151,9 @@ export function scriptedModel(steps: readonly ScriptStep[], options: ScriptedMod
       }
       yield {
         type: 'finish',
-        ...(response.usage === undefined ? {} : { usage: response.usage }),
-        ...(response.finishReason === undefined ? {} : { finishReason: response.finishReason }),
-        ...(response.modelId === undefined ? {} : { modelId: response.modelId }),
+        ...definedProps({ usage: response.usage }),
+        ...definedProps({ finishReason: response.finishReason }),
+        ...definedProps({ modelId: response.modelId }),
       };
     },
     assertDone() {

@@ -19,6 +19,7 @@ import { defineTool, type ToolDefinition } from '@turnkit/dispatch';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { transcriptLines } from './transcript.js';
+import { definedProps } from '@turnkit/core';
 
 /** A lease as the suite sees it. */
 export interface ConformanceLease {
@@ -170,7 +171,7 @@ export function storeConformance<S extends ConformanceStore>(
       options.createWorker({
         store,
         agents,
-        ...(leaseMs === undefined ? {} : { leaseMs }),
+        ...definedProps({ leaseMs }),
         onError: (error) => errors.push(error),
       });
     /** Claims the one runnable turn and checks it is `id` (each test leaves no runnable turn behind). */

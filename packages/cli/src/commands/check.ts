@@ -2,7 +2,7 @@
 // the invariants checked on every transition. A progress bar runs on stderr on a TTY.
 
 import { exploreTurn, type ExploreResult, type StepFunction } from '@turnkit/check';
-import { createTurn, type TurnLimitsInput } from '@turnkit/core';
+import { createTurn, type TurnLimitsInput, definedProps } from '@turnkit/core';
 import cliProgress from 'cli-progress';
 import pc from 'picocolors';
 import { oneLine, UsageError } from '../errors.js';
@@ -51,7 +51,7 @@ export async function checkCommand(o: CheckCommandOptions): Promise<number> {
     result = exploreTurn({
       limits,
       maxDepth: o.depth,
-      ...(o.step === undefined ? {} : { step: o.step }),
+      ...definedProps({ step: o.step }),
       onProgress: (p) => bar?.update(p.depth, { states: p.states, frontier: p.frontier }),
     });
   } finally {
