@@ -104,9 +104,11 @@ describe('promptApprover and what the model chose', () => {
     await approve([{ call: { id: `call_${evil}`, name: `rm${evil}`, input: { path: evil } }, reason: `because${evil}` }], {
       turnId: 't',
     });
-    const shown = asked.join('\n');
+    // picocolors colours the prompt when CI is set; its own SGR codes are not text from the model.
+    const plain = asked.map((line) => line.replace(/\u001b\[[0-9;]*m/g, ''));
+    const shown = plain.join('\n');
     expect(shown).not.toMatch(/[\u0000-\u0009\u000b-\u001f\u007f-\u009f]/);
-    expect(asked[0]).toBe(
+    expect(plain[0]).toBe(
       'rmx\\x1b[2K\\r\\x9b1;1H\\x7fy call_x\\x1b[2K\\r\\x9b1;1H\\x7fy {"path":"x\\u001b[2K\\r\\x9b1;1H\\x7fy"} (becausex\\x1b[2K\\r\\x9b1;1H\\x7fy): allow it?',
     );
   });
