@@ -2,14 +2,15 @@
 //
 // A trace is what a driver saw: for each step the state before, the event, the state after and
 // the effects. Per-step invariants (1–5, 9) look at one step; history invariants (6, 7, 8, 10)
-// need what came before, so they run as a small monitor folded over the steps. The monitor is
-// plain JSON, which lets the exploration key its nodes by (state, monitor) and stay sound even
-// when a buggy reducer reaches one state along two different histories.
+// need what came before, so they run as a small monitor folded over the steps (history.ts).
 
 import { isDeepStrictEqual } from 'node:util';
-import { batchSignature, errorMessage, isBlocking, isTerminal, parseTurnState, step as coreStep } from '@turnkit/core';
-import type { Effect, ToolCall, TurnLimits, TurnState } from '@turnkit/core';
+import { errorMessage, isBlocking, isTerminal, parseTurnState, step as coreStep } from '@turnkit/core';
+import type { Effect, TurnLimits, TurnState } from '@turnkit/core';
 import type { StepFunction } from './logic.js';
+import { initialMonitor, observeHistory, type MonitorState, type Report } from './history.js';
+
+export { initialMonitor, type MonitorState };
 
 /** One step of a trace: `[next, effects] = step(state, event)`; `thrown` when step threw. */
 export interface TraceStep {
@@ -44,41 +45,6 @@ export interface CheckOptions {
   readonly step?: StepFunction;
   /** Check only these invariants (default: all ten). */
   readonly only?: readonly InvariantNumber[];
-}
-
-/** What the history invariants remember between steps. Plain JSON. */
-export interface MonitorState {
-  /** Tool calls of the last assistant message still without a result, in call order. */
-  readonly open: ReadonlyArray<readonly [id: string, name: string]>;
-  readonly modelCalls: number;
-  readonly dispatched: readonly string[];
-  readonly executed: readonly string[];
-  /** Parked call ids of the current approval round and the first valid decision per id. */
-  readonly parked: readonly string[];
-  readonly decided: Readonly<Record<string, 'approve' | 'reject'>>;
-  /** Signature of the last counted batch and how many identical batches in a row. */
-  readonly loopSignature: string | null;
-  readonly loopRun: number;
-  /** Model calls issued since a loop was detected (null: no loop yet). */
-  readonly callsAfterLoop: number | null;
-  /** Loops answered with a nudge instead of a forced final call (`limits.loopRecoveries`). */
-  readonly recoveries: number;
-}
-
-/** The monitor at the start of a trace that begins at `state`. */
-export function initialMonitor(state: TurnState): MonitorState {
-  return {
-    open: [],
-    modelCalls: state.usage.modelCalls,
-    dispatched: [],
-    executed: [],
-    parked: [],
-    decided: {},
-    loopSignature: state.lastBatch === null ? null : batchSignature(state.lastBatch),
-    loopRun: state.repeats,
-    callsAfterLoop: state.forced === 'loop_detected' ? 1 : null,
-    recoveries: state.recoveries,
-  };
 }
 
 /**
@@ -131,8 +97,6 @@ export function checkStep(
   }
   return { monitor: next, violations };
 }
-
-type Report = (invariant: InvariantNumber, message: string) => void;
 
 function describe(error: unknown): string {
   return errorMessage(error);
@@ -222,178 +186,6 @@ function monotone(record: TraceStep, report: Report): void {
 }
 
 // 6, 7, 8, 10: the history invariants.
-function observeHistory(limits: TurnLimits, record: TraceStep, monitor: MonitorState, report: Report): MonitorState {
-  let open = monitor.open;
-  let modelCalls = monitor.modelCalls;
-  let dispatched = monitor.dispatched;
-  let executed = monitor.executed;
-  let parked = monitor.parked;
-  let decided = monitor.decided;
-  let loopSignature = monitor.loopSignature;
-  let loopRun = monitor.loopRun;
-  let recoveries = monitor.recoveries;
-  let callsAfterLoop = monitor.callsAfterLoop;
-
-  // 8: decisions are read from the events, independently of the reducer's bookkeeping.
-  if (record.state.status === 'awaiting_approval' && !isTerminal(record.next)) {
-    const event = record.event as { type?: unknown; decisions?: unknown };
-    if (event !== null && typeof event === 'object' && event.type === 'approvals_decided' && isRecord(event.decisions)) {
-      const next: Record<string, 'approve' | 'reject'> = { ...decided };
-      for (const [id, decision] of Object.entries(event.decisions)) {
-        const kind = validDecision(decision);
-        if (kind !== null && parked.includes(id) && !Object.hasOwn(next, id))
-          Object.defineProperty(next, id, { value: kind, enumerable: true });
-      }
-      decided = next;
-    } else if (event !== null && typeof event === 'object' && event.type === 'approval_expired') {
-      const next: Record<string, 'approve' | 'reject'> = { ...decided };
-      for (const id of parked)
-        if (!Object.hasOwn(next, id)) Object.defineProperty(next, id, { value: 'reject', enumerable: true });
-      decided = next;
-    }
-  }
-
-  // A new approval round starts when a batch parks (before this step's effects, which may
-  // already act on it).
-  if (
-    record.state.status === 'dispatching' &&
-    (record.next.status === 'awaiting_approval' || record.next.status === 'executing_approved')
-  ) {
-    const event = record.event as { parked?: unknown };
-    parked = Array.isArray(event.parked) ? event.parked.map((p) => String((p as { call?: { id?: unknown } }).call?.id)) : [];
-    decided = {};
-  }
-
-  let batchThisStep: { calls: readonly ToolCall[]; dispatched: boolean } | null = null;
-  const dispatchedNow = record.effects.some((e) => e.type === 'dispatch_tools');
-  for (const effect of record.effects) {
-    switch (effect.type) {
-      case 'append': {
-        const message = effect.message;
-        if (message.role === 'assistant') {
-          if (open.length > 0)
-            report(6, `an assistant message was appended while ${open.map(([id]) => id).join(', ')} had no result`);
-          open = message.toolCalls.map((c) => [c.id, c.name] as const);
-          if (message.toolCalls.length > 0 && record.state.forced === null)
-            batchThisStep = { calls: message.toolCalls, dispatched: dispatchedNow };
-        } else if (message.role === 'tool') {
-          const [expected, ...rest] = open;
-          const id = message.result.callId;
-          if (expected === undefined) report(6, `a result for ${id} was appended but no tool call is waiting for one`);
-          else if (expected[0] !== id) report(6, `the result for ${id} was appended where ${expected[0]} was next in call order`);
-          else {
-            if (message.result.name !== expected[1])
-              report(6, `the result for ${id} names '${message.result.name}', its call is '${expected[1]}'`);
-            open = rest;
-          }
-        }
-        break;
-      }
-      case 'call_model': {
-        modelCalls += 1;
-        const attempt = effect.request.attempt ?? 0;
-        if (attempt > limits.maxModelRetries)
-          report(7, `model call ${modelCalls} is retry ${attempt}, past maxModelRetries = ${limits.maxModelRetries}`);
-        // A retry repeats the call in hand: it is not another call after a loop.
-        if (callsAfterLoop !== null && attempt === 0) {
-          callsAfterLoop += 1;
-          if (!effect.request.final) report(10, 'a model call after a loop was not a forced final one');
-          if (callsAfterLoop > 1 + limits.maxOutputRepairs)
-            report(10, `the turn went on for ${callsAfterLoop} model calls after a loop`);
-        }
-        const max = (limits.maxIterations + 1 + limits.maxOutputRepairs + limits.loopRecoveries) * (1 + limits.maxModelRetries);
-        if (modelCalls > max)
-          report(
-            7,
-            `model call ${modelCalls} exceeds (maxIterations + 1 + maxOutputRepairs + loopRecoveries) * (1 + maxModelRetries) = ${max}`,
-          );
-        const budget = limits.budget.maxModelCalls;
-        if (budget !== undefined && modelCalls > budget) report(7, `model call ${modelCalls} exceeds maxModelCalls = ${budget}`);
-        break;
-      }
-      case 'dispatch_tools':
-        if (callsAfterLoop !== null) report(10, 'tools were dispatched after a loop was detected');
-        if (effect.calls.length > limits.maxCallsPerReply)
-          report(7, `${effect.calls.length} calls were dispatched at once, past maxCallsPerReply = ${limits.maxCallsPerReply}`);
-        if (limits.budget.maxToolCalls !== undefined && record.next.usage.toolCalls > limits.budget.maxToolCalls) {
-          report(7, `usage.toolCalls is ${record.next.usage.toolCalls}, past maxToolCalls = ${limits.budget.maxToolCalls}`);
-        }
-        for (const call of effect.calls) {
-          if (dispatched.includes(call.id)) report(8, `call id ${call.id} was dispatched twice`);
-          dispatched = [...dispatched, call.id].sort();
-        }
-        break;
-      case 'execute_approved':
-        for (const call of effect.calls) {
-          if (executed.includes(call.id)) report(8, `call id ${call.id} was executed twice`);
-          if (!parked.includes(call.id)) report(8, `call ${call.id} was executed but was never parked for approval`);
-          else if (decided[call.id] !== 'approve') report(8, `parked call ${call.id} was executed without an approve decision`);
-          executed = [...executed, call.id];
-        }
-        break;
-      case 'done':
-        if (open.length > 0) report(6, `the turn ended while ${open.map(([id]) => id).join(', ')} had no result`);
-        break;
-      default:
-        break;
-    }
-  }
-
-  // 7: the counter must tell the truth, or budgets are checked against a wrong number.
-  if (!isTerminal(record.state) && record.next.usage.modelCalls !== modelCalls) {
-    report(7, `usage.modelCalls is ${record.next.usage.modelCalls} but ${modelCalls} model calls were issued`);
-  }
-
-  // Leaving the approval round forgets it: a call can run only in its own round, and being
-  // dispatched again would already be a violation.
-  if (record.next.status !== 'awaiting_approval' && record.next.status !== 'executing_approved') {
-    parked = [];
-    decided = {};
-    executed = [];
-  }
-
-  // 10: identical non-exempt batches in a row; an all-exempt batch neither counts nor resets.
-  if (batchThisStep !== null) {
-    const counted = batchThisStep.calls.filter((c) => !limits.loopExemptTools.includes(c.name));
-    if (counted.length > 0) {
-      const signature = batchSignature(counted);
-      loopRun = signature === loopSignature ? loopRun + 1 : 1;
-      loopSignature = signature;
-      const isLoop = limits.loopThreshold > 0 && loopRun >= limits.loopThreshold;
-      if (isLoop && batchThisStep.dispatched)
-        report(10, `batch ${loopRun} of ${limits.loopThreshold} identical batches in a row was dispatched`);
-      if (isLoop && !isTerminal(record.next)) {
-        if (record.next.round !== record.state.round) report(10, 'a batch skipped as a loop counted as a tool round');
-        const call = record.effects.find((e) => e.type === 'call_model');
-        if (call?.type === 'call_model' && !call.request.final) {
-          // A loop recovery: the model keeps its tools, at most loopRecoveries times a turn, and the
-          // same batch once more is the next loop.
-          recoveries += 1;
-          if (recoveries > limits.loopRecoveries)
-            report(
-              10,
-              `a loop was answered with tools for the ${recoveries}th time, past loopRecoveries = ${limits.loopRecoveries}`,
-            );
-          loopRun = limits.loopThreshold - 1;
-        } else callsAfterLoop = call === undefined ? 0 : 1;
-      }
-    }
-  }
-
-  return { open, modelCalls, dispatched, executed, parked, decided, loopSignature, loopRun, callsAfterLoop, recoveries };
-}
-
-function validDecision(value: unknown): 'approve' | 'reject' | null {
-  if (!isRecord(value)) return null;
-  if (value.type === 'approve')
-    return value.remember === undefined || value.remember === 'session' || value.remember === 'tool' ? 'approve' : null;
-  if (value.type === 'reject') return value.reason === undefined || typeof value.reason === 'string' ? 'reject' : null;
-  return null;
-}
-
-const isRecord = (value: unknown): value is Record<string, unknown> =>
-  value !== null && typeof value === 'object' && !Array.isArray(value);
-
 // ---------------------------------------------------------------------------------------------
 // Running events
 
