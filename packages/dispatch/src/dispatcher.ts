@@ -4,7 +4,7 @@
 
 import type { ApprovalDecision, ToolCall } from '@turnkit/core';
 import { BudgetLedger } from './budget.js';
-import { resolveConfig } from './config.js';
+import { resolveConfig, type DispatcherConfig } from './config.js';
 import { badContextText, readContext, type Turn } from './context.js';
 import { GrantList } from './grants.js';
 import { classify, dispatchBatch, executeVerdict, type Pipeline } from './pipeline.js';
@@ -49,7 +49,25 @@ function callOf(verdict: Verdict | ApprovedVerdict): unknown {
  * const { results, parked } = await dispatcher.dispatch(calls, { turnId: 't1', signal });
  */
 export function createDispatcher(options: DispatcherOptions): Dispatcher {
+  return dispatcherOf(resolveConfig(options));
+}
+
+/**
+ * Checks `options` once and returns a function that makes dispatchers from them, for a server that
+ * runs many turns with the same tools: each dispatcher made shares the checked tools, rules, hooks
+ * and tool specs (JSON Schemas included) and has its own grants and budget ledger, as
+ * `createDispatcher(options)` would. Throws as `createDispatcher` does, at once.
+ *
+ * @example
+ * const perTurn = dispatcherFactory({ tools: [add], permissions: { ask: ['add'] } });
+ * const dispatcher = perTurn(); // one per turn: grants remembered in one turn stay in it
+ */
+export function dispatcherFactory(options: DispatcherOptions): () => Dispatcher {
   const config = resolveConfig(options);
+  return () => dispatcherOf(config);
+}
+
+function dispatcherOf(config: DispatcherConfig): Dispatcher {
   const grants = new GrantList();
   for (const grant of config.grants) grants.add(grant);
   const p: Pipeline = { config, grants, ledger: new BudgetLedger(config.budget, config.budgetUsage), classified: new WeakSet() };

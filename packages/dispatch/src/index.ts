@@ -2,7 +2,7 @@ export { cancellationOf, LazyCancellation, signalCancellation } from './cancella
 export type { Cancellation } from './cancellation.js';
 export { defineTool } from './define.js';
 export type { RetryOptions, ToolConfig, ToolContext, ToolDefinition } from './define.js';
-export { createDispatcher } from './dispatcher.js';
+export { createDispatcher, dispatcherFactory } from './dispatcher.js';
 export { decide } from './stages/policy.js';
 export type { DecideInput, DecideOutput, NeedsApprovalFact, PolicyFact } from './stages/policy.js';
 export { raceCancellation, sleep } from './race.js';

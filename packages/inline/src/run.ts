@@ -1,9 +1,7 @@
 // runTurn / resumeTurn: set up a turn (state, transcript, dispatcher, abort wiring), hand it to
 // the driver, and shape what the driver ends with into a TurnResult.
 
-import { randomUUID } from 'node:crypto';
 import {
-  createTurn,
   parseTurnState,
   resume,
   step,
@@ -15,8 +13,9 @@ import {
   type TurnState,
   definedProps,
 } from '@turnkit/core';
-import { createDispatcher, LazyCancellation, type Dispatcher } from '@turnkit/dispatch';
+import { dispatcherFactory, LazyCancellation, type Dispatcher } from '@turnkit/dispatch';
 import { recordDecisions } from './approvals.js';
+import { prepareAgent, startTurn } from './agent.js';
 import { driveTurn, defaultHandlers, type EffectHandlers, type HandlerContext } from './driver.js';
 import type { ResumeTurnOptions, RunTurnOptions, StepRecord, TurnResult } from './types.js';
 
@@ -30,16 +29,7 @@ import type { ResumeTurnOptions, RunTurnOptions, StepRecord, TurnResult } from '
  */
 export async function runTurn(options: RunTurnOptions, handlers: EffectHandlers = defaultHandlers): Promise<TurnResult> {
   checkCommon(options, 'runTurn');
-  if (options.input !== undefined && typeof options.input !== 'string')
-    throw new TypeError('runTurn option `input` must be a string.');
-  const dispatcher = toDispatcher(options, 'runTurn');
-  checkToolSelection(options, dispatcher, 'runTurn');
-  const limits = mergeExempt(withRetryOptions(options.limits, options, 'runTurn'), dispatcher);
-  const id = options.id ?? `turn_${randomUUID()}`;
-  const initial = createTurn(limits === undefined ? { id } : { id, limits });
-  const transcript = startTranscript(options.system, options.transcript ?? []);
-  const event: TurnEvent = options.input === undefined ? { type: 'start' } : { type: 'start', input: options.input };
-  return drive(options, dispatcher, transcript, initial, event, handlers);
+  return startTurn(prepareAgent(options, 'runTurn'), options, handlers);
 }
 
 /**
@@ -60,7 +50,7 @@ export async function resumeTurn(options: ResumeTurnOptions, handlers: EffectHan
   const state = retryLimits === undefined ? saved : parseTurnState({ ...saved, limits: { ...saved.limits, ...retryLimits } });
   if (state.status === 'ready')
     throw new TypeError(`resumeTurn got turn '${state.id}' that never started; start it with runTurn.`);
-  const dispatcher = toDispatcher(options, 'resumeTurn');
+  const dispatcher = dispatcherMaker(options, 'resumeTurn')();
   checkToolSelection(options, dispatcher, 'resumeTurn');
   const transcript = startTranscript(options.system, options.transcript);
   const decisions = options.decisions ?? {};
@@ -74,7 +64,7 @@ export async function resumeTurn(options: ResumeTurnOptions, handlers: EffectHan
   return drive(options, dispatcher, transcript, resumed, effects, handlers);
 }
 
-async function drive(
+export async function drive(
   options: RunTurnOptions | ResumeTurnOptions,
   dispatcher: Dispatcher,
   transcript: Message[],
@@ -186,7 +176,7 @@ function toResult(
   }
 }
 
-function checkCommon(options: RunTurnOptions | ResumeTurnOptions, fn: string): void {
+export function checkCommon(options: RunTurnOptions | ResumeTurnOptions, fn: string): void {
   if (options === null || typeof options !== 'object')
     throw new TypeError(`${fn} needs an options object with at least a model.`);
   if (options.model === null || typeof options.model !== 'object' || typeof options.model.generate !== 'function') {
@@ -213,7 +203,7 @@ function checkCommon(options: RunTurnOptions | ResumeTurnOptions, fn: string): v
 }
 
 /** `selectTools` is a function and `alwaysOffer` names defined tools. */
-function checkToolSelection(options: RunTurnOptions | ResumeTurnOptions, dispatcher: Dispatcher, fn: string): void {
+export function checkToolSelection(options: RunTurnOptions | ResumeTurnOptions, dispatcher: Dispatcher, fn: string): void {
   const select: unknown = options.selectTools;
   if (select !== undefined && typeof select !== 'function') {
     throw new TypeError(`${fn} option \`selectTools\` must be a function (info) => tool names, got ${typeof select}.`);
@@ -236,12 +226,16 @@ function isDispatcher(tools: RunTurnOptions['tools']): tools is Dispatcher {
   return tools !== undefined && !Array.isArray(tools) && typeof (tools as Dispatcher).dispatch === 'function';
 }
 
-/** The dispatcher for `tools`; a suspended turn's grants and counts are restored into it. */
-function toDispatcher(
+/**
+ * What makes the dispatcher of each turn from `tools`, checked once: a dispatcher passed as `tools`
+ * serves every turn (a suspended turn's grants are restored into it); a list of definitions gets a
+ * fresh dispatcher per turn from one checked configuration, with the grants and counts given.
+ */
+export function dispatcherMaker(
   options: Pick<RunTurnOptions, 'tools' | 'policy' | 'permissions' | 'hooks'> &
     Pick<Partial<ResumeTurnOptions>, 'grants' | 'budgetUsage'>,
   fn: string,
-): Dispatcher {
+): () => Dispatcher {
   const tools = options.tools ?? [];
   if (isDispatcher(tools)) {
     if (options.policy !== undefined || options.permissions !== undefined || options.hooks !== undefined) {
@@ -250,13 +244,13 @@ function toDispatcher(
       );
     }
     for (const grant of options.grants ?? []) tools.grant(grant);
-    return tools;
+    return () => tools;
   }
   if (!Array.isArray(tools))
     throw new TypeError(
       `${fn} option \`tools\` must be an array of tool definitions (defineTool) or a dispatcher (createDispatcher).`,
     );
-  return createDispatcher({
+  return dispatcherFactory({
     tools,
     ...definedProps({ policy: options.policy }),
     ...definedProps({ permissions: options.permissions }),
@@ -270,7 +264,7 @@ function toDispatcher(
  * The options `maxModelRetries` and `modelRetryBackoffMs` are the limits of the same names (core
  * decides retries). Setting one both ways is an error, so no value silently wins.
  */
-function withRetryOptions(
+export function withRetryOptions(
   limits: TurnLimitsInput | undefined,
   options: RunTurnOptions | ResumeTurnOptions,
   fn: string,
@@ -287,14 +281,14 @@ function withRetryOptions(
 }
 
 /** The dispatcher's loop-exempt tools join `limits.loopExemptTools`. */
-function mergeExempt(limits: TurnLimitsInput | undefined, dispatcher: Dispatcher): TurnLimitsInput | undefined {
+export function mergeExempt(limits: TurnLimitsInput | undefined, dispatcher: Dispatcher): TurnLimitsInput | undefined {
   const exempt = dispatcher.loopExemptTools();
   if (exempt.length === 0) return limits;
   const names = new Set([...(limits?.loopExemptTools ?? []), ...exempt]);
   return { ...limits, loopExemptTools: [...names] };
 }
 
-function startTranscript(system: string | undefined, earlier: readonly Message[]): Message[] {
+export function startTranscript(system: string | undefined, earlier: readonly Message[]): Message[] {
   const first = earlier[0];
   if (system === undefined || (first?.role === 'system' && first.content === system)) return [...earlier];
   return [{ role: 'system', content: system }, ...earlier];
