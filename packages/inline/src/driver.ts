@@ -18,6 +18,7 @@ import {
   type Effect,
   type Message,
   type Model,
+  type ModelResponse,
   type Outcome,
   type ToolResult,
   type TurnEvent,
@@ -35,7 +36,8 @@ import { reasonText } from './abort.js';
 import { askApproval } from './approvals.js';
 import { CompactFailedError, runCompaction } from './compaction.js';
 import { modelRequestFor } from './model.js';
-import { CheckFailedError, checkOutput } from './output.js';
+import { CheckFailedError, checkOutput, readOutput } from './output.js';
+import { turnContextOf } from './context.js';
 import type { ApproveFn, CheckFn, CompactFn, OutputSchema, SelectToolsFn, StepRecord } from './types.js';
 
 export { cancelReason, raceAbort } from './abort.js';
@@ -76,19 +78,20 @@ export interface HandlerContext {
 type EffectOf<T extends Effect['type']> = Extract<Effect, { type: T }>;
 
 /**
- * The table from effect type to handler. Blocking handlers return the one event to feed back; a
- * blocking handler that throws becomes an event (see `handlerFailed`). `append` and `persist`
+ * The table from effect type to handler. Blocking handlers return the one event to feed back (or a
+ * promise of it; returning the event itself saves a promise when there is nothing to wait for); a
+ * blocking handler that throws or rejects becomes an event (see `handlerFailed`). `append` and `persist`
  * must not throw (a lost message or checkpoint cannot be papered over: the error propagates).
  */
 export interface EffectHandlers {
   append(effect: EffectOf<'append'>, ctx: HandlerContext): void | Promise<void>;
   emit(effect: EffectOf<'emit'>, ctx: HandlerContext): void | Promise<void>;
   persist(effect: EffectOf<'persist'>, ctx: HandlerContext, state: TurnState): void | Promise<void>;
-  call_model(effect: EffectOf<'call_model'>, ctx: HandlerContext): Promise<TurnEvent>;
-  dispatch_tools(effect: EffectOf<'dispatch_tools'>, ctx: HandlerContext): Promise<TurnEvent>;
-  execute_approved(effect: EffectOf<'execute_approved'>, ctx: HandlerContext): Promise<TurnEvent>;
-  compact(effect: EffectOf<'compact'>, ctx: HandlerContext): Promise<TurnEvent>;
-  check_output(effect: EffectOf<'check_output'>, ctx: HandlerContext): Promise<TurnEvent>;
+  call_model(effect: EffectOf<'call_model'>, ctx: HandlerContext): TurnEvent | Promise<TurnEvent>;
+  dispatch_tools(effect: EffectOf<'dispatch_tools'>, ctx: HandlerContext): TurnEvent | Promise<TurnEvent>;
+  execute_approved(effect: EffectOf<'execute_approved'>, ctx: HandlerContext): TurnEvent | Promise<TurnEvent>;
+  compact(effect: EffectOf<'compact'>, ctx: HandlerContext): TurnEvent | Promise<TurnEvent>;
+  check_output(effect: EffectOf<'check_output'>, ctx: HandlerContext): TurnEvent | Promise<TurnEvent>;
   /** The turn is parked (no blocking effect): the event that decides it, or null to suspend. */
   parked(state: TurnState, ctx: HandlerContext): Promise<TurnEvent | null>;
 }
@@ -106,23 +109,23 @@ export const defaultHandlers: EffectHandlers = {
   },
   // A model that throws becomes `model_failed` (see `handlerFailed`); core decides on a retry.
   // A broken selectTools throws a ToolSelectionError: model_failed (tool_selection_failed, not retried).
-  async call_model(effect, ctx) {
+  call_model(effect, ctx) {
     const request = modelRequestFor(effect.request, ctx.transcript, ctx.dispatcher.toolSpecs(), ctx);
-    return { type: 'model_responded', response: await ctx.model.generate(request, modelCallOptions(ctx)) };
+    const response = ctx.model.generate(request, modelCallOptions(ctx));
+    return isThenable(response) ? response.then(modelResponded) : modelResponded(response);
   },
-  async dispatch_tools(effect, ctx) {
-    return dispatchOutcomeEvent(await ctx.dispatcher.dispatch(effect.calls, dispatchContext(ctx)));
+  dispatch_tools(effect, ctx) {
+    return ctx.dispatcher.dispatch(effect.calls, dispatchContext(ctx)).then(dispatchOutcomeEvent);
   },
-  async execute_approved(effect, ctx) {
-    const results = await ctx.dispatcher.executeApproved(effect.calls, dispatchContext(ctx));
-    return { type: 'approved_tools_completed', results };
+  execute_approved(effect, ctx) {
+    return ctx.dispatcher.executeApproved(effect.calls, dispatchContext(ctx)).then(approvedCompleted);
   },
-  async compact(effect, ctx) {
+  compact(effect, ctx) {
     if (ctx.compact === undefined) return { type: 'compacted' };
-    const info = await runCompaction(ctx.compact, ctx.transcript, effect.info);
-    return { type: 'compacted', info };
+    return runCompaction(ctx.compact, ctx.transcript, effect.info).then(compacted);
   },
   check_output(effect, ctx) {
+    if (ctx.check === undefined) return readOutput(effect.candidate, ctx.output);
     return checkOutput(effect.candidate, ctx.output, ctx.check);
   },
   async parked(state, ctx) {
@@ -137,6 +140,8 @@ const dispatchContextOf = new WeakMap<HandlerContext, DispatchContext>();
 
 /** `{ signal }` for a model call; the signal is made only if the model reads it. */
 export function modelCallOptions(ctx: HandlerContext): { readonly signal: AbortSignal } {
+  const own = turnContextOf(ctx);
+  if (own !== undefined) return own.callOptions();
   let options = callOptionsOf.get(ctx);
   if (options === undefined) {
     options = {
@@ -154,6 +159,8 @@ export function modelCallOptions(ctx: HandlerContext): { readonly signal: AbortS
  * signal is made only if read.
  */
 function dispatchContext(ctx: HandlerContext): DispatchContext {
+  const own = turnContextOf(ctx);
+  if (own !== undefined) return own.dispatchContext();
   let made = dispatchContextOf.get(ctx);
   if (made === undefined) {
     // No spread: it would read the getter and make the signal.
@@ -200,9 +207,12 @@ export async function driveTurn(
   let current = state;
   let pending = effects;
   const cancel = turnCancellation(ctx);
+  // A turn nobody can cancel while it runs (runTurn without a signal) waits on its handlers directly.
+  const waiter = turnContextOf(ctx)?.cancellable === false ? undefined : new Waiter(cancel);
   for (;;) {
     let blocking: BlockingEffect | undefined;
-    for (const effect of pending) {
+    for (let i = 0; i < pending.length; i++) {
+      const effect = pending[i] as Effect;
       if (ctx.onEffect !== undefined) quietly(() => ctx.onEffect?.(effect));
       if (isBlocking(effect)) blocking = effect;
       else {
@@ -214,23 +224,34 @@ export async function driveTurn(
     if (blocking?.type === 'done') return { state: current, outcome: blocking.outcome };
     if (isTerminal(current)) return { state: current, outcome: current.outcome };
     let event: TurnEvent | null;
-    try {
-      if (blocking !== undefined) event = await perform(blocking, ctx, handlers);
-      else if (current.status === 'awaiting_approval')
+    if (blocking !== undefined) {
+      const started = startEffect(blocking, ctx, handlers, cancel);
+      if (isThenable(started)) {
+        try {
+          event = await (waiter !== undefined && isRaced(blocking) ? waiter.wait(started, blocking) : started);
+        } catch (error) {
+          event = handlerFailed(blocking, error);
+        }
+      } else event = started;
+    } else if (current.status === 'awaiting_approval') {
+      try {
         event = await raceCancellation(handlers.parked(current, ctx), cancel, () => null);
-      else event = null; // nothing in flight (a resumed state with nothing to redo): hand it back as is
-    } catch {
-      // A `parked` handler that threw: fail closed, the undecided calls expire (or, if the turn
-      // was cancelled meanwhile, the cancel below wins).
-      event = { type: 'approval_expired' };
-    }
+      } catch {
+        // A `parked` handler that threw: fail closed, the undecided calls expire (or, if the turn
+        // was cancelled meanwhile, the cancel below wins).
+        event = { type: 'approval_expired' };
+      }
+    } else event = null; // nothing in flight (a resumed state with nothing to redo): hand it back as is
     // A cancelled turn gets `cancel` instead of the event in hand, unless it carries tool results (core's rule).
-    if (cancel.aborted && cancelPreempts(event)) event = { type: 'cancel', reason: reasonText(cancel.reason) };
+    if (cancel.aborted && cancelPreempts(event)) event = cancelEvent(cancel);
     if (event === null) return { state: current, outcome: null };
-    const [next, nextEffects] = step(current, event);
-    if (ctx.onStep !== undefined) quietly(() => ctx.onStep?.({ event, state: next, effects: nextEffects }));
-    current = next;
-    pending = nextEffects;
+    const stepped = step(current, event);
+    current = stepped[0];
+    pending = stepped[1];
+    if (ctx.onStep !== undefined) {
+      const record = { event, state: current, effects: pending };
+      quietly(() => ctx.onStep?.(record));
+    }
   }
 }
 
@@ -250,50 +271,116 @@ function performObserver(
   }
 }
 
+type Performed = Exclude<BlockingEffect, { type: 'done' }>;
+
 /**
- * Runs one blocking handler (raced against cancellation, except tool batches); a thrown handler
- * becomes its event. A model call that core marked as a retry waits its `delayMs` first.
+ * Starts one blocking handler: its event, or a promise of it. A handler that throws at once
+ * becomes its event; an already cancelled turn starts nothing (no model call or tool only to abort
+ * it). A model call that core marked as a retry waits its `delayMs` first.
  */
-async function perform(
-  effect: Exclude<BlockingEffect, { type: 'done' }>,
+function startEffect(
+  effect: Performed,
   ctx: HandlerContext,
   handlers: EffectHandlers,
-): Promise<TurnEvent> {
-  const cancellation = turnCancellation(ctx);
-  const cancel = (): TurnEvent => ({ type: 'cancel', reason: reasonText(cancellation.reason) });
-  // Already cancelled: do not start a model call or a tool only to abort it.
-  if (cancellation.aborted) return cancel();
+  cancel: Cancellation,
+): TurnEvent | PromiseLike<TurnEvent> {
+  if (cancel.aborted) return cancelEvent(cancel);
   try {
     switch (effect.type) {
-      case 'call_model': {
-        const delayMs = effect.request.delayMs ?? 0;
-        if (delayMs > 0) {
-          await sleep(delayMs, cancellation);
-          if (cancellation.aborted) return cancel();
-        }
-        return await raceCancellation(handlers.call_model(effect, ctx), cancellation, cancel);
-      }
-      // Not raced: on cancel the dispatcher settles at once by itself, with the real results of
-      // finished calls and `cancelled` for the rest, and those results must reach core.
+      case 'call_model':
+        return (effect.request.delayMs ?? 0) > 0
+          ? retryAfterDelay(effect, ctx, handlers, cancel)
+          : handlers.call_model(effect, ctx);
       case 'dispatch_tools':
-        return await handlers.dispatch_tools(effect, ctx);
+        return handlers.dispatch_tools(effect, ctx);
       case 'execute_approved':
-        return await handlers.execute_approved(effect, ctx);
+        return handlers.execute_approved(effect, ctx);
       case 'compact':
-        return await raceCancellation(handlers.compact(effect, ctx), cancellation, cancel);
+        return handlers.compact(effect, ctx);
       case 'check_output':
-        return await raceCancellation(handlers.check_output(effect, ctx), cancellation, cancel);
+        return handlers.check_output(effect, ctx);
     }
   } catch (error) {
     return handlerFailed(effect, error);
   }
 }
 
+async function retryAfterDelay(
+  effect: EffectOf<'call_model'>,
+  ctx: HandlerContext,
+  handlers: EffectHandlers,
+  cancel: Cancellation,
+): Promise<TurnEvent> {
+  await sleep(effect.request.delayMs ?? 0, cancel);
+  if (cancel.aborted) return cancelEvent(cancel);
+  return handlers.call_model(effect, ctx);
+}
+
+/**
+ * Tool batches are not raced: on cancel the dispatcher settles at once by itself, with the real
+ * results of finished calls and `cancelled` for the rest, and those results must reach core.
+ */
+function isRaced(effect: Performed): boolean {
+  return effect.type !== 'dispatch_tools' && effect.type !== 'execute_approved';
+}
+
+function cancelEvent(cancel: Cancellation): TurnEvent {
+  return { type: 'cancel', reason: reasonText(cancel.reason) };
+}
+
+/**
+ * Races one handler at a time against the turn's cancellation: one listener for the whole turn
+ * and one promise per wait, where a race per effect would add a listener, its removal and two
+ * callbacks. A handler that loses keeps running; what it ends with is ignored.
+ */
+class Waiter {
+  readonly #cancel: Cancellation;
+  #resolve: ((event: TurnEvent) => void) | undefined;
+  #effect: Performed | undefined;
+  #listening = false;
+  readonly #settle = (event: TurnEvent): void => this.#resolve?.(event);
+  readonly #fail = (error: unknown): void => {
+    if (this.#effect !== undefined) this.#resolve?.(handlerFailed(this.#effect, error));
+  };
+
+  constructor(cancel: Cancellation) {
+    this.#cancel = cancel;
+  }
+
+  wait(work: PromiseLike<TurnEvent>, effect: Performed): Promise<TurnEvent> {
+    // Cancelled while the handler started (a model that aborts its own turn, say).
+    if (this.#cancel.aborted) {
+      work.then(undefined, ignore);
+      return Promise.resolve(cancelEvent(this.#cancel));
+    }
+    if (!this.#listening) {
+      this.#listening = true;
+      this.#cancel.onAbort(() => this.#resolve?.(cancelEvent(this.#cancel)));
+    }
+    this.#effect = effect;
+    const settled = new Promise<TurnEvent>((resolve) => {
+      this.#resolve = resolve;
+    });
+    work.then(this.#settle, this.#fail);
+    return settled;
+  }
+}
+
+function ignore(): void {}
+
+function isThenable<T>(value: T | PromiseLike<T>): value is PromiseLike<T> {
+  return typeof (value as { then?: unknown } | null)?.then === 'function';
+}
+
+const modelResponded = (response: ModelResponse): TurnEvent => ({ type: 'model_responded', response });
+const approvedCompleted = (results: readonly ToolResult[]): TurnEvent => ({ type: 'approved_tools_completed', results });
+const compacted = (info: { before: number; after: number }): TurnEvent => ({ type: 'compacted', info });
+
 /**
  * The event for a handler that threw: the fault is reported to core, never rethrown. Core writes
  * whatever follows from it (a retry, error results for the calls in flight, a failed turn).
  */
-function handlerFailed(effect: Exclude<BlockingEffect, { type: 'done' }>, error: unknown): TurnEvent {
+function handlerFailed(effect: Performed, error: unknown): TurnEvent {
   switch (effect.type) {
     case 'call_model':
       return { type: 'model_failed', error: toTurnError(error) };

@@ -46,6 +46,22 @@ export function parseOutput(
 }
 
 /**
+ * The event for a `check_output` effect without a `check`, at once: `output_accepted` with the
+ * parsed value (or the text when there is no schema), or `output_rejected`.
+ */
+export function readOutput(
+  candidate: string,
+  schema: OutputSchema | undefined,
+):
+  | { readonly type: 'output_accepted'; readonly output: JsonValue }
+  | { readonly type: 'output_rejected'; readonly reason: string } {
+  if (schema === undefined) return { type: 'output_accepted', output: candidate };
+  const parsed = parseOutput(candidate, schema);
+  if (!parsed.ok) return { type: 'output_rejected', reason: parsed.reason };
+  return { type: 'output_accepted', output: parsed.value as JsonValue };
+}
+
+/**
  * The event for a `check_output` effect: `output_accepted` with the parsed value (or the text when
  * there is no schema), or `output_rejected`. A `check` that throws or answers garbage raises a
  * CheckFailedError naming it.
@@ -55,13 +71,9 @@ export async function checkOutput(
   schema: OutputSchema | undefined,
   check: CheckFn | undefined,
 ): Promise<TurnEvent> {
-  let output: JsonValue = candidate;
-  if (schema !== undefined) {
-    const parsed = parseOutput(candidate, schema);
-    if (!parsed.ok) return { type: 'output_rejected', reason: parsed.reason };
-    output = parsed.value as JsonValue;
-  }
-  if (check === undefined) return { type: 'output_accepted', output };
+  const read = readOutput(candidate, schema);
+  if (check === undefined || read.type !== 'output_accepted') return read;
+  const output = read.output;
   let verdict: unknown;
   try {
     verdict = await check(candidate, output);

@@ -16,7 +16,8 @@ import {
 import { dispatcherFactory, LazyCancellation, type Dispatcher } from '@turnkit/dispatch';
 import { recordDecisions } from './approvals.js';
 import { prepareAgent, startTurn } from './agent.js';
-import { driveTurn, defaultHandlers, type EffectHandlers, type HandlerContext } from './driver.js';
+import { TurnContext } from './context.js';
+import { driveTurn, defaultHandlers, type EffectHandlers } from './driver.js';
 import type { ResumeTurnOptions, RunTurnOptions, StepRecord, TurnResult } from './types.js';
 
 /**
@@ -72,7 +73,7 @@ export async function drive(
   first: TurnEvent | null | readonly Effect[],
   handlers: EffectHandlers,
 ): Promise<TurnResult> {
-  // The turn's AbortSignal is made only if a handler, model, tool or hook reads it (see HandlerContext).
+  // The turn's AbortSignal is made only if a handler, model, tool or hook reads it (see TurnContext).
   const cancellation = new LazyCancellation();
   const outer = options.signal;
   const forward = (): void => cancellation.abort(outer?.reason);
@@ -87,26 +88,16 @@ export async function drive(
           options.onStep?.(record);
         }
       : options.onStep;
-  const ctx: HandlerContext = {
-    turnId: state.id,
-    model: options.model,
+  const ctx = new TurnContext(
+    state.id,
+    options.model,
     dispatcher,
     transcript,
-    get signal() {
-      return cancellation.signal;
-    },
     cancellation,
-    ...definedProps({ approve: options.approve }),
-    // null is what a spread suspended result carries in `output`: no schema.
-    ...(options.output === undefined || options.output === null ? {} : { output: options.output }),
-    ...definedProps({ check: options.check }),
-    ...definedProps({ compact: options.compact }),
-    ...definedProps({ selectTools: options.selectTools }),
-    ...definedProps({ alwaysOffer: options.alwaysOffer }),
-    ...definedProps({ onNotice: options.onNotice }),
-    ...definedProps({ onEffect: options.onEffect }),
-    ...definedProps({ onStep }),
-  };
+    outer !== undefined,
+    options,
+    onStep,
+  );
 
   let start: TurnState = state;
   let effects: readonly Effect[] = [];

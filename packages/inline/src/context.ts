@@ -1,0 +1,111 @@
+// The handler context `runTurn` and agents drive a turn with: a class, so making one per turn is a
+// plain allocation of one fixed shape, and the AbortSignal stays unmade until someone reads
+// `signal`. The `{ signal }` of a model call and the dispatch context are made once per turn and
+// kept on it.
+
+import type { Message, Model } from '@turnkit/core';
+import type { Cancellation, DispatchContext, Dispatcher, LazyCancellation } from '@turnkit/dispatch';
+import type { HandlerContext } from './driver.js';
+import type { ApproveFn, CheckFn, CompactFn, OutputSchema, RunTurnOptions, SelectToolsFn, StepRecord } from './types.js';
+
+/** `{ signal }` for a model call: the turn's signal, made only if the model reads it. */
+export class ModelCallOptions {
+  readonly #cancellation: Cancellation;
+  constructor(cancellation: Cancellation) {
+    this.#cancellation = cancellation;
+  }
+  get signal(): AbortSignal {
+    return this.#cancellation.signal;
+  }
+}
+
+/** A dispatch context whose signal is made only if a tool, hook or policy reads it. */
+export class LazyDispatchContext implements DispatchContext {
+  readonly turnId: string;
+  readonly cancellation: Cancellation;
+  constructor(turnId: string, cancellation: Cancellation) {
+    this.turnId = turnId;
+    this.cancellation = cancellation;
+  }
+  get signal(): AbortSignal {
+    return this.cancellation.signal;
+  }
+}
+
+/** What of the run's options the context carries (the observers and callbacks). */
+export type ContextOptions = Pick<
+  RunTurnOptions,
+  'approve' | 'check' | 'compact' | 'selectTools' | 'alwaysOffer' | 'onNotice' | 'onEffect'
+> & { readonly output?: OutputSchema | null };
+
+export class TurnContext implements HandlerContext {
+  readonly turnId: string;
+  readonly model: Model;
+  readonly dispatcher: Dispatcher;
+  readonly transcript: Message[];
+  readonly cancellation: LazyCancellation;
+  /** False when nothing can cancel the turn while it runs (no caller's signal): the driver then races nothing. */
+  readonly cancellable: boolean;
+  // Optional members are always present (undefined when not given): one shape for every turn.
+  readonly approve?: ApproveFn;
+  readonly output?: OutputSchema;
+  readonly check?: CheckFn;
+  readonly compact?: CompactFn;
+  readonly selectTools?: SelectToolsFn;
+  readonly alwaysOffer?: readonly string[];
+  readonly onNotice?: NonNullable<HandlerContext['onNotice']>;
+  readonly onEffect?: NonNullable<HandlerContext['onEffect']>;
+  readonly onStep?: (record: StepRecord) => void;
+  #callOptions: ModelCallOptions | undefined;
+  #dispatchContext: LazyDispatchContext | undefined;
+
+  constructor(
+    turnId: string,
+    model: Model,
+    dispatcher: Dispatcher,
+    transcript: Message[],
+    cancellation: LazyCancellation,
+    cancellable: boolean,
+    options: ContextOptions,
+    onStep: ((record: StepRecord) => void) | undefined,
+  ) {
+    this.turnId = turnId;
+    this.model = model;
+    this.dispatcher = dispatcher;
+    this.transcript = transcript;
+    this.cancellation = cancellation;
+    this.cancellable = cancellable;
+    const self = this as { -readonly [K in keyof TurnContext]?: TurnContext[K] | undefined };
+    self.approve = options.approve;
+    // null is what a spread suspended result carries in `output`: no schema.
+    self.output = options.output ?? undefined;
+    self.check = options.check;
+    self.compact = options.compact;
+    self.selectTools = options.selectTools;
+    self.alwaysOffer = options.alwaysOffer;
+    self.onNotice = options.onNotice;
+    self.onEffect = options.onEffect;
+    self.onStep = onStep;
+  }
+
+  get signal(): AbortSignal {
+    return this.cancellation.signal;
+  }
+
+  /** The `{ signal }` of this turn's model calls. */
+  callOptions(): ModelCallOptions {
+    this.#callOptions ??= new ModelCallOptions(this.cancellation);
+    return this.#callOptions;
+  }
+
+  /** The dispatch context of this turn's tool batches. */
+  dispatchContext(): LazyDispatchContext {
+    this.#dispatchContext ??= new LazyDispatchContext(this.turnId, this.cancellation);
+    return this.#dispatchContext;
+  }
+}
+
+/** The context itself when it is a TurnContext (not an object made from one, which may add members). */
+export function turnContextOf(ctx: HandlerContext): TurnContext | undefined {
+  return Object.getPrototypeOf(ctx) === TurnContext.prototype ? (ctx as TurnContext) : undefined;
+}
