@@ -4,11 +4,15 @@ import { cpus, loadavg } from 'node:os';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { measureExplore } from './explore.js';
+import { floorSystem } from './floor.js';
 import { timeTurns } from './harness.js';
+import { measureLongTurn } from './long-turn.js';
+import { profileTurns } from './profile.js';
 import { ensurePeers } from './peer-install.js';
 import { aiSdkDeltaStream, loadPeerSystems } from './peers.js';
 import { packageRoot } from './paths.js';
 import { renderMarkdown, type BenchReport } from './report.js';
+import type { ProfileFigure } from './profile.js';
 import { measureStep } from './step-bench.js';
 import { deltasPerSecond, measureSuspendedHeap, turnkitDeltaStream, turnkitSystems } from './turnkit.js';
 import { definedProps } from '@turnkit/core';
@@ -35,6 +39,10 @@ export interface FigureSizes {
   readonly streamDeltas: number;
   readonly exploreMaxIterations: number;
   readonly exploreMaxDepth: number;
+  /** Tool rounds of the long turn `step` is timed over, per 1,000-round block. */
+  readonly longTurnRounds: number;
+  /** Turns of the reference system under the CPU profiler (0: no profile). */
+  readonly profileTurns: number;
 }
 
 const FULL: FigureSizes = {
@@ -43,6 +51,8 @@ const FULL: FigureSizes = {
   streamDeltas: 10_000,
   exploreMaxIterations: 2,
   exploreMaxDepth: 40,
+  longTurnRounds: 50_000,
+  profileTurns: 20_000,
 };
 const QUICK: FigureSizes = {
   suspendedTurns: 500,
@@ -50,6 +60,8 @@ const QUICK: FigureSizes = {
   streamDeltas: 5_000,
   exploreMaxIterations: 1,
   exploreMaxDepth: 20,
+  longTurnRounds: 5_000,
+  profileTurns: 0,
 };
 
 /** Runs the benchmark and returns what it measured; throws if any system fails verification. */
@@ -63,6 +75,8 @@ export async function runBench(settings: BenchSettings): Promise<BenchReport> {
   const suspendedHeap = await measureSuspendedHeap(sizes.suspendedTurns, settings.gc);
   log(`step per transition (${sizes.stepTurns} turns × 5 batches)…`);
   const step = measureStep(sizes.stepTurns, 5);
+  log(`step over one turn of ${sizes.longTurnRounds} tool rounds…`);
+  const longTurn = measureLongTurn(sizes.longTurnRounds);
   log('exploreTurn…');
   const explore = measureExplore(
     { maxIterations: sizes.exploreMaxIterations, loopThreshold: 2, maxOutputRepairs: 1 },
@@ -75,7 +89,7 @@ export async function runBench(settings: BenchSettings): Promise<BenchReport> {
     sizes.streamDeltas,
     10,
   );
-  const systems = turnkitSystems();
+  const systems = [...turnkitSystems(), floorSystem];
   let aiSdkPerSecond: number | undefined;
   if (!settings.quick) {
     ensurePeers(settings.log);
@@ -94,10 +108,17 @@ export async function runBench(settings: BenchSettings): Promise<BenchReport> {
     warmupTurns: settings.warmupTurns,
     rounds: settings.rounds,
     turnsPerRound: settings.turnsPerRound,
+    gc: settings.gc,
     onRound: (round) => {
       if (round % 10 === 0 || round === settings.rounds) log(`  round ${round}/${settings.rounds}`);
     },
   });
+  const reference = systems[0];
+  let profile: ProfileFigure | undefined;
+  if (sizes.profileTurns > 0 && reference !== undefined) {
+    log(`Profiling ${sizes.profileTurns} turns of ${reference.name}…`);
+    profile = await profileTurns(reference, sizes.profileTurns);
+  }
   return {
     date: new Date().toISOString().slice(0, 10),
     node: process.version,
@@ -114,6 +135,8 @@ export async function runBench(settings: BenchSettings): Promise<BenchReport> {
       ...definedProps({ aiSdkPerSecond }),
     },
     explore,
+    longTurn,
+    ...definedProps({ profile }),
   };
 }
 

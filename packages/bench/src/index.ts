@@ -11,7 +11,12 @@ export {
   type TargetCheck,
   type TargetVerdict,
 } from './report.js';
+export { bytesPerTurn, type AllocationFigure } from './allocation.js';
+export { ALLOCATION_GUARD, checkAllocationGuard, type GuardVerdict } from './guard.js';
+export { floorSystem, floorTurn } from './floor.js';
+export { measureLongTurn } from './long-turn.js';
+export { topEntries, type ProfileEntry, type ProfileFigure } from './profile.js';
 export { EXPECTED_TEXT, EXPECTED_TOOL_RESULTS, verifyOutcome, type BenchSystem, type TurnOutcome } from './scenario.js';
 export { measureStep, STEP_SCRIPTS } from './step-bench.js';
 export { median, p95, quantile } from './stats.js';
-export { scenarioModel, turnkitSystems } from './turnkit.js';
+export { scenarioModel, TURNKIT_REFERENCE, turnkitSystems } from './turnkit.js';

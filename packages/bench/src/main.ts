@@ -2,17 +2,20 @@
 // `pnpm bench`: turnkit against its peers on one scenario, in one process run.
 //   pnpm bench            full comparison (installs the peers into packages/bench/.peers on first use)
 //   pnpm bench --write    same, and rewrites docs/benchmarks.md
-//   pnpm bench --quick    turnkit only, small counts (CI keeps the harness working; no timing asserted)
+//   pnpm bench --quick    turnkit and the floor only, small counts (CI keeps the harness working; no timing
+//                         asserted; fails when the allocation guard does, see guard.ts)
 import { spawnSync } from 'node:child_process';
 import { relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { errorMessage } from '@turnkit/core';
 import { runBench, writeBenchmarksDoc, type BenchSettings } from './bench.js';
+import { checkAllocationGuard } from './guard.js';
 import { formatTerminal } from './report.js';
 
 const USAGE = `Usage: pnpm bench [--quick] [--write] [--rounds N] [--turns N] [--warmup N]
-  --quick       turnkit systems only, a few hundred turns (what CI runs; asserts no timing)
+  --quick       turnkit systems and the floor, a few hundred turns (what CI runs; asserts no
+                timing, fails when allocation per turn grows past its guard)
   --write       rewrite docs/benchmarks.md with this run
   --rounds N    interleaved rounds (default 40, quick 10)
   --turns N     turns per system per round (default 25, quick 20)
@@ -80,11 +83,13 @@ async function main(): Promise<number> {
   };
   const report = await runBench(settings);
   console.log(formatTerminal(report));
+  const guard = checkAllocationGuard(report);
+  console.log(`\nAllocation guard: ${guard.message}`);
   if (values.write) {
     const path = writeBenchmarksDoc(report);
     console.error(`Wrote ${relative(process.cwd(), path)}.`);
   }
-  return 0;
+  return guard.ok ? 0 : 1;
 }
 
 main().then(

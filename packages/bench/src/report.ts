@@ -1,5 +1,10 @@
 // What a run measured, as a terminal table and as docs/benchmarks.md.
+import { whatBoundsIt } from './bounds.js';
 import type { SystemTiming } from './harness.js';
+import type { ProfileFigure } from './profile.js';
+import { checkTargets, fixed, floorOf, int, type TargetVerdict } from './targets.js';
+
+export { checkTargets, TARGETS, type TargetCheck, type TargetVerdict } from './targets.js';
 
 export interface SuspendedHeapFigure {
   readonly turns: number;
@@ -26,6 +31,14 @@ export interface ExploreFigure {
   readonly seconds: number;
   readonly statesPerSecond: number;
 }
+export interface LongTurnFigure {
+  readonly rounds: number;
+  /** Rounds per block. */
+  readonly block: number;
+  readonly transitionsPerRound: number;
+  /** Nanoseconds per transition of each block, in order (the median over the passes). */
+  readonly nsPerTransition: readonly number[];
+}
 
 export interface BenchReport {
   readonly date: string;
@@ -35,23 +48,16 @@ export interface BenchReport {
   readonly load: { readonly average: number; readonly cores: number };
   readonly command: string;
   readonly quick: boolean;
+  /** The reference (turnkit inline) first. */
   readonly turns: readonly SystemTiming[];
   readonly suspendedHeap: SuspendedHeapFigure;
   readonly step: StepFigure;
   readonly streaming: StreamingFigure;
   readonly explore: ExploreFigure;
+  readonly longTurn: LongTurnFigure;
+  /** The reference system's CPU profile (absent in `--quick` runs). */
+  readonly profile?: ProfileFigure;
 }
-
-/** The performance targets, checked in the same run. */
-export const TARGETS = {
-  peerRatio: 10,
-  stepNs: 300,
-  deltasPerSecond: 1_000_000,
-  bytesPerSuspendedTurn: 4096,
-} as const;
-
-const int = (n: number): string => (Number.isFinite(n) ? Math.round(n).toLocaleString('en-US') : 'n/a');
-const fixed = (n: number, digits: number): string => (Number.isFinite(n) ? n.toFixed(digits) : 'n/a');
 
 function table(header: readonly string[], rows: readonly (readonly string[])[], markdown: boolean): string {
   if (markdown) {
@@ -62,59 +68,6 @@ function table(header: readonly string[], rows: readonly (readonly string[])[], 
   const line = (cells: readonly string[]): string =>
     cells.map((c, i) => (i === 0 ? c.padEnd(widths[i] ?? 0) : c.padStart(widths[i] ?? 0))).join('  ');
   return [line(header), widths.map((w) => '-'.repeat(w)).join('  '), ...rows.map(line)].join('\n');
-}
-
-function fastestPeer(report: BenchReport): SystemTiming | undefined {
-  return report.turns.filter((t) => t.kind === 'peer').sort((a, b) => a.medianUs - b.medianUs)[0];
-}
-
-/**
- * How a target fared: `not measured` when the run has nothing to compare (no peers with
- * `--quick`); `not comparable` for timing targets in a `--quick` run, whose counts are too small
- * to warm the code up, so its times say nothing about the target.
- */
-export type TargetVerdict = 'met' | 'missed' | 'not measured' | 'not comparable';
-
-export interface TargetCheck {
-  readonly name: string;
-  readonly target: string;
-  readonly measured: string;
-  readonly verdict: TargetVerdict;
-}
-
-/** Each target with its measured value and verdict. */
-export function checkTargets(report: BenchReport): TargetCheck[] {
-  const inline = report.turns[0];
-  const peer = fastestPeer(report);
-  const ratio = inline && peer ? peer.medianUs / inline.medianUs : undefined;
-  // Timing depends on warm-up; the heap figure does not.
-  const timing = (met: boolean): TargetVerdict => (report.quick ? 'not comparable' : met ? 'met' : 'missed');
-  return [
-    {
-      name: 'turnkit inline vs the fastest peer',
-      target: `≥ ${TARGETS.peerRatio}× less time per turn`,
-      measured: ratio === undefined || !peer ? 'no peers in this run' : `${fixed(ratio, 1)}× (${peer.name})`,
-      verdict: ratio === undefined ? 'not measured' : timing(ratio >= TARGETS.peerRatio),
-    },
-    {
-      name: '`step` per transition',
-      target: `≤ ${TARGETS.stepNs} ns`,
-      measured: `${int(report.step.nsPerTransition)} ns`,
-      verdict: timing(report.step.nsPerTransition <= TARGETS.stepNs),
-    },
-    {
-      name: 'streaming throughput',
-      target: `≥ ${int(TARGETS.deltasPerSecond)} deltas/s`,
-      measured: `${int(report.streaming.turnkitPerSecond)} deltas/s`,
-      verdict: timing(report.streaming.turnkitPerSecond >= TARGETS.deltasPerSecond),
-    },
-    {
-      name: 'heap per suspended turn',
-      target: `≤ ${int(TARGETS.bytesPerSuspendedTurn)} bytes`,
-      measured: `${int(report.suspendedHeap.bytesPerTurn)} bytes`,
-      verdict: report.suspendedHeap.bytesPerTurn <= TARGETS.bytesPerSuspendedTurn ? 'met' : 'missed',
-    },
-  ];
 }
 
 const QUICK_NOTE = 'not comparable (--quick: not warmed up)';
@@ -132,11 +85,28 @@ function verdictLabel(verdict: TargetVerdict, markdown: boolean): string {
   }
 }
 
+function turnHeader(report: BenchReport): string[] {
+  return [
+    'system',
+    'median µs/turn',
+    'p95 µs/turn',
+    'CPU µs/turn',
+    'KB allocated/turn',
+    '× floor',
+    `× ${report.turns[0]?.name ?? 'turnkit'}`,
+    'turns timed',
+  ];
+}
+
 function turnRows(report: BenchReport): string[][] {
+  const floor = floorOf(report);
   return report.turns.map((t) => [
     t.name,
     fixed(t.medianUs, 1),
     fixed(t.p95Us, 1),
+    fixed(t.cpuUs, 1),
+    fixed(t.bytesPerTurn / 1024, 1),
+    floor === undefined ? 'n/a' : `${fixed(t.medianUs / floor.medianUs, 1)}×`,
     `${fixed(t.ratio, 1)}×`,
     int(t.samplesUs.length),
   ]);
@@ -171,8 +141,25 @@ function figureRows(report: BenchReport): string[][] {
   ];
 }
 
-const TURN_HEADER = ['system', 'median µs/turn', 'p95 µs/turn', '× turnkit inline', 'turns timed'];
+/** One row per ten blocks: the nanoseconds per transition of each block of the long turn. */
+function longTurnRows(report: BenchReport): string[][] {
+  const { block, nsPerTransition } = report.longTurn;
+  const rows: string[][] = [];
+  for (let at = 0; at < nsPerTransition.length; at += 10) {
+    const cells = nsPerTransition.slice(at, at + 10).map((ns) => int(ns));
+    while (cells.length < 10) cells.push('');
+    rows.push([`${int(at * block + 1)}–${int(Math.min(nsPerTransition.length, at + 10) * block)}`, ...cells]);
+  }
+  return rows;
+}
+
+function longTurnHeader(report: BenchReport): string[] {
+  const { block } = report.longTurn;
+  return ['rounds', ...Array.from({ length: 10 }, (_, i) => `+${int((i + 1) * block)}`)];
+}
+
 const FIGURE_HEADER = ['figure', 'value', 'how'];
+const TARGET_HEADER = ['target', 'goal', 'measured', ''];
 
 /** The run as plain text for the terminal. */
 export function formatTerminal(report: BenchReport): string {
@@ -180,12 +167,24 @@ export function formatTerminal(report: BenchReport): string {
   return [
     `turnkit bench · ${report.date} · Node ${report.node} · ${report.cpu} · load ${fixed(report.load.average, 2)} on ${report.load.cores} cores`,
     '',
-    table(TURN_HEADER, turnRows(report), false),
+    table(turnHeader(report), turnRows(report), false),
     '',
     table(FIGURE_HEADER, figureRows(report), false),
     '',
-    table(['target', 'goal', 'measured', ''], targets, false),
+    `\`step\` ns per transition over one turn of ${int(report.longTurn.rounds)} tool rounds, per block of ${int(report.longTurn.block)} rounds:`,
+    table(longTurnHeader(report), longTurnRows(report), false),
+    '',
+    table(TARGET_HEADER, targets, false),
   ].join('\n');
+}
+
+function profileSection(report: BenchReport): string {
+  const profile = report.profile;
+  if (profile === undefined) return 'Not profiled in a `--quick` run.';
+  const rows = profile.top.map((e) => [`\`${e.where}\``, `${fixed(e.selfPercent, 1)}%`]);
+  return `V8's CPU profiler (what \`node --cpu-prof\` records), in this run, over ${int(profile.turns)} turns of ${profile.system}; the functions with the most self time:
+
+${table(['function', 'self time'], rows, true)}`;
 }
 
 /** The run as the full text of docs/benchmarks.md. */
@@ -203,56 +202,65 @@ by skipping work.
 - Node: ${report.node}
 - CPU: ${report.cpu}
 - Load average (1 min) at start: ${fixed(report.load.average, 2)} on ${report.load.cores} cores
-- Command: \`${report.command}\`${report.quick ? '\n- Quick run: turnkit systems only, small counts; not a comparison.' : ''}
+- Command: \`${report.command}\`${report.quick ? '\n- Quick run: turnkit systems and the floor only, small counts; not a comparison.' : ''}
 
 ## The scenario
 
 Three model calls, scripted, no network: the model calls \`add\` {a: 0, b: 1}, then \`add\`
 {a: 1, b: 1}, then answers \`done\`. One \`add\` tool with a zod schema \`{a: number, b: number}\`.
-turnkit uses a hand-written \`Model\` that returns the three replies and a tool from
-\`defineTool\`; each peer uses its own scripted or mock model (ported in \`packages/bench/src/peers.ts\`: AI SDK 6
-\`MockLanguageModelV3\`, OpenAI Agents \`ScriptedModel\` with tracing disabled, LangChain
-\`fakeModel\`, pi-ai's faux provider).
 
-## Time per turn
+- turnkit runs it as users write it: an \`async\` tool from \`defineTool\` and \`scriptedModel\` from
+  @turnkit/testing (a fresh one per turn: its script is used up by one turn), through an agent
+  defined once (\`createAgent({ model, tools }).run('go', { model })\`, the reference row), through
+  \`runTurn\` and through \`streamTurn\`. The row marked "sync tool, hand model" is the cheaper path
+  of a synchronous \`execute\` and a hand-written \`Model\` that never reads its \`signal\`.
+- The floor is a bare loop doing only the scenario's work: three awaited replies, two zod parses,
+  two awaited async tool calls and a transcript (\`packages/bench/src/floor.ts\`). It is what any
+  library's turn costs at least, on this machine, in this run.
+- Each peer uses its own scripted or mock model (ported in \`packages/bench/src/peers.ts\`: AI SDK 6
+  \`MockLanguageModelV3\`, OpenAI Agents \`ScriptedModel\` with tracing disabled, LangChain
+  \`fakeModel\`, pi-ai's faux provider).
 
-${table(TURN_HEADER, turnRows(report), true)}
+## Time, CPU and allocation per turn
+
+Wall time is each turn's own; CPU time (user + system, every thread of the process: garbage
+collection included) is read per round; allocation is the heap's growth over turns run right after
+a full collection, in batches no collection interrupts (\`packages/bench/src/allocation.ts\`), after
+the timed rounds of the same run.
+
+${table(turnHeader(report), turnRows(report), true)}
 
 ## turnkit figures
 
 ${table(FIGURE_HEADER, figureRows(report), true)}
 
+## \`step\` over a long turn
+
+One turn of ${int(report.longTurn.rounds)} tool rounds (a reply with one call, its result, the
+compaction: ${report.longTurn.transitionsPerRound} transitions a round), nanoseconds per transition
+for each block of ${int(report.longTurn.block)} rounds (the median of three passes). A cost that
+grew with the turn would rise along the rows.
+
+${table(longTurnHeader(report), longTurnRows(report), true)}
+
 ## Targets
 
-${table(['target', 'goal', 'measured', ''], targets, true)}
+${table(TARGET_HEADER, targets, true)}
 
 ## What bounds it
 
 ${whatBoundsIt(report)}
 
+## Profile
+
+${profileSection(report)}
+
 ## Reproduce
 
 \`pnpm bench\` (it builds the packages it measures first; \`--write\` rewrites this page, \`--quick\`
-runs turnkit only with small counts, as CI does). The first run installs the peers into
+runs turnkit and the floor only with small counts, as CI does, and fails when the reference row's
+allocation per turn grows past its guard). The first run installs the peers into
 \`packages/bench/.peers\` with npm (they are never part of \`pnpm install\`). The process re-runs itself
-with \`--expose-gc\` for the heap figure.
+with \`--expose-gc\` for the heap and allocation figures.
 `;
-}
-
-// From profiling this harness (node --cpu-prof on the built packages); keep it true when the code changes.
-function whatBoundsIt(report: BenchReport): string {
-  const inline = report.turns[0];
-  const peer = fastestPeer(report);
-  const perTurnSteps = 9; // the scenario's transitions: start, 3 replies, 2 batches, 2 compactions, accepted output
-  const stepShare = inline ? (perTurnSteps * report.step.nsPerTransition) / 1000 : Number.NaN;
-  return [
-    `- **Time per turn.** turnkit \`runTurn\` takes ${fixed(inline?.medianUs ?? Number.NaN, 1)} µs: ${perTurnSteps} \`step\` transitions (about ${fixed(stepShare, 0)} µs at the measured cost per transition), the dispatcher made from \`tools\` for the turn, zod's parse of each tool input, and about ten awaited promises (one per model call and tool batch, plus the async stages of the dispatcher). No AbortSignal is made unless a model, tool, hook or policy reads its \`signal\` (on Node 20 making one costs about 2 µs and aborting one about 1.5 µs, which was a third of the turn), and a tool that returns a plain value settles without a timer. What is left is mostly allocation: garbage collection is about a third of the profile, then \`step\` and the driver loop; the floor is one promise hop per blocking effect plus the reducer.` +
-      (peer
-        ? ` The fastest peer, ${peer.name}, takes ${fixed(peer.medianUs, 1)} µs. Its loop is as thin as turnkit's (a plain async loop, no validation of model output, no permission pipeline), so turnkit cannot be 10× faster on interpreter work alone: turnkit still validates every event and tool input and computes a loop signature per batch, so a 10× lead would need the whole turn under about a tenth of the peer's time, and \`step\` alone already takes about ${fixed((100 * stepShare) / (inline?.medianUs ?? Number.NaN), 0)}% of turnkit's time. The slow peers pay for machinery the scenario does not need: AI SDK \`streamText\` pipes every part through web ReadableStream transforms, OpenAI Agents keeps run state and items per turn, and LangChain \`createAgent\` builds and runs a LangGraph graph (the recipe creates the agent per turn because \`fakeModel\`'s script is per turn).`
-        : ''),
-    `- **\`step\`.** ${int(report.step.nsPerTransition)} ns per transition over the mixed stream. Measured alone on this machine, a text reply costs about 100 ns and a reply with one tool call about 270 ns; the mixed stream also runs approval rounds, a repair, a cancel with synthesised results and an unexpected event, whose error texts and result lists cost more. The state copy lists every field (one hidden class), and loop detection compares batches structurally instead of building a signature string per batch (that string was the largest single cost of a tool-call reply). What is left is allocation: one fresh state and effect list per transition, plus the normalised copy of each event that \`readEvent\` makes of untrusted input (validating in place measured no gain). Reaching ${TARGETS.stepNs} ns on this mix would need fewer objects per step than an immutable, validated reducer makes.`,
-    `- **Streaming.** ${int(report.streaming.turnkitPerSecond)} deltas/s through \`streamTurn\`: each delta costs one async-generator step of the model, the aggregator, one event object and a single-slot handoff to the reader (pull-based, so a promise resolution per delta). Runs of the same code on this 2-core machine range from about 1 to 2.3 million deltas/s depending on other load, so compare figures from one run only.${report.streaming.aiSdkPerSecond === undefined ? '' : ` AI SDK 6 \`streamText\` manages ${int(report.streaming.aiSdkPerSecond)} deltas/s on the same ${int(report.streaming.deltas)} deltas and slows down as a reply grows (about 31,000/s at 10,000 deltas, 15,000/s at 40,000 in a separate run), which is why the comparison uses ${int(report.streaming.deltas)}.`}`,
-    `- **Suspended turns.** ${int(report.suspendedHeap.bytesPerTurn)} bytes each (${int(report.suspendedHeap.jsonBytesPerTurn)} bytes as JSON): the state object, its arrays (pending, parked, seen ids), the user and assistant messages and the parked call.`,
-    `- **exploreTurn.** ${int(report.explore.statesPerSecond)} states/s: each edge deep-clones and freezes the state and event and checks every invariant, and states are keyed by their JSON; it is a correctness tool, measured so a slowdown shows.`,
-  ].join('\n');
 }

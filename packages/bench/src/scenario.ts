@@ -11,8 +11,8 @@ export interface TurnOutcome {
 /** One benchmarked system: a name and a function that runs one complete turn of the scenario. */
 export interface BenchSystem {
   readonly name: string;
-  /** 'turnkit' or 'peer'; `--quick` runs turnkit systems only. */
-  readonly kind: 'turnkit' | 'peer';
+  /** What the system is: `--quick` runs the turnkit systems and the floor, not the peers. */
+  readonly kind: 'turnkit' | 'floor' | 'peer';
   readonly run: () => Promise<TurnOutcome>;
 }
 

@@ -1,10 +1,13 @@
-// turnkit on the scenario: `runTurn` and `streamTurn` with a hand-written Model (the counterpart
-// of the peers' mock models: it returns pre-built replies and does nothing else), plus the
-// turnkit-only figures that need an interpreter: heap per suspended turn and streaming throughput.
+// turnkit on the scenario, as users write it: an `async` tool and `scriptedModel` from
+// @turnkit/testing, through an agent defined once (`createAgent`), `runTurn` and `streamTurn`; and,
+// labelled, `runTurn` with a synchronous tool and a hand-written Model that never reads its signal
+// (the counterpart of the peers' mock models). Plus the turnkit-only figures that need an
+// interpreter: heap per suspended turn and streaming throughput.
 import type { Message, Model, ModelResponse, ModelStreamPart } from '@turnkit/core';
 import { defineTool } from '@turnkit/dispatch';
-import { runTurn } from '@turnkit/inline';
+import { createAgent, runTurn } from '@turnkit/inline';
 import { streamTurn } from '@turnkit/stream';
+import { call, scriptedModel, text, toolCalls, type ScriptStep } from '@turnkit/testing';
 import { z } from 'zod';
 import { ADD_INPUTS, EXPECTED_TEXT, type BenchSystem, type TurnOutcome } from './scenario.js';
 import type { SuspendedHeapFigure } from './report.js';
@@ -12,6 +15,8 @@ import { median } from './stats.js';
 
 const addInput = z.object({ a: z.number(), b: z.number() });
 const add = defineTool({ name: 'add', description: 'add', input: addInput, execute: ({ a, b }) => a + b });
+const addAsync = defineTool({ name: 'add', description: 'add', input: addInput, execute: async ({ a, b }) => a + b });
+const SCRIPT: readonly ScriptStep[] = [...ADD_INPUTS.map((input) => toolCalls(call('add', input))), text(EXPECTED_TEXT)];
 const addWithApproval = defineTool({
   name: 'add',
   description: 'add',
@@ -79,22 +84,40 @@ function outcomeOf(result: RunResult): TurnOutcome {
   return { toolResults: toolOutputs(result.transcript), text };
 }
 
-/** turnkit `runTurn` and `streamTurn` on the scenario; the first is the reference of every ratio. */
+/** The name of the row every ratio of the turnkit systems is read against. */
+export const TURNKIT_REFERENCE = 'turnkit agent.run';
+
+/**
+ * The turnkit systems, the reference first. A scripted model's script is used up by one turn, so
+ * each turn gets a fresh one (the agent takes it as a per-run option); everything else of the
+ * agent is built once.
+ */
 export function turnkitSystems(): BenchSystem[] {
+  const agent = createAgent({ model: scriptedModel(SCRIPT), tools: [addAsync] });
   return [
+    {
+      name: TURNKIT_REFERENCE,
+      kind: 'turnkit',
+      run: async () => outcomeOf(await agent.run('go', { model: scriptedModel(SCRIPT) })),
+    },
     {
       name: 'turnkit runTurn',
       kind: 'turnkit',
-      run: async () => outcomeOf(await runTurn({ model: scenarioModel(), tools: [add], input: 'go' })),
+      run: async () => outcomeOf(await runTurn({ model: scriptedModel(SCRIPT), tools: [addAsync], input: 'go' })),
     },
     {
       name: 'turnkit streamTurn',
       kind: 'turnkit',
       run: async () => {
-        const stream = streamTurn({ model: scenarioModel(), tools: [add], input: 'go' });
+        const stream = streamTurn({ model: scriptedModel(SCRIPT), tools: [addAsync], input: 'go' });
         for await (const event of stream) void event;
         return outcomeOf(await stream.result);
       },
+    },
+    {
+      name: 'turnkit runTurn (sync tool, hand model)',
+      kind: 'turnkit',
+      run: async () => outcomeOf(await runTurn({ model: scenarioModel(), tools: [add], input: 'go' })),
     },
   ];
 }

@@ -1,7 +1,14 @@
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 import { describe, expect, it } from 'vitest';
+import { testLog } from '../../../test-log.ts';
 import {
+  ALLOCATION_GUARD,
+  bytesPerTurn,
+  checkAllocationGuard,
+  floorTurn,
+  measureLongTurn,
+  topEntries,
   checkTargets,
   measureStep,
   quantile,
@@ -90,14 +97,34 @@ describe('pnpm bench --quick, in-process', () => {
       command: 'pnpm bench --quick',
       gc: exposeGc(),
       log: (line) => lines.push(line),
-      figures: { suspendedTurns: 50, stepTurns: 20, streamDeltas: 200, exploreMaxIterations: 1, exploreMaxDepth: 12 },
+      figures: {
+        suspendedTurns: 50,
+        stepTurns: 20,
+        streamDeltas: 200,
+        exploreMaxIterations: 1,
+        exploreMaxDepth: 12,
+        longTurnRounds: 2_000,
+        profileTurns: 0,
+      },
     });
     expect(formatTerminal(report)).toMatch(/^`step` per transition .* not comparable \(--quick: not warmed up\)$/m);
-    expect(report.turns.map((t) => [t.name, t.kind, t.verifiedTurns, t.samplesUs.length])).toEqual([
-      ['turnkit runTurn', 'turnkit', 8, 6],
-      ['turnkit streamTurn', 'turnkit', 8, 6],
+    expect(report.turns.map((t) => [t.name, t.kind, t.samplesUs.length])).toEqual([
+      ['turnkit agent.run', 'turnkit', 6],
+      ['turnkit runTurn', 'turnkit', 6],
+      ['turnkit streamTurn', 'turnkit', 6],
+      ['turnkit runTurn (sync tool, hand model)', 'turnkit', 6],
+      ['floor (bare loop)', 'floor', 6],
     ]);
-    expect(report.turns.every((t) => t.samplesUs.every((us) => us > 0))).toBe(true);
+    // Warm-up and timed turns, plus the turns of the allocation figure: every one verified.
+    expect(report.turns.every((t) => t.verifiedTurns > 8)).toBe(true);
+    expect(report.turns.every((t) => t.samplesUs.every((us) => us > 0) && t.cpuUs > 0)).toBe(true);
+    // Every turnkit row allocates more than the bare loop, which allocates something.
+    const floor = report.turns.find((t) => t.kind === 'floor');
+    expect(floor?.bytesPerTurn).toBeGreaterThan(0);
+    for (const t of report.turns.filter((row) => row.kind === 'turnkit'))
+      expect(t.bytesPerTurn).toBeGreaterThan(floor?.bytesPerTurn ?? Number.POSITIVE_INFINITY);
+    expect(report.longTurn.nsPerTransition).toHaveLength(2);
+    expect(report.profile).toBeUndefined();
     expect(report.suspendedHeap.turns).toBe(50);
     expect(report.suspendedHeap.jsonBytesPerTurn).toBeGreaterThan(0);
     expect(report.step.transitions).toBeGreaterThan(0);
@@ -109,7 +136,8 @@ describe('pnpm bench --quick, in-process', () => {
     const doc = renderMarkdown(report);
     expect(doc).toContain(`- Node: ${process.version}`);
     expect(doc).toContain('- Command: `pnpm bench --quick`');
-    expect(doc).toMatch(/\| turnkit streamTurn \| [\d.]+ \| [\d.]+ \| [\d.]+× \| 6 \|/);
+    expect(doc).toMatch(/\| turnkit streamTurn \| [\d.]+ \| [\d.]+ \| [\d.]+ \| [\d.]+ \| [\d.]+× \| [\d.]+× \| 6 \|/);
+    expect(doc).toContain('Not profiled in a `--quick` run.');
     expect(doc).not.toContain('TODO');
   });
 });
@@ -124,16 +152,19 @@ describe('targets', () => {
     command: quick ? 'pnpm bench --quick' : 'pnpm bench',
     quick,
     turns: [
-      { name: 'turnkit runTurn', kind: 'turnkit', medianUs: 100, p95Us: 120, ratio: 1, samplesUs: [100], verifiedTurns: 2 },
+      { name: 'turnkit agent.run', kind: 'turnkit', medianUs: 100, p95Us: 120, ratio: 1, samplesUs: [100], ...costs },
+      { name: 'floor (bare loop)', kind: 'floor', medianUs: 5, p95Us: 6, ratio: 0.05, samplesUs: [5], ...costs },
       ...(quick
         ? []
-        : [{ name: 'peer', kind: 'peer' as const, medianUs: 200, p95Us: 220, ratio: 2, samplesUs: [200], verifiedTurns: 2 }]),
+        : [{ name: 'peer', kind: 'peer' as const, medianUs: 200, p95Us: 220, ratio: 2, samplesUs: [200], ...costs }]),
     ],
     suspendedHeap: { turns: 10, bytesPerTurn: 1000, jsonBytesPerTurn: 500 },
     step: { transitions: 100, turns: 10, nsPerTransition: 1546 },
     streaming: { deltas: 100, turnkitPerSecond: 10_000 },
     explore: { limits: 'test', states: 2, transitions: 1, seconds: 1, statesPerSecond: 2 },
+    longTurn: { rounds: 5_000, block: 1_000, transitionsPerRound: 3, nsPerTransition: [900, 300, 300, 900, 900] },
   });
+  const costs = { verifiedTurns: 2, cpuUs: 90, bytesPerTurn: 60_000 };
   // The targets table comes last in the terminal output.
   const lineOf = (text: string, name: string): string =>
     text.split('\n').findLast((line) => line.startsWith(name)) ?? `no line starting ${name}`;
@@ -141,10 +172,13 @@ describe('targets', () => {
   it('in a --quick run, marks timing targets not comparable instead of met or missed', () => {
     const report = slow(true);
     expect(checkTargets(report).map((c) => [c.name, c.verdict])).toEqual([
-      ['turnkit inline vs the fastest peer', 'not measured'],
+      ['turnkit agent.run vs the floor', 'not comparable'],
+      ['turnkit agent.run vs the fastest peer', 'not measured'],
       ['`step` per transition', 'not comparable'],
+      ['`step` over a long turn', 'not comparable'],
       ['streaming throughput', 'not comparable'],
       ['heap per suspended turn', 'met'],
+      ['exploreTurn', 'not comparable'],
     ]);
     const terminal = formatTerminal(report);
     expect(terminal).not.toContain('MISSED');
@@ -158,8 +192,91 @@ describe('targets', () => {
 
   it('in a full run, reports a missed timing target as missed', () => {
     const report = slow(false);
-    expect(checkTargets(report).map((c) => c.verdict)).toEqual(['missed', 'missed', 'missed', 'met']);
+    expect(checkTargets(report).map((c) => c.verdict)).toEqual([
+      'missed',
+      'missed',
+      'missed',
+      'missed',
+      'missed',
+      'met',
+      'missed',
+    ]);
+    // 20× the floor; the long turn's later half (300, 900) over its first (300), the warm-up block left out.
+    expect(checkTargets(report)[0]?.measured).toBe('20.0×');
+    expect(checkTargets(report)[3]?.measured).toBe('3.00× over 5,000 rounds');
     expect(lineOf(formatTerminal(report), '`step` per transition')).toMatch(/1,546 ns {2}MISSED$/);
     expect(renderMarkdown(report)).toContain('| `step` per transition | ≤ 300 ns | 1,546 ns | **missed** |');
+  });
+});
+
+describe('the floor', () => {
+  it("does the scenario's work and produces its outcome", async () => {
+    const outcome = await floorTurn('go');
+    expect(() => verifyOutcome('floor', outcome)).not.toThrow();
+  });
+});
+
+describe('bytesPerTurn', () => {
+  it('measures what a run allocates, batch after batch', async () => {
+    const gc = exposeGc();
+    const kept: number[][] = [];
+    // 1,000 doubles: at least 8,000 bytes of backing store per run.
+    const figure = await bytesPerTurn(async () => {
+      kept.length = 0;
+      kept.push(new Array<number>(1000).fill(0.5));
+    }, gc);
+    testLog(`bytesPerTurn of an array of 1,000 doubles: ${figure.bytes} bytes over ${figure.turns} runs`);
+    expect(figure.bytes).toBeGreaterThanOrEqual(8000);
+    expect(figure.bytes).toBeLessThan(12_000);
+  });
+});
+
+describe('measureLongTurn', () => {
+  it('times one turn block by block and keeps it in the tool loop', () => {
+    const figure = measureLongTurn(3_000, 1_000, 1);
+    expect(figure.nsPerTransition).toHaveLength(3);
+    expect(figure.nsPerTransition.every((ns) => ns > 0)).toBe(true);
+  });
+});
+
+describe('topEntries', () => {
+  it('sums self time by function and place, drops idle time, and names the packages path', () => {
+    const frame = (functionName: string, url: string, lineNumber: number) => ({ functionName, url, lineNumber });
+    const profile = {
+      nodes: [
+        { id: 1, callFrame: frame('step', 'file:///repo/packages/core/dist/turn.js', 60) },
+        { id: 2, callFrame: frame('step', 'file:///repo/packages/core/dist/turn.js', 60) },
+        { id: 3, callFrame: frame('(garbage collector)', '', -1) },
+        { id: 4, callFrame: frame('(idle)', '', -1) },
+      ],
+      samples: [1, 2, 3, 4, 1],
+      timeDeltas: [10, 10, 20, 40, 20],
+    };
+    expect(topEntries(profile, 5)).toEqual([
+      { where: 'step packages/core/dist/turn.js:61', selfPercent: 40 },
+      { where: '(garbage collector)', selfPercent: 20 },
+    ]);
+  });
+});
+
+describe('the allocation guard', () => {
+  const report = (bytesPerTurn: number): BenchReport =>
+    ({
+      node: 'v20.20.2',
+      turns: [{ name: ALLOCATION_GUARD.system, bytesPerTurn }],
+    }) as unknown as BenchReport;
+  const recorded = ALLOCATION_GUARD.bytesPerTurn[20] ?? Number.NaN;
+
+  it('passes up to the recorded figure plus the margin and fails past it, saying what to do', () => {
+    expect(checkAllocationGuard(report(recorded)).ok).toBe(true);
+    expect(checkAllocationGuard(report(recorded * (1 + ALLOCATION_GUARD.margin))).ok).toBe(true);
+    const over = checkAllocationGuard(report(recorded * (1 + ALLOCATION_GUARD.margin) + 1));
+    expect(over.ok).toBe(false);
+    expect(over.message).toMatch(/more than the guard allows .* raise ALLOCATION_GUARD in packages\/bench\/src\/guard\.ts/);
+  });
+
+  it('checks nothing on a Node version without a recorded figure, and fails on a missing figure', () => {
+    expect(checkAllocationGuard(report(10 * recorded), 'v99.0.0')).toMatchObject({ ok: true });
+    expect(checkAllocationGuard(report(Number.NaN)).ok).toBe(false);
   });
 });

@@ -1,0 +1,109 @@
+// The performance targets, checked against one run.
+import { median } from './stats.js';
+import type { BenchReport } from './report.js';
+import type { SystemTiming } from './harness.js';
+
+export const TARGETS = {
+  /** turnkit inline at most this many times the floor's time per turn. */
+  floorRatio: 4,
+  /** turnkit inline at least this many times faster than the fastest peer. */
+  peerRatio: 10,
+  stepNs: 300,
+  deltasPerSecond: 1_000_000,
+  bytesPerSuspendedTurn: 2048,
+  /** Twice the 1,320 states/s exploreTurn managed before this target was set. */
+  exploreStatesPerSecond: 2640,
+  /** A long turn's later blocks may cost at most this many times its early ones. */
+  longTurnGrowth: 1.5,
+} as const;
+
+/**
+ * How a target fared: `not measured` when the run has nothing to compare (no peers with
+ * `--quick`); `not comparable` for timing targets in a `--quick` run, whose counts are too small
+ * to warm the code up, so its times say nothing about the target.
+ */
+export type TargetVerdict = 'met' | 'missed' | 'not measured' | 'not comparable';
+
+export interface TargetCheck {
+  readonly name: string;
+  readonly target: string;
+  readonly measured: string;
+  readonly verdict: TargetVerdict;
+}
+
+export const int = (n: number): string => (Number.isFinite(n) ? Math.round(n).toLocaleString('en-US') : 'n/a');
+export const fixed = (n: number, digits: number): string => (Number.isFinite(n) ? n.toFixed(digits) : 'n/a');
+
+export function fastestPeer(report: BenchReport): SystemTiming | undefined {
+  return report.turns.filter((t) => t.kind === 'peer').sort((a, b) => a.medianUs - b.medianUs)[0];
+}
+
+export function floorOf(report: BenchReport): SystemTiming | undefined {
+  return report.turns.find((t) => t.kind === 'floor');
+}
+
+/**
+ * How much dearer a long turn's second half of blocks is than its first (the first block, which
+ * warms the code up, left out): about 1 when `step` costs the same at any length.
+ */
+export function longTurnGrowth(report: BenchReport): number {
+  const blocks = report.longTurn.nsPerTransition.slice(1);
+  const half = Math.floor(blocks.length / 2);
+  return median(blocks.slice(half)) / median(blocks.slice(0, half));
+}
+
+/** Each target with its measured value and verdict. */
+export function checkTargets(report: BenchReport): TargetCheck[] {
+  const inline = report.turns[0];
+  const peer = fastestPeer(report);
+  const floor = floorOf(report);
+  const peerRatio = inline && peer ? peer.medianUs / inline.medianUs : undefined;
+  const floorRatio = inline && floor ? inline.medianUs / floor.medianUs : undefined;
+  const growth = longTurnGrowth(report);
+  // Timing depends on warm-up; the heap figure does not.
+  const timing = (met: boolean): TargetVerdict => (report.quick ? 'not comparable' : met ? 'met' : 'missed');
+  return [
+    {
+      name: `${inline?.name ?? 'turnkit inline'} vs the floor`,
+      target: `≤ ${TARGETS.floorRatio}× the floor's time per turn`,
+      measured: floorRatio === undefined ? 'no floor in this run' : `${fixed(floorRatio, 1)}×`,
+      verdict: floorRatio === undefined ? 'not measured' : timing(floorRatio <= TARGETS.floorRatio),
+    },
+    {
+      name: `${inline?.name ?? 'turnkit inline'} vs the fastest peer`,
+      target: `≥ ${TARGETS.peerRatio}× less time per turn`,
+      measured: peerRatio === undefined || !peer ? 'no peers in this run' : `${fixed(peerRatio, 1)}× (${peer.name})`,
+      verdict: peerRatio === undefined ? 'not measured' : timing(peerRatio >= TARGETS.peerRatio),
+    },
+    {
+      name: '`step` per transition',
+      target: `≤ ${TARGETS.stepNs} ns`,
+      measured: `${int(report.step.nsPerTransition)} ns`,
+      verdict: timing(report.step.nsPerTransition <= TARGETS.stepNs),
+    },
+    {
+      name: '`step` over a long turn',
+      target: `later blocks ≤ ${TARGETS.longTurnGrowth}× the early ones`,
+      measured: `${fixed(growth, 2)}× over ${int(report.longTurn.rounds)} rounds`,
+      verdict: timing(growth <= TARGETS.longTurnGrowth),
+    },
+    {
+      name: 'streaming throughput',
+      target: `≥ ${int(TARGETS.deltasPerSecond)} deltas/s`,
+      measured: `${int(report.streaming.turnkitPerSecond)} deltas/s`,
+      verdict: timing(report.streaming.turnkitPerSecond >= TARGETS.deltasPerSecond),
+    },
+    {
+      name: 'heap per suspended turn',
+      target: `≤ ${int(TARGETS.bytesPerSuspendedTurn)} bytes`,
+      measured: `${int(report.suspendedHeap.bytesPerTurn)} bytes`,
+      verdict: report.suspendedHeap.bytesPerTurn <= TARGETS.bytesPerSuspendedTurn ? 'met' : 'missed',
+    },
+    {
+      name: 'exploreTurn',
+      target: `≥ ${int(TARGETS.exploreStatesPerSecond)} states/s`,
+      measured: `${int(report.explore.statesPerSecond)} states/s`,
+      verdict: timing(report.explore.statesPerSecond >= TARGETS.exploreStatesPerSecond),
+    },
+  ];
+}
