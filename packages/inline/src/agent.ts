@@ -102,8 +102,8 @@ export function createAgent(options: AgentOptions, handlers: EffectHandlers = de
   }
   const agent = prepareAgent(options, 'createAgent');
   return {
-    run(input, runOptions = {}) {
-      if (typeof input !== 'string') return Promise.reject(new TypeError('agent.run(input) needs the input as a string.'));
+    async run(input, runOptions = {}) {
+      if (typeof input !== 'string') throw new TypeError('agent.run(input) needs the input as a string.');
       checkRunOptions(runOptions);
       return startTurn(agent, { ...runOptions, input }, handlers);
     },

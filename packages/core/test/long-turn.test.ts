@@ -1,0 +1,50 @@
+// A long turn costs the same per step as a short one: the state holds the batch in flight and the
+// last batch, never a list that grows with the turn (no timing here: the size of what `step` copies).
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { createTurn, step, type TurnState } from '@turnkit/core';
+import { testLog } from '../../../test-log.ts';
+
+const NUM_RUNS = 25;
+
+function afterRounds(rounds: number): { state: TurnState; effectsPerRound: number[] } {
+  let state = step(createTurn({ id: 'long', limits: { maxIterations: rounds + 1 } }), { type: 'start', input: 'go' })[0];
+  const effectsPerRound: number[] = [];
+  for (let round = 0; round < rounds; round++) {
+    const id = `call_${round}`;
+    let effects = 0;
+    for (const event of [
+      { type: 'model_responded', response: { text: '', toolCalls: [{ id, name: 'add', input: { a: round, b: 1 } }] } },
+      { type: 'tools_completed', results: [{ callId: id, name: 'add', output: round + 1, isError: false }] },
+      { type: 'compacted' },
+    ]) {
+      const [next, out] = step(state, event);
+      state = next;
+      effects += out.length;
+    }
+    effectsPerRound.push(effects);
+  }
+  return { state, effectsPerRound };
+}
+
+// Numbers grow a digit now and then (round, usage, call ids): compare shapes, not digits.
+const shape = (state: TurnState): string => JSON.stringify(state).replace(/\d+/g, '0');
+
+describe('a long turn', () => {
+  it('keeps a state of the same shape and the same effects per round, however many rounds went before', () => {
+    testLog(`long turn: numRuns ${NUM_RUNS}, up to 3,000 rounds, and one of 20,000`);
+    const one = afterRounds(1);
+    fc.assert(
+      fc.property(fc.integer({ min: 1, max: 3000 }), (rounds) => {
+        const long = afterRounds(rounds);
+        expect(long.state.status).toBe('calling_model');
+        expect(shape(long.state)).toBe(shape(one.state));
+        expect(new Set(long.effectsPerRound)).toEqual(new Set(one.effectsPerRound));
+      }),
+      { numRuns: NUM_RUNS },
+    );
+    const longest = afterRounds(20_000);
+    expect(longest.state.round).toBe(20_000);
+    expect(shape(longest.state)).toBe(shape(one.state));
+  });
+});
