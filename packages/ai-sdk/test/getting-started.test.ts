@@ -31,7 +31,9 @@ async function runExample(name: string): Promise<string[]> {
 
 describe('docs/getting-started.md', () => {
   it('shows agent.ts, first-turn.ts and real-model.ts as they are, and the install line', () => {
-    expect(codeBlocks).toEqual([example('agent.ts'), example('first-turn.ts'), example('real-model.ts')]);
+    // The last block is @turnkit/inline's agent example (its own test runs it).
+    const serverAgent = readFileSync(new URL('../../inline/test/agent-server-example.test.ts', import.meta.url), 'utf8');
+    expect(codeBlocks).toEqual([example('agent.ts'), example('first-turn.ts'), example('real-model.ts'), serverAgent]);
     expect(doc).toContain('npm i @turnkit/core @turnkit/dispatch @turnkit/inline @turnkit/testing zod\n');
   });
 

@@ -20,3 +20,9 @@ describe('docs/tools.md', () => {
     expect(read('../../../docs/tools.md')).toContain(read('./select-tools-example.test.ts'));
   });
 });
+
+describe('docs/getting-started.md', () => {
+  it('shows the agent example exactly as it runs in test/agent-server-example.test.ts', () => {
+    expect(read('../../../docs/getting-started.md')).toContain(read('./agent-server-example.test.ts'));
+  });
+});
