@@ -15,15 +15,16 @@ export function checkLeaseMs(leaseMs: unknown): void {
 }
 
 /** Takes the oldest runnable turn whose lease is free or expired: a new token, a new expiry. */
-export async function claimTurn(db: SqlQuery, { owner, leaseMs }: ClaimOptions): Promise<Claim | null> {
+export async function claimTurn(db: SqlQuery, { owner, leaseMs, turnIds }: ClaimOptions): Promise<Claim | null> {
   checkLeaseMs(leaseMs);
   const [row] = await db.query(
     `UPDATE turnkit_turns AS t SET lease_owner = $1, lease_token = t.lease_token + 1,
        lease_expires_at = now() + $2::int * interval '1 millisecond', updated_at = now()
      WHERE t.id = (SELECT id FROM turnkit_turns WHERE runnable AND (lease_expires_at IS NULL OR lease_expires_at <= now())
+                     AND ($3::text[] IS NULL OR id = ANY($3::text[]))
                    ORDER BY seq LIMIT 1 FOR UPDATE SKIP LOCKED)
      RETURNING t.id, t.agent, t.input, t.limits, t.state, t.grants, t.budget_usage, t.lease_token, t.version, t.status`,
-    [owner, leaseMs],
+    [owner, leaseMs, turnIds === undefined ? null : [...turnIds]],
   );
   if (row === undefined) return null;
   const id = String(row.id);
