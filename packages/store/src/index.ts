@@ -2,6 +2,8 @@ export { openStore, createStore, LeaseLostError, ConflictError } from './store.j
 export type { OpenStoreOptions, Store } from './store.js';
 export { createWorker } from './worker.js';
 export type { AgentDefinition, Worker, WorkerOptions } from './worker.js';
+export { CRASH_ENV, CRASH_POINTS } from './crash.js';
+export type { CrashPoint } from './crash.js';
 export { MIGRATIONS, SCHEMA_VERSION, migrate } from './schema.js';
 export { lockPath, loadDriver } from './sql.js';
 export type { ModuleLoader, Row, Sql, SqlQuery } from './sql.js';

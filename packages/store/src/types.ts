@@ -165,4 +165,6 @@ export interface Commit {
 export interface ClaimOptions {
   readonly owner: string;
   readonly leaseMs: number;
+  /** Claim only these turns (default: any runnable turn). */
+  readonly turnIds?: readonly string[];
 }

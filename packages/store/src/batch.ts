@@ -1,0 +1,110 @@
+// Tool calls with a journal: each call is journaled as started before its tool runs and its result
+// is written the moment it finishes. A batch re-issued after a crash answers journaled calls from
+// the journal and never runs a started call again (it gets an `interrupted` result) unless its
+// tool is `idempotent`.
+
+import type { ToolCall, ToolResult, TurnEvent } from '@turnkit/core';
+import type { DispatchContext, Dispatcher, ToolDefinition } from '@turnkit/dispatch';
+import type { HandlerContext } from '@turnkit/inline/driver';
+import { crashArmed, crashPoint, TOOL_RUNNING_MS } from './crash.js';
+import { messageOf } from './errors.js';
+import type { Fence } from './fence.js';
+
+export const INTERRUPTED =
+  'interrupted: the worker running this call stopped before it reported a result, and the tool is not marked idempotent, so it was not run again.';
+
+interface ToolContext {
+  readonly callId: string;
+  readonly signal: AbortSignal;
+  readonly turnId: string;
+}
+
+/** The agent's tools, each journaling its call as started before it runs. */
+// any: each tool has its own input type.
+export function journalingTools(tools: readonly ToolDefinition<any>[], fence: Fence): ToolDefinition<any>[] {
+  return tools.map((tool) => ({
+    ...tool,
+    async execute(input: unknown, toolCtx: ToolContext) {
+      try {
+        await fence.write(() => fence.store.callStarted(fence.lease, { id: toolCtx.callId, name: tool.name }));
+      } catch (error) {
+        throw new Error(`the call was not started: its start could not be journaled (${messageOf(error)})`);
+      }
+      const running = Promise.resolve(tool.execute(input, toolCtx));
+      if (crashArmed('tool_running')) {
+        const timer = setTimeout(() => crashPoint('tool_running'), TOOL_RUNNING_MS);
+        void running.finally(() => clearTimeout(timer)).catch(() => undefined);
+      }
+      return running;
+    },
+  }));
+}
+
+/** Splits a batch: results the journal holds (with `interrupted` for started, non-idempotent calls) and calls to run. */
+async function fromJournal(
+  calls: readonly ToolCall[],
+  fence: Fence,
+  idempotent: ReadonlySet<string>,
+): Promise<{ known: ToolResult[]; toRun: ToolCall[] }> {
+  const { store, lease } = fence;
+  const { results, started } = await store.journal(
+    lease,
+    calls.map((c) => c.id),
+  );
+  const known = new Map(results.map((r) => [r.callId, r]));
+  const startedSet = new Set(started);
+  const toRun: ToolCall[] = [];
+  for (const call of calls) {
+    if (known.has(call.id)) continue;
+    if (startedSet.has(call.id) && !idempotent.has(call.name)) {
+      const result: ToolResult = { callId: call.id, name: call.name, output: INTERRUPTED, isError: true };
+      await fence.write(() => store.callFinished(lease, result));
+      known.set(call.id, result);
+    } else toRun.push(call);
+  }
+  return { known: calls.flatMap((c) => known.get(c.id) ?? []), toRun };
+}
+
+/**
+ * Runs a batch (`dispatch_tools`, or `execute_approved` when `approved`) through the dispatcher,
+ * writing each result as it finishes; returns the event for core.
+ */
+export async function runBatch(
+  calls: readonly ToolCall[],
+  approved: boolean,
+  ctx: HandlerContext,
+  fence: Fence,
+  dispatcher: Dispatcher,
+  idempotent: ReadonlySet<string>,
+): Promise<TurnEvent> {
+  const { known, toRun } = await fromJournal(calls, fence, idempotent);
+  const writes: Promise<unknown>[] = [];
+  const onResult = (result: ToolResult): void => {
+    const written = fence.store.callFinished(fence.lease, result).then(
+      (first) => first && crashPoint('tool_result_written'),
+      (error: unknown) => fence.caught(error) || fence.report(error, fence.lease.id),
+    );
+    writes.push(written);
+  };
+  const dispatchCtx: DispatchContext = {
+    turnId: fence.lease.id,
+    get signal() {
+      return ctx.signal;
+    },
+    cancellation: fence.cancellation,
+    onResult,
+  };
+  if (approved) {
+    const ran = toRun.length === 0 ? [] : await dispatcher.executeApproved(toRun, dispatchCtx);
+    await Promise.all(writes);
+    fence.check();
+    return { type: 'approved_tools_completed', results: [...known, ...ran] };
+  }
+  const outcome = toRun.length === 0 ? { results: [], parked: [] } : await dispatcher.dispatch(toRun, dispatchCtx);
+  await Promise.all(writes);
+  fence.check();
+  const held = [...known, ...outcome.results];
+  return outcome.parked.length > 0
+    ? { type: 'tools_parked', held, parked: outcome.parked }
+    : { type: 'tools_completed', results: held };
+}

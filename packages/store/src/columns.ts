@@ -1,0 +1,38 @@
+// Small helpers shared by the store's queries: statuses, timestamps as ISO text, row readers.
+
+import { readDecision } from '@turnkit/core';
+import type { Row } from './sql.js';
+import type { InboxEntry, StoredStatus } from './types.js';
+
+export const TERMINAL: ReadonlySet<StoredStatus> = new Set<StoredStatus>(['stopped', 'failed', 'cancelled']);
+export const STATUSES: ReadonlySet<StoredStatus> = new Set<StoredStatus>([
+  'ready',
+  'calling_model',
+  'dispatching',
+  'awaiting_approval',
+  'steering',
+  'finalizing',
+  'stopped',
+  'failed',
+  'cancelled',
+]);
+
+/** A timestamp column as ISO 8601 text. */
+export const ISO = (column: string, as = column): string => `to_json(${column}) #>> '{}' AS ${as}`;
+
+/** A turn's messages, in order. */
+export const MESSAGES_SQL = `SELECT data FROM turnkit_log WHERE turn_id = $1 AND kind = 'message' ORDER BY seq`;
+
+export function toInboxEntry(r: Row): InboxEntry {
+  const body = (r.body ?? {}) as { reason?: unknown };
+  const decision = r.kind === 'decision' ? readDecision(r.body) : null;
+  return {
+    kind: r.kind as 'decision' | 'cancel',
+    callId: (r.call_id ?? null) as string | null,
+    decision,
+    reason: r.kind === 'cancel' && typeof body.reason === 'string' ? body.reason : null,
+    status: r.status as InboxEntry['status'],
+    createdAt: String(r.created_at),
+    appliedAt: (r.applied_at ?? null) as string | null,
+  };
+}

@@ -1,0 +1,108 @@
+// The inbox: decisions and cancels from callers (`store.decide`, `store.cancel`), durable when the
+// call returns, applied by a worker in the same transaction as the state that includes them.
+
+import { parseTurnState, readDecision, type ApprovalDecision, type TurnState } from '@turnkit/core';
+import { TERMINAL } from './columns.js';
+import { crashPoint } from './crash.js';
+import { messageOf } from './errors.js';
+import type { Sql, SqlQuery } from './sql.js';
+import type { DecideResult, Lease, PendingInbox, StoredStatus } from './types.js';
+
+/** Checks the decisions `decide` was given; returns them as entries. */
+function checkDecisions(decisions: Record<string, ApprovalDecision>): [string, ApprovalDecision][] {
+  if (decisions === null || typeof decisions !== 'object' || Array.isArray(decisions))
+    throw new TypeError(
+      'store.decide needs decisions by call id: { [callId]: { type: "approve" } | { type: "reject", reason? } }.',
+    );
+  const entries = Object.entries(decisions);
+  if (entries.length === 0) throw new TypeError('store.decide got no decisions; pass at least one { [callId]: decision }.');
+  return entries.map(([callId, decision]) => {
+    const read = readDecision(decision);
+    if (read === null) {
+      throw new TypeError(
+        `store.decide: the decision for call '${callId}' is ${JSON.stringify(decision)}; use { type: 'approve', remember?: 'session' | 'tool' } or { type: 'reject', reason? }.`,
+      );
+    }
+    return [callId, read];
+  });
+}
+
+/** The turn's state, locked for this transaction, when it waits for approval; else a clear error. */
+async function lockParkedState(tx: SqlQuery, id: string): Promise<TurnState> {
+  const [row] = await tx.query('SELECT status, state FROM turnkit_turns WHERE id = $1 FOR UPDATE', [id]);
+  if (row === undefined) throw new Error(`store.decide: there is no turn '${id}'.`);
+  if (row.status !== 'awaiting_approval')
+    throw new Error(`store.decide: turn '${id}' is not waiting for approval (its status is ${String(row.status)}).`);
+  try {
+    return parseTurnState(row.state);
+  } catch (error) {
+    throw new Error(`store.decide: the stored state of turn '${id}' cannot be read (${messageOf(error)}).`);
+  }
+}
+
+function checkParked(id: string, state: TurnState, callIds: readonly string[]): void {
+  const parked = new Set((state.batch?.parked ?? []).map((p) => p.call.id));
+  const unknown = callIds.filter((callId) => !parked.has(callId));
+  if (unknown.length === 0) return;
+  const quote = (ids: Iterable<string>): string => [...ids].map((c) => `'${c}'`).join(', ') || '(none)';
+  throw new Error(`store.decide: turn '${id}' has no parked call ${quote(unknown)}; its parked calls are ${quote(parked)}.`);
+}
+
+export async function decideTurn(sql: Sql, id: string, decisions: Record<string, ApprovalDecision>): Promise<DecideResult> {
+  const entries = checkDecisions(decisions);
+  const result = await sql.transaction(async (tx) => {
+    const state = await lockParkedState(tx, id);
+    checkParked(
+      id,
+      state,
+      entries.map(([callId]) => callId),
+    );
+    const accepted: string[] = [];
+    const ignored: string[] = [];
+    for (const [callId, decision] of entries) {
+      const inserted = Object.hasOwn(state.batch?.decisions ?? {}, callId)
+        ? []
+        : await tx.query(
+            `INSERT INTO turnkit_inbox (turn_id, kind, call_id, body) VALUES ($1, 'decision', $2, $3::jsonb) ON CONFLICT (turn_id, call_id) WHERE kind = 'decision' DO NOTHING RETURNING id`,
+            [id, callId, JSON.stringify(decision)],
+          );
+      (inserted.length > 0 ? accepted : ignored).push(callId);
+    }
+    if (accepted.length > 0) await tx.query('UPDATE turnkit_turns SET runnable = true WHERE id = $1', [id]);
+    return { accepted, ignored };
+  });
+  if (result.accepted.length > 0) crashPoint('decision_written');
+  return result;
+}
+
+export async function cancelTurn(sql: Sql, id: string, reason: string | undefined): Promise<boolean> {
+  if (reason !== undefined && typeof reason !== 'string') throw new TypeError('store.cancel: `reason` must be a string.');
+  return sql.transaction(async (tx) => {
+    const [row] = await tx.query('SELECT status FROM turnkit_turns WHERE id = $1 FOR UPDATE', [id]);
+    if (row === undefined) throw new Error(`store.cancel: there is no turn '${id}'.`);
+    if (TERMINAL.has(row.status as StoredStatus)) return false;
+    await tx.query(
+      `INSERT INTO turnkit_inbox (turn_id, kind, body) VALUES ($1, 'cancel', $2::jsonb) ON CONFLICT (turn_id) WHERE kind = 'cancel' DO NOTHING`,
+      [id, JSON.stringify({ reason: reason ?? 'cancelled by the caller' })],
+    );
+    await tx.query('UPDATE turnkit_turns SET runnable = true WHERE id = $1', [id]);
+    return true;
+  });
+}
+
+export async function pendingInbox(db: SqlQuery, lease: Lease): Promise<PendingInbox[]> {
+  const rows = await db.query(
+    `SELECT id::text AS id, kind, call_id, body FROM turnkit_inbox WHERE turn_id = $1 AND status = 'pending' ORDER BY id`,
+    [lease.id],
+  );
+  return rows.map((r): PendingInbox => {
+    const body = (r.body ?? {}) as { reason?: unknown };
+    return {
+      inboxId: String(r.id),
+      kind: r.kind as 'decision' | 'cancel',
+      callId: (r.call_id ?? null) as string | null,
+      decision: r.kind === 'decision' ? r.body : null,
+      reason: r.kind === 'cancel' && typeof body.reason === 'string' ? body.reason : null,
+    };
+  });
+}

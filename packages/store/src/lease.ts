@@ -1,0 +1,200 @@
+// The lease API a worker uses: claim a runnable turn with a fenced lease, renew it, write
+// checkpoints (one compare-and-swap each), and journal tool calls. Every write checks the token.
+
+import type { Message, ToolResult, TurnLimitsInput } from '@turnkit/core';
+import type { BudgetUsage, Grant } from '@turnkit/dispatch';
+import { MESSAGES_SQL, TERMINAL } from './columns.js';
+import { ConflictError, LeaseLostError } from './errors.js';
+import type { Sql, SqlQuery } from './sql.js';
+import type { Claim, ClaimOptions, Commit, Lease, StoredStatus } from './types.js';
+
+export function checkLeaseMs(leaseMs: unknown): void {
+  if (typeof leaseMs !== 'number' || !Number.isInteger(leaseMs) || leaseMs < 0 || leaseMs > 2_147_483_647) {
+    throw new RangeError(`leaseMs must be a whole number of milliseconds >= 0, got ${String(leaseMs)}.`);
+  }
+}
+
+/** Takes the oldest runnable turn whose lease is free or expired: a new token, a new expiry. */
+export async function claimTurn(db: SqlQuery, { owner, leaseMs, turnIds }: ClaimOptions): Promise<Claim | null> {
+  checkLeaseMs(leaseMs);
+  const [row] = await db.query(
+    `UPDATE turnkit_turns AS t SET lease_owner = $1, lease_token = t.lease_token + 1,
+       lease_expires_at = now() + $2::int * interval '1 millisecond', updated_at = now()
+     WHERE t.id = (SELECT id FROM turnkit_turns WHERE runnable AND (lease_expires_at IS NULL OR lease_expires_at <= now())
+                     AND ($3::text[] IS NULL OR id = ANY($3::text[]))
+                   ORDER BY seq LIMIT 1 FOR UPDATE SKIP LOCKED)
+     RETURNING t.id, t.agent, t.input, t.limits, t.state, t.grants, t.budget_usage, t.lease_token, t.version, t.status`,
+    [owner, leaseMs, turnIds === undefined ? null : [...turnIds]],
+  );
+  if (row === undefined) return null;
+  const id = String(row.id);
+  const log = await db.query(MESSAGES_SQL, [id]);
+  return {
+    lease: { id, owner, token: Number(row.lease_token), version: Number(row.version), status: row.status as StoredStatus },
+    agent: String(row.agent),
+    input: (row.input ?? null) as string | null,
+    limits: (row.limits ?? null) as TurnLimitsInput | null,
+    state: row.state ?? null,
+    grants: (row.grants ?? []) as Grant[],
+    budgetUsage: (row.budget_usage ?? null) as BudgetUsage | null,
+    transcript: log.map((r) => r.data as Message),
+  };
+}
+
+export async function renewLease(db: SqlQuery, lease: Lease, leaseMs: number): Promise<void> {
+  checkLeaseMs(leaseMs);
+  const rows = await db.query(
+    `UPDATE turnkit_turns SET lease_expires_at = now() + $3::int * interval '1 millisecond' WHERE id = $1 AND lease_token = $2 RETURNING id`,
+    [lease.id, lease.token, leaseMs],
+  );
+  if (rows.length === 0) throw new LeaseLostError(lease.id);
+}
+
+/** The status a commit leaves, and the log rows it appends (messages, notices, a status change). */
+function logRows(lease: Lease, commit: Commit): { status: StoredStatus; rows: { kind: string; data: unknown }[] } {
+  const status: StoredStatus = commit.fail !== undefined ? 'failed' : (commit.state?.status ?? lease.status);
+  const rows: { kind: string; data: unknown }[] = [
+    ...(commit.messages ?? []).map((m) => ({ kind: 'message', data: m })),
+    ...(commit.notices ?? []).map((n) => ({ kind: 'notice', data: n })),
+  ];
+  if (status !== lease.status) {
+    const outcome = commit.fail !== undefined ? { status: 'failed', error: commit.fail } : (commit.state?.outcome ?? null);
+    rows.push({ kind: 'status', data: { status, outcome } });
+  }
+  return { status, rows };
+}
+
+/** The compare-and-swap itself: the turn row moves to the next version, or the right error is thrown. */
+async function swapTurn(
+  tx: SqlQuery,
+  lease: Lease,
+  commit: Commit,
+  status: StoredStatus,
+  appended: number,
+): Promise<{ version: number; logSeq: number }> {
+  const json = (value: unknown): string | null => (value === undefined ? null : JSON.stringify(value));
+  const [row] = await tx.query(
+    `UPDATE turnkit_turns SET
+       state = coalesce($4::jsonb, state), status = $5, error = coalesce($6::jsonb, error),
+       grants = coalesce($7::jsonb, grants), budget_usage = coalesce($8::jsonb, budget_usage),
+       version = version + 1, log_seq = log_seq + $9, updated_at = now(),
+       ended_at = CASE WHEN $10 THEN now() ELSE ended_at END,
+       runnable = CASE WHEN $10 THEN false ELSE runnable END,
+       lease_owner = CASE WHEN $11 OR $10 THEN NULL ELSE lease_owner END,
+       lease_expires_at = CASE WHEN $11 OR $10 THEN NULL ELSE lease_expires_at END
+     WHERE id = $1 AND lease_token = $2 AND version = $3
+     RETURNING version, log_seq`,
+    [
+      lease.id,
+      lease.token,
+      lease.version,
+      json(commit.state),
+      status,
+      json(commit.fail),
+      json(commit.grants),
+      json(commit.budgetUsage),
+      appended,
+      TERMINAL.has(status),
+      commit.release === true,
+    ],
+  );
+  if (row !== undefined) return { version: Number(row.version), logSeq: Number(row.log_seq) };
+  const [current] = await tx.query('SELECT lease_token FROM turnkit_turns WHERE id = $1', [lease.id]);
+  throw current !== undefined && Number(current.lease_token) === lease.token
+    ? new ConflictError(lease.id)
+    : new LeaseLostError(lease.id);
+}
+
+async function appendLog(tx: SqlQuery, turnId: string, first: number, rows: readonly unknown[]): Promise<void> {
+  if (rows.length === 0) return;
+  await tx.query(
+    `INSERT INTO turnkit_log (turn_id, seq, kind, data)
+     SELECT $1, $2::int + (r.ordinality - 1)::int, r.value ->> 'kind', r.value -> 'data' FROM jsonb_array_elements($3::jsonb) WITH ORDINALITY AS r`,
+    [turnId, first, JSON.stringify(rows)],
+  );
+}
+
+/** Inbox rows the state includes become `applied`; on the end, what is left is `ignored`; on release, runnable is set. */
+async function settleInbox(tx: SqlQuery, lease: Lease, commit: Commit, status: StoredStatus): Promise<void> {
+  const applied = commit.applied ?? [];
+  if (applied.length > 0) {
+    await tx.query(
+      `UPDATE turnkit_inbox SET status = 'applied', applied_at = now() WHERE turn_id = $1 AND status = 'pending' AND id = ANY($2::bigint[])`,
+      [lease.id, applied],
+    );
+  }
+  if (TERMINAL.has(status)) {
+    // What arrived too late to matter (a decision or cancel for a turn that ended) is closed, not lost.
+    await tx.query(`UPDATE turnkit_inbox SET status = 'ignored', applied_at = now() WHERE turn_id = $1 AND status = 'pending'`, [
+      lease.id,
+    ]);
+  } else if (commit.release === true) {
+    // Runnable again only with something to do: a decision or cancel waiting, or a state in flight.
+    await tx.query(
+      `UPDATE turnkit_turns SET runnable = ($2 OR EXISTS (SELECT 1 FROM turnkit_inbox WHERE turn_id = $1 AND status = 'pending')) WHERE id = $1`,
+      [lease.id, status !== 'awaiting_approval'],
+    );
+  }
+}
+
+/** One checkpoint: state, log rows and applied inbox rows in one transaction, fenced and compare-and-swapped. */
+export async function commitTurn(sql: Sql, lease: Lease, commit: Commit): Promise<void> {
+  const { status, rows } = logRows(lease, commit);
+  const version = await sql.transaction(async (tx) => {
+    const swapped = await swapTurn(tx, lease, commit, status, rows.length);
+    await appendLog(tx, lease.id, swapped.logSeq - rows.length + 1, rows);
+    await settleInbox(tx, lease, commit, status);
+    return swapped.version;
+  });
+  lease.version = version;
+  lease.status = status;
+}
+
+/** Runs a fenced write: the turn's row is locked and its token checked first. */
+function fenced<T>(sql: Sql, lease: Lease, work: (tx: SqlQuery) => Promise<T>): Promise<T> {
+  return sql.transaction(async (tx) => {
+    const [row] = await tx.query('SELECT lease_token FROM turnkit_turns WHERE id = $1 FOR UPDATE', [lease.id]);
+    if (row === undefined || Number(row.lease_token) !== lease.token) throw new LeaseLostError(lease.id);
+    return work(tx);
+  });
+}
+
+export async function readJournal(
+  db: SqlQuery,
+  lease: Lease,
+  callIds: readonly string[],
+): Promise<{ results: ToolResult[]; started: string[] }> {
+  const rows = await db.query(
+    `SELECT call_id, result FROM turnkit_tool_results WHERE turn_id = $1 AND call_id = ANY($2::text[])`,
+    [lease.id, [...callIds]],
+  );
+  const results: ToolResult[] = [];
+  const started: string[] = [];
+  for (const r of rows) {
+    if (r.result !== null && r.result !== undefined) results.push(r.result as ToolResult);
+    else started.push(String(r.call_id));
+  }
+  return { results, started };
+}
+
+export async function journalStart(sql: Sql, lease: Lease, call: { readonly id: string; readonly name: string }): Promise<void> {
+  await fenced(sql, lease, (tx) =>
+    tx.query(
+      `INSERT INTO turnkit_tool_results (turn_id, call_id, name, started_at, started_token) VALUES ($1, $2, $3, now(), $4)
+       ON CONFLICT (turn_id, call_id) DO UPDATE SET started_at = now(), started_token = $4 WHERE turnkit_tool_results.result IS NULL`,
+      [lease.id, call.id, call.name, lease.token],
+    ),
+  );
+}
+
+export async function journalResult(sql: Sql, lease: Lease, result: ToolResult): Promise<boolean> {
+  const rows = await fenced(sql, lease, (tx) =>
+    tx.query(
+      `INSERT INTO turnkit_tool_results (turn_id, call_id, name, result, finished_at) VALUES ($1, $2, $3, $4::jsonb, now())
+       ON CONFLICT (turn_id, call_id) DO UPDATE SET result = EXCLUDED.result, finished_at = now() WHERE turnkit_tool_results.result IS NULL
+       RETURNING call_id`,
+      [lease.id, result.callId, result.name, JSON.stringify(result)],
+    ),
+  );
+  return rows.length > 0;
+}

@@ -1,0 +1,156 @@
+// Running one claimed turn in a worker: find its agent, build the dispatcher over journaling tools,
+// read (or create) its state, pick the effects to start from, and drive it with inline's driver
+// until it ends, parks or its lease is lost. Every turn decision is core's `step`.
+
+import {
+  createTurn,
+  isTerminal,
+  parseTurnState,
+  resume,
+  step,
+  type Effect,
+  type TurnError,
+  type TurnLimitsInput,
+  type TurnState,
+} from '@turnkit/core';
+import { createDispatcher, type Dispatcher } from '@turnkit/dispatch';
+import { definedProps } from '@turnkit/core';
+import { driveTurn } from '@turnkit/inline/driver';
+import { journalingTools } from './batch.js';
+import { crashPoint } from './crash.js';
+import { isFencedOut, messageOf } from './errors.js';
+import { Fence, type Report } from './fence.js';
+import type { Store } from './store.js';
+import { TurnRun } from './turn-run.js';
+import type { Claim } from './types.js';
+import type { AgentDefinition, WorkerOptions } from './worker.js';
+
+type Prepared = { readonly run: TurnRun; readonly state: TurnState } | { readonly error: TurnError };
+
+/** Why the store fails a turn before it runs (unknown agent, bad agent, unreadable state, bad limits). */
+class TurnFailure extends Error {
+  constructor(readonly error: TurnError) {
+    super(error.message);
+  }
+}
+
+function findAgent(claim: Claim, agents: WorkerOptions['agents']): AgentDefinition {
+  if (Object.hasOwn(agents, claim.agent)) return agents[claim.agent] as AgentDefinition;
+  const known =
+    Object.keys(agents)
+      .map((a) => `'${a}'`)
+      .join(', ') || '(none)';
+  throw new TurnFailure({
+    kind: 'unknown_agent',
+    message: `No agent '${claim.agent}' is registered with the worker that took this turn (it has ${known}). Register the agent with createWorker({ agents }) and submit the turn again.`,
+  });
+}
+
+function makeDispatcher(claim: Claim, agent: AgentDefinition, fence: Fence): Dispatcher {
+  try {
+    return createDispatcher({
+      tools: journalingTools(agent.tools ?? [], fence),
+      ...definedProps({ policy: agent.policy }),
+      ...definedProps({ permissions: agent.permissions }),
+      ...definedProps({ hooks: agent.hooks }),
+      ...definedProps({ budget: agent.budget }),
+      grants: claim.grants,
+      ...(claim.budgetUsage === null ? {} : { budgetUsage: claim.budgetUsage }),
+    });
+  } catch (error) {
+    throw new TurnFailure({ kind: 'invalid_agent', message: `Agent '${claim.agent}' cannot run this turn: ${messageOf(error)}` });
+  }
+}
+
+/** The stored state, or a new one with the agent's limits merged under the turn's. */
+function initialState(claim: Claim, agent: AgentDefinition, dispatcher: Dispatcher): TurnState {
+  const id = claim.lease.id;
+  if (claim.state !== null) {
+    try {
+      return parseTurnState(claim.state);
+    } catch (error) {
+      throw new TurnFailure({
+        kind: 'corrupt_state',
+        message: `The stored state of turn '${id}' cannot be read (${messageOf(error)}); it is kept as it was for inspection.`,
+      });
+    }
+  }
+  const exempt = dispatcher.loopExemptTools();
+  const merged: TurnLimitsInput = { ...agent.limits, ...claim.limits };
+  const limits =
+    exempt.length === 0 ? merged : { ...merged, loopExemptTools: [...new Set([...(merged.loopExemptTools ?? []), ...exempt])] };
+  try {
+    return createTurn({ id, limits });
+  } catch (error) {
+    throw new TurnFailure({
+      kind: 'invalid_limits',
+      message: `The limits of agent '${claim.agent}' and this turn do not combine: ${messageOf(error)}`,
+    });
+  }
+}
+
+function prepare(claim: Claim, agents: WorkerOptions['agents'], fence: Fence): Prepared {
+  try {
+    const agent = findAgent(claim, agents);
+    const dispatcher = makeDispatcher(claim, agent, fence);
+    const state = initialState(claim, agent, dispatcher);
+    return { run: new TurnRun(fence, agent, dispatcher), state };
+  } catch (error) {
+    if (error instanceof TurnFailure) return { error: error.error };
+    throw error;
+  }
+}
+
+/** Where the stored state left off: the state to drive from and its pending effects. A waiting cancel comes first. */
+function startingPoint(state: TurnState, claim: Claim, cancelled: string | null): [TurnState, readonly Effect[]] {
+  if (isTerminal(state)) return [state, []];
+  if (cancelled !== null) return step(state, { type: 'cancel', reason: cancelled });
+  if (state.status === 'ready')
+    return step(state, claim.input === null ? { type: 'start' } : { type: 'start', input: claim.input });
+  if (state.status === 'dispatching' && state.batch !== null)
+    return [state, [{ type: 'dispatch_tools', calls: state.batch.calls }]];
+  if (state.status === 'executing_approved' && state.batch !== null) {
+    const { parked, decisions } = state.batch;
+    const calls = parked.map((p) => p.call).filter((c) => decisions[c.id]?.type === 'approve');
+    return [state, [{ type: 'execute_approved', calls }]];
+  }
+  if (state.status === 'awaiting_approval') return [state, []];
+  return resume(state);
+}
+
+async function drive(run: TurnRun, claim: Claim, state: TurnState): Promise<void> {
+  const { store, lease } = run.fence;
+  const cancelled = isTerminal(state) ? null : run.takeCancel(await store.pendingInbox(lease));
+  const [start, effects] = startingPoint(state, claim, cancelled);
+  const { state: end, outcome } = await driveTurn(start, effects, run.context(claim.transcript), run.handlers());
+  if (outcome === null && end.status !== 'awaiting_approval') {
+    const message = `The worker found nothing to do for a turn in status '${end.status}'.`;
+    await store.commit(lease, { fail: { kind: 'internal_error', message }, release: true });
+    return;
+  }
+  await run.write(end, true);
+}
+
+/** Runs one claimed turn until it ends, parks or its lease is lost. */
+export async function runTurnOnce(
+  store: Store,
+  claim: Claim,
+  agents: WorkerOptions['agents'],
+  leaseMs: number,
+  report: Report,
+): Promise<void> {
+  crashPoint('claimed');
+  const fence = new Fence(store, claim.lease, report);
+  const prepared = prepare(claim, agents, fence);
+  if ('error' in prepared) return store.commit(claim.lease, { fail: prepared.error, release: true });
+  const stopRenewal = prepared.run.keepLease(leaseMs);
+  try {
+    await drive(prepared.run, claim, prepared.state);
+  } catch (error) {
+    if (fence.lost === null && !isFencedOut(error)) throw error;
+    report(fence.lost ?? error, claim.lease.id);
+  } finally {
+    stopRenewal();
+    fence.cancellation.abort('the turn has left this worker');
+  }
+}

@@ -1,0 +1,137 @@
+// One turn in one worker: the messages, notices and inbox rows not yet written, the handlers the
+// driver calls, and the lease renewal. `persist` and the end of a drive write everything since the
+// last write as one compare-and-swap under the lease's token.
+
+import { isTerminal, type ApprovalDecision, type Message, type Notice, type TurnEvent, type TurnState } from '@turnkit/core';
+import type { Dispatcher } from '@turnkit/dispatch';
+import { definedProps } from '@turnkit/core';
+import { defaultHandlers, recordDecisions, type EffectHandlers, type HandlerContext } from '@turnkit/inline/driver';
+import { runBatch } from './batch.js';
+import { crashPoint } from './crash.js';
+import type { Fence } from './fence.js';
+import type { PendingInbox } from './types.js';
+import type { AgentDefinition } from './worker.js';
+
+export class TurnRun {
+  private readonly unwritten = { messages: [] as Message[], notices: [] as Notice[], applied: [] as string[] };
+  /** Inbox rows this run has taken (applied with the next write). */
+  private readonly consumed = new Set<string>();
+  private cancelRow: string | null = null;
+  private readonly idempotent: ReadonlySet<string>;
+
+  constructor(
+    readonly fence: Fence,
+    readonly agent: AgentDefinition,
+    readonly dispatcher: Dispatcher,
+  ) {
+    this.idempotent = new Set((agent.tools ?? []).filter((t) => t.idempotent).map((t) => t.name));
+  }
+
+  /** Writes `current` with everything since the last write; `release` gives the lease back. */
+  async write(current: TurnState, release: boolean): Promise<void> {
+    this.fence.check();
+    const applied = this.unwritten.applied.splice(0);
+    if (this.cancelRow !== null && isTerminal(current)) applied.push(this.cancelRow);
+    const messages = this.unwritten.messages.splice(0);
+    const notices = this.unwritten.notices.splice(0);
+    const { store, lease } = this.fence;
+    crashPoint('before_commit');
+    await this.fence.write(() =>
+      store.commit(lease, {
+        state: current,
+        messages,
+        notices,
+        applied,
+        grants: this.dispatcher.grants(),
+        budgetUsage: this.dispatcher.budgetUsage(),
+        release,
+      }),
+    );
+  }
+
+  /** Takes a cancel waiting in `rows`: aborts the turn's work and returns the reason (else null). */
+  takeCancel(rows: readonly PendingInbox[]): string | null {
+    const cancel = rows.find((r) => r.kind === 'cancel' && !this.consumed.has(r.inboxId));
+    if (cancel === undefined) return null;
+    this.consumed.add(cancel.inboxId);
+    this.cancelRow = cancel.inboxId;
+    const reason = cancel.reason ?? 'cancelled by the caller';
+    this.fence.cancellation.abort(reason);
+    return reason;
+  }
+
+  /** The event for a parked turn: the decisions waiting in the inbox (null: none, or a cancel). */
+  async takeDecisions(current: TurnState): Promise<TurnEvent | null> {
+    const rows = (await this.fence.store.pendingInbox(this.fence.lease)).filter((r) => !this.consumed.has(r.inboxId));
+    if (this.takeCancel(rows) !== null) return null;
+    const decisions: Record<string, ApprovalDecision> = {};
+    let any = false;
+    for (const row of rows) {
+      if (row.kind !== 'decision' || row.callId === null) continue;
+      this.consumed.add(row.inboxId);
+      this.unwritten.applied.push(row.inboxId);
+      // defineProperty: a call id such as `__proto__` is a plain key.
+      Object.defineProperty(decisions, row.callId, { value: row.decision, enumerable: true, writable: true, configurable: true });
+      any = true;
+    }
+    if (!any) return null;
+    recordDecisions(this.dispatcher, current, decisions);
+    return { type: 'approvals_decided', decisions };
+  }
+
+  handlers(): EffectHandlers {
+    return {
+      ...defaultHandlers,
+      append: (effect, ctx) => {
+        ctx.transcript.push(effect.message);
+        this.unwritten.messages.push(effect.message);
+      },
+      emit: (effect) => {
+        this.unwritten.notices.push(effect.notice);
+      },
+      persist: async (_effect, _ctx, current) => {
+        await this.write(current, false);
+        if (current.status === 'dispatching') crashPoint('dispatching_persisted');
+      },
+      dispatch_tools: (effect, ctx) => runBatch(effect.calls, false, ctx, this.fence, this.dispatcher, this.idempotent),
+      execute_approved: (effect, ctx) => runBatch(effect.calls, true, ctx, this.fence, this.dispatcher, this.idempotent),
+      parked: (current) => this.takeDecisions(current),
+    };
+  }
+
+  /** The driver's context: the agent's model and options, the transcript so far (with the system prompt). */
+  context(transcript: readonly Message[]): HandlerContext {
+    const { agent, fence } = this;
+    const cancellation = fence.cancellation;
+    return {
+      turnId: fence.lease.id,
+      model: agent.model,
+      dispatcher: this.dispatcher,
+      transcript: agent.system === undefined ? [...transcript] : [{ role: 'system', content: agent.system }, ...transcript],
+      get signal() {
+        return cancellation.signal;
+      },
+      cancellation,
+      ...definedProps({ output: agent.output }),
+      ...definedProps({ check: agent.check }),
+    };
+  }
+
+  /** Keeps the lease while the turn runs and hears a cancel that arrives meanwhile; returns the stop. */
+  keepLease(leaseMs: number): () => void {
+    const { store, lease, report } = this.fence;
+    const renewal = setInterval(
+      () => {
+        store
+          .renew(lease, leaseMs)
+          .then(() => store.pendingInbox(lease))
+          .then((rows) => void this.takeCancel(rows))
+          .catch((error: unknown) => {
+            if (!this.fence.caught(error)) report(error, lease.id);
+          });
+      },
+      Math.max(1, Math.floor(leaseMs / 3)),
+    );
+    return () => clearInterval(renewal);
+  }
+}

@@ -1,0 +1,153 @@
+// Crash tests: a process driving a turn is killed with SIGKILL at each named crash point
+// (TURNKIT_STORE_CRASH_AT, see src/crash.ts), then another process recovers the turn. Every time:
+// each call's side effect ran at most once, every acknowledged decision is applied, every call in
+// the transcript has exactly one result, and the turn ends terminal. On PGlite (a data directory,
+// processes one after another) and on Postgres when TURNKIT_TEST_POSTGRES_URL is set.
+
+import { spawn } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterAll, describe, expect, it } from 'vitest';
+import { testLog } from '../../../test-log.js';
+import { createStore, CRASH_ENV, migrate, type Store } from '@turnkit/store';
+import { openPGlite, openPostgres, type Sql } from '../src/sql.js';
+import { dropSchema, POSTGRES_URL, scratchSchema, WHY_SKIPPED } from './postgres.js';
+
+const DRIVE = fileURLToPath(new URL('./crash/drive.ts', import.meta.url));
+const REPO = fileURLToPath(new URL('../../../', import.meta.url));
+
+interface Exit {
+  readonly code: number | null;
+  readonly signal: NodeJS.Signals | null;
+  readonly stdout: string;
+  readonly stderr: string;
+}
+
+/** Runs drive.ts once; `crashAt` arms the crash point. */
+function drive(url: string, schema: string, turnId: string, crashAt?: string): Promise<Exit> {
+  const env: NodeJS.ProcessEnv = { ...process.env };
+  if (crashAt === undefined) delete env[CRASH_ENV];
+  else env[CRASH_ENV] = crashAt;
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, ['--import', 'tsx', '--conditions=@turnkit/source', DRIVE, url, schema, turnId], {
+      cwd: REPO,
+      env,
+      stdio: ['ignore', 'pipe', 'pipe'],
+      timeout: 110_000,
+    });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (chunk: Buffer) => void (stdout += chunk.toString('utf8')));
+    child.stderr.on('data', (chunk: Buffer) => void (stderr += chunk.toString('utf8')));
+    child.on('error', reject);
+    child.on('close', (code, signal) => resolve({ code, signal, stdout, stderr }));
+  });
+}
+
+/** The crash points, each with the occurrence that matters in this turn (add runs, pay waits for approval, then runs). */
+const CASES: readonly { readonly at: string; readonly what: string }[] = [
+  { at: 'claimed', what: 'after the first claim, before any write' },
+  { at: 'dispatching_persisted', what: 'after persisting `dispatching`, before a tool starts' },
+  { at: 'tool_running', what: 'while `add` runs (its side effect done, no result yet)' },
+  { at: 'tool_result_written', what: "after `add`'s result is written, before the state that includes it" },
+  { at: 'before_commit', what: 'before the first state commit (the model reply is not written yet)' },
+  { at: 'before_commit:2', what: "before the commit that parks the turn (with `add`'s result)" },
+  { at: 'decision_written', what: 'after the approval is written, before decide returns' },
+  { at: 'claimed:2', what: 'after the claim that applies the approval' },
+  { at: 'tool_running:2', what: 'while the approved `pay` runs' },
+  { at: 'tool_result_written:2', what: "after `pay`'s result is written" },
+  { at: 'before_commit:4', what: 'before the commit that applies the approval' },
+];
+
+async function invariants(store: Store, turnId: string, acknowledged: readonly string[]): Promise<Record<string, unknown>> {
+  const turn = await store.get(turnId);
+  expect(turn).not.toBeNull();
+  if (turn === null) return {};
+  // The turn ends terminal.
+  expect(['stopped', 'failed', 'cancelled']).toContain(turn.status);
+  // Every call in the transcript has exactly one result.
+  const calls = turn.transcript.flatMap((m) => (m.role === 'assistant' ? (m.toolCalls ?? []).map((c) => c.id) : []));
+  const results = turn.transcript.flatMap((m) => (m.role === 'tool' ? [m.result.callId] : []));
+  expect(calls.length).toBeGreaterThan(0);
+  expect([...results].sort()).toEqual([...calls].sort());
+  // Every acknowledged decision is applied (and every decision written, acknowledged or not).
+  for (const callId of acknowledged) {
+    expect(turn.decisions.find((d) => d.kind === 'decision' && d.callId === callId)?.status).toBe('applied');
+  }
+  expect(turn.decisions.filter((d) => d.status !== 'applied')).toEqual([]);
+  return {
+    status: turn.status,
+    results: turn.transcript.flatMap((m) =>
+      m.role === 'tool' ? [`${m.result.callId}:${JSON.stringify(m.result.output).slice(0, 24)}`] : [],
+    ),
+  };
+}
+
+/** Opens the store and a plain connection to the same database (for the side-effects table). */
+async function open(url: string, schema: string): Promise<{ store: Store; sql: Sql }> {
+  const sql = url.startsWith('postgres') ? await openPostgres(url, schema) : await openPGlite(url, undefined);
+  await migrate(sql);
+  return { store: createStore(sql), sql };
+}
+
+/** Times each call's side effect ran. */
+async function sideEffects(sql: Sql, turnId: string): Promise<Record<string, number>> {
+  const rows = await sql.query('SELECT call_id, count(*)::int AS n FROM crash_side_effects WHERE turn_id = $1 GROUP BY call_id', [
+    turnId,
+  ]);
+  return Object.fromEntries(rows.map((r) => [String(r.call_id), Number(r.n)]));
+}
+
+/** One test per crash point; `target` gives each its database (a PGlite directory, or a Postgres schema). */
+function crashSuite(name: string, skip: string | false, target: (at: string) => { url: string; schema: string }): void {
+  describe.skipIf(Boolean(skip))(`crash points: ${name}${skip ? ` (skipped: ${skip})` : ''}`, () => {
+    for (const { at, what } of CASES) {
+      it(`SIGKILL at ${at} (${what}): another process recovers the turn`, async () => {
+        const { url, schema } = target(at);
+        const turnId = `crash_${at.replace(':', '_')}`;
+        const before = await open(url, schema);
+        await before.store.submit({ agent: 'crash', input: 'add, then pay', id: turnId });
+        await before.store.close();
+
+        const crashed = await drive(url, schema, turnId, at);
+        expect(crashed.signal, crashed.stderr).toBe('SIGKILL');
+        expect(crashed.stderr).toContain(`crash point ${at.split(':')[0]} reached`);
+        const recovered = await drive(url, schema, turnId);
+        expect(recovered.code, recovered.stderr).toBe(0);
+
+        const acknowledged = `${crashed.stdout}${recovered.stdout}`.match(/^acknowledged \S+$/gm)?.map((l) => l.slice(13)) ?? [];
+        const { store, sql } = await open(url, schema);
+        try {
+          const seen = await invariants(store, turnId, acknowledged);
+          // Each call's side effect ran at most once.
+          const effects = await sideEffects(sql, turnId);
+          for (const [callId, times] of Object.entries(effects))
+            expect(times, `side effects of ${callId}`).toBeLessThanOrEqual(1);
+          testLog(`crash at ${at} (${name}):`, JSON.stringify({ ...seen, sideEffects: effects, acknowledged }));
+        } finally {
+          await store.close();
+        }
+      }, 120_000);
+    }
+  });
+}
+
+const dir = mkdtempSync(join(tmpdir(), 'turnkit-crash-'));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+crashSuite('PGlite (a data directory, one process at a time)', false, (at) => ({
+  url: join(dir, at.replace(':', '_')),
+  schema: '-',
+}));
+
+// A schema per case: a worker claims any runnable turn, and each case's turn must be its own.
+const schemas: string[] = [];
+afterAll(async () => {
+  for (const schema of schemas) await dropSchema(schema);
+});
+crashSuite('Postgres', POSTGRES_URL === undefined ? WHY_SKIPPED : false, (at) => {
+  const schema = scratchSchema(`crash_${at.replace(':', '_')}`);
+  schemas.push(schema);
+  return { url: POSTGRES_URL ?? '', schema };
+});
