@@ -7,6 +7,8 @@ import { serve as listen } from '@hono/node-server';
 import type { Store } from '@turnkit/store';
 import { Hono } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
+import { HTTPException } from 'hono/http-exception';
+import type { ContentfulStatusCode } from 'hono/utils/http-status';
 import { secureHeaders } from 'hono/secure-headers';
 import { createApi } from './api.js';
 import { createConsole } from './console/app.js';
@@ -85,6 +87,12 @@ export function createServer(options: ServerOptions): Hono {
       : c.text('Not found.', 404),
   );
   app.onError((error, c) => {
+    // Hono's own 4xx (a body that is not JSON, say) are the caller's fault: said as such, not reported.
+    if (error instanceof HTTPException && error.status < 500)
+      return errorReply(c, error.status as ContentfulStatusCode, {
+        code: 'bad_request',
+        message: `${error.message || 'The request is malformed'}; send a JSON body with content-type application/json (see /api/openapi.json).`,
+      });
     options.onError?.(error);
     return errorReply(c, 500, { code: 'internal', message: 'The server failed to answer; the error went to its onError.' });
   });
