@@ -16,7 +16,8 @@ export function errorReply<S extends ContentfulStatusCode>(c: Context, status: S
 }
 
 /** The first zod issue as an error naming the field (`body.agent`, `query.limit`, …). */
-export function validationError(where: string, error: z.ZodError): ApiError {
+export function validationError(target: string, error: z.ZodError): ApiError {
+  const where = target === 'json' ? 'body' : target === 'param' ? 'path' : target;
   const issue = error.issues[0];
   const path = [where, ...(issue?.path ?? []).map(String)].join('.');
   const field = issue?.code === 'unrecognized_keys' ? `${path}.${issue.keys.join(', ')}` : path;

@@ -120,8 +120,8 @@ describe('the HTTP API', () => {
     };
     const noAgent = await post('/api/turns', JSON.stringify({ input: 'hi' }));
     expect(noAgent.status).toBe(400);
-    expect(noAgent.body.error.field).toBe('json.agent');
-    expect(noAgent.body.error.message).toMatch(/^json\.agent: /);
+    expect(noAgent.body.error.field).toBe('body.agent');
+    expect(noAgent.body.error.message).toMatch(/^body\.agent: /);
 
     const extra = await post('/api/turns', JSON.stringify({ agent: 'support', inptu: 'typo' }));
     expect(extra.status).toBe(400);
@@ -133,7 +133,7 @@ describe('the HTTP API', () => {
 
     const badDecision = await post('/api/turns/turn_x/decisions', JSON.stringify({ decisions: { call_1: { type: 'maybe' } } }));
     expect(badDecision.status).toBe(400);
-    expect(badDecision.body.error.field).toBe('json.decisions.call_1.type');
+    expect(badDecision.body.error.field).toBe('body.decisions.call_1.type');
 
     const notJson = await post('/api/turns', '{not json');
     expect(notJson.status).toBe(400);
