@@ -5,7 +5,7 @@ import { mkdtemp } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { BIN, REPO } from './run-cli.js';
+import { BIN, REPO, turnkit } from './run-cli.js';
 
 interface Served {
   readonly url: string;
@@ -70,5 +70,25 @@ describe('turnkit serve', () => {
     });
     expect(submitted.status).toBe(201);
     expect(await served.stop()).toBe(0);
+  });
+});
+
+describe('turnkit serve: help and bad flags', () => {
+  it('--help shows usage, examples and where the token comes from (exit 0)', async () => {
+    const run = await turnkit(['serve', '--help']);
+    expect(run.code).toBe(0);
+    expect(run.stdout).toContain('Usage: turnkit serve');
+    expect(run.stdout).toMatch(/Examples?:\n {2}\$ turnkit serve/);
+    expect(run.stdout).toContain('TURNKIT_SERVER_TOKEN');
+  });
+
+  it.each([
+    [['--port', '99999'], /Expected a port from 0 to 65535/],
+    [['--store', 'mysql://x'], /does not know the URL scheme/],
+  ])('turnkit serve %s: one line on stderr, exit 2', async (args, message) => {
+    const run = await turnkit(['serve', ...args], { env: { TURNKIT_SERVER_TOKEN: 'env-token-0123456789-abcdefghijklmnop' } });
+    expect(run.code).toBe(2);
+    expect(run.stderr).toMatch(message);
+    expect(run.stderr.trim().split('\n')).toHaveLength(1);
   });
 });

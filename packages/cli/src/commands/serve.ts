@@ -24,7 +24,10 @@ export async function serveCommand(flags: ServeFlags): Promise<number> {
   } catch (error) {
     throw new UsageError(error instanceof Error ? error.message : String(error));
   }
-  const store = await openStore(flags.store);
+  const store = await openStore(flags.store).catch((error: unknown) => {
+    // A URL openStore does not know, or a missing driver package: the user's to fix.
+    throw error instanceof TypeError ? new UsageError(error.message) : error;
+  });
   const server = await serve({ store, token: token.check, host: flags.host, port: flags.port }).catch(async (error: unknown) => {
     await store.close();
     throw new UsageError(`cannot listen on ${flags.host}:${flags.port}: ${error instanceof Error ? error.message : String(error)}`);
