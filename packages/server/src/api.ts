@@ -65,7 +65,7 @@ export const routes = {
     path: '/turns/{id}/events',
     summary: 'The turn as server-sent events: its history, then what happens, until it ends.',
     description:
-      'Events `message`, `notice` and `status` (data: the store\'s watch event as JSON, id: its seq), then `end`. Resume with `after` or the Last-Event-ID header.',
+      "Events `message`, `notice` and `status` (data: the store's watch event as JSON, id: its seq), then `end`. Resume with `after` or the Last-Event-ID header.",
     security,
     request: { params: TurnParams, query: EventsQuery },
     responses: {
@@ -113,11 +113,18 @@ export function createApi(store: Store, options: { readonly pollMs: number }): O
   api.openapi(routes.submit, async (c) => {
     const submit = c.req.valid('json');
     if (submit.id !== undefined && (await store.get(submit.id)) !== null)
-      return errorReply(c, 409, { code: 'conflict', message: `A turn with id '${submit.id}' exists; pick another id or leave id out.`, field: 'body.id' });
+      return errorReply(c, 409, {
+        code: 'conflict',
+        message: `A turn with id '${submit.id}' exists; pick another id or leave id out.`,
+        field: 'body.id',
+      });
     try {
       // The store checks the limits (a RangeError naming a bad one becomes a 400).
       const limits = submit.limits as TurnLimitsInput | undefined;
-      return c.json({ id: await store.submit({ agent: submit.agent, ...definedProps({ input: submit.input, id: submit.id, limits }) }) }, 201);
+      return c.json(
+        { id: await store.submit({ agent: submit.agent, ...definedProps({ input: submit.input, id: submit.id, limits }) }) },
+        201,
+      );
     } catch (error) {
       return errorReply(c, 400, callerError(error));
     }
@@ -149,7 +156,9 @@ export function createApi(store: Store, options: { readonly pollMs: number }): O
     const { id } = c.req.valid('param');
     // Rebuilt from the raw body with own properties: a call id such as `__proto__` stays a plain key.
     const raw = (await c.req.json()) as { decisions: Record<string, unknown> };
-    const decisions = Object.fromEntries(Object.entries(raw.decisions).map(([callId, d]) => [callId, Decision.parse(d) as ApprovalDecision]));
+    const decisions = Object.fromEntries(
+      Object.entries(raw.decisions).map(([callId, d]) => [callId, Decision.parse(d) as ApprovalDecision]),
+    );
     const problem = await decideProblem(store, id, Object.keys(decisions));
     if (problem !== null) return errorReply(c, problem.status, problem.error);
     try {
@@ -168,7 +177,11 @@ export function createApi(store: Store, options: { readonly pollMs: number }): O
 
   api.doc31('/openapi.json', {
     openapi: '3.1.0',
-    info: { title: 'turnkit server', version: '1', description: 'Durable turns over HTTP. Every route needs `Authorization: Bearer <token>`.' },
+    info: {
+      title: 'turnkit server',
+      version: '1',
+      description: 'Durable turns over HTTP. Every route needs `Authorization: Bearer <token>`.',
+    },
     servers: [{ url: '/api' }],
   });
   return api;
@@ -178,7 +191,10 @@ export function createApi(store: Store, options: { readonly pollMs: number }): O
 async function decideProblem(store: Store, id: string, callIds: readonly string[]) {
   const turn = await store.get(id);
   if (turn === null)
-    return { status: 404 as const, error: { code: 'not_found', message: `There is no turn '${id}'; list turns with GET /api/turns.` } };
+    return {
+      status: 404 as const,
+      error: { code: 'not_found', message: `There is no turn '${id}'; list turns with GET /api/turns.` },
+    };
   if (turn.status !== 'awaiting_approval')
     return {
       status: 409 as const,

@@ -16,7 +16,14 @@ export function startAfter(c: Context, after: number | undefined): number {
 }
 
 /** Streams the turn's watch events as SSE until the turn ends or the reader disconnects. */
-export function watchStream(c: Context, store: Store, id: string, after: number, messages: EventMessages, pollMs: number): Response {
+export function watchStream(
+  c: Context,
+  store: Store,
+  id: string,
+  after: number,
+  messages: EventMessages,
+  pollMs: number,
+): Response {
   return streamSSE(c, async (stream) => {
     const abort = new AbortController();
     stream.onAbort(() => abort.abort());

@@ -103,7 +103,10 @@ export const Decided = z
   .object({ accepted: z.array(z.string()), ignored: z.array(z.string()) })
   .openapi('Decided', { description: 'The first decision per call wins; later ones are ignored.' });
 
-export const CancelBody = z.object({ reason: z.string().max(2000).optional() }).strict().openapi('Cancel');
+export const CancelBody = z
+  .object({ reason: z.string().max(2000).optional() })
+  .strict()
+  .openapi('Cancel');
 export const Cancelled = z.object({ cancelled: z.boolean() }).openapi('Cancelled');
 
 export const TurnParams = z.object({ id: Id.openapi({ param: { name: 'id', in: 'path' }, example: 'turn_1' }) });

@@ -72,13 +72,19 @@ export function createServer(options: ServerOptions): Hono {
     bodyLimit({
       maxSize: maxBodyBytes,
       onError: (c) =>
-        errorReply(c, 413, { code: 'body_too_large', message: `The body is over ${maxBodyBytes} bytes; send less (the limit is the server's maxBodyBytes).` }),
+        errorReply(c, 413, {
+          code: 'body_too_large',
+          message: `The body is over ${maxBodyBytes} bytes; send less (the limit is the server's maxBodyBytes).`,
+        }),
     }),
   );
   app.route('/api', createApi(options.store, { pollMs }));
 
   app.use('/console/*', bodyLimit({ maxSize: 16 * 1024, onError: (c) => c.text('The form is too large.', 413) }));
-  app.route('/console', createConsole({ store: options.store, token, pollMs, sessionTtlMs: options.sessionTtlMs ?? 12 * 3600_000 }));
+  app.route(
+    '/console',
+    createConsole({ store: options.store, token, pollMs, sessionTtlMs: options.sessionTtlMs ?? 12 * 3600_000 }),
+  );
   app.get('/', (c) => c.redirect('/console', 302));
 
   app.notFound((c) =>

@@ -21,7 +21,9 @@ describe('the HTTP API', () => {
     await waitForStatus(t.store, id, 'awaiting_approval');
 
     const turn = (await (await t.api(`/api/turns/${id}`)).json()) as { parked: { call: { id: string; input: unknown } }[] };
-    expect(turn.parked.map((p) => p.call)).toEqual([{ id: 'call_1', name: 'refund', input: { order: 'A-17', amount: 49.9, currency: 'EUR' } }]);
+    expect(turn.parked.map((p) => p.call)).toEqual([
+      { id: 'call_1', name: 'refund', input: { order: 'A-17', amount: 49.9, currency: 'EUR' } },
+    ]);
 
     const waiting = (await (await t.api('/api/turns?status=awaiting_approval')).json()) as { turns: { id: string }[] };
     expect(waiting.turns.map((x) => x.id)).toContain(id);
@@ -97,7 +99,11 @@ describe('the HTTP API', () => {
   });
 
   it('pages through the list with the cursor', async () => {
-    const ids = [await submit('Where is my order P-1?'), await submit('Where is my order P-2?'), await submit('Where is my order P-3?')];
+    const ids = [
+      await submit('Where is my order P-1?'),
+      await submit('Where is my order P-2?'),
+      await submit('Where is my order P-3?'),
+    ];
     const seen: string[] = [];
     let cursor: string | null = '';
     while (cursor !== null) {
@@ -151,7 +157,10 @@ describe('the HTTP API', () => {
     const dup = await t.api('/api/turns', { method: 'POST', body: JSON.stringify({ agent: 'support', id }) });
     expect(dup.status).toBe(409);
     await waitForStatus(t.store, id, 'stopped');
-    const late = await t.api(`/api/turns/${id}/decisions`, { method: 'POST', body: JSON.stringify({ decisions: { call_1: { type: 'approve' } } }) });
+    const late = await t.api(`/api/turns/${id}/decisions`, {
+      method: 'POST',
+      body: JSON.stringify({ decisions: { call_1: { type: 'approve' } } }),
+    });
     expect(late.status).toBe(409);
     expect(((await late.json()) as { error: { message: string } }).error.message).toContain('not waiting for approval');
   });

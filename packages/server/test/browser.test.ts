@@ -4,7 +4,7 @@
 
 import { existsSync } from 'node:fs';
 import { copyFile, mkdir } from 'node:fs/promises';
-import { type Browser, type BrowserContext, chromium, type Page } from 'playwright-core';
+import { type Browser, type BrowserContext, chromium, type Locator, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { testLog } from '../../../test-log.js';
 import { startServer, type TestServer, TOKEN, waitForStatus } from './helpers.js';
@@ -17,12 +17,20 @@ let t: TestServer;
 let browser: Browser;
 
 beforeAll(async () => {
-  if (!existsSync(CHROMIUM)) throw new Error(`${CHROMIUM} is missing: install Debian's chromium (apt-get install -y chromium); .ci/run does.`);
+  if (!existsSync(CHROMIUM))
+    throw new Error(`${CHROMIUM} is missing: install Debian's chromium (apt-get install -y chromium); .ci/run does.`);
   t = await startServer();
   browser = await chromium.launch({
     executablePath: CHROMIUM,
     headless: true,
-    args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'],
+    args: [
+      '--no-sandbox',
+      '--disable-gpu',
+      '--disable-background-networking',
+      '--disable-component-update',
+      '--disable-sync',
+      '--no-first-run',
+    ],
   });
   await mkdir(ARTIFACTS, { recursive: true });
 });
@@ -32,9 +40,9 @@ afterAll(async () => {
   await t?.close();
 });
 
-async function screenshot(page: Page, name: string): Promise<void> {
+async function screenshot(page: Page, name: string, element?: Locator): Promise<void> {
   const path = new URL(`${name}.png`, ARTIFACTS);
-  await page.screenshot({ path: path.pathname });
+  await (element ?? page).screenshot({ path: path.pathname });
   if (process.env.TURNKIT_UPDATE_SCREENSHOTS === '1') {
     await mkdir(DOCS, { recursive: true });
     await copyFile(path, new URL(`console-${name}.png`, DOCS));
@@ -44,14 +52,13 @@ async function screenshot(page: Page, name: string): Promise<void> {
 /** A fresh browser context that records layout shifts not caused by input. */
 async function newContext(width = 1280, height = 900): Promise<BrowserContext> {
   const context = await browser.newContext({ viewport: { width, height } });
-  await context.addInitScript(() => {
-    const w = window as unknown as { __shift: number };
-    w.__shift = 0;
+  // Runs in the page (a string: the test program has no DOM types).
+  await context.addInitScript(`
+    window.__shift = 0;
     new PerformanceObserver((list) => {
-      for (const entry of list.getEntries() as unknown as { value: number; hadRecentInput: boolean }[])
-        if (!entry.hadRecentInput) w.__shift += entry.value;
+      for (const entry of list.getEntries()) if (!entry.hadRecentInput) window.__shift += entry.value;
     }).observe({ type: 'layout-shift', buffered: true });
-  });
+  `);
   return context;
 }
 
@@ -90,6 +97,7 @@ describe('the console in chromium', () => {
     expect(await page.locator('.diagram').getAttribute('data-current')).toBe('awaiting_approval');
     await page.locator('#timeline li[data-seq="7"]').waitFor();
     await screenshot(page, 'parked');
+    await screenshot(page, 'machine', page.locator('.diagram'));
 
     await page.getByRole('button', { name: 'Approve', exact: true }).click();
     await page.locator('[data-panel="summary"] .badge[data-status="stopped"]').waitFor();
@@ -97,7 +105,7 @@ describe('the console in chromium', () => {
     await page.getByText('Done: refunded 49.9 EUR for A-17.').first().waitFor();
     expect(await page.locator('#timeline .event-status .badge').last().textContent()).toBe('stopped');
     // Events streamed in after the page loaded; nothing moved that was already on screen.
-    const shift = await page.evaluate(() => (window as unknown as { __shift: number }).__shift);
+    const shift = await page.evaluate<number>('window.__shift');
     testLog('layout shift while the approved turn ran to its end:', shift);
     expect(shift).toBeLessThan(0.01);
     await screenshot(page, 'stopped');
@@ -113,12 +121,12 @@ describe('the console in chromium', () => {
     let name: string | null = null;
     for (let i = 0; i < 30 && name !== 'reason'; i += 1) {
       await page.keyboard.press('Tab');
-      name = await page.evaluate(() => document.activeElement?.getAttribute('name') ?? null);
+      name = await page.evaluate<string | null>("document.activeElement?.getAttribute('name') ?? null");
     }
     expect(name).toBe('reason');
     await page.keyboard.type('C-9 was refunded last week');
     await page.keyboard.press('Tab');
-    expect(await page.evaluate(() => document.activeElement?.textContent)).toBe('Reject');
+    expect(await page.evaluate<string | undefined>('document.activeElement?.textContent')).toBe('Reject');
     await page.keyboard.press('Enter');
     await page.locator('[data-panel="summary"] .badge[data-status="stopped"]').waitFor();
     await page.locator('[data-panel="transcript"]').getByText('C-9 was refunded last week').first().waitFor();
@@ -142,11 +150,11 @@ describe('the console in chromium', () => {
     const id = await submitParked('Refund order N-360, 7.50 EUR.');
     const context = await newContext(360, 780);
     const page = await signIn(context);
-    expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(360);
+    expect(await page.evaluate<number>('document.documentElement.scrollWidth')).toBeLessThanOrEqual(360);
     await screenshot(page, 'list-360');
     await page.goto(`${t.url}/console/turns/${id}`);
     await page.locator('#timeline li').first().waitFor();
-    expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(360);
+    expect(await page.evaluate<number>('document.documentElement.scrollWidth')).toBeLessThanOrEqual(360);
     await screenshot(page, 'turn-360');
     await context.close();
   });

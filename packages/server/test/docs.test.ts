@@ -18,7 +18,9 @@ describe('examples/api-client.ts (docs/console.md)', () => {
     const printed = `${lines.join('\n')}\n`;
     expect(printed).toContain('statuses dispatching → awaiting_approval → executing_approved → steering → stopped');
     const section = doc().split('## The HTTP API\n')[1] ?? '';
-    expect(section.match(/```ts\n([\s\S]*?)```/)?.[1]).toBe(readFileSync(new URL('../examples/api-client.ts', import.meta.url), 'utf8'));
+    expect(section.match(/```ts\n([\s\S]*?)```/)?.[1]).toBe(
+      readFileSync(new URL('../examples/api-client.ts', import.meta.url), 'utf8'),
+    );
     expect(section.match(/It prints:\n\n```text\n([\s\S]*?)```/)?.[1]).toBe(printed);
   });
 

@@ -1,5 +1,6 @@
 // A real server on 127.0.0.1 over an in-memory store, with a worker running the demo agents.
 
+import { definedProps } from '@turnkit/core';
 import { createWorker, openStore, type Store, type Worker } from '@turnkit/store';
 import { demoAgents } from '../examples/demo-agents.js';
 import { type RunningServer, serve } from '../src/index.js';
@@ -16,10 +17,17 @@ export interface TestServer {
   close(): Promise<void>;
 }
 
-export async function startServer(options: { readonly maxBodyBytes?: number; readonly start?: boolean } = {}): Promise<TestServer> {
+export async function startServer(
+  options: { readonly maxBodyBytes?: number; readonly start?: boolean } = {},
+): Promise<TestServer> {
   const store = await openStore('memory://');
   const worker = createWorker({ store, agents: demoAgents, pollMs: 20 });
-  const server = await serve({ store, token: TOKEN, pollMs: 30, ...(options.maxBodyBytes ? { maxBodyBytes: options.maxBodyBytes } : {}) });
+  const server = await serve({
+    store,
+    token: TOKEN,
+    pollMs: 30,
+    ...definedProps({ maxBodyBytes: options.maxBodyBytes }),
+  });
   if (options.start !== false) worker.start();
   return {
     url: server.url,
@@ -29,7 +37,11 @@ export async function startServer(options: { readonly maxBodyBytes?: number; rea
     api: (path, init = {}) =>
       fetch(`${server.url}${path}`, {
         ...init,
-        headers: { authorization: `Bearer ${TOKEN}`, 'content-type': 'application/json', ...(init.headers as Record<string, string>) },
+        headers: {
+          authorization: `Bearer ${TOKEN}`,
+          'content-type': 'application/json',
+          ...(init.headers as Record<string, string>),
+        },
       }),
     async close() {
       await server.close();

@@ -32,7 +32,8 @@ describe('the OpenAPI description', () => {
       .map((r) => `${r.method} ${r.path.replace(/:([a-z]+)/g, '{$1}')}`);
     await store.close();
     expect([...new Set(served)].sort()).toEqual(operations(doc).sort());
-    for (const ops of Object.values(doc.paths)) for (const op of Object.values(ops)) expect(op.security).toEqual([{ bearer: [] }]);
+    for (const ops of Object.values(doc.paths))
+      for (const op of Object.values(ops)) expect(op.security).toEqual([{ bearer: [] }]);
   });
 
   it('describes what each route really answers: status codes documented, bodies matching the schemas', async () => {
@@ -44,15 +45,27 @@ describe('the OpenAPI description', () => {
     const post = (body: unknown): RequestInit => ({ method: 'POST', body: JSON.stringify(body) });
     // Every documented operation, with requests that reach its documented answers.
     const tries: Record<keyof typeof routes, [string, RequestInit][]> = {
-      submit: [['/api/turns', post({ agent: 'support', input: 'Where is my order O-3?' })], ['/api/turns', post({})]],
-      list: [['/api/turns?limit=2', {}], ['/api/turns?status=nope', {}]],
-      get: [[`/api/turns/${parked}`, {}], ['/api/turns/turn_none', {}]],
+      submit: [
+        ['/api/turns', post({ agent: 'support', input: 'Where is my order O-3?' })],
+        ['/api/turns', post({})],
+      ],
+      list: [
+        ['/api/turns?limit=2', {}],
+        ['/api/turns?status=nope', {}],
+      ],
+      get: [
+        [`/api/turns/${parked}`, {}],
+        ['/api/turns/turn_none', {}],
+      ],
       events: [['/api/turns/turn_none/events', {}]],
       decide: [
         [`/api/turns/${parked}/decisions`, post({ decisions: { call_9: { type: 'approve' } } })],
         [`/api/turns/${parked}/decisions`, post({ decisions: { call_1: { type: 'approve' } } })],
       ],
-      cancel: [[`/api/turns/${other}/cancel`, post({ reason: 'test' })], ['/api/turns/turn_none/cancel', post({})]],
+      cancel: [
+        [`/api/turns/${other}/cancel`, post({ reason: 'test' })],
+        ['/api/turns/turn_none/cancel', post({})],
+      ],
     };
     expect(Object.keys(tries).sort()).toEqual(Object.keys(routes).sort());
     for (const [name, requests] of Object.entries(tries)) {

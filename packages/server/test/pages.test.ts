@@ -27,7 +27,9 @@ describe('pages escape everything from a turn', () => {
       seq: 1,
       message: { role: 'assistant', content: evil, toolCalls: [{ id: evil, name: evil, input: { x: evil } }] },
     }).value;
-    const transcript = transcriptView([{ role: 'tool', result: { callId: evil, name: evil, output: evil, isError: true } }]).value;
+    const transcript = transcriptView([
+      { role: 'tool', result: { callId: evil, name: evil, output: evil, isError: true } },
+    ]).value;
     for (const out of [item, transcript]) {
       expect(out).not.toContain('<img');
       expect(out).toContain('&lt;img');

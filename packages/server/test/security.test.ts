@@ -75,7 +75,10 @@ describe('who gets in', () => {
     const response = await t.api('/api/turns', { method: 'POST', body: big });
     expect(response.status).toBe(413);
     expect(((await response.json()) as { error: { code: string } }).error.code).toBe('body_too_large');
-    const form = await fetch(`${t.url}/console/login`, { method: 'POST', body: new URLSearchParams({ token: 'x'.repeat(20_000) }) });
+    const form = await fetch(`${t.url}/console/login`, {
+      method: 'POST',
+      body: new URLSearchParams({ token: 'x'.repeat(20_000) }),
+    });
     expect(form.status).toBe(413);
   });
 
@@ -105,7 +108,12 @@ describe('who gets in', () => {
     const { cookie, csrf } = await signIn();
     const id = await t.store.submit({ agent: 'support', input: 'Refund order X-1, 1 EUR.' });
     const post = (body: Record<string, string>, headers: Record<string, string> = { origin: t.url }) =>
-      fetch(`${t.url}/console/turns/${id}/cancel`, { method: 'POST', body: new URLSearchParams(body), headers: { cookie, ...headers }, redirect: 'manual' });
+      fetch(`${t.url}/console/turns/${id}/cancel`, {
+        method: 'POST',
+        body: new URLSearchParams(body),
+        headers: { cookie, ...headers },
+        redirect: 'manual',
+      });
     expect((await post({})).status).toBe(403);
     expect((await post({ csrf: `${csrf}x` })).status).toBe(403);
     expect((await post({ csrf }, { origin: 'https://evil.example' })).status).toBe(403);

@@ -30,7 +30,9 @@ export async function serveCommand(flags: ServeFlags): Promise<number> {
   });
   const server = await serve({ store, token: token.check, host: flags.host, port: flags.port }).catch(async (error: unknown) => {
     await store.close();
-    throw new UsageError(`cannot listen on ${flags.host}:${flags.port}: ${error instanceof Error ? error.message : String(error)}`);
+    throw new UsageError(
+      `cannot listen on ${flags.host}:${flags.port}: ${error instanceof Error ? error.message : String(error)}`,
+    );
   });
   const out = process.stdout;
   out.write(`turnkit serve: console ${server.url}/console · API ${server.url}/api (OpenAPI: ${server.url}/api/openapi.json)\n`);
@@ -38,7 +40,9 @@ export async function serveCommand(flags: ServeFlags): Promise<number> {
   if (token.created !== null) {
     out.write(`token (shown this once; only its hash is kept, in ${flags.tokenFile}):\n  ${token.created}\n`);
   } else {
-    out.write(token.source === 'env' ? `token: from ${TOKEN_ENV}\n` : `token: the one made on first start (hash in ${flags.tokenFile})\n`);
+    out.write(
+      token.source === 'env' ? `token: from ${TOKEN_ENV}\n` : `token: the one made on first start (hash in ${flags.tokenFile})\n`,
+    );
   }
   if (!LOOPBACK.test(flags.host))
     process.stderr.write(`turnkit serve: listening on ${flags.host}, not only this machine: put TLS in front of it.\n`);
@@ -58,13 +62,21 @@ function port(value: string): number {
 }
 
 /** Adds `serve` to the program. */
-export function addServeCommand(program: Command, configure: (command: Command) => Command, setExit: (code: number) => void): void {
+export function addServeCommand(
+  program: Command,
+  configure: (command: Command) => Command,
+  setExit: (code: number) => void,
+): void {
   configure(program.command('serve'))
     .description('Serve the HTTP API and the web console for the turns in a store.')
     .option('--store <url>', "the store: 'postgres://…', a PGlite directory, or 'memory://' (default ./.turnkit)")
     .option('--host <host>', 'the address to listen on', '127.0.0.1')
     .option('--port <port>', 'the port to listen on (0 picks a free one)', port, 4700)
-    .option('--token-file <file>', `where the hash of a generated token is kept (unless ${TOKEN_ENV} is set)`, '.turnkit-server-token')
+    .option(
+      '--token-file <file>',
+      `where the hash of a generated token is kept (unless ${TOKEN_ENV} is set)`,
+      '.turnkit-server-token',
+    )
     .addHelpText(
       'after',
       [

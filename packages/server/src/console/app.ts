@@ -3,7 +3,7 @@
 // session cookie is SameSite=Strict, the Origin must be this server's, and every form carries
 // the session's CSRF token.
 
-import type { ApprovalDecision } from '@turnkit/core';
+import { type ApprovalDecision, definedProps } from '@turnkit/core';
 import type { Store, StoredStatus } from '@turnkit/store';
 import { type Context, Hono } from 'hono';
 import { deleteCookie, getCookie, setCookie } from 'hono/cookie';
@@ -39,10 +39,22 @@ const DecideForm = z.object({
   reason: z.string().max(2000).optional(),
 });
 const CancelForm = z.object({ csrf: z.string(), reason: z.string().max(2000).optional() });
-const ListQuery = z.object({ status: z.enum(STATUSES as [StoredStatus, ...StoredStatus[]]).optional(), cursor: z.string().regex(/^\d{1,20}$/).optional() });
+const ListQuery = z.object({
+  status: z.enum(STATUSES as [StoredStatus, ...StoredStatus[]]).optional(),
+  cursor: z
+    .string()
+    .regex(/^\d{1,20}$/)
+    .optional(),
+});
 
 const problem = (c: Context, status: 400 | 403 | 404 | 409, message: string) =>
-  c.html(page({ title: 'Not done' }, html`<section class="card"><h1>Not done</h1><p class="error" role="alert">${message}</p><p><a href="/console">Back to the turns</a></p></section>`), status);
+  c.html(
+    page(
+      { title: 'Not done' },
+      html`<section class="card"><h1>Not done</h1><p class="error" role="alert">${message}</p><p><a href="/console">Back to the turns</a></p></section>`,
+    ),
+    status,
+  );
 
 export function createConsole(options: ConsoleOptions): Hono<Env> {
   const { store } = options;
@@ -50,9 +62,15 @@ export function createConsole(options: ConsoleOptions): Hono<Env> {
   const app = new Hono<Env>();
   const diagramCss = turnDiagram().css;
 
-  app.get('/assets/console.css', (c) => c.body(`${CONSOLE_CSS}\n${diagramCss}`, 200, { 'content-type': 'text/css; charset=utf-8', 'cache-control': 'no-cache' }));
-  app.get('/assets/console.js', (c) => c.body(CONSOLE_JS, 200, { 'content-type': 'text/javascript; charset=utf-8', 'cache-control': 'no-cache' }));
-  app.get('/assets/icon.svg', (c) => c.body(CONSOLE_ICON, 200, { 'content-type': 'image/svg+xml', 'cache-control': 'max-age=86400' }));
+  app.get('/assets/console.css', (c) =>
+    c.body(`${CONSOLE_CSS}\n${diagramCss}`, 200, { 'content-type': 'text/css; charset=utf-8', 'cache-control': 'no-cache' }),
+  );
+  app.get('/assets/console.js', (c) =>
+    c.body(CONSOLE_JS, 200, { 'content-type': 'text/javascript; charset=utf-8', 'cache-control': 'no-cache' }),
+  );
+  app.get('/assets/icon.svg', (c) =>
+    c.body(CONSOLE_ICON, 200, { 'content-type': 'image/svg+xml', 'cache-control': 'max-age=86400' }),
+  );
   app.use('*', csrf());
 
   app.get('/login', (c) => c.html(loginPage(null)));
@@ -73,11 +91,13 @@ export function createConsole(options: ConsoleOptions): Hono<Env> {
 
   app.use('*', async (c, next) => {
     const session = sessions.get(getCookie(c, SESSION_COOKIE));
-    if (session === null) return c.req.method === 'GET' ? c.redirect('/console/login', 303) : c.html(loginPage('Sign in first.'), 401);
+    if (session === null)
+      return c.req.method === 'GET' ? c.redirect('/console/login', 303) : c.html(loginPage('Sign in first.'), 401);
     c.set('session', session);
     if (c.req.method === 'POST') {
       const form = await c.req.parseBody();
-      if (!csrfMatches(session, form.csrf)) return problem(c, 403, 'This form is out of date or did not come from this console; reload the page and try again.');
+      if (!csrfMatches(session, form.csrf))
+        return problem(c, 403, 'This form is out of date or did not come from this console; reload the page and try again.');
     }
     await next();
   });
@@ -90,7 +110,7 @@ export function createConsole(options: ConsoleOptions): Hono<Env> {
 
   const listView = async (query: z.infer<typeof ListQuery>) => {
     const [list, waiting] = await Promise.all([
-      store.list({ limit: 50, ...(query.status === undefined ? {} : { status: query.status }), ...(query.cursor === undefined ? {} : { cursor: query.cursor }) }),
+      store.list({ limit: 50, ...definedProps({ status: query.status, cursor: query.cursor }) }),
       store.list({ status: 'awaiting_approval', limit: 1000 }),
     ]);
     return { list, waiting: waiting.turns.length };
@@ -98,10 +118,17 @@ export function createConsole(options: ConsoleOptions): Hono<Env> {
 
   app.get('/', async (c) => {
     const query = ListQuery.safeParse(c.req.query());
-    if (!query.success) return problem(c, 400, `The filter ${JSON.stringify(c.req.query())} is not one this console makes; pick one of the links.`);
+    if (!query.success)
+      return problem(c, 400, `The filter ${JSON.stringify(c.req.query())} is not one this console makes; pick one of the links.`);
     const { list, waiting } = await listView(query.data);
     const stream = `/console/stream?${new URLSearchParams(c.req.query()).toString()}`;
-    const body = listBody({ turns: list.turns, status: query.data.status, cursor: query.data.cursor, next: list.cursor, now: Date.now() });
+    const body = listBody({
+      turns: list.turns,
+      status: query.data.status,
+      cursor: query.data.cursor,
+      next: list.cursor,
+      now: Date.now(),
+    });
     return c.html(page({ title: 'Turns', csrf: c.get('session').csrf, waiting, stream }, body));
   });
 
@@ -136,26 +163,43 @@ export function createConsole(options: ConsoleOptions): Hono<Env> {
     const id = c.req.param('id');
     if ((await store.get(id)) === null) return c.body(null, 404);
     const csrfToken = c.get('session').csrf;
-    return watchStream(c, store, id, 0, async (event) => {
-      const item = { event: 'timeline', id: String(event.seq), data: timelineItem(event).value };
-      if (event.type === 'notice') return [item];
-      const turn = await store.get(id);
-      if (turn === null) return [item];
-      const panels = { ...turnPanels(turn, csrfToken), state: diagramState(turn.state, turn.status) };
-      return [item, { event: 'panels', data: JSON.stringify(panels) }];
-    }, options.pollMs);
+    return watchStream(
+      c,
+      store,
+      id,
+      0,
+      async (event) => {
+        const item = { event: 'timeline', id: String(event.seq), data: timelineItem(event).value };
+        if (event.type === 'notice') return [item];
+        const turn = await store.get(id);
+        if (turn === null) return [item];
+        const panels = { ...turnPanels(turn, csrfToken), state: diagramState(turn.state, turn.status) };
+        return [item, { event: 'panels', data: JSON.stringify(panels) }];
+      },
+      options.pollMs,
+    );
   });
 
   app.post('/turns/:id/decide', async (c) => {
     const id = c.req.param('id');
     const form = DecideForm.safeParse(await c.req.parseBody());
-    if (!form.success) return problem(c, 400, `The decision form is incomplete (${form.error.issues[0]?.path.join('.')}); reload the page and try again.`);
+    if (!form.success)
+      return problem(
+        c,
+        400,
+        `The decision form is incomplete (${form.error.issues[0]?.path.join('.')}); reload the page and try again.`,
+      );
     const { call, action, reason } = form.data;
     const decision: ApprovalDecision =
-      action === 'reject' ? { type: 'reject', ...(reason?.trim() ? { reason: reason.trim() } : {}) } : action === 'approve_always' ? { type: 'approve', remember: 'tool' } : { type: 'approve' };
+      action === 'reject'
+        ? { type: 'reject', ...definedProps({ reason: reason?.trim() || undefined }) }
+        : action === 'approve_always'
+          ? { type: 'approve', remember: 'tool' }
+          : { type: 'approve' };
     const turn = await store.get(id);
     if (turn === null) return problem(c, 404, `There is no turn '${id}'.`);
-    if (!turn.parked.some((p) => p.call.id === call)) return problem(c, 409, `Call '${call}' of turn '${id}' is not waiting for a decision (it may have been decided already).`);
+    if (!turn.parked.some((p) => p.call.id === call))
+      return problem(c, 409, `Call '${call}' of turn '${id}' is not waiting for a decision (it may have been decided already).`);
     try {
       await store.decide(id, Object.fromEntries([[call, decision]]));
     } catch (error) {

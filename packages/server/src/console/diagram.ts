@@ -35,7 +35,10 @@ export function renderDiagram(mermaid: string): Diagram {
     .replace(/^<svg([^>]*?) style="[^"]*"/, '<svg$1 role="img" aria-label="The turn machine\'s states and transitions"')
     // A compound state's first child is drawn with its full id; show its own name like its siblings.
     .replace(/<g class="node" data-id="([a-z_]+)__([a-z_]+)"[\s\S]*?<\/g>/g, (group, parent: string, child: string) =>
-      group.replaceAll(`"${parent}__${child}"`, `"${child}"`).replace(`data-id="${child}"`, `data-id="${parent}__${child}"`).replace(`>${parent}__${child}<`, `>${child}<`),
+      group
+        .replaceAll(`"${parent}__${child}"`, `"${child}"`)
+        .replace(`data-id="${child}"`, `data-id="${parent}__${child}"`)
+        .replace(`>${parent}__${child}<`, `>${child}<`),
     );
   const states = [...new Set([...svg.matchAll(/class="(?:node|subgraph)" data-id="([a-z_]+)"/g)].map((m) => m[1] ?? ''))].filter(
     (id) => id !== '' && !id.startsWith('_') && id !== 'any_status',

@@ -36,7 +36,8 @@ function messageItem(message: Message): Html {
       return html`<span class="kind">input</span><p class="text">${message.content}</p>`;
     case 'assistant':
       return html`<span class="kind">model reply</span>${message.content === '' ? '' : html`<p class="text">${message.content}</p>`}${message.toolCalls.map(
-        (call) => html`<div class="call"><span class="tool">${call.name}</span> <code>${call.id}</code>${jsonBlock(call.input, 'input')}</div>`,
+        (call) =>
+          html`<div class="call"><span class="tool">${call.name}</span> <code>${call.id}</code>${jsonBlock(call.input, 'input')}</div>`,
       )}`;
     case 'tool': {
       const { result } = message;
@@ -65,7 +66,8 @@ function noticeItem(notice: Notice): Html {
 /** A one-line summary of an outcome. */
 export function outcomeText(outcome: Outcome | null): string {
   if (outcome === null) return '';
-  if (outcome.status === 'stopped') return `${outcome.stopReason}: ${typeof outcome.output === 'string' ? outcome.output : JSON.stringify(outcome.output)}`;
+  if (outcome.status === 'stopped')
+    return `${outcome.stopReason}: ${typeof outcome.output === 'string' ? outcome.output : JSON.stringify(outcome.output)}`;
   if (outcome.status === 'failed') return `${outcome.error.kind}: ${outcome.error.message}`;
   return outcome.reason;
 }
@@ -90,7 +92,10 @@ export function transcriptView(transcript: readonly Message[]): Html {
       const output = typeof result.output === 'string' ? result.output : JSON.stringify(result.output);
       return html`<li class="msg msg-tool"><span class="who">${result.name} ${result.isError ? 'error' : 'result'}</span><p>${output}</p></li>`;
     }
-    const calls = message.role === 'assistant' ? message.toolCalls.map((c) => html`<code class="chip">${c.name}(${JSON.stringify(c.input)})</code>`) : [];
+    const calls =
+      message.role === 'assistant'
+        ? message.toolCalls.map((c) => html`<code class="chip">${c.name}(${JSON.stringify(c.input)})</code>`)
+        : [];
     return html`<li class="msg msg-${message.role}"><span class="who">${message.role === 'assistant' ? 'model' : message.role}</span>${message.content === '' ? '' : html`<p>${message.content}</p>`}${calls}</li>`;
   })}</ol>`;
 }

@@ -20,7 +20,11 @@ export class Sessions {
   ) {}
 
   create(now = Date.now()): Session {
-    const session = { id: randomBytes(32).toString('base64url'), csrf: randomBytes(32).toString('base64url'), expires: now + this.ttlMs };
+    const session = {
+      id: randomBytes(32).toString('base64url'),
+      csrf: randomBytes(32).toString('base64url'),
+      expires: now + this.ttlMs,
+    };
     // The oldest session goes first when there are too many (a Map keeps insertion order).
     if (this.#sessions.size >= this.max) this.#sessions.delete(this.#sessions.keys().next().value ?? '');
     this.#sessions.set(session.id, session);

@@ -22,14 +22,19 @@ const decisionLine = (entry: InboxEntry): Html => {
 /** The calls waiting for a person, each with exactly the input that will run and the three decisions. */
 export function parkedPanel(turn: StoredTurn, csrf: string): Html {
   const forms = turn.parked.map(
-    (p) => html`<form class="parked" method="post" action="/console/turns/${encodeURIComponent(turn.id)}/decide" data-call="${p.call.id}">
+    (
+      p,
+    ) => html`<form class="parked" method="post" action="/console/turns/${encodeURIComponent(turn.id)}/decide" data-call="${p.call.id}">
 <h3><span class="tool">${p.call.name}</span> <code>${p.call.id}</code></h3>${p.reason ? html`<p class="muted">${p.reason}</p>` : ''}
 <p class="label">This input will run:</p>${jsonBlock(p.call.input, `input of ${p.call.id}`)}
 <input type="hidden" name="csrf" value="${csrf}"><input type="hidden" name="call" value="${p.call.id}">
 <div class="actions"><button class="primary" name="action" value="approve">Approve</button><button name="action" value="approve_always" title="Approve, and approve later calls of ${p.call.name} without asking">Approve always</button>
 <span class="reject"><label for="reason-${p.call.id}" class="sr-only">Reason for rejecting ${p.call.id}</label><input id="reason-${p.call.id}" name="reason" placeholder="Reason (the model sees it)" maxlength="2000"><button class="danger" name="action" value="reject">Reject</button></span></div></form>`,
   );
-  const decided = turn.decisions.length === 0 ? '' : html`<h3 class="sub">Decisions</h3><ul class="decisions">${turn.decisions.map(decisionLine)}</ul>`;
+  const decided =
+    turn.decisions.length === 0
+      ? ''
+      : html`<h3 class="sub">Decisions</h3><ul class="decisions">${turn.decisions.map(decisionLine)}</ul>`;
   const none = turn.parked.length === 0 ? html`<p class="empty">Nothing is waiting for a person.</p>` : '';
   return html`${none}${forms}${decided}`;
 }
