@@ -2,10 +2,10 @@
 // nothing more, each route declared once with zod schemas; the OpenAPI description at
 // /api/openapi.json is generated from these declarations.
 
-import { createRoute, OpenAPIHono, type z } from '@hono/zod-openapi';
+import { createRoute, OpenAPIHono, z } from '@hono/zod-openapi';
 import { type ApprovalDecision, definedProps, type TurnLimitsInput } from '@turnkit/core';
 import type { Store } from '@turnkit/store';
-import { callerError, errorReply, validationError } from './errors.js';
+import { type ApiError, callerError, errorReply, validationError } from './errors.js';
 import { jsonMessage, startAfter, watchStream } from './events.js';
 import {
   CancelBody,
@@ -154,15 +154,12 @@ export function createApi(store: Store, options: { readonly pollMs: number }): O
 
   api.openapi(routes.decide, async (c) => {
     const { id } = c.req.valid('param');
-    // Rebuilt from the raw body with own properties: a call id such as `__proto__` stays a plain key.
-    const raw = (await c.req.json()) as { decisions: Record<string, unknown> };
-    const decisions = Object.fromEntries(
-      Object.entries(raw.decisions).map(([callId, d]) => [callId, Decision.parse(d) as ApprovalDecision]),
-    );
-    const problem = await decideProblem(store, id, Object.keys(decisions));
+    const decisions = ownDecisions((await c.req.json()) as { decisions: Record<string, unknown> });
+    if (!(decisions instanceof Map)) return errorReply(c, 400, decisions);
+    const problem = await decideProblem(store, id, [...decisions.keys()]);
     if (problem !== null) return errorReply(c, problem.status, problem.error);
     try {
-      const result = await store.decide(id, decisions);
+      const result = await store.decide(id, Object.fromEntries(decisions));
       return c.json({ accepted: [...result.accepted], ignored: [...result.ignored] }, 200);
     } catch (error) {
       return errorReply(c, 409, { code: 'conflict', message: error instanceof Error ? error.message : String(error) });
@@ -185,6 +182,26 @@ export function createApi(store: Store, options: { readonly pollMs: number }): O
     servers: [{ url: '/api' }],
   });
   return api;
+}
+
+/**
+ * The decisions as own keys, read from the raw JSON again: zod's record output drops a `__proto__`
+ * key, and any string core accepts is a call id. Every value is checked (the route checked the rest).
+ */
+function ownDecisions(raw: { decisions: Record<string, unknown> }): Map<string, ApprovalDecision> | ApiError {
+  const decisions = new Map<string, ApprovalDecision>();
+  for (const [callId, value] of Object.entries(raw.decisions)) {
+    const parsed = Decision.safeParse(value);
+    if (!parsed.success)
+      return validationError(
+        'json',
+        new z.ZodError(parsed.error.issues.map((i) => ({ ...i, path: ['decisions', callId, ...i.path] }))),
+      );
+    decisions.set(callId, parsed.data as ApprovalDecision);
+  }
+  if (decisions.size === 0)
+    return { code: 'invalid_body', message: 'body.decisions: decide at least one call.', field: 'body.decisions' };
+  return decisions;
 }
 
 /** Why a decision cannot be taken now (404/409 with a clear message), or null. */

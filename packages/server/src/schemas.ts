@@ -91,10 +91,7 @@ export const Decision = z
 
 export const DecideBody = z
   .object({
-    decisions: z
-      .record(z.string().min(1).max(256), Decision)
-      .refine((d) => Object.keys(d).length > 0, 'must decide at least one call')
-      .openapi({ example: { call_1: { type: 'approve' } } }),
+    decisions: z.record(z.string().min(1).max(256), Decision).openapi({ example: { call_1: { type: 'approve' } } }),
   })
   .strict()
   .openapi('Decide');

@@ -1,4 +1,6 @@
+import type { Model } from '@turnkit/core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { demoAgents } from '../examples/demo-agents.js';
 import { readSse, startServer, type TestServer, waitForStatus } from './helpers.js';
 
 let t: TestServer;
@@ -141,6 +143,13 @@ describe('the HTTP API', () => {
     expect(badDecision.status).toBe(400);
     expect(badDecision.body.error.field).toBe('body.decisions.call_1.type');
 
+    const none = await post('/api/turns/turn_x/decisions', JSON.stringify({ decisions: {} }));
+    expect(none.status).toBe(400);
+    expect(none.body.error.field).toBe('body.decisions');
+    const badProto = await post('/api/turns/turn_x/decisions', '{"decisions":{"__proto__":{"type":"maybe"}}}');
+    expect(badProto.status).toBe(400);
+    expect(badProto.body.error.field).toBe('body.decisions.__proto__.type');
+
     const notJson = await post('/api/turns', '{not json');
     expect(notJson.status).toBe(400);
 
@@ -163,5 +172,32 @@ describe('the HTTP API', () => {
     });
     expect(late.status).toBe(409);
     expect(((await late.json()) as { error: { message: string } }).error.message).toContain('not waiting for approval');
+  });
+});
+
+describe('call ids that are object keys', () => {
+  it('decides a call whose id is __proto__ through the API', async () => {
+    const refund = demoAgents.support?.tools?.find((tool) => tool.name === 'refund');
+    const model: Model = {
+      async generate(request) {
+        return request.messages.at(-1)?.role === 'tool'
+          ? { text: 'done', toolCalls: [] }
+          : { text: '', toolCalls: [{ id: '__proto__', name: 'refund', input: { order: 'P-1', amount: 1, currency: 'EUR' } }] };
+      },
+    };
+    const own = await startServer({ agents: { odd: { model, tools: refund ? [refund] : [] } } });
+    try {
+      const id = await own.store.submit({ agent: 'odd', input: 'refund' });
+      await waitForStatus(own.store, id, 'awaiting_approval');
+      // A raw body: JSON.parse keeps "__proto__" as an own key, and so must the server.
+      const response = await own.api(`/api/turns/${id}/decisions`, {
+        method: 'POST',
+        body: '{"decisions":{"__proto__":{"type":"approve"}}}',
+      });
+      expect(await response.json()).toEqual({ accepted: ['__proto__'], ignored: [] });
+      await waitForStatus(own.store, id, 'stopped');
+    } finally {
+      await own.close();
+    }
   });
 });

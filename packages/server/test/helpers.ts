@@ -1,7 +1,7 @@
 // A real server on 127.0.0.1 over an in-memory store, with a worker running the demo agents.
 
 import { definedProps } from '@turnkit/core';
-import { createWorker, openStore, type Store, type Worker } from '@turnkit/store';
+import { type AgentDefinition, createWorker, openStore, type Store, type Worker } from '@turnkit/store';
 import { demoAgents } from '../examples/demo-agents.js';
 import { type RunningServer, serve } from '../src/index.js';
 
@@ -18,17 +18,17 @@ export interface TestServer {
 }
 
 export async function startServer(
-  options: { readonly maxBodyBytes?: number; readonly start?: boolean } = {},
+  options: { readonly maxBodyBytes?: number; readonly agents?: Record<string, AgentDefinition> } = {},
 ): Promise<TestServer> {
   const store = await openStore('memory://');
-  const worker = createWorker({ store, agents: demoAgents, pollMs: 20 });
+  const worker = createWorker({ store, agents: options.agents ?? demoAgents, pollMs: 20 });
   const server = await serve({
     store,
     token: TOKEN,
     pollMs: 30,
     ...definedProps({ maxBodyBytes: options.maxBodyBytes }),
   });
-  if (options.start !== false) worker.start();
+  worker.start();
   return {
     url: server.url,
     store,

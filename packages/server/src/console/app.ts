@@ -21,7 +21,7 @@ import { timelineItem } from './parts.js';
 import { csrfMatches, SESSION_COOKIE, type Session, Sessions } from './sessions.js';
 import { diagramState } from './diagram.js';
 import { turnBody, turnPanels } from './turn-page.js';
-import { watchStream } from '../events.js';
+import { startAfter, watchStream } from '../events.js';
 
 export interface ConsoleOptions {
   readonly store: Store;
@@ -167,7 +167,7 @@ export function createConsole(options: ConsoleOptions): Hono<Env> {
       c,
       store,
       id,
-      0,
+      startAfter(c, undefined),
       async (event) => {
         const item = { event: 'timeline', id: String(event.seq), data: timelineItem(event).value };
         if (event.type === 'notice') return [item];
