@@ -129,6 +129,9 @@ export async function serve(options: ServeOptions): Promise<RunningServer> {
     const s = listen({ fetch: app.fetch, hostname: host, port: options.port ?? 0 }, () => resolve(s));
     s.once('error', reject);
   });
+  // Idle keep-alive sockets stay open a minute (Node's default is 5 s): a client that reuses one just
+  // as the server drops it gets a reset, which a busy process makes likely with a short timeout.
+  if ('keepAliveTimeout' in server) server.keepAliveTimeout = 60_000;
   const { port } = server.address() as AddressInfo;
   const shown = host.includes(':') ? `[${host}]` : host;
   return {

@@ -1,4 +1,3 @@
-import { createWorker, openStore } from '@turnkit/store';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createServer, routes } from '../src/index.js';
 import { startServer, type TestServer, TOKEN, waitForStatus } from './helpers.js';
@@ -25,12 +24,10 @@ describe('the OpenAPI description', () => {
     const doc = (await (await t.api('/api/openapi.json')).json()) as Doc;
     expect(doc.openapi).toBe('3.1.0');
     expect(doc.components.securitySchemes).toEqual({ bearer: { type: 'http', scheme: 'bearer' } });
-    const store = await openStore('memory://');
-    const app = createServer({ store, token: TOKEN });
+    const app = createServer({ store: t.store, token: TOKEN });
     const served = app.routes
       .filter((r) => r.path.startsWith('/api/') && r.method !== 'ALL' && r.path !== '/api/openapi.json')
       .map((r) => `${r.method} ${r.path.replace(/:([a-z]+)/g, '{$1}')}`);
-    await store.close();
     expect([...new Set(served)].sort()).toEqual(operations(doc).sort());
     for (const ops of Object.values(doc.paths))
       for (const op of Object.values(ops)) expect(op.security).toEqual([{ bearer: [] }]);
