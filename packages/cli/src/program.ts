@@ -10,6 +10,7 @@ import { Command, CommanderError, InvalidArgumentError, Option } from 'commander
 import { checkCommand } from './commands/check.js';
 import { GRAPH_FORMATS, graphCommand, type GraphFormat } from './commands/graph.js';
 import { replayCommand } from './commands/replay.js';
+import { addServeCommand } from './commands/serve.js';
 import { oneLine, UsageError } from './errors.js';
 import { PROVIDERS, type ProviderName, type ProviderOptions } from './provider.js';
 import { loadScenarioFile } from './scenario.js';
@@ -202,6 +203,8 @@ function buildProgram(setExit: (code: number) => void): Command {
     .action(async (flags: { maxIterations: number; loopThreshold: number; repairs: number; depth: number }) =>
       setExit(await checkCommand(flags)),
     );
+
+  addServeCommand(program, configure, setExit);
 
   return program;
 }

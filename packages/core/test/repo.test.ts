@@ -68,7 +68,18 @@ describe('set-up as the README says', () => {
 
 describe('every published package', () => {
   it('is the expected set', () => {
-    expect(published.sort()).toEqual(['ai-sdk', 'check', 'cli', 'core', 'dispatch', 'inline', 'store', 'stream', 'testing']);
+    expect(published.sort()).toEqual([
+      'ai-sdk',
+      'check',
+      'cli',
+      'core',
+      'dispatch',
+      'inline',
+      'server',
+      'store',
+      'stream',
+      'testing',
+    ]);
   });
 
   it.each(published)('%s: license, repository, homepage, bugs, keywords, public access, README', (dir) => {

@@ -1,0 +1,231 @@
+// The HTTP API under /api: the store's operations (submit, list, get, watch, decide, cancel) and
+// nothing more, each route declared once with zod schemas; the OpenAPI description at
+// /api/openapi.json is generated from these declarations.
+
+import { createRoute, OpenAPIHono, z } from '@hono/zod-openapi';
+import { type ApprovalDecision, definedProps, type TurnLimitsInput } from '@turnkit/core';
+import type { Store } from '@turnkit/store';
+import { type ApiError, callerError, errorReply, validationError } from './errors.js';
+import { jsonMessage, startAfter, watchStream } from './events.js';
+import {
+  CancelBody,
+  Cancelled,
+  DecideBody,
+  Decided,
+  Decision,
+  ErrorBody,
+  EventsQuery,
+  ListQuery,
+  StoredTurn,
+  Submitted,
+  SubmitBody,
+  TurnPage,
+  TurnParams,
+} from './schemas.js';
+
+const json = <T extends z.ZodType>(schema: T, description: string) => ({
+  content: { 'application/json': { schema } },
+  description,
+});
+const body = <T extends z.ZodType>(schema: T) => ({ body: { content: { 'application/json': { schema } }, required: true } });
+const errors = {
+  400: json(ErrorBody, 'The request is malformed; the error names the field.'),
+  401: json(ErrorBody, 'No bearer token, or the wrong one.'),
+  413: json(ErrorBody, 'The body is over the size limit.'),
+};
+const security = [{ bearer: [] }];
+
+export const routes = {
+  submit: createRoute({
+    method: 'post',
+    path: '/turns',
+    summary: 'Queue a turn for a worker that has its agent.',
+    security,
+    request: body(SubmitBody),
+    responses: { 201: json(Submitted, 'Queued.'), 409: json(ErrorBody, 'A turn with that id exists.'), ...errors },
+  }),
+  list: createRoute({
+    method: 'get',
+    path: '/turns',
+    summary: 'List turns, oldest first; pass `cursor` back for the next page.',
+    security,
+    request: { query: ListQuery },
+    responses: { 200: json(TurnPage, 'A page of turns.'), ...errors },
+  }),
+  get: createRoute({
+    method: 'get',
+    path: '/turns/{id}',
+    summary: 'One turn: status, state, transcript, parked calls, decisions, tool journal, outcome.',
+    security,
+    request: { params: TurnParams },
+    responses: { 200: json(StoredTurn, 'The turn.'), 404: json(ErrorBody, 'No such turn.'), ...errors },
+  }),
+  events: createRoute({
+    method: 'get',
+    path: '/turns/{id}/events',
+    summary: 'The turn as server-sent events: its history, then what happens, until it ends.',
+    description:
+      "Events `message`, `notice` and `status` (data: the store's watch event as JSON, id: its seq), then `end`. Resume with `after` or the Last-Event-ID header.",
+    security,
+    request: { params: TurnParams, query: EventsQuery },
+    responses: {
+      200: { content: { 'text/event-stream': { schema: { type: 'string' } } }, description: 'An event stream.' },
+      404: json(ErrorBody, 'No such turn.'),
+      ...errors,
+    },
+  }),
+  decide: createRoute({
+    method: 'post',
+    path: '/turns/{id}/decisions',
+    summary: 'Decide parked calls: approve, approve and remember, or reject with a reason.',
+    security,
+    request: { params: TurnParams, ...body(DecideBody) },
+    responses: {
+      200: json(Decided, 'Durable: the first decision per call wins.'),
+      404: json(ErrorBody, 'No such turn.'),
+      409: json(ErrorBody, 'The turn is not waiting for approval, or has no such parked call.'),
+      ...errors,
+    },
+  }),
+  cancel: createRoute({
+    method: 'post',
+    path: '/turns/{id}/cancel',
+    summary: 'Ask for the turn to be cancelled (false when it has already ended).',
+    security,
+    request: { params: TurnParams, ...body(CancelBody) },
+    responses: { 200: json(Cancelled, 'Durable.'), 404: json(ErrorBody, 'No such turn.'), ...errors },
+  }),
+} as const;
+
+const notFound = (c: Parameters<typeof errorReply>[0], id: string) =>
+  errorReply(c, 404, { code: 'not_found', message: `There is no turn '${id}'; list turns with GET /api/turns.` });
+
+/** The API routes (mounted under /api by the server, which adds the token check and body limit). */
+export function createApi(store: Store, options: { readonly pollMs: number }): OpenAPIHono {
+  const api = new OpenAPIHono({
+    defaultHook: (result, c) => {
+      if (!result.success) return errorReply(c, 400, validationError(result.target, result.error));
+      return undefined;
+    },
+  });
+  api.openAPIRegistry.registerComponent('securitySchemes', 'bearer', { type: 'http', scheme: 'bearer' });
+
+  api.openapi(routes.submit, async (c) => {
+    const submit = c.req.valid('json');
+    if (submit.id !== undefined && (await store.get(submit.id)) !== null)
+      return errorReply(c, 409, {
+        code: 'conflict',
+        message: `A turn with id '${submit.id}' exists; pick another id or leave id out.`,
+        field: 'body.id',
+      });
+    try {
+      // The store checks the limits (a RangeError naming a bad one becomes a 400).
+      const limits = submit.limits as TurnLimitsInput | undefined;
+      return c.json(
+        { id: await store.submit({ agent: submit.agent, ...definedProps({ input: submit.input, id: submit.id, limits }) }) },
+        201,
+      );
+    } catch (error) {
+      return errorReply(c, 400, callerError(error));
+    }
+  });
+
+  api.openapi(routes.list, async (c) => {
+    const { status, limit, cursor } = c.req.valid('query');
+    try {
+      const page = await store.list(definedProps({ status, limit, cursor }));
+      return c.json({ turns: [...page.turns], cursor: page.cursor }, 200);
+    } catch (error) {
+      return errorReply(c, 400, callerError(error));
+    }
+  });
+
+  api.openapi(routes.get, async (c) => {
+    const { id } = c.req.valid('param');
+    const turn = await store.get(id);
+    return turn === null ? notFound(c, id) : c.json(turn as unknown as z.infer<typeof StoredTurn>, 200);
+  });
+
+  api.openapi(routes.events, async (c) => {
+    const { id } = c.req.valid('param');
+    if ((await store.get(id)) === null) return notFound(c, id);
+    return watchStream(c, store, id, startAfter(c, c.req.valid('query').after), jsonMessage, options.pollMs);
+  });
+
+  api.openapi(routes.decide, async (c) => {
+    const { id } = c.req.valid('param');
+    const decisions = ownDecisions((await c.req.json()) as { decisions: Record<string, unknown> });
+    if (!(decisions instanceof Map)) return errorReply(c, 400, decisions);
+    const problem = await decideProblem(store, id, [...decisions.keys()]);
+    if (problem !== null) return errorReply(c, problem.status, problem.error);
+    try {
+      const result = await store.decide(id, Object.fromEntries(decisions));
+      return c.json({ accepted: [...result.accepted], ignored: [...result.ignored] }, 200);
+    } catch (error) {
+      return errorReply(c, 409, { code: 'conflict', message: error instanceof Error ? error.message : String(error) });
+    }
+  });
+
+  api.openapi(routes.cancel, async (c) => {
+    const { id } = c.req.valid('param');
+    if ((await store.get(id)) === null) return notFound(c, id);
+    return c.json({ cancelled: await store.cancel(id, c.req.valid('json').reason) }, 200);
+  });
+
+  api.doc31('/openapi.json', {
+    openapi: '3.1.0',
+    info: {
+      title: 'turnkit server',
+      version: '1',
+      description: 'Durable turns over HTTP. Every route needs `Authorization: Bearer <token>`.',
+    },
+    servers: [{ url: '/api' }],
+  });
+  return api;
+}
+
+/**
+ * The decisions as own keys, read from the raw JSON again: zod's record output drops a `__proto__`
+ * key, and any string core accepts is a call id. Every value is checked (the route checked the rest).
+ */
+function ownDecisions(raw: { decisions: Record<string, unknown> }): Map<string, ApprovalDecision> | ApiError {
+  const decisions = new Map<string, ApprovalDecision>();
+  for (const [callId, value] of Object.entries(raw.decisions)) {
+    const parsed = Decision.safeParse(value);
+    if (!parsed.success)
+      return validationError(
+        'json',
+        new z.ZodError(parsed.error.issues.map((i) => ({ ...i, path: ['decisions', callId, ...i.path] }))),
+      );
+    decisions.set(callId, parsed.data as ApprovalDecision);
+  }
+  if (decisions.size === 0)
+    return { code: 'invalid_body', message: 'body.decisions: decide at least one call.', field: 'body.decisions' };
+  return decisions;
+}
+
+/** Why a decision cannot be taken now (404/409 with a clear message), or null. */
+async function decideProblem(store: Store, id: string, callIds: readonly string[]) {
+  const turn = await store.get(id);
+  if (turn === null)
+    return {
+      status: 404 as const,
+      error: { code: 'not_found', message: `There is no turn '${id}'; list turns with GET /api/turns.` },
+    };
+  if (turn.status !== 'awaiting_approval')
+    return {
+      status: 409 as const,
+      error: { code: 'not_waiting', message: `Turn '${id}' is not waiting for approval (its status is ${turn.status}).` },
+    };
+  const parked = new Set((turn.state?.batch?.parked ?? []).map((p) => p.call.id));
+  const unknown = callIds.filter((callId) => !parked.has(callId));
+  if (unknown.length === 0) return null;
+  return {
+    status: 409 as const,
+    error: {
+      code: 'unknown_call',
+      message: `Turn '${id}' has no parked call ${unknown.map((u) => `'${u}'`).join(', ')}; its parked calls are ${[...parked].map((p) => `'${p}'`).join(', ')}.`,
+      field: 'body.decisions',
+    },
+  };
+}

@@ -1,0 +1,222 @@
+// The console's routes under /console: sign-in, the list (live), a turn's page (live), and the
+// decision and cancel forms. Forms are protected against cross-site requests three ways: the
+// session cookie is SameSite=Strict, the Origin must be this server's, and every form carries
+// the session's CSRF token.
+
+import { type ApprovalDecision, definedProps } from '@turnkit/core';
+import type { Store, StoredStatus } from '@turnkit/store';
+import { type Context, Hono } from 'hono';
+import { deleteCookie, getCookie, setCookie } from 'hono/cookie';
+import { csrf } from 'hono/csrf';
+import { streamSSE } from 'hono/streaming';
+import { z } from 'zod';
+import { html } from '../html.js';
+import { STATUSES } from '../schemas.js';
+import type { TokenCheck } from '../token.js';
+import { tokenMatches } from '../token.js';
+import { CONSOLE_CSS, CONSOLE_ICON, CONSOLE_JS } from './assets.js';
+import { turnDiagram } from './diagram.js';
+import { listBody, listRows, loginPage, page, waitingBadge } from './pages.js';
+import { timelineItem } from './parts.js';
+import { csrfMatches, SESSION_COOKIE, type Session, Sessions } from './sessions.js';
+import { diagramState } from './diagram.js';
+import { turnBody, turnPanels } from './turn-page.js';
+import { startAfter, watchStream } from '../events.js';
+
+export interface ConsoleOptions {
+  readonly store: Store;
+  readonly token: TokenCheck;
+  readonly pollMs: number;
+  readonly sessionTtlMs: number;
+}
+
+type Env = { Variables: { session: Session } };
+
+const DecideForm = z.object({
+  csrf: z.string(),
+  call: z.string().min(1).max(256),
+  action: z.enum(['approve', 'approve_always', 'reject']),
+  reason: z.string().max(2000).optional(),
+});
+const CancelForm = z.object({ csrf: z.string(), reason: z.string().max(2000).optional() });
+const ListQuery = z.object({
+  status: z.enum(STATUSES as [StoredStatus, ...StoredStatus[]]).optional(),
+  cursor: z
+    .string()
+    .regex(/^\d{1,20}$/)
+    .optional(),
+});
+
+const problem = (c: Context, status: 400 | 403 | 404 | 409, message: string) =>
+  c.html(
+    page(
+      { title: 'Not done' },
+      html`<section class="card"><h1>Not done</h1><p class="error" role="alert">${message}</p><p><a href="/console">Back to the turns</a></p></section>`,
+    ),
+    status,
+  );
+
+export function createConsole(options: ConsoleOptions): Hono<Env> {
+  const { store } = options;
+  const sessions = new Sessions(options.sessionTtlMs);
+  const app = new Hono<Env>();
+  const diagramCss = turnDiagram().css;
+
+  app.get('/assets/console.css', (c) =>
+    c.body(`${CONSOLE_CSS}\n${diagramCss}`, 200, { 'content-type': 'text/css; charset=utf-8', 'cache-control': 'no-cache' }),
+  );
+  app.get('/assets/console.js', (c) =>
+    c.body(CONSOLE_JS, 200, { 'content-type': 'text/javascript; charset=utf-8', 'cache-control': 'no-cache' }),
+  );
+  app.get('/assets/icon.svg', (c) =>
+    c.body(CONSOLE_ICON, 200, { 'content-type': 'image/svg+xml', 'cache-control': 'max-age=86400' }),
+  );
+  app.use('*', csrf());
+
+  app.get('/login', (c) => c.html(loginPage(null)));
+  app.post('/login', async (c) => {
+    const form = await c.req.parseBody();
+    if (!tokenMatches(options.token, typeof form.token === 'string' ? form.token : null))
+      return c.html(loginPage('That is not the server’s token.'), 401);
+    const session = sessions.create();
+    setCookie(c, SESSION_COOKIE, session.id, {
+      httpOnly: true,
+      sameSite: 'Strict',
+      path: '/console',
+      secure: new URL(c.req.url).protocol === 'https:',
+      maxAge: Math.floor(options.sessionTtlMs / 1000),
+    });
+    return c.redirect('/console', 303);
+  });
+
+  app.use('*', async (c, next) => {
+    const session = sessions.get(getCookie(c, SESSION_COOKIE));
+    if (session === null)
+      return c.req.method === 'GET' ? c.redirect('/console/login', 303) : c.html(loginPage('Sign in first.'), 401);
+    c.set('session', session);
+    if (c.req.method === 'POST') {
+      const form = await c.req.parseBody();
+      if (!csrfMatches(session, form.csrf))
+        return problem(c, 403, 'This form is out of date or did not come from this console; reload the page and try again.');
+    }
+    await next();
+  });
+
+  app.post('/logout', (c) => {
+    sessions.delete(c.get('session').id);
+    deleteCookie(c, SESSION_COOKIE, { path: '/console' });
+    return c.redirect('/console/login', 303);
+  });
+
+  const listView = async (query: z.infer<typeof ListQuery>) => {
+    const [list, waiting] = await Promise.all([
+      store.list({ limit: 50, ...definedProps({ status: query.status, cursor: query.cursor }) }),
+      store.list({ status: 'awaiting_approval', limit: 1000 }),
+    ]);
+    return { list, waiting: waiting.turns.length };
+  };
+
+  app.get('/', async (c) => {
+    const query = ListQuery.safeParse(c.req.query());
+    if (!query.success)
+      return problem(c, 400, `The filter ${JSON.stringify(c.req.query())} is not one this console makes; pick one of the links.`);
+    const { list, waiting } = await listView(query.data);
+    const stream = `/console/stream?${new URLSearchParams(c.req.query()).toString()}`;
+    const body = listBody({
+      turns: list.turns,
+      status: query.data.status,
+      cursor: query.data.cursor,
+      next: list.cursor,
+      now: Date.now(),
+    });
+    return c.html(page({ title: 'Turns', csrf: c.get('session').csrf, waiting, stream }, body));
+  });
+
+  app.get('/stream', (c) => {
+    const query = ListQuery.safeParse(c.req.query());
+    if (!query.success) return c.body(null, 400);
+    return streamSSE(c, async (stream) => {
+      let aborted = false;
+      stream.onAbort(() => {
+        aborted = true;
+      });
+      let last = '';
+      while (!aborted) {
+        const { list, waiting } = await listView(query.data);
+        const panels = JSON.stringify({ rows: listRows(list.turns, Date.now()).value, waiting: waitingBadge(waiting).value });
+        if (panels !== last) await stream.writeSSE({ event: 'panels', data: panels });
+        last = panels;
+        await stream.sleep(options.pollMs);
+      }
+    });
+  });
+
+  app.get('/turns/:id', async (c) => {
+    const turn = await store.get(c.req.param('id'));
+    if (turn === null) return problem(c, 404, `There is no turn '${c.req.param('id')}'.`);
+    const { waiting } = await listView({});
+    const stream = `/console/turns/${encodeURIComponent(turn.id)}/stream`;
+    return c.html(page({ title: turn.id, csrf: c.get('session').csrf, waiting, stream }, turnBody(turn, c.get('session').csrf)));
+  });
+
+  app.get('/turns/:id/stream', async (c) => {
+    const id = c.req.param('id');
+    if ((await store.get(id)) === null) return c.body(null, 404);
+    const csrfToken = c.get('session').csrf;
+    return watchStream(
+      c,
+      store,
+      id,
+      startAfter(c, undefined),
+      async (event) => {
+        const item = { event: 'timeline', id: String(event.seq), data: timelineItem(event).value };
+        if (event.type === 'notice') return [item];
+        const turn = await store.get(id);
+        if (turn === null) return [item];
+        const panels = { ...turnPanels(turn, csrfToken), state: diagramState(turn.state, turn.status) };
+        return [item, { event: 'panels', data: JSON.stringify(panels) }];
+      },
+      options.pollMs,
+    );
+  });
+
+  app.post('/turns/:id/decide', async (c) => {
+    const id = c.req.param('id');
+    const form = DecideForm.safeParse(await c.req.parseBody());
+    if (!form.success)
+      return problem(
+        c,
+        400,
+        `The decision form is incomplete (${form.error.issues[0]?.path.join('.')}); reload the page and try again.`,
+      );
+    const { call, action, reason } = form.data;
+    const decision: ApprovalDecision =
+      action === 'reject'
+        ? { type: 'reject', ...definedProps({ reason: reason?.trim() || undefined }) }
+        : action === 'approve_always'
+          ? { type: 'approve', remember: 'tool' }
+          : { type: 'approve' };
+    const turn = await store.get(id);
+    if (turn === null) return problem(c, 404, `There is no turn '${id}'.`);
+    if (!turn.parked.some((p) => p.call.id === call))
+      return problem(c, 409, `Call '${call}' of turn '${id}' is not waiting for a decision (it may have been decided already).`);
+    try {
+      await store.decide(id, Object.fromEntries([[call, decision]]));
+    } catch (error) {
+      return problem(c, 409, error instanceof Error ? error.message : String(error));
+    }
+    return c.redirect(`/console/turns/${encodeURIComponent(id)}`, 303);
+  });
+
+  app.post('/turns/:id/cancel', async (c) => {
+    const id = c.req.param('id');
+    const form = CancelForm.safeParse(await c.req.parseBody());
+    if (!form.success) return problem(c, 400, 'The cancel form is incomplete; reload the page and try again.');
+    if ((await store.get(id)) === null) return problem(c, 404, `There is no turn '${id}'.`);
+    const reason = form.data.reason?.trim();
+    await store.cancel(id, reason ? reason : 'cancelled from the console');
+    return c.redirect(`/console/turns/${encodeURIComponent(id)}`, 303);
+  });
+
+  return app;
+}

@@ -1,0 +1,103 @@
+// A turn's page: header, the calls waiting for a person, the live timeline, budgets spent, the
+// machine's diagram with the current state highlighted, and the transcript. The parts the live
+// stream re-renders are "panels" (`data-panel`), each a function of the stored turn.
+
+import type { TurnState } from '@turnkit/core';
+import type { InboxEntry, StoredTurn } from '@turnkit/store';
+import { type Html, html, raw } from '../html.js';
+import { TERMINAL } from '../schemas.js';
+import { diagramState, turnDiagram } from './diagram.js';
+import { jsonBlock, outcomeText, statusBadge, transcriptView } from './parts.js';
+
+const decisionLine = (entry: InboxEntry): Html => {
+  const what =
+    entry.kind === 'cancel'
+      ? html`cancel${entry.reason ? html`: <q>${entry.reason}</q>` : ''}`
+      : entry.decision?.type === 'approve'
+        ? html`<code>${entry.callId}</code> approved${entry.decision.remember ? html` (always, for this ${entry.decision.remember})` : ''}`
+        : html`<code>${entry.callId}</code> rejected${entry.decision?.type === 'reject' && entry.decision.reason ? html`: <q>${entry.decision.reason}</q>` : ''}`;
+  return html`<li>${what} <span class="muted">${entry.status}</span></li>`;
+};
+
+/** The calls waiting for a person, each with exactly the input that will run and the three decisions. */
+export function parkedPanel(turn: StoredTurn, csrf: string): Html {
+  const forms = turn.parked.map(
+    (
+      p,
+    ) => html`<form class="parked" method="post" action="/console/turns/${encodeURIComponent(turn.id)}/decide" data-call="${p.call.id}">
+<h3><span class="tool">${p.call.name}</span> <code>${p.call.id}</code></h3>${p.reason ? html`<p class="muted">${p.reason}</p>` : ''}
+<p class="label">This input will run:</p>${jsonBlock(p.call.input, `input of ${p.call.id}`)}
+<input type="hidden" name="csrf" value="${csrf}"><input type="hidden" name="call" value="${p.call.id}">
+<div class="actions"><button class="primary" name="action" value="approve">Approve</button><button name="action" value="approve_always" title="Approve, and approve later calls of ${p.call.name} without asking">Approve always</button>
+<span class="reject"><label for="reason-${p.call.id}" class="sr-only">Reason for rejecting ${p.call.id}</label><input id="reason-${p.call.id}" name="reason" placeholder="Reason (the model sees it)" maxlength="2000"><button class="danger" name="action" value="reject">Reject</button></span></div></form>`,
+  );
+  const decided =
+    turn.decisions.length === 0
+      ? ''
+      : html`<h3 class="sub">Decisions</h3><ul class="decisions">${turn.decisions.map(decisionLine)}</ul>`;
+  const none = turn.parked.length === 0 ? html`<p class="empty">Nothing is waiting for a person.</p>` : '';
+  return html`${none}${forms}${decided}`;
+}
+
+const number = (n: number, cost: boolean): string => (cost ? `$${n.toFixed(4)}` : n.toLocaleString('en-US'));
+
+/** Usage against the turn's budget: spent, the limit (or "no limit") and a bar. */
+export function budgetsPanel(state: TurnState | null): Html {
+  if (state === null) return html`<p class="empty">Nothing spent yet.</p>`;
+  const { usage, limits } = state;
+  const rows: [string, number, number | undefined, boolean][] = [
+    ['model calls', usage.modelCalls, limits.budget.maxModelCalls, false],
+    ['tool calls', usage.toolCalls, limits.budget.maxToolCalls, false],
+    ['input tokens', usage.inputTokens, limits.budget.maxInputTokens, false],
+    ['output tokens', usage.outputTokens, limits.budget.maxOutputTokens, false],
+    ['total tokens', usage.totalTokens, limits.budget.maxTotalTokens, false],
+    ['cost', usage.cost, limits.budget.maxCost, true],
+    ['tool rounds', state.round, limits.maxIterations, false],
+  ];
+  return html`<table class="budgets"><tbody>${rows.map(([name, spent, max, cost]) => {
+    const pct = max === undefined || max <= 0 ? null : Math.min(100, Math.round((spent / max) * 100));
+    return html`<tr><th scope="row">${name}</th><td class="num">${number(spent, cost)}</td><td class="num muted">${max === undefined ? 'no limit' : `of ${number(max, cost)}`}</td>
+<td class="bar">${pct === null ? '' : html`<meter min="0" max="100" value="${pct}" aria-label="${name}: ${pct}% of the limit"></meter>`}</td></tr>`;
+  })}</tbody></table>`;
+}
+
+export function summaryPanel(turn: StoredTurn): Html {
+  const ended = turn.outcome ?? (turn.error ? { status: 'failed' as const, error: turn.error } : null);
+  return html`${statusBadge(turn.status)}<span class="outcome">${outcomeText(ended)}</span>`;
+}
+
+/** Every panel the live stream may re-render, by name. */
+export function turnPanels(turn: StoredTurn, csrf: string): Record<string, string> {
+  return {
+    summary: summaryPanel(turn).value,
+    parked: parkedPanel(turn, csrf).value,
+    budgets: budgetsPanel(turn.state).value,
+    transcript: transcriptView(turn.transcript).value,
+    cancel: cancelForm(turn, csrf).value,
+  };
+}
+
+function cancelForm(turn: StoredTurn, csrf: string): Html {
+  if (TERMINAL.has(turn.status)) return html``;
+  return html`<form method="post" action="/console/turns/${encodeURIComponent(turn.id)}/cancel" class="cancel"><input type="hidden" name="csrf" value="${csrf}">
+<label for="cancel-reason" class="sr-only">Reason for cancelling</label><input id="cancel-reason" name="reason" placeholder="Why cancel?" maxlength="2000"><button class="danger">Cancel turn</button></form>`;
+}
+
+export function turnBody(turn: StoredTurn, csrf: string): Html {
+  const panels = turnPanels(turn, csrf);
+  const panel = (name: string) => raw(panels[name] ?? '');
+  const diagram = turnDiagram();
+  return html`<p class="crumbs"><a href="/console">Turns</a></p>
+<header class="turn-head"><div><h1><code>${turn.id}</code></h1><p class="muted">agent <strong>${turn.agent}</strong> · created <time datetime="${turn.createdAt}">${turn.createdAt.replace('T', ' ').slice(0, 19)}</time></p></div>
+<p class="summary" data-panel="summary" aria-live="polite">${panel('summary')}</p></header>
+${turn.input === null ? '' : html`<p class="input"><span class="label">Input</span> ${turn.input}</p>`}
+<div class="grid">
+<section class="card span" aria-labelledby="h-parked"><h2 id="h-parked">Waiting for a person</h2><div data-panel="parked">${panel('parked')}</div></section>
+<section class="card" aria-labelledby="h-timeline"><h2 id="h-timeline">Timeline</h2><ol id="timeline" class="timeline scroll" tabindex="0" aria-label="Timeline, live" aria-live="polite"></ol>
+<noscript><p class="muted">The live timeline needs JavaScript; the transcript is complete.</p></noscript></section>
+<div class="stack"><section class="card" aria-labelledby="h-budgets"><h2 id="h-budgets">Budget spent</h2><div data-panel="budgets">${panel('budgets')}</div></section>
+<section class="card" aria-labelledby="h-transcript"><h2 id="h-transcript">Transcript</h2><div class="scroll transcript-box" tabindex="0" data-panel="transcript">${panel('transcript')}</div></section></div>
+<section class="card span" aria-labelledby="h-machine"><h2 id="h-machine">Turn machine <span class="muted">(the current state is highlighted)</span></h2><div class="diagram scroll" tabindex="0" aria-labelledby="h-machine" data-current="${diagramState(turn.state, turn.status)}">${raw(diagram.svg)}</div></section>
+<section class="card span" aria-label="Cancel"><div data-panel="cancel">${panel('cancel')}</div></section>
+</div>`;
+}

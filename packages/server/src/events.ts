@@ -1,0 +1,45 @@
+// Server-sent events from `store.watch`: the API streams the watch events as JSON, the console as
+// rendered HTML. One loop for both; it stops when the turn ends or the reader goes away.
+
+import type { Store, WatchEvent } from '@turnkit/store';
+import type { Context } from 'hono';
+import { streamSSE, type SSEMessage } from 'hono/streaming';
+
+/** How an event is written; null skips it. May look at the store (the console re-renders panels). */
+export type EventMessages = (event: WatchEvent) => Promise<readonly SSEMessage[]> | readonly SSEMessage[];
+
+/** The `seq` to start after: the `after` query, else the browser's Last-Event-ID on reconnect. */
+export function startAfter(c: Context, after: number | undefined): number {
+  if (after !== undefined) return after;
+  const last = Number(c.req.header('last-event-id'));
+  return Number.isSafeInteger(last) && last >= 0 ? last : 0;
+}
+
+/** Streams the turn's watch events as SSE until the turn ends or the reader disconnects. */
+export function watchStream(
+  c: Context,
+  store: Store,
+  id: string,
+  after: number,
+  messages: EventMessages,
+  pollMs: number,
+): Response {
+  return streamSSE(c, async (stream) => {
+    const abort = new AbortController();
+    stream.onAbort(() => abort.abort());
+    try {
+      for await (const event of store.watch(id, { after, pollMs, signal: abort.signal })) {
+        for (const message of await messages(event)) await stream.writeSSE(message);
+        if (abort.signal.aborted) break;
+      }
+      await stream.writeSSE({ event: 'end', data: '{}' });
+    } catch (error) {
+      if (!abort.signal.aborted) await stream.writeSSE({ event: 'error', data: JSON.stringify({ message: String(error) }) });
+    }
+  });
+}
+
+/** The API's form of a watch event: `event: message|notice|status`, `id: seq`, the event as JSON. */
+export function jsonMessage(event: WatchEvent): SSEMessage[] {
+  return [{ event: event.type, id: String(event.seq), data: JSON.stringify(event) }];
+}

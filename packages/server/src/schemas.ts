@@ -1,0 +1,110 @@
+// The API's bodies and replies as zod schemas: requests are validated with them, the OpenAPI
+// description is generated from them, and the tests check real replies against them.
+
+import { z } from '@hono/zod-openapi';
+import type { TurnStatus } from '@turnkit/core';
+
+// A record keyed by every status, so a status added to core fails the type check here.
+const STATUS_SET: Record<TurnStatus, true> = {
+  ready: true,
+  calling_model: true,
+  dispatching: true,
+  awaiting_approval: true,
+  executing_approved: true,
+  steering: true,
+  finalizing: true,
+  stopped: true,
+  failed: true,
+  cancelled: true,
+};
+export const STATUSES = Object.keys(STATUS_SET) as TurnStatus[];
+export const TERMINAL: ReadonlySet<TurnStatus> = new Set(['stopped', 'failed', 'cancelled']);
+
+const Id = z.string().regex(/^[A-Za-z0-9_.:@-]{1,200}$/, 'must be 1 to 200 letters, digits or _.:@-');
+export const Status = z.enum(STATUSES as [TurnStatus, ...TurnStatus[]]).openapi('TurnStatus');
+
+export const ErrorBody = z
+  .object({
+    error: z.object({
+      code: z.string().openapi({ example: 'invalid_body' }),
+      message: z.string().openapi({ example: 'body.agent: expected a string, got nothing.' }),
+      field: z.string().optional().openapi({ description: 'The request field at fault, as a dotted path.' }),
+    }),
+  })
+  .openapi('Error');
+
+export const SubmitBody = z
+  .object({
+    agent: z.string().min(1).max(200).openapi({ example: 'support', description: 'An agent a worker registers.' }),
+    input: z.string().max(100_000).optional().openapi({ example: 'Please refund order A-17.' }),
+    id: Id.optional().openapi({ description: 'Default: turn_<uuid>. An id that exists is refused (409).' }),
+    limits: z
+      .record(z.string(), z.unknown())
+      .optional()
+      .openapi({ description: "Turn limits merged over the agent's (checked by the store; a bad one is a 400 naming it)." }),
+  })
+  .strict()
+  .openapi('SubmitTurn');
+
+export const Submitted = z.object({ id: z.string() }).openapi('Submitted');
+
+export const ListQuery = z.object({
+  status: Status.optional(),
+  limit: z.coerce.number().int().min(1).max(1000).optional().openapi({ example: 50 }),
+  cursor: z.string().max(100).optional(),
+});
+
+export const TurnSummary = z
+  .object({ id: z.string(), agent: z.string(), status: Status, createdAt: z.string(), updatedAt: z.string() })
+  .openapi('TurnSummary');
+
+export const TurnPage = z.object({ turns: z.array(TurnSummary), cursor: z.string().nullable() }).openapi('TurnPage');
+
+const Json = z.unknown().openapi({ description: 'Plain JSON as core defines it.' });
+const ToolCall = z.object({ id: z.string(), name: z.string(), input: Json }).openapi('ToolCall');
+
+export const StoredTurn = z
+  .object({
+    id: z.string(),
+    agent: z.string(),
+    status: Status,
+    input: z.string().nullable(),
+    state: Json.openapi({ description: "core's TurnState, or null before a worker took the turn" }),
+    transcript: z.array(z.record(z.string(), z.unknown()).openapi({ description: "core's Message" })),
+    parked: z.array(z.object({ call: ToolCall, reason: z.string().optional() })),
+    decisions: z.array(z.record(z.string(), z.unknown()).openapi({ description: 'an inbox entry' })),
+    toolCalls: z.array(z.record(z.string(), z.unknown()).openapi({ description: 'a tool journal entry' })),
+    outcome: Json,
+    error: z.object({ kind: z.string(), message: z.string() }).passthrough().nullable(),
+    createdAt: z.string(),
+    updatedAt: z.string(),
+    endedAt: z.string().nullable(),
+  })
+  .openapi('StoredTurn');
+
+export const Decision = z
+  .discriminatedUnion('type', [
+    z.object({ type: z.literal('approve'), remember: z.enum(['session', 'tool']).optional() }).strict(),
+    z.object({ type: z.literal('reject'), reason: z.string().max(2000).optional() }).strict(),
+  ])
+  .openapi('Decision');
+
+export const DecideBody = z
+  .object({
+    decisions: z.record(z.string().min(1).max(256), Decision).openapi({ example: { call_1: { type: 'approve' } } }),
+  })
+  .strict()
+  .openapi('Decide');
+
+export const Decided = z
+  .object({ accepted: z.array(z.string()), ignored: z.array(z.string()) })
+  .openapi('Decided', { description: 'The first decision per call wins; later ones are ignored.' });
+
+export const CancelBody = z
+  .object({ reason: z.string().max(2000).optional() })
+  .strict()
+  .openapi('Cancel');
+export const Cancelled = z.object({ cancelled: z.boolean() }).openapi('Cancelled');
+
+export const TurnParams = z.object({ id: Id.openapi({ param: { name: 'id', in: 'path' }, example: 'turn_1' }) });
+export const EventsQuery = z.object({ after: z.coerce.number().int().min(0).optional() });

@@ -1,0 +1,174 @@
+// The console in a real browser: Debian's chromium driven by playwright-core. Screenshots go to
+// packages/server/test-artifacts/ (gitignored); TURNKIT_UPDATE_SCREENSHOTS=1 also writes the ones
+// docs/console.md shows.
+
+import { existsSync } from 'node:fs';
+import { copyFile, mkdir } from 'node:fs/promises';
+import { type Browser, type BrowserContext, chromium, type Locator, type Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { testLog } from '../../../test-log.js';
+import { startServer, type TestServer, TOKEN, waitForStatus } from './helpers.js';
+
+const CHROMIUM = '/usr/bin/chromium';
+const ARTIFACTS = new URL('../test-artifacts/', import.meta.url);
+const DOCS = new URL('../../../docs/images/', import.meta.url);
+
+let t: TestServer;
+let browser: Browser;
+
+beforeAll(async () => {
+  if (!existsSync(CHROMIUM))
+    throw new Error(`${CHROMIUM} is missing: install Debian's chromium (apt-get install -y chromium); .ci/run does.`);
+  t = await startServer();
+  browser = await chromium.launch({
+    executablePath: CHROMIUM,
+    headless: true,
+    args: [
+      '--no-sandbox',
+      '--disable-gpu',
+      '--disable-background-networking',
+      '--disable-component-update',
+      '--disable-sync',
+      '--no-first-run',
+    ],
+  });
+  await mkdir(ARTIFACTS, { recursive: true });
+});
+
+afterAll(async () => {
+  await browser?.close();
+  await t?.close();
+});
+
+async function screenshot(page: Page, name: string, element?: Locator): Promise<void> {
+  const path = new URL(`${name}.png`, ARTIFACTS);
+  await (element ?? page).screenshot({ path: path.pathname });
+  if (process.env.TURNKIT_UPDATE_SCREENSHOTS === '1') {
+    await mkdir(DOCS, { recursive: true });
+    await copyFile(path, new URL(`console-${name}.png`, DOCS));
+  }
+}
+
+/** A fresh browser context that records layout shifts not caused by input. */
+async function newContext(width = 1280, height = 900): Promise<BrowserContext> {
+  const context = await browser.newContext({ viewport: { width, height } });
+  // Runs in the page (a string: the test program has no DOM types).
+  await context.addInitScript(`
+    window.__shift = 0;
+    new PerformanceObserver((list) => {
+      for (const entry of list.getEntries()) if (!entry.hadRecentInput) window.__shift += entry.value;
+    }).observe({ type: 'layout-shift', buffered: true });
+  `);
+  return context;
+}
+
+async function signIn(context: BrowserContext, token = TOKEN): Promise<Page> {
+  const page = await context.newPage();
+  await page.goto(`${t.url}/console`);
+  await page.getByLabel('Token').fill(token);
+  await page.getByRole('button', { name: 'Sign in' }).click();
+  await page.waitForLoadState('domcontentloaded');
+  return page;
+}
+
+const submitParked = async (input: string): Promise<string> => {
+  const id = await t.store.submit({ agent: 'support', input });
+  await waitForStatus(t.store, id, 'awaiting_approval');
+  return id;
+};
+
+const status = (page: Page) => page.locator('[data-panel="summary"] .badge');
+
+describe('the console in chromium', () => {
+  it('finds a parked turn, shows the input that will run, approves it and watches it reach stopped', async () => {
+    const id = await submitParked('Please refund order A-17 (49.90 EUR), it arrived broken.');
+    await t.store.submit({ agent: 'support', input: 'Where is my order B-2?' });
+    const context = await newContext();
+    const page = await signIn(context);
+    const row = page.locator(`tr[data-turn="${id}"]`);
+    await expect(row.locator('.badge').textContent()).resolves.toBe('waiting for you');
+    await page.locator('tr.row-waiting').first().waitFor();
+    await screenshot(page, 'list');
+
+    await row.getByRole('link', { name: id }).click();
+    await page.locator('#timeline li').first().waitFor();
+    const input = page.getByLabel('input of call_1', { exact: true });
+    expect(await input.textContent()).toBe(JSON.stringify({ order: 'A-17', amount: 49.9, currency: 'EUR' }, null, 2));
+    expect(await page.locator('.diagram').getAttribute('data-current')).toBe('awaiting_approval');
+    await page.locator('#timeline li[data-seq="7"]').waitFor();
+    await screenshot(page, 'parked');
+    await screenshot(page, 'machine', page.locator('.diagram'));
+
+    await page.getByRole('button', { name: 'Approve', exact: true }).click();
+    await page.locator('[data-panel="summary"] .badge[data-status="stopped"]').waitFor();
+    expect(await page.locator('.diagram').getAttribute('data-current')).toBe('stopped');
+    await page.getByText('Done: refunded 49.9 EUR for A-17.').first().waitFor();
+    expect(await page.locator('#timeline .event-status .badge').last().textContent()).toBe('stopped');
+    // Events streamed in after the page loaded; nothing moved that was already on screen.
+    const shift = await page.evaluate<number>('window.__shift');
+    testLog('layout shift while the approved turn ran to its end:', shift);
+    expect(shift).toBeLessThan(0.01);
+    await screenshot(page, 'stopped');
+    await context.close();
+  });
+
+  it('rejects with a reason using only the keyboard; the reason reaches the transcript', async () => {
+    const id = await submitParked('Refund order C-9, 120 EUR.');
+    const context = await newContext();
+    const page = await signIn(context);
+    await page.goto(`${t.url}/console/turns/${id}`);
+    // Tab from the top of the page to the reason field: every control is reachable in order.
+    let name: string | null = null;
+    for (let i = 0; i < 30 && name !== 'reason'; i += 1) {
+      await page.keyboard.press('Tab');
+      name = await page.evaluate<string | null>("document.activeElement?.getAttribute('name') ?? null");
+    }
+    expect(name).toBe('reason');
+    await page.keyboard.type('C-9 was refunded last week');
+    await page.keyboard.press('Tab');
+    expect(await page.evaluate<string | undefined>('document.activeElement?.textContent')).toBe('Reject');
+    await page.keyboard.press('Enter');
+    await page.locator('[data-panel="summary"] .badge[data-status="stopped"]').waitFor();
+    await page.locator('[data-panel="transcript"]').getByText('C-9 was refunded last week').first().waitFor();
+    expect(await status(page).textContent()).toBe('stopped');
+    await context.close();
+  });
+
+  it('updates the list live: a new turn appears and the waiting badge counts it', async () => {
+    const context = await newContext();
+    const page = await signIn(context);
+    const before = await page.locator('[data-panel="waiting"]').textContent();
+    const id = await submitParked('Refund order L-1, 9 EUR.');
+    await page.locator(`tr[data-turn="${id}"] .badge-waiting`).waitFor();
+    const after = await page.locator('[data-panel="waiting"]').textContent();
+    expect(after).not.toBe(before);
+    expect(after).toMatch(/^\d+ waiting for you$/);
+    await context.close();
+  });
+
+  it('reads at 360 px wide without sideways scrolling', async () => {
+    const id = await submitParked('Refund order N-360, 7.50 EUR.');
+    const context = await newContext(360, 780);
+    const page = await signIn(context);
+    expect(await page.evaluate<number>('document.documentElement.scrollWidth')).toBeLessThanOrEqual(360);
+    await screenshot(page, 'list-360');
+    await page.goto(`${t.url}/console/turns/${id}`);
+    await page.locator('#timeline li').first().waitFor();
+    expect(await page.evaluate<number>('document.documentElement.scrollWidth')).toBeLessThanOrEqual(360);
+    await screenshot(page, 'turn-360');
+    await context.close();
+  });
+
+  it('shows nothing to a wrong token', async () => {
+    const id = await submitParked('Refund order W-1, 1 EUR.');
+    const context = await newContext();
+    const page = await signIn(context, 'not-the-token-not-the-token-not');
+    expect(await page.getByRole('alert').textContent()).toContain('not the server');
+    await page.goto(`${t.url}/console/turns/${id}`);
+    expect(new URL(page.url()).pathname).toBe('/console/login');
+    const text = await page.content();
+    expect(text).not.toContain(id);
+    expect(text).not.toContain('A-17');
+    await context.close();
+  });
+});

@@ -1,0 +1,83 @@
+// A real server on 127.0.0.1 over an in-memory store, with a worker running the demo agents.
+
+import { definedProps } from '@turnkit/core';
+import { type AgentDefinition, createWorker, openStore, type Store, type Worker } from '@turnkit/store';
+import { demoAgents } from '../examples/demo-agents.js';
+import { type RunningServer, serve } from '../src/index.js';
+
+export const TOKEN = 'test-token-abcdefghijklmnopqrstuvwxyz-0123';
+
+export interface TestServer {
+  readonly url: string;
+  readonly store: Store;
+  readonly worker: Worker;
+  readonly server: RunningServer;
+  /** fetch on the API with the token (init.headers win). */
+  api(path: string, init?: RequestInit): Promise<Response>;
+  close(): Promise<void>;
+}
+
+export async function startServer(
+  options: { readonly maxBodyBytes?: number; readonly agents?: Record<string, AgentDefinition> } = {},
+): Promise<TestServer> {
+  const store = await openStore('memory://');
+  const worker = createWorker({ store, agents: options.agents ?? demoAgents, pollMs: 20 });
+  const server = await serve({
+    store,
+    token: TOKEN,
+    pollMs: 30,
+    ...definedProps({ maxBodyBytes: options.maxBodyBytes }),
+  });
+  worker.start();
+  return {
+    url: server.url,
+    store,
+    worker,
+    server,
+    api: (path, init = {}) =>
+      fetch(`${server.url}${path}`, {
+        ...init,
+        headers: {
+          authorization: `Bearer ${TOKEN}`,
+          'content-type': 'application/json',
+          ...(init.headers as Record<string, string>),
+        },
+      }),
+    async close() {
+      await server.close();
+      await worker.stop();
+      await store.close();
+    },
+  };
+}
+
+/** Waits until the turn has `status` (polls the store; bounded by vitest's timeout). */
+export async function waitForStatus(store: Store, id: string, status: string): Promise<void> {
+  for (;;) {
+    const turn = await store.get(id);
+    if (turn?.status === status) return;
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+}
+
+export interface SseEvent {
+  readonly event: string;
+  readonly id: string | undefined;
+  readonly data: string;
+}
+
+/** Reads a server-sent event stream to its end. */
+export async function readSse(response: Response): Promise<SseEvent[]> {
+  const text = await response.text();
+  return text
+    .split('\n\n')
+    .filter((block) => block.trim() !== '')
+    .map((block) => {
+      const fields = new Map<string, string>();
+      for (const line of block.split('\n')) {
+        const at = line.indexOf(': ');
+        if (at > 0) fields.set(line.slice(0, at), line.slice(at + 2));
+      }
+      return { event: fields.get('event') ?? 'message', id: fields.get('id'), data: fields.get('data') ?? '' };
+    });
+}
