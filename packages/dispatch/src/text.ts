@@ -1,5 +1,7 @@
 // Texts the dispatcher writes: safe descriptions of thrown values and names.
 
+import { kindOf } from './errors.js';
+
 /** A short, safe description of a thrown value (never throws, at most 2000 characters). */
 export function errorMessage(error: unknown): string {
   let text: string;
@@ -12,6 +14,29 @@ export function errorMessage(error: unknown): string {
   }
   if (text === '') text = 'no message';
   return text.length > 2000 ? `${text.slice(0, 2000)}…` : text;
+}
+
+/**
+ * A thrown value for an error text, naming its type: `TypeError: fetch failed`, and a
+ * `ToolError`'s kind: `ToolError (rate_limited): busy`. A plain `Error` is `Error: …`; a subclass
+ * that keeps the inherited name is named by its constructor; a thrown string or other value is just
+ * its description. Never throws.
+ */
+export function describeThrown(error: unknown): string {
+  const message = errorMessage(error);
+  if (!(error instanceof Error)) return message;
+  let type = 'Error';
+  try {
+    const name = error.name;
+    const ctor = (error.constructor as { name?: unknown } | undefined)?.name;
+    if (typeof name === 'string' && name !== '' && name !== 'Error') type = name;
+    else if (typeof ctor === 'string' && ctor !== '') type = ctor;
+  } catch {
+    // An error whose name throws when read is an `Error`.
+  }
+  const { kind } = kindOf(error);
+  const named = type.length > 80 ? `${type.slice(0, 80)}…` : type;
+  return `${named}${kind === 'tool_error' ? '' : ` (${kind})`}: ${message}`;
 }
 
 /** Quotes a name for a message, cut to 80 characters so a hostile name cannot flood the text. */

@@ -62,6 +62,7 @@ describe('runOnce', () => {
 });
 
 describe('runTool', () => {
+  const options = { defaultTimeoutMs: 1000, retryPolicy: {} };
   it('retries what retryOn accepts, counting every try', async () => {
     let tries = 0;
     const flaky = tool(
@@ -71,7 +72,10 @@ describe('runTool', () => {
       },
       { attempts: 3, backoffMs: 0, retryOn: (e) => e instanceof TypeError },
     );
-    expect(await runTool(flaky, call, {}, turn(), 1000)).toEqual({ callId: 'c1', name: 'flaky', output: 'done', isError: false });
+    expect(await runTool(flaky, call, {}, turn(), options)).toEqual({
+      result: { callId: 'c1', name: 'flaky', output: 'done', isError: false },
+      attempts: 3,
+    });
     expect(tries).toBe(3);
   });
 
@@ -90,9 +94,15 @@ describe('runTool', () => {
         },
         { attempts: 5, backoffMs: 0, retryOn },
       );
-      expect(await runTool(failing, call, {}, turn(), 1000)).toMatchObject({
-        output: "Error calling tool 'flaky': no",
-        isError: true,
+      expect(await runTool(failing, call, {}, turn(), options)).toEqual({
+        result: {
+          callId: 'c1',
+          name: 'flaky',
+          output: "Error calling tool 'flaky': Error: no",
+          isError: true,
+          errorKind: 'tool_error',
+        },
+        attempts: 1,
       });
       expect(tries).toBe(1);
     }
@@ -108,9 +118,9 @@ describe('runTool', () => {
       undefined,
       5,
     );
-    expect(await runTool(hangs, call, {}, turn(), 1000)).toMatchObject({
-      output: "Tool 'flaky' timed out after 5 ms.",
-      isError: true,
+    expect(await runTool(hangs, call, {}, turn(), options)).toMatchObject({
+      result: { output: "Tool 'flaky' timed out after 5 ms.", isError: true, errorKind: 'timeout' },
+      attempts: 1,
     });
     expect(signal?.aborted).toBe(true);
   });
@@ -122,18 +132,24 @@ describe('runTool', () => {
       call,
       {},
       t,
-      1000,
+      options,
     );
     t.cancel.abort('stop');
-    expect(await pending).toMatchObject({ output: "cancelled: 'flaky' was stopped because the turn was cancelled." });
+    expect(await pending).toMatchObject({
+      result: { output: "cancelled: 'flaky' was stopped because the turn was cancelled.", errorKind: 'cancelled' },
+      attempts: 1,
+    });
     expect(
       await runTool(
         tool(() => 1),
         call,
         {},
         t,
-        1000,
+        options,
       ),
-    ).toMatchObject({ output: "cancelled: the turn was cancelled before 'flaky' ran." });
+    ).toMatchObject({
+      result: { output: "cancelled: the turn was cancelled before 'flaky' ran.", errorKind: 'cancelled' },
+      attempts: 0,
+    });
   });
 });
