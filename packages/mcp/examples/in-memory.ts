@@ -10,10 +10,10 @@ server.registerTool(
   'forecast',
   {
     description: 'Forecast for a city.',
-    inputSchema: fromJsonSchema({ type: 'object', properties: { city: { type: 'string' } }, required: ['city'] }),
+    inputSchema: fromJsonSchema<{ city: string }>({ type: 'object', properties: { city: { type: 'string' } }, required: ['city'] }),
     annotations: { readOnlyHint: true },
   },
-  async (args) => ({ content: [{ type: 'text', text: `Sunny in ${String(args.city)}.` }] }),
+  async (args) => ({ content: [{ type: 'text', text: `Sunny in ${args.city}.` }] }),
 );
 const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
 await server.connect(serverSide);
