@@ -80,6 +80,17 @@ export function readToolCall(value: unknown, what: string): ToolCall {
   return inputError === undefined ? { id, name, input } : { id, name, input, inputError };
 }
 
+const ERROR_KIND = /^[a-z][a-z0-9_]{0,63}$/;
+
+/** An error kind: a short snake_case word (`timeout`, `rate_limited`), at most 64 characters. */
+function readErrorKind(value: unknown, what: string): string {
+  return need(
+    typeof value === 'string' && ERROR_KIND.test(value),
+    value as string,
+    `${what} must be a short snake_case word like 'timeout' (lowercase letters, digits, '_'; at most 64 characters), got ${JSON.stringify(String(value)).slice(0, 80)}`,
+  );
+}
+
 export function readToolResult(value: unknown, what: string): ToolResult {
   if (!record(value)) throw new Bad(`${what} must be an object`);
   const callId = str(value.callId, `${what}.callId`);
@@ -87,6 +98,7 @@ export function readToolResult(value: unknown, what: string): ToolResult {
   const output = value.output === undefined ? null : json(value.output, `${what}.output`);
   const isError = need(typeof value.isError === 'boolean', value.isError as boolean, `${what}.isError must be a boolean`);
   let result: ToolResult = { callId, name, output, isError };
+  if (value.errorKind !== undefined) result = { ...result, errorKind: readErrorKind(value.errorKind, `${what}.errorKind`) };
   if (value.stop !== undefined) {
     if (!record(value.stop)) throw new Bad(`${what}.stop must be an object with a reason`);
     result = { ...result, stop: { reason: str(value.stop.reason, `${what}.stop.reason`) } };

@@ -24,6 +24,11 @@ export interface ToolResult {
   readonly name: string;
   readonly output: JsonValue;
   readonly isError: boolean;
+  /**
+   * What kind of failure an error result reports (`invalid_input`, `denied`, `timeout`, `budget`, …;
+   * @turnkit/dispatch lists them). Optional: results written before it existed have none.
+   */
+  readonly errorKind?: string;
   /** An after-hook asked to end the turn. */
   readonly stop?: { readonly reason: string };
   /** Use this model for the next model call only. */

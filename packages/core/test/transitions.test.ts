@@ -1048,10 +1048,23 @@ describe('anything else (incl. malformed events) -> failed (unexpected_event)', 
       { type: 'tools_completed', results: [{ callId: 'a', name: 'search', output: 1 }] },
       'results[0].isError must be a boolean',
     ],
+    [
+      'a result whose errorKind is not a short snake_case word',
+      () => dispatching([call('a')]),
+      { type: 'tools_completed', results: [{ callId: 'a', name: 'search', output: 'x', isError: true, errorKind: 'Time Out!' }] },
+      `results[0].errorKind must be a short snake_case word like 'timeout' (lowercase letters, digits, '_'; at most 64 characters), got "Time Out!"`,
+    ],
   ])('%s', (_name, make, event, problem) => {
     const state = make();
     const [, effects] = step(state, event);
     expect(effects.at(-1)).toEqual(fx.done(unexpectedEvent(state.status, (event as { type: string }).type, problem)));
+  });
+
+  it("a result's errorKind is kept as it came", () => {
+    const a = call('a');
+    const failed = { callId: a.id, name: a.name, output: 'slow down', isError: true, errorKind: 'rate_limited' };
+    const [, effects] = step(dispatching([a]), { type: 'tools_completed', results: [failed] });
+    expect(effects[0]).toEqual(fx.result(failed));
   });
 
   it('an event in the wrong status', () => {

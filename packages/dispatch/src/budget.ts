@@ -11,7 +11,7 @@ export interface BudgetLimits {
   readonly perTool: ReadonlyMap<string, number>;
 }
 
-/** Why a call may not run: the decision source and the text the model sees. */
+/** Why a call may not run (its error kind is `budget`): the decision source and the text the model sees. */
 export interface BudgetBreach {
   readonly source: string;
   readonly text: string;

@@ -8,7 +8,16 @@ import type { ToolDefinition } from './define.js';
 import { checkGrant } from './grants.js';
 import { parsePattern, type Pattern } from './patterns.js';
 import { quote } from './text.js';
-import type { AfterHook, BeforeHook, BudgetUsage, DecisionRecord, DispatcherOptions, Grant, Policy } from './types.js';
+import type {
+  AfterHook,
+  BeforeHook,
+  BudgetUsage,
+  DecisionRecord,
+  DispatcherOptions,
+  ExecutionWrapper,
+  Grant,
+  Policy,
+} from './types.js';
 
 // any: see CallInfo.tool.
 export type AnyTool = ToolDefinition<any>;
@@ -17,8 +26,10 @@ export type AnyTool = ToolDefinition<any>;
 export interface DispatcherConfig {
   /** By exact name; a Map, so a model-chosen `__proto__` is just an unknown tool. */
   readonly tools: ReadonlyMap<string, AnyTool>;
+  /** The tools sorted by name, for the registry's `list()`. */
+  readonly sorted: readonly AnyTool[];
   readonly specs: readonly ToolSpec[];
-  /** The tool names for "Unknown tool" texts: `a, b, c` or `(none)`. */
+  /** The tool names, sorted, for "Unknown tool" texts: `a, b, c` or `(none)`. */
   readonly availableText: string;
   readonly loopExempt: readonly string[];
   readonly concurrency: number;
@@ -29,6 +40,7 @@ export interface DispatcherConfig {
   readonly policy: Policy | undefined;
   readonly nonInteractive: boolean;
   readonly onDecision: ((record: DecisionRecord) => void) | undefined;
+  readonly wrapExecution: ExecutionWrapper | undefined;
   readonly budget: BudgetLimits;
   readonly budgetUsage: BudgetUsage;
   readonly grants: readonly Grant[];
@@ -47,6 +59,7 @@ const OPTION_KEYS = new Set([
   'defaultTimeoutMs',
   'nonInteractive',
   'onDecision',
+  'wrapExecution',
 ]);
 /** setTimeout fires at once for longer delays, so longer timeouts are refused. */
 export const MAX_TIMEOUT_MS = 2_147_483_647;
@@ -163,7 +176,9 @@ export function resolveConfig(options: DispatcherOptions): DispatcherConfig {
     if (!OPTION_KEYS.has(key)) optionError(`unknown option '${key}'. Known options: ${[...OPTION_KEYS].join(', ')}.`);
   }
   const tools = checkTools(options.tools);
-  const availableText = [...tools.keys()].join(', ') || '(none)';
+  // Code-unit order, the same on every machine (localeCompare is not).
+  const sorted = Object.freeze([...tools.values()].sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0)));
+  const availableText = sorted.map((t) => t.name).join(', ') || '(none)';
   const concurrency = options.concurrency === undefined ? 8 : checkCount(options.concurrency, 'concurrency', 1);
   const maxOutputChars = options.maxOutputChars === undefined ? 8000 : checkCount(options.maxOutputChars, 'maxOutputChars', 1);
   const defaultTimeoutMs =
@@ -182,8 +197,11 @@ export function resolveConfig(options: DispatcherOptions): DispatcherConfig {
     optionError('policy must be a function (call) => verdict.');
   if (options.onDecision !== undefined && typeof options.onDecision !== 'function')
     optionError('onDecision must be a function (record) => void.');
+  if (options.wrapExecution !== undefined && typeof options.wrapExecution !== 'function')
+    optionError('wrapExecution must be a function (execution, run) => Promise, calling run() once.');
   return Object.freeze({
     tools,
+    sorted,
     specs: Object.freeze(
       [...tools.values()].map((t) => ({ name: t.name, description: t.description, inputSchema: t.inputSchema })),
     ),
@@ -197,6 +215,7 @@ export function resolveConfig(options: DispatcherOptions): DispatcherConfig {
     policy: options.policy,
     nonInteractive: options.nonInteractive === true,
     onDecision: options.onDecision,
+    wrapExecution: options.wrapExecution,
     ...checkBudget(options, tools, availableText),
     grants: checkGrants(options.grants),
   });

@@ -59,13 +59,16 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
   };
   return {
     toolSpecs: () => config.specs,
+    has: (name) => config.tools.has(name),
+    get: (name) => config.tools.get(name),
+    list: () => config.sorted,
     loopExemptTools: () => [...config.loopExempt],
     classify: (call, ctx) => withTurn(ctx, (turn) => classify(p, call, turn, false)),
     execute: (verdict, ctx) =>
       withTurn(ctx, async (turn) => {
         if (turn.problem === undefined) return executeVerdict(p, verdict, turn);
         const { id, name } = idName(callOf(verdict));
-        return errorResult(id, name, badContextText(name, turn.problem));
+        return errorResult(id, name, badContextText(name, turn.problem), 'internal');
       }),
     dispatch: (calls, ctx) => runBatch(calls, ctx, false),
     executeApproved: async (calls, ctx) => (await runBatch(calls, ctx, true)).results,

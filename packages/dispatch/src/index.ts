@@ -3,6 +3,8 @@ export type { Cancellation } from './cancellation.js';
 export { defineTool } from './define.js';
 export type { RetryOptions, ToolConfig, ToolContext, ToolDefinition } from './define.js';
 export { createDispatcher } from './dispatcher.js';
+export { isToolErrorKind, TOOL_ERROR_KINDS, ToolError } from './errors.js';
+export type { ToolErrorKind, ToolErrorOptions } from './errors.js';
 export { decide } from './stages/policy.js';
 export type { DecideInput, DecideOutput, NeedsApprovalFact, PolicyFact } from './stages/policy.js';
 export { raceCancellation, sleep } from './race.js';
@@ -24,10 +26,13 @@ export type {
   DispatchOutcome,
   Dispatcher,
   DispatcherOptions,
+  ExecutionOutcome,
+  ExecutionWrapper,
   Grant,
   Permissions,
   Policy,
   PolicyVerdict,
   RawResult,
+  ToolExecution,
   Verdict,
 } from './types.js';

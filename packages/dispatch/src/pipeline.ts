@@ -18,13 +18,14 @@
 // - Mutable state (grants, budget counters) lives in `Pipeline`; classifying reads it and never
 //   changes it.
 
-import type { ParkedCall, ToolCall, ToolResult } from '@turnkit/core';
+import { definedProps, type ParkedCall, type ToolCall, type ToolResult } from '@turnkit/core';
 import type { BudgetLedger } from './budget.js';
 import type { AnyTool, DispatcherConfig } from './config.js';
 import { badContextText, type Turn } from './context.js';
 import type { GrantList } from './grants.js';
 import { CANCELLED } from './race.js';
 import { decisionRecord, emitRecords } from './records.js';
+import type { ToolErrorKind } from './errors.js';
 import { deny, errorResult, idName, type RawVerdict } from './results.js';
 import { shapeResult } from './shape.js';
 import { runTool } from './stages/execute.js';
@@ -32,7 +33,8 @@ import { callInfo, cancelledBefore, runAfterHooks, runBeforeHooks } from './stag
 import { normalise, resolve, unknownToolText, validate } from './stages/normalise.js';
 import { decide, gatherFacts } from './stages/policy.js';
 import { errorMessage, quote } from './text.js';
-import type { ApprovedVerdict, RawResult, Verdict } from './types.js';
+import type { ApprovedVerdict, ExecutionOutcome, RawResult, Verdict } from './types.js';
+import { runWrapped } from './wrapper.js';
 
 /** What the stages run with: the frozen configuration and the dispatcher's state. */
 export interface Pipeline {
@@ -52,7 +54,7 @@ async function classifyCall(p: Pipeline, raw: unknown, turn: Turn, approved: boo
   if (resolved.kind === 'deny') return resolved;
   const { tool } = resolved;
   const validated = await validate(tool, call.name, call.input); //                       3
-  if (!validated.ok) return deny(call, 'invalid_input', validated.text);
+  if (!validated.ok) return deny(call, 'invalid_input', validated.text, 'invalid_input');
   const hooked = await runBeforeHooks(p.config.hooks.before, { call, tool, input: validated.input }, turn); // 4
   if (hooked.kind === 'deny') return hooked;
   const subject = { call, tool, input: hooked.input };
@@ -70,7 +72,7 @@ async function classifyCall(p: Pipeline, raw: unknown, turn: Turn, approved: boo
   if (decision === 'allow') return { kind: 'execute', call, input: subject.input, source };
   if (decision === 'ask') return { kind: 'needs_approval', call, reason, source };
   const advice = source === 'non_interactive' ? 'Continue without it.' : 'Do not retry it unchanged; continue without it.';
-  return deny(call, source, `Call to ${quote(call.name)} denied: ${reason}. ${advice}`);
+  return deny(call, source, `Call to ${quote(call.name)} denied: ${reason}. ${advice}`, 'denied');
 }
 
 /** Stage 9 for a denial; other verdicts pass unchanged. */
@@ -83,7 +85,7 @@ export async function classify(p: Pipeline, raw: unknown, turn: Turn, approved: 
   let verdict: RawVerdict;
   if (turn.problem !== undefined) {
     const { id, name } = idName(raw);
-    verdict = deny({ id, name }, 'invalid_context', badContextText(name, turn.problem));
+    verdict = deny({ id, name }, 'invalid_context', badContextText(name, turn.problem), 'internal');
   } else {
     try {
       verdict = await classifyCall(p, raw, turn, approved);
@@ -93,6 +95,7 @@ export async function classify(p: Pipeline, raw: unknown, turn: Turn, approved: 
         idName(raw),
         'internal_error',
         `Call denied: the dispatcher failed while checking it (${errorMessage(error)}).`,
+        'internal',
       );
     }
   }
@@ -104,7 +107,22 @@ export async function classify(p: Pipeline, raw: unknown, turn: Turn, approved: 
 function admit(p: Pipeline, verdict: Verdict): Verdict {
   if (verdict.kind !== 'execute') return verdict;
   const breach = p.ledger.reserve(verdict.call.name);
-  return breach === undefined ? verdict : shapeVerdict(p, deny(verdict.call, breach.source, breach.text));
+  return breach === undefined ? verdict : shapeVerdict(p, deny(verdict.call, breach.source, breach.text, 'budget'));
+}
+
+/** Stage 7 inside the execution wrapper: the tool's raw result, as run() reported it to the wrapper. */
+async function execute(p: Pipeline, tool: AnyTool, call: ToolCall, input: unknown, turn: Turn): Promise<RawResult> {
+  let ran: RawResult | undefined;
+  const run = async (): Promise<ExecutionOutcome> => {
+    const start = performance.now();
+    const { result, attempts } = await runTool(tool, call, input, turn, p.config.defaultTimeoutMs);
+    ran = result;
+    const { isError, output, errorKind } = result;
+    return { isError, output, ...definedProps({ errorKind }), attempts, durationMs: performance.now() - start };
+  };
+  const execution = { turnId: turn.turnId, call, tool: tool.name, input };
+  const outcome = await runWrapped(p.config.wrapExecution, execution, run, turn.cancel);
+  return ran ?? { callId: call.id, name: call.name, ...outcome };
 }
 
 /** Stages 7–9 for a call whose budget is reserved. Never throws. */
@@ -112,7 +130,7 @@ export async function runReserved(p: Pipeline, tool: AnyTool, call: ToolCall, in
   let recorded = false;
   let result: RawResult;
   try {
-    const ran = await runTool(tool, call, input, turn, p.config.defaultTimeoutMs); //     7
+    const ran = await execute(p, tool, call, input, turn); //                            7
     p.ledger.record(call.name); //                                                        8
     recorded = true;
     const withModel: RawResult = tool.model === undefined ? ran : { ...ran, modelOverride: tool.model };
@@ -125,6 +143,7 @@ export async function runReserved(p: Pipeline, tool: AnyTool, call: ToolCall, in
       call.id,
       call.name,
       `Error calling tool '${call.name}': the dispatcher failed while running it (${errorMessage(error)}).`,
+      'internal',
     );
   }
   return shapeResult(result, p.config.maxOutputChars); //                                9
@@ -182,22 +201,23 @@ export async function executeVerdict(p: Pipeline, verdict: Verdict | ApprovedVer
   try {
     if (verdict.kind === 'deny') return verdict.result;
     const { call } = verdict;
-    const refuse = (text: string): ToolResult => shapeResult(errorResult(call.id, call.name, text), p.config.maxOutputChars);
+    const refuse = (text: string, kind: ToolErrorKind): ToolResult =>
+      shapeResult(errorResult(call.id, call.name, text, kind), p.config.maxOutputChars);
     if (verdict.kind === 'needs_approval')
-      return refuse(`Call to ${quote(call.name)} not run: it is waiting for approval (${verdict.reason}).`);
+      return refuse(`Call to ${quote(call.name)} not run: it is waiting for approval (${verdict.reason}).`, 'not_executed');
     const tool = p.config.tools.get(call.name);
-    if (tool === undefined) return refuse(unknownToolText(call.name, p.config.availableText));
+    if (tool === undefined) return refuse(unknownToolText(call.name, p.config.availableText), 'unknown_tool');
     let input = verdict.input;
     if (!p.classified.has(verdict)) {
       const checked = await validate(tool, call.name, input);
-      if (!checked.ok) return refuse(checked.text);
+      if (!checked.ok) return refuse(checked.text, 'invalid_input');
       input = checked.input;
     }
     const breach = p.ledger.reserve(call.name);
-    if (breach !== undefined) return refuse(breach.text);
+    if (breach !== undefined) return refuse(breach.text, 'budget');
     return await runReserved(p, tool, call, input, turn);
   } catch (error) {
     const { id, name } = idName((verdict as { call?: unknown } | null)?.call);
-    return errorResult(id, name, `Call not run: the dispatcher failed while running it (${errorMessage(error)}).`);
+    return errorResult(id, name, `Call not run: the dispatcher failed while running it (${errorMessage(error)}).`, 'internal');
   }
 }

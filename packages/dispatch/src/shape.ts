@@ -141,6 +141,7 @@ export function shapeResult(raw: RawResult, maxOutputChars: number): ToolResult 
     name: raw.name,
     output,
     isError: shaped.ok ? raw.isError : true,
+    ...definedProps({ errorKind: shaped.ok ? (raw.isError ? (raw.errorKind ?? 'tool_error') : undefined) : 'invalid_output' }),
     ...definedProps({ stop: raw.stop }),
     ...definedProps({ modelOverride: raw.modelOverride }),
   };

@@ -14,6 +14,26 @@ export function errorMessage(error: unknown): string {
   return text.length > 2000 ? `${text.slice(0, 2000)}…` : text;
 }
 
+/**
+ * A thrown value for an error text, naming its type: `TypeError: fetch failed`. A plain `Error`
+ * is `Error: …`; a subclass that keeps the inherited name is named by its constructor; a thrown
+ * string or other value is just its description. Never throws.
+ */
+export function describeThrown(error: unknown): string {
+  const message = errorMessage(error);
+  if (!(error instanceof Error)) return message;
+  let type = 'Error';
+  try {
+    const name = error.name;
+    const ctor = (error.constructor as { name?: unknown } | undefined)?.name;
+    if (typeof name === 'string' && name !== '' && name !== 'Error') type = name;
+    else if (typeof ctor === 'string' && ctor !== '') type = ctor;
+  } catch {
+    // An error whose name throws when read is an `Error`.
+  }
+  return `${type.length > 80 ? `${type.slice(0, 80)}…` : type}: ${message}`;
+}
+
 /** Quotes a name for a message, cut to 80 characters so a hostile name cannot flood the text. */
 export function quote(name: string): string {
   return `'${name.length > 80 ? `${name.slice(0, 80)}…` : name}'`;

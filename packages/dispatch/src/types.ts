@@ -4,6 +4,7 @@
 import type { ApprovalDecision, ParkedCall, ToolCall, ToolResult, ToolSpec } from '@turnkit/core';
 import type { Cancellation } from './cancellation.js';
 import type { ToolDefinition } from './define.js';
+import type { ToolErrorKind } from './errors.js';
 
 /**
  * The turn a dispatch belongs to. Without a signal the calls cannot be cancelled (timeouts still
@@ -103,9 +104,42 @@ export interface RawResult {
   readonly name: string;
   readonly output: unknown;
   readonly isError: boolean;
+  /** Set on an error result; stage 9 makes it `tool_error` when missing. */
+  readonly errorKind?: ToolErrorKind;
   readonly stop?: { readonly reason: string };
   readonly modelOverride?: string;
 }
+
+/** One execution of a tool, as the execution wrapper sees it. */
+export interface ToolExecution {
+  readonly turnId: string;
+  /** As the model sent it (id, name, input). */
+  readonly call: ToolCall;
+  /** The tool's name. */
+  readonly tool: string;
+  /** Exactly the input that runs: validated, after the before-hooks. */
+  readonly input: unknown;
+}
+
+/** How an execution ended, every try included (before after-hooks and shaping). */
+export interface ExecutionOutcome {
+  readonly isError: boolean;
+  readonly output: unknown;
+  /** Present when `isError`. */
+  readonly errorKind?: ToolErrorKind;
+  /** Tries made, the first included (0 when the turn was cancelled before the first). */
+  readonly attempts: number;
+  readonly durationMs: number;
+}
+
+/**
+ * Runs around each tool execution (once per executed call, around all its tries). It must call
+ * `run()` once; the dispatcher uses run()'s outcome whatever the wrapper returns. A wrapper that
+ * throws (or returns) before `run()` fails the call closed (an error result of kind `internal`,
+ * the tool does not run); one that throws after `run()` changes nothing. It is awaited, so a
+ * tracer can run the tool inside its span's context.
+ */
+export type ExecutionWrapper = (execution: ToolExecution, run: () => Promise<ExecutionOutcome>) => Promise<unknown>;
 
 /** An after-hook's answer: fields to change, or `undefined` to keep the result. */
 export type AfterHookOutcome =
@@ -151,6 +185,8 @@ export interface DispatcherOptions {
   readonly nonInteractive?: boolean;
   /** Receives every decision record. Must not throw; if it does, the error is ignored. */
   readonly onDecision?: (record: DecisionRecord) => void;
+  /** Runs around every tool execution (timing, tracing spans); see `ExecutionWrapper`. */
+  readonly wrapExecution?: ExecutionWrapper;
 }
 
 export interface DispatchOutcome {
@@ -163,6 +199,13 @@ export interface DispatchOutcome {
 export interface Dispatcher {
   /** The tools as the model sees them, computed once. */
   toolSpecs(): readonly ToolSpec[];
+  /** True when a tool of this exact name is defined. */
+  has(name: string): boolean;
+  /** The tool of this exact name, or undefined. */
+  // any: see CallInfo.tool.
+  get(name: string): ToolDefinition<any> | undefined;
+  /** Every tool, sorted by name. */
+  list(): readonly ToolDefinition<any>[];
   /** Names of the tools defined with `loopExempt: true`, for core's `limits.loopExemptTools`. */
   loopExemptTools(): readonly string[];
   /** Stages 1–5 for one call. Emits no record and changes no state. Never throws. */

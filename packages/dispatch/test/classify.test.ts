@@ -30,6 +30,7 @@ describe('stage 1: normalise', () => {
         callId: bad.id,
         name: 'spy',
         isError: true,
+        errorKind: 'invalid_input',
         output:
           "The arguments for 'spy' were not valid JSON (Unexpected end of JSON input). Call 'spy' again with the arguments as one JSON object.",
       },
@@ -73,7 +74,8 @@ describe('stage 2: resolve', () => {
       callId: c.id,
       name: 'nope',
       isError: true,
-      output: "Unknown tool 'nope'. Available tools: echo, shell, add.",
+      errorKind: 'unknown_tool',
+      output: "Unknown tool 'nope'. Available tools: add, echo, shell.",
     });
     expect(records[0]?.source).toBe('unknown_tool');
   });
@@ -82,9 +84,9 @@ describe('stage 2: resolve', () => {
     const { dispatcher, ctx } = setup();
     const { results } = await dispatcher.dispatch([call('__proto__', {}), call('constructor', {}), call('toString', {})], ctx);
     expect(results.map((r) => r.output)).toEqual([
-      "Unknown tool '__proto__'. Available tools: echo, shell, add.",
-      "Unknown tool 'constructor'. Available tools: echo, shell, add.",
-      "Unknown tool 'toString'. Available tools: echo, shell, add.",
+      "Unknown tool '__proto__'. Available tools: add, echo, shell.",
+      "Unknown tool 'constructor'. Available tools: add, echo, shell.",
+      "Unknown tool 'toString'. Available tools: add, echo, shell.",
     ]);
   });
 });
@@ -431,7 +433,13 @@ describe('classify', () => {
     expect(await dispatcher.classify(c, ctx)).toEqual({
       kind: 'deny',
       source: 'unknown_tool',
-      result: { callId: c.id, name: 'nope', isError: true, output: "Unknown tool 'nope'. Available tools: echo, shell, add." },
+      result: {
+        callId: c.id,
+        name: 'nope',
+        isError: true,
+        errorKind: 'unknown_tool',
+        output: "Unknown tool 'nope'. Available tools: add, echo, shell.",
+      },
     });
   });
 });

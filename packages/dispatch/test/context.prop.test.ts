@@ -135,6 +135,7 @@ describe('a hostile dispatch context', () => {
         output:
           "Call to 'add' not run: the dispatch context could not be read (hostile getter onResult). The program calling the dispatcher must pass a plain { turnId, signal? } object.",
         isError: true,
+        errorKind: 'internal',
       },
     ]);
     expect(records).toMatchObject([{ callId: c.id, decision: 'deny', source: 'invalid_context' }]);

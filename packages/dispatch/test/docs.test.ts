@@ -25,8 +25,15 @@ describe('docs/tools.md', () => {
         name: 'git',
         output: "Call to 'git' denied: denied by rule 'git:args=--force*'. Do not retry it unchanged; continue without it.",
         isError: true,
+        errorKind: 'denied',
       },
-      { callId: '7', name: 'search', output: "Unknown tool 'search'. Available tools: read_file, shell, git.", isError: true },
+      {
+        callId: '7',
+        name: 'search',
+        output: "Unknown tool 'search'. Available tools: git, read_file, shell.",
+        isError: true,
+        errorKind: 'unknown_tool',
+      },
     ]);
     expect(parked).toEqual([
       { call: { id: '3', name: 'shell', input: { cmd: 'ls -la; rm -rf /' } }, reason: "matches ask rule 'shell'" },

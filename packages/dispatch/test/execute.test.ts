@@ -78,7 +78,7 @@ describe('stage 7: execute', () => {
     });
     const { dispatcher, ctx } = setup({ tools: [thrower] });
     const { results } = await dispatcher.dispatch([call('thrower', {})], ctx);
-    expect(results[0]).toMatchObject({ isError: true, output: "Error calling tool 'thrower': disk full" });
+    expect(results[0]).toMatchObject({ isError: true, output: "Error calling tool 'thrower': Error: disk full" });
   });
 
   it('times out a tool that listens to its signal, and one that ignores it', async () => {
@@ -132,7 +132,7 @@ describe('stage 7: execute', () => {
     const rejected = flaky(2, { attempts: 3, retryOn: (e) => (e as Error).message === 'nope' });
     const b = setup({ tools: [rejected.tool] });
     expect((await b.dispatcher.dispatch([call('flaky', {})], b.ctx)).results[0]?.output).toBe(
-      "Error calling tool 'flaky': failure 1",
+      "Error calling tool 'flaky': Error: failure 1",
     );
     expect(rejected.calls()).toBe(1);
   });
@@ -156,7 +156,7 @@ describe('stage 7: execute', () => {
     const exhausted = flaky(10, { attempts: 2, retryOn: () => true });
     const c = setup({ tools: [exhausted.tool] });
     expect((await c.dispatcher.dispatch([call('flaky', {})], c.ctx)).results[0]?.output).toBe(
-      "Error calling tool 'flaky': failure 2",
+      "Error calling tool 'flaky': Error: failure 2",
     );
     expect(exhausted.calls()).toBe(2);
   });

@@ -60,10 +60,20 @@ describe('parallel execution', () => {
             const allowed: Record<Kind, unknown[]> = {
               ok: [i, cancelledBefore, cancelledDuring],
               abort: [i, cancelledBefore, cancelledDuring],
-              fail: [`Error calling tool 'work': fail ${i}`, cancelledBefore, cancelledDuring],
+              fail: [`Error calling tool 'work': Error: fail ${i}`, cancelledBefore, cancelledDuring],
               hang: ["Tool 'work' timed out after 1 ms.", cancelledBefore, cancelledDuring],
             };
             expect(allowed[kinds[i] as Kind]).toContainEqual(r.output);
+            // Every error result says its kind, and the kind matches what happened.
+            const text = String(r.output);
+            const kind = !r.isError
+              ? undefined
+              : text.startsWith('cancelled:')
+                ? 'cancelled'
+                : text.includes('timed out')
+                  ? 'timeout'
+                  : 'tool_error';
+            expect(r.errorKind).toBe(kind);
           });
           // Without an abort, nothing is cancelled: every call has its own outcome.
           if (!kinds.includes('abort')) expect(results.some((r) => String(r.output).startsWith('cancelled:'))).toBe(false);

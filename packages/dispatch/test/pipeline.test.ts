@@ -25,6 +25,7 @@ describe('the pipeline', () => {
         output:
           "The result of 'echo' was withheld: after-hook 'broken' returned an unrecognised value. The tool did run; do not assume it failed or succeeded.",
         isError: true,
+        errorKind: 'withheld',
       },
     ]);
     expect(records.map((r) => r.decision)).toEqual(['allow']);

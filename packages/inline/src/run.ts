@@ -238,15 +238,16 @@ function isDispatcher(tools: RunTurnOptions['tools']): tools is Dispatcher {
 
 /** The dispatcher for `tools`; a suspended turn's grants and counts are restored into it. */
 function toDispatcher(
-  options: Pick<RunTurnOptions, 'tools' | 'policy' | 'permissions' | 'hooks'> &
+  options: Pick<RunTurnOptions, 'tools' | 'policy' | 'permissions' | 'hooks' | 'wrapExecution'> &
     Pick<Partial<ResumeTurnOptions>, 'grants' | 'budgetUsage'>,
   fn: string,
 ): Dispatcher {
   const tools = options.tools ?? [];
   if (isDispatcher(tools)) {
-    if (options.policy !== undefined || options.permissions !== undefined || options.hooks !== undefined) {
+    const given = (['policy', 'permissions', 'hooks', 'wrapExecution'] as const).filter((key) => options[key] !== undefined);
+    if (given.length > 0) {
       throw new TypeError(
-        `${fn}: pass policy, permissions and hooks to createDispatcher when \`tools\` is already a dispatcher.`,
+        `${fn}: pass ${given.join(', ')} to createDispatcher when \`tools\` is already a dispatcher (it was made without them).`,
       );
     }
     for (const grant of options.grants ?? []) tools.grant(grant);
@@ -261,6 +262,7 @@ function toDispatcher(
     ...definedProps({ policy: options.policy }),
     ...definedProps({ permissions: options.permissions }),
     ...definedProps({ hooks: options.hooks }),
+    ...definedProps({ wrapExecution: options.wrapExecution }),
     ...definedProps({ grants: options.grants }),
     ...definedProps({ budgetUsage: options.budgetUsage }),
   });

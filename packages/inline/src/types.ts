@@ -26,6 +26,7 @@ import type {
   AfterHook,
   BudgetUsage,
   Dispatcher,
+  ExecutionWrapper,
   Grant,
   Permissions,
   Policy,
@@ -99,6 +100,8 @@ export interface RunTurnOptions {
   readonly policy?: Policy;
   readonly permissions?: Permissions;
   readonly hooks?: { readonly before?: readonly BeforeHook[]; readonly after?: readonly AfterHook[] };
+  /** Runs around every tool execution (`createDispatcher`'s `wrapExecution`). */
+  readonly wrapExecution?: ExecutionWrapper;
   /** Decides parked calls. Without it a turn that needs approval returns `suspended`. */
   readonly approve?: ApproveFn;
   /** The final text is parsed as JSON and validated; a failure is sent back for repair. */

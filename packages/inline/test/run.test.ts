@@ -111,6 +111,32 @@ describe('runTurn', () => {
     );
   });
 
+  it('passes wrapExecution to the dispatcher it makes, and refuses it beside a ready dispatcher', async () => {
+    const seen: string[] = [];
+    const result = await runTurn({
+      model: scriptedModel([toolCalls(call('add', { a: 1, b: 2 })), text('3')]),
+      tools: [add],
+      input: 'add',
+      id: 'turn-w',
+      wrapExecution: async (execution, run) => {
+        const outcome = await run();
+        seen.push(`${execution.turnId} ${execution.tool} ${JSON.stringify(execution.input)} -> ${String(outcome.output)}`);
+      },
+    });
+    expect(result.text).toBe('3');
+    expect(seen).toEqual(['turn-w add {"a":1,"b":2} -> 3']);
+    await expect(
+      runTurn({
+        model: scriptedModel([]),
+        tools: createDispatcher({ tools: [add] }),
+        input: 'x',
+        wrapExecution: async (_e, run) => run(),
+      }),
+    ).rejects.toThrow(
+      'runTurn: pass wrapExecution to createDispatcher when `tools` is already a dispatcher (it was made without them).',
+    );
+  });
+
   it('resumeTurn applies its retry options to the resumed turn', async () => {
     const suspended = await runTurn({
       model: scriptedModel([toolCalls(call('deploy', { service: 'api' }))]),

@@ -16,6 +16,9 @@ import type { EventSink } from './handoff.js';
 import { streamModelResponse } from './model-call.js';
 import { TurnStream } from './turn-stream.js';
 
+/** The options of `streamTurn`: exactly `runTurn`'s (tools, hooks, `wrapExecution`, limits, …). */
+export type StreamTurnOptions = RunTurnOptions;
+
 /**
  * Runs a turn like `runTurn` (same options, same result) and streams it as it happens.
  *
@@ -24,7 +27,7 @@ import { TurnStream } from './turn-stream.js';
  * for await (const event of stream) if (event.type === 'text_delta') process.stdout.write(event.text);
  * const result = await stream.result; // equal to what runTurn returns
  */
-export function streamTurn(options: RunTurnOptions): TurnStream<TurnResult> {
+export function streamTurn(options: StreamTurnOptions): TurnStream<TurnResult> {
   return new TurnStream(
     (sink, signal) => finishWithDone(runTurn({ ...options, signal }, streamingHandlers(sink)), sink),
     streamOptions(options),

@@ -342,7 +342,7 @@ export const scenarios: readonly Scenario[] = [
       transcript: [
         USER,
         'assistant: [call_1 boom]',
-        "tool call_1 boom: error Error calling tool 'boom': disk full",
+        "tool call_1 boom: error Error calling tool 'boom': Error: disk full",
         'assistant: The disk is full.',
       ],
     },

@@ -6,9 +6,16 @@ import type { ToolCall } from '@turnkit/core';
 import type { Cancellation } from '../cancellation.js';
 import { MAX_TIMEOUT_MS, type AnyTool } from '../config.js';
 import { sleep } from '../race.js';
-import { errorMessage, quote } from '../text.js';
+import { kindOf, type ToolErrorKind } from '../errors.js';
+import { describeThrown, quote } from '../text.js';
 import type { RawResult } from '../types.js';
 import type { TurnInfo } from './hooks.js';
+
+/** A call's result after every try, and how many tries were made (0: none, the turn was cancelled first). */
+export interface Executed {
+  readonly result: RawResult;
+  readonly attempts: number;
+}
 
 /** How one try ended. */
 export type RunOutcome =
@@ -148,27 +155,34 @@ export async function runTool(
   input: unknown,
   turn: TurnInfo,
   defaultTimeoutMs: number,
-): Promise<RawResult> {
+): Promise<Executed> {
   const attempts = tool.retry?.attempts ?? 1;
   const backoffMs = tool.retry?.backoffMs ?? 0;
   const timeoutMs = tool.timeoutMs ?? defaultTimeoutMs;
   const deadline = performance.now() + timeoutMs;
-  const failed = (output: string): RawResult => ({ callId: call.id, name: call.name, output, isError: true });
-  const cancelledDuring = failed(`cancelled: ${quote(call.name)} was stopped because the turn was cancelled.`);
-  const timedOut = failed(`Tool '${call.name}' timed out after ${timeoutMs} ms.`);
+  const failed = (output: string, errorKind: ToolErrorKind, tries: number): Executed => ({
+    result: { callId: call.id, name: call.name, output, isError: true, errorKind },
+    attempts: tries,
+  });
+  const cancelledDuring = (tries: number) =>
+    failed(`cancelled: ${quote(call.name)} was stopped because the turn was cancelled.`, 'cancelled', tries);
+  const timedOut = (tries: number) => failed(`Tool '${call.name}' timed out after ${timeoutMs} ms.`, 'timeout', tries);
   for (let attempt = 1; ; attempt++) {
     if (turn.cancel.aborted)
-      return attempt === 1 ? failed(`cancelled: the turn was cancelled before ${quote(call.name)} ran.`) : cancelledDuring;
+      return attempt === 1
+        ? failed(`cancelled: the turn was cancelled before ${quote(call.name)} ran.`, 'cancelled', 0)
+        : cancelledDuring(attempt - 1);
     const outcome = await runOnce(tool, call, input, turn, timeoutMs, deadline);
-    if (outcome.kind === 'ok') return { callId: call.id, name: call.name, output: outcome.value, isError: false };
-    if (outcome.kind === 'timeout') return timedOut;
-    if (outcome.kind === 'cancelled') return cancelledDuring;
+    if (outcome.kind === 'ok')
+      return { result: { callId: call.id, name: call.name, output: outcome.value, isError: false }, attempts: attempt };
+    if (outcome.kind === 'timeout') return timedOut(attempt);
+    if (outcome.kind === 'cancelled') return cancelledDuring(attempt);
     if (attempt >= attempts || !shouldRetry(tool, outcome.error))
-      return failed(`Error calling tool '${call.name}': ${errorMessage(outcome.error)}`);
+      return failed(`Error calling tool '${call.name}': ${describeThrown(outcome.error)}`, kindOf(outcome.error).kind, attempt);
     // 2 ** n overflows to Infinity for large n, and 0 * Infinity is NaN.
     const backoff = backoffMs === 0 ? 0 : backoffMs * 2 ** (attempt - 1);
     const left = deadline - performance.now();
-    if (!(await sleep(Math.max(0, Math.min(backoff, left, MAX_TIMEOUT_MS)), turn.cancel))) return cancelledDuring;
-    if (backoff >= left || performance.now() >= deadline) return timedOut;
+    if (!(await sleep(Math.max(0, Math.min(backoff, left, MAX_TIMEOUT_MS)), turn.cancel))) return cancelledDuring(attempt);
+    if (backoff >= left || performance.now() >= deadline) return timedOut(attempt);
   }
 }

@@ -39,7 +39,7 @@ export function callInfo({ call, tool, input }: Subject, { turnId, cancel }: Tur
 
 /** The denial of a call the turn's cancellation stopped before it ran. */
 export function cancelledBefore(call: ToolCall): Denial {
-  return deny(call, 'cancelled', `cancelled: the turn was cancelled before ${quote(call.name)} ran.`);
+  return deny(call, 'cancelled', `cancelled: the turn was cancelled before ${quote(call.name)} ran.`, 'cancelled');
 }
 
 /** One before-hook's answer: the input to go on with, or a denial. */
@@ -51,7 +51,7 @@ async function beforeHook(
   const { call, tool, input } = subject;
   const source = `hook:${hook.name}`;
   const refused = (why: string): Denial =>
-    deny(call, source, `Call to ${quote(call.name)} denied: before-hook '${hook.name}' ${why}`);
+    deny(call, source, `Call to ${quote(call.name)} denied: before-hook '${hook.name}' ${why}`, 'denied');
   let outcome: unknown;
   try {
     outcome = await raceUserCode(() => hook.run(callInfo(subject, turn)), turn.cancel);
@@ -66,7 +66,9 @@ async function beforeHook(
     return again.ok ? { kind: 'ok', input: again.input } : refused(`rewrote its input into an invalid one. ${again.text}`);
   }
   if (o !== null && typeof o === 'object' && o.kind === 'halt' && (o.isError === undefined || typeof o.isError === 'boolean')) {
-    return { kind: 'deny', source, result: { callId: call.id, name: call.name, output: o.output, isError: o.isError ?? true } };
+    const isError = o.isError ?? true;
+    const result: RawResult = { callId: call.id, name: call.name, output: o.output, isError };
+    return { kind: 'deny', source, result: isError ? { ...result, errorKind: 'denied' } : result };
   }
   return refused('returned an unrecognised value. Do not retry it unchanged.');
 }
@@ -97,10 +99,14 @@ function applyAfter(current: RawResult, outcome: unknown): RawResult | 'unrecogn
   if (o === null || typeof o !== 'object') return 'unrecognised';
   const badStop = o.stop !== undefined && (o.stop === null || typeof o.stop !== 'object' || typeof o.stop.reason !== 'string');
   if ((o.isError !== undefined && typeof o.isError !== 'boolean') || badStop) return 'unrecognised';
+  const { errorKind, ...rest } = current;
+  const isError = typeof o.isError === 'boolean' ? o.isError : current.isError;
   return {
-    ...current,
+    ...rest,
     ...('output' in o ? { output: o.output } : {}),
-    ...(typeof o.isError === 'boolean' ? { isError: o.isError } : {}),
+    isError,
+    // A hook that turns a success into an error makes it a tool error; one that clears the error clears its kind.
+    ...(isError ? { errorKind: errorKind ?? 'tool_error' } : {}),
     ...(o.stop !== undefined && o.stop !== null ? { stop: { reason: String(o.stop.reason) } } : {}),
   };
 }
@@ -121,6 +127,7 @@ export async function runAfterHooks(
       ...current,
       output: `The result of ${quote(info.call.name)} was withheld: after-hook '${hook.name}' ${why}. The tool did run; do not assume it failed or succeeded.`,
       isError: true,
+      errorKind: 'withheld',
     });
     let outcome: unknown;
     try {

@@ -19,6 +19,7 @@ export function normalise(raw: unknown): { readonly kind: 'ok'; readonly call: T
       { id: '', name: '' },
       'invalid_call',
       'A tool call must be an object with an id, a name and an input; this one was not. Call the tool again.',
+      'invalid_input',
     );
   }
   const id = c['id'];
@@ -28,6 +29,7 @@ export function normalise(raw: unknown): { readonly kind: 'ok'; readonly call: T
       { id: typeof id === 'string' ? id : '', name: typeof name === 'string' ? name : '' },
       'invalid_call',
       'A tool call needs a string id and a string tool name; this one did not have them. Call the tool again.',
+      'invalid_input',
     );
   }
   const call: ToolCall = { id, name, input: c['input'] as ToolCall['input'] };
@@ -38,6 +40,7 @@ export function normalise(raw: unknown): { readonly kind: 'ok'; readonly call: T
       call,
       'invalid_json',
       `The arguments for ${quote(name)} were not valid JSON${detail}. Call ${quote(name)} again with the arguments as one JSON object.`,
+      'invalid_input',
     );
   }
   return { kind: 'ok', call };
@@ -55,7 +58,9 @@ export function resolve(
   availableText: string,
 ): { readonly kind: 'ok'; readonly tool: AnyTool } | Denial {
   const tool = tools.get(call.name);
-  return tool === undefined ? deny(call, 'unknown_tool', unknownToolText(call.name, availableText)) : { kind: 'ok', tool };
+  return tool === undefined
+    ? deny(call, 'unknown_tool', unknownToolText(call.name, availableText), 'unknown_tool')
+    : { kind: 'ok', tool };
 }
 
 function issuePath(path: readonly PropertyKey[]): string {

@@ -71,7 +71,10 @@ describe('runTool', () => {
       },
       { attempts: 3, backoffMs: 0, retryOn: (e) => e instanceof TypeError },
     );
-    expect(await runTool(flaky, call, {}, turn(), 1000)).toEqual({ callId: 'c1', name: 'flaky', output: 'done', isError: false });
+    expect(await runTool(flaky, call, {}, turn(), 1000)).toEqual({
+      result: { callId: 'c1', name: 'flaky', output: 'done', isError: false },
+      attempts: 3,
+    });
     expect(tries).toBe(3);
   });
 
@@ -90,9 +93,15 @@ describe('runTool', () => {
         },
         { attempts: 5, backoffMs: 0, retryOn },
       );
-      expect(await runTool(failing, call, {}, turn(), 1000)).toMatchObject({
-        output: "Error calling tool 'flaky': no",
-        isError: true,
+      expect(await runTool(failing, call, {}, turn(), 1000)).toEqual({
+        result: {
+          callId: 'c1',
+          name: 'flaky',
+          output: "Error calling tool 'flaky': Error: no",
+          isError: true,
+          errorKind: 'tool_error',
+        },
+        attempts: 1,
       });
       expect(tries).toBe(1);
     }
@@ -109,8 +118,8 @@ describe('runTool', () => {
       5,
     );
     expect(await runTool(hangs, call, {}, turn(), 1000)).toMatchObject({
-      output: "Tool 'flaky' timed out after 5 ms.",
-      isError: true,
+      result: { output: "Tool 'flaky' timed out after 5 ms.", isError: true, errorKind: 'timeout' },
+      attempts: 1,
     });
     expect(signal?.aborted).toBe(true);
   });
@@ -125,7 +134,10 @@ describe('runTool', () => {
       1000,
     );
     t.cancel.abort('stop');
-    expect(await pending).toMatchObject({ output: "cancelled: 'flaky' was stopped because the turn was cancelled." });
+    expect(await pending).toMatchObject({
+      result: { output: "cancelled: 'flaky' was stopped because the turn was cancelled.", errorKind: 'cancelled' },
+      attempts: 1,
+    });
     expect(
       await runTool(
         tool(() => 1),
@@ -134,6 +146,9 @@ describe('runTool', () => {
         t,
         1000,
       ),
-    ).toMatchObject({ output: "cancelled: the turn was cancelled before 'flaky' ran." });
+    ).toMatchObject({
+      result: { output: "cancelled: the turn was cancelled before 'flaky' ran.", errorKind: 'cancelled' },
+      attempts: 0,
+    });
   });
 });

@@ -109,7 +109,12 @@ describe('runAfterHooks', () => {
     ).toBe(withheld('failed (x)'));
     for (const bad of [null, 5, { isError: 'yes' }, { stop: null }, { stop: { reason: 1 } }]) {
       const out = await runAfterHooks([after('h', () => bad as never)], result, callInfo(subject, t), t.cancel);
-      expect(out).toEqual({ ...result, output: withheld('returned an unrecognised value'), isError: true });
+      expect(out).toEqual({
+        ...result,
+        output: withheld('returned an unrecognised value'),
+        isError: true,
+        errorKind: 'withheld',
+      });
     }
     t.cancel.abort('stop');
     expect((await runAfterHooks([after('h', () => undefined)], result, callInfo(subject, t), t.cancel)).output).toBe(

@@ -28,6 +28,7 @@ describe('shapeResult', () => {
       name: 'x',
       output: "Tool 'x' returned a value that is not JSON (a function at $.a). The tool ran, but its output cannot be shown.",
       isError: true,
+      errorKind: 'invalid_output',
     });
   });
 
