@@ -1,6 +1,5 @@
 export { checkMcpServers } from './config.js';
 export type { McpHttpServer, McpServerConfig, McpServers, McpStdioServer } from './config.js';
-export { McpToolError } from './results.js';
 export { connectMcpServers } from './servers.js';
 export type { ConnectOptions, McpConnection, McpSnapshot } from './servers.js';
 export { mcpTools, mcpToolSet } from './tools.js';

@@ -1,17 +1,9 @@
 // What an MCP tool call returns, as a turnkit tool result. A result the server marks `isError`
-// and a protocol error (unknown tool, timeout, a broken connection) are thrown as McpToolError,
-// which the dispatcher turns into an error result the model sees; nothing here escapes a turn.
+// and a protocol error (unknown tool, timeout, a broken connection) are thrown as a ToolError of
+// the matching kind, which the dispatcher turns into an error result the model sees (with that
+// `errorKind`); nothing here escapes a turn.
 
-/** An MCP call that failed: the server said so (`isError`), or the protocol did. */
-export class McpToolError extends Error {
-  override readonly name = 'McpToolError';
-  /** What kind of failure: the server's own error result, a tool it does not have, a timeout, or any other protocol error. */
-  readonly kind: 'tool_error' | 'unknown_tool' | 'timeout' | 'protocol' | 'changed';
-  constructor(message: string, kind: McpToolError['kind']) {
-    super(message);
-    this.kind = kind;
-  }
-}
+import { ToolError } from '@turnkit/dispatch';
 
 const MAX_SUMMARY = 200;
 
@@ -53,7 +45,7 @@ export function contentText(content: unknown): string {
 
 /**
  * The output of a successful call: the structured content when the server sent it, else the
- * content as text. Throws McpToolError for an `isError` result.
+ * content as text. Throws a ToolError (kind `tool_error`) for an `isError` result.
  */
 export function resultOutput(result: unknown, server: string, tool: string): unknown {
   const r = (result ?? {}) as Record<string, unknown>;
@@ -61,24 +53,30 @@ export function resultOutput(result: unknown, server: string, tool: string): unk
   const hasStructured = structured !== null && typeof structured === 'object';
   if (r['isError'] === true) {
     const text = contentText(r['content']) || (hasStructured ? JSON.stringify(structured) : 'no details given');
-    throw new McpToolError(`MCP server '${server}' reported an error from '${tool}': ${text}`, 'tool_error');
+    throw new ToolError(`MCP server '${server}' reported an error from '${tool}': ${text}`, { kind: 'tool_error' });
   }
   if (hasStructured) return structured;
   return contentText(r['content']);
 }
 
-/** A thrown protocol error (the SDK's ProtocolError or SdkError) as McpToolError. */
-export function protocolError(error: unknown, server: string, tool: string, signal: AbortSignal): McpToolError | unknown {
+/** A thrown protocol error (the SDK's ProtocolError or SdkError) as a ToolError. */
+export function protocolError(error: unknown, server: string, tool: string, signal: AbortSignal): unknown {
   // A cancel or the dispatcher's timeout aborted the request: the dispatcher reports it itself.
   if (signal.aborted) return error;
   const e = (error ?? {}) as { code?: unknown; message?: unknown };
   const message = typeof e.message === 'string' ? e.message : String(error);
   if (e.code === -32602 && /not found|unknown tool/i.test(message))
-    return new McpToolError(
+    return new ToolError(
       `MCP server '${server}' has no tool '${tool}' any more (${message}). Its tool list changed; use the tools offered now.`,
-      'unknown_tool',
+      {
+        kind: 'unknown_tool',
+        cause: error,
+      },
     );
   if (e.code === 'REQUEST_TIMEOUT' || /timed out/i.test(message))
-    return new McpToolError(`MCP server '${server}' did not answer '${tool}' in time (${message}).`, 'timeout');
-  return new McpToolError(`MCP server '${server}' failed to run '${tool}': ${message}`, 'protocol');
+    return new ToolError(`MCP server '${server}' did not answer '${tool}' in time (${message}).`, {
+      kind: 'timeout',
+      cause: error,
+    });
+  return new ToolError(`MCP server '${server}' failed to run '${tool}': ${message}`, { kind: 'tool_error', cause: error });
 }

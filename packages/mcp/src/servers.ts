@@ -5,12 +5,11 @@
 // answered with an error instead of running against a tool the person did not approve.
 
 import type { ParkedCall } from '@turnkit/core';
-import type { ToolContext, ToolDefinition } from '@turnkit/dispatch';
+import { ToolError, type ToolContext, type ToolDefinition } from '@turnkit/dispatch';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
 import { definedProps } from '@turnkit/core';
 import { checkMcpServers, type McpServerConfig, type McpServers } from './config.js';
-import { McpToolError } from './results.js';
 import { type McpToolInfo, mcpToolSet } from './tools.js';
 
 /** What to save next to a suspended turn (plain JSON), and pass back as `since` when reconnecting. */
@@ -87,9 +86,9 @@ function refusingParked(tool: ToolDefinition<any>, parked: ReadonlySet<string>):
     ...tool,
     execute(input: unknown, ctx: ToolContext) {
       if (parked.has(ctx.callId))
-        throw new McpToolError(
+        throw new ToolError(
           `the MCP tool '${tool.name}' changed (input schema or annotations) since this call was parked for approval, so the approved call was not run. Call it again if it is still wanted.`,
-          'changed',
+          { kind: 'not_executed' },
         );
       return tool.execute(input, ctx);
     },

@@ -8,7 +8,7 @@ import { definedProps } from '@turnkit/core';
 import type { ToolContext, ToolDefinition } from '@turnkit/dispatch';
 import type { Client } from '@modelcontextprotocol/client';
 import { SERVER_NAME, toolNames } from './names.js';
-import { McpToolError, protocolError, resultOutput } from './results.js';
+import { protocolError, resultOutput } from './results.js';
 import { jsonSchemaInput, toolFingerprint } from './schema.js';
 
 export interface McpToolsOptions {
@@ -168,5 +168,3 @@ export async function mcpToolSet(client: Client, options: McpToolsOptions): Prom
 export async function mcpTools(client: Client, options: McpToolsOptions): Promise<readonly ToolDefinition<any>[]> {
   return (await mcpToolSet(client, options)).tools;
 }
-
-export { McpToolError };

@@ -99,7 +99,9 @@ describe('calls through the dispatcher', () => {
         callId: 'call_1',
         name: 'weather__broken',
         isError: true,
-        output: "Error calling tool 'weather__broken': MCP server 'weather' reported an error from 'broken': station offline",
+        errorKind: 'tool_error',
+        output:
+          "Error calling tool 'weather__broken': ToolError: MCP server 'weather' reported an error from 'broken': station offline",
       },
     });
   });
@@ -147,9 +149,9 @@ describe('calls through the dispatcher', () => {
     const { results } = await createDispatcher({ tools }).dispatch([{ id: 'c1', name: 'fickle__ping', input: {} }], {
       turnId: 't1',
     });
-    expect(results[0]?.isError).toBe(true);
+    expect(results[0]).toMatchObject({ isError: true, errorKind: 'unknown_tool' });
     expect(results[0]?.output).toMatch(
-      /^Error calling tool 'fickle__ping': MCP server 'fickle' has no tool 'ping' any more \(.*not found.*\)\. Its tool list changed; use the tools offered now\.$/,
+      /^Error calling tool 'fickle__ping': ToolError: MCP server 'fickle' has no tool 'ping' any more \(.*not found.*\)\. Its tool list changed; use the tools offered now\.$/,
     );
   });
 
@@ -172,7 +174,11 @@ describe('calls through the dispatcher', () => {
     const { results } = await createDispatcher({ tools }).dispatch([{ id: 'c1', name: 'weather__slow', input: {} }], {
       turnId: 't1',
     });
-    expect(results[0]).toMatchObject({ isError: true, output: "Tool 'weather__slow' timed out after 50 ms." });
+    expect(results[0]).toMatchObject({
+      isError: true,
+      errorKind: 'timeout',
+      output: "Tool 'weather__slow' timed out after 50 ms.",
+    });
     await expect.poll(() => aborted).toEqual(['slow']);
   });
 });

@@ -1,7 +1,7 @@
 // Spans for one activation of a turn (one runTurn / resumeTurn / streamTurn call), built from the
 // interpreter's observers: `onEffect` sees each effect before it is performed, `onStep` each
 // transition. `invoke_agent` covers the activation, `chat` each model call, `execute_tool` each
-// tool execution (through the dispatcher's execution wrapper). Telemetry never breaks a turn: the
+// tool execution (through the dispatcher's execution wrapper, `wrapExecution`). Telemetry never breaks a turn: the
 // observers swallow their own faults, as the interpreters do for any observer.
 
 import {
@@ -16,6 +16,7 @@ import {
   trace,
 } from '@opentelemetry/api';
 import type { Effect, Message, ModelResponse, TraceEntry, TurnError } from '@turnkit/core';
+import type { ExecutionOutcome, ExecutionWrapper, ToolExecution } from '@turnkit/dispatch';
 import { ATTR, OPERATION, TURNKIT_ATTR } from './conventions.js';
 import { readTraceContext, type SavedTraceContext, saveTraceContext } from './trace-context.js';
 
@@ -42,6 +43,8 @@ export interface TraceTurnOptions {
 export interface TurnHooks {
   readonly onEffect: (effect: Effect) => void;
   readonly onStep: (record: TraceEntry) => void;
+  /** The dispatcher's execution wrapper: an `execute_tool` span around each tool execution, the tool running in its context. */
+  readonly wrapExecution: ExecutionWrapper;
 }
 
 /** What an activation's result says about how it ended (`runTurn`'s result has these fields). */
@@ -180,6 +183,38 @@ export function traceTurn(options: TraceTurnOptions): TurnTracing {
     span.end();
   };
 
+  const wrapExecution = async (execution: ToolExecution, run: () => Promise<ExecutionOutcome>): Promise<unknown> => {
+    let span: Span | undefined;
+    let context: Context | undefined;
+    quietly(() => {
+      const parent = startAgent();
+      setTurnId(execution.turnId);
+      const attributes: Attributes = {
+        [ATTR.operationName]: OPERATION.executeTool,
+        [ATTR.toolName]: execution.tool,
+        [ATTR.toolCallId]: execution.call.id,
+        [ATTR.toolType]: 'function',
+        [ATTR.conversationId]: execution.turnId,
+      };
+      if (content) attributes[ATTR.toolCallArguments] = json(execution.input);
+      span = tracer.startSpan(`${OPERATION.executeTool} ${execution.tool}`, { kind: SpanKind.INTERNAL, attributes }, parent);
+      context = trace.setSpan(parent, span);
+    });
+    // The tool runs inside the span's context, so spans it makes (an HTTP call, a query) are its children.
+    const outcome = context === undefined ? await run() : await otelContext.with(context, run);
+    quietly(() => {
+      if (span === undefined) return;
+      span.setAttribute(TURNKIT_ATTR.toolAttempts, outcome.attempts);
+      if (content) span.setAttribute(ATTR.toolCallResult, json(outcome.output));
+      // The error text may quote the input or the output: it is content, recorded only on opt-in.
+      const kind = outcome.errorKind ?? 'tool_error';
+      if (outcome.isError)
+        failSpan(span, kind, content && typeof outcome.output === 'string' ? outcome.output : `the tool failed (${kind})`);
+      span.end();
+    });
+    return outcome;
+  };
+
   const onEffect = (effect: Effect): void =>
     quietly(() => {
       startAgent();
@@ -222,7 +257,7 @@ export function traceTurn(options: TraceTurnOptions): TurnTracing {
     });
 
   return {
-    hooks: { onEffect, onStep },
+    hooks: { onEffect, onStep, wrapExecution },
     traceContext: () => {
       const span = open.agentContext === undefined ? undefined : trace.getSpan(open.agentContext);
       return span === undefined ? undefined : saveTraceContext(span.spanContext());

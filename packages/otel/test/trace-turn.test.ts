@@ -1,6 +1,7 @@
 import { SpanKind, SpanStatusCode } from '@opentelemetry/api';
 import { defineTool } from '@turnkit/dispatch';
 import { runTurn } from '@turnkit/inline';
+import { streamTurn } from '@turnkit/stream';
 import { call, fail, scriptedModel, text, toolCalls } from '@turnkit/testing';
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
@@ -61,6 +62,20 @@ describe('invoke_agent and chat spans', () => {
     // Inputs and outputs only on opt-in.
     for (const span of rec.spans())
       for (const key of Object.keys(span.attributes)) expect(key).not.toMatch(/messages|arguments|result|instructions/);
+  });
+
+  it('streamTurn takes the same hooks: the same spans for a streamed turn', async () => {
+    const rec = recorder();
+    const model = scriptedModel([toolCalls(call('add', { a: 2, b: 3 })), text('5')]);
+    const tracing = traceTurn({ agent: 'streamer', model: 'm', tracer: rec.tracer });
+    const result = await tracing.run(async () => {
+      const stream = streamTurn({ model, tools: [add], input: '2 + 3?', ...tracing.hooks });
+      for await (const _event of stream);
+      return stream.result;
+    });
+    expect(result.status).toBe('stopped');
+    const agent = rec.one('invoke_agent streamer');
+    expect(rec.children(agent).map((s) => s.name)).toEqual(['chat m', 'execute_tool add', 'chat m']);
   });
 
   it('records messages only when recordContent is on', async () => {
