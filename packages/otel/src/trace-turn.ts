@@ -8,6 +8,7 @@ import {
   type Attributes,
   type Context,
   context as otelContext,
+  isSpanContextValid,
   type Link,
   type Span,
   SpanKind,
@@ -54,7 +55,7 @@ export interface ActivationEnd {
 
 export interface TurnTracing {
   readonly hooks: TurnHooks;
-  /** The `invoke_agent` span's context, once it started: save it with a suspended turn, pass it back as `link`. */
+  /** The `invoke_agent` span's context once it started (undefined without an SDK): save it with a suspended turn, pass it back as `link`. */
   traceContext(): SavedTraceContext | undefined;
   /** Runs `activation` inside the `invoke_agent` span's context and ends the span with its result. */
   run<T extends ActivationEnd>(activation: () => Promise<T>): Promise<T>;
@@ -260,7 +261,8 @@ export function traceTurn(options: TraceTurnOptions): TurnTracing {
     hooks: { onEffect, onStep, wrapExecution },
     traceContext: () => {
       const span = open.agentContext === undefined ? undefined : trace.getSpan(open.agentContext);
-      return span === undefined ? undefined : saveTraceContext(span.spanContext());
+      // Without an SDK the span is a no-op with an all-zero context: nothing to link to later.
+      return span === undefined || !isSpanContextValid(span.spanContext()) ? undefined : saveTraceContext(span.spanContext());
     },
     async run<T extends ActivationEnd>(activation: () => Promise<T>): Promise<T> {
       const ctx = startAgent();

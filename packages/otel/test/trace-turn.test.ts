@@ -78,6 +78,13 @@ describe('invoke_agent and chat spans', () => {
     expect(rec.children(agent).map((s) => s.name)).toEqual(['chat m', 'execute_tool add', 'chat m']);
   });
 
+  it('without an SDK registered nothing is recorded, the turn runs, and there is no context to save', async () => {
+    const tracing = traceTurn({ agent: 'quiet' });
+    const result = await tracing.run(() => runTurn({ model: scriptedModel([text('hi')]), input: 'hi', ...tracing.hooks }));
+    expect(result.status).toBe('stopped');
+    expect(tracing.traceContext()).toBeUndefined();
+  });
+
   it('records messages only when recordContent is on', async () => {
     const rec = recorder();
     const model = scriptedModel([text('Hello there.')]);
