@@ -7,6 +7,7 @@ import { describe, expect, it } from 'vitest';
 import { turnkit } from './run-cli.js';
 
 const scenario = fileURLToPath(new URL('./fixtures/mcp-status.json', import.meta.url));
+const untrusted = fileURLToPath(new URL('./fixtures/mcp-untrusted.json', import.meta.url));
 
 describe('MCP servers in a scenario', () => {
   it("runs a turn with a stdio server's tool (started in the scenario's folder)", async () => {
@@ -16,6 +17,18 @@ describe('MCP servers in a scenario', () => {
     expect(run.stdout).toContain('api is up');
     expect(run.stdout).toContain('stopped: completed');
     expect(run.code).toBe(0);
+  });
+
+  it('an untrusted server parks its tool for approval; `turnkit resume` reconnects from the scenario and runs it', async () => {
+    const file = join(mkdtempSync(join(tmpdir(), 'turnkit-mcp-cli-')), 'turn.json');
+    const run = await turnkit(['run', untrusted, '--save', file]);
+    expect(run.code).toBe(3);
+    expect(run.stdout).toContain('ops__status');
+    const resumed = await turnkit(['resume', file, '--approve', 'call_1']);
+    expect(resumed.stderr).toBe('');
+    expect(resumed.stdout).toContain('api is up');
+    expect(resumed.stdout).toContain('stopped: completed');
+    expect(resumed.code).toBe(0);
   });
 
   it('a bad server entry is a usage error naming the scenario and the field', async () => {
