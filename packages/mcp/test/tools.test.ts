@@ -1,6 +1,7 @@
 // mcpTools against a real SDK server over the in-memory transport: the tools go through the
 // dispatcher's chokepoint like any other, and everything the server says is treated as untrusted.
-import { fromJsonSchema, McpServer } from '@modelcontextprotocol/server';
+import { fromJsonSchema, McpServer, Server } from '@modelcontextprotocol/server';
+import { Client, InMemoryTransport } from '@modelcontextprotocol/client';
 import { createDispatcher } from '@turnkit/dispatch';
 import { runTurn } from '@turnkit/inline';
 import { mcpTools, mcpToolSet } from '@turnkit/mcp';
@@ -8,7 +9,7 @@ import { call, scriptedModel, text, toolCalls } from '@turnkit/testing';
 import { afterEach, describe, expect, it } from 'vitest';
 import { connect, type TestServer, weatherServer } from './servers.js';
 
-const open: TestServer[] = [];
+const open: { close(): Promise<void> }[] = [];
 afterEach(async () => {
   await Promise.all(open.splice(0).map((s) => s.close()));
 });
@@ -52,6 +53,29 @@ describe('tool definitions from a server', () => {
     expect(result.status).toBe('suspended');
     expect(result.pending?.map((p) => p.call.name)).toEqual(['weather__forecast']);
     expect(calls).toEqual([]);
+  });
+
+  it('leaves out a tool whose schema does not compile, says why, and keeps the others', async () => {
+    const server = new Server({ name: 'raw', version: '1.0.0' }, { capabilities: { tools: {} } });
+    server.setRequestHandler('tools/list', async () => ({
+      tools: [
+        { name: 'good', inputSchema: { type: 'object', properties: {} } },
+        { name: 'badtype', inputSchema: { type: 'object', properties: { a: { type: 'nonsense' } } } },
+        { name: 'badref', inputSchema: { type: 'object', properties: { a: { $ref: '#/nowhere' } } } },
+      ],
+    }));
+    const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
+    await server.connect(serverSide);
+    const client = new Client({ name: 'turnkit-test', version: '1.0.0' });
+    await client.connect(clientSide);
+    open.push(client);
+    const skipped: string[] = [];
+    const tools = await mcpTools(client, { server: 'raw', onSkip: (tool, reason) => skipped.push(`${tool}: ${reason}`) });
+    expect(tools.map((t) => t.name)).toEqual(['raw__good']);
+    expect(skipped).toEqual([
+      'badtype: its inputSchema does not compile (type must be JSONType or JSONType[]: nonsense)',
+      "badref: its inputSchema does not compile (can't resolve reference #/nowhere from id #)",
+    ]);
   });
 
   it('refuses a bad server name', async () => {
