@@ -78,6 +78,12 @@ describe('tool definitions from a server', () => {
     ]);
   });
 
+  it('include keeps only the named tools', async () => {
+    const { client } = await weather();
+    const tools = await mcpTools(client, { server: 'weather', include: ['alerts', 'no-such-tool'] });
+    expect(tools.map((t) => t.name)).toEqual(['weather__alerts']);
+  });
+
   it('refuses a bad server name', async () => {
     const { client } = await weather();
     await expect(mcpTools(client, { server: 'my server' })).rejects.toThrow(
