@@ -26,6 +26,18 @@ describe('docs/telemetry.md', () => {
     expect(section.match(/It prints:\n\n```text\n([\s\S]*?)```/)?.[1]).toBe(`${lines.join('\n')}\n`);
   });
 
+  it('runs examples/park-and-resume.ts: the resumed activation links to the suspended one', async () => {
+    const lines: string[] = [];
+    vi.spyOn(console, 'log').mockImplementation((...args: unknown[]) => {
+      lines.push(format(...args));
+    });
+    await import('../examples/park-and-resume.js');
+    expect(lines).toEqual(['invoke_agent deployer suspended', 'invoke_agent deployer stopped linked to the first: true']);
+    const parked = doc.split('## A turn parked for a day\n')[1] ?? '';
+    expect(parked.match(/```ts\n([\s\S]*?)```/)?.[1]).toBe(readFileSync(new URL('../examples/park-and-resume.ts', import.meta.url), 'utf8'));
+    expect(parked.match(/It prints:\n\n```text\n([\s\S]*?)```/)?.[1]).toBe(`${lines.join('\n')}\n`);
+  });
+
   it('shows the example verbatim and names the convention version the package follows', async () => {
     const example = readFileSync(new URL('../examples/trace.ts', import.meta.url), 'utf8');
     expect(section.match(/```ts\n([\s\S]*?)```/)?.[1]).toBe(example);
