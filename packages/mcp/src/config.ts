@@ -17,7 +17,7 @@ interface Common {
 export interface McpStdioServer extends Common {
   readonly command: string;
   readonly args?: readonly string[];
-  /** The child's environment (default: the SDK's safe subset of this process's). */
+  /** Variables for the child, added to the SDK's default environment (a safe subset of this process's: PATH, HOME, …). */
   readonly env?: { readonly [name: string]: string };
   readonly cwd?: string;
 }
