@@ -188,7 +188,7 @@ function modelResponded(state: TurnState, response: ModelResponse): Step {
   if (exceeded !== null) {
     const effects: Effect[] = [append(assistantMessage(response, calls))];
     for (const call of calls)
-      effects.push(appendResult(synthetic(call, `not executed: the turn's ${exceeded} budget is used up.`)));
+      effects.push(appendResult(synthetic(call, `not executed: the turn's ${exceeded} budget is used up.`, 'budget')));
     return finish(update(state, { usage }), stopped('budget_exhausted', null), effects);
   }
 
@@ -204,7 +204,11 @@ function modelResponded(state: TurnState, response: ModelResponse): Step {
     for (const call of calls)
       effects.push(
         appendResult(
-          synthetic(call, 'skipped: repeated. This exact batch of tool calls was already made; answer with what you have.'),
+          synthetic(
+            call,
+            'skipped: repeated. This exact batch of tool calls was already made; answer with what you have.',
+            'not_executed',
+          ),
         ),
       );
     effects.push(emit('limit_reached', { limit: 'loop_detected', repeats: loop.repeats }));
@@ -290,7 +294,13 @@ function recoverFromLoop(state: TurnState, calls: readonly ToolCall[], repeats: 
   const recoveries = state.recoveries + 1;
   for (const call of calls)
     effects.push(
-      appendResult(synthetic(call, 'skipped: repeated. This exact batch of tool calls was already made; it was not run again.')),
+      appendResult(
+        synthetic(
+          call,
+          'skipped: repeated. This exact batch of tool calls was already made; it was not run again.',
+          'not_executed',
+        ),
+      ),
     );
   effects.push(
     append({
@@ -356,7 +366,11 @@ function planBatch(
   const overBudget = `not executed: the turn's tool call budget is used up (limits.budget.maxToolCalls is ${String(maxTools)}).`;
   const notExecuted: ToolResult[] = [];
   for (let i = runs; i < calls.length; i++)
-    notExecuted.push(synthetic(calls[i] as ToolCall, i < byReply ? overBudget : overReply));
+    notExecuted.push(
+      i < byReply
+        ? synthetic(calls[i] as ToolCall, overBudget, 'budget')
+        : synthetic(calls[i] as ToolCall, overReply, 'not_executed'),
+    );
   return { run: calls.slice(0, runs), notExecuted };
 }
 
@@ -505,7 +519,7 @@ function incompleteBatch(state: TurnState, mismatch: IdMismatch): Step {
   );
   // The mismatched results are discarded: each call without a result gets a synthesised one
   // (results held from before an approval, and denials, are kept).
-  const effects = closeOpenCalls(state, 'not executed: the tool batch was incomplete and the turn failed.');
+  const effects = closeOpenCalls(state, 'not executed: the tool batch was incomplete and the turn failed.', 'not_executed');
   return finish(clearBatch(state), error, effects);
 }
 
@@ -550,6 +564,7 @@ function dispatcherFailed(state: TurnState, error: TurnError): Step {
   const effects = closeOpenCalls(
     state,
     `not executed: the tool dispatcher failed before this call reported a result (${error.message}).`,
+    'not_executed',
   );
   return finish(clearBatch(state), { status: 'failed', error }, effects);
 }
@@ -565,7 +580,7 @@ function cancelBatch(state: TurnState, batch: TurnBatch, reason: string | undefi
   const byId = new Map([...batch.held, ...denials(batch)].map((r) => [r.callId, r]));
   return applyBatch(
     state,
-    batch.calls.map((call) => byId.get(call.id) ?? synthetic(call, text)),
+    batch.calls.map((call) => byId.get(call.id) ?? synthetic(call, text, 'cancelled')),
   );
 }
 
@@ -641,7 +656,7 @@ function denials(batch: TurnBatch): ToolResult[] {
     const decision = Object.hasOwn(batch.decisions, call.id) ? batch.decisions[call.id] : undefined;
     if (decision?.type !== 'reject') continue;
     const why = decision.reason === undefined ? '' : `: ${decision.reason}`;
-    out.push(synthetic(call, `rejected${why}. A person declined this call; do not retry it unchanged.`));
+    out.push(synthetic(call, `rejected${why}. A person declined this call; do not retry it unchanged.`, 'denied'));
   }
   return out;
 }
@@ -695,12 +710,12 @@ function callModel(state: TurnState, final: boolean, effects: Effect[]): Step {
 }
 
 function cancel(state: TurnState, reason: string): Step {
-  const effects = closeOpenCalls(state, 'cancelled: the turn was cancelled before this call finished.');
+  const effects = closeOpenCalls(state, 'cancelled: the turn was cancelled before this call finished.', 'cancelled');
   return finish(clearBatch(state), { status: 'cancelled', reason }, effects);
 }
 
 function unexpected(state: TurnState, eventType: string, problem: string): Step {
-  const effects = closeOpenCalls(state, 'not executed: the turn failed on an unexpected event.');
+  const effects = closeOpenCalls(state, 'not executed: the turn failed on an unexpected event.', 'not_executed');
   const error = failure('unexpected_event', `The turn received an event it cannot handle: ${problem}.`, {
     status: state.status,
     event: eventType,
@@ -720,12 +735,12 @@ function ignoredNotice(reason: string, callIds: readonly string[]): Effect {
  * One result for every call of the batch in flight that has none yet: real held results and
  * denials are kept, everything else gets `text`. In call order.
  */
-function closeOpenCalls(state: TurnState, text: string): Effect[] {
+function closeOpenCalls(state: TurnState, text: string, errorKind: 'cancelled' | 'not_executed'): Effect[] {
   const batch = state.batch;
   if (batch === null) return [];
   // Held results and denials are empty until the batch parks.
   const byId = new Map([...batch.held, ...denials(batch)].map((r) => [r.callId, r]));
-  const effects = batch.calls.map((call) => appendResult(byId.get(call.id) ?? synthetic(call, text)));
+  const effects = batch.calls.map((call) => appendResult(byId.get(call.id) ?? synthetic(call, text, errorKind)));
   for (const result of batch.notExecuted) effects.push(appendResult(result));
   return effects;
 }
@@ -783,7 +798,7 @@ function internalError(state: TurnState, error: unknown): Step {
     `turnkit hit an internal error: ${message}. Please report it with the event that caused it.`,
   );
   try {
-    const effects = closeOpenCalls(state, 'not executed: the turn failed on an internal error.');
+    const effects = closeOpenCalls(state, 'not executed: the turn failed on an internal error.', 'not_executed');
     return [update(clearBatch(state), { status: 'failed', outcome, candidate: null }), [...effects, { type: 'done', outcome }]];
   } catch {
     // The state itself is unusable: answer with a fresh failed turn rather than throw.
@@ -841,7 +856,7 @@ function withInterrupted(calls: readonly ToolCall[], completed: readonly ToolRes
   return calls.map(
     (call) =>
       byId.get(call.id) ??
-      synthetic(call, 'interrupted: the turn restarted before this call reported a result; it was not run again.'),
+      synthetic(call, 'interrupted: the turn restarted before this call reported a result; it was not run again.', 'interrupted'),
   );
 }
 
@@ -860,8 +875,11 @@ function emit(name: NoticeName, data: JsonValue): Effect {
   return { type: 'emit', notice: { name, data } };
 }
 
-function synthetic(call: ToolCall, output: string): ToolResult {
-  return { callId: call.id, name: call.name, output, isError: true };
+/** The kinds of the error results core writes itself (a subset of @turnkit/dispatch's `ToolErrorKind`). */
+type SyntheticKind = 'budget' | 'not_executed' | 'cancelled' | 'denied' | 'interrupted';
+
+function synthetic(call: ToolCall, output: string, errorKind: SyntheticKind): ToolResult {
+  return { callId: call.id, name: call.name, output, isError: true, errorKind };
 }
 
 function stopped(stopReason: StopReason, output: JsonValue): Outcome {

@@ -45,7 +45,22 @@ export const ok = (c: ToolCall, output: JsonValue = `out-${c.id}`): ToolResult =
   isError: false,
 });
 
-export const synth = (c: ToolCall, output: string): ToolResult => ({ callId: c.id, name: c.name, output, isError: true });
+/** The kind core gives a synthesised result, read off its text (each text says why the call did not run). */
+export function synthKind(output: string): string {
+  if (output.startsWith('cancelled:')) return 'cancelled';
+  if (output.startsWith('interrupted:')) return 'interrupted';
+  if (output.startsWith('rejected')) return 'denied';
+  if (output.includes('budget is used up')) return 'budget';
+  return 'not_executed';
+}
+
+export const synth = (c: ToolCall, output: string): ToolResult => ({
+  callId: c.id,
+  name: c.name,
+  output,
+  isError: true,
+  errorKind: synthKind(output),
+});
 
 export const usage = (counts: Partial<TurnUsage> = {}): TurnUsage => ({
   inputTokens: 0,

@@ -7,6 +7,7 @@ import type { BudgetLimits } from './budget.js';
 import type { ToolDefinition } from './define.js';
 import { checkGrant } from './grants.js';
 import { parsePattern, type Pattern } from './patterns.js';
+import { checkRetryPolicy, type RetryPolicy } from './retry.js';
 import { quote } from './text.js';
 import type {
   AfterHook,
@@ -41,6 +42,7 @@ export interface DispatcherConfig {
   readonly nonInteractive: boolean;
   readonly onDecision: ((record: DecisionRecord) => void) | undefined;
   readonly wrapExecution: ExecutionWrapper | undefined;
+  readonly retryPolicy: RetryPolicy;
   readonly budget: BudgetLimits;
   readonly budgetUsage: BudgetUsage;
   readonly grants: readonly Grant[];
@@ -60,6 +62,7 @@ const OPTION_KEYS = new Set([
   'nonInteractive',
   'onDecision',
   'wrapExecution',
+  'retryPolicy',
 ]);
 /** setTimeout fires at once for longer delays, so longer timeouts are refused. */
 export const MAX_TIMEOUT_MS = 2_147_483_647;
@@ -199,6 +202,12 @@ export function resolveConfig(options: DispatcherOptions): DispatcherConfig {
     optionError('onDecision must be a function (record) => void.');
   if (options.wrapExecution !== undefined && typeof options.wrapExecution !== 'function')
     optionError('wrapExecution must be a function (execution, run) => Promise, calling run() once.');
+  let retryPolicy: RetryPolicy = {};
+  if (options.retryPolicy !== undefined) {
+    const checked = checkRetryPolicy(options.retryPolicy, false);
+    if (typeof checked === 'string') optionError(`retryPolicy${checked}.`);
+    retryPolicy = checked as RetryPolicy;
+  }
   return Object.freeze({
     tools,
     sorted,
@@ -216,6 +225,7 @@ export function resolveConfig(options: DispatcherOptions): DispatcherConfig {
     nonInteractive: options.nonInteractive === true,
     onDecision: options.onDecision,
     wrapExecution: options.wrapExecution,
+    retryPolicy,
     ...checkBudget(options, tools, availableText),
     grants: checkGrants(options.grants),
   });

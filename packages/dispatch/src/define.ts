@@ -7,6 +7,7 @@ import * as z from 'zod';
 // written against any zod 4 minor type-checks here.
 import type * as zc from 'zod/v4/core';
 import { definedProps } from '@turnkit/core';
+import { checkRetryPolicy, type RetryPolicy } from './retry.js';
 
 /** What a running tool gets besides its input. */
 export interface ToolContext {
@@ -16,7 +17,10 @@ export interface ToolContext {
   readonly turnId: string;
 }
 
-/** Retries for thrown errors. Timeouts and cancellations are never retried; all tries share the tool's `timeoutMs`. */
+/**
+ * Retries for thrown errors that `retryOn` accepts (before the retry policy by kind). Cancellations
+ * are never retried; all tries share the tool's `timeoutMs`.
+ */
 export interface RetryOptions {
   /** Total tries, the first included (`attempts: 3` = up to two retries). Integer ≥ 1. */
   readonly attempts: number;
@@ -38,6 +42,11 @@ export interface ToolConfig<Schema extends zc.$ZodType> {
   readonly readOnly?: boolean;
   readonly needsApproval?: boolean | ((input: zc.output<Schema>) => boolean);
   readonly retry?: RetryOptions;
+  /**
+   * Retries by error kind for this tool, over the dispatcher's `retryPolicy` and the defaults
+   * (`transient` and `rate_limited` retried). Only a tool can opt in to retrying `timeout`.
+   */
+  readonly retryPolicy?: RetryPolicy;
   /** Run the next model call on this model (once) after this tool ran. */
   readonly model?: string;
   /** Calls of this tool neither count towards nor reset loop detection. */
@@ -62,6 +71,7 @@ export interface ToolDefinition<Input = unknown> {
   readonly readOnly: boolean;
   readonly needsApproval: boolean | ((input: Input) => boolean);
   readonly retry?: RetryOptions;
+  readonly retryPolicy?: RetryPolicy;
   readonly model?: string;
   readonly loopExempt: boolean;
   readonly idempotent: boolean;
@@ -93,6 +103,7 @@ const KNOWN_KEYS = new Set([
   'readOnly',
   'needsApproval',
   'retry',
+  'retryPolicy',
   'model',
   'loopExempt',
   'idempotent',
@@ -169,6 +180,12 @@ export function defineTool<Schema extends zc.$ZodType>(config: ToolConfig<Schema
     if (retry.retryOn !== undefined && typeof retry.retryOn !== 'function')
       fail('retry.retryOn must be a function (error) => boolean.');
   }
+  let retryPolicy: RetryPolicy | undefined;
+  if (config.retryPolicy !== undefined) {
+    const checked = checkRetryPolicy(config.retryPolicy, true);
+    if (typeof checked === 'string') fail(`retryPolicy${checked}.`);
+    retryPolicy = checked as RetryPolicy;
+  }
   let inputSchema: JsonObject;
   try {
     inputSchema = z.toJSONSchema(config.input, { io: 'input' }) as JsonObject;
@@ -194,6 +211,7 @@ export function defineTool<Schema extends zc.$ZodType>(config: ToolConfig<Schema
     readOnly: config.readOnly ?? false,
     needsApproval: config.needsApproval ?? false,
     ...definedProps({ retry }),
+    ...definedProps({ retryPolicy }),
     ...definedProps({ model: config.model }),
     loopExempt: config.loopExempt ?? false,
     idempotent: config.idempotent ?? false,

@@ -4,6 +4,8 @@ export { defineTool } from './define.js';
 export type { RetryOptions, ToolConfig, ToolContext, ToolDefinition } from './define.js';
 export { createDispatcher } from './dispatcher.js';
 export { isToolErrorKind, TOOL_ERROR_KINDS, ToolError } from './errors.js';
+export { DEFAULT_RETRY_POLICY } from './retry.js';
+export type { KindRetry, RetryableKind, RetryPolicy } from './retry.js';
 export type { ToolErrorKind, ToolErrorOptions } from './errors.js';
 export { decide } from './stages/policy.js';
 export type { DecideInput, DecideOutput, NeedsApprovalFact, PolicyFact } from './stages/policy.js';

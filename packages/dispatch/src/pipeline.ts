@@ -115,7 +115,7 @@ async function execute(p: Pipeline, tool: AnyTool, call: ToolCall, input: unknow
   let ran: RawResult | undefined;
   const run = async (): Promise<ExecutionOutcome> => {
     const start = performance.now();
-    const { result, attempts } = await runTool(tool, call, input, turn, p.config.defaultTimeoutMs);
+    const { result, attempts } = await runTool(tool, call, input, turn, p.config);
     ran = result;
     const { isError, output, errorKind } = result;
     return { isError, output, ...definedProps({ errorKind }), attempts, durationMs: performance.now() - start };

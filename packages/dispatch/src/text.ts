@@ -1,5 +1,7 @@
 // Texts the dispatcher writes: safe descriptions of thrown values and names.
 
+import { kindOf } from './errors.js';
+
 /** A short, safe description of a thrown value (never throws, at most 2000 characters). */
 export function errorMessage(error: unknown): string {
   let text: string;
@@ -15,9 +17,10 @@ export function errorMessage(error: unknown): string {
 }
 
 /**
- * A thrown value for an error text, naming its type: `TypeError: fetch failed`. A plain `Error`
- * is `Error: …`; a subclass that keeps the inherited name is named by its constructor; a thrown
- * string or other value is just its description. Never throws.
+ * A thrown value for an error text, naming its type: `TypeError: fetch failed`, and a
+ * `ToolError`'s kind: `ToolError (rate_limited): busy`. A plain `Error` is `Error: …`; a subclass
+ * that keeps the inherited name is named by its constructor; a thrown string or other value is just
+ * its description. Never throws.
  */
 export function describeThrown(error: unknown): string {
   const message = errorMessage(error);
@@ -31,7 +34,9 @@ export function describeThrown(error: unknown): string {
   } catch {
     // An error whose name throws when read is an `Error`.
   }
-  return `${type.length > 80 ? `${type.slice(0, 80)}…` : type}: ${message}`;
+  const { kind } = kindOf(error);
+  const named = type.length > 80 ? `${type.slice(0, 80)}…` : type;
+  return `${named}${kind === 'tool_error' ? '' : ` (${kind})`}: ${message}`;
 }
 
 /** Quotes a name for a message, cut to 80 characters so a hostile name cannot flood the text. */

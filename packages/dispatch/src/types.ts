@@ -5,6 +5,7 @@ import type { ApprovalDecision, ParkedCall, ToolCall, ToolResult, ToolSpec } fro
 import type { Cancellation } from './cancellation.js';
 import type { ToolDefinition } from './define.js';
 import type { ToolErrorKind } from './errors.js';
+import type { RetryPolicy } from './retry.js';
 
 /**
  * The turn a dispatch belongs to. Without a signal the calls cannot be cancelled (timeouts still
@@ -187,6 +188,11 @@ export interface DispatcherOptions {
   readonly onDecision?: (record: DecisionRecord) => void;
   /** Runs around every tool execution (timing, tracing spans); see `ExecutionWrapper`. */
   readonly wrapExecution?: ExecutionWrapper;
+  /**
+   * Retries by error kind for every tool (a tool's own `retryPolicy` wins). Default: `transient`
+   * 3 tries from 200 ms, `rate_limited` 3 tries from 1000 ms (or its `retryAfterMs`), nothing else.
+   */
+  readonly retryPolicy?: RetryPolicy;
 }
 
 export interface DispatchOutcome {

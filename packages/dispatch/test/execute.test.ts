@@ -156,7 +156,7 @@ describe('stage 7: execute', () => {
     const exhausted = flaky(10, { attempts: 2, retryOn: () => true });
     const c = setup({ tools: [exhausted.tool] });
     expect((await c.dispatcher.dispatch([call('flaky', {})], c.ctx)).results[0]?.output).toBe(
-      "Error calling tool 'flaky': Error: failure 2",
+      "Error calling tool 'flaky' (2 tries): Error: failure 2",
     );
     expect(exhausted.calls()).toBe(2);
   });
@@ -200,12 +200,13 @@ describe('stage 7: execute', () => {
     const s = stubborn(how, 50);
     const { dispatcher, ctx } = setup({ tools: [s.tool] });
     const { results } = await dispatcher.dispatch([call('stubborn', {})], ctx);
-    expect(results[0]).toMatchObject({ isError: true, output: "Tool 'stubborn' timed out after 50 ms." });
+    expect(results[0]).toMatchObject({ isError: true, errorKind: 'timeout' });
+    expect(results[0]?.output).toMatch(/^Tool 'stubborn' timed out after 50 ms \(\d+ tries\)\.$/);
     expect(s.tries()).toBeGreaterThan(1);
     expect(s.tries()).toBeLessThan(GIVE_UP);
   });
 
-  it('a backoff longer than the time left ends the call as timed out, without waiting it out', async () => {
+  it('a backoff longer than the time left ends the call at once with its last error, without waiting', async () => {
     let tries = 0;
     const patient = defineTool({
       name: 'patient',
@@ -220,7 +221,12 @@ describe('stage 7: execute', () => {
     });
     const { dispatcher, ctx } = setup({ tools: [patient] });
     const { results } = await dispatcher.dispatch([call('patient', {})], ctx);
-    expect(results[0]).toMatchObject({ isError: true, output: "Tool 'patient' timed out after 20 ms." });
+    expect(results[0]).toMatchObject({
+      isError: true,
+      errorKind: 'tool_error',
+      output:
+        "Error calling tool 'patient': Error: busy (not tried again: the next try would start after the call's 20 ms timeout)",
+    });
     expect(tries).toBe(1);
   });
 

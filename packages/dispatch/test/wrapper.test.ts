@@ -48,7 +48,7 @@ describe('ToolError', () => {
 
   it("gives the result the thrown kind and names the error's type in the text", async () => {
     const cases: [unknown, string, string][] = [
-      [new ToolError('no access to /etc', { kind: 'permission' }), 'permission', 'ToolError: no access to /etc'],
+      [new ToolError('no access to /etc', { kind: 'permission' }), 'permission', 'ToolError (permission): no access to /etc'],
       [new TypeError('x is not a function'), 'tool_error', 'TypeError: x is not a function'],
       [new (class QuotaError extends Error {})('over quota'), 'tool_error', 'QuotaError: over quota'],
       ['a plain string', 'tool_error', 'a plain string'],
@@ -134,7 +134,12 @@ describe('wrapExecution', () => {
     const { results } = await dispatcher.dispatch([call('flaky', {})], ctx);
     expect(tries).toBe(3);
     expect(outcomes).toMatchObject([
-      { isError: true, errorKind: 'transient', attempts: 3, output: "Error calling tool 'flaky': ToolError: still down" },
+      {
+        isError: true,
+        errorKind: 'transient',
+        attempts: 3,
+        output: "Error calling tool 'flaky' (3 tries): ToolError (transient): still down",
+      },
     ]);
     expect(results[0]).toMatchObject({ isError: true, errorKind: 'transient' });
   });

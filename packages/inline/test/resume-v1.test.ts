@@ -86,6 +86,7 @@ describe('resumeTurn with a suspended result saved by state version 1', () => {
         name: 'pay',
         output: 'rejected: over the limit. A person declined this call; do not retry it unchanged.',
         isError: true,
+        errorKind: 'denied',
       },
     });
   });

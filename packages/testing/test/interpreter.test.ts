@@ -112,6 +112,7 @@ describe('startTurn', () => {
         callId: 'call_1',
         name: 'add',
         isError: true,
+        errorKind: 'cancelled',
         output:
           'cancelled: the tool batch was cancelled (the user moved on) before this call finished; the turn goes on without its result.',
       },

@@ -7,6 +7,7 @@ import type { Cancellation } from '../cancellation.js';
 import { MAX_TIMEOUT_MS, type AnyTool } from '../config.js';
 import { sleep } from '../race.js';
 import { kindOf, type ToolErrorKind } from '../errors.js';
+import { nextWait, retryFor, type KindRetry, type RetryPolicy } from '../retry.js';
 import { describeThrown, quote } from '../text.js';
 import type { RawResult } from '../types.js';
 import type { TurnInfo } from './hooks.js';
@@ -143,46 +144,78 @@ function shouldRetry(tool: AnyTool, error: unknown): boolean {
   }
 }
 
+/** How the failed try `attempt` is retried: the tool's `retry` when its `retryOn` accepts the error, else by kind. */
+function retryOf(tool: AnyTool, failure: Failure, policy: RetryPolicy): KindRetry | undefined {
+  if (failure.kind !== 'timeout' && tool.retry !== undefined && shouldRetry(tool, failure.error))
+    return { attempts: tool.retry.attempts, backoffMs: tool.retry.backoffMs, maxBackoffMs: MAX_TIMEOUT_MS };
+  return retryFor(failure.kind, tool.retryPolicy, policy);
+}
+
+/** A failed try: its kind, and the thrown value (none for a timeout). */
+interface Failure {
+  readonly kind: ToolErrorKind;
+  readonly error?: unknown;
+}
+
+/** What stage 7 runs with besides the call. */
+export interface ExecuteOptions {
+  readonly defaultTimeoutMs: number;
+  readonly retryPolicy: RetryPolicy;
+}
+
+/** The text of a failed call: what failed, how many tries it took, and why it was not tried again. */
+function failureText(name: string, failure: Failure, timeoutMs: number, attempts: number, note: string): string {
+  const tries = attempts > 1 ? ` (${attempts} tries)` : '';
+  if (failure.kind === 'timeout') return `Tool '${name}' timed out after ${timeoutMs} ms${tries}.${note}`;
+  return `Error calling tool '${name}'${tries}: ${describeThrown(failure.error)}${note}`;
+}
+
 /**
- * Stage 7: the tool's result, or an error result saying it threw, timed out or was cancelled.
- * The timeout is one deadline for the whole call, every try and every wait between tries
- * included; between two tries the dispatcher always yields at least one macrotask, so a tool that
- * fails synchronously cannot starve the timers of the timeout and the turn's cancel.
+ * Stage 7: the tool's result, or an error result saying it threw, timed out or was cancelled,
+ * with how many tries were made. A failure is tried again as its retry policy says (see
+ * retry.ts). The timeout is one deadline for the whole call, every try and every wait included,
+ * unless the tool opts in to retrying timeouts: then each try has the whole `timeoutMs`. A wait
+ * that would pass the deadline is not waited: the call ends at once with its last failure. Between
+ * two tries the dispatcher always yields at least one macrotask, so a tool that fails synchronously
+ * cannot starve the timers of the timeout and the turn's cancel.
  */
 export async function runTool(
   tool: AnyTool,
   call: ToolCall,
   input: unknown,
   turn: TurnInfo,
-  defaultTimeoutMs: number,
+  options: ExecuteOptions,
 ): Promise<Executed> {
-  const attempts = tool.retry?.attempts ?? 1;
-  const backoffMs = tool.retry?.backoffMs ?? 0;
-  const timeoutMs = tool.timeoutMs ?? defaultTimeoutMs;
-  const deadline = performance.now() + timeoutMs;
-  const failed = (output: string, errorKind: ToolErrorKind, tries: number): Executed => ({
+  const timeoutMs = tool.timeoutMs ?? options.defaultTimeoutMs;
+  const perTry = retryFor('timeout', tool.retryPolicy, options.retryPolicy) !== undefined;
+  let deadline = performance.now() + timeoutMs;
+  const failed = (output: string, errorKind: ToolErrorKind, attempts: number): Executed => ({
     result: { callId: call.id, name: call.name, output, isError: true, errorKind },
-    attempts: tries,
+    attempts,
   });
-  const cancelledDuring = (tries: number) =>
-    failed(`cancelled: ${quote(call.name)} was stopped because the turn was cancelled.`, 'cancelled', tries);
-  const timedOut = (tries: number) => failed(`Tool '${call.name}' timed out after ${timeoutMs} ms.`, 'timeout', tries);
+  const cancelledDuring = (attempts: number) =>
+    failed(`cancelled: ${quote(call.name)} was stopped because the turn was cancelled.`, 'cancelled', attempts);
   for (let attempt = 1; ; attempt++) {
     if (turn.cancel.aborted)
       return attempt === 1
         ? failed(`cancelled: the turn was cancelled before ${quote(call.name)} ran.`, 'cancelled', 0)
         : cancelledDuring(attempt - 1);
+    if (perTry) deadline = performance.now() + timeoutMs;
     const outcome = await runOnce(tool, call, input, turn, timeoutMs, deadline);
     if (outcome.kind === 'ok')
       return { result: { callId: call.id, name: call.name, output: outcome.value, isError: false }, attempts: attempt };
-    if (outcome.kind === 'timeout') return timedOut(attempt);
     if (outcome.kind === 'cancelled') return cancelledDuring(attempt);
-    if (attempt >= attempts || !shouldRetry(tool, outcome.error))
-      return failed(`Error calling tool '${call.name}': ${describeThrown(outcome.error)}`, kindOf(outcome.error).kind, attempt);
-    // 2 ** n overflows to Infinity for large n, and 0 * Infinity is NaN.
-    const backoff = backoffMs === 0 ? 0 : backoffMs * 2 ** (attempt - 1);
+    const failure: Failure =
+      outcome.kind === 'timeout' ? { kind: 'timeout' } : { kind: kindOf(outcome.error).kind, error: outcome.error };
+    const wait = nextWait(retryOf(tool, failure, options.retryPolicy), attempt, failure.error);
+    if (wait === undefined) return failed(failureText(call.name, failure, timeoutMs, attempt, ''), failure.kind, attempt);
     const left = deadline - performance.now();
-    if (!(await sleep(Math.max(0, Math.min(backoff, left, MAX_TIMEOUT_MS)), turn.cancel))) return cancelledDuring(attempt);
-    if (backoff >= left || performance.now() >= deadline) return timedOut(attempt);
+    if (!perTry && left <= 0)
+      return failed(failureText(call.name, { kind: 'timeout' }, timeoutMs, attempt, ''), 'timeout', attempt);
+    if (!perTry && wait >= left) {
+      const note = ` (not tried again: the next try would start after the call's ${timeoutMs} ms timeout)`;
+      return failed(failureText(call.name, failure, timeoutMs, attempt, note), failure.kind, attempt);
+    }
+    if (!(await sleep(Math.min(wait, MAX_TIMEOUT_MS), turn.cancel))) return cancelledDuring(attempt);
   }
 }

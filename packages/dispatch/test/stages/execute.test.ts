@@ -62,6 +62,7 @@ describe('runOnce', () => {
 });
 
 describe('runTool', () => {
+  const options = { defaultTimeoutMs: 1000, retryPolicy: {} };
   it('retries what retryOn accepts, counting every try', async () => {
     let tries = 0;
     const flaky = tool(
@@ -71,7 +72,7 @@ describe('runTool', () => {
       },
       { attempts: 3, backoffMs: 0, retryOn: (e) => e instanceof TypeError },
     );
-    expect(await runTool(flaky, call, {}, turn(), 1000)).toEqual({
+    expect(await runTool(flaky, call, {}, turn(), options)).toEqual({
       result: { callId: 'c1', name: 'flaky', output: 'done', isError: false },
       attempts: 3,
     });
@@ -93,7 +94,7 @@ describe('runTool', () => {
         },
         { attempts: 5, backoffMs: 0, retryOn },
       );
-      expect(await runTool(failing, call, {}, turn(), 1000)).toEqual({
+      expect(await runTool(failing, call, {}, turn(), options)).toEqual({
         result: {
           callId: 'c1',
           name: 'flaky',
@@ -117,7 +118,7 @@ describe('runTool', () => {
       undefined,
       5,
     );
-    expect(await runTool(hangs, call, {}, turn(), 1000)).toMatchObject({
+    expect(await runTool(hangs, call, {}, turn(), options)).toMatchObject({
       result: { output: "Tool 'flaky' timed out after 5 ms.", isError: true, errorKind: 'timeout' },
       attempts: 1,
     });
@@ -131,7 +132,7 @@ describe('runTool', () => {
       call,
       {},
       t,
-      1000,
+      options,
     );
     t.cancel.abort('stop');
     expect(await pending).toMatchObject({
@@ -144,7 +145,7 @@ describe('runTool', () => {
         call,
         {},
         t,
-        1000,
+        options,
       ),
     ).toMatchObject({
       result: { output: "cancelled: the turn was cancelled before 'flaky' ran.", errorKind: 'cancelled' },
