@@ -181,7 +181,7 @@ describe('calls through the dispatcher', () => {
     });
     expect(results[0]).toMatchObject({ isError: true, errorKind: 'unknown_tool' });
     expect(results[0]?.output).toMatch(
-      /^Error calling tool 'fickle__ping': ToolError: MCP server 'fickle' has no tool 'ping' any more \(.*not found.*\)\. Its tool list changed; use the tools offered now\.$/,
+      /^Error calling tool 'fickle__ping': ToolError \(unknown_tool\): MCP server 'fickle' has no tool 'ping' any more \(.*not found.*\)\. Its tool list changed; use the tools offered now\.$/,
     );
   });
 

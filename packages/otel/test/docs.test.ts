@@ -34,7 +34,9 @@ describe('docs/telemetry.md', () => {
     await import('../examples/park-and-resume.js');
     expect(lines).toEqual(['invoke_agent deployer suspended', 'invoke_agent deployer stopped linked to the first: true']);
     const parked = doc.split('## A turn parked for a day\n')[1] ?? '';
-    expect(parked.match(/```ts\n([\s\S]*?)```/)?.[1]).toBe(readFileSync(new URL('../examples/park-and-resume.ts', import.meta.url), 'utf8'));
+    expect(parked.match(/```ts\n([\s\S]*?)```/)?.[1]).toBe(
+      readFileSync(new URL('../examples/park-and-resume.ts', import.meta.url), 'utf8'),
+    );
     expect(parked.match(/It prints:\n\n```text\n([\s\S]*?)```/)?.[1]).toBe(`${lines.join('\n')}\n`);
   });
 

@@ -68,6 +68,28 @@ describe('execute_tool spans', () => {
     expect(rec.one('invoke_agent shop').status.code).toBe(SpanStatusCode.UNSET);
   });
 
+  it('a tool retried by the dispatcher is one execute_tool span around all its tries', async () => {
+    const rec = recorder();
+    let tries = 0;
+    const flaky = defineTool({
+      name: 'flaky',
+      description: 'Fails once, then works.',
+      input: z.object({}),
+      retryPolicy: { transient: { attempts: 3, backoffMs: 0 } },
+      execute: () => {
+        tries++;
+        if (tries === 1) throw new ToolError('connection reset', { kind: 'transient' });
+        return 'ok';
+      },
+    });
+    const model = scriptedModel([toolCalls(call('flaky', {})), text('done')]);
+    const tracing = traceTurn({ agent: 'retry', tracer: rec.tracer });
+    await tracing.run(() => runTurn({ model, tools: [flaky], input: 'go', ...tracing.hooks }));
+    const span = rec.one('execute_tool flaky');
+    expect(span.attributes['turnkit.tool.attempts']).toBe(2);
+    expect(span.status.code).toBe(SpanStatusCode.UNSET);
+  });
+
   it('records arguments, result and error text only with recordContent', async () => {
     const rec = recorder();
     const model = scriptedModel([toolCalls(call('add', { a: 2, b: 2 }), call('charge', { cents: 1 })), text('ok')]);
@@ -78,7 +100,7 @@ describe('execute_tool spans', () => {
       'gen_ai.tool.call.result': '4',
     });
     expect(rec.one('execute_tool charge').status.message).toBe(
-      "Error calling tool 'charge': ToolError: card declined for 1 cents",
+      "Error calling tool 'charge': ToolError (permission): card declined for 1 cents",
     );
   });
 
