@@ -76,6 +76,8 @@ const file = z.strictObject({
   tools: z.array(tool).default([]),
   /** JSON Schema the final answer must match (the text is parsed as JSON). */
   output: jsonSchema.optional(),
+  /** MCP servers whose tools join `tools` (checked by @turnkit/mcp when the turn starts). */
+  mcpServers: z.record(z.string(), z.record(z.string(), z.unknown())).optional(),
 });
 
 type JsonTool = z.infer<typeof tool>;
@@ -101,6 +103,7 @@ export function scenarioFromJson(value: unknown, where: string): ScenarioFile {
     ...(spec.limits === undefined ? {} : { limits: spec.limits as TurnLimitsInput }),
     ...definedProps({ system: spec.system }),
     ...(output === undefined ? {} : { output: output as OutputSchema }),
+    ...definedProps({ mcpServers: spec.mcpServers }),
   };
 }
 

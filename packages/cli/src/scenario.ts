@@ -45,6 +45,11 @@ export interface ScenarioFile {
   readonly system?: string;
   /** A zod schema the final answer (parsed as JSON) must match; a failure is sent back for repair. */
   readonly output?: OutputSchema;
+  /**
+   * MCP servers whose tools join `tools`, by name: `{ command, args? }` (stdio) or `{ url }` (HTTP),
+   * checked by @turnkit/mcp (`McpServers`), which must be installed next to the CLI.
+   */
+  readonly mcpServers?: { readonly [server: string]: object };
 }
 
 /** A checked scenario file and where it came from. */
@@ -189,9 +194,9 @@ function check(value: unknown, path: string, shown: string): Omit<LoadedScenario
     throw new UsageError(`Scenario ${shown}: ${what}`);
   };
   if (value === null || typeof value !== 'object')
-    return bad('the export must be an object { input, tools, model?, limits?, system?, output? }.');
+    return bad('the export must be an object { input, tools, model?, limits?, system?, output?, mcpServers? }.');
   const s = value as Record<string, unknown>;
-  const known = new Set(['input', 'tools', 'model', 'limits', 'system', 'output']);
+  const known = new Set(['input', 'tools', 'model', 'limits', 'system', 'output', 'mcpServers']);
   for (const key of Object.keys(s)) if (!known.has(key)) bad(`unknown field '${key}'; a scenario has ${[...known].join(', ')}.`);
   if (typeof s.input !== 'string') bad('`input` must be a string (the user message).');
   const tools = s.tools ?? [];
@@ -216,6 +221,8 @@ function check(value: unknown, path: string, shown: string): Omit<LoadedScenario
   if (s.system !== undefined && typeof s.system !== 'string') bad('`system` must be a string.');
   if (s.output !== undefined && typeof (s.output as OutputSchema | null)?.safeParse !== 'function')
     bad('`output` must be a zod schema.');
+  if (s.mcpServers !== undefined && (s.mcpServers === null || typeof s.mcpServers !== 'object' || Array.isArray(s.mcpServers)))
+    bad('`mcpServers` must be an object of MCP servers by name, like { files: { command: "node", args: ["server.js"] } }.');
   return {
     path,
     input: s.input as string,
@@ -224,6 +231,7 @@ function check(value: unknown, path: string, shown: string): Omit<LoadedScenario
     ...(s.limits === undefined ? {} : { limits: s.limits as TurnLimitsInput }),
     ...(s.system === undefined ? {} : { system: s.system as string }),
     ...(s.output === undefined ? {} : { output: s.output as OutputSchema }),
+    ...(s.mcpServers === undefined ? {} : { mcpServers: s.mcpServers as ScenarioFile['mcpServers'] & object }),
   };
 }
 

@@ -11,6 +11,7 @@ import pc from 'picocolors';
 import { promptApprover } from './approve.js';
 import { oneLine, UsageError } from './errors.js';
 import { providerModel, type ProviderOptions } from './provider.js';
+import { connectScenarioServers } from './mcp-servers.js';
 import { makeScenarioModel, type LoadedScenarioFile } from './scenario.js';
 import { safeJson, safeText, shellCommand } from './safe-text.js';
 import {
@@ -57,6 +58,17 @@ export async function runTurnCommand(o: TurnCommandOptions): Promise<number> {
   if (o.save !== undefined) await checkWritablePath(o.save, '--save');
   if (o.trace !== undefined) await checkWritablePath(o.trace, '--trace');
   const { counter, label } = pickModel(o);
+  // The scenario's MCP servers are reached before anything is claimed; their tools join the scenario's.
+  const servers = await connectScenarioServers(o.scenario, o.scenarioFile);
+  try {
+    const scenario = servers.tools.length === 0 ? o.scenario : { ...o.scenario, tools: [...o.scenario.tools, ...servers.tools] };
+    return await runWithSignals({ ...o, scenario }, counter, label);
+  } finally {
+    await servers.close();
+  }
+}
+
+async function runWithSignals(o: TurnCommandOptions, counter: ReturnType<typeof counting>, label: string): Promise<number> {
   // One approval, one execution: the file is marked as used, durably, before any approved tool
   // runs; a second resume of it (concurrent or later) is refused even if this process dies.
   const claim = o.resume === undefined ? undefined : await claimSuspended(o.resume.file, o.resume.read);

@@ -12,7 +12,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 const REPO = fileURLToPath(new URL('../../../', import.meta.url));
 const HERE = fileURLToPath(new URL('./consumer/', import.meta.url));
-const PUBLISHED = ['core', 'dispatch', 'inline', 'stream', 'testing', 'check', 'ai-sdk', 'cli'];
+const PUBLISHED = ['core', 'dispatch', 'inline', 'stream', 'testing', 'check', 'ai-sdk', 'cli', 'otel', 'mcp'];
 const SETUP_TIMEOUT = 240_000;
 
 interface Run {
@@ -84,7 +84,23 @@ beforeAll(async () => {
   );
   writeFileSync(
     join(project, 'package.json'),
-    JSON.stringify({ name: 'app', private: true, type: 'module', dependencies: { ...dependencies, zod: '^4' } }, null, 2),
+    JSON.stringify(
+      {
+        name: 'app',
+        private: true,
+        type: 'module',
+        // The peers of @turnkit/otel and @turnkit/mcp, and an MCP server for the mcp README's sample.
+        dependencies: {
+          ...dependencies,
+          zod: '^4',
+          '@opentelemetry/api': '^1.9',
+          '@modelcontextprotocol/client': '^2',
+          '@modelcontextprotocol/server': '^2',
+        },
+      },
+      null,
+      2,
+    ),
   );
   writeFileSync(
     join(project, 'tsconfig.json'),

@@ -75,6 +75,8 @@ describe('every published package', () => {
       'core',
       'dispatch',
       'inline',
+      'mcp',
+      'otel',
       'server',
       'store',
       'stream',
@@ -111,14 +113,19 @@ describe('every published package', () => {
     }
   });
 
-  it('take zod, fast-check and the AI SDK provider as peers (and test with them as dev dependencies)', () => {
+  it('take zod, fast-check, the AI SDK provider, OpenTelemetry and the MCP client as peers (and test with them as dev dependencies)', () => {
     const peers = Object.fromEntries(packages.map((dir) => [dir, manifest(dir).peerDependencies ?? {}]));
-    for (const dir of ['dispatch', 'inline', 'stream', 'testing', 'cli']) expect(peers[dir], dir).toMatchObject({ zod: '^4' });
+    for (const dir of ['dispatch', 'inline', 'stream', 'testing', 'cli', 'mcp'])
+      expect(peers[dir], dir).toMatchObject({ zod: '^4' });
     expect(peers.check).toEqual({ 'fast-check': '^4' });
     expect(peers['ai-sdk']).toEqual({ '@ai-sdk/provider': '^3' });
+    expect(peers.otel).toEqual({ '@opentelemetry/api': '^1.9' });
+    expect(peers.mcp).toEqual({ '@modelcontextprotocol/client': '^2', zod: '^4' });
     for (const dir of packages) {
       for (const peer of Object.keys(peers[dir] ?? {})) {
-        if (peer !== 'vitest') expect(manifest(dir).devDependencies?.[peer], `${dir} devDependencies.${peer}`).toBe('catalog:');
+        // An optional peer from this repository (the CLI's @turnkit/mcp) is tested from the workspace.
+        const range = peer.startsWith('@turnkit/') ? 'workspace:^' : 'catalog:';
+        if (peer !== 'vitest') expect(manifest(dir).devDependencies?.[peer], `${dir} devDependencies.${peer}`).toBe(range);
         expect(manifest(dir).dependencies ?? {}, `${dir} dependencies`).not.toHaveProperty(peer);
       }
     }

@@ -1,0 +1,43 @@
+// The MCP servers a scenario names: connected when a run or a resume starts (a resume reconnects
+// from the scenario's configuration), their tools added to the scenario's, closed when the turn
+// returns. @turnkit/mcp is an optional peer: loaded only for a scenario that names servers.
+
+import { dirname } from 'node:path';
+import type { ToolDefinition } from '@turnkit/dispatch';
+import { oneLine, UsageError } from './errors.js';
+import type { LoadedScenarioFile } from './scenario.js';
+
+export interface ScenarioServers {
+  // any: each tool has its own input type.
+  readonly tools: readonly ToolDefinition<any>[];
+  close(): Promise<void>;
+}
+
+const NONE: ScenarioServers = { tools: [], close: async () => undefined };
+
+/** Connects the scenario's MCP servers; a UsageError names the scenario when that is not possible. */
+export async function connectScenarioServers(scenario: LoadedScenarioFile, shown: string): Promise<ScenarioServers> {
+  if (scenario.mcpServers === undefined) return NONE;
+  let mcp: typeof import('@turnkit/mcp');
+  try {
+    mcp = await import('@turnkit/mcp');
+  } catch (error) {
+    throw new UsageError(
+      `Scenario ${shown} names MCP servers, but @turnkit/mcp could not be loaded (${oneLine(error)}): install it with \`npm i @turnkit/mcp @modelcontextprotocol/client\`.`,
+    );
+  }
+  try {
+    const servers = mcp.checkMcpServers(scenario.mcpServers, 'mcpServers');
+    // A stdio server starts in the scenario's folder unless it names its own cwd.
+    const here = dirname(scenario.path);
+    const placed = Object.fromEntries(
+      Object.entries(servers).map(([name, server]) => [
+        name,
+        'command' in server && server.cwd === undefined ? { ...server, cwd: here } : server,
+      ]),
+    );
+    return await mcp.connectMcpServers(placed, { clientName: 'turnkit-cli' });
+  } catch (error) {
+    throw new UsageError(`Scenario ${shown}: ${oneLine(error)}`);
+  }
+}
