@@ -5,10 +5,8 @@
  * `{ ...definedProps({ limits, system }) }` has `limits` only when it is defined.
  */
 export function definedProps<T extends Record<string, unknown>>(props: T): { [K in keyof T]?: Exclude<T[K], undefined> } {
-  const out: Record<string, unknown> = {};
-  for (const key of Object.keys(props)) {
-    const value = props[key];
-    if (value !== undefined) out[key] = value;
-  }
-  return out as { [K in keyof T]?: Exclude<T[K], undefined> };
+  // Object.fromEntries defines own properties: a `__proto__` key stays a key (an assignment would set the prototype).
+  return Object.fromEntries(Object.entries(props).filter(([, value]) => value !== undefined)) as {
+    [K in keyof T]?: Exclude<T[K], undefined>;
+  };
 }
