@@ -257,6 +257,13 @@ describe('the installed turnkit binary', () => {
     expect(missing.stderr.match(PATHS) ?? []).toEqual([]);
   });
 
+  it('serve, without its optional peers installed, says what to install (exit 2)', async () => {
+    const serve = await run(bin(), ['serve', '--port', '0'], project);
+    expect(serve.code).toBe(2);
+    expect(serve.stderr.trimEnd().split('\n')).toHaveLength(1);
+    expect(serve.stderr).toContain('npm i @turnkit/server @turnkit/store');
+  });
+
   it('depends on the other packages by caret ranges (workspace:^ when packed)', () => {
     const pkg = JSON.parse(readFileSync(join(project, 'node_modules', '@turnkit', 'cli', 'package.json'), 'utf8')) as {
       version: string;

@@ -4,6 +4,7 @@ import { existsSync } from 'node:fs';
 import { mkdtemp } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { TOKEN_ENV } from '@turnkit/server';
 import { describe, expect, it } from 'vitest';
 import { BIN, REPO, turnkit } from './run-cli.js';
 
@@ -79,7 +80,7 @@ describe('turnkit serve: help and bad flags', () => {
     expect(run.code).toBe(0);
     expect(run.stdout).toContain('Usage: turnkit serve');
     expect(run.stdout).toMatch(/Examples?:\n {2}\$ turnkit serve/);
-    expect(run.stdout).toContain('TURNKIT_SERVER_TOKEN');
+    expect(run.stdout).toContain(TOKEN_ENV);
   });
 
   it.each([

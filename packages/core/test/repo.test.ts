@@ -123,7 +123,7 @@ describe('every published package', () => {
     expect(peers.mcp).toEqual({ '@modelcontextprotocol/client': '^2', zod: '^4' });
     for (const dir of packages) {
       for (const peer of Object.keys(peers[dir] ?? {})) {
-        // An optional peer from this repository (the CLI's @turnkit/mcp) is tested from the workspace.
+        // An optional turnkit peer (the CLI's @turnkit/mcp, @turnkit/server, @turnkit/store) is tested from the workspace.
         const range = peer.startsWith('@turnkit/') ? 'workspace:^' : 'catalog:';
         if (peer !== 'vitest') expect(manifest(dir).devDependencies?.[peer], `${dir} devDependencies.${peer}`).toBe(range);
         expect(manifest(dir).dependencies ?? {}, `${dir} dependencies`).not.toHaveProperty(peer);

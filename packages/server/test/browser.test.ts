@@ -68,6 +68,8 @@ async function signIn(context: BrowserContext, token = TOKEN): Promise<Page> {
   await page.getByLabel('Token').fill(token);
   await page.getByRole('button', { name: 'Sign in' }).click();
   await page.waitForLoadState('domcontentloaded');
+  // The token went in a POST body: never in a URL, so never in history or a proxy's log.
+  expect(page.url()).not.toContain(token);
   return page;
 }
 

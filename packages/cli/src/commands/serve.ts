@@ -2,10 +2,27 @@
 // It runs no agents: workers (your code, with `createWorker`) run the turns; serve shows them and
 // takes decisions and cancels. Stops on SIGINT or SIGTERM.
 
-import { loadToken, serve, TOKEN_ENV } from '@turnkit/server';
-import { openStore } from '@turnkit/store';
 import { type Command, InvalidArgumentError } from 'commander';
 import { UsageError } from '../errors.js';
+
+/** Named here too: the help must not load @turnkit/server (an optional peer) to print it. */
+const TOKEN_ENV = 'TURNKIT_SERVER_TOKEN';
+const INSTALL = 'npm i @turnkit/server @turnkit/store @electric-sql/pglite (or pg for Postgres)';
+
+/**
+ * @turnkit/server and @turnkit/store are optional peers (a web server and a database driver are
+ * more than `turnkit run` needs): loaded when `serve` runs, with a message that says what to install.
+ */
+async function loadServer() {
+  try {
+    return { ...(await import('@turnkit/server')), ...(await import('@turnkit/store')) };
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === 'ERR_MODULE_NOT_FOUND' && /@turnkit\/(server|store)/.test(String(error)))
+      throw new UsageError(`turnkit serve needs @turnkit/server and @turnkit/store next to @turnkit/cli: ${INSTALL}.`);
+    throw error;
+  }
+}
 
 export interface ServeFlags {
   readonly store?: string;
@@ -18,6 +35,7 @@ const LOOPBACK = /^(127\.\d+\.\d+\.\d+|::1|localhost)$/;
 
 /** Serves until SIGINT or SIGTERM; resolves to the exit code. */
 export async function serveCommand(flags: ServeFlags): Promise<number> {
+  const { loadToken, openStore, serve } = await loadServer();
   let token: Awaited<ReturnType<typeof loadToken>>;
   try {
     token = await loadToken({ file: flags.tokenFile });

@@ -16,7 +16,7 @@ import type { TokenCheck } from '../token.js';
 import { tokenMatches } from '../token.js';
 import { CONSOLE_CSS, CONSOLE_ICON, CONSOLE_JS } from './assets.js';
 import { turnDiagram } from './diagram.js';
-import { listBody, listRows, loginPage, page, waitingBadge } from './pages.js';
+import { listBody, listRows, loginPage, page, WAITING_CAP, waitingBadge } from './pages.js';
 import { timelineItem } from './parts.js';
 import { csrfMatches, SESSION_COOKIE, type Session, Sessions } from './sessions.js';
 import { diagramState } from './diagram.js';
@@ -111,7 +111,7 @@ export function createConsole(options: ConsoleOptions): Hono<Env> {
   const listView = async (query: z.infer<typeof ListQuery>) => {
     const [list, waiting] = await Promise.all([
       store.list({ limit: 50, ...definedProps({ status: query.status, cursor: query.cursor }) }),
-      store.list({ status: 'awaiting_approval', limit: 1000 }),
+      store.list({ status: 'awaiting_approval', limit: WAITING_CAP }),
     ]);
     return { list, waiting: waiting.turns.length };
   };

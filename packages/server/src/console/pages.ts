@@ -14,11 +14,14 @@ export interface Frame {
   readonly stream?: string;
 }
 
+/** The most waiting turns counted for the header (one page of `store.list`). */
+export const WAITING_CAP = 1000;
+
 /** The waiting count in the header (re-rendered by the live stream). */
 export function waitingBadge(waiting: number): Html {
   return waiting === 0
     ? html`<a class="waiting waiting-none" href="/console?status=awaiting_approval">none waiting</a>`
-    : html`<a class="waiting" href="/console?status=awaiting_approval">${waiting} waiting for you</a>`;
+    : html`<a class="waiting" href="/console?status=awaiting_approval">${waiting >= WAITING_CAP ? `${WAITING_CAP}+` : waiting} waiting for you</a>`;
 }
 
 export function page(frame: Frame, body: Html): string {
