@@ -8,7 +8,8 @@ export function definedProps<T extends Record<string, unknown>>(props: T): { [K 
   const out: Record<string, unknown> = {};
   for (const key of Object.keys(props)) {
     const value = props[key];
-    if (value !== undefined) out[key] = value;
+    // An own property even for `__proto__`: assigning it would set the prototype instead.
+    if (value !== undefined) Object.defineProperty(out, key, { value, enumerable: true, writable: true, configurable: true });
   }
   return out as { [K in keyof T]?: Exclude<T[K], undefined> };
 }

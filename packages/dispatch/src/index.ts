@@ -4,6 +4,8 @@ export { defineTool } from './define.js';
 export type { RetryOptions, ToolConfig, ToolContext, ToolDefinition } from './define.js';
 export { createDispatcher } from './dispatcher.js';
 export { decide } from './stages/policy.js';
+export { MAX_GRANT_SCOPES } from './grants.js';
+export type { GrantScope } from './grants.js';
 export type { DecideInput, DecideOutput, NeedsApprovalFact, PolicyFact } from './stages/policy.js';
 export { raceCancellation, sleep } from './race.js';
 export { globMatch, matchesPattern, parsePattern } from './patterns.js';
@@ -25,6 +27,8 @@ export type {
   Dispatcher,
   DispatcherOptions,
   Grant,
+  NamedPermissions,
+  ParkedOutcome,
   Permissions,
   Policy,
   PolicyVerdict,

@@ -13,9 +13,12 @@ import {
   type TurnEvent,
   type TurnLimitsInput,
   type TurnState,
+  type JsonValue,
   definedProps,
+  sealParts,
+  verifySeal,
 } from '@turnkit/core';
-import { createDispatcher, LazyCancellation, type Dispatcher } from '@turnkit/dispatch';
+import { createDispatcher, LazyCancellation, type Dispatcher, type GrantScope } from '@turnkit/dispatch';
 import { recordDecisions } from './approvals.js';
 import { driveTurn, defaultHandlers, type EffectHandlers, type HandlerContext } from './driver.js';
 import type { ResumeTurnOptions, RunTurnOptions, StepRecord, TurnResult } from './types.js';
@@ -32,10 +35,10 @@ export async function runTurn(options: RunTurnOptions, handlers: EffectHandlers 
   checkCommon(options, 'runTurn');
   if (options.input !== undefined && typeof options.input !== 'string')
     throw new TypeError('runTurn option `input` must be a string.');
-  const dispatcher = toDispatcher(options, 'runTurn');
+  const id = options.id ?? `turn_${randomUUID()}`;
+  const dispatcher = toDispatcher(options, 'runTurn', { turnId: id, ...definedProps({ session: options.session }) });
   checkToolSelection(options, dispatcher, 'runTurn');
   const limits = mergeExempt(withRetryOptions(options.limits, options, 'runTurn'), dispatcher);
-  const id = options.id ?? `turn_${randomUUID()}`;
   const initial = createTurn(limits === undefined ? { id } : { id, limits });
   const transcript = startTranscript(options.system, options.transcript ?? []);
   const event: TurnEvent = options.input === undefined ? { type: 'start' } : { type: 'start', input: options.input };
@@ -54,18 +57,21 @@ export async function resumeTurn(options: ResumeTurnOptions, handlers: EffectHan
   checkCommon(options, 'resumeTurn');
   if (!Array.isArray(options.transcript))
     throw new TypeError('resumeTurn needs the `transcript` of the suspended result (an array of messages).');
+  if (options.sealSecret !== undefined)
+    await verifySeal(sealedParts(options.state, options.transcript, options.grants, options.budgetUsage), options.seal, options.sealSecret);
   const saved = parseTurnState(options.state);
   // The retry options set the resumed turn's retry limits (validated with the rest of the state).
   const retryLimits = withRetryOptions(undefined, options, 'resumeTurn');
   const state = retryLimits === undefined ? saved : parseTurnState({ ...saved, limits: { ...saved.limits, ...retryLimits } });
   if (state.status === 'ready')
     throw new TypeError(`resumeTurn got turn '${state.id}' that never started; start it with runTurn.`);
-  const dispatcher = toDispatcher(options, 'resumeTurn');
+  const scope = { turnId: state.id, ...definedProps({ session: options.session }) };
+  const dispatcher = toDispatcher(options, 'resumeTurn', scope);
   checkToolSelection(options, dispatcher, 'resumeTurn');
   const transcript = startTranscript(options.system, options.transcript);
   const decisions = options.decisions ?? {};
   if (state.status === 'awaiting_approval') {
-    recordDecisions(dispatcher, state, decisions);
+    recordDecisions(dispatcher, state, decisions, scope);
     const event: TurnEvent | null = Object.keys(decisions).length > 0 ? { type: 'approvals_decided', decisions } : null;
     return drive(options, dispatcher, transcript, state, event, handlers);
   }
@@ -107,6 +113,9 @@ async function drive(
     },
     cancellation,
     ...definedProps({ approve: options.approve }),
+    ...definedProps({ whenUndecided: options.whenUndecided }),
+    ...definedProps({ decisions: options.decisions }),
+    ...definedProps({ session: options.session }),
     // null is what a spread suspended result carries in `output`: no schema.
     ...(options.output === undefined || options.output === null ? {} : { output: options.output }),
     ...definedProps({ check: options.check }),
@@ -132,7 +141,9 @@ async function drive(
   }
   try {
     const { state: end, outcome } = await driveTurn(start, effects, ctx, handlers);
-    return toResult(end, outcome, transcript, dispatcher, options.trace === true ? { initial: state, entries } : undefined);
+    const scope = { turnId: state.id, ...definedProps({ session: options.session }) };
+    const result = toResult(end, outcome, transcript, dispatcher, scope, options.trace === true ? { initial: state, entries } : undefined);
+    return options.sealSecret === undefined ? result : await sealResult(result, options.sealSecret);
   } finally {
     outer?.removeEventListener('abort', forward);
     // Stop anything a handler left running (a tool that ignored a finished race, say). Without a
@@ -146,6 +157,7 @@ function toResult(
   outcome: TurnState['outcome'],
   transcript: readonly Message[],
   dispatcher: Dispatcher,
+  scope: GrantScope,
   trace: TurnResult['trace'],
 ): TurnResult {
   let last: Message | undefined;
@@ -172,7 +184,7 @@ function toResult(
       status: 'suspended',
       output: null,
       pending: undecided(state),
-      grants: [...dispatcher.grants()],
+      grants: [...dispatcher.grants(scope)],
       budgetUsage: dispatcher.budgetUsage(),
     };
   }
@@ -236,34 +248,52 @@ function isDispatcher(tools: RunTurnOptions['tools']): tools is Dispatcher {
   return tools !== undefined && !Array.isArray(tools) && typeof (tools as Dispatcher).dispatch === 'function';
 }
 
-/** The dispatcher for `tools`; a suspended turn's grants and counts are restored into it. */
+/**
+ * The dispatcher for `tools`; a suspended turn's grants are restored into its turn (or session),
+ * never for every turn, and its counts into a dispatcher made here.
+ */
 function toDispatcher(
-  options: Pick<RunTurnOptions, 'tools' | 'policy' | 'permissions' | 'hooks'> &
+  options: Pick<RunTurnOptions, 'tools' | 'policy' | 'permissions' | 'hooks' | 'defaultDecision' | 'yolo'> &
     Pick<Partial<ResumeTurnOptions>, 'grants' | 'budgetUsage'>,
   fn: string,
+  scope: GrantScope,
 ): Dispatcher {
   const tools = options.tools ?? [];
+  let dispatcher: Dispatcher;
   if (isDispatcher(tools)) {
-    if (options.policy !== undefined || options.permissions !== undefined || options.hooks !== undefined) {
+    for (const key of ['policy', 'permissions', 'hooks', 'defaultDecision', 'yolo'] as const)
+      if (options[key] !== undefined)
+        throw new TypeError(`${fn}: pass ${key} to createDispatcher when \`tools\` is already a dispatcher.`);
+    dispatcher = tools;
+  } else {
+    if (!Array.isArray(tools))
       throw new TypeError(
-        `${fn}: pass policy, permissions and hooks to createDispatcher when \`tools\` is already a dispatcher.`,
+        `${fn} option \`tools\` must be an array of tool definitions (defineTool) or a dispatcher (createDispatcher).`,
       );
-    }
-    for (const grant of options.grants ?? []) tools.grant(grant);
-    return tools;
+    dispatcher = createDispatcher({
+      tools,
+      ...definedProps({ policy: options.policy }),
+      ...definedProps({ permissions: options.permissions }),
+      ...definedProps({ hooks: options.hooks }),
+      ...definedProps({ defaultDecision: options.defaultDecision }),
+      ...definedProps({ yolo: options.yolo }),
+      ...definedProps({ budgetUsage: options.budgetUsage }),
+    });
   }
-  if (!Array.isArray(tools))
-    throw new TypeError(
-      `${fn} option \`tools\` must be an array of tool definitions (defineTool) or a dispatcher (createDispatcher).`,
-    );
-  return createDispatcher({
-    tools,
-    ...definedProps({ policy: options.policy }),
-    ...definedProps({ permissions: options.permissions }),
-    ...definedProps({ hooks: options.hooks }),
-    ...definedProps({ grants: options.grants }),
-    ...definedProps({ budgetUsage: options.budgetUsage }),
-  });
+  for (const grant of options.grants ?? []) dispatcher.grant(grant, scope);
+  return dispatcher;
+}
+
+/** What a seal covers: everything of a suspended result that a resume trusts. */
+function sealedParts(state: unknown, transcript: unknown, grants: unknown, budgetUsage: unknown): JsonValue {
+  return JSON.parse(JSON.stringify({ state, transcript, grants: grants ?? [], budgetUsage: budgetUsage ?? null })) as JsonValue;
+}
+
+/** A suspended result with its seal; other results as they are. */
+async function sealResult(result: TurnResult, secret: string | Uint8Array): Promise<TurnResult> {
+  if (result.status !== 'suspended') return result;
+  const seal = await sealParts(sealedParts(result.state, result.transcript, result.grants, result.budgetUsage), secret);
+  return { ...result, seal };
 }
 
 /**

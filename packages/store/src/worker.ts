@@ -297,7 +297,8 @@ async function runTurnOnce(
         messages,
         notices,
         applied,
-        grants: dispatcher.grants(),
+        // The claim's grants (for this turn's dispatcher) and the grants given during this run.
+        grants: [...dispatcher.grants(), ...dispatcher.grants({ turnId: lease.id })],
         budgetUsage: dispatcher.budgetUsage(),
         release,
       });
@@ -397,7 +398,7 @@ async function runTurnOnce(
         any = true;
       }
       if (!any) return null;
-      recordDecisions(dispatcher, current, decisions);
+      recordDecisions(dispatcher, current, decisions, { turnId: lease.id });
       return { type: 'approvals_decided', decisions };
     },
   };
