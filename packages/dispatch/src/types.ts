@@ -206,8 +206,8 @@ export interface DispatcherOptions {
 export interface DispatchOutcome {
   /** In call order, one per call that got a result (executed or denied). */
   readonly results: readonly ToolResult[];
-  /** In call order. */
-  readonly parked: readonly ParkedCall[];
+  /** In call order, each with the input that runs if approved (what the before-hooks left). */
+  readonly parked: readonly (ParkedCall & { readonly input: JsonValue })[];
 }
 
 export interface Dispatcher {

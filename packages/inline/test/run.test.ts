@@ -9,6 +9,7 @@ const add = defineTool({
   name: 'add',
   description: 'Adds two numbers.',
   input: z.object({ a: z.number(), b: z.number() }),
+  readOnly: true,
   execute: ({ a, b }) => a + b,
 });
 const deploy = defineTool({
@@ -22,6 +23,7 @@ const search = defineTool({
   name: 'search',
   description: 'Searches.',
   input: z.object({ q: z.string() }),
+  readOnly: true,
   loopExempt: true,
   execute: () => 'nothing',
 });
@@ -471,6 +473,7 @@ describe('runTurn', () => {
       name: 'stubborn',
       description: 'Never finishes.',
       input: z.object({}),
+      readOnly: true,
       execute: () => {
         controller.abort('stop now');
         return new Promise(() => undefined);
@@ -525,10 +528,12 @@ describe('runTurn', () => {
     });
     expect(result.status).toBe('stopped');
     expect(records.map((r) => r.decision)).toEqual(['ask', 'user_approved']);
-    expect(dispatcher.grants()).toEqual([{ scope: 'session' }]);
+    // The grant belongs to this turn, not to every turn of the dispatcher.
+    expect(dispatcher.grants()).toEqual([]);
+    expect(dispatcher.grants({ turnId: result.state.id })).toEqual([{ scope: 'session' }]);
   });
 
-  it('a person who quits at the approval prompt cancels the turn, and no decision is recorded', async () => {
+  it('a person who quits at the approval prompt cancels the turn; the call gets one final record, cancelled', async () => {
     const records: DecisionRecord[] = [];
     const controller = new AbortController();
     const dispatcher = createDispatcher({ tools: [deploy], onDecision: (r) => records.push(r) });
@@ -544,7 +549,10 @@ describe('runTurn', () => {
     });
     expect(result.status).toBe('cancelled');
     expect(result.reason).toBe('quit at the prompt');
-    expect(records.map((r) => r.decision)).toEqual(['ask']);
+    expect(records.map((r) => [r.decision, r.source])).toEqual([
+      ['ask', 'needs_approval'],
+      ['deny', 'cancelled'],
+    ]);
     expect(transcriptLines(result.transcript).at(-1)).toMatch(/^tool call_1 deploy: error cancelled/);
   });
 
@@ -557,7 +565,8 @@ describe('runTurn', () => {
     ]);
     const first = await runTurn({ model, tools: dispatcher, input: 'deploy both' });
     expect(first.status).toBe('suspended');
-    expect(first.grants).toEqual([{ scope: 'tool', tool: 'add' }]);
+    // Grants configured on the dispatcher are the program's, not the turn's: a suspended result carries the turn's only.
+    expect(first.grants).toEqual([]);
     expect(first.budgetUsage).toEqual({ total: 0, perTool: {} });
     const saved = JSON.parse(JSON.stringify(first));
     // A remembered grant made while resuming lets the second deploy run without asking.

@@ -131,6 +131,7 @@ function countingTools(runs: Map<string, number>): { add: ToolDefinition<any>; p
       name: 'add',
       description: 'Adds.',
       input: z.object({ a: z.number(), b: z.number() }),
+      readOnly: true,
       execute: ({ a, b }, ctx) => (ran(ctx.callId), a + b),
     }),
     pay: defineTool({
