@@ -20,7 +20,7 @@
 // - Mutable state (grants, budget counters) lives in `Pipeline`; classifying reads it and never
 //   changes it.
 
-import { copyJson, rejectionText, type ApprovalDecision, type ParkedCall, type ToolCall, type ToolResult } from '@turnkit/core';
+import { copyJson, rejectionText, type ApprovalDecision, type ToolCall, type ToolResult } from '@turnkit/core';
 import type { ApprovalLedger } from './approvals.js';
 import type { BudgetLedger } from './budget.js';
 import type { AnyTool, DispatcherConfig } from './config.js';
@@ -35,7 +35,7 @@ import { callInfo, cancelledBefore, runAfterHooks, runBeforeHooks } from './stag
 import { normalise, resolve, unknownToolText, validate } from './stages/normalise.js';
 import { decide, denialNow, gatherFacts } from './stages/policy.js';
 import { errorMessage, quote } from './text.js';
-import type { ApprovedVerdict, RawResult, Verdict } from './types.js';
+import type { ApprovedVerdict, DispatchOutcome, RawResult, Verdict } from './types.js';
 
 /** What the stages run with: the frozen configuration and the dispatcher's state. */
 export interface Pipeline {
@@ -206,7 +206,7 @@ export async function dispatchBatch(
   list: readonly unknown[],
   turn: Turn,
   approved: boolean,
-): Promise<{ results: ToolResult[]; parked: ParkedCall[] }> {
+): Promise<DispatchOutcome> {
   const classified: Verdict[] = [];
   for (const raw of list) classified.push(await classify(p, raw, turn, approved)); //    1–5
   const verdicts = classified.map((verdict) => admit(p, verdict)); //                     6
@@ -215,7 +215,7 @@ export async function dispatchBatch(
   for (const result of slots) if (result !== undefined) announce(turn, result);
   // An approved batch never parks (the person decided); parking is the dispatch path.
   const parked = verdicts.flatMap((v) =>
-    v.kind === 'needs_approval' ? [{ call: v.call, input: v.input, reason: v.reason } satisfies ParkedCall] : [],
+    v.kind === 'needs_approval' ? [{ call: v.call, input: v.input, reason: v.reason }] : [],
   );
   const jobs = verdicts.flatMap((v, index) => (v.kind === 'execute' ? [{ index, call: v.call, input: v.input }] : []));
   await pool(jobs, p.config.concurrency, async ({ index, call, input }) => {

@@ -28,7 +28,7 @@ describe('decide', () => {
     const order: (keyof DecideInput)[] = ['denyRule', 'grant', 'allowRule', 'policy', 'askRule', 'needsApproval'];
     const sources = order.map((_, i) => {
       const facts = { ...all, policy: { kind: 'ask', reason: 'policy asks' } } as DecideInput;
-      for (const key of order.slice(0, i)) delete (facts as Record<string, unknown>)[key];
+      for (const key of order.slice(0, i)) delete (facts as unknown as Record<string, unknown>)[key];
       return decide(facts).source;
     });
     expect(sources).toEqual([
