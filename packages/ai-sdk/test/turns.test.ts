@@ -27,6 +27,7 @@ const weather = defineTool({
   name: 'get_weather',
   description: 'Current weather for a city.',
   input: z.object({ city: z.string() }),
+  readOnly: true,
   execute: ({ city }) => {
     executed.push(`get_weather ${city}`);
     return { city, tempC: city === 'Paris' ? 18 : 4 };
@@ -37,6 +38,7 @@ const escalate = defineTool({
   name: 'escalate',
   description: 'Hands the next answer to a bigger model.',
   input: z.object({}),
+  readOnly: true,
   model: 'big-model',
   execute: () => {
     executed.push('escalate');
@@ -353,6 +355,7 @@ describe('parallel calls with arguments split across chunks', () => {
     'assistant: Paris 18 °C, Oslo 4 °C.',
   ];
   const options = () => ({ model: model(), tools: [weather], system: 'You are terse.', input: 'Weather in Paris and Oslo?' });
+  readOnly: true,
 
   it('gives the same transcript under runTurn (JSON) and streamTurn (SSE)', async () => {
     server.reply(
