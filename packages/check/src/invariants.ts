@@ -7,7 +7,15 @@
 // when a buggy reducer reaches one state along two different histories.
 
 import { isDeepStrictEqual } from 'node:util';
-import { batchSignature, errorMessage, isBlocking, isTerminal, parseTurnState, step as coreStep } from '@turnkit/core';
+import {
+  batchSignature,
+  errorMessage,
+  isBlocking,
+  isTerminal,
+  parseTurnState,
+  stateProblems,
+  step as coreStep,
+} from '@turnkit/core';
 import type { Effect, ToolCall, TurnLimits, TurnState } from '@turnkit/core';
 import type { StepFunction } from './logic.js';
 
@@ -163,7 +171,7 @@ function deterministic(record: TraceStep, run: StepFunction, report: Report): vo
   if (!isDeepStrictEqual(unfrozenEvent, eventCopy)) report(2, 'step mutated the event it was given');
 }
 
-// 3. JSON round trip gives the same step; every state passes parseTurnState unchanged.
+// 3. JSON round trip gives the same step; every state keeps core's state invariants and passes parseTurnState unchanged.
 function roundTrips(record: TraceStep, run: StepFunction, report: Report): void {
   if (record.thrown !== undefined) return;
   const revived = JSON.parse(JSON.stringify(record.state)) as TurnState;
@@ -175,6 +183,9 @@ function roundTrips(record: TraceStep, run: StepFunction, report: Report): void 
     ['state before', record.state],
     ['state after', record.next],
   ] as const) {
+    // The cross-field invariants parseTurnState enforces, from the same function: they cannot drift.
+    for (const problem of stateProblems(state))
+      report(3, `the ${name} breaks a state invariant: '${problem.field}' ${problem.message}`);
     try {
       const parsed = parseTurnState(JSON.stringify(state));
       if (!isDeepStrictEqual(parsed, JSON.parse(JSON.stringify(state))))

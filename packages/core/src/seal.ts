@@ -62,7 +62,9 @@ export async function sealParts(parts: JsonValue, secret: string | Uint8Array): 
 export async function verifySeal(parts: JsonValue, seal: unknown, secret: string | Uint8Array): Promise<void> {
   const s = seal as { id?: unknown; mac?: unknown } | null | undefined;
   if (s === null || typeof s !== 'object' || typeof s.id !== 'string' || typeof s.mac !== 'string')
-    throw new SealError('The suspended turn has no seal, but a seal secret was given: resume only results sealed by your server.');
+    throw new SealError(
+      'The suspended turn has no seal, but a seal secret was given: resume only results sealed by your server.',
+    );
   const expected = await mac(secret, s.id, parts);
   const a = new TextEncoder().encode(expected);
   const b = new TextEncoder().encode(s.mac);

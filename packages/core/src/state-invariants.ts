@@ -79,7 +79,10 @@ function batchProblems(batch: TurnBatch, status: TurnState['status'], bad: Repor
     if (!parkedIds.has(callId)) bad(`batch.decisions.${callId}`, 'is a decision for a call that is not parked');
   const decided = parked.filter((p) => Object.hasOwn(decisions, p.call.id));
   if (status === 'awaiting_approval' && parked.length > 0 && decided.length === parked.length)
-    bad('batch.decisions', 'decides every parked call, but no approved call is executing (the status would be executing_approved)');
+    bad(
+      'batch.decisions',
+      'decides every parked call, but no approved call is executing (the status would be executing_approved)',
+    );
   if (status === 'executing_approved') {
     const undecided = parked.find((p) => !Object.hasOwn(decisions, p.call.id));
     if (undecided !== undefined)

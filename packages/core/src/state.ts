@@ -147,7 +147,9 @@ function migrate2to3(old: Obj): Obj {
   const batch = old.batch;
   if (!isObj(batch) || !Array.isArray(batch.parked)) return old;
   const parked = batch.parked.map((p: unknown) =>
-    isObj(p) && isObj(p.call) && !('input' in p) ? { call: p.call, input: p.call.input ?? null, ...(p.reason === undefined ? {} : { reason: p.reason }) } : p,
+    isObj(p) && isObj(p.call) && !('input' in p)
+      ? { call: p.call, input: p.call.input ?? null, ...(p.reason === undefined ? {} : { reason: p.reason }) }
+      : p,
   );
   return { ...old, batch: { ...batch, parked } };
 }

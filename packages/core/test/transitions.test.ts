@@ -500,7 +500,9 @@ describe('dispatching: tools_parked -> awaiting_approval', () => {
     const classified = { path: '/tmp/x', dryRun: true };
     const [parked, effects] = step(dispatching([a]), ev.parked([], [{ call: a, input: classified, reason: 'deletes files' }]));
     expect(parked.batch?.parked).toEqual([{ call: a, input: classified, reason: 'deletes files' }]);
-    expect(effects[1]).toEqual(fx.emit('awaiting_approval', { pending: [{ call: a, input: classified, reason: 'deletes files' }] }));
+    expect(effects[1]).toEqual(
+      fx.emit('awaiting_approval', { pending: [{ call: a, input: classified, reason: 'deletes files' }] }),
+    );
     const [, run] = step(parked, ev.decided({ a: { type: 'approve' } }));
     expect(run.at(-1)).toEqual({ type: 'execute_approved', calls: [{ id: 'a', name: 'delete', input: classified }] });
   });

@@ -10,6 +10,21 @@ export const MAX_WAITING_APPROVALS = 10_000;
 
 export class ApprovalLedger {
   readonly #waiting = new Map<string, string>();
+  readonly #usedUpFront = new Set<string>();
+
+  /**
+   * True the first time a decision given up front is used for call `callId` of the turn, false
+   * after: call ids come from the model and may repeat in a later reply, and a decision made for
+   * one call must never decide another that reuses its id.
+   */
+  useUpFront(scope: GrantScope, callId: string): boolean {
+    const k = key(scope, callId);
+    if (this.#usedUpFront.has(k)) return false;
+    if (this.#usedUpFront.size >= MAX_WAITING_APPROVALS)
+      this.#usedUpFront.delete(this.#usedUpFront.values().next().value as string);
+    this.#usedUpFront.add(k);
+    return true;
+  }
 
   /** Notes that a person approved call `callId` of the turn, with the record source to use when it runs. */
   note(scope: GrantScope, callId: string, source: string): void {

@@ -134,7 +134,9 @@ function checkSet(value: unknown, index: number | undefined): PermissionSet {
   if (index === undefined) return Object.freeze(rules);
   const name = set['name'];
   if (typeof name !== 'string' || !/^[a-zA-Z0-9_.-]{1,64}$/.test(name))
-    optionError(`${where}.name must be 1 to 64 letters, digits, '_', '.' or '-' (it names the set in decision sources), got ${describeOption(name)}.`);
+    optionError(
+      `${where}.name must be 1 to 64 letters, digits, '_', '.' or '-' (it names the set in decision sources), got ${describeOption(name)}.`,
+    );
   return Object.freeze({ name, ...rules });
 }
 

@@ -84,7 +84,7 @@ async function classifyCall(p: Pipeline, raw: unknown, turn: Turn): Promise<RawV
     return deny(call, source, `Call to ${quote(call.name)} denied: ${reason}. ${advice}`);
   }
   const upFront = turn.decisions?.get(call.id);
-  if (upFront !== undefined) return decidedUpFront(call, subject.input, upFront);
+  if (upFront !== undefined && p.approvals.useUpFront(turn, call.id)) return decidedUpFront(call, subject.input, upFront);
   // Parked as classified: the input that runs once approved is what the hooks left, before the
   // schema parsed it (the schema parses it again then, the hooks do not run again).
   const parkedInput = hooked.raw === call.input ? call.input : copyJson(hooked.raw);

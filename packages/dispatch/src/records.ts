@@ -56,7 +56,10 @@ export function approvalSource(decision: Extract<ApprovalDecision, { type: 'appr
  * The final record of a parked call that ended without running: a person's rejection, or how it
  * ended without one. Throws a TypeError on a value that is none of these.
  */
-export function closingRecord(call: ToolCall, outcome: Exclude<ApprovalDecision | ParkedOutcome, { type: 'approve' }>): DecisionRecord {
+export function closingRecord(
+  call: ToolCall,
+  outcome: Exclude<ApprovalDecision | ParkedOutcome, { type: 'approve' }>,
+): DecisionRecord {
   const base = { callId: call.id, tool: call.name };
   switch (outcome.type) {
     case 'reject':

@@ -91,7 +91,9 @@ describe('recordDecision: one final record per parked call', () => {
       { callId: second.id, tool: 'shell', decision: 'user_rejected', source: 'user', reason: 'too risky really' },
     ]);
     await dispatcher.executeApproved([first], ctx);
-    expect(records.slice(3)).toEqual([{ callId: first.id, tool: 'shell', decision: 'user_approved', source: 'user:remember_tool' }]);
+    expect(records.slice(3)).toEqual([
+      { callId: first.id, tool: 'shell', decision: 'user_approved', source: 'user:remember_tool' },
+    ]);
     expect(dispatcher.grants(ctx)).toEqual([{ scope: 'tool', tool: 'shell' }]);
   });
 
@@ -226,7 +228,11 @@ describe('decisions given up front, by call id', () => {
     const [yes, no, open] = [call('shell', { cmd: 'ls' }), call('shell', { cmd: 'rm x' }), call('shell', { cmd: 'pwd' })];
     const { results, parked } = await dispatcher.dispatch([yes, no, open], {
       turnId: 't1',
-      decisions: { [yes.id]: { type: 'approve' }, [no.id]: { type: 'reject', reason: 'not today' }, bogus: { type: 'x' } as never },
+      decisions: {
+        [yes.id]: { type: 'approve' },
+        [no.id]: { type: 'reject', reason: 'not today' },
+        bogus: { type: 'x' } as never,
+      },
     });
     expect(results.map((r) => r.output)).toEqual([
       'ran ls',

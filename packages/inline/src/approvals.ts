@@ -39,7 +39,12 @@ export function recordDecisions(
   }
 }
 
-function record(dispatcher: Dispatcher, call: ToolCall, decision: ApprovalDecision | ParkedOutcome, scope?: DispatchContext): void {
+function record(
+  dispatcher: Dispatcher,
+  call: ToolCall,
+  decision: ApprovalDecision | ParkedOutcome,
+  scope?: DispatchContext,
+): void {
   try {
     dispatcher.recordDecision(call, decision, scope);
   } catch {

@@ -58,7 +58,11 @@ export async function resumeTurn(options: ResumeTurnOptions, handlers: EffectHan
   if (!Array.isArray(options.transcript))
     throw new TypeError('resumeTurn needs the `transcript` of the suspended result (an array of messages).');
   if (options.sealSecret !== undefined)
-    await verifySeal(sealedParts(options.state, options.transcript, options.grants, options.budgetUsage), options.seal, options.sealSecret);
+    await verifySeal(
+      sealedParts(options.state, options.transcript, options.grants, options.budgetUsage),
+      options.seal,
+      options.sealSecret,
+    );
   const saved = parseTurnState(options.state);
   // The retry options set the resumed turn's retry limits (validated with the rest of the state).
   const retryLimits = withRetryOptions(undefined, options, 'resumeTurn');
@@ -114,7 +118,8 @@ async function drive(
     cancellation,
     ...definedProps({ approve: options.approve }),
     ...definedProps({ whenUndecided: options.whenUndecided }),
-    ...definedProps({ decisions: options.decisions }),
+    // Up front only for a new turn: a resume's decisions are for its pending calls.
+    ...definedProps({ decisions: 'state' in options ? undefined : options.decisions }),
     ...definedProps({ session: options.session }),
     // null is what a spread suspended result carries in `output`: no schema.
     ...(options.output === undefined || options.output === null ? {} : { output: options.output }),
@@ -142,7 +147,14 @@ async function drive(
   try {
     const { state: end, outcome } = await driveTurn(start, effects, ctx, handlers);
     const scope = { turnId: state.id, ...definedProps({ session: options.session }) };
-    const result = toResult(end, outcome, transcript, dispatcher, scope, options.trace === true ? { initial: state, entries } : undefined);
+    const result = toResult(
+      end,
+      outcome,
+      transcript,
+      dispatcher,
+      scope,
+      options.trace === true ? { initial: state, entries } : undefined,
+    );
     return options.sealSecret === undefined ? result : await sealResult(result, options.sealSecret);
   } finally {
     outer?.removeEventListener('abort', forward);

@@ -202,7 +202,9 @@ describe('streamTurn', () => {
     const events = await collect(stream);
     expect(events.at(-1)).toEqual({
       type: 'awaiting_approval',
-      pending: [{ call: { id: 'c1', name: 'guarded', input: { a: 1, b: 2 } }, input: { a: 1, b: 2 }, reason: expect.any(String) }],
+      pending: [
+        { call: { id: 'c1', name: 'guarded', input: { a: 1, b: 2 } }, input: { a: 1, b: 2 }, reason: expect.any(String) },
+      ],
     });
     expect(events.some((e) => e.type === 'done')).toBe(false);
     expect((await stream.result).status).toBe('suspended');

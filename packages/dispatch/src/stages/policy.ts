@@ -108,7 +108,11 @@ function firstMatch(input: DecideInput): DecideOutput {
   if (policy?.kind === 'deny') return { decision: 'deny', source: 'policy', reason: policy.reason };
   if (needsApproval?.kind === 'error') return { decision: 'deny', source: 'needs_approval_error', reason: needsApproval.reason };
   if (hookApproval !== undefined)
-    return { decision: 'allow', source: `hook:${hookApproval}:approved`, reason: `pre-approved by before-hook '${hookApproval}'` };
+    return {
+      decision: 'allow',
+      source: `hook:${hookApproval}:approved`,
+      reason: `pre-approved by before-hook '${hookApproval}'`,
+    };
   if (askRule !== undefined) return ruleDecision(input, 'ask', askRule);
   if (policy !== undefined)
     return { decision: policy.kind, source: 'policy', reason: policy.kind === 'allow' ? 'allowed by policy' : policy.reason };
@@ -148,7 +152,8 @@ function firstMatch(input: DecideInput): DecideOutput {
 export function decide(input: DecideInput): DecideOutput {
   const first = firstMatch(input);
   if (first.decision !== 'ask') return first;
-  if (input.yolo === true) return { decision: 'allow', source: 'yolo', reason: `allowed by yolo (it would ask: ${first.reason})` };
+  if (input.yolo === true)
+    return { decision: 'allow', source: 'yolo', reason: `allowed by yolo (it would ask: ${first.reason})` };
   if (!input.nonInteractive) return first;
   return {
     decision: 'deny',

@@ -50,7 +50,11 @@ describe('decide', () => {
       reason: "no rule allows tool 'shell', and it is not read-only",
     });
     expect(decide({ ...base, readOnly: true })).toEqual({ decision: 'allow', source: 'readonly', reason: 'read-only tool' });
-    expect(decide({ ...base, defaultDecision: 'allow' })).toEqual({ decision: 'allow', source: 'default', reason: 'no rule applied' });
+    expect(decide({ ...base, defaultDecision: 'allow' })).toEqual({
+      decision: 'allow',
+      source: 'default',
+      reason: 'no rule applied',
+    });
   });
 
   it('names the permission set a rule came from', () => {
@@ -68,7 +72,10 @@ describe('decide', () => {
   });
 
   it("a hook's pre-approval allows what would ask, but not what a deny or the policy's deny stops", () => {
-    expect(decide({ ...base, hookApproval: 'ci', askRule: 'shell' })).toMatchObject({ decision: 'allow', source: 'hook:ci:approved' });
+    expect(decide({ ...base, hookApproval: 'ci', askRule: 'shell' })).toMatchObject({
+      decision: 'allow',
+      source: 'hook:ci:approved',
+    });
     expect(decide({ ...base, hookApproval: 'ci', denyRule: 'shell' }).decision).toBe('deny');
     expect(decide({ ...base, hookApproval: 'ci', policy: { kind: 'deny', reason: 'no' } }).decision).toBe('deny');
   });
