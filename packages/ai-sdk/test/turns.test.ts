@@ -355,30 +355,30 @@ describe('parallel calls with arguments split across chunks', () => {
     'assistant: Paris 18 °C, Oslo 4 °C.',
   ];
   const options = () => ({ model: model(), tools: [weather], system: 'You are terse.', input: 'Weather in Paris and Oslo?' });
-  readOnly: true,
-    it('gives the same transcript under runTurn (JSON) and streamTurn (SSE)', async () => {
-      server.reply(
-        wireReply('json', { text: 'Checking both.', toolCalls: calls, usage: { prompt: 30, completion: 20 } }),
-        wireReply('json', { text: 'Paris 18 °C, Oslo 4 °C.' }),
-      );
-      const inline = await runTurn(options());
-      server.reply(streamed, wireReply('sse', { text: 'Paris 18 °C, Oslo 4 °C.' }, 3));
-      const streamedResult = await readToEnd(streamTurn(options()));
 
-      expect(transcriptLines(inline.transcript)).toEqual(expected);
-      expect(streamedResult.transcript).toEqual(inline.transcript);
-      expect(streamedResult.outcome).toEqual(inline.outcome);
-      expect(streamedResult.usage).toEqual(inline.usage);
-      expect(executed.sort()).toEqual(['get_weather Oslo', 'get_weather Oslo', 'get_weather Paris', 'get_weather Paris']);
-      // The reader saw each call once, complete, and the text as it came.
-      const toolCallEvents = streamedResult.events.filter((e) => e.type === 'tool_call');
-      expect(toolCallEvents.map((e) => e.call)).toEqual([
-        { id: 'call_a', name: 'get_weather', input: { city: 'Paris' } },
-        { id: 'call_b', name: 'get_weather', input: { city: 'Oslo' } },
-      ]);
-      const text = streamedResult.events.flatMap((e) => (e.type === 'text_delta' ? [e.text] : []));
-      expect(text.slice(-3)).toEqual(['Oslo ', '4 ', '°C.']);
-    });
+  it('gives the same transcript under runTurn (JSON) and streamTurn (SSE)', async () => {
+    server.reply(
+      wireReply('json', { text: 'Checking both.', toolCalls: calls, usage: { prompt: 30, completion: 20 } }),
+      wireReply('json', { text: 'Paris 18 °C, Oslo 4 °C.' }),
+    );
+    const inline = await runTurn(options());
+    server.reply(streamed, wireReply('sse', { text: 'Paris 18 °C, Oslo 4 °C.' }, 3));
+    const streamedResult = await readToEnd(streamTurn(options()));
+
+    expect(transcriptLines(inline.transcript)).toEqual(expected);
+    expect(streamedResult.transcript).toEqual(inline.transcript);
+    expect(streamedResult.outcome).toEqual(inline.outcome);
+    expect(streamedResult.usage).toEqual(inline.usage);
+    expect(executed.sort()).toEqual(['get_weather Oslo', 'get_weather Oslo', 'get_weather Paris', 'get_weather Paris']);
+    // The reader saw each call once, complete, and the text as it came.
+    const toolCallEvents = streamedResult.events.filter((e) => e.type === 'tool_call');
+    expect(toolCallEvents.map((e) => e.call)).toEqual([
+      { id: 'call_a', name: 'get_weather', input: { city: 'Paris' } },
+      { id: 'call_b', name: 'get_weather', input: { city: 'Oslo' } },
+    ]);
+    const text = streamedResult.events.flatMap((e) => (e.type === 'text_delta' ? [e.text] : []));
+    expect(text.slice(-3)).toEqual(['Oslo ', '4 ', '°C.']);
+  });
 });
 
 describe('cancelling a turn mid-call', () => {

@@ -129,7 +129,7 @@ describe('per-call await and decisions up front', () => {
     expect(first.pending?.map((p) => p.call.id)).toEqual(['call_2']);
     expect(ran).toEqual([]);
     const second = await resumeTurn({
-      ...first,
+      ...JSON.parse(JSON.stringify(first)),
       model: scriptedModel([text('done')]),
       tools: dispatcher,
       decisions: { call_2: { type: 'approve' } },
