@@ -62,8 +62,11 @@ function expected(rows: readonly Row[], facts: DecideInput): { decision: string;
     const then = rows.find((r) => r.row === 'then' && (WHEN[r.when] as (f: DecideInput) => boolean)(facts));
     if (then !== undefined) out = { decision: then.decision, source: then.source };
   }
-  const pattern =
-    out.source.startsWith('rule:deny') ? PATTERNS.denyRule : out.source.startsWith('rule:allow') ? PATTERNS.allowRule : PATTERNS.askRule;
+  const pattern = out.source.startsWith('rule:deny')
+    ? PATTERNS.denyRule
+    : out.source.startsWith('rule:allow')
+      ? PATTERNS.allowRule
+      : PATTERNS.askRule;
   return {
     decision: out.decision,
     source: out.source.replace('<pattern>', pattern).replace('<scope>', 'session').replace('<name>', 'ci'),
@@ -73,7 +76,13 @@ function expected(rows: readonly Row[], facts: DecideInput): { decision: string;
 /** Every combination of the facts. */
 function* combinations(): Generator<DecideInput> {
   const bools = [false, true];
-  const policies = [undefined, { kind: 'allow' }, { kind: 'deny', reason: 'no' }, { kind: 'ask', reason: 'costly' }, { kind: 'error', reason: 'broke' }] as const;
+  const policies = [
+    undefined,
+    { kind: 'allow' },
+    { kind: 'deny', reason: 'no' },
+    { kind: 'ask', reason: 'costly' },
+    { kind: 'error', reason: 'broke' },
+  ] as const;
   const needs = [undefined, { kind: 'always' }, { kind: 'for_input' }, { kind: 'error', reason: 'boom' }] as const;
   for (const yolo of bools)
     for (const ambiguous of bools)

@@ -1,20 +1,32 @@
 // The permission pipeline through a real dispatcher: the secure default, layered named sets,
 // yolo, and a before-hook's pre-approval.
 import { describe, expect, it } from 'vitest';
-import type { BeforeHook } from '../src/index.js';
-import { call, setup } from './fixtures.js';
+import { createDispatcher, type BeforeHook, type DecisionRecord } from '../src/index.js';
+import { call, echo, setup, shell } from './fixtures.js';
 
 describe('the secure default', () => {
   it("asks for a tool that is not readOnly unless a rule allows it; a readOnly tool runs; 'allow' is an option", async () => {
-    const asks = setup({ defaultDecision: undefined });
-    const { results, parked } = await asks.dispatcher.dispatch([call('shell', { cmd: 'ls' }), call('echo', { text: 'hi' })], asks.ctx);
+    // `setup` allows by default for the other tests; this dispatcher has the library's own default.
+    const records: DecisionRecord[] = [];
+    const asks = {
+      dispatcher: createDispatcher({ tools: [echo, shell], onDecision: (r) => records.push(r) }),
+      ctx: { turnId: 't1' },
+      records,
+    };
+    const { results, parked } = await asks.dispatcher.dispatch(
+      [call('shell', { cmd: 'ls' }), call('echo', { text: 'hi' })],
+      asks.ctx,
+    );
     expect(parked.map((p) => p.call.name)).toEqual(['shell']);
     expect(results.map((r) => r.output)).toEqual(['hi']);
     expect(asks.records.map((r) => [r.decision, r.source])).toEqual([
       ['ask', 'default'],
       ['allow', 'readonly'],
     ]);
-    const allowed = setup({ defaultDecision: undefined, permissions: { allow: ['shell:cmd=ls'] } });
+    const allowed = {
+      dispatcher: createDispatcher({ tools: [shell], permissions: { allow: ['shell:cmd=ls'] } }),
+      ctx: { turnId: 't1' },
+    };
     expect((await allowed.dispatcher.dispatch([call('shell', { cmd: 'ls' })], allowed.ctx)).results[0]?.output).toBe('ran ls');
     const old = setup({ defaultDecision: 'allow' });
     expect((await old.dispatcher.dispatch([call('shell', { cmd: 'ls' })], old.ctx)).results[0]?.output).toBe('ran ls');
@@ -32,12 +44,15 @@ describe('layered, named permission sets', () => {
   ];
 
   it('the first set with a matching rule decides, and the source names the set and the verdict', async () => {
-    const { dispatcher, ctx, records } = setup({ defaultDecision: undefined, permissions });
+    const { dispatcher, ctx, records } = setup({ defaultDecision: 'ask', permissions });
     const { results, parked } = await dispatcher.dispatch(
       [call('shell', { cmd: 'ls' }), call('shell', { cmd: 'rm x' }), call('add', { a: 1, b: 2 })],
       ctx,
     );
-    expect(results.map((r) => r.output)).toEqual(['ran ls', expect.stringMatching(/denied by rule 'shell' of permission set 'team'/)]);
+    expect(results.map((r) => r.output)).toEqual([
+      'ran ls',
+      expect.stringMatching(/denied by rule 'shell' of permission set 'team'/),
+    ]);
     expect(parked.map((p) => p.call.name)).toEqual(['add']);
     expect(records.map((r) => r.source)).toEqual(['set:session:allow:shell:cmd=ls', 'set:team:deny:shell', 'set:team:ask:add']);
   });
@@ -57,9 +72,12 @@ describe('layered, named permission sets', () => {
 
 describe('yolo', () => {
   it('turns every ask into an allow; deny rules and hooks still apply', async () => {
-    const block: BeforeHook = { name: 'block', run: ({ input }) => ((input as { cmd?: string }).cmd === 'halt' ? { kind: 'halt', output: 'halted' } : undefined) };
+    const block: BeforeHook = {
+      name: 'block',
+      run: ({ input }) => ((input as { cmd?: string }).cmd === 'halt' ? { kind: 'halt', output: 'halted' } : undefined),
+    };
     const { dispatcher, ctx, records } = setup({
-      defaultDecision: undefined,
+      defaultDecision: 'ask',
       yolo: true,
       permissions: { deny: ['shell:cmd=rm*'], ask: ['add'] },
       hooks: { before: [block] },
@@ -75,20 +93,32 @@ describe('yolo', () => {
 });
 
 describe('a before-hook pre-approves a call', () => {
-  const ci: BeforeHook = { name: 'ci', run: ({ input }) => ((input as { cmd?: string }).cmd?.startsWith('git ') ? { kind: 'approve' } : undefined) };
+  const ci: BeforeHook = {
+    name: 'ci',
+    run: ({ input }) => ((input as { cmd?: string }).cmd?.startsWith('git ') ? { kind: 'approve' } : undefined),
+  };
 
   it('runs it without asking; deny rules and the policy still win', async () => {
     const { dispatcher, ctx, records } = setup({
-      defaultDecision: undefined,
+      defaultDecision: 'ask',
       hooks: { before: [ci] },
       permissions: { deny: ['shell:cmd=git push*'] },
       policy: ({ input }) => ((input as { cmd: string }).cmd === 'git gc' ? { kind: 'deny', reason: 'not now' } : undefined),
     });
     const { results, parked } = await dispatcher.dispatch(
-      [call('shell', { cmd: 'git status' }), call('shell', { cmd: 'git push' }), call('shell', { cmd: 'git gc' }), call('shell', { cmd: 'ls' })],
+      [
+        call('shell', { cmd: 'git status' }),
+        call('shell', { cmd: 'git push' }),
+        call('shell', { cmd: 'git gc' }),
+        call('shell', { cmd: 'ls' }),
+      ],
       ctx,
     );
-    expect(results.map((r) => r.output)).toEqual(['ran git status', expect.stringMatching(/denied by rule/), expect.stringMatching(/not now/)]);
+    expect(results.map((r) => r.output)).toEqual([
+      'ran git status',
+      expect.stringMatching(/denied by rule/),
+      expect.stringMatching(/not now/),
+    ]);
     expect(parked.map((p) => p.call.input)).toEqual([{ cmd: 'ls' }]);
     expect(records.map((r) => r.source)).toEqual(['hook:ci:approved', 'rule:deny:shell:cmd=git push*', 'policy', 'default']);
   });
