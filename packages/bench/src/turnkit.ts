@@ -11,7 +11,7 @@ import type { SuspendedHeapFigure } from './report.js';
 import { median } from './stats.js';
 
 const addInput = z.object({ a: z.number(), b: z.number() });
-const add = defineTool({ name: 'add', description: 'add', input: addInput, execute: ({ a, b }) => a + b });
+const add = defineTool({ name: 'add', description: 'add', input: addInput, readOnly: true, execute: ({ a, b }) => a + b });
 const addWithApproval = defineTool({
   name: 'add',
   description: 'add',

@@ -321,6 +321,8 @@ export function storeConformance<S extends ConformanceStore>(
           { id: 'new1', name: 'once', input: {} },
         ]),
         tools: [once, again],
+        // Tools that change something ask by default; these run without a person.
+        permissions: { allow: ['once', 'again'] },
       };
       const id = await store.submit({ agent: 'recover', input: 'go' });
       // A worker that dies right after writing `dispatching`, before any tool starts.
