@@ -1,7 +1,7 @@
 // The public types of the dispatcher. Data crossing into the turn (results, parked calls, grants,
 // decision records) is plain JSON; hooks and policies are the only functions.
 
-import type { ApprovalDecision, JsonValue, ParkedCall, ToolCall, ToolResult, ToolSpec } from '@turnkit/core';
+import type { ApprovalDecision, DispatchOutcome, JsonValue, ToolCall, ToolResult, ToolSpec } from '@turnkit/core';
 import type { Cancellation } from './cancellation.js';
 import type { ToolDefinition } from './define.js';
 import type { GrantScope } from './grants.js';
@@ -203,12 +203,11 @@ export interface DispatcherOptions {
   readonly onDecision?: (record: DecisionRecord) => void;
 }
 
-export interface DispatchOutcome {
-  /** In call order, one per call that got a result (executed or denied). */
-  readonly results: readonly ToolResult[];
-  /** In call order, each with the input that runs if approved (what the before-hooks left). */
-  readonly parked: readonly (ParkedCall & { readonly input: JsonValue })[];
-}
+/**
+ * What `dispatch` returns: core's `DispatchOutcome` (results and parked calls, each in call
+ * order). The dispatcher sets every parked call's `input`: what runs if it is approved.
+ */
+export type { DispatchOutcome };
 
 export interface Dispatcher {
   /** The tools as the model sees them, computed once. */

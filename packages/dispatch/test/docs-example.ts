@@ -60,6 +60,6 @@ const { results, parked } = await dispatcher.dispatch(
 const approve = (call: { name: string }) => call.name === 'git';
 for (const { call } of parked) dispatcher.recordDecision(call, approve(call) ? { type: 'approve' } : { type: 'reject', reason: 'it chains a second command' }, ctx);
 // Each parked call runs with the input it parked with (`input`: what the before-hooks left).
-const approved = await dispatcher.executeApproved(parked.filter((p) => approve(p.call)).map((p) => ({ ...p.call, input: p.input })), ctx);
+const approved = await dispatcher.executeApproved(parked.filter((p) => approve(p.call)).map((p) => ({ ...p.call, input: p.input ?? p.call.input })), ctx);
 // approved: [{ callId: '6', output: 'ran: git push', ... }]; core writes the result of the rejected call 3.
 export { approved, decisions, dispatcher, parked, permissions, results }; // for test/docs.test.ts; not in the docs

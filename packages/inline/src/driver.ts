@@ -24,8 +24,15 @@ import {
   type TurnEvent,
   type TurnState,
 } from '@turnkit/core';
-import { cancellationOf, type Cancellation, type DispatchContext, type Dispatcher } from '@turnkit/dispatch';
-import { raceCancellation, reasonText, sleep } from './abort.js';
+import {
+  cancellationOf,
+  raceCancellation,
+  sleep,
+  type Cancellation,
+  type DispatchContext,
+  type Dispatcher,
+} from '@turnkit/dispatch';
+import { reasonText } from './abort.js';
 import { askApproval, recordCancelled } from './approvals.js';
 import { CompactFailedError, runCompaction } from './compaction.js';
 import { modelRequestFor } from './model.js';
@@ -33,7 +40,7 @@ import { CheckFailedError, checkOutput } from './output.js';
 import type { ApprovalDecision } from '@turnkit/core';
 import type { ApproveFn, CheckFn, CompactFn, OutputSchema, SelectToolsFn, StepRecord, UndecidedPolicy } from './types.js';
 
-export { cancelReason, raceAbort, raceCancellation, sleep } from './abort.js';
+export { cancelReason, raceAbort } from './abort.js';
 export { askApproval, isDecision, recordCancelled, recordDecisions } from './approvals.js';
 export type { AskOptions } from './approvals.js';
 export { modelRequestFor } from './model.js';
