@@ -257,7 +257,10 @@ export async function driveTurn(
     if (cancel.aborted && cancelPreempts(event)) event = { type: 'cancel', reason: reasonText(cancel.reason) };
     if (event === null) return { state: current, outcome: null };
     // Parked calls a cancel ends get their final decision record (approved ones only if they never ran).
-    if (event.type === 'cancel' && (current.status === 'awaiting_approval' || current.status === 'executing_approved'))
+    if (
+      (event.type === 'cancel' || event.type === 'cancel_batch') &&
+      (current.status === 'awaiting_approval' || current.status === 'executing_approved')
+    )
       recordCancelled(ctx.dispatcher, current, dispatchContext(ctx), event.reason);
     const [next, nextEffects] = step(current, event);
     if (ctx.onStep !== undefined) quietly(() => ctx.onStep?.({ event, state: next, effects: nextEffects }));
