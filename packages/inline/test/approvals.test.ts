@@ -1,5 +1,6 @@
 // Approvals in a whole turn: one final decision record per call, per-call await, decisions given
 // up front, grants that belong to the turn, capped rejection reasons, and sealed suspended turns.
+import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { MIN_SEAL_SECRET_BYTES, SealError } from '@turnkit/core';
@@ -272,6 +273,31 @@ describe('remembered grants belong to the turn', () => {
 
 describe('sealed suspended turns', () => {
   const secret = 'x'.repeat(MIN_SEAL_SECRET_BYTES);
+
+  it('the example of docs/suspend-resume.md runs: sealed, sent through a client, resumed', async () => {
+    const doc = readFileSync(new URL('../../../docs/suspend-resume.md', import.meta.url), 'utf8');
+    const block = /## Sealed suspended turns[\s\S]*?```js\n([\s\S]*?)```/.exec(doc)?.[1] ?? '';
+    expect(block).toContain('sealSecret: secret');
+    process.env.TURN_SEAL_SECRET = secret;
+    type Run = (...args: unknown[]) => Promise<{ result: { status: string } }>;
+    const AsyncFunction = Object.getPrototypeOf(async () => undefined).constructor as new (...args: string[]) => Run;
+    const example = new AsyncFunction(
+      'runTurn',
+      'resumeTurn',
+      'model',
+      'tools',
+      'input',
+      'decisions',
+      `${block}\nreturn { result };`,
+    );
+    const { result } = await example(runTurn, resumeTurn, twoDeploys(), [deploy], 'go', {
+      call_1: { type: 'approve' },
+      call_2: { type: 'approve' },
+    });
+    expect(result.status).toBe('stopped');
+    delete process.env.TURN_SEAL_SECRET;
+  });
+
   const suspend = () => runTurn({ model: twoDeploys(), tools: [deploy], input: 'go', sealSecret: secret });
 
   it('a sealed result resumes with the same secret; its seal has a unique id', async () => {
