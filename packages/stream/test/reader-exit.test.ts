@@ -1,18 +1,9 @@
 // Every way a reader leaves settles the turn: `result` resolves and an HTTP body ends, even when
 // the reader left because an event could not be written (a tool input that is not JSON).
 import type { Model } from '@turnkit/core';
-import { defineTool } from '@turnkit/dispatch';
 import { describe, expect, it } from 'vitest';
-import { z } from 'zod';
 import { streamTurn, TurnStream } from '../src/index.js';
-
-const add = defineTool({
-  name: 'add',
-  description: 'Adds two numbers.',
-  input: z.object({ a: z.number(), b: z.number() }),
-  readOnly: true,
-  execute: ({ a, b }) => a + b,
-});
+import { add } from './models.js';
 
 async function drain(body: ReadableStream<Uint8Array>): Promise<string> {
   let text = '';

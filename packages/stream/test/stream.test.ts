@@ -4,15 +4,7 @@ import { runTurn } from '@turnkit/inline';
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { streamTurn, type TurnStreamEvent } from '../src/index.js';
-import { deferred, streamingModel, type Reply } from './models.js';
-
-const add = defineTool({
-  name: 'add',
-  description: 'Adds two numbers.',
-  input: z.object({ a: z.number(), b: z.number() }),
-  readOnly: true,
-  execute: ({ a, b }) => a + b,
-});
+import { add, deferred, streamingModel, type Reply } from './models.js';
 
 async function collect(stream: AsyncIterable<TurnStreamEvent>): Promise<TurnStreamEvent[]> {
   const events: TurnStreamEvent[] = [];
