@@ -1,6 +1,20 @@
 // The list of test projects, one per package. Vitest 4 no longer reads this file on its own:
 // vitest.config.ts imports it as `test.projects`.
-const packages = ['core', 'dispatch', 'testing', 'inline', 'stream', 'check', 'ai-sdk', 'cli', 'bench', 'store', 'server', 'otel', 'mcp'];
+const packages = [
+  'core',
+  'dispatch',
+  'testing',
+  'inline',
+  'stream',
+  'check',
+  'ai-sdk',
+  'cli',
+  'bench',
+  'store',
+  'server',
+  'otel',
+  'mcp',
+];
 
 export const projects = packages.map((name) => ({
   extends: true as const,

@@ -15,6 +15,7 @@ const getWeather = defineTool({
   name: 'get_weather',
   description: 'Current weather for a city.',
   input: z.object({ city: z.string() }),
+  readOnly: true,
   execute: ({ city }) => ({ city, tempC: 18, sky: 'clear' }),
 });
 

@@ -27,6 +27,7 @@ const weather = defineTool({
   name: 'get_weather',
   description: 'Current weather for a city.',
   input: z.object({ city: z.string() }),
+  readOnly: true,
   execute: ({ city }) => {
     executed.push(`get_weather ${city}`);
     return { city, tempC: city === 'Paris' ? 18 : 4 };
@@ -37,6 +38,7 @@ const escalate = defineTool({
   name: 'escalate',
   description: 'Hands the next answer to a bigger model.',
   input: z.object({}),
+  readOnly: true,
   model: 'big-model',
   execute: () => {
     executed.push('escalate');

@@ -14,8 +14,14 @@ import type { SuspendedHeapFigure } from './report.js';
 import { median } from './stats.js';
 
 const addInput = z.object({ a: z.number(), b: z.number() });
-const add = defineTool({ name: 'add', description: 'add', input: addInput, execute: ({ a, b }) => a + b });
-const addAsync = defineTool({ name: 'add', description: 'add', input: addInput, execute: async ({ a, b }) => a + b });
+const add = defineTool({ name: 'add', description: 'add', input: addInput, readOnly: true, execute: ({ a, b }) => a + b });
+const addAsync = defineTool({
+  name: 'add',
+  description: 'add',
+  input: addInput,
+  readOnly: true,
+  execute: async ({ a, b }) => a + b,
+});
 const SCRIPT: readonly ScriptStep[] = [...ADD_INPUTS.map((input) => toolCalls(call('add', input))), text(EXPECTED_TEXT)];
 const addWithApproval = defineTool({
   name: 'add',

@@ -5,7 +5,7 @@
 // need what came before, so they run as a small monitor folded over the steps (history.ts).
 
 import { isDeepStrictEqual } from 'node:util';
-import { errorMessage, isBlocking, isTerminal, parseTurnState, step as coreStep } from '@turnkit/core';
+import { errorMessage, isBlocking, isTerminal, parseTurnState, stateProblems, step as coreStep } from '@turnkit/core';
 import type { Effect, TurnLimits, TurnState } from '@turnkit/core';
 import type { StepFunction } from './logic.js';
 import { initialMonitor, observeHistory, type MonitorState, type Report } from './history.js';
@@ -127,7 +127,7 @@ function deterministic(record: TraceStep, run: StepFunction, report: Report): vo
   if (!isDeepStrictEqual(unfrozenEvent, eventCopy)) report(2, 'step mutated the event it was given');
 }
 
-// 3. JSON round trip gives the same step; every state passes parseTurnState unchanged.
+// 3. JSON round trip gives the same step; every state keeps core's state invariants and passes parseTurnState unchanged.
 function roundTrips(record: TraceStep, run: StepFunction, report: Report): void {
   if (record.thrown !== undefined) return;
   const revived = JSON.parse(JSON.stringify(record.state)) as TurnState;
@@ -139,6 +139,9 @@ function roundTrips(record: TraceStep, run: StepFunction, report: Report): void 
     ['state before', record.state],
     ['state after', record.next],
   ] as const) {
+    // The cross-field invariants parseTurnState enforces, from the same function: they cannot drift.
+    for (const problem of stateProblems(state))
+      report(3, `the ${name} breaks a state invariant: '${problem.field}' ${problem.message}`);
     try {
       const parsed = parseTurnState(JSON.stringify(state));
       if (!isDeepStrictEqual(parsed, JSON.parse(JSON.stringify(state))))

@@ -1,4 +1,4 @@
-// Mutation sanity: three deliberate bugs, each applied as a wrapper around the real `step`, and
+// Mutation sanity: four deliberate bugs, each applied as a wrapper around the real `step`, and
 // both the exhaustive exploration and the fast-check properties must catch every one. If a
 // checker stopped checking, these tests would notice.
 
@@ -43,10 +43,24 @@ const executesParked: StepFunction = (state, event) => {
   return [executing, [...effects, { type: 'execute_approved', calls }]];
 };
 
+/** Bug 4: keeps a parked call's decision after it settled, in a state still waiting (a state step must never make). */
+const decidesEveryParkedCall: StepFunction = (state, event) => {
+  const [next, effects] = step(state, event);
+  if (!(state.status === 'dispatching' && next.status === 'awaiting_approval') || next.batch === null) return [next, effects];
+  const decisions = Object.fromEntries(next.batch.parked.map((p) => [p.call.id, { type: 'reject' } as const]));
+  return [{ ...next, batch: { ...next.batch, decisions } }, effects];
+};
+
 const MUTANTS: Array<[string, StepFunction, InvariantNumber, RegExp]> = [
   ['forgets to count model calls', forgetsToCount, 7, /exceeds maxModelCalls = 2/],
   ['appends results out of call order', appendsOutOfOrder, 6, /appended where call-\d+-\d+ was next in call order/],
   ['executes a parked call without approval', executesParked, 8, /executed without an approve decision/],
+  [
+    'parks with every call already decided',
+    decidesEveryParkedCall,
+    3,
+    /breaks a state invariant: 'batch.decisions' decides every parked call/,
+  ],
 ];
 
 const LIMITS = { maxIterations: 3, loopThreshold: 3, maxOutputRepairs: 1, budget: { maxModelCalls: 2 } };

@@ -72,16 +72,17 @@ async function ask(
   // A Map, not an object literal: a call id such as `__proto__` is a plain key (see the return).
   const decisions = new Map<string, ApprovalDecision>();
   const alwaysTools = new Set<string>();
-  for (const { call, reason } of pending) {
+  for (const { call, input, reason } of pending) {
     if (alwaysTools.has(call.name)) {
       decisions.set(call.id, { type: 'approve', remember: 'tool' });
       continue;
     }
     // The name, id, input and reason come from the model: printed with control characters escaped.
+    // The input shown is the one that runs if approved (what the dispatcher's hooks left).
     const name = safeText(call.name);
     const choice = await prompts.select(
       {
-        message: `${pc.cyan(name)} ${pc.dim(safeText(call.id))} ${preview(call.input, 100)}${reason === undefined ? '' : pc.dim(` (${safeText(reason)})`)}: allow it?`,
+        message: `${pc.cyan(name)} ${pc.dim(safeText(call.id))} ${preview(input ?? call.input, 100)}${reason === undefined ? '' : pc.dim(` (${safeText(reason)})`)}: allow it?`,
         choices: [
           { name: 'Approve', value: 'approve' },
           { name: `Approve always for '${name}' in this turn`, value: 'always' },

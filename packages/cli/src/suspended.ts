@@ -109,7 +109,7 @@ const fileSchema = z.strictObject({
   // Checked by core's parseTurnState below (zod would rebuild its objects and drop own keys such as a `__proto__` call id).
   state: z.unknown(),
   transcript: z.array(message),
-  pending: z.array(z.strictObject({ call: toolCall, reason: z.string().optional() })),
+  pending: z.array(z.strictObject({ call: toolCall, input: json.optional(), reason: z.string().optional() })),
   grants: z.array(grant),
   budgetUsage: z.strictObject({ total: count, perTool: z.record(z.string(), count) }).optional(),
   consumed: z

@@ -264,7 +264,7 @@ export class Timeline {
         const pending = (Array.isArray(d.pending) ? d.pending : []) as ParkedCall[];
         for (const p of pending.filter((parked) => !this.#decided.has(parked.call.id))) {
           this.line(
-            `${pc.yellow('ask')}    ${pc.yellow('⏸')} ${pc.cyan(safeText(p.call.name))} ${pc.dim(safeText(p.call.id))} ${preview(p.call.input, 100)} ${pc.yellow(`waits for approval${p.reason === undefined ? '' : ` (${safeText(p.reason)})`}`)}`,
+            `${pc.yellow('ask')}    ${pc.yellow('⏸')} ${pc.cyan(safeText(p.call.name))} ${pc.dim(safeText(p.call.id))} ${preview(p.input ?? p.call.input, 100)} ${pc.yellow(`waits for approval${p.reason === undefined ? '' : ` (${safeText(p.reason)})`}`)}`,
           );
         }
         return;

@@ -86,7 +86,7 @@ describe('turnkit run', () => {
     const scenario = {
       input: 'ping twice',
       limits: { maxIterations: 1 },
-      tools: [{ name: 'ping', result: 'pong' }],
+      tools: [{ name: 'ping', result: 'pong', readOnly: true }],
       model: [{ calls: [{ name: 'ping' }] }, { text: 'pong, once' }],
     };
     await writeFile(file, JSON.stringify(scenario));

@@ -2,7 +2,7 @@
 // is trusted. `readEvent` checks the shape of an event and returns a normalised copy holding only
 // known fields, or says precisely what is wrong. It never throws on bad input.
 
-import { isJsonValue, MAX_JSON_DEPTH } from './json.js';
+import { copyJson, MAX_JSON_DEPTH } from './json.js';
 import type {
   ApprovalDecision,
   FailableEffect,
@@ -63,10 +63,12 @@ function list(value: unknown, what: string): readonly unknown[] {
   return need(Array.isArray(value), value as readonly unknown[], `${what} must be an array`);
 }
 
+/** A plain copy of a JSON value, read once (see copyJson): nothing of the original is read again. */
 function json(value: unknown, what: string): JsonValue {
+  const copy = copyJson(value);
   return need(
-    isJsonValue(value),
-    value as JsonValue,
+    copy !== undefined,
+    copy as JsonValue,
     `${what} must be a JSON value (finite numbers, no cycles, at most ${MAX_JSON_DEPTH} levels deep)`,
   );
 }
@@ -224,8 +226,10 @@ export function readEvent(event: unknown): ReadEvent {
         const parked = list(event.parked, 'parked').map((p, i): ParkedCall => {
           if (!record(p)) throw new Bad(`parked[${i}] must be an object with a call`);
           const call = readToolCall(p.call, `parked[${i}].call`);
+          // Without an input the call parks with the input it was sent with (core looks it up).
+          const input = p.input === undefined ? undefined : json(p.input, `parked[${i}].input`);
           const reason = optStr(p.reason, `parked[${i}].reason`);
-          return reason === undefined ? { call } : { call, reason };
+          return { call, ...(input === undefined ? {} : { input }), ...(reason === undefined ? {} : { reason }) };
         });
         return { type, held, parked };
       }

@@ -70,3 +70,28 @@ export function formatPath(path: readonly PropertyKey[]): string {
   }
   return text;
 }
+
+/** The longest rejection reason the model sees; a longer one is cut with `…`. */
+export const MAX_REJECTION_REASON = 200;
+
+// C0 and C1 controls, and the bidirectional overrides and isolates that can hide or reorder text.
+const CONTROL = /[\u0000-\u001f\u007f-\u009f\u200e\u200f\u202a-\u202e\u2066-\u2069]+/g;
+
+/**
+ * A person's rejection reason as the model may see it: it is forwarded to the model verbatim, so
+ * control characters are removed, whitespace runs become one space, and it is cut at
+ * MAX_REJECTION_REASON characters.
+ *
+ * @example
+ * cleanReason('no\u0007 way\n\n  ever'); // 'no way ever'
+ */
+export function cleanReason(reason: string): string {
+  const text = reason.replace(CONTROL, ' ').replace(/\s+/g, ' ').trim();
+  return text.length > MAX_REJECTION_REASON ? `${text.slice(0, MAX_REJECTION_REASON - 1)}…` : text;
+}
+
+/** The output of a rejected call's error result, with the reason cleaned (`cleanReason`). */
+export function rejectionText(reason?: string): string {
+  const clean = reason === undefined ? '' : cleanReason(reason);
+  return `rejected${clean === '' ? '' : `: ${clean}`}. A person declined this call; do not retry it unchanged.`;
+}

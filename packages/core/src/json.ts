@@ -1,4 +1,5 @@
-// JSON checks shared by event reading and state parsing.
+// JSON checks and copies shared by event reading and state parsing.
+import type { JsonValue } from './types.js';
 
 /**
  * True when `value` is plain JSON: null, a boolean, a finite number, a string, an array or a plain
@@ -86,4 +87,57 @@ function isJsonValueDeep(value: unknown): boolean {
     }
   }
   return true;
+}
+
+/**
+ * A plain JSON copy of `value`, read once: every property is read exactly one time (a getter runs
+ * once, a Proxy's traps run once per key), and the copy holds only plain objects, arrays and
+ * primitives, with own keys (`__proto__` included). Whatever reads the copy afterwards sees one
+ * value, never one that changes between reads. `undefined` when `value` is not JSON (a function,
+ * a non-finite number, a class instance, a cycle, nesting past MAX_JSON_DEPTH) or a read threw.
+ *
+ * @example
+ * copyJson({ get cmd() { return 'ls'; } }); // { cmd: 'ls' }, a plain data property
+ */
+export function copyJson(value: unknown): JsonValue | undefined {
+  try {
+    return copyValue(value, 0, new Set());
+  } catch {
+    return undefined;
+  }
+}
+
+class NotJson extends Error {}
+
+function copyValue(value: unknown, depth: number, onPath: Set<object>): JsonValue {
+  if (value === null || typeof value === 'string' || typeof value === 'boolean') return value;
+  if (typeof value === 'number') {
+    if (!Number.isFinite(value)) throw new NotJson();
+    return value;
+  }
+  if (typeof value !== 'object' || depth >= MAX_JSON_DEPTH || onPath.has(value)) throw new NotJson();
+  onPath.add(value);
+  try {
+    if (Array.isArray(value)) {
+      const length = value.length;
+      const out: JsonValue[] = [];
+      for (let i = 0; i < length; i++) out.push(copyValue(value[i], depth + 1, onPath));
+      return out;
+    }
+    const proto = Object.getPrototypeOf(value);
+    if (proto !== Object.prototype && proto !== null) throw new NotJson();
+    const out: Record<string, JsonValue> = {};
+    for (const key of Object.keys(value)) {
+      const item: unknown = (value as Record<string, unknown>)[key];
+      Object.defineProperty(out, key, {
+        value: copyValue(item, depth + 1, onPath),
+        enumerable: true,
+        writable: true,
+        configurable: true,
+      });
+    }
+    return out;
+  } finally {
+    onPath.delete(value);
+  }
 }

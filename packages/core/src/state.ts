@@ -9,6 +9,7 @@ import { readDecision, readToolCall, readToolResult } from './events.js';
 import { isJsonValue } from './json.js';
 import { idProblem } from './ids.js';
 import { LimitError, validateLimits } from './limits.js';
+import { stateProblems } from './state-invariants.js';
 import type {
   ApprovalDecision,
   JsonValue,
@@ -23,7 +24,7 @@ import type {
 } from './types.js';
 
 /** Bumped on any change to the shape of `TurnState`; `parseTurnState` migrates older versions. */
-export const TURN_STATE_VERSION = 2;
+export const TURN_STATE_VERSION = 3;
 
 export class TurnStateError extends Error {
   /** The path of the first bad field, such as `usage.modelCalls`. */
@@ -69,6 +70,7 @@ const STATE_KEYS = [
   'outcome',
 ] as const satisfies ReadonlyArray<keyof TurnState>;
 const BATCH_KEYS = ['calls', 'notExecuted', 'held', 'parked', 'decisions'] as const satisfies ReadonlyArray<keyof TurnBatch>;
+const PARKED_KEYS = ['call', 'input', 'reason'] as const satisfies ReadonlyArray<keyof ParkedCall>;
 const STOP_REASONS = ['completed', 'max_iterations', 'loop_detected', 'budget_exhausted', 'hook_stopped'];
 
 /**
@@ -76,7 +78,7 @@ const STOP_REASONS = ['completed', 'max_iterations', 'loop_detected', 'budget_ex
  * bumps TURN_STATE_VERSION. A migration refuses (with a `TurnStateError` naming the field) what it
  * cannot carry over without losing something.
  */
-const MIGRATIONS: ReadonlyArray<(old: Obj) => Obj> = [migrate1to2];
+const MIGRATIONS: ReadonlyArray<(old: Obj) => Obj> = [migrate1to2, migrate2to3];
 
 /** The version 1 fields that hold the batch in flight, now grouped in `batch`. */
 const V1_BATCH_KEYS = ['pending', 'held', 'parked', 'decisions', 'executing'] as const;
@@ -134,6 +136,22 @@ function migrate1to2(old: Obj): Obj {
     next = 'executing_approved';
   }
   return { ...rest, status: next, batch: { calls: pending, notExecuted: [], held, parked, decisions }, recoveries: 0 };
+}
+
+/**
+ * 2 -> 3: a parked call carries the input that runs if it is approved (`batch.parked[i].input`):
+ * what the before-hooks left, shown to the person deciding and executed as it is. Version 2 ran
+ * the call's own input, so that is what a migrated parked call keeps.
+ */
+function migrate2to3(old: Obj): Obj {
+  const batch = old.batch;
+  if (!isObj(batch) || !Array.isArray(batch.parked)) return old;
+  const parked = batch.parked.map((p: unknown) =>
+    isObj(p) && isObj(p.call) && !('input' in p)
+      ? { call: p.call, input: p.call.input ?? null, ...(p.reason === undefined ? {} : { reason: p.reason }) }
+      : p,
+  );
+  return { ...old, batch: { ...batch, parked } };
 }
 
 type Obj = Record<string, unknown>;
@@ -200,7 +218,16 @@ export function parseTurnState(input: unknown): TurnState {
     }
   }
   if (!isObj(value)) bad('(root)', 'must be an object');
-  let obj: Obj = value;
+  // One plain copy, read once (as JSON text would be): a getter or a Proxy in a state must not show
+  // one value here and another to `step`.
+  let copy: unknown;
+  try {
+    copy = JSON.parse(JSON.stringify(value)) as unknown;
+  } catch (error) {
+    bad('(root)', `cannot be read as JSON: ${errorMessage(error)}`);
+  }
+  if (!isObj(copy)) bad('(root)', 'must be an object');
+  let obj: Obj = copy;
   const version = obj.version;
   if (typeof version !== 'number' || !Number.isInteger(version) || version < 1) bad('version', 'must be a whole number >= 1');
   if (version > TURN_STATE_VERSION) {
@@ -261,6 +288,8 @@ export function parseTurnState(input: unknown): TurnState {
     lastRequest,
     outcome,
   };
+  const [problem] = stateProblems(state);
+  if (problem !== undefined) bad(problem.field, problem.message);
   checkCounters(state, version);
   return state;
 }
@@ -294,10 +323,13 @@ function readTurnBatch(value: unknown, status: TurnStatus): TurnBatch | null {
   const notExecuted = results('notExecuted');
   const held = results('held');
   const parked = array(value, 'parked', 'batch.parked').map((p, i): ParkedCall => {
-    if (!isObj(p)) bad(`batch.parked[${i}]`, 'must be an object with a call');
+    if (!isObj(p)) bad(`batch.parked[${i}]`, 'must be an object with a call and the input that runs if approved');
+    refuseUnknownKeys(p, PARKED_KEYS, `batch.parked[${i}].`);
     const call = readCall(p.call, `batch.parked[${i}].call`);
+    if (!('input' in p) || !isJsonValue(p.input)) bad(`batch.parked[${i}].input`, 'must be the JSON input that runs if approved');
     if (p.reason !== undefined && typeof p.reason !== 'string') bad(`batch.parked[${i}].reason`, 'must be a string');
-    return p.reason === undefined ? { call } : { call, reason: p.reason };
+    const input = p.input as JsonValue;
+    return p.reason === undefined ? { call, input } : { call, input, reason: p.reason };
   });
   if (!isObj(value.decisions)) bad('batch.decisions', 'must be an object keyed by call id');
   const decisions: Record<string, ApprovalDecision> = {};
@@ -307,42 +339,6 @@ function readTurnBatch(value: unknown, status: TurnStatus): TurnBatch | null {
     Object.defineProperty(decisions, callId, { value: decision, enumerable: true, writable: true, configurable: true });
   }
 
-  if (calls.length === 0) bad('batch.calls', `must hold the calls sent while the status is ${status}`);
-  const ids = new Set<string>();
-  for (const [i, call] of calls.entries()) {
-    if (ids.has(call.id)) bad(`batch.calls[${i}].id`, `repeats the call id '${call.id}'`);
-    ids.add(call.id);
-  }
-  if (status === 'dispatching') {
-    for (const key of ['held', 'parked'] as const)
-      if ((key === 'held' ? held : parked).length > 0)
-        bad(`batch.${key}`, 'must be empty while the status is dispatching (nothing has parked)');
-    if (Object.keys(decisions).length > 0)
-      bad('batch.decisions', 'must be empty while the status is dispatching (nothing has parked)');
-    return { calls, notExecuted, held, parked, decisions };
-  }
-  // Parked: every sent call is either held (it ran) or parked (it waits), exactly once.
-  if (parked.length === 0) bad('batch.parked', `must hold the parked calls while the status is ${status}`);
-  const answered = new Set<string>();
-  const answer = (id: string, path: string): void => {
-    if (!ids.has(id)) bad(path, `is '${id}', not a call of the batch (batch.calls)`);
-    if (answered.has(id)) bad(path, `answers the call '${id}' a second time`);
-    answered.add(id);
-  };
-  held.forEach((r, i) => answer(r.callId, `batch.held[${i}].callId`));
-  parked.forEach((p, i) => answer(p.call.id, `batch.parked[${i}].call.id`));
-  const unanswered = calls.find((c) => !answered.has(c.id));
-  if (unanswered !== undefined) bad('batch.held', `has no result for the call '${unanswered.id}', which is not parked either`);
-  const parkedIds = new Set(parked.map((p) => p.call.id));
-  for (const callId of Object.keys(decisions))
-    if (!parkedIds.has(callId)) bad(`batch.decisions.${callId}`, 'is a decision for a call that is not parked');
-  if (status === 'executing_approved') {
-    const undecided = parked.find((p) => !Object.hasOwn(decisions, p.call.id));
-    if (undecided !== undefined)
-      bad('batch.decisions', `has no decision for the parked call '${undecided.call.id}' while approved calls execute`);
-    if (!parked.some((p) => decisions[p.call.id]?.type === 'approve'))
-      bad('batch.decisions', 'approves no parked call, so none can be executing');
-  }
   return { calls, notExecuted, held, parked, decisions };
 }
 

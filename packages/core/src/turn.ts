@@ -15,6 +15,7 @@ import { sameBatch } from './signature.js';
 import { idProblem } from './ids.js';
 import { DEFAULT_LIMITS, MAX_RETRY_DELAY_MS, validateLimits } from './limits.js';
 import { errorMessage } from './errors.js';
+import { rejectionText } from './interpreter.js';
 import { TURN_STATE_VERSION } from './state.js';
 import type {
   ApprovalDecision,
@@ -461,11 +462,13 @@ function toolsParked(state: TurnState, held: readonly ToolResult[], parked: read
   );
   if (mismatch !== null) return incompleteBatch(state, mismatch);
   if (parked.length === 0) return applyBatch(state, inCallOrder(batch.calls, held));
-  // Park the calls under their sent identity: the dispatcher cannot rewrite what will run.
+  // Park the calls under their sent identity, each with the input that runs if approved (the
+  // dispatcher's hooks may have rewritten it; the person decides on that one).
   const sentById = new Map(batch.calls.map((c) => [c.id, c]));
   const parkedCalls = parked.map((p): ParkedCall => {
     const call = sentById.get(p.call.id) ?? p.call;
-    return p.reason === undefined ? { call } : { call, reason: p.reason };
+    const input = p.input ?? call.input;
+    return p.reason === undefined ? { call, input } : { call, input, reason: p.reason };
   });
   const next: TurnState = update(state, {
     status: 'awaiting_approval',
@@ -625,11 +628,11 @@ function settleApprovals(state: TurnState, effects: Effect[]): Step {
   return [next, [...effects, { type: 'persist', checkpoint: 'dispatching' }, { type: 'execute_approved', calls: approved }]];
 }
 
-/** The parked calls a person approved, in parked order: the calls `execute_approved` runs. */
+/** The parked calls a person approved, in parked order, with the input they parked with: what `execute_approved` runs. */
 function approvedCalls(batch: TurnBatch): ToolCall[] {
   return batch.parked
     .filter((p) => Object.hasOwn(batch.decisions, p.call.id) && batch.decisions[p.call.id]?.type === 'approve')
-    .map((p) => p.call);
+    .map((p) => ({ id: p.call.id, name: p.call.name, input: p.input ?? p.call.input }));
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -655,8 +658,7 @@ function denials(batch: TurnBatch): ToolResult[] {
   for (const { call } of batch.parked) {
     const decision = Object.hasOwn(batch.decisions, call.id) ? batch.decisions[call.id] : undefined;
     if (decision?.type !== 'reject') continue;
-    const why = decision.reason === undefined ? '' : `: ${decision.reason}`;
-    out.push(synthetic(call, `rejected${why}. A person declined this call; do not retry it unchanged.`, 'denied'));
+    out.push(synthetic(call, rejectionText(decision.reason), 'denied'));
   }
   return out;
 }

@@ -69,7 +69,14 @@ export type ApprovalDecision =
   | { readonly type: 'reject'; readonly reason?: string };
 
 export interface ParkedCall {
+  /** The call as the model sent it. */
   readonly call: ToolCall;
+  /**
+   * The input that runs if the call is approved: what the dispatcher's before-hooks left (the
+   * call's own input when none rewrote it). Show this one to the person deciding. Always set in a
+   * state; a `tools_parked` event without it parks the call's own input.
+   */
+  readonly input?: JsonValue;
   readonly reason?: string;
 }
 
@@ -188,7 +195,7 @@ export interface TurnBatch {
   readonly notExecuted: readonly ToolResult[];
   /** Results that were ready when the batch parked, waiting for the parked calls. Empty until it parks. */
   readonly held: readonly ToolResult[];
-  /** Calls waiting for a human decision, as they were sent. Empty until the batch parks. */
+  /** Calls waiting for a human decision, as they were sent, each with the input that runs if approved. Empty until the batch parks. */
   readonly parked: readonly ParkedCall[];
   /**
    * Decisions so far, by call id (first decision per call wins). In `executing_approved` every
@@ -297,6 +304,7 @@ export type Effect =
   // Blocking: at most one per list, always last.
   | { readonly type: 'call_model'; readonly request: CallModelRequest }
   | { readonly type: 'dispatch_tools'; readonly calls: readonly ToolCall[] }
+  /** The approved calls, in parked order, each with the input it parked with (`ParkedCall.input`). */
   | { readonly type: 'execute_approved'; readonly calls: readonly ToolCall[] }
   | { readonly type: 'compact'; readonly info: CompactInfo }
   | { readonly type: 'check_output'; readonly candidate: string }

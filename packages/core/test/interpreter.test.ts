@@ -58,9 +58,12 @@ describe('undecided', () => {
   it('lists the parked calls without a decision, in call order', () => {
     const [h, a, b] = [call('h'), call('a'), call('b')];
     const parked = drive(dispatching([h, a, b]), ev.parked([ok(h)], [{ call: a }, { call: b }]))[0];
-    expect(undecided(parked)).toEqual([{ call: a }, { call: b }]);
+    expect(undecided(parked)).toEqual([
+      { call: a, input: a.input },
+      { call: b, input: b.input },
+    ]);
     const partial = drive(parked, ev.decided({ b: { type: 'reject' } }))[0];
-    expect(undecided(partial)).toEqual([{ call: a }]);
+    expect(undecided(partial)).toEqual([{ call: a, input: a.input }]);
     expect(undecided(dispatching([h]))).toEqual([]);
   });
 });

@@ -200,7 +200,7 @@ describe('parseTurnState never silently accepts another shape', () => {
     ['a version 2 batch with pending', () => ({ ...v2(), batch: { ...(v2().batch as Json), pending: [] } }), 'batch.pending'],
   ])('%s -> TurnStateError naming the field', (_name, make, field) => {
     expect(fieldOf(make())).toBe(field);
-    expect(() => parseTurnState(make())).toThrow(`'${field}' is not a field of a version 2 state`);
+    expect(() => parseTurnState(make())).toThrow(`'${field}' is not a field of a version 3 state`);
   });
 
   it.each<[string, () => unknown, string]>([

@@ -109,7 +109,7 @@ describe('resume', () => {
     const a = call('a', 'delete', {});
     const state = drive(dispatching([h, a]), ev.parked([ok(h)], [{ call: a, reason: 'deletes' }]), ev.decided({}))[0];
     const [next, effects] = resumeFromDisk(state);
-    expect(effects).toEqual([fx.emit('awaiting_approval', { pending: [{ call: a, reason: 'deletes' }] })]);
+    expect(effects).toEqual([fx.emit('awaiting_approval', { pending: [{ call: a, input: a.input, reason: 'deletes' }] })]);
     expect(next).toEqual(state);
   });
 

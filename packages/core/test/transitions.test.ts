@@ -483,16 +483,28 @@ describe('dispatching: tools_parked -> awaiting_approval', () => {
     );
     expect(effects).toEqual([
       fx.persist('parked'),
-      fx.emit('awaiting_approval', { pending: [{ call: a, reason: 'deletes files' }] }),
+      fx.emit('awaiting_approval', { pending: [{ call: a, input: a.input, reason: 'deletes files' }] }),
     ]);
     expect(next.status).toBe('awaiting_approval');
     expect(next.batch).toEqual({
       calls: [h, a],
       notExecuted: [],
       held: [ok(h)],
-      parked: [{ call: a, reason: 'deletes files' }],
+      parked: [{ call: a, input: a.input, reason: 'deletes files' }],
       decisions: {},
     });
+  });
+
+  it('parks the input the dispatcher classified (a hook rewrite) next to the sent call, and executes exactly that input', () => {
+    const a = call('a', 'delete', { path: '/tmp/x' });
+    const classified = { path: '/tmp/x', dryRun: true };
+    const [parked, effects] = step(dispatching([a]), ev.parked([], [{ call: a, input: classified, reason: 'deletes files' }]));
+    expect(parked.batch?.parked).toEqual([{ call: a, input: classified, reason: 'deletes files' }]);
+    expect(effects[1]).toEqual(
+      fx.emit('awaiting_approval', { pending: [{ call: a, input: classified, reason: 'deletes files' }] }),
+    );
+    const [, run] = step(parked, ev.decided({ a: { type: 'approve' } }));
+    expect(run.at(-1)).toEqual({ type: 'execute_approved', calls: [{ id: 'a', name: 'delete', input: classified }] });
   });
 
   it('with no parked call it is applied like tools_completed', () => {

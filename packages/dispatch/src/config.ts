@@ -36,16 +36,27 @@ export interface DispatcherConfig {
   readonly concurrency: number;
   readonly maxOutputChars: number;
   readonly defaultTimeoutMs: number;
-  readonly rules: { readonly deny: readonly Pattern[]; readonly allow: readonly Pattern[]; readonly ask: readonly Pattern[] };
+  /** The permission sets in order: the first with a matching rule decides (a single `permissions` object is one unnamed set). */
+  readonly permissionSets: readonly PermissionSet[];
   readonly hooks: { readonly before: readonly BeforeHook[]; readonly after: readonly AfterHook[] };
   readonly policy: Policy | undefined;
   readonly nonInteractive: boolean;
+  readonly defaultDecision: 'allow' | 'ask';
+  readonly yolo: boolean;
   readonly onDecision: ((record: DecisionRecord) => void) | undefined;
   readonly wrapExecution: ExecutionWrapper | undefined;
   readonly retryPolicy: RetryPolicy;
   readonly budget: BudgetLimits;
   readonly budgetUsage: BudgetUsage;
   readonly grants: readonly Grant[];
+}
+
+/** One permission set, parsed: `name` is absent for a single `permissions` object. */
+export interface PermissionSet {
+  readonly name?: string;
+  readonly deny: readonly Pattern[];
+  readonly allow: readonly Pattern[];
+  readonly ask: readonly Pattern[];
 }
 
 const OPTION_KEYS = new Set([
@@ -60,6 +71,8 @@ const OPTION_KEYS = new Set([
   'maxOutputChars',
   'defaultTimeoutMs',
   'nonInteractive',
+  'defaultDecision',
+  'yolo',
   'onDecision',
   'wrapExecution',
   'retryPolicy',
@@ -117,8 +130,43 @@ function checkTools(list: unknown): Map<string, AnyTool> {
 
 function checkPatterns(list: readonly string[] | undefined, which: string): readonly Pattern[] {
   if (list === undefined) return Object.freeze([]);
-  if (!Array.isArray(list)) optionError(`permissions.${which} must be an array of patterns like 'shell' or 'shell:cmd=ls*'.`);
+  if (!Array.isArray(list)) optionError(`${which} must be an array of patterns like 'shell' or 'shell:cmd=ls*'.`);
   return Object.freeze(list.map((p) => parsePattern(p)));
+}
+
+const SET_KEYS = ['deny', 'allow', 'ask'];
+
+/** One permission set; `index` is its place in a list of named sets (undefined: the single object). */
+function checkSet(value: unknown, index: number | undefined): PermissionSet {
+  const where = index === undefined ? 'permissions' : `permissions[${index}]`;
+  if (value === null || typeof value !== 'object' || Array.isArray(value))
+    optionError(`${where} must be an object { deny?, allow?, ask? }${index === undefined ? '' : ' with a name'}.`);
+  const set = value as Record<string, unknown>;
+  const known = index === undefined ? SET_KEYS : ['name', ...SET_KEYS];
+  for (const key of Object.keys(set))
+    if (!known.includes(key)) optionError(`${where} has unknown key '${key}'; its keys are ${known.join(', ')}.`);
+  const patterns = (which: string) => checkPatterns(set[which] as readonly string[] | undefined, `${where}.${which}`);
+  const rules = { deny: patterns('deny'), allow: patterns('allow'), ask: patterns('ask') };
+  if (index === undefined) return Object.freeze(rules);
+  const name = set['name'];
+  if (typeof name !== 'string' || !/^[a-zA-Z0-9_.-]{1,64}$/.test(name))
+    optionError(
+      `${where}.name must be 1 to 64 letters, digits, '_', '.' or '-' (it names the set in decision sources), got ${describeOption(name)}.`,
+    );
+  return Object.freeze({ name, ...rules });
+}
+
+/** `permissions`: one object (an unnamed set) or an ordered list of named sets with distinct names. */
+function checkPermissionSets(permissions: unknown): readonly PermissionSet[] {
+  if (permissions === undefined) return Object.freeze([]);
+  if (!Array.isArray(permissions)) return Object.freeze([checkSet(permissions, undefined)]);
+  const sets = permissions.map((set, index) => checkSet(set, index));
+  const names = new Set<string>();
+  for (const set of sets) {
+    if (names.has(set.name as string)) optionError(`permissions names the set '${set.name}' twice; set names must be unique.`);
+    names.add(set.name as string);
+  }
+  return Object.freeze(sets);
 }
 
 function checkHooks(hooks: DispatcherOptions['hooks']): DispatcherConfig['hooks'] {
@@ -189,12 +237,11 @@ export function resolveConfig(options: DispatcherOptions): DispatcherConfig {
   for (const tool of tools.values()) {
     if (tool.timeoutMs !== undefined) checkCount(tool.timeoutMs, `timeoutMs of tool ${quote(tool.name)}`, 1, MAX_TIMEOUT_MS);
   }
-  const permissions = options.permissions ?? {};
-  const rules = Object.freeze({
-    deny: checkPatterns(permissions.deny, 'deny'),
-    allow: checkPatterns(permissions.allow, 'allow'),
-    ask: checkPatterns(permissions.ask, 'ask'),
-  });
+  const permissionSets = checkPermissionSets(options.permissions);
+  const defaultDecision = options.defaultDecision ?? 'ask';
+  if (defaultDecision !== 'allow' && defaultDecision !== 'ask')
+    optionError(`defaultDecision must be 'ask' or 'allow', got ${describeOption(defaultDecision)}.`);
+  if (options.yolo !== undefined && typeof options.yolo !== 'boolean') optionError('yolo must be a boolean.');
   const hooks = checkHooks(options.hooks);
   if (options.policy !== undefined && typeof options.policy !== 'function')
     optionError('policy must be a function (call) => verdict.');
@@ -219,10 +266,12 @@ export function resolveConfig(options: DispatcherOptions): DispatcherConfig {
     concurrency,
     maxOutputChars,
     defaultTimeoutMs,
-    rules,
+    permissionSets,
     hooks,
     policy: options.policy,
     nonInteractive: options.nonInteractive === true,
+    defaultDecision,
+    yolo: options.yolo === true,
     onDecision: options.onDecision,
     wrapExecution: options.wrapExecution,
     retryPolicy,

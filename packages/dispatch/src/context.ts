@@ -2,13 +2,17 @@
 // and its cancellation, mirrored into one of the dispatcher's own. Reading never throws: a context
 // that cannot be read gives the reason instead, and the pipeline fails every call of it.
 
-import type { ToolResult } from '@turnkit/core';
+import { readDecision, type ApprovalDecision, type ToolResult } from '@turnkit/core';
 import { LazyCancellation, type Cancellation } from './cancellation.js';
 import { errorMessage, quote } from './text.js';
 
 /** What the dispatcher takes from a `DispatchContext`, read once: nothing of the caller's is read again. */
 export interface Turn {
   readonly turnId: string;
+  /** The session a person's grants belong to; undefined: they belong to the turn. */
+  readonly session?: string | undefined;
+  /** Valid decisions given up front, by call id. */
+  readonly decisions?: ReadonlyMap<string, ApprovalDecision> | undefined;
   /** The dispatcher's own cancellation, aborted when the caller's is. */
   readonly cancel: Cancellation;
   readonly onResult: ((result: ToolResult) => void) | undefined;
@@ -35,6 +39,9 @@ export function readContext(ctx: unknown): Turn {
     const c = ctx as Record<string, unknown>;
     const rawTurnId = c['turnId'];
     const turnId = typeof rawTurnId === 'string' ? rawTurnId : String(rawTurnId);
+    const rawSession = c['session'];
+    const session = typeof rawSession === 'string' ? rawSession : undefined;
+    const decisions = readDecisions(c['decisions']);
     const rawOnResult = c['onResult'];
     const onResult = typeof rawOnResult === 'function' ? (rawOnResult as (result: ToolResult) => void) : undefined;
     // A usable `cancellation` is preferred: reading `signal` may make an AbortSignal for nothing.
@@ -58,11 +65,22 @@ export function readContext(ctx: unknown): Turn {
         }
       }
     }
-    return { turnId, cancel: own, onResult, release: () => safely(release) };
+    return { turnId, session, decisions, cancel: own, onResult, release: () => safely(release) };
   } catch (error) {
     safely(release);
     return { turnId: '', cancel: own, onResult: undefined, release: noop, problem: errorMessage(error) };
   }
+}
+
+/** The valid entries of a context's up-front decisions, read once; an invalid entry decides nothing. */
+function readDecisions(value: unknown): ReadonlyMap<string, ApprovalDecision> | undefined {
+  if (value === null || typeof value !== 'object') return undefined;
+  const out = new Map<string, ApprovalDecision>();
+  for (const [callId, decision] of Object.entries(value)) {
+    const read = readDecision(decision);
+    if (read !== null) out.set(callId, read);
+  }
+  return out.size === 0 ? undefined : out;
 }
 
 /** A cancellation's reason, read when it fires; one that throws when read is no reason. */

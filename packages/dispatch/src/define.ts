@@ -38,7 +38,7 @@ export interface ToolConfig<Schema extends zc.$ZodType> {
   execute(input: zc.output<Schema>, ctx: ToolContext): unknown;
   /** One deadline for the whole call, every try and every wait between tries included; defaults to the dispatcher's `defaultTimeoutMs`. */
   readonly timeoutMs?: number;
-  /** Metadata for policies and docs: the tool changes nothing. Default false. */
+  /** The tool changes nothing: a call no rule decided runs without asking (others ask by default). Default false. */
   readonly readOnly?: boolean;
   readonly needsApproval?: boolean | ((input: zc.output<Schema>) => boolean);
   readonly retry?: RetryOptions;

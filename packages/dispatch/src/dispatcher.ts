@@ -6,11 +6,12 @@ import type { ApprovalDecision, ToolCall } from '@turnkit/core';
 import { BudgetLedger } from './budget.js';
 import { resolveConfig, type DispatcherConfig } from './config.js';
 import { badContextText, readContext, type Turn } from './context.js';
-import { GrantList } from './grants.js';
+import { ApprovalLedger } from './approvals.js';
+import { GrantStore } from './grants.js';
 import { classify, dispatchBatch, executeVerdict, type Pipeline } from './pipeline.js';
-import { emitRecords, userDecisionRecord } from './records.js';
+import { approvalSource, closingRecord, emitRecords } from './records.js';
 import { errorResult, idName } from './results.js';
-import type { ApprovedVerdict, Dispatcher, DispatcherOptions, Verdict } from './types.js';
+import type { ApprovedVerdict, Dispatcher, DispatcherOptions, ParkedOutcome, Verdict } from './types.js';
 
 /** Runs `work` with the context read once, releasing the caller's cancellation afterwards. */
 async function withTurn<T>(ctx: unknown, work: (turn: Turn) => Promise<T>): Promise<T> {
@@ -20,6 +21,13 @@ async function withTurn<T>(ctx: unknown, work: (turn: Turn) => Promise<T>): Prom
   } finally {
     turn.release();
   }
+}
+
+/** A grant scope from what the caller passed; throws a TypeError when it has no turn id. */
+function scopeOf(scope: { readonly turnId?: unknown; readonly session?: unknown }): { turnId: string; session?: string } {
+  if (scope === null || typeof scope !== 'object' || typeof scope.turnId !== 'string')
+    throw new TypeError('A grant scope must be { turnId, session? }, as in the dispatch context.');
+  return typeof scope.session === 'string' ? { turnId: scope.turnId, session: scope.session } : { turnId: scope.turnId };
 }
 
 /** The calls of a batch as a plain array; what cannot be read is an empty batch. */
@@ -68,9 +76,15 @@ export function dispatcherFactory(options: DispatcherOptions): () => Dispatcher 
 }
 
 function dispatcherOf(config: DispatcherConfig): Dispatcher {
-  const grants = new GrantList();
+  const grants = new GrantStore();
   for (const grant of config.grants) grants.add(grant);
-  const p: Pipeline = { config, grants, ledger: new BudgetLedger(config.budget, config.budgetUsage), classified: new WeakSet() };
+  const p: Pipeline = {
+    config,
+    grants,
+    approvals: new ApprovalLedger(),
+    ledger: new BudgetLedger(config.budget, config.budgetUsage),
+    classified: new WeakSet(),
+  };
   const runBatch = (calls: unknown, ctx: unknown, approved: boolean) => {
     const list = listOf(calls);
     return withTurn(ctx, (turn) => dispatchBatch(p, list, turn, approved));
@@ -90,15 +104,27 @@ function dispatcherOf(config: DispatcherConfig): Dispatcher {
       }),
     dispatch: (calls, ctx) => runBatch(calls, ctx, false),
     executeApproved: async (calls, ctx) => (await runBatch(calls, ctx, true)).results,
-    recordDecision(call: ToolCall, decision: ApprovalDecision): void {
-      const record = userDecisionRecord(call, decision);
-      emitRecords(config.onDecision, [record]);
-      // "Approve and remember": the grant the record names.
-      if (record.source === 'user:remember_session') grants.add({ scope: 'session' });
-      else if (record.source === 'user:remember_tool') grants.add({ scope: 'tool', tool: call.name });
+    recordDecision(call: ToolCall, decision: ApprovalDecision | ParkedOutcome, ctx?: unknown): void {
+      const turn = readContext(ctx);
+      try {
+        if (decision?.type !== 'approve') {
+          const record = closingRecord(call, decision);
+          p.approvals.drop(turn, call.id);
+          emitRecords(config.onDecision, [record]);
+          return;
+        }
+        // An approval that comes after the turn was cancelled approves nothing and grants nothing.
+        if (turn.cancel.aborted || turn.problem !== undefined) return;
+        p.approvals.note(turn, call.id, approvalSource(decision));
+        // "Approve and remember": the grant belongs to this turn, or to the session the caller named.
+        if (decision.remember === 'session') grants.add({ scope: 'session' }, turn);
+        else if (decision.remember === 'tool') grants.add({ scope: 'tool', tool: call.name }, turn);
+      } finally {
+        turn.release();
+      }
     },
-    grant: (grant) => grants.add(grant),
-    grants: () => grants.list(),
+    grant: (grant, scope) => grants.add(grant, scope === undefined ? undefined : scopeOf(scope)),
+    grants: (scope) => grants.list(scope === undefined ? undefined : scopeOf(scope)),
     budgetUsage: () => p.ledger.usage(),
   };
 }

@@ -8,6 +8,8 @@ export { DEFAULT_RETRY_POLICY } from './retry.js';
 export type { KindRetry, RetryableKind, RetryPolicy } from './retry.js';
 export type { ToolErrorKind, ToolErrorOptions } from './errors.js';
 export { decide } from './stages/policy.js';
+export { MAX_GRANT_SCOPES } from './grants.js';
+export type { GrantScope } from './grants.js';
 export type { DecideInput, DecideOutput, NeedsApprovalFact, PolicyFact } from './stages/policy.js';
 export { raceCancellation, sleep } from './race.js';
 export { globMatch, matchesPattern, parsePattern } from './patterns.js';
@@ -31,6 +33,8 @@ export type {
   ExecutionOutcome,
   ExecutionWrapper,
   Grant,
+  NamedPermissions,
+  ParkedOutcome,
   Permissions,
   Policy,
   PolicyVerdict,

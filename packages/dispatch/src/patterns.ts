@@ -5,7 +5,9 @@
 // - A glob has `*` (any run of characters, including none) and `?` (exactly one character); every
 //   other character is literal. The tool part may be a glob too (`mcp_*`).
 // - An argument value is compared as a string: a string argument as is, any other JSON value as
-//   its `JSON.stringify` text (`true`, `42`). A missing argument never matches.
+//   its `JSON.stringify` text (`true`, `42`). A missing argument never matches. Two keys that
+//   differ only in case (`CMD`, `cmd`) make the argument ambiguous: restricting rules match it,
+//   permitting ones do not, and the policy stage denies the call (`collidingArgument`).
 // - An array argument is compared element by element (nested arrays flattened): a restricting
 //   rule (deny, ask) matches when any element matches, a permitting one (allow, grant) only when
 //   every element does. An empty array has no element and matches no rule.
@@ -234,9 +236,12 @@ const MAX_ARRAY_DEPTH = 100;
 function argTexts(input: unknown, arg: string): string[] | undefined | null {
   if (input === null || typeof input !== 'object' || Array.isArray(input)) return undefined;
   // Argument names are matched case-insensitively too; own properties only, so `constructor`
-  // never resolves to Object.prototype's.
-  const key = Object.keys(input).find((k) => k.toLowerCase() === arg);
-  if (key === undefined) return undefined;
+  // never resolves to Object.prototype's. Two keys that both match (`CMD` and `cmd`) are
+  // ambiguous: the rule cannot know which one the tool reads, so the value counts as unreadable.
+  const keys = Object.keys(input).filter((k) => k.toLowerCase() === arg);
+  if (keys.length === 0) return undefined;
+  if (keys.length > 1) return null;
+  const key = keys[0] as string;
   const value: unknown = (input as Record<string, unknown>)[key];
   if (!Array.isArray(value)) {
     const text = valueText(value);
@@ -292,4 +297,22 @@ export function matchesPattern(pattern: Pattern, toolName: string, input: unknow
     const matches = (text: string): boolean => globMatch(condition.glob, text.toLowerCase());
     return restricting ? texts.some(matches) : texts.every(matches);
   });
+}
+
+/**
+ * The first argument named by a pattern in `patterns` that applies to `toolName` whose keys in
+ * `input` collide case-insensitively (`{ CMD: 'ls', cmd: 'rm -rf /' }` for `shell:cmd=…`), or
+ * undefined. A rule and the tool must read the same value, so such a call is denied.
+ */
+export function collidingArgument(patterns: readonly Pattern[], toolName: string, input: unknown): string | undefined {
+  if (input === null || typeof input !== 'object' || Array.isArray(input)) return undefined;
+  const tool = toolName.toLowerCase();
+  const counts = new Map<string, number>();
+  for (const key of Object.keys(input)) counts.set(key.toLowerCase(), (counts.get(key.toLowerCase()) ?? 0) + 1);
+  for (const pattern of patterns) {
+    if (!globMatch(pattern.tool, tool)) continue;
+    const hit = pattern.args.find((condition) => (counts.get(condition.arg) ?? 0) > 1);
+    if (hit !== undefined) return hit.arg;
+  }
+  return undefined;
 }

@@ -3,6 +3,8 @@
 //   1 normalise → 2 resolve → 3 validate     stages/normalise.ts   (normalise, resolve, validate)
 //   4 before-hooks                           stages/hooks.ts       (runBeforeHooks)
 //   5 policy                                 stages/policy.ts      (gatherFacts, then the pure decide)
+//     → a call that asks parks here, as classified; once approved (`executeApproved`) it runs
+//       1–3 again, then only the deny rules in force now (`denialNow`), then 6–9
 //   6 budget pre-check                       budget.ts             (BudgetLedger.reserve)
 //   7 execute: timeout, abort, retry         stages/execute.ts     (runTool)
 //   8 budget record, after-hooks             budget.ts, stages/hooks.ts (record, runAfterHooks)
@@ -18,35 +20,52 @@
 // - Mutable state (grants, budget counters) lives in `Pipeline`; classifying reads it and never
 //   changes it.
 
-import { definedProps, type ParkedCall, type ToolCall, type ToolResult } from '@turnkit/core';
+import {
+  copyJson,
+  definedProps,
+  rejectionText,
+  type ApprovalDecision,
+  type ParkedCall,
+  type ToolCall,
+  type ToolResult,
+} from '@turnkit/core';
+import type { ApprovalLedger } from './approvals.js';
 import type { BudgetLedger } from './budget.js';
 import type { AnyTool, DispatcherConfig } from './config.js';
 import { badContextText, type Turn } from './context.js';
-import type { GrantList } from './grants.js';
+import type { GrantStore } from './grants.js';
 import { CANCELLED } from './race.js';
-import { decisionRecord, emitRecords } from './records.js';
+import { decisionRecord, emitRecords, UP_FRONT } from './records.js';
 import type { ToolErrorKind } from './errors.js';
 import { deny, errorResult, idName, type RawVerdict } from './results.js';
 import { shapeResult } from './shape.js';
 import { runTool } from './stages/execute.js';
 import { callInfo, cancelledBefore, runAfterHooks, runBeforeHooks } from './stages/hooks.js';
 import { normalise, resolve, unknownToolText, validate } from './stages/normalise.js';
-import { decide, gatherFacts } from './stages/policy.js';
+import { decide, denialNow, gatherFacts } from './stages/policy.js';
 import { errorMessage, quote } from './text.js';
-import type { ApprovedVerdict, ExecutionOutcome, RawResult, Verdict } from './types.js';
+import type { ApprovedVerdict, DispatchOutcome, ExecutionOutcome, RawResult, Verdict } from './types.js';
 import { runWrapped } from './wrapper.js';
 
 /** What the stages run with: the frozen configuration and the dispatcher's state. */
 export interface Pipeline {
   readonly config: DispatcherConfig;
-  readonly grants: GrantList;
+  readonly grants: GrantStore;
+  /** Approvals recorded and not yet executed: the source of each call's final record. */
+  readonly approvals: ApprovalLedger;
   readonly ledger: BudgetLedger;
   /** Execute verdicts made by classify: their input is validated already, so `execute` does not parse it again. */
   readonly classified: WeakSet<object>;
 }
 
-/** Stages 1–5, stage after stage. `approved`: the call was approved by a person, so no policy. */
-async function classifyCall(p: Pipeline, raw: unknown, turn: Turn, approved: boolean): Promise<RawVerdict> {
+/** A verdict for a call that would park but was decided up front (`DispatchContext.decisions`). */
+function decidedUpFront(call: ToolCall, input: unknown, decision: ApprovalDecision): RawVerdict {
+  if (decision.type === 'approve') return { kind: 'execute', call, input, source: UP_FRONT };
+  return deny(call, UP_FRONT, rejectionText(decision.reason), 'denied');
+}
+
+/** Stages 1–5 for `dispatch` and `classify`, stage after stage. */
+async function classifyCall(p: Pipeline, raw: unknown, turn: Turn): Promise<RawVerdict> {
   const normalised = normalise(raw); //                                                  1
   if (normalised.kind === 'deny') return normalised;
   const { call } = normalised;
@@ -58,21 +77,59 @@ async function classifyCall(p: Pipeline, raw: unknown, turn: Turn, approved: boo
   const hooked = await runBeforeHooks(p.config.hooks.before, { call, tool, input: validated.input }, turn); // 4
   if (hooked.kind === 'deny') return hooked;
   const subject = { call, tool, input: hooked.input };
-  if (approved) return { kind: 'execute', call, input: subject.input, source: 'user_approved' };
   if (turn.cancel.aborted) return cancelledBefore(call);
   const facts = await gatherFacts({
     config: p.config,
-    grants: p.grants,
+    grant: (name, input) => p.grants.match(turn, name, input),
     subject,
+    hookApproval: hooked.approvedBy,
     info: () => callInfo(subject, turn),
     cancel: turn.cancel,
   }); // 5
   if (facts === CANCELLED) return cancelledBefore(call);
   const { decision, source, reason } = decide(facts);
   if (decision === 'allow') return { kind: 'execute', call, input: subject.input, source };
-  if (decision === 'ask') return { kind: 'needs_approval', call, reason, source };
-  const advice = source === 'non_interactive' ? 'Continue without it.' : 'Do not retry it unchanged; continue without it.';
-  return deny(call, source, `Call to ${quote(call.name)} denied: ${reason}. ${advice}`, 'denied');
+  if (decision === 'deny') {
+    const advice = source === 'non_interactive' ? 'Continue without it.' : 'Do not retry it unchanged; continue without it.';
+    return deny(call, source, `Call to ${quote(call.name)} denied: ${reason}. ${advice}`, 'denied');
+  }
+  const upFront = turn.decisions?.get(call.id);
+  if (upFront !== undefined && p.approvals.useUpFront(turn, call.id)) return decidedUpFront(call, subject.input, upFront);
+  // Parked as classified: the input that runs once approved is what the hooks left, before the
+  // schema parsed it (the schema parses it again then, the hooks do not run again).
+  const parkedInput = hooked.raw === call.input ? call.input : copyJson(hooked.raw);
+  if (parkedInput === undefined)
+    return deny(
+      call,
+      'internal_error',
+      `Call to ${quote(call.name)} denied: a before-hook rewrote its input into a value that is not JSON, so it cannot wait for approval.`,
+      'internal',
+    );
+  return { kind: 'needs_approval', call, input: parkedInput, reason, source };
+}
+
+/**
+ * Stages 1–3 again for a call a person approved, then the deny rules in force now (deny always
+ * wins). No hooks (they ran when the call was classified) and no other rule: the person decided.
+ */
+async function classifyApproved(p: Pipeline, raw: unknown, turn: Turn): Promise<RawVerdict> {
+  const normalised = normalise(raw);
+  if (normalised.kind === 'deny') return normalised;
+  const { call } = normalised;
+  const resolved = resolve(call, p.config.tools, p.config.availableText);
+  if (resolved.kind === 'deny') return resolved;
+  const { tool } = resolved;
+  const validated = await validate(tool, call.name, call.input);
+  if (!validated.ok) return deny(call, 'invalid_input', validated.text, 'invalid_input');
+  const denial = denialNow(p.config, { call, tool, input: validated.input });
+  if (denial !== undefined)
+    return deny(
+      call,
+      denial.source,
+      `Call to ${quote(call.name)} denied: ${denial.reason}. A person approved it, but a deny rule in force now stops it; continue without it.`,
+      'denied',
+    );
+  return { kind: 'execute', call, input: validated.input, source: p.approvals.take(turn, call.id) };
 }
 
 /** Stage 9 for a denial; other verdicts pass unchanged. */
@@ -88,7 +145,7 @@ export async function classify(p: Pipeline, raw: unknown, turn: Turn, approved: 
     verdict = deny({ id, name }, 'invalid_context', badContextText(name, turn.problem), 'internal');
   } else {
     try {
-      verdict = await classifyCall(p, raw, turn, approved);
+      verdict = await (approved ? classifyApproved(p, raw, turn) : classifyCall(p, raw, turn));
     } catch (error) {
       // A call whose fields throw when read (a hostile getter), or a bug here: deny this one call.
       verdict = deny(
@@ -178,15 +235,17 @@ export async function dispatchBatch(
   list: readonly unknown[],
   turn: Turn,
   approved: boolean,
-): Promise<{ results: ToolResult[]; parked: ParkedCall[] }> {
+): Promise<DispatchOutcome> {
   const classified: Verdict[] = [];
   for (const raw of list) classified.push(await classify(p, raw, turn, approved)); //    1–5
   const verdicts = classified.map((verdict) => admit(p, verdict)); //                     6
-  if (!approved) emitRecords(p.config.onDecision, verdicts.map(decisionRecord));
+  emitRecords(p.config.onDecision, verdicts.map(decisionRecord));
   const slots = verdicts.map((v) => (v.kind === 'deny' ? v.result : undefined));
   for (const result of slots) if (result !== undefined) announce(turn, result);
-  // An approved batch never parks (policy is skipped); parking is the dispatch path.
-  const parked = verdicts.flatMap((v) => (v.kind === 'needs_approval' ? [{ call: v.call, reason: v.reason }] : []));
+  // An approved batch never parks (the person decided); parking is the dispatch path.
+  const parked = verdicts.flatMap((v) =>
+    v.kind === 'needs_approval' ? [{ call: v.call, input: v.input, reason: v.reason }] : [],
+  );
   const jobs = verdicts.flatMap((v, index) => (v.kind === 'execute' ? [{ index, call: v.call, input: v.input }] : []));
   await pool(jobs, p.config.concurrency, async ({ index, call, input }) => {
     const result = await runReserved(p, p.config.tools.get(call.name) as AnyTool, call, input, turn); // 7–9
@@ -209,9 +268,13 @@ export async function executeVerdict(p: Pipeline, verdict: Verdict | ApprovedVer
     if (tool === undefined) return refuse(unknownToolText(call.name, p.config.availableText), 'unknown_tool');
     let input = verdict.input;
     if (!p.classified.has(verdict)) {
+      // An approved verdict made by the caller: validated here, and deny always wins.
       const checked = await validate(tool, call.name, input);
       if (!checked.ok) return refuse(checked.text, 'invalid_input');
       input = checked.input;
+      const denial = denialNow(p.config, { call, tool, input });
+      if (denial !== undefined)
+        return refuse(`Call to ${quote(call.name)} denied: ${denial.reason}. Continue without it.`, 'denied');
     }
     const breach = p.ledger.reserve(call.name);
     if (breach !== undefined) return refuse(breach.text, 'budget');

@@ -1,9 +1,20 @@
 // Decision records: built from a call's admitted verdict (or a person's decision) by pure
 // functions, and handed to `onDecision` in one place, `emitRecords`.
+//
+// Every call gets exactly one final record (any decision but `ask`). A call that parks gets an
+// `ask` record first, then its final one: `user_rejected`, or a `deny` for an expired approval
+// (`approval_expired`), a failed approve callback (`approve_failed`) or a cancel (`cancelled`)
+// when that happens; `user_approved` when the approved call reaches `executeApproved`, unless a
+// deny rule in force then stops it (a `deny` naming the rule).
 
-import type { ApprovalDecision, ToolCall } from '@turnkit/core';
-import type { DecisionRecord, Verdict } from './types.js';
-import { definedProps } from '@turnkit/core';
+import { cleanReason, definedProps, type ApprovalDecision, type ToolCall } from '@turnkit/core';
+import type { DecisionRecord, ParkedOutcome, Verdict } from './types.js';
+
+/** The source of a decision given up front (`DispatchContext.decisions`). */
+export const UP_FRONT = 'user:up_front';
+
+/** A source that says a person decided: `user`, `user:remember_tool`, `user:up_front`, … */
+const isUserSource = (source: string): boolean => source === 'user' || source.startsWith('user:');
 
 /** The record of one dispatched call, from its verdict after the budget pre-check (stages 1–6). */
 export function decisionRecord(verdict: Verdict): DecisionRecord {
@@ -13,7 +24,7 @@ export function decisionRecord(verdict: Verdict): DecisionRecord {
       return {
         callId,
         tool: name,
-        decision: 'deny',
+        decision: isUserSource(verdict.source) ? 'user_rejected' : 'deny',
         source: verdict.source,
         ...(typeof output === 'string' ? { reason: output.slice(0, 500) } : {}),
       };
@@ -27,34 +38,53 @@ export function decisionRecord(verdict: Verdict): DecisionRecord {
         reason: verdict.reason,
       };
     case 'execute':
-      return { callId: verdict.call.id, tool: verdict.call.name, decision: 'allow', source: verdict.source };
+      return {
+        callId: verdict.call.id,
+        tool: verdict.call.name,
+        decision: isUserSource(verdict.source) ? 'user_approved' : 'allow',
+        source: verdict.source,
+      };
   }
 }
 
-/** The record of a person's decision on a parked call. Throws a TypeError on a malformed decision. */
-export function userDecisionRecord(call: ToolCall, decision: ApprovalDecision): DecisionRecord {
-  const type = (decision as { type?: unknown } | null)?.type;
-  if (type !== 'approve' && type !== 'reject') {
-    throw new TypeError(
-      `recordDecision for call '${String(call?.id)}' needs { type: 'approve' | 'reject' }, got ${String(type)}.`,
-    );
+/** The source of a person's approval: `user`, or `user:remember_<scope>` for an approve-and-remember. */
+export function approvalSource(decision: Extract<ApprovalDecision, { type: 'approve' }>): string {
+  return decision.remember === undefined ? 'user' : `user:remember_${decision.remember}`;
+}
+
+/**
+ * The final record of a parked call that ended without running: a person's rejection, or how it
+ * ended without one. Throws a TypeError on a value that is none of these.
+ */
+export function closingRecord(
+  call: ToolCall,
+  outcome: Exclude<ApprovalDecision | ParkedOutcome, { type: 'approve' }>,
+): DecisionRecord {
+  const base = { callId: call.id, tool: call.name };
+  switch (outcome.type) {
+    case 'reject':
+      return {
+        ...base,
+        decision: 'user_rejected',
+        source: 'user',
+        ...definedProps({ reason: outcome.reason === undefined ? undefined : cleanReason(outcome.reason) }),
+      };
+    case 'expired':
+      return { ...base, decision: 'deny', source: 'approval_expired', reason: 'no decision came before the approval expired' };
+    case 'approve_failed':
+      return { ...base, decision: 'deny', source: 'approve_failed', reason: cleanReason(String(outcome.reason)) };
+    case 'cancelled':
+      return {
+        ...base,
+        decision: 'deny',
+        source: 'cancelled',
+        reason: outcome.reason === undefined ? 'the turn was cancelled while the call waited' : cleanReason(outcome.reason),
+      };
+    default:
+      throw new TypeError(
+        `recordDecision for call '${String(call?.id)}' needs { type: 'approve' | 'reject' | 'expired' | 'approve_failed' | 'cancelled' }, got ${String((outcome as { type?: unknown }).type)}.`,
+      );
   }
-  if (decision.type === 'approve') {
-    const { remember } = decision;
-    return {
-      callId: call.id,
-      tool: call.name,
-      decision: 'user_approved',
-      source: remember === undefined ? 'user' : `user:remember_${remember}`,
-    };
-  }
-  return {
-    callId: call.id,
-    tool: call.name,
-    decision: 'user_rejected',
-    source: 'user',
-    ...definedProps({ reason: decision.reason }),
-  };
 }
 
 /** Hands the records to `onDecision` in order. A sink that throws loses the record, never a result. */

@@ -1,11 +1,12 @@
 // The public types of the dispatcher. Data crossing into the turn (results, parked calls, grants,
 // decision records) is plain JSON; hooks and policies are the only functions.
 
-import type { ApprovalDecision, DispatchOutcome, ParkedCall, ToolCall, ToolResult, ToolSpec } from '@turnkit/core';
+import type { ApprovalDecision, DispatchOutcome, JsonValue, ToolCall, ToolResult, ToolSpec } from '@turnkit/core';
 import type { Cancellation } from './cancellation.js';
 import type { ToolDefinition } from './define.js';
 import type { ToolErrorKind } from './errors.js';
 import type { RetryPolicy } from './retry.js';
+import type { GrantScope } from './grants.js';
 
 /**
  * The turn a dispatch belongs to. Without a signal the calls cannot be cancelled (timeouts still
@@ -14,6 +15,17 @@ import type { RetryPolicy } from './retry.js';
  */
 export interface DispatchContext {
   readonly turnId: string;
+  /**
+   * Names the session a person's "approve and remember" grants belong to. Without it they belong
+   * to this turn (`turnId`) alone; a dispatcher shared by many users never lets one user's grant
+   * approve another's calls.
+   */
+  readonly session?: string;
+  /**
+   * Decisions known up front, by call id: a call that would wait for approval is decided by its
+   * entry instead (approved: it runs; rejected: it gets the rejection). Invalid entries are ignored.
+   */
+  readonly decisions?: { readonly [callId: string]: ApprovalDecision };
   readonly signal?: AbortSignal;
   /**
    * The same cancellation as `signal`, readable without making an AbortSignal (an interpreter
@@ -35,7 +47,14 @@ export interface DispatchContext {
 export type Verdict =
   | { readonly kind: 'execute'; readonly call: ToolCall; readonly input: unknown; readonly source: string }
   | { readonly kind: 'deny'; readonly result: ToolResult; readonly source: string }
-  | { readonly kind: 'needs_approval'; readonly call: ToolCall; readonly reason: string; readonly source: string };
+  | {
+      readonly kind: 'needs_approval';
+      readonly call: ToolCall;
+      /** The input that runs once approved: after the before-hooks, before the schema parses it. */
+      readonly input: JsonValue;
+      readonly reason: string;
+      readonly source: string;
+    };
 
 /** A call a person approved, for `execute`; its input is validated before the tool runs. */
 export interface ApprovedVerdict {
@@ -44,7 +63,19 @@ export interface ApprovedVerdict {
   readonly input: unknown;
 }
 
-/** One audit record; every call yields exactly one from `dispatch`, plus one from `recordDecision` if it was parked. */
+/** How a parked call ended without a person's answer, for `recordDecision`. */
+export type ParkedOutcome =
+  /** Nobody decided before the approval expired. */
+  | { readonly type: 'expired' }
+  /** The approve callback failed (threw, or answered garbage for the whole batch). */
+  | { readonly type: 'approve_failed'; readonly reason: string }
+  /** The turn was cancelled while the call waited (or after its approval, before it ran). */
+  | { readonly type: 'cancelled'; readonly reason?: string };
+
+/**
+ * One audit record. Every call gets exactly one final record (any decision but `ask`); a call that
+ * parks gets an `ask` record first (see docs/tools.md, "Decision records").
+ */
 export interface DecisionRecord {
   readonly callId: string;
   readonly tool: string;
@@ -65,6 +96,12 @@ export interface Permissions {
   readonly deny?: readonly string[];
   readonly allow?: readonly string[];
   readonly ask?: readonly string[];
+}
+
+/** A named permission set, for layered `permissions` (session first, then team, …). */
+export interface NamedPermissions extends Permissions {
+  /** Names the set in decision sources: `set:<name>:deny:<pattern>`. */
+  readonly name: string;
 }
 
 /** What a policy function says; `undefined` means no opinion (the next stage decides). */
@@ -91,6 +128,8 @@ export type BeforeHookOutcome =
   | undefined
   | { readonly kind: 'continue' }
   | { readonly kind: 'rewrite'; readonly input: unknown }
+  /** Pre-approves the call: it runs without asking a person (deny rules and the policy's deny still win). */
+  | { readonly kind: 'approve' }
   | { readonly kind: 'halt'; readonly output: unknown; readonly isError?: boolean };
 
 /** Runs before policy, after validation. A hook that throws denies the call (fail closed). */
@@ -170,7 +209,18 @@ export interface DispatcherOptions {
   readonly tools: readonly ToolDefinition<any>[];
   readonly hooks?: { readonly before?: readonly BeforeHook[]; readonly after?: readonly AfterHook[] };
   readonly policy?: Policy;
-  readonly permissions?: Permissions;
+  /**
+   * One set of patterns, or an ordered list of named sets: the first set with a rule that matches
+   * the call decides (its deny, else a grant, else its allow, else its ask).
+   */
+  readonly permissions?: Permissions | readonly NamedPermissions[];
+  /**
+   * What a call no rule, policy or needsApproval decided gets: `'ask'` (the default: a tool that is
+   * not `readOnly` needs a person's approval or an allow rule) or `'allow'`.
+   */
+  readonly defaultDecision?: 'ask' | 'allow';
+  /** Every ask becomes an allow (source `yolo`). Deny rules, the policy's denials and hooks still apply. */
+  readonly yolo?: boolean;
   readonly budget?: Budget;
   /** Restores the counters of a suspended turn (`dispatcher.budgetUsage()`). */
   readonly budgetUsage?: BudgetUsage;
@@ -195,7 +245,10 @@ export interface DispatcherOptions {
   readonly retryPolicy?: RetryPolicy;
 }
 
-/** What `dispatch` returns: core's `DispatchOutcome` (results and parked calls, each in call order). */
+/**
+ * What `dispatch` returns: core's `DispatchOutcome` (results and parked calls, each in call
+ * order). The dispatcher sets every parked call's `input`: what runs if it is approved.
+ */
 export type { DispatchOutcome };
 
 export interface Dispatcher {
@@ -216,12 +269,25 @@ export interface Dispatcher {
   execute(verdict: Verdict | ApprovedVerdict, ctx: DispatchContext): Promise<ToolResult>;
   /** The whole pipeline for a batch. Never throws. */
   dispatch(calls: readonly ToolCall[], ctx: DispatchContext): Promise<DispatchOutcome>;
-  /** Runs approved calls (core's `execute_approved`): stages 1–4 again, no policy, then 6–9. One result per call, in call order. Never throws. */
+  /**
+   * Runs approved calls (core's `execute_approved`, each with the input it parked with): stages
+   * 1–3 again, no hooks, then the deny rules in force now (deny always wins), then 6–9. One
+   * result and one final decision record per call, in call order. Never throws.
+   */
   executeApproved(calls: readonly ToolCall[], ctx: DispatchContext): Promise<readonly ToolResult[]>;
-  /** Records a person's decision on a parked call and, for `approve` with `remember`, adds the grant. */
-  recordDecision(call: ToolCall, decision: ApprovalDecision): void;
-  /** Remembers an "approve and remember" decision. Throws a TypeError on a malformed grant. */
-  grant(grant: Grant): void;
-  grants(): readonly Grant[];
+  /**
+   * Records how a parked call was decided. A rejection or a `ParkedOutcome` emits the call's final
+   * record now; an approval emits it when the call reaches `executeApproved`, and with `remember`
+   * adds the grant to the turn of `ctx` (or its `session`). A grant whose turn was cancelled is
+   * dropped. Throws a TypeError on a malformed decision.
+   */
+  recordDecision(call: ToolCall, decision: ApprovalDecision | ParkedOutcome, ctx?: DispatchContext): void;
+  /**
+   * Remembers an "approve and remember" decision for the turn (or session) of `scope`; without a
+   * scope, for every turn of this dispatcher. Throws a TypeError on a malformed grant.
+   */
+  grant(grant: Grant, scope?: GrantScope): void;
+  /** The grants of the turn (or session) of `scope`, or without one those for every turn. */
+  grants(scope?: GrantScope): readonly Grant[];
   budgetUsage(): BudgetUsage;
 }

@@ -309,10 +309,16 @@ describe('stage 5: policy, first match wins', () => {
     const { dispatcher, records, ctx } = setup({ permissions: { ask: ['SHELL'] } });
     const c = call('shell', { cmd: 'ls' });
     const verdict = await dispatcher.classify(c, ctx);
-    expect(verdict).toEqual({ kind: 'needs_approval', call: c, reason: "matches ask rule 'SHELL'", source: 'rule:ask:SHELL' });
+    expect(verdict).toEqual({
+      kind: 'needs_approval',
+      call: c,
+      input: c.input,
+      reason: "matches ask rule 'SHELL'",
+      source: 'rule:ask:SHELL',
+    });
     const { results, parked } = await dispatcher.dispatch([c], ctx);
     expect(results).toEqual([]);
-    expect(parked).toEqual([{ call: c, reason: "matches ask rule 'SHELL'" }]);
+    expect(parked).toEqual([{ call: c, input: c.input, reason: "matches ask rule 'SHELL'" }]);
     expect(records).toEqual([
       { callId: c.id, tool: 'shell', decision: 'ask', source: 'rule:ask:SHELL', reason: "matches ask rule 'SHELL'" },
     ]);

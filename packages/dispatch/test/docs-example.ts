@@ -58,7 +58,8 @@ const { results, parked } = await dispatcher.dispatch(
 
 // Later, a person rejects the chained command and approves the push.
 const approve = (call: { name: string }) => call.name === 'git';
-for (const { call } of parked) dispatcher.recordDecision(call, approve(call) ? { type: 'approve' } : { type: 'reject', reason: 'it chains a second command' });
-const approved = await dispatcher.executeApproved(parked.map((p) => p.call).filter(approve), ctx);
+for (const { call } of parked) dispatcher.recordDecision(call, approve(call) ? { type: 'approve' } : { type: 'reject', reason: 'it chains a second command' }, ctx);
+// Each parked call runs with the input it parked with (`input`: what the before-hooks left).
+const approved = await dispatcher.executeApproved(parked.filter((p) => approve(p.call)).map((p) => ({ ...p.call, input: p.input ?? p.call.input })), ctx);
 // approved: [{ callId: '6', output: 'ran: git push', ... }]; core writes the result of the rejected call 3.
 export { approved, decisions, dispatcher, parked, permissions, results }; // for test/docs.test.ts; not in the docs

@@ -36,8 +36,12 @@ describe('docs/tools.md', () => {
       },
     ]);
     expect(parked).toEqual([
-      { call: { id: '3', name: 'shell', input: { cmd: 'ls -la; rm -rf /' } }, reason: "matches ask rule 'shell'" },
-      { call: { id: '6', name: 'git', input: { args: ['push'] } }, reason: "matches ask rule 'git'" },
+      {
+        call: { id: '3', name: 'shell', input: { cmd: 'ls -la; rm -rf /' } },
+        input: { cmd: 'ls -la; rm -rf /' },
+        reason: "matches ask rule 'shell'",
+      },
+      { call: { id: '6', name: 'git', input: { args: ['push'] } }, input: { args: ['push'] }, reason: "matches ask rule 'git'" },
     ]);
     expect(approved).toEqual([{ callId: '6', name: 'git', output: 'ran: git push', isError: false }]);
     expect(dispatcher.grants()).toEqual([]);
@@ -64,7 +68,8 @@ describe('docs/tools.md', () => {
       input: z.object({ cmd: z.string() }),
       execute: ({ cmd }) => `ran: ${cmd}`,
     });
-    const dispatcher = createDispatcher({ tools: [shell], permissions: { deny: ['shell:cmd=rm*'] } });
+    // With the default allow, as a dispatcher configured `defaultDecision: 'allow'` would run them.
+    const dispatcher = createDispatcher({ tools: [shell], permissions: { deny: ['shell:cmd=rm*'] }, defaultDecision: 'allow' });
     const { results } = await dispatcher.dispatch(
       bypasses.map((cmd, i) => ({ id: `b${i}`, name: 'shell', input: { cmd } })),
       { turnId: 't' },

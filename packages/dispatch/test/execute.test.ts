@@ -387,7 +387,7 @@ describe('a tool that finished is kept when the turn is cancelled meanwhile', ()
       input: z.object({}),
       execute: () => new Promise(() => undefined),
     });
-    const dispatcher = createDispatcher({ tools: [sent, pending] });
+    const dispatcher = createDispatcher({ tools: [sent, pending], defaultDecision: 'allow' });
     const { results } = await dispatcher.dispatch(
       [
         { id: 'a', name: 'send', input: {} },

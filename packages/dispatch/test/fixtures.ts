@@ -31,9 +31,18 @@ export function call(name: string, input: unknown, extra: Partial<ToolCall> = {}
   return { id: `c${++nextId}`, name, input: input as ToolCall['input'], ...extra };
 }
 
-/** A dispatcher over echo, shell and add (plus `tools`), recording every decision. */
+/**
+ * A dispatcher over echo, shell and add (plus `tools`), recording every decision. It allows what
+ * no rule decided (`defaultDecision: 'allow'`): most tests here are about other stages; the tests
+ * of the secure default (`'ask'`) pass `defaultDecision` themselves.
+ */
 export function setup(options: Partial<DispatcherOptions> = {}) {
   const records: DecisionRecord[] = [];
-  const dispatcher = createDispatcher({ tools: [echo, shell, add], onDecision: (r) => records.push(r), ...options });
+  const dispatcher = createDispatcher({
+    tools: [echo, shell, add],
+    defaultDecision: 'allow',
+    onDecision: (r) => records.push(r),
+    ...options,
+  });
   return { dispatcher, records, ctx: { turnId: 't1' } };
 }

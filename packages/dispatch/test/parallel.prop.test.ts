@@ -46,7 +46,12 @@ describe('parallel execution', () => {
             },
           });
           // The scheduled tools never reach their timeout; only `hang` does.
-          const dispatcher = createDispatcher({ tools: [work], concurrency: 3, defaultTimeoutMs: 60_000 });
+          const dispatcher = createDispatcher({
+            tools: [work],
+            concurrency: 3,
+            defaultTimeoutMs: 60_000,
+            defaultDecision: 'allow',
+          });
           const calls = kinds.map((kind, i) => ({ id: `c${i}`, name: 'work', input: { i, kind } }));
           const { results, parked } = await s.waitFor(dispatcher.dispatch(calls, { turnId: 't', signal: controller.signal }));
 

@@ -16,7 +16,7 @@ describe('zod schemas from the user', () => {
       execute: ({ a, b }) => a + b,
     });
     expect(add.inputSchema).toMatchObject({ type: 'object', required: ['a', 'b'] });
-    const dispatcher = createDispatcher({ tools: [add] });
+    const dispatcher = createDispatcher({ tools: [add], defaultDecision: 'allow' });
     const ok = await dispatcher.dispatch([{ id: 'c1', name: 'add', input: { a: 1, b: 2 } }], ctx);
     expect(ok.results).toMatchObject([{ callId: 'c1', output: 3, isError: false }]);
     const bad = await dispatcher.dispatch([{ id: 'c2', name: 'add', input: { a: 'one', b: 2 } }], ctx);

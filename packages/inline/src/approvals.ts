@@ -1,17 +1,18 @@
 // Approvals: asking the `approve` callback about parked calls, and telling the dispatcher what was
-// decided (its audit record, and the grant of an "approve and remember").
+// decided (each call's final audit record, and the grant of an "approve and remember").
 
 import {
   errorMessage,
   readDecision,
   undecided,
   type ApprovalDecision,
+  type ParkedCall,
   type ToolCall,
   type TurnEvent,
   type TurnState,
 } from '@turnkit/core';
-import type { Dispatcher } from '@turnkit/dispatch';
-import type { ApproveFn } from './types.js';
+import type { DispatchContext, Dispatcher, ParkedOutcome } from '@turnkit/dispatch';
+import type { ApproveFn, UndecidedPolicy } from './types.js';
 
 const EXPIRED = 'approval expired';
 
@@ -22,37 +23,89 @@ export function isDecision(value: unknown): value is ApprovalDecision {
 
 /**
  * Tells the dispatcher about decisions core will accept (valid, for an undecided parked call):
- * one `user_approved`/`user_rejected` record each, and the grant of an approve-and-remember.
+ * a rejection's final record now, an approval's when the call runs, and the grant of an
+ * approve-and-remember (for the turn, or the session of `scope`).
  */
-export function recordDecisions(dispatcher: Dispatcher, state: TurnState, decisions: Record<string, unknown>): void {
+export function recordDecisions(
+  dispatcher: Dispatcher,
+  state: TurnState,
+  decisions: Record<string, unknown>,
+  scope?: DispatchContext,
+): void {
   for (const { call } of undecided(state)) {
     if (!Object.hasOwn(decisions, call.id)) continue;
     const decision = decisions[call.id];
-    if (isDecision(decision)) record(dispatcher, call, decision);
+    if (isDecision(decision)) record(dispatcher, call, decision, scope);
   }
 }
 
-function record(dispatcher: Dispatcher, call: ToolCall, decision: ApprovalDecision): void {
+function record(
+  dispatcher: Dispatcher,
+  call: ToolCall,
+  decision: ApprovalDecision | ParkedOutcome,
+  scope?: DispatchContext,
+): void {
   try {
-    dispatcher.recordDecision(call, decision);
+    dispatcher.recordDecision(call, decision, scope);
   } catch {
     // A dispatcher's audit trail must not break the turn; the decision itself still applies.
   }
 }
 
 /**
- * The event for a parked turn: asks `approve` once about the undecided calls. A call it leaves
- * without a valid decision expires (rejected, reason `approval expired`); an `approve` that throws
- * rejects them all with the error's message (fail closed), unless the turn was cancelled meanwhile:
- * then the error is rethrown and no decision is recorded.
+ * The final records of parked calls a cancel ended: those still undecided, and those approved
+ * but not run (`notRun`: the approved calls of a batch whose execution the cancel pre-empted).
+ */
+export function recordCancelled(dispatcher: Dispatcher, state: TurnState, scope?: DispatchContext, reason?: string): void {
+  const batch = state.batch;
+  if (batch === null) return;
+  for (const { call } of batch.parked) {
+    const decision = Object.hasOwn(batch.decisions, call.id) ? batch.decisions[call.id] : undefined;
+    if (decision?.type === 'reject') continue;
+    record(dispatcher, call, reason === undefined ? { type: 'cancelled' } : { type: 'cancelled', reason }, scope);
+  }
+}
+
+/** How `askApproval` treats the calls; all optional. */
+export interface AskOptions {
+  /** The dispatch context of the turn: grants of an approve-and-remember belong to its turn or session. */
+  readonly scope?: DispatchContext;
+  /** Calls the callback said to await (`{ type: 'await' }`): not asked again; the set grows as it answers. */
+  readonly awaiting?: Set<string>;
+  /** What a call the callback leaves out gets: `'expire'` (rejected, the default) or `'await'`. */
+  readonly whenUndecided?: UndecidedPolicy;
+}
+
+type Answer = ApprovalDecision | { readonly type: 'await' } | { readonly type: 'expired' };
+
+/** The callback's answer for one call: a decision, an await, or an expiry. */
+function answerFor(given: Record<string, unknown>, callId: string, whenUndecided: UndecidedPolicy): Answer {
+  const value = Object.hasOwn(given, callId) ? given[callId] : undefined;
+  if ((value as { type?: unknown } | null)?.type === 'await') return { type: 'await' };
+  const decision = readDecision(value);
+  if (decision !== null) return decision;
+  return whenUndecided === 'await' ? { type: 'await' } : { type: 'expired' };
+}
+
+/**
+ * The event for a parked turn: asks `approve` once about the undecided calls it has not been told
+ * to await. Per call it may approve, reject, or await (`{ type: 'await' }`: the call stays parked
+ * for a decision from elsewhere, and the turn suspends once only awaited calls are left, `null`).
+ * A call it leaves out expires, or awaits with `whenUndecided: 'await'`. An `approve` that throws
+ * rejects them all with the error's message (fail closed), unless the turn was cancelled
+ * meanwhile: then the error is rethrown and nothing is recorded (the cancel records them).
  */
 export async function askApproval(
   approve: ApproveFn,
   state: TurnState,
   dispatcher: Dispatcher,
   cancelled: () => boolean = () => false,
-): Promise<TurnEvent> {
-  const open = undecided(state);
+  options: AskOptions = {},
+): Promise<TurnEvent | null> {
+  const awaiting = options.awaiting ?? new Set<string>();
+  const waiting = undecided(state);
+  const open = waiting.filter((p) => !awaiting.has(p.call.id));
+  if (open.length === 0) return null;
   let answer: unknown;
   try {
     answer = await approve(open, { turnId: state.id });
@@ -60,23 +113,41 @@ export async function askApproval(
     // The person quit and the turn was cancelled: nobody decided, so nothing is recorded as a
     // decision; the caller turns the cancellation into `cancel`.
     if (cancelled()) throw error;
-    const reason = `the approve callback failed (${errorMessage(error)})`;
-    answer = Object.fromEntries(open.map((p) => [p.call.id, { type: 'reject', reason }]));
+    return failedApproval(dispatcher, open, `the approve callback failed (${errorMessage(error)})`, options.scope);
   }
+  // A decision that arrives after the turn was cancelled decides nothing, and grants nothing.
+  if (cancelled()) throw new Error('the turn was cancelled while the approve callback ran');
   const given = answer !== null && typeof answer === 'object' ? (answer as Record<string, unknown>) : {};
   const decisions: Record<string, ApprovalDecision> = {};
+  let expired = 0;
   for (const { call } of open) {
-    const decision = Object.hasOwn(given, call.id) ? given[call.id] : undefined;
-    const final: ApprovalDecision = isDecision(decision) ? decision : { type: 'reject', reason: EXPIRED };
-    Object.defineProperty(decisions, call.id, { value: final, enumerable: true, writable: true, configurable: true });
-    record(dispatcher, call, final);
+    const final = answerFor(given, call.id, options.whenUndecided ?? 'expire');
+    if (final.type === 'await') {
+      awaiting.add(call.id);
+      continue;
+    }
+    if (final.type === 'expired') expired++;
+    const decision: ApprovalDecision = final.type === 'expired' ? { type: 'reject', reason: EXPIRED } : final;
+    Object.defineProperty(decisions, call.id, { value: decision, enumerable: true, writable: true, configurable: true });
+    record(dispatcher, call, final, options.scope);
   }
-  if (
-    open.every(
-      ({ call }) => decisions[call.id]?.type === 'reject' && (decisions[call.id] as { reason?: string }).reason === EXPIRED,
-    )
-  ) {
-    return { type: 'approval_expired' };
+  // Core's `approval_expired` expires every undecided call: only when none is awaited.
+  if (expired === open.length && open.length === waiting.length) return { type: 'approval_expired' };
+  if (Object.keys(decisions).length === 0) return null;
+  return { type: 'approvals_decided', decisions };
+}
+
+/** Every open call rejected because the callback failed: records say so (`approve_failed`). */
+function failedApproval(dispatcher: Dispatcher, open: readonly ParkedCall[], reason: string, scope?: DispatchContext): TurnEvent {
+  const decisions: Record<string, ApprovalDecision> = {};
+  for (const { call } of open) {
+    Object.defineProperty(decisions, call.id, {
+      value: { type: 'reject', reason },
+      enumerable: true,
+      writable: true,
+      configurable: true,
+    });
+    record(dispatcher, call, { type: 'approve_failed', reason }, scope);
   }
   return { type: 'approvals_decided', decisions };
 }

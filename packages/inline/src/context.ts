@@ -3,10 +3,19 @@
 // `signal`. The `{ signal }` of a model call and the dispatch context are made once per turn and
 // kept on it.
 
-import type { Message, Model } from '@turnkit/core';
+import type { ApprovalDecision, Message, Model } from '@turnkit/core';
 import type { Cancellation, DispatchContext, Dispatcher, LazyCancellation } from '@turnkit/dispatch';
 import type { HandlerContext } from './driver.js';
-import type { ApproveFn, CheckFn, CompactFn, OutputSchema, RunTurnOptions, SelectToolsFn, StepRecord } from './types.js';
+import type {
+  ApproveFn,
+  CheckFn,
+  CompactFn,
+  OutputSchema,
+  RunTurnOptions,
+  SelectToolsFn,
+  StepRecord,
+  UndecidedPolicy,
+} from './types.js';
 
 /** `{ signal }` for a model call: the turn's signal, made only if the model reads it. */
 export class ModelCallOptions {
@@ -23,9 +32,20 @@ export class ModelCallOptions {
 export class LazyDispatchContext implements DispatchContext {
   readonly turnId: string;
   readonly cancellation: Cancellation;
-  constructor(turnId: string, cancellation: Cancellation) {
+  // Always present (undefined when not given): one shape for every turn.
+  readonly session?: string;
+  readonly decisions?: Readonly<Record<string, ApprovalDecision>>;
+  constructor(
+    turnId: string,
+    cancellation: Cancellation,
+    session: string | undefined,
+    decisions: Readonly<Record<string, ApprovalDecision>> | undefined,
+  ) {
     this.turnId = turnId;
     this.cancellation = cancellation;
+    const self = this as { -readonly [K in 'session' | 'decisions']?: LazyDispatchContext[K] | undefined };
+    self.session = session;
+    self.decisions = decisions;
   }
   get signal(): AbortSignal {
     return this.cancellation.signal;
@@ -35,8 +55,12 @@ export class LazyDispatchContext implements DispatchContext {
 /** What of the run's options the context carries (the observers and callbacks). */
 export type ContextOptions = Pick<
   RunTurnOptions,
-  'approve' | 'check' | 'compact' | 'selectTools' | 'alwaysOffer' | 'onNotice' | 'onEffect'
-> & { readonly output?: OutputSchema | null };
+  'approve' | 'whenUndecided' | 'session' | 'check' | 'compact' | 'selectTools' | 'alwaysOffer' | 'onNotice' | 'onEffect'
+> & {
+  readonly output?: OutputSchema | null;
+  /** Decisions known up front, for a new turn only (a resume's decisions are for its pending calls). */
+  readonly upFront?: Readonly<Record<string, ApprovalDecision>> | undefined;
+};
 
 export class TurnContext implements HandlerContext {
   readonly turnId: string;
@@ -48,6 +72,9 @@ export class TurnContext implements HandlerContext {
   readonly cancellable: boolean;
   // Optional members are always present (undefined when not given): one shape for every turn.
   readonly approve?: ApproveFn;
+  readonly whenUndecided?: UndecidedPolicy;
+  readonly decisions?: Readonly<Record<string, ApprovalDecision>>;
+  readonly session?: string;
   readonly output?: OutputSchema;
   readonly check?: CheckFn;
   readonly compact?: CompactFn;
@@ -77,6 +104,9 @@ export class TurnContext implements HandlerContext {
     this.cancellable = cancellable;
     const self = this as { -readonly [K in keyof TurnContext]?: TurnContext[K] | undefined };
     self.approve = options.approve;
+    self.whenUndecided = options.whenUndecided;
+    self.decisions = options.upFront;
+    self.session = options.session;
     // null is what a spread suspended result carries in `output`: no schema.
     self.output = options.output ?? undefined;
     self.check = options.check;
@@ -100,7 +130,7 @@ export class TurnContext implements HandlerContext {
 
   /** The dispatch context of this turn's tool batches. */
   dispatchContext(): LazyDispatchContext {
-    this.#dispatchContext ??= new LazyDispatchContext(this.turnId, this.cancellation);
+    this.#dispatchContext ??= new LazyDispatchContext(this.turnId, this.cancellation, this.session, this.decisions);
     return this.#dispatchContext;
   }
 }

@@ -7,6 +7,7 @@
 // also re-exports the helpers the default handlers are made of.
 
 import {
+  definedProps,
   cancelPreempts,
   dispatchOutcomeEvent,
   errorMessage,
@@ -33,15 +34,17 @@ import {
   type Dispatcher,
 } from '@turnkit/dispatch';
 import { reasonText } from './abort.js';
-import { askApproval } from './approvals.js';
+import { askApproval, recordCancelled } from './approvals.js';
 import { CompactFailedError, runCompaction } from './compaction.js';
 import { modelRequestFor } from './model.js';
 import { CheckFailedError, checkOutput, readOutput } from './output.js';
 import { turnContextOf } from './context.js';
-import type { ApproveFn, CheckFn, CompactFn, OutputSchema, SelectToolsFn, StepRecord } from './types.js';
+import type { ApprovalDecision } from '@turnkit/core';
+import type { ApproveFn, CheckFn, CompactFn, OutputSchema, SelectToolsFn, StepRecord, UndecidedPolicy } from './types.js';
 
 export { cancelReason, raceAbort } from './abort.js';
-export { askApproval, isDecision, recordDecisions } from './approvals.js';
+export { askApproval, isDecision, recordCancelled, recordDecisions } from './approvals.js';
+export type { AskOptions } from './approvals.js';
 export { modelRequestFor } from './model.js';
 export { checkOutput, parseOutput, CheckFailedError } from './output.js';
 
@@ -59,6 +62,12 @@ export interface HandlerContext {
    */
   readonly cancellation?: Cancellation;
   readonly approve?: ApproveFn;
+  /** What a parked call `approve` leaves out gets (default `'expire'`). */
+  readonly whenUndecided?: UndecidedPolicy;
+  /** Decisions known up front, by call id (passed to the dispatcher as `decisions`). */
+  readonly decisions?: Readonly<Record<string, ApprovalDecision>>;
+  /** The session a person's grants belong to (passed to the dispatcher as `session`). */
+  readonly session?: string;
   readonly output?: OutputSchema;
   readonly check?: CheckFn;
   readonly compact?: CompactFn;
@@ -130,13 +139,28 @@ export const defaultHandlers: EffectHandlers = {
   },
   async parked(state, ctx) {
     if (ctx.approve === undefined) return null;
-    return askApproval(ctx.approve, state, ctx.dispatcher, () => turnCancellation(ctx).aborted);
+    return askApproval(ctx.approve, state, ctx.dispatcher, () => turnCancellation(ctx).aborted, {
+      scope: dispatchContext(ctx),
+      awaiting: awaitingOf(ctx),
+      ...definedProps({ whenUndecided: ctx.whenUndecided }),
+    });
   },
 };
 
 // One per context: an object literal with a getter is slow to make, and a turn makes several calls.
 const callOptionsOf = new WeakMap<HandlerContext, { readonly signal: AbortSignal }>();
 const dispatchContextOf = new WeakMap<HandlerContext, DispatchContext>();
+// The calls the approve callback said to await, per turn run: they are not asked about again.
+const awaitingByContext = new WeakMap<HandlerContext, Set<string>>();
+
+function awaitingOf(ctx: HandlerContext): Set<string> {
+  let set = awaitingByContext.get(ctx);
+  if (set === undefined) {
+    set = new Set();
+    awaitingByContext.set(ctx, set);
+  }
+  return set;
+}
 
 /** `{ signal }` for a model call; the signal is made only if the model reads it. */
 export function modelCallOptions(ctx: HandlerContext): { readonly signal: AbortSignal } {
@@ -155,17 +179,16 @@ export function modelCallOptions(ctx: HandlerContext): { readonly signal: AbortS
 }
 
 /**
- * The dispatch context of a turn: its id, cancellation and `onToolResult` (as `onResult`); the
- * signal is made only if read.
+ * The dispatch context of a turn: its id, cancellation, `onToolResult` (as `onResult`), session
+ * and up-front decisions; the signal is made only if read.
  */
-function dispatchContext(ctx: HandlerContext): DispatchContext {
+export function dispatchContext(ctx: HandlerContext): DispatchContext {
   const own = turnContextOf(ctx);
   if (own !== undefined) return own.dispatchContext();
   let made = dispatchContextOf.get(ctx);
   if (made === undefined) {
     // No spread: it would read the getter and make the signal.
     const cancellation = ctx.cancellation;
-    const onResult = ctx.onToolResult;
     const base: DispatchContext =
       cancellation === undefined
         ? { turnId: ctx.turnId, signal: ctx.signal }
@@ -176,7 +199,13 @@ function dispatchContext(ctx: HandlerContext): DispatchContext {
             },
             cancellation,
           };
-    made = onResult === undefined ? base : Object.defineProperty(base, 'onResult', { value: onResult, enumerable: true });
+    for (const [key, value] of [
+      ['onResult', ctx.onToolResult],
+      ['session', ctx.session],
+      ['decisions', ctx.decisions],
+    ] as const)
+      if (value !== undefined) Object.defineProperty(base, key, { value, enumerable: true });
+    made = base;
     dispatchContextOf.set(ctx, made);
   }
   return made;
@@ -245,6 +274,12 @@ export async function driveTurn(
     // A cancelled turn gets `cancel` instead of the event in hand, unless it carries tool results (core's rule).
     if (cancel.aborted && cancelPreempts(event)) event = cancelEvent(cancel);
     if (event === null) return { state: current, outcome: null };
+    // Parked calls a cancel ends get their final decision record (approved ones only if they never ran).
+    if (
+      (event.type === 'cancel' || event.type === 'cancel_batch') &&
+      (current.status === 'awaiting_approval' || current.status === 'executing_approved')
+    )
+      recordCancelled(ctx.dispatcher, current, dispatchContext(ctx), event.reason);
     const stepped = step(current, event);
     current = stepped[0];
     pending = stepped[1];

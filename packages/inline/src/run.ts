@@ -11,9 +11,12 @@ import {
   type TurnEvent,
   type TurnLimitsInput,
   type TurnState,
+  type JsonValue,
   definedProps,
+  sealParts,
+  verifySeal,
 } from '@turnkit/core';
-import { dispatcherFactory, LazyCancellation, type Dispatcher } from '@turnkit/dispatch';
+import { dispatcherFactory, LazyCancellation, type Dispatcher, type GrantScope } from '@turnkit/dispatch';
 import { recordDecisions } from './approvals.js';
 import { prepareAgent, startTurn } from './agent.js';
 import { TurnContext } from './context.js';
@@ -45,18 +48,26 @@ export async function resumeTurn(options: ResumeTurnOptions, handlers: EffectHan
   checkCommon(options, 'resumeTurn');
   if (!Array.isArray(options.transcript))
     throw new TypeError('resumeTurn needs the `transcript` of the suspended result (an array of messages).');
+  if (options.sealSecret !== undefined)
+    await verifySeal(
+      sealedParts(options.state, options.transcript, options.grants, options.budgetUsage),
+      options.seal,
+      options.sealSecret,
+    );
   const saved = parseTurnState(options.state);
   // The retry options set the resumed turn's retry limits (validated with the rest of the state).
   const retryLimits = withRetryOptions(undefined, options, 'resumeTurn');
   const state = retryLimits === undefined ? saved : parseTurnState({ ...saved, limits: { ...saved.limits, ...retryLimits } });
   if (state.status === 'ready')
     throw new TypeError(`resumeTurn got turn '${state.id}' that never started; start it with runTurn.`);
+  const scope = { turnId: state.id, ...definedProps({ session: options.session }) };
   const dispatcher = dispatcherMaker(options, 'resumeTurn')();
+  for (const grant of options.grants ?? []) dispatcher.grant(grant, scope);
   checkToolSelection(options, dispatcher, 'resumeTurn');
   const transcript = startTranscript(options.system, options.transcript);
   const decisions = options.decisions ?? {};
   if (state.status === 'awaiting_approval') {
-    recordDecisions(dispatcher, state, decisions);
+    recordDecisions(dispatcher, state, decisions, scope);
     const event: TurnEvent | null = Object.keys(decisions).length > 0 ? { type: 'approvals_decided', decisions } : null;
     return drive(options, dispatcher, transcript, state, event, handlers);
   }
@@ -95,7 +106,8 @@ export async function drive(
     transcript,
     cancellation,
     outer !== undefined,
-    options,
+    // Up front only for a new turn: a resume's decisions are for its pending calls.
+    'state' in options ? options : { ...options, upFront: options.decisions },
     onStep,
   );
 
@@ -113,7 +125,16 @@ export async function drive(
   }
   try {
     const { state: end, outcome } = await driveTurn(start, effects, ctx, handlers);
-    return toResult(end, outcome, transcript, dispatcher, options.trace === true ? { initial: state, entries } : undefined);
+    const scope = { turnId: state.id, ...definedProps({ session: options.session }) };
+    const result = toResult(
+      end,
+      outcome,
+      transcript,
+      dispatcher,
+      scope,
+      options.trace === true ? { initial: state, entries } : undefined,
+    );
+    return options.sealSecret === undefined ? result : await sealResult(result, options.sealSecret);
   } finally {
     outer?.removeEventListener('abort', forward);
     // Stop anything a handler left running (a tool that ignored a finished race, say). Without a
@@ -127,6 +148,7 @@ function toResult(
   outcome: TurnState['outcome'],
   transcript: readonly Message[],
   dispatcher: Dispatcher,
+  scope: GrantScope,
   trace: TurnResult['trace'],
 ): TurnResult {
   let last: Message | undefined;
@@ -153,7 +175,7 @@ function toResult(
       status: 'suspended',
       output: null,
       pending: undecided(state),
-      grants: [...dispatcher.grants()],
+      grants: [...dispatcher.grants(scope)],
       budgetUsage: dispatcher.budgetUsage(),
     };
   }
@@ -218,24 +240,27 @@ function isDispatcher(tools: RunTurnOptions['tools']): tools is Dispatcher {
 }
 
 /**
+/**
  * What makes the dispatcher of each turn from `tools`, checked once: a dispatcher passed as `tools`
- * serves every turn (a suspended turn's grants are restored into it); a list of definitions gets a
- * fresh dispatcher per turn from one checked configuration, with the grants and counts given.
+ * serves every turn; a list of definitions gets a fresh dispatcher per turn from one checked
+ * configuration, with the budget counts given. A suspended turn's grants are restored by the
+ * caller into its turn (or session), never for every turn.
  */
 export function dispatcherMaker(
-  options: Pick<RunTurnOptions, 'tools' | 'policy' | 'permissions' | 'hooks' | 'wrapExecution'> &
-    Pick<Partial<ResumeTurnOptions>, 'grants' | 'budgetUsage'>,
+  options: Pick<RunTurnOptions, 'tools' | 'policy' | 'permissions' | 'hooks' | 'wrapExecution' | 'defaultDecision' | 'yolo'> &
+    Pick<Partial<ResumeTurnOptions>, 'budgetUsage'>,
   fn: string,
 ): () => Dispatcher {
   const tools = options.tools ?? [];
   if (isDispatcher(tools)) {
-    const given = (['policy', 'permissions', 'hooks', 'wrapExecution'] as const).filter((key) => options[key] !== undefined);
+    const given = (['policy', 'permissions', 'hooks', 'wrapExecution', 'defaultDecision', 'yolo'] as const).filter(
+      (key) => options[key] !== undefined,
+    );
     if (given.length > 0) {
       throw new TypeError(
         `${fn}: pass ${given.join(', ')} to createDispatcher when \`tools\` is already a dispatcher (it was made without them).`,
       );
     }
-    for (const grant of options.grants ?? []) tools.grant(grant);
     return () => tools;
   }
   if (!Array.isArray(tools))
@@ -248,9 +273,22 @@ export function dispatcherMaker(
     ...definedProps({ permissions: options.permissions }),
     ...definedProps({ hooks: options.hooks }),
     ...definedProps({ wrapExecution: options.wrapExecution }),
-    ...definedProps({ grants: options.grants }),
+    ...definedProps({ defaultDecision: options.defaultDecision }),
+    ...definedProps({ yolo: options.yolo }),
     ...definedProps({ budgetUsage: options.budgetUsage }),
   });
+}
+
+/** What a seal covers: everything of a suspended result that a resume trusts. */
+function sealedParts(state: unknown, transcript: unknown, grants: unknown, budgetUsage: unknown): JsonValue {
+  return JSON.parse(JSON.stringify({ state, transcript, grants: grants ?? [], budgetUsage: budgetUsage ?? null })) as JsonValue;
+}
+
+/** A suspended result with its seal; other results as they are. */
+async function sealResult(result: TurnResult, secret: string | Uint8Array): Promise<TurnResult> {
+  if (result.status !== 'suspended') return result;
+  const seal = await sealParts(sealedParts(result.state, result.transcript, result.grants, result.budgetUsage), secret);
+  return { ...result, seal };
 }
 
 /**

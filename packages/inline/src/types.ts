@@ -11,6 +11,7 @@ import type {
   Notice,
   Outcome,
   ParkedCall,
+  Seal,
   StopReason,
   Trace,
   TraceEntry,
@@ -28,16 +29,29 @@ import type {
   Dispatcher,
   ExecutionWrapper,
   Grant,
+  NamedPermissions,
   Permissions,
   Policy,
   ToolDefinition,
 } from '@turnkit/dispatch';
 
-/** A person's (or a program's) answer for parked calls, by call id. A call left out expires (rejected). */
+/**
+ * One call's answer: a decision, or `{ type: 'await' }` to leave the call parked for a decision
+ * from elsewhere (the turn suspends with the awaited calls once every other call is decided).
+ */
+export type ApprovalAnswer = ApprovalDecision | { readonly type: 'await' };
+
+/** What a call the approve callback leaves out gets: `'expire'` (rejected: `approval expired`) or `'await'`. */
+export type UndecidedPolicy = 'expire' | 'await';
+
+/**
+ * A person's (or a program's) answer for parked calls, by call id. Each parked call shows the
+ * input that runs if approved (`input`). A call left out expires unless `whenUndecided` is `'await'`.
+ */
 export type ApproveFn = (
   pending: readonly ParkedCall[],
   info: { readonly turnId: string },
-) => Record<string, ApprovalDecision> | Promise<Record<string, ApprovalDecision>>;
+) => Record<string, ApprovalAnswer> | Promise<Record<string, ApprovalAnswer>>;
 
 /** What a custom output check says about the final answer. */
 export type CheckVerdict = { readonly ok: true; readonly output?: JsonValue } | { readonly ok: false; readonly reason: string };
@@ -98,12 +112,34 @@ export interface RunTurnOptions {
   readonly limits?: TurnLimitsInput;
   /** Passed to `createDispatcher` when `tools` is a list of definitions. */
   readonly policy?: Policy;
-  readonly permissions?: Permissions;
+  readonly permissions?: Permissions | readonly NamedPermissions[];
   readonly hooks?: { readonly before?: readonly BeforeHook[]; readonly after?: readonly AfterHook[] };
   /** Runs around every tool execution (`createDispatcher`'s `wrapExecution`). */
   readonly wrapExecution?: ExecutionWrapper;
   /** Decides parked calls. Without it a turn that needs approval returns `suspended`. */
   readonly approve?: ApproveFn;
+  /** What a parked call `approve` leaves out gets: `'expire'` (the default: rejected) or `'await'` (the turn suspends with it). */
+  readonly whenUndecided?: UndecidedPolicy;
+  /**
+   * Decisions known up front, by call id: a call that would wait for approval is decided by its
+   * entry without asking `approve` (the dispatcher's `DispatchContext.decisions`).
+   */
+  readonly decisions?: Record<string, ApprovalDecision>;
+  /**
+   * Names the session that a person's "approve and remember" grants belong to. Without it they
+   * belong to this turn only (and travel with its suspended result).
+   */
+  readonly session?: string;
+  /**
+   * Signs a suspended result with this secret (HMAC-SHA-256, at least 32 bytes): the result
+   * carries a `seal`, and `resumeTurn` with the same secret refuses a result whose seal is
+   * missing or does not verify (an edited state, transcript or grant). See docs/suspend-resume.md.
+   */
+  readonly sealSecret?: string | Uint8Array;
+  /** Passed to `createDispatcher` when `tools` is a list of definitions. */
+  readonly defaultDecision?: 'ask' | 'allow';
+  /** Passed to `createDispatcher` when `tools` is a list of definitions. */
+  readonly yolo?: boolean;
   /** The final text is parsed as JSON and validated; a failure is sent back for repair. */
   readonly output?: OutputSchema;
   readonly check?: CheckFn;
@@ -146,8 +182,10 @@ export interface ResumeTurnOptions extends Omit<RunTurnOptions, 'input' | 'outpu
   /** The `state` of a suspended result (JSON round trips are fine). */
   readonly state: unknown;
   readonly transcript: readonly Message[];
-  /** Decisions for the pending calls, by call id. */
+  /** Decisions for the pending calls, by call id (and, up front, for calls that park later in the turn). */
   readonly decisions?: Record<string, ApprovalDecision>;
+  /** The seal of a sealed suspended result (what a spread result carries); checked when `sealSecret` is set. */
+  readonly seal?: Seal;
   /** Grants of the suspended result, restored into the dispatcher. */
   readonly grants?: readonly Grant[];
   /** Call counts of the suspended result (used when a dispatcher is made from `tools`). */
@@ -184,6 +222,8 @@ interface TurnResultFields {
   /** Remembered grants, to pass to `resumeTurn` (suspended only). */
   readonly grants?: readonly Grant[];
   readonly budgetUsage?: BudgetUsage;
+  /** Set on a suspended result when `sealSecret` was given: record `seal.id` to refuse resuming it twice. */
+  readonly seal?: Seal;
   readonly trace?: TurnTrace;
 }
 

@@ -4,7 +4,7 @@ import { defineTool } from '@turnkit/dispatch';
 import { runTurn } from '@turnkit/inline';
 import { call, scriptedModel, text, toolCalls, transcriptLines } from '@turnkit/testing';
 
-const add = defineTool({ name: 'add', description: 'Adds two numbers.', input: z.object({ a: z.number(), b: z.number() }), execute: ({ a, b }) => a + b });
+const add = defineTool({ name: 'add', description: 'Adds two numbers.', input: z.object({ a: z.number(), b: z.number() }), readOnly: true, execute: ({ a, b }) => a + b });
 
 it('answers with the sum from the add tool', async () => {
   const model = scriptedModel([toolCalls(call('add', { a: 1, b: 2 })), text('1 + 2 = 3')]);

@@ -21,6 +21,7 @@ describe('runTurn: cancellation', () => {
       name: 'stubborn',
       description: 'Never finishes.',
       input: z.object({}),
+      readOnly: true,
       execute: () => {
         controller.abort('stop now');
         return new Promise(() => undefined);

@@ -97,7 +97,11 @@ describe('resumeTurn with a suspended result saved by state version 1', () => {
     expect(result.state.status).toBe('awaiting_approval');
     expect(result.state.version).toBe(TURN_STATE_VERSION);
     expect(result.pending).toEqual([
-      { call: { id: 'call_2', name: 'pay', input: { amount: 5 } }, reason: "tool 'pay' needs approval" },
+      {
+        call: { id: 'call_2', name: 'pay', input: { amount: 5 } },
+        input: { amount: 5 },
+        reason: "tool 'pay' needs approval",
+      },
     ]);
   });
 });

@@ -6,6 +6,7 @@ export const add = defineTool({
   name: 'add',
   description: 'Adds two numbers.',
   input: z.object({ a: z.number(), b: z.number() }),
+  readOnly: true,
   execute: ({ a, b }) => a + b,
 });
 export const deploy = defineTool({
@@ -19,6 +20,7 @@ export const search = defineTool({
   name: 'search',
   description: 'Searches.',
   input: z.object({ q: z.string() }),
+  readOnly: true,
   loopExempt: true,
   execute: () => 'nothing',
 });

@@ -4,7 +4,7 @@ import { defineTool } from '@turnkit/dispatch';
 import { runTurn } from '@turnkit/inline';
 import { call, scriptedModel, text, toolCalls } from '@turnkit/testing';
 
-const tool = (name: string) => defineTool({ name, description: `The ${name} tool.`, input: z.object({}), execute: () => `${name} ran` });
+const tool = (name: string) => defineTool({ name, description: `The ${name} tool.`, input: z.object({}), readOnly: true, execute: () => `${name} ran` });
 const tools = [tool('search'), tool('read_file'), tool('write_file'), tool('finish')];
 
 it('offers the file tools only once the model has searched', async () => {

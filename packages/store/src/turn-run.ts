@@ -42,7 +42,8 @@ export class TurnRun {
         messages,
         notices,
         applied,
-        grants: this.dispatcher.grants(),
+        // The claim's grants (for this turn's dispatcher) and the grants given during this run.
+        grants: [...this.dispatcher.grants(), ...this.dispatcher.grants({ turnId: lease.id })],
         budgetUsage: this.dispatcher.budgetUsage(),
         release,
       }),
@@ -75,7 +76,7 @@ export class TurnRun {
       any = true;
     }
     if (!any) return null;
-    recordDecisions(this.dispatcher, current, decisions);
+    recordDecisions(this.dispatcher, current, decisions, { turnId: this.fence.lease.id });
     return { type: 'approvals_decided', decisions };
   }
 

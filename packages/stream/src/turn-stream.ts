@@ -83,9 +83,15 @@ export class TurnStream<R> implements AsyncIterable<TurnStreamEvent> {
     return new ReadableStream<TurnStreamEvent>(
       {
         async pull(controller) {
-          const next = await events.next();
-          if (next.done === true) controller.close();
-          else controller.enqueue(next.value);
+          try {
+            const next = await events.next();
+            if (next.done === true) controller.close();
+            else controller.enqueue(next.value);
+          } catch (error) {
+            // The reader is gone with the error: the turn must settle all the same.
+            await events.return?.();
+            throw error;
+          }
         },
         async cancel() {
           await events.return?.();
@@ -117,6 +123,8 @@ export class TurnStream<R> implements AsyncIterable<TurnStreamEvent> {
             const message = errorMessage(error);
             controller.enqueue(encoder.encode(formatSSE('error', { type: 'error', message })));
             controller.close();
+            // This reader is gone now: the turn must settle (cancelled, unless it already ended).
+            await events.return?.();
           }
         },
         async cancel() {

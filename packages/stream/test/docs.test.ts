@@ -19,7 +19,7 @@ describe('docs/streaming.md', () => {
       `import { z } from 'zod';`,
       `import { defineTool } from ${src('dispatch')};`,
       `import { call, scriptedModel, text, toolCalls } from ${src('testing')};`,
-      `const add = defineTool({ name: 'add', description: 'Adds.', input: z.object({ a: z.number(), b: z.number() }), execute: ({ a, b }) => a + b });`,
+      `const add = defineTool({ name: 'add', description: 'Adds.', input: z.object({ a: z.number(), b: z.number() }), readOnly: true, execute: ({ a, b }) => a + b });`,
       `const model = scriptedModel([toolCalls(call('add', { a: 1, b: 2 })), text('1 + 2 = 3')]);`,
     ].join('\n');
     const code = `${prelude}\n${(block as string).replace("'@turnkit/stream'", src('stream'))}\nexport { result };\n`;

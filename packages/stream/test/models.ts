@@ -1,6 +1,17 @@
 // Hand-written models for the stream tests: each reply is a list of parts, so a test controls
 // exactly what the model streams (and can watch how far the model got).
 import type { Model, ModelRequest, ModelResponse, ModelStreamPart, ToolCall } from '@turnkit/core';
+import { defineTool } from '@turnkit/dispatch';
+import { z } from 'zod';
+
+/** The tool most stream tests call: adds two numbers, changes nothing. */
+export const add = defineTool({
+  name: 'add',
+  description: 'Adds two numbers.',
+  input: z.object({ a: z.number(), b: z.number() }),
+  readOnly: true,
+  execute: ({ a, b }) => a + b,
+});
 
 /** The parts of a reply with `text` (split into words) and `calls` (arguments split in two). */
 export function replyParts(text: string, calls: readonly ToolCall[] = []): ModelStreamPart[] {

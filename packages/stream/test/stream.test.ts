@@ -4,14 +4,7 @@ import { runTurn } from '@turnkit/inline';
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { streamTurn, type TurnStreamEvent } from '../src/index.js';
-import { deferred, streamingModel, type Reply } from './models.js';
-
-const add = defineTool({
-  name: 'add',
-  description: 'Adds two numbers.',
-  input: z.object({ a: z.number(), b: z.number() }),
-  execute: ({ a, b }) => a + b,
-});
+import { add, deferred, streamingModel, type Reply } from './models.js';
 
 async function collect(stream: AsyncIterable<TurnStreamEvent>): Promise<TurnStreamEvent[]> {
   const events: TurnStreamEvent[] = [];
@@ -201,7 +194,9 @@ describe('streamTurn', () => {
     const events = await collect(stream);
     expect(events.at(-1)).toEqual({
       type: 'awaiting_approval',
-      pending: [{ call: { id: 'c1', name: 'guarded', input: { a: 1, b: 2 } }, reason: expect.any(String) }],
+      pending: [
+        { call: { id: 'c1', name: 'guarded', input: { a: 1, b: 2 } }, input: { a: 1, b: 2 }, reason: expect.any(String) },
+      ],
     });
     expect(events.some((e) => e.type === 'done')).toBe(false);
     expect((await stream.result).status).toBe('suspended');
@@ -231,6 +226,7 @@ describe('streamTurn', () => {
       name: 'slow',
       description: 'Waits for the fast one.',
       input: z.object({}),
+      readOnly: true,
       execute: async () => {
         await slowGate.promise;
         return 'slow';
@@ -240,6 +236,7 @@ describe('streamTurn', () => {
       name: 'fast',
       description: 'Returns at once.',
       input: z.object({}),
+      readOnly: true,
       execute: () => {
         fastDone.resolve();
         return 'fast';
@@ -311,6 +308,7 @@ describe('cancellation', () => {
       name: 'wait',
       description: 'Waits until aborted.',
       input: z.object({}),
+      readOnly: true,
       execute: (_input, ctx) =>
         new Promise((_resolve, reject) => {
           toolSignal = ctx.signal;

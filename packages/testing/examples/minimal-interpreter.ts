@@ -22,7 +22,7 @@ export async function runMinimal(o: ConformanceRunOptions): Promise<ConformanceR
       const parked = state.batch?.parked ?? []; // the calls waiting for a decision
       if (o.approve === undefined) return { status: 'suspended', output: null, text, state, transcript, pending: parked };
       const decisions: Record<string, ApprovalDecision> = asked ? {} : await o.approve(parked, { turnId: o.id });
-      for (const { call } of parked) if (decisions[call.id]) o.tools.recordDecision(call, decisions[call.id]!); // grants
+      for (const { call } of parked) if (decisions[call.id]) o.tools.recordDecision(call, decisions[call.id]!, { turnId: o.id }); // grants of this turn
       [event, asked] = [asked ? { type: 'approval_expired' } : { type: 'approvals_decided', decisions }, true];
     } else [event, asked] = [await perform(last, o, transcript), false];
     // Results of tools that ran are recorded before a cancel (core's rule says which events).

@@ -71,12 +71,14 @@ function tools(probe: Probe, abort?: AbortController) {
       name: 'add',
       description: 'Adds two numbers.',
       input: z.object({ a: z.number(), b: z.number() }),
+      readOnly: true,
       execute: ({ a, b }) => ran('add', a + b),
     }),
     defineTool({
       name: 'mul',
       description: 'Multiplies two numbers.',
       input: z.object({ a: z.number(), b: z.number() }),
+      readOnly: true,
       execute: ({ a, b }) => ran('mul', a * b),
     }),
     defineTool({
@@ -99,6 +101,7 @@ function tools(probe: Probe, abort?: AbortController) {
       name: 'search',
       description: 'Searches notes.',
       input: z.object({ q: z.string() }),
+      readOnly: true,
       loopExempt: true,
       execute: ({ q }) => ran('search', `no notes about ${q}`),
     }),
@@ -148,7 +151,14 @@ function setup(steps: Steps, extra: SetupOptions = {}): () => ScenarioRun {
     const { dispatcher: dispatcherOptions, abortable, ...rest } = extra;
     const controller = new AbortController();
     const abort = abortable === true ? controller : undefined;
-    const makeTools = (): Dispatcher => createDispatcher({ ...dispatcherOptions, tools: tools(probe, abort) });
+    // The tools that change something but need no person in these scenarios are allowed by rule
+    // (the dispatcher asks by default); `deploy` asks (needsApproval).
+    const makeTools = (): Dispatcher =>
+      createDispatcher({
+        permissions: { allow: ['boom', 'escalate', 'finish', 'slow'] },
+        ...dispatcherOptions,
+        tools: tools(probe, abort),
+      });
     const model = scriptedModel(typeof steps === 'function' ? steps(controller) : steps);
     const options: ConformanceRunOptions = {
       id: 'conformance-turn',
@@ -353,7 +363,7 @@ export const scenarios: readonly Scenario[] = [
     setup: withApprover(
       [toolCalls(call('deploy', { service: 'api' })), text('Not allowed.')],
       approver(() => ({})),
-      { dispatcher: { permissions: { deny: ['deploy'] } } },
+      { dispatcher: { permissions: { deny: ['deploy'], allow: ['boom', 'escalate', 'finish', 'slow'] } } },
     ),
     expected: {
       status: 'stopped',

@@ -131,6 +131,7 @@ function countingTools(runs: Map<string, number>): { add: ToolDefinition<any>; p
       name: 'add',
       description: 'Adds.',
       input: z.object({ a: z.number(), b: z.number() }),
+      readOnly: true,
       execute: ({ a, b }, ctx) => (ran(ctx.callId), a + b),
     }),
     pay: defineTool({
@@ -353,6 +354,8 @@ export function storeConformance<S extends ConformanceStore>(
           { id: 'new1', name: 'once', input: {} },
         ]),
         tools: [once, again],
+        // Tools that change something ask by default; these run without a person.
+        permissions: { allow: ['once', 'again'] },
       };
       const id = await store.submit({ agent: 'recover', input: 'go' });
       // A worker that dies right after writing `dispatching`, before any tool starts.

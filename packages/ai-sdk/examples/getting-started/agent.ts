@@ -6,6 +6,7 @@ export const getWeather = defineTool({
   name: 'get_weather',
   description: 'Current weather for a city.',
   input: z.object({ city: z.string() }),
+  readOnly: true,
   execute: ({ city }) => ({ city, tempC: 18, sky: 'clear' }),
 });
 

@@ -42,12 +42,21 @@ export function cancelledBefore(call: ToolCall): Denial {
   return deny(call, 'cancelled', `cancelled: the turn was cancelled before ${quote(call.name)} ran.`, 'cancelled');
 }
 
+/** What the before-hooks leave: the validated input, the value it was parsed from, and the hook that pre-approved it. */
+export interface Hooked {
+  readonly kind: 'ok';
+  readonly input: unknown;
+  /** What the tool's schema parsed into `input`: the call's own input, or the last rewrite as the hook returned it. */
+  readonly raw: unknown;
+  readonly approvedBy?: string;
+}
+
 /** One before-hook's answer: the input to go on with, or a denial. */
 async function beforeHook(
   hook: BeforeHook,
   subject: Subject,
   turn: TurnInfo,
-): Promise<{ readonly kind: 'ok'; readonly input: unknown } | Denial> {
+): Promise<{ readonly kind: 'ok'; readonly input: unknown; readonly raw?: unknown; readonly approve?: true } | Denial> {
   const { call, tool, input } = subject;
   const source = `hook:${hook.name}`;
   const refused = (why: string): Denial =>
@@ -63,8 +72,11 @@ async function beforeHook(
   if (o === undefined || (o !== null && typeof o === 'object' && o.kind === 'continue')) return { kind: 'ok', input };
   if (o !== null && typeof o === 'object' && o.kind === 'rewrite' && 'input' in o) {
     const again = await validate(tool, call.name, o.input);
-    return again.ok ? { kind: 'ok', input: again.input } : refused(`rewrote its input into an invalid one. ${again.text}`);
+    return again.ok
+      ? { kind: 'ok', input: again.input, raw: o.input }
+      : refused(`rewrote its input into an invalid one. ${again.text}`);
   }
+  if (o !== null && typeof o === 'object' && o.kind === 'approve') return { kind: 'ok', input, approve: true };
   if (o !== null && typeof o === 'object' && o.kind === 'halt' && (o.isError === undefined || typeof o.isError === 'boolean')) {
     const isError = o.isError ?? true;
     const result: RawResult = { callId: call.id, name: call.name, output: o.output, isError };
@@ -75,21 +87,22 @@ async function beforeHook(
 
 /**
  * Stage 4: the before-hooks in order, each seeing the input the previous one left. A rewritten
- * input is validated again. Gives the final input, or the first denial (`hook:<name>`, `cancelled`).
+ * input is validated again. Gives the final input (and the hook that last pre-approved the call),
+ * or the first denial (`hook:<name>`, `cancelled`).
  */
-export async function runBeforeHooks(
-  hooks: readonly BeforeHook[],
-  subject: Subject,
-  turn: TurnInfo,
-): Promise<{ readonly kind: 'ok'; readonly input: unknown } | Denial> {
+export async function runBeforeHooks(hooks: readonly BeforeHook[], subject: Subject, turn: TurnInfo): Promise<Hooked | Denial> {
   let input = subject.input;
+  let raw: unknown = subject.call.input;
+  let approvedBy: string | undefined;
   for (const hook of hooks) {
     if (turn.cancel.aborted) return cancelledBefore(subject.call);
     const outcome = await beforeHook(hook, { ...subject, input }, turn);
     if (outcome.kind === 'deny') return outcome;
     input = outcome.input;
+    if ('raw' in outcome) raw = outcome.raw;
+    if (outcome.approve === true) approvedBy = hook.name;
   }
-  return { kind: 'ok', input };
+  return approvedBy === undefined ? { kind: 'ok', input, raw } : { kind: 'ok', input, raw, approvedBy };
 }
 
 /** What an after-hook's answer does to `current`, or the reason it cannot be used. */

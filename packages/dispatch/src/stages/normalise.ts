@@ -2,7 +2,7 @@
 // Each field of the call is read once, into a plain copy; nothing of the original is read again.
 
 import * as z from 'zod';
-import type { ToolCall } from '@turnkit/core';
+import { copyJson, type ToolCall } from '@turnkit/core';
 import type { AnyTool } from '../config.js';
 import { deny, type Denial } from '../results.js';
 import { errorMessage, quote } from '../text.js';
@@ -32,8 +32,11 @@ export function normalise(raw: unknown): { readonly kind: 'ok'; readonly call: T
       'invalid_input',
     );
   }
-  const call: ToolCall = { id, name, input: c['input'] as ToolCall['input'] };
+  const rawInput = c['input'];
   const inputError = c['inputError'];
+  // The one plain copy of the input, read once: a getter or Proxy cannot show the rules one value and the tool another.
+  const input = rawInput === undefined ? null : copyJson(rawInput);
+  const call: ToolCall = { id, name, input: input ?? null };
   if (inputError !== undefined) {
     const detail = typeof inputError === 'string' && inputError !== '' ? ` (${inputError.slice(0, 200)})` : '';
     return deny(
@@ -43,6 +46,13 @@ export function normalise(raw: unknown): { readonly kind: 'ok'; readonly call: T
       'invalid_input',
     );
   }
+  if (input === undefined)
+    return deny(
+      call,
+      'invalid_json',
+      `The arguments for ${quote(name)} are not plain JSON. Call ${quote(name)} again with the arguments as one JSON object.`,
+      'invalid_input',
+    );
   return { kind: 'ok', call };
 }
 

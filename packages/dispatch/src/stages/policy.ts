@@ -1,13 +1,14 @@
 // Pipeline stage 5: policy. Two halves, so the precedence can be read and tested on its own:
-// - `gatherFacts` evaluates an ordered list of rules (permission patterns, grants, the policy
-//   function, the tool's needsApproval) and stops at the first that has an opinion, so user code
-//   runs only when no earlier rule decided. It is the only half that runs user code.
-// - `decide` is pure: it turns those facts into allow, deny or ask.
+// - `gatherFacts` reads the permission sets, the grants, the before-hooks' pre-approval and, when
+//   none of the rules that settle a call alone has matched, the policy function and the tool's
+//   needsApproval. It is the only half that runs user code, and it never leaves out a fact that
+//   could change the decision.
+// - `decide` is pure: it turns those facts into allow, deny or ask (docs/tools.md, "The decision
+//   table", is the same precedence written as a table, and a test walks every combination).
 
 import type { Cancellation } from '../cancellation.js';
-import type { DispatcherConfig } from '../config.js';
-import type { GrantList } from '../grants.js';
-import { matchesPattern, type Pattern } from '../patterns.js';
+import type { DispatcherConfig, PermissionSet } from '../config.js';
+import { collidingArgument, matchesPattern, type Pattern } from '../patterns.js';
 import { CANCELLED, raceUserCode } from '../race.js';
 import { errorMessage } from '../text.js';
 import type { CallInfo, Grant, Policy } from '../types.js';
@@ -34,20 +35,30 @@ export type NeedsApprovalFact =
 export interface DecideInput {
   /** The tool's name, for the reasons. */
   readonly tool: string;
-  /** The source text of the first `permissions.deny` pattern that matches the call. */
+  /** An argument a rule names that the input holds under two keys differing only in case. */
+  readonly ambiguousArgument?: string | undefined;
+  /** The named permission set the three rule facts come from; absent for a single `permissions` object. */
+  readonly set?: string | undefined;
+  /** The source text of the first deny pattern of the deciding set that matches the call. */
   readonly denyRule?: string | undefined;
   /** The first remembered grant that covers the call. */
   readonly grant?: Grant | undefined;
-  /** The source text of the first `permissions.allow` pattern that matches. */
+  /** The source text of the first allow pattern of the deciding set that matches. */
   readonly allowRule?: string | undefined;
-  /** The source text of the first `permissions.ask` pattern that matches. */
+  /** The source text of the first ask pattern of the deciding set that matches. */
   readonly askRule?: string | undefined;
   /** The policy function's verdict; absent without a policy or when it had no opinion. */
   readonly policy?: PolicyFact | undefined;
   /** The tool's needsApproval; absent when approval is not needed. */
   readonly needsApproval?: NeedsApprovalFact | undefined;
-  /** The tool is defined `readOnly` (changes only the source of a default allow). */
+  /** The name of the before-hook that pre-approved the call. */
+  readonly hookApproval?: string | undefined;
+  /** The tool is defined `readOnly`: it is allowed where the default would ask. */
   readonly readOnly: boolean;
+  /** What happens when nothing else decides. Default `'ask'`. */
+  readonly defaultDecision?: 'allow' | 'ask' | undefined;
+  /** Every ask becomes an allow (source `yolo`); denials stay. */
+  readonly yolo?: boolean | undefined;
   /** No one can approve: an ask becomes a denial. */
   readonly nonInteractive: boolean;
 }
@@ -68,42 +79,71 @@ function grantDecision(grant: Grant): DecideOutput {
   return { decision: 'allow', source: `grant:pattern:${grant.pattern}`, reason: `approved for '${grant.pattern}'` };
 }
 
-/** The first fact present, in precedence order (before `nonInteractive`). */
+/** A permission rule's verdict: `rule:<verdict>:<pattern>`, or `set:<name>:<verdict>:<pattern>` for a named set. */
+function ruleDecision(input: DecideInput, decision: DecideOutput['decision'], pattern: string): DecideOutput {
+  const where = input.set === undefined ? '' : ` of permission set '${input.set}'`;
+  const source = input.set === undefined ? `rule:${decision}:${pattern}` : `set:${input.set}:${decision}:${pattern}`;
+  const reason =
+    decision === 'deny'
+      ? `denied by rule '${pattern}'${where}`
+      : decision === 'allow'
+        ? `allowed by rule '${pattern}'${where}`
+        : `matches ask rule '${pattern}'${where}`;
+  return { decision, source, reason };
+}
+
+/** The first row of the decision table that applies, before yolo and `nonInteractive`. */
 function firstMatch(input: DecideInput): DecideOutput {
-  const { denyRule, grant, allowRule, askRule, policy, needsApproval, tool } = input;
-  if (denyRule !== undefined)
-    return { decision: 'deny', source: `rule:deny:${denyRule}`, reason: `denied by rule '${denyRule}'` };
+  const { ambiguousArgument, denyRule, grant, allowRule, askRule, policy, needsApproval, hookApproval, tool } = input;
+  if (ambiguousArgument !== undefined)
+    return {
+      decision: 'deny',
+      source: 'ambiguous_input',
+      reason: `the input holds argument '${ambiguousArgument}' under keys that differ only in case, so a rule cannot tell which one the tool reads; send it once`,
+    };
+  if (denyRule !== undefined) return ruleDecision(input, 'deny', denyRule);
   if (grant !== undefined) return grantDecision(grant);
-  if (allowRule !== undefined)
-    return { decision: 'allow', source: `rule:allow:${allowRule}`, reason: `allowed by rule '${allowRule}'` };
-  if (askRule !== undefined) return { decision: 'ask', source: `rule:ask:${askRule}`, reason: `matches ask rule '${askRule}'` };
-  if (policy !== undefined) {
-    if (policy.kind === 'error') return { decision: 'deny', source: 'policy_error', reason: policy.reason };
+  if (allowRule !== undefined) return ruleDecision(input, 'allow', allowRule);
+  if (policy?.kind === 'error') return { decision: 'deny', source: 'policy_error', reason: policy.reason };
+  if (policy?.kind === 'deny') return { decision: 'deny', source: 'policy', reason: policy.reason };
+  if (needsApproval?.kind === 'error') return { decision: 'deny', source: 'needs_approval_error', reason: needsApproval.reason };
+  if (hookApproval !== undefined)
+    return {
+      decision: 'allow',
+      source: `hook:${hookApproval}:approved`,
+      reason: `pre-approved by before-hook '${hookApproval}'`,
+    };
+  if (askRule !== undefined) return ruleDecision(input, 'ask', askRule);
+  if (policy !== undefined)
     return { decision: policy.kind, source: 'policy', reason: policy.kind === 'allow' ? 'allowed by policy' : policy.reason };
-  }
   if (needsApproval?.kind === 'always')
     return { decision: 'ask', source: 'needs_approval', reason: `tool '${tool}' needs approval` };
   if (needsApproval?.kind === 'for_input')
     return { decision: 'ask', source: 'needs_approval', reason: `tool '${tool}' needs approval for this input` };
-  if (needsApproval?.kind === 'error') return { decision: 'deny', source: 'needs_approval_error', reason: needsApproval.reason };
-  return input.readOnly
-    ? { decision: 'allow', source: 'readonly', reason: 'read-only tool' }
-    : { decision: 'allow', source: 'default', reason: 'no rule applied' };
+  if (input.readOnly) return { decision: 'allow', source: 'readonly', reason: 'read-only tool' };
+  return input.defaultDecision === 'allow'
+    ? { decision: 'allow', source: 'default', reason: 'no rule applied' }
+    : { decision: 'ask', source: 'default', reason: `no rule allows tool '${tool}', and it is not read-only` };
 }
 
 /**
- * The policy precedence, a pure function of the facts. The first fact present decides:
+ * The policy precedence, a pure function of the facts. The first row that applies decides:
  *
- * 1. `denyRule` → deny (`rule:deny:<pattern>`). A deny always wins, even over grants.
- * 2. `grant` → allow (`grant:session`, `grant:tool:<tool>`, `grant:pattern:<pattern>`).
- * 3. `allowRule` → allow (`rule:allow:<pattern>`).
- * 4. `askRule` → ask (`rule:ask:<pattern>`).
- * 5. `policy` → its verdict (`policy`); an `error` → deny (`policy_error`).
- * 6. `needsApproval` → ask (`needs_approval`); an `error` → deny (`needs_approval_error`).
- * 7. Otherwise allow: `readonly` for a read-only tool, else `default`.
+ * 1. `ambiguousArgument` → deny (`ambiguous_input`).
+ * 2. `denyRule` → deny (`rule:deny:<pattern>`, or `set:<name>:deny:<pattern>`). Deny beats grants.
+ * 3. `grant` → allow (`grant:session`, `grant:tool:<tool>`, `grant:pattern:<pattern>`).
+ * 4. `allowRule` → allow (`rule:allow:<pattern>`).
+ * 5. `policy` error → deny (`policy_error`); `policy` deny → deny (`policy`).
+ * 6. `needsApproval` error → deny (`needs_approval_error`).
+ * 7. `hookApproval` → allow (`hook:<name>:approved`).
+ * 8. `askRule` → ask (`rule:ask:<pattern>`).
+ * 9. `policy` ask or allow → that (`policy`).
+ * 10. `needsApproval` → ask (`needs_approval`).
+ * 11. `readOnly` → allow (`readonly`).
+ * 12. Otherwise `defaultDecision` (`default`): ask unless it is `'allow'`.
  *
- * Then, with `nonInteractive`, an ask becomes a deny (`non_interactive`) whose reason says approval
- * was needed and why.
+ * Then an ask becomes an allow with `yolo` (`yolo`), else a deny with `nonInteractive`
+ * (`non_interactive`), whose reason says approval was needed and why.
  *
  * @example
  * decide({ tool: 'shell', denyRule: 'shell:cmd=rm*', grant: { scope: 'session' }, readOnly: false, nonInteractive: false })
@@ -111,7 +151,10 @@ function firstMatch(input: DecideInput): DecideOutput {
  */
 export function decide(input: DecideInput): DecideOutput {
   const first = firstMatch(input);
-  if (first.decision !== 'ask' || !input.nonInteractive) return first;
+  if (first.decision !== 'ask') return first;
+  if (input.yolo === true)
+    return { decision: 'allow', source: 'yolo', reason: `allowed by yolo (it would ask: ${first.reason})` };
+  if (!input.nonInteractive) return first;
   return {
     decision: 'deny',
     source: 'non_interactive',
@@ -119,23 +162,46 @@ export function decide(input: DecideInput): DecideOutput {
   };
 }
 
-/** What the rules read: the configuration, the grants, and the call under the turn's cancellation. */
+/** What the rules read: the configuration, the turn's grants, and the call under the turn's cancellation. */
 export interface PolicyContext {
-  readonly config: Pick<DispatcherConfig, 'rules' | 'policy' | 'nonInteractive'>;
-  readonly grants: Pick<GrantList, 'match'>;
+  readonly config: Pick<DispatcherConfig, 'permissionSets' | 'policy' | 'nonInteractive' | 'defaultDecision' | 'yolo'>;
+  /** The first grant of the turn (or session) that covers the call. */
+  readonly grant: (tool: string, input: unknown) => Grant | undefined;
   readonly subject: Subject;
+  /** The before-hook that pre-approved the call, if one did. */
+  readonly hookApproval?: string | undefined;
   /** What a policy function sees (made only when one runs). */
   readonly info: () => CallInfo;
   readonly cancel: Cancellation;
 }
 
-/** One rule: the facts it found (`undefined`: no opinion, ask the next rule), or the turn was cancelled. */
-type Rule = (
-  ctx: PolicyContext,
-) => Partial<DecideInput> | undefined | Promise<Partial<DecideInput> | undefined | typeof CANCELLED>;
+function firstPattern(rules: readonly Pattern[], { call, input }: Subject, restricting: boolean): string | undefined {
+  return rules.find((rule) => matchesPattern(rule, call.name, input, restricting))?.source;
+}
 
-function firstPattern(rules: readonly Pattern[], { subject }: PolicyContext, anyElement: boolean): string | undefined {
-  return rules.find((rule) => matchesPattern(rule, subject.call.name, subject.input, anyElement))?.source;
+/** The rule facts: from the first permission set with a matching rule, and any ambiguous argument. */
+export function ruleFacts(sets: readonly PermissionSet[], subject: Subject): Partial<DecideInput> {
+  const all = sets.flatMap((s) => [...s.deny, ...s.allow, ...s.ask]);
+  const ambiguousArgument = collidingArgument(all, subject.call.name, subject.input);
+  if (ambiguousArgument !== undefined) return { ambiguousArgument };
+  for (const set of sets) {
+    const denyRule = firstPattern(set.deny, subject, true);
+    const allowRule = firstPattern(set.allow, subject, false);
+    const askRule = firstPattern(set.ask, subject, true);
+    if (denyRule === undefined && allowRule === undefined && askRule === undefined) continue;
+    return { ...(set.name === undefined ? {} : { set: set.name }), denyRule, allowRule, askRule };
+  }
+  return {};
+}
+
+/**
+ * The deny that stops an approved call at execution time (deny always wins): the rules in force
+ * now, read the same way as when the call was classified. Undefined when they do not deny it.
+ */
+export function denialNow(config: Pick<DispatcherConfig, 'permissionSets'>, subject: Subject): DecideOutput | undefined {
+  const facts = ruleFacts(config.permissionSets, subject);
+  if (facts.ambiguousArgument === undefined && facts.denyRule === undefined) return undefined;
+  return decide({ ...facts, tool: subject.tool.name, readOnly: false, nonInteractive: false });
 }
 
 /** Runs the policy function under the turn's cancellation and checks its verdict. */
@@ -173,41 +239,37 @@ export function needsApprovalFact({ tool, input }: Subject): NeedsApprovalFact |
   return needed === false ? undefined : { kind: 'error', reason: 'its needsApproval check did not return a boolean' };
 }
 
-const present = <K extends keyof DecideInput>(key: K, value: DecideInput[K] | undefined): Partial<DecideInput> | undefined =>
-  value === undefined ? undefined : ({ [key]: value } as Partial<DecideInput>);
-
-/** The rules in precedence order; `decide` reads their facts in the same order. */
-export const POLICY_RULES: readonly Rule[] = [
-  (ctx) => present('denyRule', firstPattern(ctx.config.rules.deny, ctx, true)),
-  (ctx) => present('grant', ctx.grants.match(ctx.subject.call.name, ctx.subject.input)),
-  (ctx) => present('allowRule', firstPattern(ctx.config.rules.allow, ctx, false)),
-  (ctx) => present('askRule', firstPattern(ctx.config.rules.ask, ctx, true)),
-  async (ctx) => {
-    const { policy } = ctx.config;
-    if (policy === undefined) return undefined;
-    const fact = await policyFact(policy, ctx.info(), ctx.cancel);
-    return fact === CANCELLED ? fact : present('policy', fact);
-  },
-  (ctx) => present('needsApproval', needsApprovalFact(ctx.subject)),
-];
-
 /**
- * Evaluates the rules in order up to the first with an opinion, so later rules (and the user code
- * in them) do not run. Gives the facts for `decide`, or `CANCELLED` when the turn was cancelled
- * while the policy function ran. May throw if a pattern cannot be matched (a bug, not user code).
+ * The facts for `decide`, or `CANCELLED` when the turn was cancelled while the policy function
+ * ran. The rules that settle a call alone (an ambiguous argument, a deny, a grant, an allow) are
+ * read first; only when none matched do the policy function and needsApproval run (a policy
+ * deny skips needsApproval). So user code runs only when its answer can change the decision,
+ * and `decide` of these facts equals `decide` of all the facts. May throw if a pattern cannot be
+ * matched (a bug, not user code).
  */
 export async function gatherFacts(ctx: PolicyContext): Promise<DecideInput | typeof CANCELLED> {
+  const { config, subject } = ctx;
   const base: DecideInput = {
-    tool: ctx.subject.tool.name,
-    readOnly: Boolean(ctx.subject.tool.readOnly),
-    nonInteractive: ctx.config.nonInteractive,
+    tool: subject.tool.name,
+    readOnly: Boolean(subject.tool.readOnly),
+    nonInteractive: config.nonInteractive,
+    defaultDecision: config.defaultDecision,
+    yolo: config.yolo,
+    ...(ctx.hookApproval === undefined ? {} : { hookApproval: ctx.hookApproval }),
   };
-  for (const rule of POLICY_RULES) {
-    // Most rules are synchronous: awaiting only a promise keeps the common case free of extra ticks.
-    const answer = rule(ctx);
-    const found = answer instanceof Promise ? await answer : answer;
-    if (found === CANCELLED) return CANCELLED;
-    if (found !== undefined) return { ...base, ...found };
+  const rules = ruleFacts(config.permissionSets, subject);
+  const denied = rules.ambiguousArgument !== undefined || rules.denyRule !== undefined;
+  const grant = denied ? undefined : ctx.grant(subject.call.name, subject.input);
+  const settled: DecideInput = { ...base, ...rules, ...(grant === undefined ? {} : { grant }) };
+  if (denied || grant !== undefined || rules.allowRule !== undefined) return settled;
+  let policy: PolicyFact | undefined;
+  if (config.policy !== undefined) {
+    const fact = await policyFact(config.policy, ctx.info(), ctx.cancel);
+    if (fact === CANCELLED) return CANCELLED;
+    policy = fact;
   }
-  return base;
+  const withPolicy: DecideInput = policy === undefined ? settled : { ...settled, policy };
+  if (policy?.kind === 'deny' || policy?.kind === 'error') return withPolicy;
+  const needsApproval = needsApprovalFact(subject);
+  return needsApproval === undefined ? withPolicy : { ...withPolicy, needsApproval };
 }

@@ -24,11 +24,14 @@ describe('resolveConfig', () => {
       maxOutputChars: 8000,
       defaultTimeoutMs: 30_000,
       nonInteractive: false,
+      defaultDecision: 'ask',
+      yolo: false,
+      permissionSets: [],
     });
     expect(config.budgetUsage).toEqual({ total: 0, perTool: {} });
     expect(Object.isFrozen(config)).toBe(true);
     expect(Object.isFrozen(config.hooks.before)).toBe(true);
-    expect(Object.isFrozen(config.rules.deny)).toBe(true);
+    expect(Object.isFrozen(config.permissionSets)).toBe(true);
   });
 
   it('copies hook lists, so changing the options later changes nothing', () => {

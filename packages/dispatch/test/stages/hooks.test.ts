@@ -19,7 +19,7 @@ describe('runBeforeHooks', () => {
       before('a', () => ({ kind: 'rewrite', input: { cmd: 'ls -la' } })),
       before('b', ({ input }) => void seen.push(input)),
     ];
-    expect(await runBeforeHooks(hooks, subject, turn())).toEqual({ kind: 'ok', input: { cmd: 'ls -la' } });
+    expect(await runBeforeHooks(hooks, subject, turn())).toMatchObject({ kind: 'ok', input: { cmd: 'ls -la' } });
     expect(seen).toEqual([{ cmd: 'ls -la' }]);
     const invalid = await runBeforeHooks([before('a', () => ({ kind: 'rewrite', input: { cmd: 1 } }))], subject, turn());
     expect(invalid).toMatchObject({ kind: 'deny', source: 'hook:a' });

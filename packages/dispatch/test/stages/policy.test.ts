@@ -24,11 +24,11 @@ const all: DecideInput = {
 };
 
 describe('decide', () => {
-  it('lets the first fact present decide, in the documented order', () => {
-    const order: (keyof DecideInput)[] = ['denyRule', 'grant', 'allowRule', 'askRule', 'policy', 'needsApproval'];
+  it('lets the first row that applies decide, in the documented order', () => {
+    const order: (keyof DecideInput)[] = ['denyRule', 'grant', 'allowRule', 'policy', 'askRule', 'needsApproval'];
     const sources = order.map((_, i) => {
-      const facts = { ...all };
-      for (const key of order.slice(0, i)) delete (facts as Record<string, unknown>)[key];
+      const facts = { ...all, policy: { kind: 'ask', reason: 'policy asks' } } as DecideInput;
+      for (const key of order.slice(0, i)) delete (facts as unknown as Record<string, unknown>)[key];
       return decide(facts).source;
     });
     expect(sources).toEqual([
@@ -36,14 +36,48 @@ describe('decide', () => {
       'grant:session',
       'rule:allow:shell:cmd=ls*',
       'rule:ask:shell',
-      'policy',
+      'rule:ask:shell',
       'needs_approval',
     ]);
+    // A policy deny beats an ask rule and needsApproval (any deny wins over an ask).
+    expect(decide({ ...base, askRule: 'shell', policy: { kind: 'deny', reason: 'no' } }).source).toBe('policy');
   });
 
-  it('allows by default, with the source saying whether the tool is read-only', () => {
-    expect(decide(base)).toEqual({ decision: 'allow', source: 'default', reason: 'no rule applied' });
+  it('asks by default; a read-only tool is allowed; defaultDecision allow allows', () => {
+    expect(decide(base)).toEqual({
+      decision: 'ask',
+      source: 'default',
+      reason: "no rule allows tool 'shell', and it is not read-only",
+    });
     expect(decide({ ...base, readOnly: true })).toEqual({ decision: 'allow', source: 'readonly', reason: 'read-only tool' });
+    expect(decide({ ...base, defaultDecision: 'allow' })).toEqual({
+      decision: 'allow',
+      source: 'default',
+      reason: 'no rule applied',
+    });
+  });
+
+  it('names the permission set a rule came from', () => {
+    expect(decide({ ...base, set: 'team', denyRule: 'shell' })).toEqual({
+      decision: 'deny',
+      source: 'set:team:deny:shell',
+      reason: "denied by rule 'shell' of permission set 'team'",
+    });
+  });
+
+  it('yolo turns every ask into an allow, and leaves denials alone', () => {
+    expect(decide({ ...base, yolo: true })).toMatchObject({ decision: 'allow', source: 'yolo' });
+    expect(decide({ ...base, yolo: true, nonInteractive: true })).toMatchObject({ decision: 'allow', source: 'yolo' });
+    expect(decide({ ...base, yolo: true, denyRule: 'shell' })).toMatchObject({ decision: 'deny', source: 'rule:deny:shell' });
+  });
+
+  it("a hook's pre-approval allows what would ask, but not what a deny or the policy's deny stops", () => {
+    expect(decide({ ...base, hookApproval: 'ci', askRule: 'shell' })).toMatchObject({
+      decision: 'allow',
+      source: 'hook:ci:approved',
+    });
+    expect(decide({ ...base, hookApproval: 'ci', denyRule: 'shell' }).decision).toBe('deny');
+    expect(decide({ ...base, hookApproval: 'ci', policy: { kind: 'deny', reason: 'no' } }).decision).toBe('deny');
   });
 
   it('names the grant that allowed the call', () => {
@@ -98,7 +132,8 @@ describe('decide', () => {
       );
     }
     expect(decide({ ...all, nonInteractive: true }).source).toBe('rule:deny:shell:cmd=rm*');
-    expect(decide({ ...base, nonInteractive: true }).source).toBe('default');
+    expect(decide({ ...base, nonInteractive: true }).source).toBe('non_interactive');
+    expect(decide({ ...base, nonInteractive: true, defaultDecision: 'allow' }).source).toBe('default');
   });
 });
 
@@ -117,13 +152,16 @@ function context(options: {
   const subject = { call: { id: 'c1', name: tool.name, input: { cmd: 'ls' } }, tool, input: { cmd: 'ls' } };
   const cancel = options.cancel ?? new LazyCancellation();
   const patterns = (list: string[] = []) => list.map((p) => parsePattern(p));
+  const grants = options.grants ?? new GrantList();
   return {
     config: {
-      rules: { deny: patterns(options.deny), allow: patterns(options.allow), ask: patterns(options.ask) },
+      permissionSets: [{ deny: patterns(options.deny), allow: patterns(options.allow), ask: patterns(options.ask) }],
       policy: options.policy,
       nonInteractive: false,
+      defaultDecision: 'ask',
+      yolo: false,
     },
-    grants: options.grants ?? new GrantList(),
+    grant: (name, input) => grants.match(name, input),
     subject,
     info: () => ({ ...subject, turnId: 't', signal: cancel.signal }) as CallInfo,
     cancel,
@@ -131,7 +169,7 @@ function context(options: {
 }
 
 describe('gatherFacts', () => {
-  it('does not run the policy function when a rule already decided', async () => {
+  it('does not run the policy function when a rule that settles the call alone matched', async () => {
     let ran = 0;
     const policy: Policy = () => {
       ran++;
@@ -142,13 +180,13 @@ describe('gatherFacts', () => {
     expect(await gatherFacts(context({ deny: ['shell'], policy }))).toMatchObject({ denyRule: 'shell' });
     expect(await gatherFacts(context({ grants, policy }))).toMatchObject({ grant: { scope: 'session' } });
     expect(await gatherFacts(context({ allow: ['shell:cmd=ls'], policy }))).toMatchObject({ allowRule: 'shell:cmd=ls' });
-    expect(await gatherFacts(context({ ask: ['shell'], policy }))).toMatchObject({ askRule: 'shell' });
     expect(ran).toBe(0);
-    expect(await gatherFacts(context({ policy }))).toMatchObject({ policy: { kind: 'deny', reason: 'no' } });
+    // An ask rule does not settle it: the policy's deny would still win.
+    expect(await gatherFacts(context({ ask: ['shell'], policy }))).toMatchObject({ askRule: 'shell', policy: { kind: 'deny' } });
     expect(ran).toBe(1);
   });
 
-  it('does not call needsApproval when the policy had an opinion, and gives only the facts found', async () => {
+  it('does not call needsApproval when the policy denied, and gives only the facts found', async () => {
     let asked = 0;
     const tool = defineTool({
       name: 'shell',
@@ -157,8 +195,15 @@ describe('gatherFacts', () => {
       execute: () => 'ran',
       needsApproval: () => (asked++, true),
     });
-    const facts = await gatherFacts(context({ tool, policy: () => ({ kind: 'allow' }) }));
-    expect(facts).toEqual({ tool: 'shell', readOnly: false, nonInteractive: false, policy: { kind: 'allow' } });
+    const facts = await gatherFacts(context({ tool, policy: () => ({ kind: 'deny', reason: 'no' }) }));
+    expect(facts).toEqual({
+      tool: 'shell',
+      readOnly: false,
+      nonInteractive: false,
+      defaultDecision: 'ask',
+      yolo: false,
+      policy: { kind: 'deny', reason: 'no' },
+    });
     expect(asked).toBe(0);
     expect(await gatherFacts(context({ tool, policy: () => undefined }))).toMatchObject({ needsApproval: { kind: 'for_input' } });
     expect(asked).toBe(1);

@@ -1,6 +1,6 @@
 // Decision records on their own: built from verdicts and decisions, emitted in order.
 import { describe, expect, it } from 'vitest';
-import { decisionRecord, emitRecords, userDecisionRecord } from '../../src/records.js';
+import { approvalSource, closingRecord, decisionRecord, emitRecords } from '../../src/records.js';
 import type { DecisionRecord } from '../../src/types.js';
 
 const call = { id: 'c1', name: 'shell', input: {} };
@@ -13,7 +13,7 @@ describe('decisionRecord', () => {
       decision: 'allow',
       source: 'default',
     });
-    expect(decisionRecord({ kind: 'needs_approval', call, reason: 'r', source: 'rule:ask:shell' })).toEqual({
+    expect(decisionRecord({ kind: 'needs_approval', call, input: {}, reason: 'r', source: 'rule:ask:shell' })).toEqual({
       callId: 'c1',
       tool: 'shell',
       decision: 'ask',
@@ -34,19 +34,20 @@ describe('decisionRecord', () => {
   });
 });
 
-describe('userDecisionRecord', () => {
-  it('records approvals with what they remember, and rejections with their reason', () => {
-    expect(userDecisionRecord(call, { type: 'approve' }).source).toBe('user');
-    expect(userDecisionRecord(call, { type: 'approve', remember: 'tool' }).source).toBe('user:remember_tool');
-    expect(userDecisionRecord(call, { type: 'reject', reason: 'no' })).toEqual({
+describe('approvalSource and closingRecord', () => {
+  it('records approvals with what they remember, and rejections with their reason, cleaned and capped', () => {
+    expect(approvalSource({ type: 'approve' })).toBe('user');
+    expect(approvalSource({ type: 'approve', remember: 'tool' })).toBe('user:remember_tool');
+    expect(closingRecord(call, { type: 'reject', reason: 'no' })).toEqual({
       callId: 'c1',
       tool: 'shell',
       decision: 'user_rejected',
       source: 'user',
       reason: 'no',
     });
-    expect(() => userDecisionRecord(call, { type: 'maybe' } as never)).toThrow(
-      "recordDecision for call 'c1' needs { type: 'approve' | 'reject' }, got maybe.",
+    expect(closingRecord(call, { type: 'reject', reason: `a\u001b[31m${'x'.repeat(500)}` }).reason).toHaveLength(200);
+    expect(() => closingRecord(call, { type: 'maybe' } as never)).toThrow(
+      "recordDecision for call 'c1' needs { type: 'approve' | 'reject' | 'expired' | 'approve_failed' | 'cancelled' }, got maybe.",
     );
   });
 });
