@@ -16,7 +16,12 @@ describe('dispatcherFactory', () => {
   });
 
   it('gives each dispatcher its own grants and budget counts, starting from the options', async () => {
-    const make = dispatcherFactory({ tools: [shell, add], permissions: { ask: ['shell'] }, budget: { maxCalls: 1 } });
+    const make = dispatcherFactory({
+      tools: [shell, add],
+      permissions: { ask: ['shell'] },
+      defaultDecision: 'allow',
+      budget: { maxCalls: 1 },
+    });
     const first = make();
     first.grant({ scope: 'session' });
     const ran = await first.dispatch([call('shell', { cmd: 'ls' })], ctx);

@@ -42,7 +42,11 @@ function failing(
 /** Dispatches one call of each tool and exposes the pending results and the wrapper's outcomes. */
 function start(options: DispatcherOptions, signal?: AbortSignal) {
   const outcomes: ExecutionOutcome[] = [];
-  const dispatcher = createDispatcher({ ...options, wrapExecution: async (_e, run) => outcomes.push(await run()) });
+  const dispatcher = createDispatcher({
+    defaultDecision: 'allow',
+    ...options,
+    wrapExecution: async (_e, run) => outcomes.push(await run()),
+  });
   const calls = options.tools.map((t) => call(t.name, {}));
   let settled = false;
   const pending = dispatcher.dispatch(calls, { turnId: 't', ...(signal === undefined ? {} : { signal }) }).then((outcome) => {

@@ -166,7 +166,7 @@ describe('wrapExecution', () => {
       },
     ];
     for (const wrapExecution of wrappers) {
-      const dispatcher = createDispatcher({ tools: [tool], wrapExecution });
+      const dispatcher = createDispatcher({ tools: [tool], wrapExecution, defaultDecision: 'allow' });
       const { results } = await dispatcher.dispatch([call('counted', { n: 4 })], { turnId: 't' });
       expect(results).toMatchObject([{ output: 8, isError: false }]);
     }
@@ -192,7 +192,7 @@ describe('wrapExecution', () => {
       ],
     ];
     for (const [wrapExecution, why] of cases) {
-      const dispatcher = createDispatcher({ tools: [tool], wrapExecution });
+      const dispatcher = createDispatcher({ tools: [tool], wrapExecution, defaultDecision: 'allow' });
       const { results } = await dispatcher.dispatch([call('counted', { n: 1 })], { turnId: 't' });
       expect(results).toMatchObject([
         {
@@ -210,7 +210,7 @@ describe('wrapExecution', () => {
   it('stops waiting for a wrapper that hangs before run() when the turn is cancelled', async () => {
     const { tool, runs } = counted(({ n }) => n);
     const controller = new AbortController();
-    const dispatcher = createDispatcher({ tools: [tool], wrapExecution: () => new Promise(() => {}) });
+    const dispatcher = createDispatcher({ tools: [tool], wrapExecution: () => new Promise(() => {}), defaultDecision: 'allow' });
     const pending = dispatcher.dispatch([call('counted', { n: 1 })], { turnId: 't', signal: controller.signal });
     setTimeout(() => controller.abort('stop'), 1);
     expect((await pending).results).toMatchObject([{ isError: true, errorKind: 'cancelled' }]);

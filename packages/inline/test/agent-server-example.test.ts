@@ -8,6 +8,7 @@ const add = defineTool({
   name: 'add',
   description: 'Adds two numbers.',
   input: z.object({ a: z.number(), b: z.number() }),
+  readOnly: true, // changes nothing, so it runs without asking
   execute: async ({ a, b }) => a + b,
 });
 
