@@ -6,7 +6,7 @@
 import type { Message, Model } from '@turnkit/core';
 import type { Cancellation, DispatchContext, Dispatcher, LazyCancellation } from '@turnkit/dispatch';
 import type { HandlerContext } from './driver.js';
-import type { ApproveFn, CheckFn, CompactFn, OutputSchema, RunTurnOptions, SelectToolsFn, StepRecord } from './types.js';
+import type { ApproveFn, CheckFn, CompactFn, OutputSchema, SelectToolsFn, StepRecord } from './types.js';
 
 /** `{ signal }` for a model call: the turn's signal, made only if the model reads it. */
 export class ModelCallOptions {
@@ -32,11 +32,26 @@ export class LazyDispatchContext implements DispatchContext {
   }
 }
 
-/** What of the run's options the context carries (the observers and callbacks). */
-export type ContextOptions = Pick<
-  RunTurnOptions,
-  'approve' | 'check' | 'compact' | 'selectTools' | 'alwaysOffer' | 'onNotice' | 'onEffect'
-> & { readonly output?: OutputSchema | null };
+/**
+ * What a turn is driven with: the model, the caller's signal, the trace switch and the callbacks
+ * the context carries. `RunTurnOptions` and `ResumeTurnOptions` are such; an agent run builds one.
+ */
+export interface DriveOptions {
+  readonly model: Model;
+  readonly signal?: AbortSignal | undefined;
+  /** `true` records the turn's transitions (a trace object, as a spread result carries, is ignored). */
+  readonly trace?: unknown;
+  readonly onStep?: ((record: StepRecord) => void) | undefined;
+  readonly approve?: ApproveFn | undefined;
+  /** null is what a spread suspended result carries in `output`: no schema. */
+  readonly output?: OutputSchema | null | undefined;
+  readonly check?: CheckFn | undefined;
+  readonly compact?: CompactFn | undefined;
+  readonly selectTools?: SelectToolsFn | undefined;
+  readonly alwaysOffer?: readonly string[] | undefined;
+  readonly onNotice?: NonNullable<HandlerContext['onNotice']> | undefined;
+  readonly onEffect?: NonNullable<HandlerContext['onEffect']> | undefined;
+}
 
 export class TurnContext implements HandlerContext {
   readonly turnId: string;
@@ -66,7 +81,7 @@ export class TurnContext implements HandlerContext {
     transcript: Message[],
     cancellation: LazyCancellation,
     cancellable: boolean,
-    options: ContextOptions,
+    options: DriveOptions,
     onStep: ((record: StepRecord) => void) | undefined,
   ) {
     this.turnId = turnId;
@@ -77,7 +92,6 @@ export class TurnContext implements HandlerContext {
     this.cancellable = cancellable;
     const self = this as { -readonly [K in keyof TurnContext]?: TurnContext[K] | undefined };
     self.approve = options.approve;
-    // null is what a spread suspended result carries in `output`: no schema.
     self.output = options.output ?? undefined;
     self.check = options.check;
     self.compact = options.compact;

@@ -16,7 +16,7 @@ import {
 import { dispatcherFactory, LazyCancellation, type Dispatcher } from '@turnkit/dispatch';
 import { recordDecisions } from './approvals.js';
 import { prepareAgent, startTurn } from './agent.js';
-import { TurnContext } from './context.js';
+import { TurnContext, type DriveOptions } from './context.js';
 import { driveTurn, defaultHandlers, type EffectHandlers } from './driver.js';
 import type { ResumeTurnOptions, RunTurnOptions, StepRecord, TurnResult } from './types.js';
 
@@ -66,7 +66,7 @@ export async function resumeTurn(options: ResumeTurnOptions, handlers: EffectHan
 }
 
 export async function drive(
-  options: RunTurnOptions | ResumeTurnOptions,
+  options: DriveOptions,
   dispatcher: Dispatcher,
   transcript: Message[],
   state: TurnState,
@@ -115,10 +115,13 @@ export async function drive(
     const { state: end, outcome } = await driveTurn(start, effects, ctx, handlers);
     return toResult(end, outcome, transcript, dispatcher, options.trace === true ? { initial: state, entries } : undefined);
   } finally {
-    outer?.removeEventListener('abort', forward);
-    // Stop anything a handler left running (a tool that ignored a finished race, say). Without a
-    // signal made, nobody can be listening: this only marks the cancellation.
-    cancellation.abort('the turn has ended');
+    // Stop anything a handler left running (a model that lost a race with the cancel, say). A turn
+    // without a caller's signal raced nothing: every handler it started has finished, and aborting
+    // a signal someone read (an Event dispatched to its listeners) would be work for no one.
+    if (outer !== undefined) {
+      outer.removeEventListener('abort', forward);
+      cancellation.abort('the turn has ended');
+    }
   }
 }
 
