@@ -29,6 +29,8 @@ export interface ExploreFigure {
   readonly states: number;
   readonly transitions: number;
   readonly seconds: number;
+  /** CPU time of the exploration (less than `seconds` on a machine busy with other work). */
+  readonly cpuSeconds: number;
   readonly statesPerSecond: number;
 }
 export interface LongTurnFigure {
@@ -136,7 +138,7 @@ function figureRows(report: BenchReport): string[][] {
     [
       'exploreTurn',
       `${int(explore.statesPerSecond)} states/s`,
-      `${int(explore.states)} states, ${int(explore.transitions)} transitions in ${fixed(explore.seconds, 2)} s (${explore.limits})`,
+      `${int(explore.states)} states, ${int(explore.transitions)} transitions in ${fixed(explore.seconds, 2)} s, ${fixed(explore.cpuSeconds, 2)} s of CPU (${explore.limits})`,
     ],
   ];
 }
