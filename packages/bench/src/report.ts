@@ -184,7 +184,7 @@ function profileSection(report: BenchReport): string {
   const profile = report.profile;
   if (profile === undefined) return 'Not profiled in a `--quick` run.';
   const rows = profile.top.map((e) => [`\`${e.where}\``, `${fixed(e.selfPercent, 1)}%`]);
-  return `V8's CPU profiler (what \`node --cpu-prof\` records), in this run, over ${int(profile.turns)} turns of ${profile.system}; the functions with the most self time:
+  return `V8's CPU profiler (what \`node --cpu-prof\` records), in this run, before any peer was loaded, over ${int(profile.turns)} turns of ${profile.system}; the functions with the most self time:
 
 ${table(['function', 'self time'], rows, true)}`;
 }
