@@ -20,8 +20,17 @@ export interface AllocationFigure {
   readonly turns: number;
 }
 
+/** Runs before the batches: code the JIT has not settled on allocates more, and differently from run to run. */
+const SETTLE_TURNS = 300;
+
 /** Measures `run`'s allocation per call; `gc` is a full collection (`node --expose-gc`). */
-export async function bytesPerTurn(run: () => Promise<void>, gc: () => void, batches = 15): Promise<AllocationFigure> {
+export async function bytesPerTurn(
+  run: () => Promise<void>,
+  gc: () => void,
+  batches = 15,
+  settleTurns = SETTLE_TURNS,
+): Promise<AllocationFigure> {
+  for (let i = 0; i < settleTurns; i++) await run();
   const collections: number[] = [];
   const observer = new PerformanceObserver((list) => {
     for (const entry of list.getEntries()) collections.push(entry.startTime);
@@ -33,7 +42,7 @@ export async function bytesPerTurn(run: () => Promise<void>, gc: () => void, bat
     await run();
     const estimate = Math.max(1, heapUsed() - before);
     const perBatch = Math.max(1, Math.min(MAX_TURNS_PER_BATCH, Math.floor(BATCH_BYTES / estimate)));
-    let turns = 1;
+    let turns = settleTurns + 1;
     const samples: number[] = [];
     for (let batch = 0; batch < batches; batch++) {
       gc();

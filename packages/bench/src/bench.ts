@@ -90,6 +90,13 @@ export async function runBench(settings: BenchSettings): Promise<BenchReport> {
     10,
   );
   const systems = [...turnkitSystems(), floorSystem];
+  // Profiled before any peer is loaded: some switch on async hooks for the whole process.
+  const reference = systems[0];
+  let profile: ProfileFigure | undefined;
+  if (sizes.profileTurns > 0 && reference !== undefined) {
+    log(`Profiling ${sizes.profileTurns} turns of ${reference.name}…`);
+    profile = await profileTurns(reference, sizes.profileTurns);
+  }
   let aiSdkPerSecond: number | undefined;
   if (!settings.quick) {
     ensurePeers(settings.log);
@@ -113,12 +120,6 @@ export async function runBench(settings: BenchSettings): Promise<BenchReport> {
       if (round % 10 === 0 || round === settings.rounds) log(`  round ${round}/${settings.rounds}`);
     },
   });
-  const reference = systems[0];
-  let profile: ProfileFigure | undefined;
-  if (sizes.profileTurns > 0 && reference !== undefined) {
-    log(`Profiling ${sizes.profileTurns} turns of ${reference.name}…`);
-    profile = await profileTurns(reference, sizes.profileTurns);
-  }
   return {
     date: new Date().toISOString().slice(0, 10),
     node: process.version,

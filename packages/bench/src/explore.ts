@@ -7,8 +7,10 @@ import type { ExploreFigure } from './report.js';
 /** Explores every reachable state under `limits`; throws if the exploration reports a violation. */
 export function measureExplore(limits: TurnLimitsInput, maxDepth: number): ExploreFigure {
   const started = process.hrtime.bigint();
+  const cpu = process.cpuUsage();
   const explored = exploreTurn({ limits, maxDepth });
   const seconds = Number(process.hrtime.bigint() - started) / 1e9;
+  const used = process.cpuUsage(cpu);
   if (explored.violationCount !== 0) {
     const first = explored.violations[0];
     throw new Error(
@@ -24,6 +26,7 @@ export function measureExplore(limits: TurnLimitsInput, maxDepth: number): Explo
     states: explored.states,
     transitions: explored.transitions,
     seconds,
+    cpuSeconds: (used.user + used.system) / 1e6,
     statesPerSecond: explored.states / seconds,
   };
 }

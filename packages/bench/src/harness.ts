@@ -1,9 +1,9 @@
 // The side-by-side run: warm every system up, then interleave rounds (A B C … A B C …) so that
 // machine drift (frequency scaling, GC pressure, other load) hits all systems alike. Every turn
 // is timed on its own (wall time) and its outcome verified outside the timed region; each round's
-// CPU time is read per system. After the timed rounds, in the same process, each system's
-// allocation per turn is measured (allocation.ts).
-import { bytesPerTurn } from './allocation.js';
+// CPU time is read per system. Before the timed rounds, in the same process, each system's
+// allocation per turn is measured right after its warm-up (allocation.ts).
+import { bytesPerTurn, type AllocationFigure } from './allocation.js';
 import { median, p95 } from './stats.js';
 import { verifyOutcome, type BenchSystem } from './scenario.js';
 
@@ -56,8 +56,14 @@ export async function timeTurns(systems: readonly BenchSystem[], options: TurnTi
   if (systems.length === 0) throw new Error('No systems to benchmark; pass at least the turnkit inline system.');
   const samples = systems.map(() => [] as number[]);
   const cpu = systems.map(() => [] as number[]);
+  // Each system warms up, then its allocation is measured, in list order: turnkit and the floor
+  // before any peer has run, so no peer's leftover work (timers, callbacks) lands in their figure.
+  const allocation: AllocationFigure[] = [];
   for (const system of systems) {
     for (let i = 0; i < options.warmupTurns; i++) await timedTurn(system);
+    allocation.push(
+      options.gc === undefined ? { bytes: Number.NaN, turns: 0 } : await bytesPerTurn(() => verifiedTurn(system), options.gc),
+    );
   }
   for (let round = 0; round < options.rounds; round++) {
     for (const [index, system] of systems.entries()) {
@@ -68,12 +74,6 @@ export async function timeTurns(systems: readonly BenchSystem[], options: TurnTi
       cpu[index]?.push((used.user + used.system) / options.turnsPerRound);
     }
     options.onRound?.(round + 1);
-  }
-  const allocation: { bytes: number; turns: number }[] = [];
-  for (const system of systems) {
-    allocation.push(
-      options.gc === undefined ? { bytes: Number.NaN, turns: 0 } : await bytesPerTurn(() => verifiedTurn(system), options.gc),
-    );
   }
   const medians = samples.map(median);
   const reference = medians[0] ?? Number.NaN;

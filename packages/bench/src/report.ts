@@ -29,6 +29,8 @@ export interface ExploreFigure {
   readonly states: number;
   readonly transitions: number;
   readonly seconds: number;
+  /** CPU time of the exploration (less than `seconds` on a machine busy with other work). */
+  readonly cpuSeconds: number;
   readonly statesPerSecond: number;
 }
 export interface LongTurnFigure {
@@ -136,7 +138,7 @@ function figureRows(report: BenchReport): string[][] {
     [
       'exploreTurn',
       `${int(explore.statesPerSecond)} states/s`,
-      `${int(explore.states)} states, ${int(explore.transitions)} transitions in ${fixed(explore.seconds, 2)} s (${explore.limits})`,
+      `${int(explore.states)} states, ${int(explore.transitions)} transitions in ${fixed(explore.seconds, 2)} s, ${fixed(explore.cpuSeconds, 2)} s of CPU (${explore.limits})`,
     ],
   ];
 }
@@ -182,7 +184,7 @@ function profileSection(report: BenchReport): string {
   const profile = report.profile;
   if (profile === undefined) return 'Not profiled in a `--quick` run.';
   const rows = profile.top.map((e) => [`\`${e.where}\``, `${fixed(e.selfPercent, 1)}%`]);
-  return `V8's CPU profiler (what \`node --cpu-prof\` records), in this run, over ${int(profile.turns)} turns of ${profile.system}; the functions with the most self time:
+  return `V8's CPU profiler (what \`node --cpu-prof\` records), in this run, before any peer was loaded, over ${int(profile.turns)} turns of ${profile.system}; the functions with the most self time:
 
 ${table(['function', 'self time'], rows, true)}`;
 }
@@ -223,10 +225,12 @@ Three model calls, scripted, no network: the model calls \`add\` {a: 0, b: 1}, t
 
 ## Time, CPU and allocation per turn
 
-Wall time is each turn's own; CPU time (user + system, every thread of the process: garbage
-collection included) is read per round; allocation is the heap's growth over turns run right after
-a full collection, in batches no collection interrupts (\`packages/bench/src/allocation.ts\`), after
-the timed rounds of the same run.
+Wall time is each turn's own (the median skips the turns a garbage collection or other load
+stopped); CPU time (user + system, every thread of the process, garbage collection included) is a
+round's total over its turns, a mean, so it can exceed the median wall time. Allocation is the
+heap's growth over turns run right after a full collection, in batches no collection interrupts
+(\`packages/bench/src/allocation.ts\`), measured for each system after its warm-up and before the
+timed rounds of the same run, turnkit and the floor before any peer has run.
 
 ${table(turnHeader(report), turnRows(report), true)}
 

@@ -161,7 +161,7 @@ describe('targets', () => {
     suspendedHeap: { turns: 10, bytesPerTurn: 1000, jsonBytesPerTurn: 500 },
     step: { transitions: 100, turns: 10, nsPerTransition: 1546 },
     streaming: { deltas: 100, turnkitPerSecond: 10_000 },
-    explore: { limits: 'test', states: 2, transitions: 1, seconds: 1, statesPerSecond: 2 },
+    explore: { limits: 'test', states: 2, transitions: 1, seconds: 1, cpuSeconds: 1, statesPerSecond: 2 },
     longTurn: { rounds: 5_000, block: 1_000, transitionsPerRound: 3, nsPerTransition: [900, 300, 300, 900, 900] },
   });
   const costs = { verifiedTurns: 2, cpuUs: 90, bytesPerTurn: 60_000 };

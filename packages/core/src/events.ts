@@ -39,7 +39,11 @@ export type ParsedEvent =
 
 export type ReadEvent = ParsedEvent | { readonly type: 'malformed'; readonly eventType: string; readonly problem: string };
 
-class Bad extends Error {}
+// Not an Error: a malformed event is an answer, not a fault, and capturing a stack trace for each
+// one made reading hostile input several times dearer.
+class Bad {
+  constructor(readonly message: string) {}
+}
 
 const FAILABLE: readonly FailableEffect[] = ['compact', 'check_output', 'dispatch_tools', 'execute_approved'];
 

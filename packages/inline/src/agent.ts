@@ -6,6 +6,7 @@
 import { randomUUID } from 'node:crypto';
 import { createTurn, type Message, type Model, type Notice, type Effect, type TurnEvent, type TurnLimits } from '@turnkit/core';
 import type { Dispatcher } from '@turnkit/dispatch';
+import type { DriveOptions } from './context.js';
 import { defaultHandlers, type EffectHandlers } from './driver.js';
 import {
   checkCommon,
@@ -78,11 +79,33 @@ export function startTurn(
   handlers: EffectHandlers,
 ): Promise<TurnResult> {
   if (run.input !== undefined && typeof run.input !== 'string') throw new TypeError('runTurn option `input` must be a string.');
-  const options: RunTurnOptions = run === agent.options ? (run as RunTurnOptions) : { ...agent.options, ...run };
   const initial = createTurn({ id: run.id ?? `turn_${randomUUID()}`, limits: agent.limits });
-  const transcript = startTranscript(options.system, run.transcript ?? []);
+  const transcript = startTranscript(agent.options.system, run.transcript ?? []);
   const event: TurnEvent = run.input === undefined ? { type: 'start' } : { type: 'start', input: run.input };
+  const options = run === agent.options ? (run as RunTurnOptions) : driveOptions(agent.options, run);
   return drive(options, agent.dispatcher(), transcript, initial, event, handlers);
+}
+
+/** The agent's options with a run's: one shape for every run, no copy of the agent's other options. */
+function driveOptions(agent: AgentOptions, run: AgentRunOptions): DriveOptions {
+  return {
+    model: run.model ?? agent.model,
+    signal: run.signal,
+    trace: run.trace,
+    onStep: run.onStep ?? agent.onStep,
+    approve: run.approve ?? agent.approve,
+    whenUndecided: agent.whenUndecided,
+    session: agent.session,
+    decisions: agent.decisions,
+    sealSecret: agent.sealSecret,
+    output: agent.output,
+    check: agent.check,
+    compact: agent.compact,
+    selectTools: agent.selectTools,
+    alwaysOffer: agent.alwaysOffer,
+    onNotice: run.onNotice ?? agent.onNotice,
+    onEffect: run.onEffect ?? agent.onEffect,
+  };
 }
 
 /**

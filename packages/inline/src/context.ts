@@ -6,16 +6,7 @@
 import type { ApprovalDecision, Message, Model } from '@turnkit/core';
 import type { Cancellation, DispatchContext, Dispatcher, LazyCancellation } from '@turnkit/dispatch';
 import type { HandlerContext } from './driver.js';
-import type {
-  ApproveFn,
-  CheckFn,
-  CompactFn,
-  OutputSchema,
-  RunTurnOptions,
-  SelectToolsFn,
-  StepRecord,
-  UndecidedPolicy,
-} from './types.js';
+import type { ApproveFn, CheckFn, CompactFn, OutputSchema, SelectToolsFn, StepRecord, UndecidedPolicy } from './types.js';
 
 /** `{ signal }` for a model call: the turn's signal, made only if the model reads it. */
 export class ModelCallOptions {
@@ -52,15 +43,33 @@ export class LazyDispatchContext implements DispatchContext {
   }
 }
 
-/** What of the run's options the context carries (the observers and callbacks). */
-export type ContextOptions = Pick<
-  RunTurnOptions,
-  'approve' | 'whenUndecided' | 'session' | 'check' | 'compact' | 'selectTools' | 'alwaysOffer' | 'onNotice' | 'onEffect'
-> & {
-  readonly output?: OutputSchema | null;
-  /** Decisions known up front, for a new turn only (a resume's decisions are for its pending calls). */
-  readonly upFront?: Readonly<Record<string, ApprovalDecision>> | undefined;
-};
+/**
+ * What a turn is driven with: the model, the caller's signal, the trace switch and the callbacks
+ * the context carries. `RunTurnOptions` and `ResumeTurnOptions` are such; an agent run builds one.
+ */
+export interface DriveOptions {
+  readonly model: Model;
+  readonly signal?: AbortSignal | undefined;
+  /** `true` records the turn's transitions (a trace object, as a spread result carries, is ignored). */
+  readonly trace?: unknown;
+  readonly onStep?: ((record: StepRecord) => void) | undefined;
+  readonly approve?: ApproveFn | undefined;
+  readonly whenUndecided?: UndecidedPolicy | undefined;
+  /** The session a person's grants belong to. */
+  readonly session?: string | undefined;
+  /** Decisions known up front, by call id (for a new turn; a resume's `decisions` are for its pending calls). */
+  readonly decisions?: Readonly<Record<string, ApprovalDecision>> | undefined;
+  /** Seals a suspended result with this secret. */
+  readonly sealSecret?: string | Uint8Array | undefined;
+  /** null is what a spread suspended result carries in `output`: no schema. */
+  readonly output?: OutputSchema | null | undefined;
+  readonly check?: CheckFn | undefined;
+  readonly compact?: CompactFn | undefined;
+  readonly selectTools?: SelectToolsFn | undefined;
+  readonly alwaysOffer?: readonly string[] | undefined;
+  readonly onNotice?: NonNullable<HandlerContext['onNotice']> | undefined;
+  readonly onEffect?: NonNullable<HandlerContext['onEffect']> | undefined;
+}
 
 export class TurnContext implements HandlerContext {
   readonly turnId: string;
@@ -93,7 +102,7 @@ export class TurnContext implements HandlerContext {
     transcript: Message[],
     cancellation: LazyCancellation,
     cancellable: boolean,
-    options: ContextOptions,
+    options: DriveOptions,
     onStep: ((record: StepRecord) => void) | undefined,
   ) {
     this.turnId = turnId;
@@ -105,7 +114,9 @@ export class TurnContext implements HandlerContext {
     const self = this as { -readonly [K in keyof TurnContext]?: TurnContext[K] | undefined };
     self.approve = options.approve;
     self.whenUndecided = options.whenUndecided;
-    self.decisions = options.upFront;
+    // Up front only for a new turn: a resumed turn's options carry its saved `state`, and their
+    // decisions are for its pending calls.
+    self.decisions = 'state' in options ? undefined : options.decisions;
     self.session = options.session;
     // null is what a spread suspended result carries in `output`: no schema.
     self.output = options.output ?? undefined;

@@ -19,7 +19,7 @@ import {
 import { dispatcherFactory, LazyCancellation, type Dispatcher, type GrantScope } from '@turnkit/dispatch';
 import { recordDecisions } from './approvals.js';
 import { prepareAgent, startTurn } from './agent.js';
-import { TurnContext } from './context.js';
+import { TurnContext, type DriveOptions } from './context.js';
 import { driveTurn, defaultHandlers, type EffectHandlers } from './driver.js';
 import type { ResumeTurnOptions, RunTurnOptions, StepRecord, TurnResult } from './types.js';
 
@@ -77,7 +77,7 @@ export async function resumeTurn(options: ResumeTurnOptions, handlers: EffectHan
 }
 
 export async function drive(
-  options: RunTurnOptions | ResumeTurnOptions,
+  options: DriveOptions,
   dispatcher: Dispatcher,
   transcript: Message[],
   state: TurnState,
@@ -106,8 +106,7 @@ export async function drive(
     transcript,
     cancellation,
     outer !== undefined,
-    // Up front only for a new turn: a resume's decisions are for its pending calls.
-    'state' in options ? options : { ...options, upFront: options.decisions },
+    options,
     onStep,
   );
 
@@ -136,10 +135,13 @@ export async function drive(
     );
     return options.sealSecret === undefined ? result : await sealResult(result, options.sealSecret);
   } finally {
-    outer?.removeEventListener('abort', forward);
-    // Stop anything a handler left running (a tool that ignored a finished race, say). Without a
-    // signal made, nobody can be listening: this only marks the cancellation.
-    cancellation.abort('the turn has ended');
+    // Stop anything a handler left running (a model that lost a race with the cancel, say). A turn
+    // without a caller's signal raced nothing: every handler it started has finished, and aborting
+    // a signal someone read (an Event dispatched to its listeners) would be work for no one.
+    if (outer !== undefined) {
+      outer.removeEventListener('abort', forward);
+      cancellation.abort('the turn has ended');
+    }
   }
 }
 
