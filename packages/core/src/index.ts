@@ -8,3 +8,4 @@ export { errorMessage, toTurnError } from './errors.js';
 export { cancelPreempts, dispatchOutcomeEvent, formatPath, undecided } from './interpreter.js';
 export type { DispatchOutcome } from './interpreter.js';
 export { definedProps } from './props.js';
+export { isJsonValue } from './json.js';

@@ -2,7 +2,7 @@
 // names the bad entry and says what to pass instead. Nothing later reads the caller's options
 // object again, so changing it after `createDispatcher` changes nothing.
 
-import type { ToolSpec } from '@turnkit/core';
+import { isJsonValue, type JsonObject, type ToolSpec } from '@turnkit/core';
 import type { BudgetLimits } from './budget.js';
 import type { ToolDefinition } from './define.js';
 import { checkGrant } from './grants.js';
@@ -13,6 +13,7 @@ import type {
   AfterHook,
   BeforeHook,
   BudgetUsage,
+  CallRecord,
   DecisionRecord,
   DispatcherOptions,
   ExecutionWrapper,
@@ -43,6 +44,8 @@ export interface DispatcherConfig {
   readonly onDecision: ((record: DecisionRecord) => void) | undefined;
   readonly wrapExecution: ExecutionWrapper | undefined;
   readonly retryPolicy: RetryPolicy;
+  readonly onRecord: ((record: CallRecord) => void) | undefined;
+  readonly context: JsonObject;
   readonly budget: BudgetLimits;
   readonly budgetUsage: BudgetUsage;
   readonly grants: readonly Grant[];
@@ -63,6 +66,8 @@ const OPTION_KEYS = new Set([
   'onDecision',
   'wrapExecution',
   'retryPolicy',
+  'onRecord',
+  'context',
 ]);
 /** setTimeout fires at once for longer delays, so longer timeouts are refused. */
 export const MAX_TIMEOUT_MS = 2_147_483_647;
@@ -202,6 +207,11 @@ export function resolveConfig(options: DispatcherOptions): DispatcherConfig {
     optionError('onDecision must be a function (record) => void.');
   if (options.wrapExecution !== undefined && typeof options.wrapExecution !== 'function')
     optionError('wrapExecution must be a function (execution, run) => Promise, calling run() once.');
+  if (options.onRecord !== undefined && typeof options.onRecord !== 'function')
+    optionError('onRecord must be a function (record) => void.');
+  const context = options.context ?? {};
+  if (context === null || typeof context !== 'object' || Array.isArray(context) || !isJsonValue(context))
+    optionError(`context must be a JSON object, like { sessionId, userId, cwd }; got ${describeOption(context)}.`);
   let retryPolicy: RetryPolicy = {};
   if (options.retryPolicy !== undefined) {
     const checked = checkRetryPolicy(options.retryPolicy, false);
@@ -226,6 +236,8 @@ export function resolveConfig(options: DispatcherOptions): DispatcherConfig {
     onDecision: options.onDecision,
     wrapExecution: options.wrapExecution,
     retryPolicy,
+    onRecord: options.onRecord,
+    context: Object.freeze(structuredClone(context)),
     ...checkBudget(options, tools, availableText),
     grants: checkGrants(options.grants),
   });

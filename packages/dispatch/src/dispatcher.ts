@@ -2,7 +2,7 @@
 // pipeline (pipeline.ts) behind the methods of `Dispatcher`. Each method reads the caller's context
 // once (context.ts) and releases it when its work is done; none of the running methods throws.
 
-import type { ApprovalDecision, ToolCall } from '@turnkit/core';
+import type { ApprovalDecision, JsonObject, ToolCall } from '@turnkit/core';
 import { BudgetLedger } from './budget.js';
 import { resolveConfig } from './config.js';
 import { badContextText, readContext, type Turn } from './context.js';
@@ -13,8 +13,8 @@ import { errorResult, idName } from './results.js';
 import type { ApprovedVerdict, Dispatcher, DispatcherOptions, Verdict } from './types.js';
 
 /** Runs `work` with the context read once, releasing the caller's cancellation afterwards. */
-async function withTurn<T>(ctx: unknown, work: (turn: Turn) => Promise<T>): Promise<T> {
-  const turn = readContext(ctx);
+async function withTurn<T>(ctx: unknown, base: JsonObject, work: (turn: Turn) => Promise<T>): Promise<T> {
+  const turn = readContext(ctx, base);
   try {
     return await work(turn);
   } finally {
@@ -55,7 +55,7 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
   const p: Pipeline = { config, grants, ledger: new BudgetLedger(config.budget, config.budgetUsage), classified: new WeakSet() };
   const runBatch = (calls: unknown, ctx: unknown, approved: boolean) => {
     const list = listOf(calls);
-    return withTurn(ctx, (turn) => dispatchBatch(p, list, turn, approved));
+    return withTurn(ctx, config.context, (turn) => dispatchBatch(p, list, turn, approved));
   };
   return {
     toolSpecs: () => config.specs,
@@ -63,9 +63,9 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
     get: (name) => config.tools.get(name),
     list: () => config.sorted,
     loopExemptTools: () => [...config.loopExempt],
-    classify: (call, ctx) => withTurn(ctx, (turn) => classify(p, call, turn, false)),
+    classify: (call, ctx) => withTurn(ctx, config.context, (turn) => classify(p, call, turn, false)),
     execute: (verdict, ctx) =>
-      withTurn(ctx, async (turn) => {
+      withTurn(ctx, config.context, async (turn) => {
         if (turn.problem === undefined) return executeVerdict(p, verdict, turn);
         const { id, name } = idName(callOf(verdict));
         return errorResult(id, name, badContextText(name, turn.problem), 'internal');

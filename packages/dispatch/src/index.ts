@@ -23,6 +23,7 @@ export type {
   Budget,
   BudgetUsage,
   CallInfo,
+  CallRecord,
   DecisionRecord,
   DispatchContext,
   DispatchOutcome,

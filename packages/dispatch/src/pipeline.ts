@@ -24,6 +24,7 @@ import type { AnyTool, DispatcherConfig } from './config.js';
 import { badContextText, type Turn } from './context.js';
 import type { GrantList } from './grants.js';
 import { CANCELLED } from './race.js';
+import { callRecord, emitRecord } from './audit.js';
 import { decisionRecord, emitRecords } from './records.js';
 import type { ToolErrorKind } from './errors.js';
 import { deny, errorResult, idName, type RawVerdict } from './results.js';
@@ -110,8 +111,21 @@ function admit(p: Pipeline, verdict: Verdict): Verdict {
   return breach === undefined ? verdict : shapeVerdict(p, deny(verdict.call, breach.source, breach.text, 'budget'));
 }
 
-/** Stage 7 inside the execution wrapper: the tool's raw result, as run() reported it to the wrapper. */
-async function execute(p: Pipeline, tool: AnyTool, call: ToolCall, input: unknown, turn: Turn): Promise<RawResult> {
+/** A call's final result, with the tries and time its execution took (0 and 0 when it did not run). */
+export interface Ran {
+  readonly result: ToolResult;
+  readonly attempts: number;
+  readonly durationMs: number;
+}
+
+/** Stage 7 inside the execution wrapper: the tool's raw result and run()'s outcome as the wrapper saw it. */
+async function execute(
+  p: Pipeline,
+  tool: AnyTool,
+  call: ToolCall,
+  input: unknown,
+  turn: Turn,
+): Promise<{ raw: RawResult; outcome: ExecutionOutcome }> {
   let ran: RawResult | undefined;
   const run = async (): Promise<ExecutionOutcome> => {
     const start = performance.now();
@@ -122,15 +136,19 @@ async function execute(p: Pipeline, tool: AnyTool, call: ToolCall, input: unknow
   };
   const execution = { turnId: turn.turnId, call, tool: tool.name, input };
   const outcome = await runWrapped(p.config.wrapExecution, execution, run, turn.cancel);
-  return ran ?? { callId: call.id, name: call.name, ...outcome };
+  const { attempts: _a, durationMs: _d, ...raw } = outcome;
+  return { raw: ran ?? { callId: call.id, name: call.name, ...raw }, outcome };
 }
 
 /** Stages 7–9 for a call whose budget is reserved. Never throws. */
-export async function runReserved(p: Pipeline, tool: AnyTool, call: ToolCall, input: unknown, turn: Turn): Promise<ToolResult> {
+export async function runReserved(p: Pipeline, tool: AnyTool, call: ToolCall, input: unknown, turn: Turn): Promise<Ran> {
   let recorded = false;
   let result: RawResult;
+  let attempts = 0;
+  let durationMs = 0;
   try {
-    const ran = await execute(p, tool, call, input, turn); //                            7
+    const { raw: ran, outcome } = await execute(p, tool, call, input, turn); //           7
+    ({ attempts, durationMs } = outcome);
     p.ledger.record(call.name); //                                                        8
     recorded = true;
     const withModel: RawResult = tool.model === undefined ? ran : { ...ran, modelOverride: tool.model };
@@ -146,7 +164,16 @@ export async function runReserved(p: Pipeline, tool: AnyTool, call: ToolCall, in
       'internal',
     );
   }
-  return shapeResult(result, p.config.maxOutputChars); //                                9
+  return { result: shapeResult(result, p.config.maxOutputChars), attempts, durationMs }; //    9
+}
+
+/** The input of anything that may be a call, for the record of a call that did not run; never throws. */
+function inputOf(raw: unknown): unknown {
+  try {
+    return (raw as { input?: unknown } | null)?.input;
+  } catch {
+    return undefined;
+  }
 }
 
 /** Calls `onResult` without letting it lose a result or break the batch. */
@@ -179,19 +206,37 @@ export async function dispatchBatch(
   turn: Turn,
   approved: boolean,
 ): Promise<{ results: ToolResult[]; parked: ParkedCall[] }> {
+  const sent: unknown[] = [];
   const classified: Verdict[] = [];
-  for (const raw of list) classified.push(await classify(p, raw, turn, approved)); //    1–5
+  for (const raw of list) {
+    classified.push(await classify(p, raw, turn, approved)); //                           1–5
+    sent.push(inputOf(raw));
+  }
   const verdicts = classified.map((verdict) => admit(p, verdict)); //                     6
   if (!approved) emitRecords(p.config.onDecision, verdicts.map(decisionRecord));
+  // One audit record per call with a result: denied now, executed when it has run.
+  const audit = (verdict: Verdict, input: unknown, ran: Ran): void => {
+    const executed = verdict.kind === 'execute';
+    const call = { id: ran.result.callId, name: ran.result.name };
+    const decision = !executed ? 'deny' : approved ? 'user_approved' : 'allow';
+    const source = executed && approved ? 'user' : verdict.source;
+    emitRecord(p.config.onRecord, turn, callRecord(turn.turnId, turn.context, { call, input, decision, source, ...ran }));
+  };
   const slots = verdicts.map((v) => (v.kind === 'deny' ? v.result : undefined));
-  for (const result of slots) if (result !== undefined) announce(turn, result);
+  verdicts.forEach((verdict, index) => {
+    if (verdict.kind !== 'deny') return;
+    audit(verdict, sent[index], { result: verdict.result, attempts: 0, durationMs: 0 });
+    announce(turn, verdict.result);
+  });
   // An approved batch never parks (policy is skipped); parking is the dispatch path.
   const parked = verdicts.flatMap((v) => (v.kind === 'needs_approval' ? [{ call: v.call, reason: v.reason }] : []));
-  const jobs = verdicts.flatMap((v, index) => (v.kind === 'execute' ? [{ index, call: v.call, input: v.input }] : []));
-  await pool(jobs, p.config.concurrency, async ({ index, call, input }) => {
-    const result = await runReserved(p, p.config.tools.get(call.name) as AnyTool, call, input, turn); // 7–9
-    slots[index] = result;
-    announce(turn, result);
+  const jobs = verdicts.flatMap((v, index) => (v.kind === 'execute' ? [{ index, verdict: v }] : []));
+  await pool(jobs, p.config.concurrency, async ({ index, verdict }) => {
+    const { call, input } = verdict;
+    const ran = await runReserved(p, p.config.tools.get(call.name) as AnyTool, call, input, turn); // 7–9
+    slots[index] = ran.result;
+    audit(verdict, input, ran);
+    announce(turn, ran.result);
   });
   return { results: slots.filter((r): r is ToolResult => r !== undefined), parked };
 }
@@ -215,7 +260,7 @@ export async function executeVerdict(p: Pipeline, verdict: Verdict | ApprovedVer
     }
     const breach = p.ledger.reserve(call.name);
     if (breach !== undefined) return refuse(breach.text, 'budget');
-    return await runReserved(p, tool, call, input, turn);
+    return (await runReserved(p, tool, call, input, turn)).result;
   } catch (error) {
     const { id, name } = idName((verdict as { call?: unknown } | null)?.call);
     return errorResult(id, name, `Call not run: the dispatcher failed while running it (${errorMessage(error)}).`, 'internal');

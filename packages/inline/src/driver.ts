@@ -8,6 +8,7 @@
 
 import {
   cancelPreempts,
+  definedProps,
   dispatchOutcomeEvent,
   errorMessage,
   isBlocking,
@@ -15,7 +16,9 @@ import {
   step,
   toTurnError,
   type BlockingEffect,
+  type CallRecord,
   type Effect,
+  type JsonObject,
   type Message,
   type Model,
   type Outcome,
@@ -56,6 +59,8 @@ export interface HandlerContext {
   /** Which tools each model call is offered (see `modelRequestFor`). */
   readonly selectTools?: SelectToolsFn;
   readonly alwaysOffer?: readonly string[];
+  /** The caller's context (session, user, working directory, …), handed to hooks, policies and records. */
+  readonly context?: JsonObject;
   readonly onNotice?: (notice: Extract<Effect, { type: 'emit' }>['notice']) => void;
   readonly onEffect?: (effect: Effect) => void;
   readonly onStep?: (record: StepRecord) => void;
@@ -103,12 +108,15 @@ export const defaultHandlers: EffectHandlers = {
     const request = modelRequestFor(effect.request, ctx.transcript, ctx.dispatcher.toolSpecs(), ctx);
     return { type: 'model_responded', response: await ctx.model.generate(request, modelCallOptions(ctx)) };
   },
+  // The batch's audit records ride on the event, so the trace keeps them (and core sees hook_blocked).
   async dispatch_tools(effect, ctx) {
-    return dispatchOutcomeEvent(await ctx.dispatcher.dispatch(effect.calls, dispatchContext(ctx)));
+    const records: CallRecord[] = [];
+    return dispatchOutcomeEvent(await ctx.dispatcher.dispatch(effect.calls, recording(ctx, records)), records);
   },
   async execute_approved(effect, ctx) {
-    const results = await ctx.dispatcher.executeApproved(effect.calls, dispatchContext(ctx));
-    return { type: 'approved_tools_completed', results };
+    const records: CallRecord[] = [];
+    const results = await ctx.dispatcher.executeApproved(effect.calls, recording(ctx, records));
+    return { type: 'approved_tools_completed', results, ...(records.length === 0 ? {} : { records }) };
   },
   async compact(effect, ctx) {
     if (ctx.compact === undefined) return { type: 'compacted' };
@@ -143,8 +151,9 @@ export function modelCallOptions(ctx: HandlerContext): { readonly signal: AbortS
 }
 
 /**
- * The dispatch context of a turn: its id, cancellation and `onToolResult` (as `onResult`); the
- * signal is made only if read.
+ * The dispatch context of a turn: its id, cancellation, `onToolResult` (as `onResult`), the
+ * caller's `context` and the transcript (hooks and policies see a frozen copy); the signal is made
+ * only if read.
  */
 function dispatchContext(ctx: HandlerContext): DispatchContext {
   let made = dispatchContextOf.get(ctx);
@@ -152,11 +161,12 @@ function dispatchContext(ctx: HandlerContext): DispatchContext {
     // No spread: it would read the getter and make the signal.
     const cancellation = ctx.cancellation;
     const onResult = ctx.onToolResult;
+    const shared = { turnId: ctx.turnId, transcript: ctx.transcript, ...definedProps({ context: ctx.context }) };
     const base: DispatchContext =
       cancellation === undefined
-        ? { turnId: ctx.turnId, signal: ctx.signal }
+        ? { ...shared, signal: ctx.signal }
         : {
-            turnId: ctx.turnId,
+            ...shared,
             get signal() {
               return ctx.signal;
             },
@@ -166,6 +176,13 @@ function dispatchContext(ctx: HandlerContext): DispatchContext {
     dispatchContextOf.set(ctx, made);
   }
   return made;
+}
+
+/** The turn's dispatch context, for one batch, with its audit records going into `records`. */
+function recording(ctx: HandlerContext, records: CallRecord[]): DispatchContext {
+  return Object.create(dispatchContext(ctx), {
+    onRecord: { value: (record: CallRecord) => records.push(record), enumerable: true },
+  }) as DispatchContext;
 }
 
 /** The context's cancellation (its AbortSignal's when a handler built a context without one). */

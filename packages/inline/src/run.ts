@@ -14,6 +14,7 @@ import {
   type TurnLimitsInput,
   type TurnState,
   definedProps,
+  isJsonValue,
 } from '@turnkit/core';
 import { createDispatcher, LazyCancellation, type Dispatcher } from '@turnkit/dispatch';
 import { recordDecisions } from './approvals.js';
@@ -113,6 +114,7 @@ async function drive(
     ...definedProps({ compact: options.compact }),
     ...definedProps({ selectTools: options.selectTools }),
     ...definedProps({ alwaysOffer: options.alwaysOffer }),
+    ...definedProps({ context: options.context }),
     ...definedProps({ onNotice: options.onNotice }),
     ...definedProps({ onEffect: options.onEffect }),
     ...definedProps({ onStep }),
@@ -196,6 +198,12 @@ function checkCommon(options: RunTurnOptions | ResumeTurnOptions, fn: string): v
     throw new TypeError(`${fn} option \`transcript\` must be an array of messages.`);
   if (options.system !== undefined && typeof options.system !== 'string')
     throw new TypeError(`${fn} option \`system\` must be a string.`);
+  const context: unknown = options.context;
+  if (
+    context !== undefined &&
+    (context === null || typeof context !== 'object' || Array.isArray(context) || !isJsonValue(context))
+  )
+    throw new TypeError(`${fn} option \`context\` must be a JSON object, like { sessionId, userId, cwd }.`);
   const retries: unknown = options.maxModelRetries;
   if (retries !== undefined && (typeof retries !== 'number' || !Number.isInteger(retries) || retries < 0)) {
     throw new TypeError(`${fn} option \`maxModelRetries\` must be a whole number >= 0, got ${String(retries)}.`);

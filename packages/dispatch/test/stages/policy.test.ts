@@ -125,7 +125,7 @@ function context(options: {
     },
     grants: options.grants ?? new GrantList(),
     subject,
-    info: () => ({ ...subject, turnId: 't', signal: cancel.signal }) as CallInfo,
+    info: () => ({ ...subject, turnId: 't', signal: cancel.signal, context: {}, transcript: [] }) as CallInfo,
     cancel,
   };
 }
