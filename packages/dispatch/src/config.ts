@@ -44,6 +44,8 @@ export interface DispatcherConfig {
   readonly onDecision: ((record: DecisionRecord) => void) | undefined;
   readonly wrapExecution: ExecutionWrapper | undefined;
   readonly retryPolicy: RetryPolicy;
+  /** Coerce a failing input towards its tool's schema, for tools that do not say (`coerce` of a tool wins). */
+  readonly coerce: boolean;
   readonly onRecord: ((record: CallRecord) => void) | undefined;
   readonly context: JsonObject;
   readonly budget: BudgetLimits;
@@ -68,6 +70,7 @@ const OPTION_KEYS = new Set([
   'retryPolicy',
   'onRecord',
   'context',
+  'coerce',
 ]);
 /** setTimeout fires at once for longer delays, so longer timeouts are refused. */
 export const MAX_TIMEOUT_MS = 2_147_483_647;
@@ -207,6 +210,7 @@ export function resolveConfig(options: DispatcherOptions): DispatcherConfig {
     optionError('onDecision must be a function (record) => void.');
   if (options.wrapExecution !== undefined && typeof options.wrapExecution !== 'function')
     optionError('wrapExecution must be a function (execution, run) => Promise, calling run() once.');
+  if (options.coerce !== undefined && typeof options.coerce !== 'boolean') optionError('coerce must be a boolean.');
   if (options.onRecord !== undefined && typeof options.onRecord !== 'function')
     optionError('onRecord must be a function (record) => void.');
   const context = options.context ?? {};
@@ -237,6 +241,7 @@ export function resolveConfig(options: DispatcherOptions): DispatcherConfig {
     wrapExecution: options.wrapExecution,
     retryPolicy,
     onRecord: options.onRecord,
+    coerce: options.coerce === true,
     context: Object.freeze(structuredClone(context)),
     ...checkBudget(options, tools, availableText),
     grants: checkGrants(options.grants),

@@ -31,7 +31,7 @@ import { deny, errorResult, idName, type RawVerdict } from './results.js';
 import { shapeResult } from './shape.js';
 import { runTool } from './stages/execute.js';
 import { callInfo, cancelledBefore, runAfterHooks, runBeforeHooks } from './stages/hooks.js';
-import { normalise, resolve, unknownToolText, validate } from './stages/normalise.js';
+import { normalise, resolve, unknownToolText, validate, validateInput } from './stages/normalise.js';
 import { decide, gatherFacts } from './stages/policy.js';
 import { errorMessage, quote } from './text.js';
 import type { ApprovedVerdict, ExecutionOutcome, RawResult, Verdict } from './types.js';
@@ -54,7 +54,7 @@ async function classifyCall(p: Pipeline, raw: unknown, turn: Turn, approved: boo
   const resolved = resolve(call, p.config.tools, p.config.availableText); //              2
   if (resolved.kind === 'deny') return resolved;
   const { tool } = resolved;
-  const validated = await validate(tool, call.name, call.input); //                       3
+  const validated = await validateInput(tool, call.name, call.input, tool.coerce ?? p.config.coerce); //    3
   if (!validated.ok) return deny(call, 'invalid_input', validated.text, 'invalid_input');
   const hooked = await runBeforeHooks(p.config.hooks.before, { call, tool, input: validated.input }, turn); // 4
   if (hooked.kind === 'deny') return hooked;

@@ -228,6 +228,11 @@ export interface DispatcherOptions {
   readonly onRecord?: (record: CallRecord) => void;
   /** A context every call of this dispatcher carries (session, user, working directory, …): a JSON object. */
   readonly context?: JsonObject;
+  /**
+   * Coerce an input that fails validation towards its tool's schema (`"42"` → 42 for a number,
+   * `"true"` → true for a boolean) and validate it again. Off by default; a tool's own `coerce` wins.
+   */
+  readonly coerce?: boolean;
 }
 
 export interface DispatchOutcome {
