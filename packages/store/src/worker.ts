@@ -16,6 +16,7 @@ import {
   resume,
   step,
   type ApprovalDecision,
+  type CallRecord,
   type Effect,
   type Message,
   type Model,
@@ -341,6 +342,8 @@ async function runTurnOnce(
     const journal = (result: ToolResult): void => {
       writes.push(store.callFinished(lease, result).catch((error: unknown) => fencedError(error) || report(error, lease.id)));
     };
+    // The batch's audit records ride on the event, as in @turnkit/inline (core emits hook_blocked from them).
+    const records: CallRecord[] = [];
     const dispatchCtx: DispatchContext = {
       turnId: lease.id,
       get signal() {
@@ -348,21 +351,25 @@ async function runTurnOnce(
       },
       cancellation,
       onResult: journal,
+      onRecord: (record) => records.push(record),
+      transcript: ctx.transcript,
+      ...definedProps({ context: ctx.context }),
     };
     let held: readonly ToolResult[] = [...known.values()];
     if (approved) {
       const ran = toRun.length === 0 ? [] : await dispatcher.executeApproved(toRun, dispatchCtx);
       await Promise.all(writes);
       if (lost !== null) throw lost;
-      return { type: 'approved_tools_completed', results: [...held, ...ran] };
+      return { type: 'approved_tools_completed', results: [...held, ...ran], ...(records.length === 0 ? {} : { records }) };
     }
     const outcome = toRun.length === 0 ? { results: [], parked: [] } : await dispatcher.dispatch(toRun, dispatchCtx);
     await Promise.all(writes);
     if (lost !== null) throw lost;
     held = [...held, ...outcome.results];
+    const audit = records.length === 0 ? {} : { records };
     return outcome.parked.length > 0
-      ? { type: 'tools_parked', held, parked: outcome.parked }
-      : { type: 'tools_completed', results: held };
+      ? { type: 'tools_parked', held, parked: outcome.parked, ...audit }
+      : { type: 'tools_completed', results: held, ...audit };
   };
 
   const handlers: EffectHandlers = {
