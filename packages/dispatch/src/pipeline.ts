@@ -47,10 +47,11 @@ export interface Pipeline {
 }
 
 /** Stages 1–5, stage after stage. `approved`: the call was approved by a person, so no policy. */
-async function classifyCall(p: Pipeline, raw: unknown, turn: Turn, approved: boolean): Promise<RawVerdict> {
+async function classifyCall(p: Pipeline, raw: unknown, turn: Turn, approved: boolean, seen: Seen): Promise<RawVerdict> {
   const normalised = normalise(raw); //                                                  1
   if (normalised.kind === 'deny') return normalised;
   const { call } = normalised;
+  seen.input = call.input;
   const resolved = resolve(call, p.config.tools, p.config.availableText); //              2
   if (resolved.kind === 'deny') return resolved;
   const { tool } = resolved;
@@ -81,15 +82,20 @@ function shapeVerdict(p: Pipeline, verdict: RawVerdict): Verdict {
   return verdict.kind === 'deny' ? { ...verdict, result: shapeResult(verdict.result, p.config.maxOutputChars) } : verdict;
 }
 
+/** What classifying read of a call, for its audit record: the input as sent (the call's fields are read once). */
+interface Seen {
+  input?: unknown;
+}
+
 /** Stages 1–5 for one call of a readable context, or its denial for an unreadable one. Never throws. */
-export async function classify(p: Pipeline, raw: unknown, turn: Turn, approved: boolean): Promise<Verdict> {
+export async function classify(p: Pipeline, raw: unknown, turn: Turn, approved: boolean, seen: Seen = {}): Promise<Verdict> {
   let verdict: RawVerdict;
   if (turn.problem !== undefined) {
     const { id, name } = idName(raw);
     verdict = deny({ id, name }, 'invalid_context', badContextText(name, turn.problem), 'internal');
   } else {
     try {
-      verdict = await classifyCall(p, raw, turn, approved);
+      verdict = await classifyCall(p, raw, turn, approved, seen);
     } catch (error) {
       // A call whose fields throw when read (a hostile getter), or a bug here: deny this one call.
       verdict = deny(
@@ -167,15 +173,6 @@ export async function runReserved(p: Pipeline, tool: AnyTool, call: ToolCall, in
   return { result: shapeResult(result, p.config.maxOutputChars), attempts, durationMs }; //    9
 }
 
-/** The input of anything that may be a call, for the record of a call that did not run; never throws. */
-function inputOf(raw: unknown): unknown {
-  try {
-    return (raw as { input?: unknown } | null)?.input;
-  } catch {
-    return undefined;
-  }
-}
-
 /** Calls `onResult` without letting it lose a result or break the batch. */
 function announce(turn: Turn, result: ToolResult): void {
   try {
@@ -209,13 +206,15 @@ export async function dispatchBatch(
   const sent: unknown[] = [];
   const classified: Verdict[] = [];
   for (const raw of list) {
-    classified.push(await classify(p, raw, turn, approved)); //                           1–5
-    sent.push(inputOf(raw));
+    const seen: Seen = {};
+    classified.push(await classify(p, raw, turn, approved, seen)); //                     1–5
+    sent.push(seen.input);
   }
   const verdicts = classified.map((verdict) => admit(p, verdict)); //                     6
   if (!approved) emitRecords(p.config.onDecision, verdicts.map(decisionRecord));
   // One audit record per call with a result: denied now, executed when it has run.
   const audit = (verdict: Verdict, input: unknown, ran: Ran): void => {
+    if (p.config.onRecord === undefined && turn.onRecord === undefined) return;
     const executed = verdict.kind === 'execute';
     const call = { id: ran.result.callId, name: ran.result.name };
     const decision = !executed ? 'deny' : approved ? 'user_approved' : 'allow';
