@@ -5,6 +5,7 @@
 import { isJsonValue, type JsonObject, type ToolSpec } from '@turnkit/core';
 import type { BudgetLimits } from './budget.js';
 import type { ToolDefinition } from './define.js';
+import { deepFreeze } from './context.js';
 import { checkGrant } from './grants.js';
 import { parsePattern, type Pattern } from './patterns.js';
 import { checkRetryPolicy, type RetryPolicy } from './retry.js';
@@ -242,7 +243,7 @@ export function resolveConfig(options: DispatcherOptions): DispatcherConfig {
     retryPolicy,
     onRecord: options.onRecord,
     coerce: options.coerce === true,
-    context: Object.freeze(structuredClone(context)),
+    context: deepFreeze(structuredClone(context)),
     ...checkBudget(options, tools, availableText),
     grants: checkGrants(options.grants),
   });

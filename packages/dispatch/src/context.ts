@@ -29,7 +29,7 @@ function noop(): void {}
 const NO_MESSAGES: readonly Message[] = Object.freeze([]);
 
 /** Freezes a JSON value and everything in it. */
-function deepFreeze<T>(value: T): T {
+export function deepFreeze<T>(value: T): T {
   if (value !== null && typeof value === 'object') {
     for (const inner of Object.values(value)) deepFreeze(inner);
     Object.freeze(value);

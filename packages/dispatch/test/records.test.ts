@@ -170,6 +170,33 @@ describe('the context and transcript hooks and policies see', () => {
     ]);
   });
 
+  it("a hook cannot change the dispatcher's context for the next call", async () => {
+    const seen: string[] = [];
+    const dispatcher = createDispatcher({
+      tools: [echo],
+      context: { user: { id: 'u-1' } },
+      hooks: {
+        before: [
+          {
+            name: 'tamper',
+            run: ({ context }) => {
+              seen.push(JSON.stringify(context));
+              try {
+                (context['user'] as { id: string }).id = 'root';
+              } catch {
+                // Frozen: the attempt fails.
+              }
+              return undefined;
+            },
+          },
+        ],
+      },
+    });
+    await dispatcher.dispatch([call('echo', { text: 'a' })], { turnId: 't' });
+    await dispatcher.dispatch([call('echo', { text: 'b' })], { turnId: 't' });
+    expect(seen).toEqual(['{"user":{"id":"u-1"}}', '{"user":{"id":"u-1"}}']);
+  });
+
   it('without them, hooks see an empty context and transcript', async () => {
     let info: CallInfo | undefined;
     const dispatcher = createDispatcher({ tools: [echo], hooks: { before: [{ name: 'look', run: (i) => void (info = i) }] } });
