@@ -3,7 +3,6 @@
 
 import type { JsonObject, JsonValue, ToolResult } from '@turnkit/core';
 import type { Turn } from './context.js';
-import type { ToolErrorKind } from './errors.js';
 import { toJsonValue } from './shape.js';
 import type { CallRecord } from './types.js';
 
@@ -12,7 +11,7 @@ export interface RecordFacts {
   readonly call: { readonly id: string; readonly name: string };
   /** The input that ran; for a call that did not run, the input as sent. */
   readonly input: unknown;
-  readonly decision: CallRecord['decision'];
+  readonly decision: 'allow' | 'deny' | 'user_approved';
   readonly source: string;
   readonly result: ToolResult;
   readonly attempts: number;
@@ -28,7 +27,7 @@ function inputJson(input: unknown): JsonValue {
 /** The record of one call. `context` is the turn's caller-supplied context, left out when empty. */
 export function callRecord(turnId: string, context: JsonObject, facts: RecordFacts): CallRecord {
   const { call, result } = facts;
-  const outcome: CallRecord['outcome'] = result.isError ? ((result.errorKind ?? 'tool_error') as ToolErrorKind) : 'ok';
+  const outcome = result.isError ? (result.errorKind ?? 'tool_error') : 'ok';
   const reason =
     result.isError && facts.attempts === 0 && typeof result.output === 'string' ? result.output.slice(0, 500) : undefined;
   return {

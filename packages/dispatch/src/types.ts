@@ -3,7 +3,8 @@
 
 import type {
   ApprovalDecision,
-  CallRecord as CoreCallRecord,
+  CallRecord,
+  DispatchOutcome,
   JsonObject,
   Message,
   ParkedCall,
@@ -47,13 +48,11 @@ export interface DispatchContext {
 }
 
 /**
- * The audit record of one call (core's `CallRecord`): the input that ran, the decision and its
- * source, the outcome (`ok` or the error kind), how long it ran and how many tries it took.
+ * The audit record of one call (core's `CallRecord`): the input that ran, the decision (`allow`,
+ * `deny`, `user_approved`) and its source, the outcome (`ok` or the result's `ToolErrorKind`), how
+ * long it ran and how many tries it took.
  */
-export interface CallRecord extends CoreCallRecord {
-  readonly decision: 'allow' | 'deny' | 'user_approved';
-  readonly outcome: 'ok' | ToolErrorKind;
-}
+export type { CallRecord };
 
 /**
  * The outcome of classifying one call (pipeline stages 1–5). `source` says which rule decided.
@@ -235,12 +234,8 @@ export interface DispatcherOptions {
   readonly coerce?: boolean;
 }
 
-export interface DispatchOutcome {
-  /** In call order, one per call that got a result (executed or denied). */
-  readonly results: readonly ToolResult[];
-  /** In call order. */
-  readonly parked: readonly ParkedCall[];
-}
+/** What `dispatch` returns: core's `DispatchOutcome` (results and parked calls, each in call order). */
+export type { DispatchOutcome };
 
 export interface Dispatcher {
   /** The tools as the model sees them, computed once. */
