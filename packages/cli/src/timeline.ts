@@ -272,6 +272,13 @@ export class Timeline {
       case 'ignored_event':
         this.line(pc.dim(`note   ignored: ${typeof d.reason === 'string' ? safeText(d.reason) : preview(d)}`));
         return;
+      case 'hook_blocked': {
+        const why = typeof d.reason === 'string' ? `: ${preview(d.reason, 100)}` : '';
+        this.line(
+          `${pc.yellow('hook')}   ${pc.yellow('✗')} ${pc.cyan(safeText(String(d.tool)))} ${pc.dim(safeText(String(d.callId)))} ${pc.yellow(`blocked by hook '${safeText(String(d.hook))}'${why}`)}`,
+        );
+        return;
+      }
       default:
         // turn_started, iteration and steering are visible from the model and tool lines already.
         return;

@@ -2,9 +2,10 @@
 // is trusted. `readEvent` checks the shape of an event and returns a normalised copy holding only
 // known fields, or says precisely what is wrong. It never throws on bad input.
 
-import { copyJson, MAX_JSON_DEPTH } from './json.js';
+import { copyJson, isJsonValue, MAX_JSON_DEPTH } from './json.js';
 import type {
   ApprovalDecision,
+  CallRecord,
   FailableEffect,
   JsonValue,
   ModelResponse,
@@ -24,12 +25,21 @@ export type ParsedEvent =
   | { readonly type: 'model_responded'; readonly response: ModelResponse; readonly problem?: undefined }
   | { readonly type: 'model_responded'; readonly response: null; readonly problem: string }
   | { readonly type: 'model_failed'; readonly error: TurnError; readonly partialOutput: boolean }
-  | { readonly type: 'tools_completed'; readonly results: readonly ToolResult[] }
-  | { readonly type: 'tools_parked'; readonly held: readonly ToolResult[]; readonly parked: readonly ParkedCall[] }
+  | { readonly type: 'tools_completed'; readonly results: readonly ToolResult[]; readonly records: readonly CallRecord[] }
+  | {
+      readonly type: 'tools_parked';
+      readonly held: readonly ToolResult[];
+      readonly parked: readonly ParkedCall[];
+      readonly records: readonly CallRecord[];
+    }
   /** Each entry's decision is null when it is not a valid decision (the reducer ignores it). */
   | { readonly type: 'approvals_decided'; readonly decisions: ReadonlyArray<readonly [string, ApprovalDecision | null]> }
   | { readonly type: 'approval_expired' }
-  | { readonly type: 'approved_tools_completed'; readonly results: readonly ToolResult[] }
+  | {
+      readonly type: 'approved_tools_completed';
+      readonly results: readonly ToolResult[];
+      readonly records: readonly CallRecord[];
+    }
   | { readonly type: 'compacted' }
   | { readonly type: 'output_accepted'; readonly output: JsonValue }
   | { readonly type: 'output_rejected'; readonly reason: string }
@@ -177,6 +187,34 @@ function readResults(value: unknown, what: string): ToolResult[] {
   return list(value, what).map((r, i) => readToolResult(r, `${what}[${i}]`));
 }
 
+const isCount = (n: unknown, whole: boolean): n is number =>
+  typeof n === 'number' && Number.isFinite(n) && n >= 0 && (!whole || Number.isInteger(n));
+
+/** One audit record, or null when it is not one. */
+function readRecord(value: unknown): CallRecord | null {
+  if (!record(value)) return null;
+  const { turnId, callId, tool, input, decision, source, outcome, durationMs, attempts, reason, context } = value;
+  const strings = [turnId, callId, tool, decision, source, outcome].every((s) => typeof s === 'string');
+  if (!strings || !isCount(durationMs, false) || !isCount(attempts, true) || !isJsonValue(input)) return null;
+  if (reason !== undefined && typeof reason !== 'string') return null;
+  if (context !== undefined && !(record(context) && isJsonValue(context))) return null;
+  const base = { turnId, callId, tool, input, decision, source, outcome, durationMs, attempts } as CallRecord;
+  return {
+    ...base,
+    ...(reason === undefined ? {} : { reason: reason as string }),
+    ...(context === undefined ? {} : { context: context as CallRecord['context'] & object }),
+  };
+}
+
+/**
+ * Audit records are read leniently: they describe the results, they are not results, so a
+ * malformed one is dropped (never fatal, never a lost result). Missing: none.
+ */
+function readRecords(value: unknown): CallRecord[] {
+  if (!Array.isArray(value)) return [];
+  return value.map(readRecord).filter((r): r is CallRecord => r !== null);
+}
+
 /** Decisions are read leniently: a malformed decision is ignored by the reducer, not fatal. */
 function readDecisions(value: unknown): Array<[string, ApprovalDecision | null]> {
   if (!record(value)) throw new Bad('decisions must be an object keyed by call id');
@@ -224,7 +262,7 @@ export function readEvent(event: unknown): ReadEvent {
       }
       case 'tools_completed':
       case 'approved_tools_completed':
-        return { type, results: readResults(event.results, 'results') };
+        return { type, results: readResults(event.results, 'results'), records: readRecords(event.records) };
       case 'tools_parked': {
         const held = readResults(event.held ?? [], 'held');
         const parked = list(event.parked, 'parked').map((p, i): ParkedCall => {
@@ -235,7 +273,7 @@ export function readEvent(event: unknown): ReadEvent {
           const reason = optStr(p.reason, `parked[${i}].reason`);
           return { call, ...(input === undefined ? {} : { input }), ...(reason === undefined ? {} : { reason }) };
         });
-        return { type, held, parked };
+        return { type, held, parked, records: readRecords(event.records) };
       }
       case 'approvals_decided':
         return { type, decisions: readDecisions(event.decisions) };

@@ -3,7 +3,7 @@
 // calls still wait for a decision, and how a validation issue's path reads. Pure functions over
 // plain data; core imports nothing, so the dispatcher's outcome is typed by its shape.
 
-import type { ParkedCall, ToolResult, TurnEvent, TurnState } from './types.js';
+import type { CallRecord, ParkedCall, ToolResult, TurnEvent, TurnState } from './types.js';
 
 /** What a dispatcher answers for a batch: the results it has, and the calls it parked for approval. */
 export interface DispatchOutcome {
@@ -13,14 +13,23 @@ export interface DispatchOutcome {
 
 /**
  * The event for a dispatcher's answer to `dispatch_tools`: `tools_parked` (the results so far are
- * held) when any call was parked, else `tools_completed`.
+ * held) when any call was parked, else `tools_completed`. `records`, the dispatcher's audit
+ * records of the batch (its `onRecord`), ride along when there are any, so a trace keeps them.
  *
  * @example
- * const event = dispatchOutcomeEvent(await dispatcher.dispatch(effect.calls, ctx));
+ * const records: CallRecord[] = [];
+ * const outcome = await dispatcher.dispatch(effect.calls, { ...ctx, onRecord: (r) => records.push(r) });
+ * const event = dispatchOutcomeEvent(outcome, records);
  */
-export function dispatchOutcomeEvent(outcome: DispatchOutcome): Extract<TurnEvent, { type: 'tools_completed' | 'tools_parked' }> {
+export function dispatchOutcomeEvent(
+  outcome: DispatchOutcome,
+  records: readonly CallRecord[] = [],
+): Extract<TurnEvent, { type: 'tools_completed' | 'tools_parked' }> {
   const { results, parked } = outcome;
-  return parked.length > 0 ? { type: 'tools_parked', held: results, parked } : { type: 'tools_completed', results };
+  const extra = records.length === 0 ? {} : { records };
+  return parked.length > 0
+    ? { type: 'tools_parked', held: results, parked, ...extra }
+    : { type: 'tools_completed', results, ...extra };
 }
 
 /**

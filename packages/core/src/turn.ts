@@ -20,6 +20,7 @@ import { TURN_STATE_VERSION } from './state.js';
 import type {
   ApprovalDecision,
   BatchCall,
+  CallRecord,
   CallModelRequest,
   Effect,
   ForcedReason,
@@ -120,8 +121,8 @@ function transition(state: TurnState, event: ParsedEvent): Step {
       if (event.type === 'model_failed') return modelFailed(state, event.error, event.partialOutput);
       break;
     case 'dispatching':
-      if (event.type === 'tools_completed') return toolsCompleted(state, event.results);
-      if (event.type === 'tools_parked') return toolsParked(state, event.held, event.parked);
+      if (event.type === 'tools_completed') return withHookNotices(event.records, toolsCompleted(state, event.results));
+      if (event.type === 'tools_parked') return withHookNotices(event.records, toolsParked(state, event.held, event.parked));
       if (event.type === 'effect_failed' && event.effect === 'dispatch_tools') return dispatcherFailed(state, event.error);
       break;
     case 'awaiting_approval':
@@ -129,7 +130,8 @@ function transition(state: TurnState, event: ParsedEvent): Step {
       if (event.type === 'approval_expired') return approvalExpired(state, liveBatch(state));
       break;
     case 'executing_approved':
-      if (event.type === 'approved_tools_completed') return approvedToolsCompleted(state, liveBatch(state), event.results);
+      if (event.type === 'approved_tools_completed')
+        return withHookNotices(event.records, approvedToolsCompleted(state, liveBatch(state), event.results));
       if (event.type === 'approvals_decided')
         return ignored(
           state,
@@ -441,6 +443,20 @@ function exceededTokenBudget(state: TurnState, usage: TurnUsage): string | null 
 function liveBatch(state: TurnState): TurnBatch {
   if (state.batch === null) throw new Error(`the state is ${state.status} but has no batch`);
   return state.batch;
+}
+
+/**
+ * A `hook_blocked` notice for each call a before-hook refused (its record: decision `deny`, source
+ * `hook:<name>`, outcome `denied`), ahead of the step's own effects, so a UI can say so.
+ */
+function withHookNotices(records: readonly CallRecord[], [next, effects]: Step): Step {
+  const notices: Effect[] = [];
+  for (const r of records) {
+    if (r.decision !== 'deny' || r.outcome !== 'denied' || !r.source.startsWith('hook:')) continue;
+    const data = { callId: r.callId, tool: r.tool, hook: r.source.slice('hook:'.length) };
+    notices.push(emit('hook_blocked', r.reason === undefined ? data : { ...data, reason: r.reason }));
+  }
+  return notices.length === 0 ? [next, effects] : [next, [...notices, ...effects]];
 }
 
 function toolsCompleted(state: TurnState, results: readonly ToolResult[]): Step {

@@ -35,6 +35,32 @@ export interface ToolResult {
   readonly modelOverride?: string;
 }
 
+/**
+ * The audit record of one tool call, as a dispatcher reports it (@turnkit/dispatch's
+ * `CallRecord`). The events that report tool results may carry them (`records`), so a trace keeps
+ * them beside the results; core reads them only to emit `hook_blocked` notices.
+ */
+export interface CallRecord {
+  readonly turnId: string;
+  readonly callId: string;
+  readonly tool: string;
+  /** The input that ran (validated, after the before-hooks); for a call that did not run, as sent. */
+  readonly input: JsonValue;
+  /** `allow`, `deny`, `user_approved`, `user_rejected`. */
+  readonly decision: string;
+  /** What decided: `rule:deny:<pattern>`, `hook:<name>`, `policy`, `user`, … */
+  readonly source: string;
+  /** `ok`, or the error kind of the result (`denied`, `timeout`, …). */
+  readonly outcome: string;
+  readonly durationMs: number;
+  /** Tries made; 0 for a call that did not run. */
+  readonly attempts: number;
+  /** Why, for a call that did not run (the start of its result's text). */
+  readonly reason?: string;
+  /** The caller-supplied context of the turn (session, user, working directory, …). */
+  readonly context?: JsonObject;
+}
+
 export interface Usage {
   readonly inputTokens: number;
   readonly outputTokens: number;
@@ -245,11 +271,20 @@ export type TurnEvent =
    * (a stream): core never retries such a call, since a retry would send that output again.
    */
   | { readonly type: 'model_failed'; readonly error: TurnError; readonly partialOutput?: boolean }
-  | { readonly type: 'tools_completed'; readonly results: readonly ToolResult[] }
-  | { readonly type: 'tools_parked'; readonly held: readonly ToolResult[]; readonly parked: readonly ParkedCall[] }
+  | { readonly type: 'tools_completed'; readonly results: readonly ToolResult[]; readonly records?: readonly CallRecord[] }
+  | {
+      readonly type: 'tools_parked';
+      readonly held: readonly ToolResult[];
+      readonly parked: readonly ParkedCall[];
+      readonly records?: readonly CallRecord[];
+    }
   | { readonly type: 'approvals_decided'; readonly decisions: { readonly [callId: string]: ApprovalDecision } }
   | { readonly type: 'approval_expired' }
-  | { readonly type: 'approved_tools_completed'; readonly results: readonly ToolResult[] }
+  | {
+      readonly type: 'approved_tools_completed';
+      readonly results: readonly ToolResult[];
+      readonly records?: readonly CallRecord[];
+    }
   | { readonly type: 'compacted'; readonly info?: JsonValue }
   | { readonly type: 'output_accepted'; readonly output: JsonValue }
   | { readonly type: 'output_rejected'; readonly reason: string }
@@ -282,7 +317,9 @@ export type NoticeName =
   | 'awaiting_approval'
   | 'limit_reached'
   | 'ignored_event'
-  | 'model_retry';
+  | 'model_retry'
+  /** A before-hook refused a call: `{ callId, tool, hook, reason }`. */
+  | 'hook_blocked';
 
 export interface Notice {
   readonly name: NoticeName;

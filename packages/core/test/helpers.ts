@@ -104,7 +104,7 @@ export const fx = {
   }),
   result: (result: ToolResult): Effect => ({ type: 'append', message: { role: 'tool', result } }),
   emit: (
-    name: 'turn_started' | 'iteration' | 'steering' | 'awaiting_approval' | 'limit_reached' | 'ignored_event',
+    name: 'turn_started' | 'iteration' | 'steering' | 'awaiting_approval' | 'limit_reached' | 'ignored_event' | 'hook_blocked',
     data: unknown,
   ): Effect => ({
     type: 'emit',

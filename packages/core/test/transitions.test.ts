@@ -2,7 +2,7 @@
 // comparing the WHOLE effect list and the fields of the next state that the row is about.
 import { describe, expect, it } from 'vitest';
 import { createTurn, isTerminal, parseTurnState, step } from '@turnkit/core';
-import type { TurnState } from '@turnkit/core';
+import type { CallRecord, ToolCall, TurnState } from '@turnkit/core';
 import {
   call,
   callingModel,
@@ -1269,5 +1269,53 @@ describe('deeply nested model input', () => {
       response: { text: '', toolCalls: [{ id: 'a', name: 'read', input: nest(1_999) }] },
     });
     expect(next.status).toBe('dispatching');
+  });
+});
+
+describe('audit records on the events that report tool results', () => {
+  const record = (c: ToolCall, extra: Partial<CallRecord> = {}): CallRecord => ({
+    turnId: 't',
+    callId: c.id,
+    tool: c.name,
+    input: c.input,
+    decision: 'allow',
+    source: 'default',
+    outcome: 'ok',
+    durationMs: 3,
+    attempts: 1,
+    ...extra,
+  });
+
+  it('emits hook_blocked first for each call a before-hook refused, and nothing for the others', () => {
+    const [a, b, c] = [call('a'), call('b'), call('c')];
+    const blocked = { decision: 'deny', source: 'hook:no-secrets', outcome: 'denied', attempts: 0, durationMs: 0 } as const;
+    const records = [
+      record(a),
+      record(b, { ...blocked, reason: 'Blocked: secrets stay here.' }),
+      // A hook that answered for the tool (halt with isError false) did not block it; nor did a rule.
+      record(c, { decision: 'deny', source: 'hook:cache', outcome: 'ok', attempts: 0 }),
+    ];
+    const results = [ok(a), synth(b, 'Blocked: secrets stay here.'), ok(c)];
+    const [, effects] = step(dispatching([a, b, c]), { type: 'tools_completed', results, records });
+    const [, plain] = step(dispatching([a, b, c]), { type: 'tools_completed', results });
+    expect(effects).toEqual([
+      fx.emit('hook_blocked', { callId: b.id, tool: b.name, hook: 'no-secrets', reason: 'Blocked: secrets stay here.' }),
+      ...plain,
+    ]);
+  });
+
+  it('reads records leniently: a malformed one is dropped, never failing the turn', () => {
+    const a = call('a');
+    const bad = [null, 5, { ...record(a), attempts: -1 }, { ...record(a), input: undefined }, { ...record(a), context: [] }];
+    const [next, effects] = step(dispatching([a]), {
+      type: 'tools_completed',
+      results: [synth(a, 'denied')],
+      records: [...bad, { ...record(a), decision: 'deny', source: 'hook:h', outcome: 'denied', durationMs: Number.NaN }],
+    });
+    const [plainNext, plain] = step(dispatching([a]), { type: 'tools_completed', results: [synth(a, 'denied')] });
+    expect(effects).toEqual(plain);
+    expect(next).toEqual(plainNext);
+    const [, notRecords] = step(dispatching([a]), { type: 'tools_completed', results: [ok(a)], records: 'none' });
+    expect(notRecords).toEqual(step(dispatching([a]), { type: 'tools_completed', results: [ok(a)] })[1]);
   });
 });

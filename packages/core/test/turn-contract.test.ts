@@ -77,6 +77,7 @@ const NOTICES: Record<NoticeName, true> = {
   limit_reached: true,
   ignored_event: true,
   model_retry: true,
+  hook_blocked: true,
 };
 const STOP_REASONS: Record<StopReason, true> = {
   completed: true,

@@ -2,9 +2,10 @@
 // names the bad entry and says what to pass instead. Nothing later reads the caller's options
 // object again, so changing it after `createDispatcher` changes nothing.
 
-import type { ToolSpec } from '@turnkit/core';
+import { isJsonValue, type JsonObject, type ToolSpec } from '@turnkit/core';
 import type { BudgetLimits } from './budget.js';
 import type { ToolDefinition } from './define.js';
+import { deepFreeze } from './context.js';
 import { checkGrant } from './grants.js';
 import { parsePattern, type Pattern } from './patterns.js';
 import { checkRetryPolicy, type RetryPolicy } from './retry.js';
@@ -13,6 +14,7 @@ import type {
   AfterHook,
   BeforeHook,
   BudgetUsage,
+  CallRecord,
   DecisionRecord,
   DispatcherOptions,
   ExecutionWrapper,
@@ -46,6 +48,10 @@ export interface DispatcherConfig {
   readonly onDecision: ((record: DecisionRecord) => void) | undefined;
   readonly wrapExecution: ExecutionWrapper | undefined;
   readonly retryPolicy: RetryPolicy;
+  /** Coerce a failing input towards its tool's schema, for tools that do not say (`coerce` of a tool wins). */
+  readonly coerce: boolean;
+  readonly onRecord: ((record: CallRecord) => void) | undefined;
+  readonly context: JsonObject;
   readonly budget: BudgetLimits;
   readonly budgetUsage: BudgetUsage;
   readonly grants: readonly Grant[];
@@ -76,6 +82,9 @@ const OPTION_KEYS = new Set([
   'onDecision',
   'wrapExecution',
   'retryPolicy',
+  'onRecord',
+  'context',
+  'coerce',
 ]);
 /** setTimeout fires at once for longer delays, so longer timeouts are refused. */
 export const MAX_TIMEOUT_MS = 2_147_483_647;
@@ -249,6 +258,12 @@ export function resolveConfig(options: DispatcherOptions): DispatcherConfig {
     optionError('onDecision must be a function (record) => void.');
   if (options.wrapExecution !== undefined && typeof options.wrapExecution !== 'function')
     optionError('wrapExecution must be a function (execution, run) => Promise, calling run() once.');
+  if (options.coerce !== undefined && typeof options.coerce !== 'boolean') optionError('coerce must be a boolean.');
+  if (options.onRecord !== undefined && typeof options.onRecord !== 'function')
+    optionError('onRecord must be a function (record) => void.');
+  const context = options.context ?? {};
+  if (context === null || typeof context !== 'object' || Array.isArray(context) || !isJsonValue(context))
+    optionError(`context must be a JSON object, like { sessionId, userId, cwd }; got ${describeOption(context)}.`);
   let retryPolicy: RetryPolicy = {};
   if (options.retryPolicy !== undefined) {
     const checked = checkRetryPolicy(options.retryPolicy, false);
@@ -275,6 +290,9 @@ export function resolveConfig(options: DispatcherOptions): DispatcherConfig {
     onDecision: options.onDecision,
     wrapExecution: options.wrapExecution,
     retryPolicy,
+    onRecord: options.onRecord,
+    coerce: options.coerce === true,
+    context: deepFreeze(structuredClone(context)),
     ...checkBudget(options, tools, availableText),
     grants: checkGrants(options.grants),
   });

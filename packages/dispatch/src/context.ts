@@ -2,9 +2,10 @@
 // and its cancellation, mirrored into one of the dispatcher's own. Reading never throws: a context
 // that cannot be read gives the reason instead, and the pipeline fails every call of it.
 
-import { readDecision, type ApprovalDecision, type ToolResult } from '@turnkit/core';
+import { isJsonValue, readDecision, type ApprovalDecision, type JsonObject, type Message, type ToolResult } from '@turnkit/core';
 import { LazyCancellation, type Cancellation } from './cancellation.js';
 import { errorMessage, quote } from './text.js';
+import type { CallRecord } from './types.js';
 
 /** What the dispatcher takes from a `DispatchContext`, read once: nothing of the caller's is read again. */
 export interface Turn {
@@ -16,6 +17,11 @@ export interface Turn {
   /** The dispatcher's own cancellation, aborted when the caller's is. */
   readonly cancel: Cancellation;
   readonly onResult: ((result: ToolResult) => void) | undefined;
+  readonly onRecord: ((record: CallRecord) => void) | undefined;
+  /** The dispatcher's context with the caller's over it, frozen. */
+  readonly context: JsonObject;
+  /** A frozen copy of the caller's transcript, made when first read. */
+  readonly transcript: () => readonly Message[];
   /** Unsubscribes from the caller's cancellation; call when the work is done. */
   readonly release: () => void;
   /** Why the context could not be read; then nothing may run, and every call gets an error result. */
@@ -24,15 +30,58 @@ export interface Turn {
 
 function noop(): void {}
 
+const NO_MESSAGES: readonly Message[] = Object.freeze([]);
+
+/** Freezes a JSON value and everything in it. */
+export function deepFreeze<T>(value: T): T {
+  if (value !== null && typeof value === 'object') {
+    for (const inner of Object.values(value)) deepFreeze(inner);
+    Object.freeze(value);
+  }
+  return value;
+}
+
+/** A read-only view of the caller's transcript: a frozen copy, made once, when a hook or policy first reads it. */
+function transcriptView(given: unknown): () => readonly Message[] {
+  if (given === undefined) return () => NO_MESSAGES;
+  if (!Array.isArray(given)) throw new TypeError('transcript must be an array of messages');
+  let view: readonly Message[] | undefined;
+  return () => {
+    view ??= deepFreeze(structuredClone(given) as Message[]);
+    return view;
+  };
+}
+
+/** The dispatcher's context with the caller's over it; a caller's context that is not a JSON object is refused. */
+function mergedContext(base: JsonObject, given: unknown): JsonObject {
+  if (given === undefined) return base;
+  if (given === null || typeof given !== 'object' || Array.isArray(given) || !isJsonValue(given))
+    throw new TypeError('context must be a JSON object, like { sessionId, userId, cwd }');
+  return deepFreeze(structuredClone({ ...base, ...(given as JsonObject) }));
+}
+
+function emptyTurn(cancel: Cancellation, context: JsonObject, problem?: string): Turn {
+  const turn: Turn = {
+    turnId: '',
+    cancel,
+    onResult: undefined,
+    onRecord: undefined,
+    context,
+    transcript: () => NO_MESSAGES,
+    release: noop,
+  };
+  return problem === undefined ? turn : { ...turn, problem };
+}
+
 /**
- * Reads a `DispatchContext` once, defensively: its `turnId`, `onResult`, and its `cancellation`
+ * Reads a `DispatchContext` once, defensively: its `turnId`, `onResult`, `onRecord`, `context` (over
+ * `baseContext`, the dispatcher's), `transcript`, and its `cancellation`
  * (or, without one, its `signal`), mirrored into a cancellation of the dispatcher's own. A context
  * that throws when read (a Proxy, a throwing getter, a signal that is not an AbortSignal) gives
  * a turn with the reason as its `problem`. Not an object: an empty context.
  */
-export function readContext(ctx: unknown): Turn {
-  if (ctx === null || typeof ctx !== 'object')
-    return { turnId: '', cancel: new LazyCancellation(), onResult: undefined, release: noop };
+export function readContext(ctx: unknown, baseContext: JsonObject): Turn {
+  if (ctx === null || typeof ctx !== 'object') return emptyTurn(new LazyCancellation(), baseContext);
   const own = new LazyCancellation();
   let release: () => void = noop;
   try {
@@ -44,6 +93,10 @@ export function readContext(ctx: unknown): Turn {
     const decisions = readDecisions(c['decisions']);
     const rawOnResult = c['onResult'];
     const onResult = typeof rawOnResult === 'function' ? (rawOnResult as (result: ToolResult) => void) : undefined;
+    const rawOnRecord = c['onRecord'];
+    const onRecord = typeof rawOnRecord === 'function' ? (rawOnRecord as (record: CallRecord) => void) : undefined;
+    const context = mergedContext(baseContext, c['context']);
+    const transcript = transcriptView(c['transcript']);
     // A usable `cancellation` is preferred: reading `signal` may make an AbortSignal for nothing.
     const given = c['cancellation'] as { aborted?: unknown; reason?: unknown; onAbort?: unknown } | null | undefined;
     if (given !== null && typeof given === 'object' && typeof given.onAbort === 'function') {
@@ -65,10 +118,10 @@ export function readContext(ctx: unknown): Turn {
         }
       }
     }
-    return { turnId, session, decisions, cancel: own, onResult, release: () => safely(release) };
+    return { turnId, session, decisions, cancel: own, onResult, onRecord, context, transcript, release: () => safely(release) };
   } catch (error) {
     safely(release);
-    return { turnId: '', cancel: own, onResult: undefined, release: noop, problem: errorMessage(error) };
+    return emptyTurn(own, baseContext, errorMessage(error));
   }
 }
 
@@ -101,5 +154,5 @@ function safely(fn: () => void): void {
 }
 
 export function badContextText(name: string, problem: string): string {
-  return `Call to ${quote(name)} not run: the dispatch context could not be read (${problem}). The program calling the dispatcher must pass a plain { turnId, signal? } object.`;
+  return `Call to ${quote(name)} not run: the dispatch context could not be read (${problem}). The program calling the dispatcher must pass a plain { turnId, signal?, context?, transcript? } object.`;
 }

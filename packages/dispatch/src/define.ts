@@ -47,6 +47,11 @@ export interface ToolConfig<Schema extends zc.$ZodType> {
    * (`transient` and `rate_limited` retried). Only a tool can opt in to retrying `timeout`.
    */
   readonly retryPolicy?: RetryPolicy;
+  /**
+   * Coerce an input that fails validation towards the schema (`"42"` → 42, `"true"` → true) and
+   * validate it again, for models that quote everything. Default: the dispatcher's `coerce` (off).
+   */
+  readonly coerce?: boolean;
   /** Run the next model call on this model (once) after this tool ran. */
   readonly model?: string;
   /** Calls of this tool neither count towards nor reset loop detection. */
@@ -72,6 +77,8 @@ export interface ToolDefinition<Input = unknown> {
   readonly needsApproval: boolean | ((input: Input) => boolean);
   readonly retry?: RetryOptions;
   readonly retryPolicy?: RetryPolicy;
+  /** Absent: the dispatcher's `coerce` decides. */
+  readonly coerce?: boolean;
   readonly model?: string;
   readonly loopExempt: boolean;
   readonly idempotent: boolean;
@@ -104,6 +111,7 @@ const KNOWN_KEYS = new Set([
   'needsApproval',
   'retry',
   'retryPolicy',
+  'coerce',
   'model',
   'loopExempt',
   'idempotent',
@@ -160,6 +168,7 @@ export function defineTool<Schema extends zc.$ZodType>(config: ToolConfig<Schema
   if (config.readOnly !== undefined && typeof config.readOnly !== 'boolean') fail('readOnly must be a boolean.');
   if (config.loopExempt !== undefined && typeof config.loopExempt !== 'boolean') fail('loopExempt must be a boolean.');
   if (config.idempotent !== undefined && typeof config.idempotent !== 'boolean') fail('idempotent must be a boolean.');
+  if (config.coerce !== undefined && typeof config.coerce !== 'boolean') fail('coerce must be a boolean.');
   if (
     config.needsApproval !== undefined &&
     typeof config.needsApproval !== 'boolean' &&
@@ -212,6 +221,7 @@ export function defineTool<Schema extends zc.$ZodType>(config: ToolConfig<Schema
     needsApproval: config.needsApproval ?? false,
     ...definedProps({ retry }),
     ...definedProps({ retryPolicy }),
+    ...definedProps({ coerce: config.coerce }),
     ...definedProps({ model: config.model }),
     loopExempt: config.loopExempt ?? false,
     idempotent: config.idempotent ?? false,

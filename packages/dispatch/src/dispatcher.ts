@@ -2,7 +2,7 @@
 // pipeline (pipeline.ts) behind the methods of `Dispatcher`. Each method reads the caller's context
 // once (context.ts) and releases it when its work is done; none of the running methods throws.
 
-import type { ApprovalDecision, ToolCall } from '@turnkit/core';
+import type { ApprovalDecision, JsonObject, ToolCall } from '@turnkit/core';
 import { BudgetLedger } from './budget.js';
 import { resolveConfig, type DispatcherConfig } from './config.js';
 import { badContextText, readContext, type Turn } from './context.js';
@@ -14,8 +14,8 @@ import { errorResult, idName } from './results.js';
 import type { ApprovedVerdict, Dispatcher, DispatcherOptions, ParkedOutcome, Verdict } from './types.js';
 
 /** Runs `work` with the context read once, releasing the caller's cancellation afterwards. */
-async function withTurn<T>(ctx: unknown, work: (turn: Turn) => Promise<T>): Promise<T> {
-  const turn = readContext(ctx);
+async function withTurn<T>(ctx: unknown, base: JsonObject, work: (turn: Turn) => Promise<T>): Promise<T> {
+  const turn = readContext(ctx, base);
   try {
     return await work(turn);
   } finally {
@@ -87,7 +87,7 @@ function dispatcherOf(config: DispatcherConfig): Dispatcher {
   };
   const runBatch = (calls: unknown, ctx: unknown, approved: boolean) => {
     const list = listOf(calls);
-    return withTurn(ctx, (turn) => dispatchBatch(p, list, turn, approved));
+    return withTurn(ctx, config.context, (turn) => dispatchBatch(p, list, turn, approved));
   };
   return {
     toolSpecs: () => config.specs,
@@ -95,9 +95,9 @@ function dispatcherOf(config: DispatcherConfig): Dispatcher {
     get: (name) => config.tools.get(name),
     list: () => config.sorted,
     loopExemptTools: () => [...config.loopExempt],
-    classify: (call, ctx) => withTurn(ctx, (turn) => classify(p, call, turn, false)),
+    classify: (call, ctx) => withTurn(ctx, config.context, (turn) => classify(p, call, turn, false)),
     execute: (verdict, ctx) =>
-      withTurn(ctx, async (turn) => {
+      withTurn(ctx, config.context, async (turn) => {
         if (turn.problem === undefined) return executeVerdict(p, verdict, turn);
         const { id, name } = idName(callOf(verdict));
         return errorResult(id, name, badContextText(name, turn.problem), 'internal');
@@ -105,7 +105,7 @@ function dispatcherOf(config: DispatcherConfig): Dispatcher {
     dispatch: (calls, ctx) => runBatch(calls, ctx, false),
     executeApproved: async (calls, ctx) => (await runBatch(calls, ctx, true)).results,
     recordDecision(call: ToolCall, decision: ApprovalDecision | ParkedOutcome, ctx?: unknown): void {
-      const turn = readContext(ctx);
+      const turn = readContext(ctx, config.context);
       try {
         if (decision?.type !== 'approve') {
           const record = closingRecord(call, decision);

@@ -25,6 +25,7 @@ export type {
   Budget,
   BudgetUsage,
   CallInfo,
+  CallRecord,
   DecisionRecord,
   DispatchContext,
   DispatchOutcome,

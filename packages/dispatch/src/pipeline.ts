@@ -35,13 +35,14 @@ import type { AnyTool, DispatcherConfig } from './config.js';
 import { badContextText, type Turn } from './context.js';
 import type { GrantStore } from './grants.js';
 import { CANCELLED } from './race.js';
+import { callRecord, emitRecord } from './audit.js';
 import { decisionRecord, emitRecords, UP_FRONT } from './records.js';
 import type { ToolErrorKind } from './errors.js';
 import { deny, errorResult, idName, type RawVerdict } from './results.js';
 import { shapeResult } from './shape.js';
 import { runTool } from './stages/execute.js';
 import { callInfo, cancelledBefore, runAfterHooks, runBeforeHooks } from './stages/hooks.js';
-import { normalise, resolve, unknownToolText, validate } from './stages/normalise.js';
+import { normalise, resolve, unknownToolText, validate, validateInput } from './stages/normalise.js';
 import { decide, denialNow, gatherFacts } from './stages/policy.js';
 import { errorMessage, quote } from './text.js';
 import type { ApprovedVerdict, DispatchOutcome, ExecutionOutcome, RawResult, Verdict } from './types.js';
@@ -65,14 +66,15 @@ function decidedUpFront(call: ToolCall, input: unknown, decision: ApprovalDecisi
 }
 
 /** Stages 1–5 for `dispatch` and `classify`, stage after stage. */
-async function classifyCall(p: Pipeline, raw: unknown, turn: Turn): Promise<RawVerdict> {
+async function classifyCall(p: Pipeline, raw: unknown, turn: Turn, seen: Seen): Promise<RawVerdict> {
   const normalised = normalise(raw); //                                                  1
   if (normalised.kind === 'deny') return normalised;
   const { call } = normalised;
+  seen.input = call.input;
   const resolved = resolve(call, p.config.tools, p.config.availableText); //              2
   if (resolved.kind === 'deny') return resolved;
   const { tool } = resolved;
-  const validated = await validate(tool, call.name, call.input); //                       3
+  const validated = await validateInput(tool, call.name, call.input, tool.coerce ?? p.config.coerce); //    3
   if (!validated.ok) return deny(call, 'invalid_input', validated.text, 'invalid_input');
   const hooked = await runBeforeHooks(p.config.hooks.before, { call, tool, input: validated.input }, turn); // 4
   if (hooked.kind === 'deny') return hooked;
@@ -112,14 +114,15 @@ async function classifyCall(p: Pipeline, raw: unknown, turn: Turn): Promise<RawV
  * Stages 1–3 again for a call a person approved, then the deny rules in force now (deny always
  * wins). No hooks (they ran when the call was classified) and no other rule: the person decided.
  */
-async function classifyApproved(p: Pipeline, raw: unknown, turn: Turn): Promise<RawVerdict> {
+async function classifyApproved(p: Pipeline, raw: unknown, turn: Turn, seen: Seen): Promise<RawVerdict> {
   const normalised = normalise(raw);
   if (normalised.kind === 'deny') return normalised;
   const { call } = normalised;
+  seen.input = call.input;
   const resolved = resolve(call, p.config.tools, p.config.availableText);
   if (resolved.kind === 'deny') return resolved;
   const { tool } = resolved;
-  const validated = await validate(tool, call.name, call.input);
+  const validated = await validateInput(tool, call.name, call.input, tool.coerce ?? p.config.coerce);
   if (!validated.ok) return deny(call, 'invalid_input', validated.text, 'invalid_input');
   const denial = denialNow(p.config, { call, tool, input: validated.input });
   if (denial !== undefined)
@@ -137,15 +140,20 @@ function shapeVerdict(p: Pipeline, verdict: RawVerdict): Verdict {
   return verdict.kind === 'deny' ? { ...verdict, result: shapeResult(verdict.result, p.config.maxOutputChars) } : verdict;
 }
 
+/** What classifying read of a call, for its audit record: the input as sent (the call's fields are read once). */
+interface Seen {
+  input?: unknown;
+}
+
 /** Stages 1–5 for one call of a readable context, or its denial for an unreadable one. Never throws. */
-export async function classify(p: Pipeline, raw: unknown, turn: Turn, approved: boolean): Promise<Verdict> {
+export async function classify(p: Pipeline, raw: unknown, turn: Turn, approved: boolean, seen: Seen = {}): Promise<Verdict> {
   let verdict: RawVerdict;
   if (turn.problem !== undefined) {
     const { id, name } = idName(raw);
     verdict = deny({ id, name }, 'invalid_context', badContextText(name, turn.problem), 'internal');
   } else {
     try {
-      verdict = await (approved ? classifyApproved(p, raw, turn) : classifyCall(p, raw, turn));
+      verdict = await (approved ? classifyApproved(p, raw, turn, seen) : classifyCall(p, raw, turn, seen));
     } catch (error) {
       // A call whose fields throw when read (a hostile getter), or a bug here: deny this one call.
       verdict = deny(
@@ -167,8 +175,21 @@ function admit(p: Pipeline, verdict: Verdict): Verdict {
   return breach === undefined ? verdict : shapeVerdict(p, deny(verdict.call, breach.source, breach.text, 'budget'));
 }
 
-/** Stage 7 inside the execution wrapper: the tool's raw result, as run() reported it to the wrapper. */
-async function execute(p: Pipeline, tool: AnyTool, call: ToolCall, input: unknown, turn: Turn): Promise<RawResult> {
+/** A call's final result, with the tries and time its execution took (0 and 0 when it did not run). */
+export interface Ran {
+  readonly result: ToolResult;
+  readonly attempts: number;
+  readonly durationMs: number;
+}
+
+/** Stage 7 inside the execution wrapper: the tool's raw result and run()'s outcome as the wrapper saw it. */
+async function execute(
+  p: Pipeline,
+  tool: AnyTool,
+  call: ToolCall,
+  input: unknown,
+  turn: Turn,
+): Promise<{ raw: RawResult; outcome: ExecutionOutcome }> {
   let ran: RawResult | undefined;
   const run = async (): Promise<ExecutionOutcome> => {
     const start = performance.now();
@@ -179,15 +200,19 @@ async function execute(p: Pipeline, tool: AnyTool, call: ToolCall, input: unknow
   };
   const execution = { turnId: turn.turnId, call, tool: tool.name, input };
   const outcome = await runWrapped(p.config.wrapExecution, execution, run, turn.cancel);
-  return ran ?? { callId: call.id, name: call.name, ...outcome };
+  const { attempts: _a, durationMs: _d, ...raw } = outcome;
+  return { raw: ran ?? { callId: call.id, name: call.name, ...raw }, outcome };
 }
 
 /** Stages 7–9 for a call whose budget is reserved. Never throws. */
-export async function runReserved(p: Pipeline, tool: AnyTool, call: ToolCall, input: unknown, turn: Turn): Promise<ToolResult> {
+export async function runReserved(p: Pipeline, tool: AnyTool, call: ToolCall, input: unknown, turn: Turn): Promise<Ran> {
   let recorded = false;
   let result: RawResult;
+  let attempts = 0;
+  let durationMs = 0;
   try {
-    const ran = await execute(p, tool, call, input, turn); //                            7
+    const { raw: ran, outcome } = await execute(p, tool, call, input, turn); //           7
+    ({ attempts, durationMs } = outcome);
     p.ledger.record(call.name); //                                                        8
     recorded = true;
     const withModel: RawResult = tool.model === undefined ? ran : { ...ran, modelOverride: tool.model };
@@ -203,7 +228,7 @@ export async function runReserved(p: Pipeline, tool: AnyTool, call: ToolCall, in
       'internal',
     );
   }
-  return shapeResult(result, p.config.maxOutputChars); //                                9
+  return { result: shapeResult(result, p.config.maxOutputChars), attempts, durationMs }; //    9
 }
 
 /** Calls `onResult` without letting it lose a result or break the batch. */
@@ -236,21 +261,44 @@ export async function dispatchBatch(
   turn: Turn,
   approved: boolean,
 ): Promise<DispatchOutcome> {
+  const sent: unknown[] = [];
   const classified: Verdict[] = [];
-  for (const raw of list) classified.push(await classify(p, raw, turn, approved)); //    1–5
+  for (const raw of list) {
+    const seen: Seen = {};
+    classified.push(await classify(p, raw, turn, approved, seen)); //                     1–5
+    sent.push(seen.input);
+  }
   const verdicts = classified.map((verdict) => admit(p, verdict)); //                     6
   emitRecords(p.config.onDecision, verdicts.map(decisionRecord));
+  // One audit record per call with a result: denied now, executed when it has run.
+  const audit = (verdict: Verdict, input: unknown, ran: Ran): void => {
+    if (p.config.onRecord === undefined && turn.onRecord === undefined) return;
+    const executed = verdict.kind === 'execute';
+    const call = { id: ran.result.callId, name: ran.result.name };
+    const decision = !executed ? 'deny' : approved ? 'user_approved' : 'allow';
+    emitRecord(
+      p.config.onRecord,
+      turn,
+      callRecord(turn.turnId, turn.context, { call, input, decision, source: verdict.source, ...ran }),
+    );
+  };
   const slots = verdicts.map((v) => (v.kind === 'deny' ? v.result : undefined));
-  for (const result of slots) if (result !== undefined) announce(turn, result);
+  verdicts.forEach((verdict, index) => {
+    if (verdict.kind !== 'deny') return;
+    audit(verdict, sent[index], { result: verdict.result, attempts: 0, durationMs: 0 });
+    announce(turn, verdict.result);
+  });
   // An approved batch never parks (the person decided); parking is the dispatch path.
   const parked = verdicts.flatMap((v) =>
     v.kind === 'needs_approval' ? [{ call: v.call, input: v.input, reason: v.reason }] : [],
   );
-  const jobs = verdicts.flatMap((v, index) => (v.kind === 'execute' ? [{ index, call: v.call, input: v.input }] : []));
-  await pool(jobs, p.config.concurrency, async ({ index, call, input }) => {
-    const result = await runReserved(p, p.config.tools.get(call.name) as AnyTool, call, input, turn); // 7–9
-    slots[index] = result;
-    announce(turn, result);
+  const jobs = verdicts.flatMap((v, index) => (v.kind === 'execute' ? [{ index, verdict: v }] : []));
+  await pool(jobs, p.config.concurrency, async ({ index, verdict }) => {
+    const { call, input } = verdict;
+    const ran = await runReserved(p, p.config.tools.get(call.name) as AnyTool, call, input, turn); // 7–9
+    slots[index] = ran.result;
+    audit(verdict, input, ran);
+    announce(turn, ran.result);
   });
   return { results: slots.filter((r): r is ToolResult => r !== undefined), parked };
 }
@@ -278,7 +326,7 @@ export async function executeVerdict(p: Pipeline, verdict: Verdict | ApprovedVer
     }
     const breach = p.ledger.reserve(call.name);
     if (breach !== undefined) return refuse(breach.text, 'budget');
-    return await runReserved(p, tool, call, input, turn);
+    return (await runReserved(p, tool, call, input, turn)).result;
   } catch (error) {
     const { id, name } = idName((verdict as { call?: unknown } | null)?.call);
     return errorResult(id, name, `Call not run: the dispatcher failed while running it (${errorMessage(error)}).`, 'internal');

@@ -1,7 +1,18 @@
 // The public types of the dispatcher. Data crossing into the turn (results, parked calls, grants,
 // decision records) is plain JSON; hooks and policies are the only functions.
 
-import type { ApprovalDecision, DispatchOutcome, JsonValue, ToolCall, ToolResult, ToolSpec } from '@turnkit/core';
+import type {
+  ApprovalDecision,
+  CallRecord,
+  DispatchOutcome,
+  JsonObject,
+  JsonValue,
+  Message,
+  ParkedCall,
+  ToolCall,
+  ToolResult,
+  ToolSpec,
+} from '@turnkit/core';
 import type { Cancellation } from './cancellation.js';
 import type { ToolDefinition } from './define.js';
 import type { ToolErrorKind } from './errors.js';
@@ -38,7 +49,23 @@ export interface DispatchContext {
    * interpreter uses it to show parallel results as they arrive. A callback that throws is ignored.
    */
   readonly onResult?: (result: ToolResult) => void;
+  /** Called with each call's audit record, as `onRecord` of the dispatcher is. A callback that throws is ignored. */
+  readonly onRecord?: (record: CallRecord) => void;
+  /**
+   * The caller's context of this turn (session, user, working directory, …): a JSON object that
+   * hooks, policies and records see, over the dispatcher's own `context`.
+   */
+  readonly context?: JsonObject;
+  /** The conversation so far, for hooks and policies (they get a frozen copy, made when first read). */
+  readonly transcript?: readonly Message[];
 }
+
+/**
+ * The audit record of one call (core's `CallRecord`): the input that ran, the decision (`allow`,
+ * `deny`, `user_approved`) and its source, the outcome (`ok` or the result's `ToolErrorKind`), how
+ * long it ran and how many tries it took.
+ */
+export type { CallRecord };
 
 /**
  * The outcome of classifying one call (pipeline stages 1–5). `source` says which rule decided.
@@ -119,6 +146,10 @@ export interface CallInfo {
   readonly input: unknown;
   readonly turnId: string;
   readonly signal: AbortSignal;
+  /** The caller's context: the dispatcher's `context` with the dispatch context's over it (`{}` without). */
+  readonly context: JsonObject;
+  /** A frozen copy of the conversation so far, as the dispatch context gave it (`[]` without). */
+  readonly transcript: readonly Message[];
 }
 
 export type Policy = (call: CallInfo) => PolicyVerdict | Promise<PolicyVerdict>;
@@ -243,6 +274,15 @@ export interface DispatcherOptions {
    * 3 tries from 200 ms, `rate_limited` 3 tries from 1000 ms (or its `retryAfterMs`), nothing else.
    */
   readonly retryPolicy?: RetryPolicy;
+  /** Receives the audit record of every call that got a result from `dispatch` or `executeApproved`. Errors it throws are ignored. */
+  readonly onRecord?: (record: CallRecord) => void;
+  /** A context every call of this dispatcher carries (session, user, working directory, …): a JSON object. */
+  readonly context?: JsonObject;
+  /**
+   * Coerce an input that fails validation towards its tool's schema (`"42"` → 42 for a number,
+   * `"true"` → true for a boolean) and validate it again. Off by default; a tool's own `coerce` wins.
+   */
+  readonly coerce?: boolean;
 }
 
 /**

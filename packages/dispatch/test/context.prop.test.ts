@@ -8,7 +8,7 @@ import { describe, expect, it } from 'vitest';
 import { LazyCancellation, type DecisionRecord, type DispatchContext } from '../src/index.js';
 import { call, setup } from './fixtures.js';
 
-const FIELDS = ['turnId', 'signal', 'cancellation', 'onResult'] as const;
+const FIELDS = ['turnId', 'signal', 'cancellation', 'onResult', 'onRecord', 'context', 'transcript'] as const;
 
 function boom(what: string): never {
   throw new Error(`hostile ${what}`);
@@ -133,7 +133,7 @@ describe('a hostile dispatch context', () => {
         callId: c.id,
         name: 'add',
         output:
-          "Call to 'add' not run: the dispatch context could not be read (hostile getter onResult). The program calling the dispatcher must pass a plain { turnId, signal? } object.",
+          "Call to 'add' not run: the dispatch context could not be read (hostile getter onResult). The program calling the dispatcher must pass a plain { turnId, signal?, context?, transcript? } object.",
         isError: true,
         errorKind: 'internal',
       },

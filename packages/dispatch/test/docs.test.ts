@@ -14,6 +14,10 @@ describe('docs/tools.md', () => {
     expect(block?.[1]).toBe(example);
   });
 
+  it.each(['retry-example.test.ts', 'audit-example.test.ts'])('shows examples/%s exactly as it runs', (file) => {
+    expect(docs).toContain(readFileSync(new URL(`./examples/${file}`, import.meta.url), 'utf8').trim());
+  });
+
   it('the main example gives the results the docs describe', async () => {
     const { results, parked, approved, decisions, dispatcher } = await import('./docs-example.js');
     expect(results).toEqual([

@@ -1,4 +1,5 @@
 // The retry policy by error kind, with the waits themselves checked on fake timers.
+import fc from 'fast-check';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { z } from 'zod';
 import {
@@ -249,5 +250,41 @@ describe('checking retry policies', () => {
       timeout: { attempts: 2, backoffMs: 0 },
       transient: false,
     });
+  });
+});
+
+describe('the retry policy as a model', () => {
+  type Failure = 'transient' | 'rate_limited' | 'permission' | 'tool_error';
+
+  /** What the policy below says should happen: the tries made and how the call ends. */
+  function expected(failures: readonly Failure[], attempts: number): { tries: number; outcome: Failure | 'ok' } {
+    for (let attempt = 1; ; attempt++) {
+      const failure = failures[attempt - 1];
+      if (failure === undefined) return { tries: attempt, outcome: 'ok' };
+      const retried = (failure === 'transient' || failure === 'rate_limited') && attempt < attempts;
+      if (!retried) return { tries: attempt, outcome: failure };
+    }
+  }
+
+  it('makes exactly the tries the policy allows, for any sequence of failures (numRuns 150)', async () => {
+    await fc.assert(
+      fc.asyncProperty(
+        fc.array(fc.constantFrom<Failure>('transient', 'rate_limited', 'permission', 'tool_error'), { maxLength: 6 }),
+        fc.integer({ min: 1, max: 5 }),
+        async (failures, attempts) => {
+          const errors = failures.map((kind) => new ToolError(`failed: ${kind}`, { kind }));
+          const { tool, tries } = failing(errors);
+          const policy = { attempts, backoffMs: 10 };
+          const run = start({ tools: [tool], retryPolicy: { transient: policy, rate_limited: policy } });
+          await vi.advanceTimersByTimeAsync(10 * 2 ** 6);
+          const [result] = await run.pending;
+          const want = expected(failures, attempts);
+          expect(tries()).toBe(want.tries);
+          expect(result?.isError ? result.errorKind : 'ok').toBe(want.outcome);
+          expect(run.outcomes[0]?.attempts).toBe(want.tries);
+        },
+      ),
+      { numRuns: 150 },
+    );
   });
 });

@@ -96,6 +96,7 @@ function driveOptions(agent: AgentOptions, run: AgentRunOptions): DriveOptions {
     approve: run.approve ?? agent.approve,
     whenUndecided: agent.whenUndecided,
     session: agent.session,
+    context: agent.context,
     decisions: agent.decisions,
     sealSecret: agent.sealSecret,
     output: agent.output,

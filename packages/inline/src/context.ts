@@ -3,7 +3,7 @@
 // `signal`. The `{ signal }` of a model call and the dispatch context are made once per turn and
 // kept on it.
 
-import type { ApprovalDecision, Message, Model } from '@turnkit/core';
+import type { ApprovalDecision, JsonObject, Message, Model } from '@turnkit/core';
 import type { Cancellation, DispatchContext, Dispatcher, LazyCancellation } from '@turnkit/dispatch';
 import type { HandlerContext } from './driver.js';
 import type { ApproveFn, CheckFn, CompactFn, OutputSchema, SelectToolsFn, StepRecord, UndecidedPolicy } from './types.js';
@@ -26,17 +26,16 @@ export class LazyDispatchContext implements DispatchContext {
   // Always present (undefined when not given): one shape for every turn.
   readonly session?: string;
   readonly decisions?: Readonly<Record<string, ApprovalDecision>>;
-  constructor(
-    turnId: string,
-    cancellation: Cancellation,
-    session: string | undefined,
-    decisions: Readonly<Record<string, ApprovalDecision>> | undefined,
-  ) {
-    this.turnId = turnId;
-    this.cancellation = cancellation;
-    const self = this as { -readonly [K in 'session' | 'decisions']?: LazyDispatchContext[K] | undefined };
-    self.session = session;
-    self.decisions = decisions;
+  readonly context?: JsonObject;
+  readonly transcript: readonly Message[];
+  constructor(turn: TurnContext) {
+    this.turnId = turn.turnId;
+    this.cancellation = turn.cancellation;
+    this.transcript = turn.transcript;
+    const self = this as { -readonly [K in 'session' | 'decisions' | 'context']?: LazyDispatchContext[K] | undefined };
+    self.session = turn.session;
+    self.decisions = turn.decisions;
+    self.context = turn.context;
   }
   get signal(): AbortSignal {
     return this.cancellation.signal;
@@ -57,6 +56,8 @@ export interface DriveOptions {
   readonly whenUndecided?: UndecidedPolicy | undefined;
   /** The session a person's grants belong to. */
   readonly session?: string | undefined;
+  /** The caller's context of the turn, which hooks, policies and audit records see. */
+  readonly context?: JsonObject | undefined;
   /** Decisions known up front, by call id (for a new turn; a resume's `decisions` are for its pending calls). */
   readonly decisions?: Readonly<Record<string, ApprovalDecision>> | undefined;
   /** Seals a suspended result with this secret. */
@@ -84,6 +85,7 @@ export class TurnContext implements HandlerContext {
   readonly whenUndecided?: UndecidedPolicy;
   readonly decisions?: Readonly<Record<string, ApprovalDecision>>;
   readonly session?: string;
+  readonly context?: JsonObject;
   readonly output?: OutputSchema;
   readonly check?: CheckFn;
   readonly compact?: CompactFn;
@@ -118,6 +120,7 @@ export class TurnContext implements HandlerContext {
     // decisions are for its pending calls.
     self.decisions = 'state' in options ? undefined : options.decisions;
     self.session = options.session;
+    self.context = options.context;
     // null is what a spread suspended result carries in `output`: no schema.
     self.output = options.output ?? undefined;
     self.check = options.check;
@@ -141,7 +144,7 @@ export class TurnContext implements HandlerContext {
 
   /** The dispatch context of this turn's tool batches. */
   dispatchContext(): LazyDispatchContext {
-    this.#dispatchContext ??= new LazyDispatchContext(this.turnId, this.cancellation, this.session, this.decisions);
+    this.#dispatchContext ??= new LazyDispatchContext(this);
     return this.#dispatchContext;
   }
 }

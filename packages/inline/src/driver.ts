@@ -7,8 +7,8 @@
 // also re-exports the helpers the default handlers are made of.
 
 import {
-  definedProps,
   cancelPreempts,
+  definedProps,
   dispatchOutcomeEvent,
   errorMessage,
   isBlocking,
@@ -16,7 +16,9 @@ import {
   step,
   toTurnError,
   type BlockingEffect,
+  type CallRecord,
   type Effect,
+  type JsonObject,
   type Message,
   type Model,
   type ModelResponse,
@@ -74,6 +76,8 @@ export interface HandlerContext {
   /** Which tools each model call is offered (see `modelRequestFor`). */
   readonly selectTools?: SelectToolsFn;
   readonly alwaysOffer?: readonly string[];
+  /** The caller's context (session, user, working directory, …), handed to hooks, policies and records. */
+  readonly context?: JsonObject;
   readonly onNotice?: (notice: Extract<Effect, { type: 'emit' }>['notice']) => void;
   readonly onEffect?: (effect: Effect) => void;
   readonly onStep?: (record: StepRecord) => void;
@@ -123,11 +127,20 @@ export const defaultHandlers: EffectHandlers = {
     const response = ctx.model.generate(request, modelCallOptions(ctx));
     return isThenable(response) ? response.then(modelResponded) : modelResponded(response);
   },
+  // The batch's audit records ride on the event, so the trace keeps them (and core sees hook_blocked).
   dispatch_tools(effect, ctx) {
-    return ctx.dispatcher.dispatch(effect.calls, dispatchContext(ctx)).then(dispatchOutcomeEvent);
+    const records: CallRecord[] = [];
+    return ctx.dispatcher
+      .dispatch(effect.calls, recording(ctx, records))
+      .then((outcome) => dispatchOutcomeEvent(outcome, records));
   },
   execute_approved(effect, ctx) {
-    return ctx.dispatcher.executeApproved(effect.calls, dispatchContext(ctx)).then(approvedCompleted);
+    const records: CallRecord[] = [];
+    return ctx.dispatcher
+      .executeApproved(effect.calls, recording(ctx, records))
+      .then(
+        (results): TurnEvent => ({ type: 'approved_tools_completed', results, ...(records.length === 0 ? {} : { records }) }),
+      );
   },
   compact(effect, ctx) {
     if (ctx.compact === undefined) return { type: 'compacted' };
@@ -179,8 +192,9 @@ export function modelCallOptions(ctx: HandlerContext): { readonly signal: AbortS
 }
 
 /**
- * The dispatch context of a turn: its id, cancellation, `onToolResult` (as `onResult`), session
- * and up-front decisions; the signal is made only if read.
+ * The dispatch context of a turn: its id, cancellation, `onToolResult` (as `onResult`), session,
+ * up-front decisions, the caller's `context` and the transcript (hooks and policies see a frozen
+ * copy); the signal is made only if read.
  */
 export function dispatchContext(ctx: HandlerContext): DispatchContext {
   const own = turnContextOf(ctx);
@@ -189,11 +203,12 @@ export function dispatchContext(ctx: HandlerContext): DispatchContext {
   if (made === undefined) {
     // No spread: it would read the getter and make the signal.
     const cancellation = ctx.cancellation;
+    const shared = { turnId: ctx.turnId, transcript: ctx.transcript, ...definedProps({ context: ctx.context }) };
     const base: DispatchContext =
       cancellation === undefined
-        ? { turnId: ctx.turnId, signal: ctx.signal }
+        ? { ...shared, signal: ctx.signal }
         : {
-            turnId: ctx.turnId,
+            ...shared,
             get signal() {
               return ctx.signal;
             },
@@ -209,6 +224,13 @@ export function dispatchContext(ctx: HandlerContext): DispatchContext {
     dispatchContextOf.set(ctx, made);
   }
   return made;
+}
+
+/** The turn's dispatch context, for one batch, with its audit records going into `records`. */
+function recording(ctx: HandlerContext, records: CallRecord[]): DispatchContext {
+  return Object.create(dispatchContext(ctx), {
+    onRecord: { value: (record: CallRecord) => records.push(record), enumerable: true },
+  }) as DispatchContext;
 }
 
 /** The context's cancellation (its AbortSignal's when a handler built a context without one). */
@@ -408,7 +430,6 @@ function isThenable<T>(value: T | PromiseLike<T>): value is PromiseLike<T> {
 }
 
 const modelResponded = (response: ModelResponse): TurnEvent => ({ type: 'model_responded', response });
-const approvedCompleted = (results: readonly ToolResult[]): TurnEvent => ({ type: 'approved_tools_completed', results });
 const compacted = (info: { before: number; after: number }): TurnEvent => ({ type: 'compacted', info });
 
 /**

@@ -15,6 +15,7 @@ import {
   definedProps,
   sealParts,
   verifySeal,
+  isJsonValue,
 } from '@turnkit/core';
 import { dispatcherFactory, LazyCancellation, type Dispatcher, type GrantScope } from '@turnkit/dispatch';
 import { recordDecisions } from './approvals.js';
@@ -201,6 +202,12 @@ export function checkCommon(options: RunTurnOptions | ResumeTurnOptions, fn: str
     throw new TypeError(`${fn} option \`transcript\` must be an array of messages.`);
   if (options.system !== undefined && typeof options.system !== 'string')
     throw new TypeError(`${fn} option \`system\` must be a string.`);
+  const context: unknown = options.context;
+  if (
+    context !== undefined &&
+    (context === null || typeof context !== 'object' || Array.isArray(context) || !isJsonValue(context))
+  )
+    throw new TypeError(`${fn} option \`context\` must be a JSON object, like { sessionId, userId, cwd }.`);
   const retries: unknown = options.maxModelRetries;
   if (retries !== undefined && (typeof retries !== 'number' || !Number.isInteger(retries) || retries < 0)) {
     throw new TypeError(`${fn} option \`maxModelRetries\` must be a whole number >= 0, got ${String(retries)}.`);

@@ -5,6 +5,7 @@ import type {
   ApprovalDecision,
   CompactInfo,
   Effect,
+  JsonObject,
   JsonValue,
   Message,
   Model,
@@ -114,6 +115,11 @@ export interface RunTurnOptions {
   readonly policy?: Policy;
   readonly permissions?: Permissions | readonly NamedPermissions[];
   readonly hooks?: { readonly before?: readonly BeforeHook[]; readonly after?: readonly AfterHook[] };
+  /**
+   * The caller's context of the turn (session, user, working directory, …): a JSON object that
+   * hooks, policies and audit records see, over the dispatcher's own `context`.
+   */
+  readonly context?: JsonObject;
   /** Runs around every tool execution (`createDispatcher`'s `wrapExecution`). */
   readonly wrapExecution?: ExecutionWrapper;
   /** Decides parked calls. Without it a turn that needs approval returns `suspended`. */

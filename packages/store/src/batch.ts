@@ -3,7 +3,7 @@
 // the journal and never runs a started call again (it gets an `interrupted` result) unless its
 // tool is `idempotent`.
 
-import type { ToolCall, ToolResult, TurnEvent } from '@turnkit/core';
+import { definedProps, type CallRecord, type ToolCall, type ToolResult, type TurnEvent } from '@turnkit/core';
 import type { DispatchContext, Dispatcher, ToolDefinition } from '@turnkit/dispatch';
 import type { HandlerContext } from '@turnkit/inline/driver';
 import { crashArmed, crashPoint, TOOL_RUNNING_MS } from './crash.js';
@@ -86,6 +86,8 @@ export async function runBatch(
     );
     writes.push(written);
   };
+  // The batch's audit records ride on the event, as in @turnkit/inline (core emits hook_blocked from them).
+  const records: CallRecord[] = [];
   const dispatchCtx: DispatchContext = {
     turnId: fence.lease.id,
     get signal() {
@@ -93,18 +95,22 @@ export async function runBatch(
     },
     cancellation: fence.cancellation,
     onResult,
+    onRecord: (record) => records.push(record),
+    transcript: ctx.transcript,
+    ...definedProps({ context: ctx.context }),
   };
+  const audit = (): { records?: CallRecord[] } => (records.length === 0 ? {} : { records });
   if (approved) {
     const ran = toRun.length === 0 ? [] : await dispatcher.executeApproved(toRun, dispatchCtx);
     await Promise.all(writes);
     fence.check();
-    return { type: 'approved_tools_completed', results: [...known, ...ran] };
+    return { type: 'approved_tools_completed', results: [...known, ...ran], ...audit() };
   }
   const outcome = toRun.length === 0 ? { results: [], parked: [] } : await dispatcher.dispatch(toRun, dispatchCtx);
   await Promise.all(writes);
   fence.check();
   const held = [...known, ...outcome.results];
   return outcome.parked.length > 0
-    ? { type: 'tools_parked', held, parked: outcome.parked }
-    : { type: 'tools_completed', results: held };
+    ? { type: 'tools_parked', held, parked: outcome.parked, ...audit() }
+    : { type: 'tools_completed', results: held, ...audit() };
 }

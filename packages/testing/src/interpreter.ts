@@ -11,6 +11,7 @@ import {
   step,
   toTurnError,
   type BlockingEffect,
+  type CallRecord,
   type Effect,
   type Message,
   type Model,
@@ -134,16 +135,19 @@ export function startTurn(options: StartTurnOptions = {}): TestTurn {
           return { type: 'model_failed', error: toTurnError(error) };
         }
       }
+      // The batch's audit records ride on the event, as in @turnkit/inline (core emits hook_blocked from them).
       case 'dispatch_tools': {
         const dispatcher = options.dispatcher ?? missing('a dispatcher');
-        return dispatchOutcomeEvent(await dispatcher.dispatch(effect.calls, { turnId: state.id }));
+        const records: CallRecord[] = [];
+        const ctx = { turnId: state.id, transcript, onRecord: (r: CallRecord) => records.push(r) };
+        return dispatchOutcomeEvent(await dispatcher.dispatch(effect.calls, ctx), records);
       }
       case 'execute_approved': {
         const dispatcher = options.dispatcher ?? missing('a dispatcher');
-        return {
-          type: 'approved_tools_completed',
-          results: await dispatcher.executeApproved(effect.calls, { turnId: state.id }),
-        };
+        const records: CallRecord[] = [];
+        const ctx = { turnId: state.id, transcript, onRecord: (r: CallRecord) => records.push(r) };
+        const results = await dispatcher.executeApproved(effect.calls, ctx);
+        return { type: 'approved_tools_completed', results, ...(records.length === 0 ? {} : { records }) };
       }
       case 'compact':
         return { type: 'compacted' };

@@ -95,7 +95,7 @@ export function runOnce(
   tool: AnyTool,
   call: ToolCall,
   input: unknown,
-  turn: TurnInfo,
+  turn: Pick<TurnInfo, 'turnId' | 'cancel'>,
   timeoutMs: number,
   deadline: number,
 ): RunOutcome | Promise<RunOutcome> {
@@ -183,7 +183,7 @@ export async function runTool(
   tool: AnyTool,
   call: ToolCall,
   input: unknown,
-  turn: TurnInfo,
+  turn: Pick<TurnInfo, 'turnId' | 'cancel'>,
   options: ExecuteOptions,
 ): Promise<Executed> {
   const timeoutMs = tool.timeoutMs ?? options.defaultTimeoutMs;

@@ -2,7 +2,7 @@
 // code: each runs under the turn's cancellation and inside a `try`. Failing closed: a before-hook
 // that fails denies the call; an after-hook that fails withholds the output.
 
-import type { ToolCall } from '@turnkit/core';
+import type { JsonObject, Message, ToolCall } from '@turnkit/core';
 import type { Cancellation } from '../cancellation.js';
 import type { AnyTool } from '../config.js';
 import { CANCELLED, raceUserCode } from '../race.js';
@@ -22,17 +22,23 @@ export interface Subject {
 export interface TurnInfo {
   readonly turnId: string;
   readonly cancel: Cancellation;
+  readonly context: JsonObject;
+  readonly transcript: () => readonly Message[];
 }
 
-/** A call as hooks and policies see it; the AbortSignal is made only if one of them reads it. */
-export function callInfo({ call, tool, input }: Subject, { turnId, cancel }: TurnInfo): CallInfo {
+/** A call as hooks and policies see it; the AbortSignal and the transcript's copy are made only if one of them reads it. */
+export function callInfo({ call, tool, input }: Subject, { turnId, cancel, context, transcript }: TurnInfo): CallInfo {
   return {
     call,
     tool,
     input,
     turnId,
+    context,
     get signal() {
       return cancel.signal;
+    },
+    get transcript() {
+      return transcript();
     },
   };
 }

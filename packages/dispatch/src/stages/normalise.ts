@@ -2,7 +2,8 @@
 // Each field of the call is read once, into a plain copy; nothing of the original is read again.
 
 import * as z from 'zod';
-import { copyJson, type ToolCall } from '@turnkit/core';
+import { copyJson, type JsonValue, type ToolCall } from '@turnkit/core';
+import { coerceBySchema } from '../coerce.js';
 import type { AnyTool } from '../config.js';
 import { deny, type Denial } from '../results.js';
 import { errorMessage, quote } from '../text.js';
@@ -89,6 +90,24 @@ export function describeIssues(
   const lines = issues.slice(0, MAX_ISSUES).map((issue) => `- ${issuePath(issue.path)}: ${issue.message.slice(0, 300)}`);
   if (issues.length > MAX_ISSUES) lines.push(`- … and ${issues.length - MAX_ISSUES} more`);
   return `Invalid input for ${quote(name)}:\n${lines.join('\n')}\nFix the arguments and call ${quote(name)} again.`;
+}
+
+/**
+ * Stage 3 for the model's input: the tool's schema parses it; with `coerce`, an input that fails is
+ * coerced towards the tool's JSON Schema (`"42"` → 42) and parsed again. The first failure's text
+ * stands when coercion does not help. Never throws.
+ */
+export async function validateInput(tool: AnyTool, name: string, value: JsonValue, coerce: boolean): Promise<Validated> {
+  const first = await validate(tool, name, value);
+  if (first.ok || !coerce) return first;
+  let coerced: JsonValue;
+  try {
+    coerced = coerceBySchema(value, tool.inputSchema);
+  } catch {
+    return first;
+  }
+  const again = await validate(tool, name, coerced);
+  return again.ok ? again : first;
 }
 
 /** Stage 3 (and again after a before-hook's rewrite): the tool's schema parses `value`. Never throws. */

@@ -9,7 +9,7 @@ import type { AfterHook, BeforeHook, RawResult } from '../../src/types.js';
 const shell = defineTool({ name: 'shell', description: 'Runs.', input: z.object({ cmd: z.string() }), execute: () => 'ran' });
 const call = { id: 'c1', name: 'shell', input: { cmd: 'ls' } };
 const subject = { call, tool: shell, input: { cmd: 'ls' } };
-const turn = () => ({ turnId: 't1', cancel: new LazyCancellation() });
+const turn = () => ({ turnId: 't1', cancel: new LazyCancellation(), context: {}, transcript: () => [] });
 const before = (name: string, run: BeforeHook['run']): BeforeHook => ({ name, run });
 
 describe('runBeforeHooks', () => {

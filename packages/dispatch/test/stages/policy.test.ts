@@ -163,7 +163,7 @@ function context(options: {
     },
     grant: (name, input) => grants.match(name, input),
     subject,
-    info: () => ({ ...subject, turnId: 't', signal: cancel.signal }) as CallInfo,
+    info: () => ({ ...subject, turnId: 't', signal: cancel.signal, context: {}, transcript: [] }) as CallInfo,
     cancel,
   };
 }
