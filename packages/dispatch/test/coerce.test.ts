@@ -34,14 +34,19 @@ const quoted = {
 
 describe('coerce', () => {
   it('is off by default: a quoted number is invalid input', async () => {
-    const dispatcher = createDispatcher({ tools: [book] });
+    const dispatcher = createDispatcher({ defaultDecision: 'allow', tools: [book] });
     const { results } = await dispatcher.dispatch([call('book', quoted)], { turnId: 't' });
     expect(results[0]).toMatchObject({ isError: true, errorKind: 'invalid_input' });
   });
 
   it('on the dispatcher, turns quoted values into what the schema wants, and leaves strings alone', async () => {
     const records: CallRecord[] = [];
-    const dispatcher = createDispatcher({ tools: [book], coerce: true, onRecord: (r) => records.push(r) });
+    const dispatcher = createDispatcher({
+      defaultDecision: 'allow',
+      tools: [book],
+      coerce: true,
+      onRecord: (r) => records.push(r),
+    });
     const { results } = await dispatcher.dispatch([call('book', quoted)], { turnId: 't' });
     const ran = { guests: 4, outside: true, note: '42', code: '7', times: [18, 19.5], contact: { phone: '0123', vip: false } };
     expect(results[0]).toMatchObject({ isError: false, output: ran });
@@ -49,21 +54,23 @@ describe('coerce', () => {
   });
 
   it("a tool's own coerce wins over the dispatcher's", async () => {
-    const on = createDispatcher({ tools: [table('strict', false)], coerce: true });
-    const off = createDispatcher({ tools: [table('lenient', true)] });
+    const on = createDispatcher({ defaultDecision: 'allow', tools: [table('strict', false)], coerce: true });
+    const off = createDispatcher({ defaultDecision: 'allow', tools: [table('lenient', true)] });
     expect((await on.dispatch([call('strict', quoted)], { turnId: 't' })).results[0]?.errorKind).toBe('invalid_input');
     expect((await off.dispatch([call('lenient', quoted)], { turnId: 't' })).results[0]?.isError).toBe(false);
   });
 
   it('keeps the first error when coercion does not help, and refuses a non-boolean option', async () => {
-    const dispatcher = createDispatcher({ tools: [book], coerce: true });
+    const dispatcher = createDispatcher({ defaultDecision: 'allow', tools: [book], coerce: true });
     const { results } = await dispatcher.dispatch([call('book', { guests: 'four', outside: 'yes', note: 'window' })], {
       turnId: 't',
     });
     expect(results[0]?.output).toBe(
       "Invalid input for 'book':\n- guests: Invalid input: expected number, received string\n- outside: Invalid input: expected boolean, received string\nFix the arguments and call 'book' again.",
     );
-    expect(() => createDispatcher({ tools: [], coerce: 'yes' as never })).toThrow('createDispatcher: coerce must be a boolean.');
+    expect(() => createDispatcher({ defaultDecision: 'allow', tools: [], coerce: 'yes' as never })).toThrow(
+      'createDispatcher: coerce must be a boolean.',
+    );
     expect(() => table('book', 1 as never)).toThrow("Tool 'book': coerce must be a boolean.");
   });
 

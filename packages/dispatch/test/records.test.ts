@@ -8,6 +8,7 @@ describe('onRecord', () => {
   it('gets one record per call with a result: the input that ran, decision, source, outcome, time and tries', async () => {
     const records: CallRecord[] = [];
     const dispatcher = createDispatcher({
+      defaultDecision: 'allow',
       tools: [echo, shell, add],
       permissions: { deny: ['shell:cmd=rm*'], ask: ['shell:cmd=deploy*'] },
       budget: { perTool: { add: 1 } },
@@ -80,7 +81,7 @@ describe('onRecord', () => {
   it('records approved calls as user_approved, and reaches the caller through the context too', async () => {
     const fromDispatcher: CallRecord[] = [];
     const fromCaller: CallRecord[] = [];
-    const dispatcher = createDispatcher({ tools: [shell], onRecord: (r) => fromDispatcher.push(r) });
+    const dispatcher = createDispatcher({ defaultDecision: 'allow', tools: [shell], onRecord: (r) => fromDispatcher.push(r) });
     const c = call('shell', { cmd: 'deploy api' });
     await dispatcher.executeApproved([c], { turnId: 't', onRecord: (r) => fromCaller.push(r) });
     expect(fromCaller).toEqual(fromDispatcher);
@@ -90,6 +91,7 @@ describe('onRecord', () => {
   it('an observer that throws loses its record, never a result', async () => {
     const seen: CallRecord[] = [];
     const dispatcher = createDispatcher({
+      defaultDecision: 'allow',
       tools: [add],
       onRecord: () => {
         throw new Error('log full');
@@ -111,6 +113,7 @@ describe('the context and transcript hooks and policies see', () => {
     const seen: { hook?: CallInfo; policy?: CallInfo } = {};
     const records: CallRecord[] = [];
     const dispatcher = createDispatcher({
+      defaultDecision: 'allow',
       tools: [shell],
       context: { userId: 'u-7', cwd: '/srv' },
       hooks: { before: [{ name: 'look', run: (info) => void (seen.hook = info) }] },
@@ -140,6 +143,7 @@ describe('the context and transcript hooks and policies see', () => {
       }
     };
     const dispatcher = createDispatcher({
+      defaultDecision: 'allow',
       tools: [echo, add],
       hooks: {
         before: [
@@ -173,6 +177,7 @@ describe('the context and transcript hooks and policies see', () => {
   it("a hook cannot change the dispatcher's context for the next call", async () => {
     const seen: string[] = [];
     const dispatcher = createDispatcher({
+      defaultDecision: 'allow',
       tools: [echo],
       context: { user: { id: 'u-1' } },
       hooks: {
@@ -199,16 +204,20 @@ describe('the context and transcript hooks and policies see', () => {
 
   it('without them, hooks see an empty context and transcript', async () => {
     let info: CallInfo | undefined;
-    const dispatcher = createDispatcher({ tools: [echo], hooks: { before: [{ name: 'look', run: (i) => void (info = i) }] } });
+    const dispatcher = createDispatcher({
+      defaultDecision: 'allow',
+      tools: [echo],
+      hooks: { before: [{ name: 'look', run: (i) => void (info = i) }] },
+    });
     await dispatcher.dispatch([call('echo', { text: 'a' })], { turnId: 't' });
     expect([info?.context, info?.transcript]).toEqual([{}, []]);
   });
 
   it('refuses a context that is not a JSON object', async () => {
-    expect(() => createDispatcher({ tools: [], context: 'prod' as never })).toThrow(
+    expect(() => createDispatcher({ defaultDecision: 'allow', tools: [], context: 'prod' as never })).toThrow(
       'createDispatcher: context must be a JSON object, like { sessionId, userId, cwd }; got string "prod".',
     );
-    const dispatcher = createDispatcher({ tools: [echo] });
+    const dispatcher = createDispatcher({ defaultDecision: 'allow', tools: [echo] });
     const { results } = await dispatcher.dispatch([call('echo', { text: 'a' })], {
       turnId: 't',
       context: { at: new Date() } as never,

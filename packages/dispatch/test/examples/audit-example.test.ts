@@ -6,6 +6,7 @@ const add = defineTool({
   name: 'add',
   description: 'Adds two numbers.',
   input: z.object({ a: z.number(), b: z.number() }),
+  readOnly: true,
   execute: ({ a, b }) => a + b,
 });
 const remove = defineTool({
@@ -20,6 +21,7 @@ it('coerces quoted numbers, blocks calls outside the working directory, times an
   const records: CallRecord[] = [];
   const dispatcher = createDispatcher({
     tools: [add, remove],
+    permissions: { allow: ['remove'] }, // the hook below keeps it inside the working directory
     coerce: true,
     context: { userId: 'u-1' },
     hooks: {
@@ -51,7 +53,7 @@ it('coerces quoted numbers, blocks calls outside the working directory, times an
   // In the order the results were known: the refusal at once, the sum when it had run.
   expect(records.map((r) => [r.callId, r.decision, r.source, r.outcome, r.input, r.attempts])).toEqual([
     ['2', 'deny', 'hook:stay-in-cwd', 'denied', { path: '/etc/passwd' }, 0],
-    ['1', 'allow', 'default', 'ok', { a: 2, b: 3 }, 1],
+    ['1', 'allow', 'readonly', 'ok', { a: 2, b: 3 }, 1],
   ]);
   expect(records[0]?.context).toEqual({ userId: 'u-1', cwd: '/home/me/project' });
 });

@@ -7,6 +7,7 @@ const search = defineTool({
   name: 'search',
   description: 'Searches the web.',
   input: z.object({ q: z.string() }),
+  readOnly: true,
   retryPolicy: { transient: { attempts: 4, backoffMs: 100 } },
   execute: async ({ q }) => {
     if (++tries < 3) throw new ToolError('upstream returned 503', { kind: 'transient' });
@@ -32,6 +33,7 @@ it('never retries a permission error, and says what kind of failure it was', asy
     name: 'read_secret',
     description: 'Reads a secret.',
     input: z.object({}),
+    readOnly: true,
     execute: () => {
       throw new ToolError('403 Forbidden', { kind: 'permission' });
     },
