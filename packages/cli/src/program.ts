@@ -34,9 +34,10 @@ interface RunFlags {
   readonly model?: string;
   readonly baseUrl?: string;
   readonly store?: string | true;
+  readonly id?: string;
 }
 
-interface ResumeFlags extends Omit<RunFlags, 'provider' | 'model' | 'baseUrl' | 'store'> {
+interface ResumeFlags extends Omit<RunFlags, 'provider' | 'model' | 'baseUrl' | 'store' | 'id'> {
   readonly approve: string[];
   readonly reject: string[];
   readonly scenario?: string;
@@ -101,7 +102,7 @@ function examplesDir(): string {
 function buildProgram(setExit: (code: number) => void): Command {
   const examples = examplesDir();
   const program = configure(new Command('turnkit'))
-    .description('Run, resume, replay and check turnkit agent turns.')
+    .description('Run, resume, replay and check turnkit agent turns; store them and run them with workers.')
     .version(version(), '-v, --version')
     .addHelpText(
       'after',
@@ -120,6 +121,7 @@ function buildProgram(setExit: (code: number) => void): Command {
     .option('--model <name>', 'the model id for --provider, e.g. gpt-4.1-mini')
     .option('--base-url <url>', 'the API base URL (required for openai-compatible)', parseUrl)
     .option('--store [url]', `store the turn (see \`turnkit ls\`): ${STORE_HELP}`)
+    .option('--id <turn>', 'with --store: the id of the stored turn (default turn_<uuid>)')
     .addHelpText(
       'after',
       [
@@ -138,11 +140,14 @@ function buildProgram(setExit: (code: number) => void): Command {
     .action(async (file: string, flags: RunFlags) => {
       const provider = providerFlags(flags);
       const scenario = await loadScenarioFile(file);
+      if (flags.id !== undefined && flags.store === undefined)
+        throw new UsageError('--id names a stored turn: use it with --store.');
       if (flags.store !== undefined) {
         const unsupported = (['stream', 'json', 'trace', 'save'] as const)
           .filter((f) => flags[f] !== undefined)
           .map((f) => `--${f}`);
-        setExit(await runStoredCommand({ scenarioFile: file, scenario, provider, store: flags.store, unsupported }));
+        const stored = { scenarioFile: file, scenario, provider, store: flags.store, unsupported };
+        setExit(await runStoredCommand({ ...stored, ...definedProps({ id: flags.id }) }));
         return;
       }
       setExit(await runTurnCommand({ scenarioFile: file, scenario, provider, ...outputFlags(flags) }));

@@ -31,6 +31,6 @@ export function registerCancel(program: Command, { configure, setExit }: Command
     .argument('<turn>', 'the turn id')
     .addOption(storeOption())
     .option('--reason <text>', 'why (kept in the outcome)')
-    .addHelpText('after', "\nExamples:\n  $ turnkit cancel turn_6f1c…\n  $ turnkit cancel turn_6f1c… --reason 'wrong customer'")
+    .addHelpText('after', "\nExamples:\n  $ turnkit cancel tidy-tmp\n  $ turnkit cancel tidy-tmp --reason 'wrong customer'")
     .action(async (turn: string, flags: CancelFlags) => setExit(await cancelCommand(turn, flags)));
 }

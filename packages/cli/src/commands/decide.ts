@@ -55,7 +55,7 @@ export function registerDecide(program: Command, { configure, setExit }: Command
     )
     .addHelpText(
       'after',
-      '\nExamples:\n  $ turnkit approve turn_6f1c… call_2\n  $ turnkit approve turn_6f1c… call_2 --remember session',
+      '\nExamples:\n  $ turnkit approve tidy-tmp call_2\n  $ turnkit approve tidy-tmp call_2 --remember session',
     )
     .action(async (turn: string, call: string, flags: DecideFlags) =>
       setExit(
@@ -76,7 +76,7 @@ export function registerDecide(program: Command, { configure, setExit }: Command
     .option('--reason <text>', 'why, for the model')
     .addHelpText(
       'after',
-      "\nExamples:\n  $ turnkit reject turn_6f1c… call_3\n  $ turnkit reject turn_6f1c… call_3 --reason 'keep the cache'",
+      "\nExamples:\n  $ turnkit reject tidy-tmp call_3\n  $ turnkit reject tidy-tmp call_3 --reason 'keep the cache'",
     )
     .action(async (turn: string, call: string, flags: DecideFlags) =>
       setExit(

@@ -18,6 +18,8 @@ export interface StoredRunOptions {
   readonly provider: ProviderOptions | null;
   /** `--store` as given: true for the flag alone. */
   readonly store: string | true;
+  /** `--id`: the stored turn's id. */
+  readonly id?: string;
   /** Flags that have no meaning for a stored turn, by name, when given. */
   readonly unsupported: readonly string[];
 }
@@ -32,14 +34,23 @@ export async function runStoredCommand(o: StoredRunOptions): Promise<number> {
   const agent = agentName(o.scenarioFile);
   const definition = scenarioAgent(o.scenario, o.scenarioFile, model);
   return withStore(url, async (store) => {
-    const id = `turn_${randomUUID()}`;
+    const id = o.id ?? `turn_${randomUUID()}`;
     let worker;
     try {
       worker = createWorker({ store, agents: { [agent]: definition }, turnIds: [id] });
     } catch (error) {
       throw new UsageError(`Could not start the turn of ${o.scenarioFile}: ${oneLine(error)}`);
     }
-    await store.submit({ agent, input: o.scenario.input, id });
+    try {
+      await store.submit({ agent, input: o.scenario.input, id });
+    } catch (error) {
+      // A bad or taken --id: the store's message names it.
+      throw new UsageError(
+        oneLine(error)
+          .replace(/^store\.submit(: | option )/, '')
+          .replace('`id`', '--id'),
+      );
+    }
     process.stdout.write(`${safeText(`stored turn ${id} in ${url}`)}\n`);
     await worker.runUntilIdle();
     const turn = await store.get(id);

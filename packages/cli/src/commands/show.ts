@@ -25,6 +25,6 @@ export function registerShow(program: Command, { configure, setExit }: CommandKi
     .argument('<turn>', 'the turn id (see `turnkit ls`)')
     .addOption(storeOption())
     .option('--json', 'print the stored turn as JSON (state, transcript, parked calls, decisions, tool journal)')
-    .addHelpText('after', '\nExamples:\n  $ turnkit show turn_6f1c…\n  $ turnkit show turn_6f1c… --json')
+    .addHelpText('after', '\nExamples:\n  $ turnkit show tidy-tmp\n  $ turnkit show tidy-tmp --json')
     .action(async (id: string, flags: ShowFlags) => setExit(await showCommand(id, flags)));
 }
