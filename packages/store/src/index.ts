@@ -2,6 +2,7 @@ export { openStore, openSql, createStore, LeaseLostError, ConflictError } from '
 export type { OpenStoreOptions, Store } from './store.js';
 export { createWorker } from './worker.js';
 export type { AgentDefinition, Worker, WorkerOptions } from './worker.js';
+export { STORED_STATUSES } from './columns.js';
 export { CRASH_ENV, CRASH_POINTS } from './crash.js';
 export type { CrashPoint } from './crash.js';
 export { MIGRATIONS, SCHEMA_VERSION, migrate } from './schema.js';
