@@ -7,9 +7,7 @@
 import type { Model, ModelRequest, ModelResponse } from '@turnkit/core';
 import { defineTool } from '@turnkit/dispatch';
 import { z } from 'zod';
-import { createStore, createWorker } from '../../src/index.js';
-import { migrate } from '../../src/schema.js';
-import { openPGlite, openPostgres, type Sql } from '../../src/sql.js';
+import { createStore, createWorker, openSql, type Sql } from '../../src/index.js';
 
 const [url, schemaArg, turnId] = process.argv.slice(2) as [string, string, string];
 const schema = schemaArg === '-' ? undefined : schemaArg;
@@ -59,13 +57,7 @@ function tools(sql: Sql) {
 }
 
 async function main(): Promise<void> {
-  const sql =
-    url === 'memory://'
-      ? await openPGlite(undefined, schema)
-      : url.startsWith('postgres')
-        ? await openPostgres(url, schema)
-        : await openPGlite(url, schema);
-  await migrate(sql);
+  const sql = await openSql(url, schema === undefined ? {} : { schema });
   await sql.query(
     'CREATE TABLE IF NOT EXISTS crash_side_effects (id serial PRIMARY KEY, turn_id text NOT NULL, call_id text NOT NULL, pid integer NOT NULL)',
   );
