@@ -14,7 +14,7 @@ import { testLog } from '../../../test-log.js';
 import { createStore, CRASH_ENV, openSql, type Sql, type Store } from '@turnkit/store';
 import { dropSchema, POSTGRES_URL, scratchSchema, WHY_SKIPPED } from './postgres.js';
 
-const DRIVE = fileURLToPath(new URL('./crash/drive.ts', import.meta.url));
+const DRIVE = fileURLToPath(new URL('./fixtures/crash-drive.ts', import.meta.url));
 const REPO = fileURLToPath(new URL('../../../', import.meta.url));
 
 interface Exit {

@@ -70,6 +70,8 @@ export function decisionsTests<S extends ConformanceStore>(ctx: SuiteContext<S>)
     // A corrupted state row: anything that is not a turn state.
     await ctx.store.commit(asLease(second), { state: { status: 'dispatching', nonsense: true } as never, release: true });
     await ctx.store.commit(asLease(first), { release: true });
+    // Read back before a worker fails it: the state is unreadable, and `get` says so.
+    expect((await ctx.store.get(corrupt))?.error?.kind).toBe('corrupt_state');
     const fine = await ctx.store.submit({ agent: 'known', input: 'hi' });
     await ctx.worker(agents).runUntilIdle();
     expect(await ctx.store.get(unknown)).toMatchObject({
