@@ -10,7 +10,7 @@ import { decisionsTests } from './store-conformance/decisions.js';
 import { lifecycleTests } from './store-conformance/lifecycle.js';
 import { ownershipTests } from './store-conformance/ownership.js';
 import { recoveryTests } from './store-conformance/recovery.js';
-import { asLease, countingTools, FAIL, transcriptModel, type SuiteContext } from './store-conformance/support.js';
+import { approvalAgent, asLease, FAIL, type SuiteContext } from './store-conformance/support.js';
 import type { ConformanceLease, ConformanceStore, StoreConformanceOptions } from './store-conformance/types.js';
 
 export type * from './store-conformance/types.js';
@@ -33,14 +33,7 @@ function suiteContext<S extends ConformanceStore>(
     },
     end: (lease) => ctx.store.commit(asLease(lease), { fail: FAIL, release: true }),
     async parkedTurn(runs, agentName) {
-      const { add, pay } = countingTools(runs);
-      const agent = {
-        model: transcriptModel([
-          { id: 'c1', name: 'add', input: { a: 1, b: 2 } },
-          { id: 'c2', name: 'pay', input: { n: 3 } },
-        ]),
-        tools: [add, pay],
-      };
+      const agent = approvalAgent(runs);
       const id = await ctx.store.submit({ agent: agentName, input: 'add and pay' });
       await ctx.worker({ [agentName]: agent }).runUntilIdle();
       expect((await ctx.store.get(id))?.status).toBe('awaiting_approval');

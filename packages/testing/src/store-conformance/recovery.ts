@@ -4,7 +4,7 @@ import { defineTool } from '@turnkit/dispatch';
 import { expect, it } from 'vitest';
 import { z } from 'zod';
 import { transcriptLines } from '../transcript.js';
-import { asLease, countingTools, crashing, settle, transcriptModel, type SuiteContext } from './support.js';
+import { approvalAgent, asLease, crashing, settle, transcriptModel, type SuiteContext } from './support.js';
 import type { ConformanceStore } from './types.js';
 
 export function recoveryTests<S extends ConformanceStore>(ctx: SuiteContext<S>): void {
@@ -62,14 +62,7 @@ export function recoveryTests<S extends ConformanceStore>(ctx: SuiteContext<S>):
   for (const k of [0, 1, 2, 3, 4, 5]) {
     it(`resumes from checkpoint ${k}: same transcript, every tool ran once`, async () => {
       const runs = new Map<string, number>();
-      const { add, pay } = countingTools(runs);
-      const agent = {
-        model: transcriptModel([
-          { id: 'c1', name: 'add', input: { a: 1, b: 2 } },
-          { id: 'c2', name: 'pay', input: { n: 3 } },
-        ]),
-        tools: [add, pay],
-      };
+      const agent = approvalAgent(runs);
       const id = await ctx.store.submit({ agent: `resume${k}`, input: 'add and pay' });
       const dying = crashing(ctx.store, k);
       // The first worker dies at write k. (On a slow machine its lease can lapse and it may take

@@ -75,6 +75,18 @@ export function countingTools(runs: Map<string, number>): { add: ToolDefinition<
   };
 }
 
+/** The approval turn most tests run: the model asks for `add` (c1, runs at once) and `pay` (c2, needs approval), then answers. */
+export function approvalAgent(runs: Map<string, number>): ConformanceAgent {
+  const { add, pay } = countingTools(runs);
+  return {
+    model: transcriptModel([
+      { id: 'c1', name: 'add', input: { a: 1, b: 2 } },
+      { id: 'c2', name: 'pay', input: { n: 3 } },
+    ]),
+    tools: [add, pay],
+  };
+}
+
 export const pause = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
 
 /**
