@@ -14,6 +14,7 @@ import { packageRoot } from './paths.js';
 import { renderMarkdown, type BenchReport } from './report.js';
 import type { ProfileFigure } from './profile.js';
 import { measureStep } from './step-bench.js';
+import { currentStoreSection, withStoreSection } from './store-report.js';
 import { deltasPerSecond, measureSuspendedHeap, turnkitDeltaStream, turnkitSystems } from './turnkit.js';
 import { definedProps } from '@turnkit/core';
 
@@ -144,6 +145,7 @@ export async function runBench(settings: BenchSettings): Promise<BenchReport> {
 /** Rewrites docs/benchmarks.md (at the repository root) with the report; returns its path. */
 export function writeBenchmarksDoc(report: BenchReport): string {
   const path = join(packageRoot, '..', '..', 'docs', 'benchmarks.md');
-  writeFileSync(path, renderMarkdown(report));
+  // The durable-turns section is another command's (`pnpm bench --store --write`): kept as it is.
+  writeFileSync(path, withStoreSection(renderMarkdown(report), currentStoreSection()));
   return path;
 }

@@ -263,7 +263,8 @@ ${profileSection(report)}
 
 \`pnpm bench\` (it builds the packages it measures first; \`--write\` rewrites this page, \`--quick\`
 runs turnkit and the floor only with small counts, as CI does, and fails when the reference row's
-allocation per turn grows past its guard). The first run installs the peers into
+allocation per turn grows past its guard). \`pnpm bench --store [--postgres URL] --write\`
+measures durable turns and rewrites their section only. The first run installs the peers into
 \`packages/bench/.peers\` with npm (they are never part of \`pnpm install\`). The process re-runs itself
 with \`--expose-gc\` for the heap and allocation figures.
 `;

@@ -1,7 +1,8 @@
-export { openStore, createStore, LeaseLostError, ConflictError } from './store.js';
+export { openStore, openSql, createStore, LeaseLostError, ConflictError } from './store.js';
 export type { OpenStoreOptions, Store } from './store.js';
 export { createWorker } from './worker.js';
 export type { AgentDefinition, Worker, WorkerOptions } from './worker.js';
+export { STORED_STATUSES } from './columns.js';
 export { CRASH_ENV, CRASH_POINTS } from './crash.js';
 export type { CrashPoint } from './crash.js';
 export { MIGRATIONS, SCHEMA_VERSION, migrate } from './schema.js';
