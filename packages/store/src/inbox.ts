@@ -48,7 +48,20 @@ function checkParked(id: string, state: TurnState, callIds: readonly string[]): 
   throw new Error(`store.decide: turn '${id}' has no parked call ${quote(unknown)}; its parked calls are ${quote(parked)}.`);
 }
 
-export async function decideTurn(sql: Sql, id: string, decisions: Record<string, ApprovalDecision>): Promise<DecideResult> {
+/** Marks a turn runnable and wakes listening workers (delivered when the transaction commits). */
+function markRunnable(tx: SqlQuery, id: string, channel: string): Promise<unknown> {
+  return tx.query(`WITH t AS (UPDATE turnkit_turns SET runnable = true WHERE id = $1 RETURNING id) SELECT pg_notify($2, id) FROM t`, [
+    id,
+    channel,
+  ]);
+}
+
+export async function decideTurn(
+  sql: Sql,
+  id: string,
+  decisions: Record<string, ApprovalDecision>,
+  channel: string,
+): Promise<DecideResult> {
   const entries = checkDecisions(decisions);
   const result = await sql.transaction(async (tx) => {
     const state = await lockParkedState(tx, id);
@@ -68,14 +81,14 @@ export async function decideTurn(sql: Sql, id: string, decisions: Record<string,
           );
       (inserted.length > 0 ? accepted : ignored).push(callId);
     }
-    if (accepted.length > 0) await tx.query('UPDATE turnkit_turns SET runnable = true WHERE id = $1', [id]);
+    if (accepted.length > 0) await markRunnable(tx, id, channel);
     return { accepted, ignored };
   });
   if (result.accepted.length > 0) crashPoint('decision_written');
   return result;
 }
 
-export async function cancelTurn(sql: Sql, id: string, reason: string | undefined): Promise<boolean> {
+export async function cancelTurn(sql: Sql, id: string, reason: string | undefined, channel: string): Promise<boolean> {
   if (reason !== undefined && typeof reason !== 'string') throw new TypeError('store.cancel: `reason` must be a string.');
   return sql.transaction(async (tx) => {
     const [row] = await tx.query('SELECT status FROM turnkit_turns WHERE id = $1 FOR UPDATE', [id]);
@@ -85,7 +98,7 @@ export async function cancelTurn(sql: Sql, id: string, reason: string | undefine
       `INSERT INTO turnkit_inbox (turn_id, kind, body) VALUES ($1, 'cancel', $2::jsonb) ON CONFLICT (turn_id) WHERE kind = 'cancel' DO NOTHING`,
       [id, JSON.stringify({ reason: reason ?? 'cancelled by the caller' })],
     );
-    await tx.query('UPDATE turnkit_turns SET runnable = true WHERE id = $1', [id]);
+    await markRunnable(tx, id, channel);
     return true;
   });
 }

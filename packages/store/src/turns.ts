@@ -46,11 +46,13 @@ function checkSubmit(options: SubmitOptions): string {
   return id;
 }
 
-export async function submitTurn(db: SqlQuery, options: SubmitOptions): Promise<string> {
+export async function submitTurn(db: SqlQuery, options: SubmitOptions, channel: string): Promise<string> {
   const id = checkSubmit(options);
+  // The insert and the wake-up of listening workers in one statement (delivered on commit).
   const rows = await db.query(
-    `INSERT INTO turnkit_turns (id, agent, input, limits, status) VALUES ($1, $2, $3, $4::jsonb, 'ready') ON CONFLICT (id) DO NOTHING RETURNING id`,
-    [id, options.agent, options.input ?? null, options.limits === undefined ? null : JSON.stringify(options.limits)],
+    `WITH t AS (INSERT INTO turnkit_turns (id, agent, input, limits, status) VALUES ($1, $2, $3, $4::jsonb, 'ready') ON CONFLICT (id) DO NOTHING RETURNING id)
+     SELECT id, pg_notify($5, id) FROM t`,
+    [id, options.agent, options.input ?? null, options.limits === undefined ? null : JSON.stringify(options.limits), channel],
   );
   if (rows.length === 0)
     throw new Error(`store.submit: a turn with id '${id}' exists already; pick another id or leave \`id\` out.`);
