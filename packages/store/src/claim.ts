@@ -53,7 +53,8 @@ function checkCaps(caps: Readonly<Record<string, number>>): string {
 export async function claimTurns(sql: Sql, options: ClaimManyOptions): Promise<Claim[]> {
   const { owner, leaseMs, limit } = options;
   checkLeaseMs(leaseMs);
-  if (!Number.isInteger(limit) || limit < 1) throw new RangeError(`claim limit must be a whole number >= 1, got ${String(limit)}.`);
+  if (!Number.isInteger(limit) || limit < 1)
+    throw new RangeError(`claim limit must be a whole number >= 1, got ${String(limit)}.`);
   const caps = checkCaps(options.caps ?? {});
   const params = [owner, leaseMs, limit, caps];
   const rows =
@@ -100,13 +101,15 @@ async function readTranscripts(db: SqlQuery, ids: readonly string[]): Promise<Ma
 }
 
 /**
- * Milliseconds until the next runnable turn becomes claimable (a retry falls due, a dead worker's
- * lease expires), or null when none is waiting for time to pass.
+ * Milliseconds until the next runnable turn becomes claimable, or null when none waits for time to
+ * pass: `retries` counts retries falling due; `any` also leases expiring (a dead worker's turns).
  */
-export async function nextDue(db: SqlQuery): Promise<number | null> {
+export async function nextDue(db: SqlQuery, what: 'any' | 'retries'): Promise<number | null> {
   const [row] = await db.query(
-    `SELECT ceil(extract(epoch FROM min(greatest(coalesce(run_after, '-infinity'), coalesce(lease_expires_at, '-infinity'))) - now()) * 1000)::float8 AS ms
-     FROM turnkit_turns WHERE runnable AND (run_after > now() OR lease_expires_at > now())`,
+    what === 'retries'
+      ? `SELECT ceil(extract(epoch FROM min(run_after) - now()) * 1000)::float8 AS ms FROM turnkit_turns WHERE runnable AND run_after > now()`
+      : `SELECT ceil(extract(epoch FROM min(greatest(coalesce(run_after, '-infinity'), coalesce(lease_expires_at, '-infinity'))) - now()) * 1000)::float8 AS ms
+         FROM turnkit_turns WHERE runnable AND (run_after > now() OR lease_expires_at > now())`,
   );
   const ms = row?.ms;
   return ms === null || ms === undefined ? null : Math.max(0, Number(ms));

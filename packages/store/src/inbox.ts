@@ -50,10 +50,10 @@ function checkParked(id: string, state: TurnState, callIds: readonly string[]): 
 
 /** Marks a turn runnable and wakes listening workers (delivered when the transaction commits). */
 function markRunnable(tx: SqlQuery, id: string, channel: string): Promise<unknown> {
-  return tx.query(`WITH t AS (UPDATE turnkit_turns SET runnable = true WHERE id = $1 RETURNING id) SELECT pg_notify($2, id) FROM t`, [
-    id,
-    channel,
-  ]);
+  return tx.query(
+    `WITH t AS (UPDATE turnkit_turns SET runnable = true WHERE id = $1 RETURNING id) SELECT pg_notify($2, id) FROM t`,
+    [id, channel],
+  );
 }
 
 export async function decideTurn(

@@ -2,6 +2,10 @@ export { openStore, createStore, LeaseLostError, ConflictError } from './store.j
 export type { OpenStoreOptions, Store } from './store.js';
 export { createWorker } from './worker.js';
 export type { AgentDefinition, Worker, WorkerOptions } from './worker.js';
+export { describeWorkerEvent } from './worker-events.js';
+export type { WorkerEvent, WorkerObserver, WorkerStats } from './worker-events.js';
+export type { Departure } from './run-turn.js';
+export type { ListenHandlers } from './notify.js';
 export { CRASH_ENV, CRASH_POINTS } from './crash.js';
 export type { CrashPoint } from './crash.js';
 export { MIGRATIONS, SCHEMA_VERSION, migrate } from './schema.js';

@@ -36,7 +36,11 @@ const RECONNECT_MAX_MS = 5_000;
  * 5 s) whenever it drops. Resolves once the first LISTEN is in place (or the first try failed:
  * the listener keeps trying, and polling covers the gap). Returns the stop.
  */
-export async function listenPostgres(makeClient: ClientFactory, channel: string, handlers: ListenHandlers): Promise<() => Promise<void>> {
+export async function listenPostgres(
+  makeClient: ClientFactory,
+  channel: string,
+  handlers: ListenHandlers,
+): Promise<() => Promise<void>> {
   let stopped = false;
   let client: ClientLike | null = null;
   let delay = RECONNECT_MIN_MS;

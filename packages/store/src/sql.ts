@@ -186,12 +186,13 @@ export async function openPostgres(url: string, schema: string | undefined, load
   if (Pool === undefined || Client === undefined)
     throw new Error("The installed 'pg' package has no Pool or Client export; install pg >= 8.");
   // keepAlive: a connection cut by the network (not closed by the server) is found dead, not waited on forever.
-  const config: { connectionString: string; max: number; keepAlive: boolean; connectionTimeoutMillis: number; options?: string } = {
-    connectionString: url,
-    max: 10,
-    keepAlive: true,
-    connectionTimeoutMillis: 10_000,
-  };
+  const config: { connectionString: string; max: number; keepAlive: boolean; connectionTimeoutMillis: number; options?: string } =
+    {
+      connectionString: url,
+      max: 10,
+      keepAlive: true,
+      connectionTimeoutMillis: 10_000,
+    };
   if (schema !== undefined) {
     // Create the schema once, then every connection of the pool uses it.
     const setup = new Pool({ connectionString: url, max: 1 });

@@ -61,8 +61,11 @@ export interface Store {
   claimMany(options: ClaimManyOptions): Promise<Claim[]>;
   /** Hands a held turn back (fenced): its lease ends now and workers are woken to take it. */
   release(lease: Lease): Promise<void>;
-  /** Milliseconds until a waiting turn becomes claimable (a retry falls due, a dead worker's lease expires); null if none waits. */
-  nextDue(): Promise<number | null>;
+  /**
+   * Milliseconds until a waiting turn becomes claimable, or null if none waits: `'any'` (default)
+   * counts retries falling due and leases expiring, `'retries'` only retries.
+   */
+  nextDue(what?: 'any' | 'retries'): Promise<number | null>;
   /**
    * Hears when a turn may have become runnable: from this process, and on Postgres from every
    * process (LISTEN/NOTIFY on a connection that reconnects). Resolves to the stop.
@@ -161,7 +164,7 @@ export function createStore(sql: Sql): Store {
     claim: async (options) => (await claimTurns(db(), { ...options, limit: 1 }))[0] ?? null,
     claimMany: async (options) => claimTurns(db(), options),
     release: async (lease) => void wake(await releaseLease(db(), lease, await channel())),
-    nextDue: async () => nextDue(db()),
+    nextDue: async (what = 'any') => nextDue(db(), what),
     async listen(handlers) {
       listeners.add(handlers);
       const stop = sql.listen === undefined ? null : await sql.listen(await channel(), handlers);
