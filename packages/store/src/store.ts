@@ -138,10 +138,10 @@ export function createStore(sql: Sql): Store {
     (channelRead ??= db()
       .query('SELECT current_schema() AS schema')
       .then(([row]) => channelOf(String(row?.schema ?? 'public'))));
-  // In-process wake-ups (PGlite has no other; on Postgres they come sooner than the notification).
+  // In-process wake-ups for PGlite, which has no other (on Postgres, NOTIFY reaches this process's workers too).
   const listeners = new Set<ListenHandlers>();
   const wake = <T>(value: T, really = true): T => {
-    if (really) for (const l of listeners) quietly(l.onNotify);
+    if (really && sql.listen === undefined) for (const l of listeners) quietly(l.onNotify);
     return value;
   };
   return {
