@@ -15,3 +15,13 @@ export { EXPECTED_TEXT, EXPECTED_TOOL_RESULTS, verifyOutcome, type BenchSystem, 
 export { measureStep, STEP_SCRIPTS } from './step-bench.js';
 export { median, p95, quantile } from './stats.js';
 export { scenarioModel, turnkitSystems } from './turnkit.js';
+export { runStoreBench, type StoreBenchOptions, type StoreFigure } from './store-bench.js';
+export {
+  currentStoreSection,
+  formatStoreTerminal,
+  renderStoreSection,
+  STORE_END,
+  STORE_START,
+  withStoreSection,
+  writeStoreSection,
+} from './store-report.js';

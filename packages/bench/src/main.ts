@@ -3,6 +3,7 @@
 //   pnpm bench            full comparison (installs the peers into packages/bench/.peers on first use)
 //   pnpm bench --write    same, and rewrites docs/benchmarks.md
 //   pnpm bench --quick    turnkit only, small counts (CI keeps the harness working; no timing asserted)
+//   pnpm bench --store    durable turns (@turnkit/store) on PGlite, and on Postgres with --postgres URL
 import { spawnSync } from 'node:child_process';
 import { relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -10,10 +11,15 @@ import { parseArgs } from 'node:util';
 import { errorMessage } from '@turnkit/core';
 import { runBench, writeBenchmarksDoc, type BenchSettings } from './bench.js';
 import { formatTerminal } from './report.js';
+import { runStoreBench } from './store-bench.js';
+import { formatStoreTerminal, renderStoreSection, writeStoreSection } from './store-report.js';
 
 const USAGE = `Usage: pnpm bench [--quick] [--write] [--rounds N] [--turns N] [--warmup N]
+       pnpm bench --store [--postgres URL] [--turns N] [--quick] [--write]
   --quick       turnkit systems only, a few hundred turns (what CI runs; asserts no timing)
-  --write       rewrite docs/benchmarks.md with this run
+  --write       rewrite docs/benchmarks.md with this run (with --store: its durable-turns section only)
+  --store       durable turns through @turnkit/store and one worker: statements, bytes, turns/s
+  --postgres U  with --store: measure on this Postgres too (in a scratch schema, dropped after)
   --rounds N    interleaved rounds (default 40, quick 10)
   --turns N     turns per system per round (default 25, quick 20)
   --warmup N    warm-up turns per system (default 200, quick 50)`;
@@ -44,6 +50,8 @@ async function main(): Promise<number> {
         rounds: { type: 'string' },
         turns: { type: 'string' },
         warmup: { type: 'string' },
+        store: { type: 'boolean', default: false },
+        postgres: { type: 'string' },
         help: { type: 'boolean', short: 'h', default: false },
       },
       strict: true,
@@ -57,6 +65,11 @@ async function main(): Promise<number> {
     console.log(USAGE);
     return 0;
   }
+  if (values.postgres !== undefined && !values.store) {
+    console.error(`--postgres is for --store.\n${USAGE}`);
+    return 2;
+  }
+  if (values.store) return storeMain(values);
   // The heap figure needs a full GC before each reading: re-run this process with --expose-gc.
   if (typeof globalThis.gc !== 'function') {
     const child = spawnSync(
@@ -83,6 +96,22 @@ async function main(): Promise<number> {
   if (values.write) {
     const path = writeBenchmarksDoc(report);
     console.error(`Wrote ${relative(process.cwd(), path)}.`);
+  }
+  return 0;
+}
+
+async function storeMain(values: { quick: boolean; write: boolean; turns?: string; postgres?: string }): Promise<number> {
+  const figures = await runStoreBench({
+    turns: positiveInt('turns', values.turns, values.quick ? 20 : 200),
+    ...(values.postgres === undefined ? {} : { postgresUrl: values.postgres }),
+    log: (line) => console.error(line),
+  });
+  console.log(formatStoreTerminal(figures));
+  if (values.write) {
+    // The URL is not recorded (it may hold a password): the command says a Postgres was given.
+    const shown = command().replace(/--postgres \S+/, '--postgres URL');
+    const path = writeStoreSection(renderStoreSection(figures, shown));
+    console.error(`Wrote the durable-turns section of ${relative(process.cwd(), path)}.`);
   }
   return 0;
 }

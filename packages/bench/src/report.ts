@@ -233,7 +233,8 @@ ${whatBoundsIt(report)}
 ## Reproduce
 
 \`pnpm bench\` (it builds the packages it measures first; \`--write\` rewrites this page, \`--quick\`
-runs turnkit only with small counts, as CI does). The first run installs the peers into
+runs turnkit only with small counts, as CI does). \`pnpm bench --store [--postgres URL] --write\`
+measures durable turns and rewrites their section only. The first run installs the peers into
 \`packages/bench/.peers\` with npm (they are never part of \`pnpm install\`). The process re-runs itself
 with \`--expose-gc\` for the heap figure.
 `;

@@ -10,6 +10,13 @@ import { Command, CommanderError, InvalidArgumentError, Option } from 'commander
 import { checkCommand } from './commands/check.js';
 import { GRAPH_FORMATS, graphCommand, type GraphFormat } from './commands/graph.js';
 import { replayCommand } from './commands/replay.js';
+import { registerCancel } from './commands/cancel.js';
+import { registerDecide } from './commands/decide.js';
+import { registerLs } from './commands/ls.js';
+import { runStoredCommand } from './commands/run-stored.js';
+import { registerShow } from './commands/show.js';
+import { STORE_HELP } from './commands/store-common.js';
+import { registerWorker } from './commands/worker.js';
 import { oneLine, UsageError } from './errors.js';
 import { PROVIDERS, type ProviderName, type ProviderOptions } from './provider.js';
 import { loadScenarioFile } from './scenario.js';
@@ -26,9 +33,11 @@ interface RunFlags {
   readonly provider?: ProviderName;
   readonly model?: string;
   readonly baseUrl?: string;
+  readonly store?: string | true;
+  readonly id?: string;
 }
 
-interface ResumeFlags extends Omit<RunFlags, 'provider' | 'model' | 'baseUrl'> {
+interface ResumeFlags extends Omit<RunFlags, 'provider' | 'model' | 'baseUrl' | 'store' | 'id'> {
   readonly approve: string[];
   readonly reject: string[];
   readonly scenario?: string;
@@ -93,7 +102,7 @@ function examplesDir(): string {
 function buildProgram(setExit: (code: number) => void): Command {
   const examples = examplesDir();
   const program = configure(new Command('turnkit'))
-    .description('Run, resume, replay and check turnkit agent turns.')
+    .description('Run, resume, replay and check turnkit agent turns; store them and run them with workers.')
     .version(version(), '-v, --version')
     .addHelpText(
       'after',
@@ -111,6 +120,8 @@ function buildProgram(setExit: (code: number) => void): Command {
     .addOption(providerOption)
     .option('--model <name>', 'the model id for --provider, e.g. gpt-4.1-mini')
     .option('--base-url <url>', 'the API base URL (required for openai-compatible)', parseUrl)
+    .option('--store [url]', `store the turn (see \`turnkit ls\`): ${STORE_HELP}`)
+    .option('--id <turn>', 'with --store: the id of the stored turn (default turn_<uuid>)')
     .addHelpText(
       'after',
       [
@@ -118,6 +129,7 @@ function buildProgram(setExit: (code: number) => void): Command {
         'Examples:',
         `  $ turnkit run ${examples}/trip-planner.ts`,
         `  $ turnkit run ${examples}/delete-files.ts --save turn.json`,
+        `  $ turnkit run ${examples}/delete-files.ts --store`,
         `  $ turnkit run ${examples}/trip-planner.ts --json > trace.ndjson`,
         `  $ OPENAI_API_KEY=sk-... turnkit run ${examples}/trip-planner.ts --provider openai --model gpt-4.1-mini`,
         '  $ turnkit run scenario.json --provider openai-compatible --model qwen3:8b --base-url http://localhost:11434/v1',
@@ -128,6 +140,16 @@ function buildProgram(setExit: (code: number) => void): Command {
     .action(async (file: string, flags: RunFlags) => {
       const provider = providerFlags(flags);
       const scenario = await loadScenarioFile(file);
+      if (flags.id !== undefined && flags.store === undefined)
+        throw new UsageError('--id names a stored turn: use it with --store.');
+      if (flags.store !== undefined) {
+        const unsupported = (['stream', 'json', 'trace', 'save'] as const)
+          .filter((f) => flags[f] !== undefined)
+          .map((f) => `--${f}`);
+        const stored = { scenarioFile: file, scenario, provider, store: flags.store, unsupported };
+        setExit(await runStoredCommand({ ...stored, ...definedProps({ id: flags.id }) }));
+        return;
+      }
       setExit(await runTurnCommand({ scenarioFile: file, scenario, provider, ...outputFlags(flags) }));
     });
 
@@ -202,6 +224,13 @@ function buildProgram(setExit: (code: number) => void): Command {
     .action(async (flags: { maxIterations: number; loopThreshold: number; repairs: number; depth: number }) =>
       setExit(await checkCommand(flags)),
     );
+
+  const kit = { configure, setExit };
+  registerLs(program, kit);
+  registerShow(program, kit);
+  registerDecide(program, kit);
+  registerCancel(program, kit);
+  registerWorker(program, kit);
 
   return program;
 }

@@ -116,6 +116,23 @@ function parseJson(text: string, shown: string): unknown {
   }
 }
 
+/**
+ * Imports a .ts/.js module the way scenario modules are imported (tsx, so TypeScript runs without
+ * a build) and returns its exports (a CommonJS module's `module.exports`). `what` names the kind of
+ * file in messages. Throws a UsageError for a missing file, another extension or a failed import.
+ */
+export async function importFile(file: string, what: string): Promise<Record<string, unknown>> {
+  const path = resolve(file);
+  await mustBeFile(path, file, what);
+  const ext = extname(path).toLowerCase();
+  if (!MODULE_EXTENSIONS.has(ext))
+    throw new UsageError(`Cannot load ${what} file ${file}: use a .ts or .js file (got '${ext || 'no extension'}').`);
+  const format = await moduleFormat(path, ext);
+  const module = await importModule(path, file, format);
+  const inner = module.default;
+  return format.commonJs && inner !== null && typeof inner === 'object' ? (inner as Record<string, unknown>) : module;
+}
+
 /** Errors of a CommonJS module that requires an ES-module-only package (such as every @turnkit one). */
 const REQUIRED_ESM = new Set(['ERR_PACKAGE_PATH_NOT_EXPORTED', 'ERR_REQUIRE_ESM', 'ERR_REQUIRE_ASYNC_MODULE']);
 

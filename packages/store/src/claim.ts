@@ -14,7 +14,7 @@ const CAP_LOCK = 7_316_420_912;
 /** A turn is runnable now: marked runnable, its lease free or expired, its retry due. */
 const RUNNABLE_NOW = `runnable AND (lease_expires_at IS NULL OR lease_expires_at <= now()) AND (run_after IS NULL OR run_after <= now())`;
 
-// $1 owner, $2 leaseMs, $3 how many, $4 caps as {"agent": cap}. `room` is what each capped agent
+// $1 owner, $2 leaseMs, $3 how many, $4 caps as {"agent": cap}, $5 the only turn ids to take (or null). `room` is what each capped agent
 // may still start (its cap minus the turns held under a live lease); an agent with no room is not
 // picked at all, so its turns never crowd out others'; within one claim, `n <= room` trims the rest.
 const CLAIM_SQL = `
@@ -26,7 +26,7 @@ room AS (
 ),
 picked AS (
   SELECT id, agent, seq FROM turnkit_turns
-  WHERE ${RUNNABLE_NOW} AND agent NOT IN (SELECT agent FROM room WHERE room <= 0)
+  WHERE ${RUNNABLE_NOW} AND agent NOT IN (SELECT agent FROM room WHERE room <= 0) AND ($5::text[] IS NULL OR id = ANY($5::text[]))
   ORDER BY seq LIMIT $3 FOR UPDATE SKIP LOCKED
 ),
 ranked AS (
@@ -56,7 +56,8 @@ export async function claimTurns(sql: Sql, options: ClaimManyOptions): Promise<C
   if (!Number.isInteger(limit) || limit < 1)
     throw new RangeError(`claim limit must be a whole number >= 1, got ${String(limit)}.`);
   const caps = checkCaps(options.caps ?? {});
-  const params = [owner, leaseMs, limit, caps];
+  const turnIds = options.turnIds === undefined ? null : [...options.turnIds];
+  const params = [owner, leaseMs, limit, caps, turnIds];
   const rows =
     caps === '{}'
       ? await sql.query(CLAIM_SQL, params)

@@ -2,7 +2,8 @@
 // SQL runs on both drivers (PGlite in-process, a real Postgres through `pg`); each is an optional
 // peer dependency, loaded only when a store of its kind is opened.
 
-import { closeSync, mkdirSync, openSync, readFileSync, rmSync, writeSync } from 'node:fs';
+import { randomUUID } from 'node:crypto';
+import { linkSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { basename, dirname, join, resolve } from 'node:path';
 import { listenPostgres, type ClientFactory, type ListenHandlers } from './notify.js';
 
@@ -36,8 +37,12 @@ export async function loadDriver(name: string, what: string, load: ModuleLoader 
     return await load(name);
   } catch (error) {
     const why = error instanceof Error ? error.message : String(error);
+    const code = (error as NodeJS.ErrnoException | null)?.code;
+    const missing = code === 'ERR_MODULE_NOT_FOUND' || code === 'MODULE_NOT_FOUND' || /Cannot find (package|module)/.test(why);
     throw new Error(
-      `${what} needs the package '${name}', which is not installed (${why}). Install it next to @turnkit/store: npm install ${name}`,
+      missing
+        ? `${what} needs the package '${name}', which is not installed. Install it next to @turnkit/store: npm install ${name}`
+        : `${what} needs the package '${name}', which is installed but could not be loaded (${why}). Reinstall it: npm install ${name}`,
     );
   }
 }
@@ -111,40 +116,72 @@ export function lockPath(dataDir: string): string {
 }
 
 /**
- * Takes the lock of a PGlite directory: creates `<dir>.lock` exclusively with this process's pid.
- * A lock of a live process is never taken; a dead process's lock is taken over. Returns the unlock.
+ * Takes the lock of a PGlite directory: `<dir>.lock` holding this process's pid. A live process's
+ * lock is never taken; a dead one's is taken over. Returns the unlock.
+ *
+ * The lock file is created with its content in one step (written aside, then hard-linked into
+ * place, which fails if it exists), so no one ever reads a half-made lock; a dead holder's lock is
+ * moved aside atomically and checked before it is deleted, so two processes taking over the same
+ * stale lock cannot delete each other's new one.
  */
 export function takeLock(dataDir: string): () => void {
   const path = lockPath(dataDir);
-  for (let attempt = 0; attempt < 2; attempt += 1) {
-    let fd: number;
-    try {
-      fd = openSync(path, 'wx');
-    } catch (error) {
-      if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
-      const holder = readPid(path);
-      if (holder !== null && isAlive(holder)) {
-        throw new Error(
-          `The PGlite store in ${resolve(dataDir)} is in use by process ${holder} (lock file ${path}). PGlite serves one process only: ` +
-            'stop that process, or use Postgres for several processes (openStore("postgres://…")).',
-        );
-      }
-      // Left by a process that is gone (or unreadable): take it over.
-      rmSync(path, { force: true });
-      continue;
+  for (let attempt = 0; attempt < 5; attempt += 1) {
+    if (createLock(path)) {
+      let released = false;
+      return () => {
+        if (released) return;
+        released = true;
+        if (readPid(path) === process.pid) rmSync(path, { force: true });
+      };
     }
-    writeSync(fd, String(process.pid));
-    closeSync(fd);
-    let released = false;
-    return () => {
-      if (released) return;
-      released = true;
-      if (readPid(path) === process.pid) rmSync(path, { force: true });
-    };
+    const holder = readPid(path);
+    if (holder !== null && isAlive(holder)) {
+      throw new Error(
+        `The PGlite store in ${resolve(dataDir)} is in use by process ${holder} (lock file ${path}). PGlite serves one process only: ` +
+          'stop that process, or use Postgres for several processes (openStore("postgres://…")).',
+      );
+    }
+    removeStale(path, holder);
   }
   throw new Error(
-    `Could not take the lock file ${path}: another process keeps creating it. Use Postgres for several processes (openStore("postgres://…")).`,
+    `Could not take the lock file ${path}: other processes keep taking it. Use Postgres for several processes (openStore("postgres://…")).`,
   );
+}
+
+/** Creates the lock file with this pid in it, in one step; false when a lock file exists. */
+function createLock(path: string): boolean {
+  const aside = `${path}.${process.pid}.${randomUUID()}`;
+  writeFileSync(aside, String(process.pid));
+  try {
+    linkSync(aside, path);
+    return true;
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'EEXIST') return false;
+    throw error;
+  } finally {
+    rmSync(aside, { force: true });
+  }
+}
+
+/** Deletes a dead holder's lock: moved aside first, deleted only if it is still that holder's, else put back. */
+export function removeStale(path: string, stale: number | null): void {
+  const aside = `${path}.${process.pid}.${randomUUID()}`;
+  try {
+    renameSync(path, aside);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return; // someone else removed it
+    throw error;
+  }
+  if (readPid(aside) !== stale) {
+    // Another process took the lock over meanwhile: give it back (unless yet another one exists).
+    try {
+      linkSync(aside, path);
+    } catch {
+      // EEXIST: a newer lock is in place; it stands.
+    }
+  }
+  rmSync(aside, { force: true });
 }
 
 function readPid(path: string): number | null {

@@ -86,7 +86,7 @@ export interface Store {
 }
 
 /** Opens the database a URL names (see openStore). */
-async function openSql(url: string | undefined, schema: string | undefined, load: ModuleLoader | undefined): Promise<Sql> {
+async function openUrl(url: string | undefined, schema: string | undefined, load: ModuleLoader | undefined): Promise<Sql> {
   if (url !== undefined && (typeof url !== 'string' || url === ''))
     throw new TypeError(`openStore takes 'memory://', 'postgres://…', a directory, or nothing; got ${JSON.stringify(url)}.`);
   if (url === undefined) return openPGlite('./.turnkit', schema, load);
@@ -113,16 +113,24 @@ async function openSql(url: string | undefined, schema: string | undefined, load
  * const id = await store.submit({ agent: 'calculator', input: 'What is 1 + 2?' });
  */
 export async function openStore(url?: string, options: OpenStoreOptions = {}): Promise<Store> {
+  return createStore(await openSql(url, options));
+}
+
+/**
+ * Opens the database a URL names (as openStore does) and migrates it, returning the connection
+ * itself: for tools that measure or inspect the tables. `createStore(sql)` makes a store over it.
+ */
+export async function openSql(url?: string, options: OpenStoreOptions = {}): Promise<Sql> {
   armedCrash(); // a bad TURNKIT_STORE_CRASH_AT is an error now, not at a crash point
   const schema = options.schema === undefined ? undefined : checkSchemaName(options.schema);
-  const sql = await openSql(url, schema, options.load);
+  const sql = await openUrl(url, schema, options.load);
   try {
     await migrate(sql);
   } catch (error) {
     await sql.close().catch(() => undefined);
     throw error;
   }
-  return createStore(sql);
+  return sql;
 }
 
 /** A store over any `Sql` connection (the schema must be migrated). */

@@ -167,6 +167,8 @@ export interface Commit {
 export interface ClaimOptions {
   readonly owner: string;
   readonly leaseMs: number;
+  /** Claim only these turns (default: any runnable turn). */
+  readonly turnIds?: readonly string[];
 }
 
 export interface ClaimManyOptions extends ClaimOptions {

@@ -4,6 +4,7 @@
 // only the fallback. A worker at capacity runs no claim at all, so a burst of notifications costs
 // one claim per free slot, not one per worker per notification.
 
+import { definedProps } from '@turnkit/core';
 import { messageOf } from './errors.js';
 import { Fence, HandedBack, type Report } from './fence.js';
 import { runTurnOnce, type Departure } from './run-turn.js';
@@ -22,6 +23,7 @@ export interface LoopOptions {
   readonly caps: Readonly<Record<string, number>>;
   readonly report: Report;
   readonly observer: WorkerObserver | undefined;
+  readonly turnIds: readonly string[] | undefined;
 }
 
 /** The longest wait between claims while the database is unreachable. */
@@ -80,8 +82,8 @@ export class WorkerLoop {
   async fill(): Promise<{ claimed: number; full: boolean }> {
     const free = this.o.concurrency - this.held.size;
     if (free <= 0 || this.stopping) return { claimed: 0, full: true };
-    const { store, id, leaseMs, caps } = this.o;
-    const claims = await store.claimMany({ owner: id, leaseMs, limit: free, caps });
+    const { store, id, leaseMs, caps, turnIds } = this.o;
+    const claims = await store.claimMany({ owner: id, leaseMs, limit: free, caps, ...definedProps({ turnIds }) });
     this.counts.claims += 1;
     for (const claim of claims) this.run(claim);
     return { claimed: claims.length, full: claims.length === free };

@@ -4,7 +4,7 @@
 // and batch.ts (the tool journal).
 
 import { randomUUID } from 'node:crypto';
-import { createTurn, type Model, type TurnLimitsInput } from '@turnkit/core';
+import { createTurn, definedProps, type Model, type TurnLimitsInput } from '@turnkit/core';
 import type { AfterHook, BeforeHook, Budget, Permissions, Policy, ToolDefinition } from '@turnkit/dispatch';
 import type { CheckFn, OutputSchema } from '@turnkit/inline';
 import { armedCrash } from './crash.js';
@@ -46,6 +46,8 @@ export interface WorkerOptions {
    * this worker, a retry falling due. Default 2000.
    */
   readonly pollMs?: number;
+  /** Run only these turns (a script that runs the turns it submitted); default: any runnable turn. */
+  readonly turnIds?: readonly string[];
   /** This worker's name in lease rows. Default `worker_<uuid>`. */
   readonly id?: string;
   /** Hears faults the worker survives (a lost lease, a database error); the turn is left for another try. */
@@ -90,6 +92,9 @@ export function createWorker(options: WorkerOptions): Worker {
   const leaseMs = count(options.leaseMs, 30_000, 'leaseMs', 3);
   const pollMs = count(options.pollMs, 2000, 'pollMs', 1);
   const id = options.id ?? `worker_${randomUUID()}`;
+  const turnIds = options.turnIds;
+  if (turnIds !== undefined && (!Array.isArray(turnIds) || !turnIds.every((t) => typeof t === 'string')))
+    throw new TypeError('createWorker option `turnIds` must be an array of turn ids.');
   const report = (error: unknown, turnId: string | null): void => {
     try {
       options.onError?.(error, turnId);
@@ -101,7 +106,18 @@ export function createWorker(options: WorkerOptions): Worker {
   const caps = Object.fromEntries(
     Object.entries(agents).flatMap(([name, agent]) => (agent.maxRunning === undefined ? [] : [[name, agent.maxRunning]])),
   );
-  const loop = new WorkerLoop({ store, agents, id, concurrency, leaseMs, pollMs, caps, report, observer: options.observer });
+  const loop = new WorkerLoop({
+    store,
+    agents,
+    id,
+    concurrency,
+    leaseMs,
+    pollMs,
+    caps,
+    report,
+    observer: options.observer,
+    turnIds,
+  });
 
   return {
     id,

@@ -1,11 +1,15 @@
 import { spawn } from 'node:child_process';
-import { existsSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
 import { lockPath, openStore } from '@turnkit/store';
+import { removeStale } from '../src/sql.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'turnkit-store-'));
+const TAKE = fileURLToPath(new URL('./lock/take.ts', import.meta.url));
+const REPO = fileURLToPath(new URL('../../../', import.meta.url));
 
 describe('openStore', () => {
   const opened: { close(): Promise<void> }[] = [];
@@ -39,6 +43,65 @@ describe('openStore', () => {
     expect((await again.get(id))?.status).toBe('ready');
   });
 
+  it("processes racing to take over a dead process's lock: exactly one takes it, the others are refused", async () => {
+    const data = join(dir, 'race');
+    const dead = spawn(process.execPath, ['-e', ''], { stdio: 'ignore' });
+    await new Promise((resolve) => dead.once('exit', resolve));
+    writeFileSync(lockPath(data), String(dead.pid)); // left by a process that is gone
+    const startAt = Date.now() + 4000;
+    const children = Array.from({ length: 4 }, () =>
+      spawn(process.execPath, ['--import', 'tsx', '--conditions=@turnkit/source', TAKE, data, String(startAt)], {
+        cwd: REPO,
+        stdio: ['pipe', 'pipe', 'inherit'],
+      }),
+    );
+    const said = await Promise.all(
+      children.map(
+        (child) =>
+          new Promise<string>((resolve) => {
+            let out = '';
+            child.stdout?.on('data', (chunk: Buffer) => {
+              out += chunk.toString('utf8');
+              if (out.includes('\n')) resolve(out.trim());
+            });
+            child.once('exit', () => resolve(out.trim()));
+          }),
+      ),
+    );
+    const holders = children.filter((_, i) => said[i] === 'took');
+    expect(holders).toHaveLength(1);
+    expect(said.filter((s) => s !== 'took')).toEqual(
+      Array(3).fill(expect.stringMatching(`^refused .*in use by process ${holders[0]?.pid}`)),
+    );
+    expect(readFileSync(lockPath(data), 'utf8')).toBe(String(holders[0]?.pid));
+    for (const child of children) child.stdin?.end();
+    await Promise.all(
+      children.map((child) => new Promise((resolve) => (child.exitCode === null ? child.once('exit', resolve) : resolve(null)))),
+    );
+  }, 60_000);
+
+  it('a takeover that finds the stale lock already replaced by a live process puts that lock back', async () => {
+    // The interleaving the race above can hit: this process read a dead holder's pid, then another
+    // process took the lock over, then this process removes "the stale lock".
+    const data = join(dir, 'interleaved');
+    const dead = spawn(process.execPath, ['-e', ''], { stdio: 'ignore' });
+    await new Promise((resolve) => dead.once('exit', resolve));
+    const live = spawn(process.execPath, ['-e', 'setTimeout(() => {}, 60000)'], { stdio: 'ignore' });
+    try {
+      writeFileSync(lockPath(data), String(live.pid));
+      removeStale(lockPath(data), dead.pid ?? null);
+      expect(readFileSync(lockPath(data), 'utf8')).toBe(String(live.pid));
+      await expect(openStore(data)).rejects.toThrow(new RegExp(`in use by process ${live.pid}`));
+      // The dead holder's own lock is removed.
+      writeFileSync(lockPath(data), String(dead.pid));
+      removeStale(lockPath(data), dead.pid ?? null);
+      expect(existsSync(lockPath(data))).toBe(false);
+    } finally {
+      live.kill('SIGKILL');
+      await new Promise((resolve) => live.once('exit', resolve));
+    }
+  });
+
   it('a missing driver names the package to install', async () => {
     const load = async (name: string): Promise<never> => {
       throw new Error(`Cannot find package '${name}'`);
@@ -47,6 +110,13 @@ describe('openStore', () => {
       /needs the package '@electric-sql\/pglite'.*npm install @electric-sql\/pglite/,
     );
     await expect(openStore('postgres://127.0.0.1:1/x', { load })).rejects.toThrow(/needs the package 'pg'.*npm install pg/);
+    // Installed but broken: said so, not "not installed".
+    const broken = async (): Promise<never> => {
+      throw new SyntaxError('Unexpected token');
+    };
+    await expect(openStore('memory://', { load: broken })).rejects.toThrow(
+      /'@electric-sql\/pglite', which is installed but could not be loaded \(Unexpected token\)/,
+    );
   });
 
   it('rejects an unknown URL scheme and a bad schema name', async () => {

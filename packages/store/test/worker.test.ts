@@ -1,8 +1,8 @@
 import { z } from 'zod';
 import { describe, expect, it } from 'vitest';
 import { defineTool } from '@turnkit/dispatch';
-import { createWorker, type Store } from '@turnkit/store';
-import { scriptedModel } from '@turnkit/testing';
+import { createWorker, openStore, type Store } from '@turnkit/store';
+import { scriptedModel, text } from '@turnkit/testing';
 
 const store = { claim: () => Promise.resolve(null) } as unknown as Store;
 
@@ -14,6 +14,21 @@ describe('createWorker and the idempotent tool option', () => {
     );
     expect(() => createWorker({ store, agents: {}, leaseMs: 1 })).toThrow(/leaseMs/);
     expect(() => createWorker({ store: {} as never, agents: {} })).toThrow(/store from openStore/);
+  });
+
+  it('a worker given turnIds runs only those turns', async () => {
+    const real = await openStore('memory://');
+    try {
+      const agents = { a: { model: scriptedModel([text('one')]) }, b: { model: scriptedModel([text('two')]) } };
+      const mine = await real.submit({ agent: 'a', input: 'mine' });
+      const other = await real.submit({ agent: 'b', input: 'not mine' });
+      await createWorker({ store: real, agents: { a: agents.a }, turnIds: [mine] }).runUntilIdle();
+      expect((await real.get(mine))?.status).toBe('stopped');
+      expect((await real.get(other))?.status).toBe('ready');
+      expect(() => createWorker({ store: real, agents, turnIds: 'x' as never })).toThrow(/turnIds/);
+    } finally {
+      await real.close();
+    }
   });
 
   it('defineTool takes `idempotent` (default false) and rejects a non-boolean', () => {

@@ -283,6 +283,39 @@ export function storeConformance<S extends ConformanceStore>(
       expect(runs.get('c1')).toBe(1);
     });
 
+    it('no transaction is held across a model call or a tool call: both can lock the turn row meanwhile', async () => {
+      // `decide` locks the turn's row (FOR UPDATE) before it finds the turn is not parked: it would
+      // wait forever for a worker that held a transaction (or, on PGlite, any statement would).
+      let id = '';
+      const probes: string[] = [];
+      const probe = async (who: string): Promise<void> => {
+        try {
+          await store.decide(id, { c1: { type: 'approve' } });
+          probes.push(`${who}: decided`);
+        } catch (error) {
+          probes.push(`${who}: ${error instanceof Error ? error.message : String(error)}`);
+        }
+      };
+      const inner = transcriptModel([{ id: 'c1', name: 'probe', input: {} }]);
+      const model: Model = {
+        generate: async (request, callOptions) => (await probe('model'), inner.generate(request, callOptions)),
+      };
+      const tool = defineTool({
+        name: 'probe',
+        description: 'Uses the store while it runs.',
+        input: z.object({}),
+        execute: async () => (await probe('tool'), 'probed'),
+      });
+      id = await store.submit({ agent: 'notx', input: 'probe' });
+      await worker({ notx: { model, tools: [tool] } }).runUntilIdle();
+      expect((await store.get(id))?.status).toBe('stopped');
+      expect(probes).toEqual([
+        expect.stringMatching(/^model: .*not waiting for approval/),
+        expect.stringMatching(/^tool: .*not waiting for approval/),
+        expect.stringMatching(/^model: .*not waiting for approval/),
+      ]);
+    });
+
     it('tool results are idempotent: the first result per call wins', async () => {
       const id = await store.submit({ agent: 'journal' });
       const lease = await claimOwn(id, 'w1', 60_000);

@@ -1,0 +1,64 @@
+// The agents a `turnkit worker` runs, from a file: a module that exports `agents`
+// (`{ [name]: { model, tools, system?, limits?, … } }`, as createWorker takes them), or a scenario
+// file, which is one agent named after the file (`delete-files.ts` → `delete-files`): what
+// `turnkit run --store` submitted.
+
+import { basename, extname } from 'node:path';
+import type { Model } from '@turnkit/core';
+import type { AgentDefinition } from '@turnkit/store';
+import { definedProps } from '@turnkit/core';
+import { UsageError } from '../errors.js';
+import { importFile, loadScenarioFile, type LoadedScenarioFile } from '../scenario.js';
+
+/** The agent name of a scenario file: its name without the extension. */
+export function agentName(file: string): string {
+  return basename(file, extname(file));
+}
+
+/**
+ * A scenario's model for stored turns. A model function is called for each model call with
+ * `startAt` = the assistant messages in the request (the model calls already answered), so a
+ * scripted model continues where the turn is, in whichever process the turn runs.
+ */
+function positionedModel(scenario: LoadedScenarioFile, shown: string): Model {
+  const model = scenario.model;
+  if (model === undefined)
+    throw new UsageError(`Scenario ${shown} has no model: add \`model\` to it, or run it with --provider and --model.`);
+  if (typeof model !== 'function') return model;
+  return {
+    generate(request, options) {
+      const startAt = request.messages.filter((m) => m.role === 'assistant').length;
+      return model({ startAt }).generate(request, options);
+    },
+  };
+}
+
+/** A scenario as an agent (its input is the turn's, not the agent's). `model` replaces the scenario's (--provider). */
+export function scenarioAgent(scenario: LoadedScenarioFile, shown: string, model?: Model): AgentDefinition {
+  return {
+    model: model ?? positionedModel(scenario, shown),
+    tools: scenario.tools,
+    ...definedProps({ system: scenario.system }),
+    ...definedProps({ limits: scenario.limits }),
+    ...definedProps({ output: scenario.output }),
+  };
+}
+
+/** Loads the agents of `file` (see the top of this file). */
+export async function loadAgents(file: string): Promise<Record<string, AgentDefinition>> {
+  if (extname(file).toLowerCase() === '.json') {
+    return { [agentName(file)]: scenarioAgent(await loadScenarioFile(file), file) };
+  }
+  const exports = await importFile(file, 'agents');
+  const agents = exports.agents;
+  if (agents === undefined) {
+    if (!('scenario' in exports) && !('default' in exports))
+      throw new UsageError(
+        `${file} exports no agents: add \`export const agents = { name: { model, tools } }\`, or pass a scenario file.`,
+      );
+    return { [agentName(file)]: scenarioAgent(await loadScenarioFile(file), file) };
+  }
+  if (agents === null || typeof agents !== 'object' || Array.isArray(agents))
+    throw new UsageError(`${file}: \`agents\` must be an object { [name]: { model, tools, … } }.`);
+  return agents as Record<string, AgentDefinition>;
+}

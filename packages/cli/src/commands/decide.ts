@@ -1,0 +1,93 @@
+// `turnkit approve <turn> <call>` and `turnkit reject <turn> <call>`: a durable decision for a
+// parked call of a stored turn. A worker applies it (`turnkit worker`).
+
+import type { ApprovalDecision } from '@turnkit/core';
+import { type Command, Option } from 'commander';
+import { oneLine, UsageError } from '../errors.js';
+import { safeText, shellCommand } from '../safe-text.js';
+import { EXIT } from '../turn.js';
+import { type CommandKit, getTurn, storeArgs, storeOption, withStore } from './store-common.js';
+
+interface DecideFlags {
+  readonly store: string;
+  readonly remember?: 'session' | 'tool';
+  readonly reason?: string;
+}
+
+async function decideCommand(turnId: string, callId: string, decision: ApprovalDecision, store: string): Promise<number> {
+  return withStore(store, async (opened) => {
+    const turn = await getTurn(opened, turnId, store);
+    let result;
+    try {
+      result = await opened.decide(turnId, { [callId]: decision });
+    } catch (error) {
+      // Not parked, no such call: the store's message names the turn, the call and the parked ones.
+      throw new UsageError(oneLine(error).replace(/^store\.decide: /, ''));
+    }
+    const verb = decision.type === 'approve' ? 'Approved' : 'Rejected';
+    if (result.ignored.length > 0) {
+      process.stderr.write(`${safeText(`Call ${callId} of turn ${turnId} was decided already; the first decision stands.`)}\n`);
+      return EXIT.failed;
+    }
+    const worker = shellCommand(['turnkit', 'worker', '--agents', 'AGENTS_FILE', '--until-idle', ...storeArgs(store)]);
+    const waiting = turn.parked.filter((p) => p.call.id !== callId).map((p) => p.call.id);
+    process.stdout.write(
+      `${safeText(`${verb} ${callId} of turn ${turnId} (stored).`)}\n` +
+        (waiting.length > 0
+          ? `${safeText(`Still waiting for a decision: ${waiting.join(', ')}.`)}\n`
+          : `A worker continues the turn: ${worker}\n`),
+    );
+    return EXIT.ok;
+  });
+}
+
+export function registerDecide(program: Command, { configure, setExit }: CommandKit): void {
+  configure(program.command('approve'))
+    .description('Approve a parked call of a stored turn (durable when this returns).')
+    .argument('<turn>', 'the turn id')
+    .argument('<call>', 'the parked call id (see `turnkit show <turn>`)')
+    .addOption(storeOption())
+    .addOption(
+      new Option('--remember <scope>', 'also allow later calls: this turn (session) or any turn of the tool (tool)').choices([
+        'session',
+        'tool',
+      ]),
+    )
+    .addHelpText(
+      'after',
+      '\nExamples:\n  $ turnkit approve tidy-tmp call_2\n  $ turnkit approve tidy-tmp call_2 --remember session',
+    )
+    .action(async (turn: string, call: string, flags: DecideFlags) =>
+      setExit(
+        await decideCommand(
+          turn,
+          call,
+          flags.remember === undefined ? { type: 'approve' } : { type: 'approve', remember: flags.remember },
+          flags.store,
+        ),
+      ),
+    );
+
+  configure(program.command('reject'))
+    .description('Reject a parked call of a stored turn; the model is told it was rejected (and why).')
+    .argument('<turn>', 'the turn id')
+    .argument('<call>', 'the parked call id (see `turnkit show <turn>`)')
+    .addOption(storeOption())
+    .option('--reason <text>', 'why, for the model')
+    .addHelpText(
+      'after',
+      "\nExamples:\n  $ turnkit reject tidy-tmp call_3\n  $ turnkit reject tidy-tmp call_3 --reason 'keep the cache'",
+    )
+    .action(async (turn: string, call: string, flags: DecideFlags) =>
+      setExit(
+        await decideCommand(
+          turn,
+          call,
+          flags.reason === undefined || flags.reason.trim() === ''
+            ? { type: 'reject' }
+            : { type: 'reject', reason: flags.reason },
+          flags.store,
+        ),
+      ),
+    );
+}

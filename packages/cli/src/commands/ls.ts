@@ -1,0 +1,66 @@
+// `turnkit ls`: the stored turns, oldest first.
+
+import type { StoredStatus } from '@turnkit/store';
+import { type Command, InvalidArgumentError, Option } from 'commander';
+import { safeText } from '../safe-text.js';
+import type { CommandKit } from './store-common.js';
+import { storeOption, withStore } from './store-common.js';
+
+const STATUSES: readonly StoredStatus[] = [
+  'ready',
+  'calling_model',
+  'dispatching',
+  'awaiting_approval',
+  'steering',
+  'finalizing',
+  'stopped',
+  'failed',
+  'cancelled',
+];
+
+interface LsFlags {
+  readonly store: string;
+  readonly status?: StoredStatus;
+  readonly limit: number;
+}
+
+function limit(value: string): number {
+  const n = Number(value);
+  if (!/^\d+$/.test(value.trim()) || n < 1 || n > 1000) throw new InvalidArgumentError('Expected a whole number from 1 to 1000.');
+  return n;
+}
+
+async function lsCommand(flags: LsFlags): Promise<number> {
+  return withStore(flags.store, async (store) => {
+    const lines: string[] = [];
+    let cursor: string | null = null;
+    do {
+      const page = await store.list({
+        limit: Math.min(flags.limit - lines.length, 200),
+        cursor,
+        ...(flags.status ? { status: flags.status } : {}),
+      });
+      for (const t of page.turns) lines.push(`${t.id}  ${t.agent}  ${t.status}  ${t.updatedAt}`);
+      cursor = page.cursor;
+    } while (cursor !== null && lines.length < flags.limit);
+    if (lines.length === 0)
+      process.stderr.write(
+        `No turns in the store ${safeText(flags.store)}${flags.status ? ` with status ${flags.status}` : ''}.\n`,
+      );
+    else process.stdout.write(`${lines.map((l) => safeText(l)).join('\n')}\n`);
+    return 0;
+  });
+}
+
+export function registerLs(program: Command, { configure, setExit }: CommandKit): void {
+  configure(program.command('ls'))
+    .description('List the stored turns: id, agent, status, last update.')
+    .addOption(storeOption())
+    .addOption(new Option('--status <status>', 'only turns with this status').choices(STATUSES))
+    .option('--limit <n>', 'at most this many turns', limit, 50)
+    .addHelpText(
+      'after',
+      '\nExamples:\n  $ turnkit ls\n  $ turnkit ls --status awaiting_approval --store postgres://localhost/app',
+    )
+    .action(async (flags: LsFlags) => setExit(await lsCommand(flags)));
+}

@@ -1,0 +1,81 @@
+// `turnkit worker --agents <file>`: runs the stored turns of those agents (claims runnable turns
+// with a lease, runs them, writes every checkpoint) until Ctrl+C or SIGTERM, or with --until-idle
+// until no turn is left to run.
+
+import { createWorker } from '@turnkit/store';
+import { type Command, InvalidArgumentError } from 'commander';
+import { oneLine, UsageError } from '../errors.js';
+import { safeText } from '../safe-text.js';
+import { EXIT } from '../turn.js';
+import { loadAgents } from './agents-file.js';
+import { type CommandKit, storeOption, withStore } from './store-common.js';
+
+interface WorkerFlags {
+  readonly store: string;
+  readonly agents: string;
+  readonly concurrency: number;
+  readonly untilIdle?: boolean;
+}
+
+function concurrency(value: string): number {
+  const n = Number(value);
+  if (!/^\d+$/.test(value.trim()) || n < 1 || n > 1000) throw new InvalidArgumentError('Expected a whole number from 1 to 1000.');
+  return n;
+}
+
+/** Resolves on the first SIGINT or SIGTERM. */
+function stopSignal(): Promise<NodeJS.Signals> {
+  return new Promise((resolve) => {
+    const stop = (signal: NodeJS.Signals): void => {
+      process.removeListener('SIGINT', stop);
+      process.removeListener('SIGTERM', stop);
+      resolve(signal);
+    };
+    process.once('SIGINT', stop);
+    process.once('SIGTERM', stop);
+  });
+}
+
+async function workerCommand(flags: WorkerFlags): Promise<number> {
+  const agents = await loadAgents(flags.agents);
+  return withStore(flags.store, async (store) => {
+    let worker;
+    try {
+      worker = createWorker({
+        store,
+        agents,
+        concurrency: flags.concurrency,
+        onError: (error, turnId) =>
+          process.stderr.write(`${safeText(`turnkit worker: ${turnId === null ? '' : `turn ${turnId}: `}${oneLine(error)}`)}\n`),
+      });
+    } catch (error) {
+      throw new UsageError(`${flags.agents}: ${oneLine(error)}`);
+    }
+    const names = Object.keys(agents).join(', ') || '(none)';
+    if (flags.untilIdle === true) {
+      await worker.runUntilIdle();
+      process.stderr.write(`${safeText(`turnkit worker: agents ${names}: no runnable turn is left in ${flags.store}.`)}\n`);
+      return EXIT.ok;
+    }
+    process.stderr.write(`${safeText(`turnkit worker: running agents ${names} on ${flags.store}; Ctrl+C stops it.`)}\n`);
+    worker.start();
+    const signal = await stopSignal();
+    process.stderr.write(`turnkit worker: ${signal}: finishing the turns it holds…\n`);
+    await worker.stop();
+    return EXIT.ok;
+  });
+}
+
+export function registerWorker(program: Command, { configure, setExit }: CommandKit): void {
+  configure(program.command('worker'))
+    .description('Run stored turns with the agents of a file until stopped (or until idle).')
+    .requiredOption('--agents <file>', 'a module exporting `agents` ({ [name]: { model, tools, … } }), or a scenario file')
+    .addOption(storeOption())
+    .option('--concurrency <n>', 'turns run at once', concurrency, 4)
+    .option('--until-idle', 'exit when no runnable turn is left (for scripts)')
+    .addHelpText(
+      'after',
+      '\nExamples:\n  $ turnkit worker --agents agents.ts --store postgres://localhost/app\n  $ turnkit worker --agents packages/cli/examples/delete-files.ts --until-idle',
+    )
+    .action(async (flags: WorkerFlags) => setExit(await workerCommand(flags)));
+}

@@ -1,0 +1,188 @@
+// The commands on stored turns, run with the built binary: `turnkit run --store`, `ls`, `show`,
+// `approve`, `reject`, `cancel` and `worker`, on PGlite (a directory) and, when
+// TURNKIT_TEST_POSTGRES_URL is set, on a Postgres database made for the test.
+import { spawn } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { mkdtemp, readFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterAll, describe, expect, it } from 'vitest';
+import { BIN, example, turnkit } from './run-cli.js';
+
+const CHARGE = fileURLToPath(new URL('./fixtures/charge.mts', import.meta.url));
+const AGENTS = fileURLToPath(new URL('./fixtures/agents.mts', import.meta.url));
+const tempDir = (): Promise<string> => mkdtemp(join(tmpdir(), 'turnkit-store-cli-'));
+const charges = async (dir: string): Promise<string[]> =>
+  existsSync(join(dir, 'side-effects.log')) ? (await readFile(join(dir, 'side-effects.log'), 'utf8')).trimEnd().split('\n') : [];
+const turnIdOf = (stdout: string): string => /^stored turn (turn_\S+) in /m.exec(stdout)?.[1] ?? 'no turn id printed';
+
+const POSTGRES_URL = process.env.TURNKIT_TEST_POSTGRES_URL || undefined;
+
+/** The approval flow on one store: run parks, approve/reject, a worker continues, show reads it back. */
+async function approvalFlow(store: string, cwd: string): Promise<void> {
+  const run = await turnkit(['run', CHARGE, '--store', store], { cwd });
+  expect(run.stderr).toBe('');
+  expect(run.code).toBe(3);
+  const id = turnIdOf(run.stdout);
+  expect(run.stdout).toContain(`turn ${id} · agent charge · awaiting_approval`);
+  expect(run.stdout).toContain('Waiting for a decision on:\n  call_1 charge {"cents":5}');
+  expect(run.stdout).toContain(`turnkit approve ${id} call_1 --store ${store}`);
+  expect(run.stdout).toContain(`turnkit worker --agents ${CHARGE} --until-idle --store ${store}`);
+
+  const ls = await turnkit(['ls', '--store', store, '--status', 'awaiting_approval'], { cwd });
+  expect([ls.code, ls.stdout.split('\n')[0]?.split('  ').slice(0, 3)]).toEqual([0, [id, 'charge', 'awaiting_approval']]);
+
+  const approved = await turnkit(['approve', id, 'call_1', '--store', store], { cwd });
+  expect([approved.code, approved.stdout.split('\n')[0]]).toEqual([0, `Approved call_1 of turn ${id} (stored).`]);
+  // First decision wins: a second one is refused, exit 1; nothing ran yet (no worker).
+  const again = await turnkit(['reject', id, 'call_1', '--store', store], { cwd });
+  expect([again.code, again.stderr]).toEqual([1, `Call call_1 of turn ${id} was decided already; the first decision stands.\n`]);
+  expect(await charges(cwd)).toEqual([]);
+
+  // The worker (the scenario file as the agents file) charges, parks on call_2.
+  const first = await turnkit(['worker', '--agents', CHARGE, '--until-idle', '--store', store], { cwd });
+  expect(first.code, first.stderr).toBe(0);
+  expect(await charges(cwd)).toEqual(['call_1 charged 5']);
+  const rejected = await turnkit(['reject', id, 'call_2', '--reason', 'too much', '--store', store], { cwd });
+  expect(rejected.code).toBe(0);
+  // Another agents file (exporting `agents`) finishes it.
+  const second = await turnkit(['worker', '--agents', AGENTS, '--until-idle', '--store', store], { cwd });
+  expect(second.code, second.stderr).toBe(0);
+  expect(await charges(cwd)).toEqual(['call_1 charged 5']);
+
+  const show = await turnkit(['show', id, '--store', store], { cwd });
+  expect(show.code).toBe(0);
+  expect(show.stdout.split('\n')).toEqual([
+    `turn ${id} · agent charge · stopped`,
+    'user: Charge 5 cents, then 7.',
+    'assistant: [call_1 charge]',
+    'tool call_1 charge: ok {"charged":5}',
+    'assistant: [call_2 charge]',
+    'tool call_2 charge: error rejected: too much. A person declined this call; do not retry it unchanged.',
+    'assistant: Charged twice.',
+    'decision: call_1 approve · applied',
+    'decision: call_2 reject · applied',
+    '→ stopped: completed',
+    '',
+  ]);
+  const json = await turnkit(['show', id, '--store', store, '--json'], { cwd });
+  expect(JSON.parse(json.stdout)).toMatchObject({ id, agent: 'charge', status: 'stopped', toolCalls: [{ callId: 'call_1' }] });
+  const cancel = await turnkit(['cancel', id, '--store', store], { cwd });
+  expect([cancel.code, cancel.stderr]).toEqual([1, `Turn ${id} has already ended (stopped); nothing to cancel.\n`]);
+}
+
+describe('turnkit run --store and the commands on stored turns', () => {
+  it('PGlite: run parks the turn; approve, reject and worker continue it; show reads it back', async () => {
+    const dir = await tempDir();
+    await approvalFlow(join(dir, 'store'), dir);
+  }, 120_000);
+
+  it('--store alone keeps the turns in ./.turnkit; cancel ends a parked turn', async () => {
+    const dir = await tempDir();
+    const run = await turnkit(['run', example('delete-files.ts'), '--store'], { cwd: dir });
+    expect(run.code).toBe(3);
+    expect(existsSync(join(dir, '.turnkit'))).toBe(true);
+    const id = turnIdOf(run.stdout);
+    expect(run.stdout).toContain(`turnkit approve ${id} call_2\n`);
+    const cancel = await turnkit(['cancel', id, '--reason', 'not today'], { cwd: dir });
+    expect(cancel.code).toBe(0);
+    const worker = await turnkit(['worker', '--agents', example('delete-files.ts'), '--until-idle'], { cwd: dir });
+    expect(worker.code, worker.stderr).toBe(0);
+    const show = await turnkit(['show', id], { cwd: dir });
+    expect(show.code).toBe(1);
+    expect(show.stdout).toContain('decision: cancel (not today) · applied\n→ cancelled: not today\n');
+  }, 120_000);
+
+  it('a PGlite store in use by a worker is refused with the way out; SIGTERM stops the worker', async () => {
+    const dir = await tempDir();
+    const store = join(dir, 'store');
+    const worker = spawn(process.execPath, [BIN, 'worker', '--agents', AGENTS, '--store', store], {
+      cwd: dir,
+      env: { ...process.env, NO_COLOR: '1' },
+    });
+    let stderr = '';
+    await new Promise<void>((resolve) => {
+      worker.stderr.on('data', (chunk: Buffer) => {
+        stderr += chunk.toString('utf8');
+        if (stderr.includes('Ctrl+C stops it')) resolve();
+      });
+      worker.once('exit', () => resolve());
+    });
+    const ls = await turnkit(['ls', '--store', store], { cwd: dir });
+    expect(ls.code).toBe(2);
+    expect(ls.stderr).toMatch(
+      new RegExp(
+        `^turnkit: Could not open the store .* in use by process ${worker.pid}.*use Postgres for several processes.*\\n$`,
+      ),
+    );
+    expect(ls.stderr.split('\n')).toHaveLength(2);
+    worker.kill('SIGTERM');
+    const code = await new Promise((resolve) =>
+      worker.exitCode === null ? worker.once('exit', resolve) : resolve(worker.exitCode),
+    );
+    expect(code).toBe(0);
+    expect((await turnkit(['ls', '--store', store], { cwd: dir })).code).toBe(0);
+  }, 120_000);
+
+  it('usage errors are one line and exit 2', async () => {
+    const dir = await tempDir();
+    const store = join(dir, 'store');
+    const cases: [string[], RegExp][] = [
+      [['run', CHARGE, '--store', store, '--json'], /^turnkit: --json cannot be used with --store/],
+      [
+        ['show', 'turn_nope', '--store', store],
+        /^turnkit: There is no turn 'turn_nope' in the store .*`turnkit ls` lists its turns\.$/,
+      ],
+      [['approve', 'turn_nope', 'call_1', '--store', store], /^turnkit: There is no turn 'turn_nope'/],
+      [['cancel', 'turn_nope', '--store', store], /^turnkit: There is no turn 'turn_nope'/],
+      [['ls', '--limit', '0', '--store', store], /^turnkit: option '--limit <n>' argument '0' is invalid/],
+      [['ls', '--status', 'done', '--store', store], /^turnkit: option '--status <status>' argument 'done' is invalid/],
+      [['worker', '--store', store], /^turnkit: required option '--agents <file>' not specified$/],
+      [
+        ['worker', '--agents', join(dir, 'missing.ts'), '--store', store],
+        /^turnkit: The agents file .*missing\.ts does not exist/,
+      ],
+      [['ls', '--store', 'mysql://x'], /^turnkit: Could not open the store mysql:\/\/x: openStore does not know the URL scheme/],
+      [['approve', 'turn_nope', '--store', store], /^turnkit: missing required argument 'call'$/],
+    ];
+    for (const [args, message] of cases) {
+      const run = await turnkit(args, { cwd: dir });
+      expect([run.code, run.stdout], args.join(' ')).toEqual([2, '']);
+      expect(run.stderr.trimEnd(), args.join(' ')).toMatch(message);
+      expect(run.stderr.trimEnd().split('\n'), args.join(' ')).toHaveLength(1);
+    }
+    // An unknown call of a real turn names the parked ones.
+    const run = await turnkit(['run', CHARGE, '--store', store], { cwd: dir });
+    const bad = await turnkit(['approve', turnIdOf(run.stdout), 'call_9', '--store', store], { cwd: dir });
+    expect([bad.code, bad.stderr]).toEqual([
+      2,
+      `turnkit: turn '${turnIdOf(run.stdout)}' has no parked call 'call_9'; its parked calls are 'call_1'.\n`,
+    ]);
+  }, 120_000);
+});
+
+describe.skipIf(POSTGRES_URL === undefined)(
+  `turnkit run --store postgres://… ${POSTGRES_URL === undefined ? '(skipped: TURNKIT_TEST_POSTGRES_URL is not set; .ci/run starts a Postgres and sets it)' : ''}`,
+  () => {
+    const database = `turnkit_cli_${process.pid}`;
+    const admin = async (sql: string): Promise<void> => {
+      const { Client } = (await import('pg')).default;
+      const client = new Client({ connectionString: POSTGRES_URL });
+      await client.connect();
+      try {
+        await client.query(sql);
+      } finally {
+        await client.end();
+      }
+    };
+    afterAll(() => admin(`DROP DATABASE IF EXISTS ${database}`));
+
+    it('the same flow on Postgres', async () => {
+      await admin(`CREATE DATABASE ${database}`);
+      const url = new URL(POSTGRES_URL ?? '');
+      url.pathname = `/${database}`;
+      await approvalFlow(url.href, await tempDir());
+    }, 120_000);
+  },
+);
