@@ -36,15 +36,25 @@ describe('turnkit check', () => {
 });
 
 describe('help', () => {
-  it.each([[[]], [['run']], [['resume']], [['replay']], [['graph']], [['check']]])(
-    'turnkit %s --help shows usage and an example (exit 0)',
-    async (command) => {
-      const run = await turnkit([...command, '--help']);
-      expect(run.code).toBe(0);
-      expect(run.stdout).toContain('Usage: turnkit');
-      expect(run.stdout).toMatch(/Examples?:\n {2}\$ turnkit /);
-    },
-  );
+  it.each([
+    [[]],
+    [['run']],
+    [['resume']],
+    [['replay']],
+    [['graph']],
+    [['check']],
+    [['ls']],
+    [['show']],
+    [['approve']],
+    [['reject']],
+    [['cancel']],
+    [['worker']],
+  ])('turnkit %s --help shows usage and an example (exit 0)', async (command) => {
+    const run = await turnkit([...command, '--help']);
+    expect(run.code).toBe(0);
+    expect(run.stdout).toContain('Usage: turnkit');
+    expect(run.stdout).toMatch(/Examples?:\n {2}\$ turnkit /);
+  });
 });
 
 describe('bad input: one line on stderr, exit 2', () => {

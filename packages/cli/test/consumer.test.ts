@@ -12,7 +12,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 const REPO = fileURLToPath(new URL('../../../', import.meta.url));
 const HERE = fileURLToPath(new URL('./consumer/', import.meta.url));
-const PUBLISHED = ['core', 'dispatch', 'inline', 'stream', 'testing', 'check', 'ai-sdk', 'cli'];
+const PUBLISHED = ['core', 'dispatch', 'inline', 'stream', 'testing', 'check', 'ai-sdk', 'store', 'cli'];
 const SETUP_TIMEOUT = 240_000;
 
 interface Run {

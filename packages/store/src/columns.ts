@@ -5,7 +5,8 @@ import type { Row } from './sql.js';
 import type { InboxEntry, StoredStatus } from './types.js';
 
 export const TERMINAL: ReadonlySet<StoredStatus> = new Set<StoredStatus>(['stopped', 'failed', 'cancelled']);
-export const STATUSES: ReadonlySet<StoredStatus> = new Set<StoredStatus>([
+/** Every status a stored turn can have (for `store.list({ status })`). */
+export const STORED_STATUSES: readonly StoredStatus[] = [
   'ready',
   'calling_model',
   'dispatching',
@@ -15,7 +16,8 @@ export const STATUSES: ReadonlySet<StoredStatus> = new Set<StoredStatus>([
   'stopped',
   'failed',
   'cancelled',
-]);
+];
+export const STATUSES: ReadonlySet<StoredStatus> = new Set(STORED_STATUSES);
 
 /** A timestamp column as ISO 8601 text. */
 export const ISO = (column: string, as = column): string => `to_json(${column}) #>> '{}' AS ${as}`;

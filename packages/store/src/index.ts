@@ -6,6 +6,7 @@ export { describeWorkerEvent } from './worker-events.js';
 export type { WorkerEvent, WorkerObserver, WorkerStats } from './worker-events.js';
 export type { Departure } from './run-turn.js';
 export type { ListenHandlers } from './notify.js';
+export { STORED_STATUSES } from './columns.js';
 export { CRASH_ENV, CRASH_POINTS } from './crash.js';
 export type { CrashPoint } from './crash.js';
 export { MIGRATIONS, SCHEMA_VERSION, migrate } from './schema.js';

@@ -11,11 +11,10 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
 import { testLog } from '../../../test-log.js';
-import { createStore, CRASH_ENV, migrate, type Store } from '@turnkit/store';
-import { openPGlite, openPostgres, type Sql } from '../src/sql.js';
+import { createStore, CRASH_ENV, openSql, type Sql, type Store } from '@turnkit/store';
 import { dropSchema, POSTGRES_URL, scratchSchema, WHY_SKIPPED } from './postgres.js';
 
-const DRIVE = fileURLToPath(new URL('./crash/drive.ts', import.meta.url));
+const DRIVE = fileURLToPath(new URL('./fixtures/crash-drive.ts', import.meta.url));
 const REPO = fileURLToPath(new URL('../../../', import.meta.url));
 
 interface Exit {
@@ -87,8 +86,7 @@ async function invariants(store: Store, turnId: string, acknowledged: readonly s
 
 /** Opens the store and a plain connection to the same database (for the side-effects table). */
 async function open(url: string, schema: string): Promise<{ store: Store; sql: Sql }> {
-  const sql = url.startsWith('postgres') ? await openPostgres(url, schema) : await openPGlite(url, undefined);
-  await migrate(sql);
+  const sql = await openSql(url, schema === '-' ? {} : { schema });
   return { store: createStore(sql), sql };
 }
 

@@ -8,7 +8,7 @@ import { lockPath, openStore } from '@turnkit/store';
 import { removeStale } from '../src/sql.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'turnkit-store-'));
-const TAKE = fileURLToPath(new URL('./lock/take.ts', import.meta.url));
+const TAKE = fileURLToPath(new URL('./fixtures/take-lock.ts', import.meta.url));
 const REPO = fileURLToPath(new URL('../../../', import.meta.url));
 
 describe('openStore', () => {

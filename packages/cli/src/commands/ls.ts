@@ -1,22 +1,10 @@
 // `turnkit ls`: the stored turns, oldest first.
 
-import type { StoredStatus } from '@turnkit/store';
+import { STORED_STATUSES, type StoredStatus } from '@turnkit/store';
 import { type Command, InvalidArgumentError, Option } from 'commander';
 import { safeText } from '../safe-text.js';
 import type { CommandKit } from './store-common.js';
 import { storeOption, withStore } from './store-common.js';
-
-const STATUSES: readonly StoredStatus[] = [
-  'ready',
-  'calling_model',
-  'dispatching',
-  'awaiting_approval',
-  'steering',
-  'finalizing',
-  'stopped',
-  'failed',
-  'cancelled',
-];
 
 interface LsFlags {
   readonly store: string;
@@ -56,7 +44,7 @@ export function registerLs(program: Command, { configure, setExit }: CommandKit)
   configure(program.command('ls'))
     .description('List the stored turns: id, agent, status, last update.')
     .addOption(storeOption())
-    .addOption(new Option('--status <status>', 'only turns with this status').choices(STATUSES))
+    .addOption(new Option('--status <status>', 'only turns with this status').choices(STORED_STATUSES))
     .option('--limit <n>', 'at most this many turns', limit, 50)
     .addHelpText(
       'after',

@@ -1,6 +1,6 @@
 // require() of every package from CommonJS: none has top-level await, so each loads (Node >= 20.19
 // can require ES modules).
-const names = ['core', 'dispatch', 'inline', 'stream', 'testing', 'check', 'ai-sdk', 'cli'];
+const names = ['core', 'dispatch', 'inline', 'stream', 'testing', 'check', 'ai-sdk', 'store', 'cli'];
 const outcome = {};
 for (const name of names) {
   try {
