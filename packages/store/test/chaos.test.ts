@@ -14,11 +14,11 @@ import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
 import { testLog } from '../../../test-log.js';
 import { createStore, openSql, type Sql, type WorkerStats } from '@turnkit/store';
-import { CHAOS_AGENT, CHAOS_TABLES } from './chaos/agent.js';
+import { CHAOS_AGENT, CHAOS_TABLES } from './fixtures/chaos-agent.js';
 import { dropSchema, POSTGRES_URL, restartPostgres, scratchSchema, WHY_SKIPPED } from './postgres.js';
 
 const REPO = fileURLToPath(new URL('../../../', import.meta.url));
-const script = (name: string): string => fileURLToPath(new URL(`./chaos/${name}.ts`, import.meta.url));
+const script = (name: string): string => fileURLToPath(new URL(`./fixtures/chaos-${name}.ts`, import.meta.url));
 
 const TURNS = 200;
 const WORKERS = 4;

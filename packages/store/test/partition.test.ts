@@ -1,6 +1,6 @@
 // A partitioned worker stops writing once its lease is gone. Worker A runs on the far side of a
 // network link (its own network namespace and address, over a veth pair, where the machine allows
-// it: see partition/link.ts) and starts a slow tool; the link is cut, so A's connections hang
+// it: see fixtures/partition-link.ts) and starts a slow tool; the link is cut, so A's connections hang
 // rather than fail. A's lease expires, worker B (on this host) takes the turn with a new fencing
 // token and ends it (A's call gets `interrupted`). The link comes back: A's tool finishes and A
 // tries to write, and every write is refused by the token. The turn's log shows token 1, then 2,
@@ -11,11 +11,11 @@ import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
 import { testLog } from '../../../test-log.js';
 import { createStore, openSql } from '@turnkit/store';
-import { type Link, openLink } from './partition/link.js';
+import { type Link, openLink } from './fixtures/partition-link.js';
 import { dropSchema, POSTGRES_URL, scratchSchema, WHY_SKIPPED } from './postgres.js';
 
 const REPO = fileURLToPath(new URL('../../../', import.meta.url));
-const WORKER = fileURLToPath(new URL('./partition/worker.ts', import.meta.url));
+const WORKER = fileURLToPath(new URL('./fixtures/partition-worker.ts', import.meta.url));
 const pause = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
 
 interface Printed {
