@@ -1,9 +1,7 @@
 // The durable comparison's section of docs/benchmarks.md (`pnpm bench --durable --postgres URL
 // --write` rewrites it; `pnpm bench --write` keeps it) and its terminal table.
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { currentSection, type Markers, withSection, writeSection } from './doc-sections.js';
 import { type DurableReport, SYSTEM_NAMES, type ThroughputFigure } from './durable.js';
-import { packageRoot } from './paths.js';
 
 export const DURABLE_START = '<!-- durable section: written by `pnpm bench --durable --postgres URL --write` -->';
 export const DURABLE_END = '<!-- end of durable section -->';
@@ -80,29 +78,12 @@ ${latencyTable(report)}
 ${DURABLE_END}`;
 }
 
-const docPath = (): string => join(packageRoot, '..', '..', 'docs', 'benchmarks.md');
+const DURABLE: Markers = { start: DURABLE_START, end: DURABLE_END };
 
 /** The durable section currently in docs/benchmarks.md, or ''. */
-export function currentDurableSection(): string {
-  const path = docPath();
-  if (!existsSync(path)) return '';
-  const doc = readFileSync(path, 'utf8');
-  const start = doc.indexOf(DURABLE_START);
-  const end = doc.indexOf(DURABLE_END);
-  return start === -1 || end < start ? '' : doc.slice(start, end + DURABLE_END.length);
-}
+export const currentDurableSection = (): string => currentSection(DURABLE);
 
 /** `page` with `section` in place of its durable section, or before "## Reproduce" ('' changes nothing). */
-export function withDurableSection(page: string, section: string): string {
-  if (section === '') return page;
-  const start = page.indexOf(DURABLE_START);
-  const end = page.indexOf(DURABLE_END);
-  if (start !== -1 && end > start) return `${page.slice(0, start)}${section}${page.slice(end + DURABLE_END.length)}`;
-  return page.replace('## Reproduce', `${section}\n\n## Reproduce`);
-}
+export const withDurableSection = (page: string, section: string): string => withSection(page, section, DURABLE);
 
-export function writeDurableSection(section: string): string {
-  const path = docPath();
-  writeFileSync(path, withDurableSection(readFileSync(path, 'utf8'), section));
-  return path;
-}
+export const writeDurableSection = (section: string): string => writeSection(section, DURABLE);

@@ -5,6 +5,7 @@
 import type { Message, TurnLimitsInput } from '@turnkit/core';
 import type { BudgetUsage, Grant } from '@turnkit/dispatch';
 import { checkLeaseMs } from './lease.js';
+import { CHANNEL_SQL } from './notify.js';
 import type { Sql, SqlQuery } from './sql.js';
 import type { Claim, ClaimManyOptions, StoredStatus } from './types.js';
 
@@ -117,16 +118,12 @@ export async function nextDue(db: SqlQuery, what: 'any' | 'retries'): Promise<nu
 }
 
 /** Hands a turn back (fenced): its lease ends now, so any worker may take it at once. */
-export async function releaseLease(
-  db: SqlQuery,
-  lease: { readonly id: string; readonly token: number },
-  channel: string,
-): Promise<boolean> {
+export async function releaseLease(db: SqlQuery, lease: { readonly id: string; readonly token: number }): Promise<boolean> {
   const rows = await db.query(
     `WITH t AS (UPDATE turnkit_turns SET lease_owner = NULL, lease_expires_at = NULL, updated_at = now()
                 WHERE id = $1 AND lease_token = $2 AND lease_owner IS NOT NULL RETURNING id, runnable, run_after)
-     SELECT runnable, pg_notify($3, id) FROM t WHERE t.runnable AND t.run_after IS NULL`,
-    [lease.id, lease.token, channel],
+     SELECT runnable, pg_notify(${CHANNEL_SQL}, id) FROM t WHERE t.runnable AND t.run_after IS NULL`,
+    [lease.id, lease.token],
   );
   return rows.length > 0;
 }

@@ -5,6 +5,7 @@ import { parseTurnState, readDecision, type ApprovalDecision, type TurnState } f
 import { TERMINAL } from './columns.js';
 import { crashPoint } from './crash.js';
 import { messageOf } from './errors.js';
+import { CHANNEL_SQL } from './notify.js';
 import type { Sql, SqlQuery } from './sql.js';
 import type { DecideResult, Lease, PendingInbox, StoredStatus } from './types.js';
 
@@ -49,19 +50,14 @@ function checkParked(id: string, state: TurnState, callIds: readonly string[]): 
 }
 
 /** Marks a turn runnable and wakes listening workers (delivered when the transaction commits). */
-function markRunnable(tx: SqlQuery, id: string, channel: string): Promise<unknown> {
+function markRunnable(tx: SqlQuery, id: string): Promise<unknown> {
   return tx.query(
-    `WITH t AS (UPDATE turnkit_turns SET runnable = true WHERE id = $1 RETURNING id) SELECT pg_notify($2, id) FROM t`,
-    [id, channel],
+    `WITH t AS (UPDATE turnkit_turns SET runnable = true WHERE id = $1 RETURNING id) SELECT pg_notify(${CHANNEL_SQL}, id) FROM t`,
+    [id],
   );
 }
 
-export async function decideTurn(
-  sql: Sql,
-  id: string,
-  decisions: Record<string, ApprovalDecision>,
-  channel: string,
-): Promise<DecideResult> {
+export async function decideTurn(sql: Sql, id: string, decisions: Record<string, ApprovalDecision>): Promise<DecideResult> {
   const entries = checkDecisions(decisions);
   const result = await sql.transaction(async (tx) => {
     const state = await lockParkedState(tx, id);
@@ -81,14 +77,14 @@ export async function decideTurn(
           );
       (inserted.length > 0 ? accepted : ignored).push(callId);
     }
-    if (accepted.length > 0) await markRunnable(tx, id, channel);
+    if (accepted.length > 0) await markRunnable(tx, id);
     return { accepted, ignored };
   });
   if (result.accepted.length > 0) crashPoint('decision_written');
   return result;
 }
 
-export async function cancelTurn(sql: Sql, id: string, reason: string | undefined, channel: string): Promise<boolean> {
+export async function cancelTurn(sql: Sql, id: string, reason: string | undefined): Promise<boolean> {
   if (reason !== undefined && typeof reason !== 'string') throw new TypeError('store.cancel: `reason` must be a string.');
   return sql.transaction(async (tx) => {
     const [row] = await tx.query('SELECT status FROM turnkit_turns WHERE id = $1 FOR UPDATE', [id]);
@@ -98,7 +94,7 @@ export async function cancelTurn(sql: Sql, id: string, reason: string | undefine
       `INSERT INTO turnkit_inbox (turn_id, kind, body) VALUES ($1, 'cancel', $2::jsonb) ON CONFLICT (turn_id) WHERE kind = 'cancel' DO NOTHING`,
       [id, JSON.stringify({ reason: reason ?? 'cancelled by the caller' })],
     );
-    await markRunnable(tx, id, channel);
+    await markRunnable(tx, id);
     return true;
   });
 }

@@ -4,6 +4,7 @@
 import type { ToolResult } from '@turnkit/core';
 import { TERMINAL } from './columns.js';
 import { ConflictError, LeaseLostError } from './errors.js';
+import { CHANNEL_SQL } from './notify.js';
 import type { Sql, SqlQuery } from './sql.js';
 import type { Commit, Lease, StoredStatus } from './types.js';
 
@@ -89,7 +90,7 @@ async function appendLog(tx: SqlQuery, lease: Lease, first: number, rows: readon
 }
 
 /** Inbox rows the state includes become `applied`; on the end, what is left is `ignored`; on release, runnable is set. */
-async function settleInbox(tx: SqlQuery, lease: Lease, commit: Commit, status: StoredStatus, channel: string): Promise<void> {
+async function settleInbox(tx: SqlQuery, lease: Lease, commit: Commit, status: StoredStatus): Promise<void> {
   const applied = commit.applied ?? [];
   if (applied.length > 0) {
     await tx.query(
@@ -108,20 +109,20 @@ async function settleInbox(tx: SqlQuery, lease: Lease, commit: Commit, status: S
     await tx.query(
       `WITH t AS (UPDATE turnkit_turns SET runnable = ($2 OR EXISTS (SELECT 1 FROM turnkit_inbox WHERE turn_id = $1 AND status = 'pending'))
                   WHERE id = $1 RETURNING runnable, run_after)
-       SELECT pg_notify($3, $1) FROM t WHERE t.runnable AND t.run_after IS NULL`,
-      [lease.id, status !== 'awaiting_approval', channel],
+       SELECT pg_notify(${CHANNEL_SQL}, $1) FROM t WHERE t.runnable AND t.run_after IS NULL`,
+      [lease.id, status !== 'awaiting_approval'],
     );
   }
 }
 
 /** One checkpoint: state, log rows and applied inbox rows in one transaction, fenced and compare-and-swapped. */
-export async function commitTurn(sql: Sql, lease: Lease, commit: Commit, channel: string): Promise<void> {
+export async function commitTurn(sql: Sql, lease: Lease, commit: Commit): Promise<void> {
   if (commit.retryAfterMs !== undefined) checkLeaseMs(commit.retryAfterMs, 'retryAfterMs');
   const { status, rows } = logRows(lease, commit);
   const version = await sql.transaction(async (tx) => {
     const swapped = await swapTurn(tx, lease, commit, status, rows.length);
     await appendLog(tx, lease, swapped.logSeq - rows.length + 1, rows);
-    await settleInbox(tx, lease, commit, status, channel);
+    await settleInbox(tx, lease, commit, status);
     return swapped.version;
   });
   lease.version = version;

@@ -10,6 +10,9 @@ export function channelOf(schema: string): string {
   return `turnkit_${createHash('sha256').update(schema).digest('hex').slice(0, 24)}`;
 }
 
+/** The same channel, computed by the statement that notifies (so notifying needs no statement of its own). */
+export const CHANNEL_SQL = `'turnkit_' || left(encode(sha256(convert_to(current_schema(), 'UTF8')), 'hex'), 24)`;
+
 export interface ListenHandlers {
   /** A turn may have become runnable (spurious calls are fine: a claim finds out). */
   readonly onNotify: () => void;

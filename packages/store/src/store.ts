@@ -140,7 +140,7 @@ export function createStore(sql: Sql): Store {
     if (closed) throw new Error('This store is closed; open a new one with openStore().');
     return sql;
   };
-  // The notification channel is the schema's; read once, when first needed.
+  // The notification channel is the schema's; read once, when a worker first listens.
   let channelRead: Promise<string> | null = null;
   const channel = (): Promise<string> =>
     (channelRead ??= db()
@@ -154,14 +154,14 @@ export function createStore(sql: Sql): Store {
   };
   return {
     kind: sql.kind,
-    submit: async (options) => wake(await submitTurn(db(), options, await channel())),
+    submit: async (options) => wake(await submitTurn(db(), options)),
     get: async (id) => getTurn(db(), id),
     list: async (options) => listTurns(db(), options),
     decide: async (id, decisions) => {
-      const result = await decideTurn(db(), id, decisions, await channel());
+      const result = await decideTurn(db(), id, decisions);
       return wake(result, result.accepted.length > 0);
     },
-    cancel: async (id, reason) => wake(await cancelTurn(db(), id, reason, await channel())),
+    cancel: async (id, reason) => wake(await cancelTurn(db(), id, reason)),
     watch: (id, options = {}) => watchTurn(db(), id, options),
     async close() {
       if (closed) return;
@@ -171,7 +171,7 @@ export function createStore(sql: Sql): Store {
     },
     claim: async (options) => (await claimTurns(db(), { ...options, limit: 1 }))[0] ?? null,
     claimMany: async (options) => claimTurns(db(), options),
-    release: async (lease) => void wake(await releaseLease(db(), lease, await channel())),
+    release: async (lease) => void wake(await releaseLease(db(), lease)),
     nextDue: async (what = 'any') => nextDue(db(), what),
     async listen(handlers) {
       listeners.add(handlers);
@@ -183,7 +183,7 @@ export function createStore(sql: Sql): Store {
     },
     renew: async (lease, leaseMs) => renewLease(db(), lease, leaseMs),
     commit: async (lease, commit) => {
-      await commitTurn(db(), lease, commit, await channel());
+      await commitTurn(db(), lease, commit);
       wake(undefined, commit.release === true && commit.retryAfterMs === undefined);
     },
     pendingInbox: async (lease) => pendingInbox(db(), lease),
