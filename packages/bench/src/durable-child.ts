@@ -5,12 +5,12 @@
 //   node durable-child.js turnkit <url> <schema> approve <count>            runs approved turns; prints `ran <turn> <epoch ms>`
 //   node durable-child.js langgraph <url> <schema> approve <count>          parks, decides, prints `latency <ms>`
 import { createInterface } from 'node:readline';
-import type { Model, ModelRequest } from '@turnkit/core';
 import { defineTool } from '@turnkit/dispatch';
 import { createWorker, openStore } from '@turnkit/store';
 import { z } from 'zod';
 import { importPeer } from './peer-install.js';
 import { ADD_INPUTS, EXPECTED_TEXT, verifyOutcome } from './scenario.js';
+import { model as scenarioModel } from './store-bench.js';
 
 const [system, url, schema, job, countArg] = process.argv.slice(2) as [string, string, string, string, string];
 const count = Number(countArg);
@@ -46,16 +46,6 @@ function go(): Promise<void> {
     });
   });
 }
-
-/** The bench scenario's model, answering from the transcript (one model serves every turn). */
-const scenarioModel: Model = {
-  async generate(request: ModelRequest) {
-    const results = request.messages.filter((m) => m.role === 'tool').length;
-    const input = ADD_INPUTS[results];
-    if (input === undefined) return { text: EXPECTED_TEXT, toolCalls: [], finishReason: 'stop' };
-    return { text: '', toolCalls: [{ id: `c${results}`, name: 'add', input }], finishReason: 'tool_calls' };
-  },
-};
 
 async function turnkit(): Promise<number> {
   const statements = countStatements((await import('pg')) as PgModule);

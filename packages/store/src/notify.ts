@@ -53,11 +53,7 @@ export async function listenPostgres(
   const lost = (error?: unknown): void => {
     const dead = client;
     client = null;
-    if (dead !== null) {
-      dead.removeAllListeners();
-      dead.on('error', () => undefined);
-      void dead.end().catch(() => undefined);
-    }
+    if (dead !== null) void closeQuietly(dead);
     if (stopped) return;
     if (!down) {
       down = true;
@@ -98,12 +94,15 @@ export async function listenPostgres(
     if (timer !== null) clearTimeout(timer);
     const last = client;
     client = null;
-    if (last !== null) {
-      last.removeAllListeners();
-      last.on('error', () => undefined);
-      await last.end().catch(() => undefined);
-    }
+    if (last !== null) await closeQuietly(last);
   };
+}
+
+/** Ends a connection we no longer listen on; its late errors are ignored. */
+function closeQuietly(client: ClientLike): Promise<void> {
+  client.removeAllListeners();
+  client.on('error', () => undefined);
+  return client.end().catch(() => undefined);
 }
 
 /** Calls a listener; a listener that throws must not break the connection or the worker. */
