@@ -26,9 +26,9 @@ export class ModelCallError extends Error {
  *
  * @example
  * try { response = await model.generate(request, { signal }) }
- * catch (error) { event = { type: 'model_failed', error: toTurnError(error) } }
+ * catch (error) { event = { type: 'model_failed', error: fromAISDKError(error) } }
  */
-export function toTurnError(error: unknown): TurnError {
+export function fromAISDKError(error: unknown): TurnError {
   if (isRecord(error) && isTurnError(error['turnError'])) return error['turnError'];
   if (APICallError.isInstance(error)) return fromApiCallError(error);
   if (isAbortError(error)) {

@@ -2,7 +2,7 @@
 // options, call the provider, map the result; every failure leaves as a ModelCallError.
 import type { LanguageModelV3, LanguageModelV3CallOptions } from '@ai-sdk/provider';
 import type { Model, ModelCallOptions, ModelRequest, ModelResponse, ModelStreamPart } from '@turnkit/core';
-import { abortedError, ModelCallError, toTurnError } from './errors.js';
+import { abortedError, ModelCallError, fromAISDKError } from './errors.js';
 import { type CallSettings, toCallOptions } from './prompt.js';
 import { priceOf, type ModelPrice, type Pricing, validatePricing } from './pricing.js';
 import { fromGenerateResult } from './response.js';
@@ -128,7 +128,7 @@ export function fromAISDK(languageModel: LanguageModelV3, options: FromAISDKOpti
 function asModelCallError(error: unknown, signal: AbortSignal): ModelCallError {
   // Whatever the provider throws once the signal fired (an AbortError, a closed stream) is a cancellation.
   if (signal.aborted) return new ModelCallError(abortedError(signal), { cause: error });
-  return error instanceof ModelCallError ? error : new ModelCallError(toTurnError(error), { cause: error });
+  return error instanceof ModelCallError ? error : new ModelCallError(fromAISDKError(error), { cause: error });
 }
 
 function checkLanguageModel(value: unknown, where: string): asserts value is LanguageModelV3 {

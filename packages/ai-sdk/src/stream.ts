@@ -3,7 +3,7 @@
 // become tool_call_start, tool_call_delta…, tool_call_end, so interpreters see a single shape.
 import type { LanguageModelV3StreamPart } from '@ai-sdk/provider';
 import type { ModelStreamPart } from '@turnkit/core';
-import { ModelCallError, toTurnError } from './errors.js';
+import { ModelCallError, fromAISDKError } from './errors.js';
 import type { ModelPrice } from './pricing.js';
 import { toUsage } from './response.js';
 
@@ -78,7 +78,7 @@ export async function* toModelStreamParts(
         };
         break;
       case 'error':
-        throw new ModelCallError(toTurnError(part.error), { cause: part.error });
+        throw new ModelCallError(fromAISDKError(part.error), { cause: part.error });
       default:
         // stream-start, text/reasoning start and end, files, sources, raw chunks and
         // provider-executed tool results carry nothing a turnkit transcript holds.

@@ -128,7 +128,7 @@ describe('docs/providers.md', () => {
     expect(doc).not.toMatch(/\bmaxRetries\b|\bretryDelay\b/);
   });
 
-  it('runs the toTurnError example', async () => {
+  it('runs the fromAISDKError example', async () => {
     const model = fromAISDK(createOpenAICompatible({ name: 'local', baseURL: server.baseURL })('m'));
     server.reply(errorReply(401, 'Invalid API key'));
     let event: { type: 'model_failed'; error: aiSdk.ModelCallError['turnError'] } | undefined;
@@ -136,7 +136,7 @@ describe('docs/providers.md', () => {
       await model.generate(request(userAsks), { signal: signal() });
     } catch (error) {
       expect(error).toBeInstanceOf(ModelCallError);
-      event = { type: 'model_failed', error: aiSdk.toTurnError(error) };
+      event = { type: 'model_failed', error: aiSdk.fromAISDKError(error) };
     }
     expect(event?.error).toMatchObject({ kind: 'provider_error', retryable: false, data: { statusCode: 401 } });
     expect(event?.error.message).toMatch(/HTTP 401.*Invalid API key.*Check the model id, the API key/);

@@ -1,4 +1,4 @@
-import { toToolCall, toTurnError } from '@turnkit/ai-sdk';
+import { toToolCall, fromAISDKError } from '@turnkit/ai-sdk';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { testLog } from '../../../test-log.ts';
@@ -22,11 +22,11 @@ describe('mapping properties', () => {
     );
   });
 
-  it('toTurnError never throws and always gives a kind and a message', () => {
-    testLog(`toTurnError property: numRuns=${numRuns}`);
+  it('fromAISDKError never throws and always gives a kind and a message', () => {
+    testLog(`fromAISDKError property: numRuns=${numRuns}`);
     fc.assert(
       fc.property(fc.anything(), (value) => {
-        const error = toTurnError(value);
+        const error = fromAISDKError(value);
         expect(error.kind).not.toBe('');
         expect(error.message.length).toBeGreaterThan(0);
       }),

@@ -1,7 +1,7 @@
 import { APICallError } from '@ai-sdk/provider';
 import type { LanguageModelV3 } from '@ai-sdk/provider';
 import type { Message } from '@turnkit/core';
-import { fromAISDK, type FromAISDKOptions, ModelCallError, toPrompt, toTurnError } from '@turnkit/ai-sdk';
+import { fromAISDK, type FromAISDKOptions, ModelCallError, toPrompt, fromAISDKError } from '@turnkit/ai-sdk';
 import { describe, expect, it } from 'vitest';
 import { scriptedModel, usage } from './scripted-model.js';
 import { drain, request, signal, userAsks } from './setup.js';
@@ -192,17 +192,17 @@ describe('toPrompt', () => {
   });
 });
 
-describe('toTurnError', () => {
+describe('fromAISDKError', () => {
   const apiError = (statusCode: number, isRetryable: boolean) =>
     new APICallError({ message: 'nope', url: 'http://x/v1/chat/completions', requestBodyValues: {}, statusCode, isRetryable });
 
   it("takes retryable from the provider's own flag, not from the status code", () => {
-    expect(toTurnError(apiError(429, false))).toMatchObject({
+    expect(fromAISDKError(apiError(429, false))).toMatchObject({
       kind: 'rate_limited',
       retryable: false,
       data: { statusCode: 429 },
     });
-    expect(toTurnError(apiError(400, true))).toMatchObject({
+    expect(fromAISDKError(apiError(400, true))).toMatchObject({
       kind: 'provider_error',
       retryable: true,
       data: { statusCode: 400 },
@@ -211,18 +211,18 @@ describe('toTurnError', () => {
 
   it('keeps the turnError an error already carries', () => {
     const turnError = { kind: 'custom', message: 'Custom failure.' };
-    expect(toTurnError(new ModelCallError(turnError))).toBe(turnError);
-    expect(toTurnError(Object.assign(new Error('x'), { turnError }))).toBe(turnError);
+    expect(fromAISDKError(new ModelCallError(turnError))).toBe(turnError);
+    expect(fromAISDKError(Object.assign(new Error('x'), { turnError }))).toBe(turnError);
   });
 
   it('maps plain errors, abort errors and non-errors to sentences', () => {
-    expect(toTurnError(new TypeError('fetch failed.'))).toEqual({
+    expect(fromAISDKError(new TypeError('fetch failed.'))).toEqual({
       kind: 'provider_error',
       message: 'The model call failed: fetch failed.',
       retryable: false,
     });
-    expect(toTurnError(new DOMException('stop', 'AbortError')).kind).toBe('aborted');
-    expect(toTurnError(42)).toEqual({
+    expect(fromAISDKError(new DOMException('stop', 'AbortError')).kind).toBe('aborted');
+    expect(fromAISDKError(42)).toEqual({
       kind: 'provider_error',
       message: 'The model call failed with a non-error value: 42.',
       retryable: false,

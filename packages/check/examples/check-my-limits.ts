@@ -1,5 +1,5 @@
 import fc from 'fast-check';
-import { arbitraryScenario, checkInvariants, exploreTurn, runScenario } from '@turnkit/check';
+import { arbitraryEventScenario, checkInvariants, exploreTurn, runEventScenario } from '@turnkit/check';
 import type { TurnLimitsInput } from '@turnkit/core';
 
 /** Model-checks a turn with your limits: exhaustively, then with 500 random turns of up to 60 events. */
@@ -14,8 +14,8 @@ export function checkMyLimits(limits: TurnLimitsInput): { states: number; transi
 
   // 2. Random turns with exactly these limits, malformed events and random JSON included.
   fc.assert(
-    fc.property(arbitraryScenario({ limits: fc.constant(limits) }), (scenario) => {
-      const violations = checkInvariants(runScenario(scenario).trace);
+    fc.property(arbitraryEventScenario({ limits: fc.constant(limits) }), (scenario) => {
+      const violations = checkInvariants(runEventScenario(scenario).trace);
       return violations.length === 0;
     }),
     { numRuns: 500 },

@@ -12,7 +12,7 @@ import fc from 'fast-check';
 import { createTurn, isTerminal, step as coreStep } from '@turnkit/core';
 import type { JsonValue, ToolCall, TurnLimitsInput, TurnState } from '@turnkit/core';
 import { freshCallId, labelledEventsFor } from './alphabet.js';
-import { traceFrom, type Trace } from './invariants.js';
+import { traceFrom, type StepTrace } from './invariants.js';
 import type { StepFunction } from './logic.js';
 
 /** How one event is chosen from the state the turn has reached. */
@@ -39,7 +39,7 @@ export type EventChoice =
   | { readonly kind: 'anything'; readonly value: unknown };
 
 /** Limits plus the choices that drive one turn. */
-export interface Scenario {
+export interface EventScenario {
   readonly limits: TurnLimitsInput;
   readonly choices: readonly EventChoice[];
   /**
@@ -253,21 +253,21 @@ export function arbitraryEvent(state: TurnState): fc.Arbitrary<unknown> {
  * turn and `afterEnd` more (default 3: enough to check that a terminal state absorbs events
  * without padding every run with them). Shown by fast-check as the concrete events.
  */
-export function arbitraryScenario(
+export function arbitraryEventScenario(
   options: { minEvents?: number; maxEvents?: number; afterEnd?: number; limits?: fc.Arbitrary<TurnLimitsInput> } = {},
-): fc.Arbitrary<Scenario> {
+): fc.Arbitrary<EventScenario> {
   const minLength = options.minEvents ?? 40;
   const maxLength = options.maxEvents ?? 60;
   const afterEnd = options.afterEnd ?? 3;
   return fc
     .record({ limits: options.limits ?? arbitraryLimits(), choices: fc.array(arbitraryChoice(), { minLength, maxLength }) })
-    .map((scenario): Scenario => withToString({ ...scenario, afterEnd }));
+    .map((scenario): EventScenario => withToString({ ...scenario, afterEnd }));
 }
 
-function withToString(scenario: Scenario): Scenario {
+function withToString(scenario: EventScenario): EventScenario {
   return Object.defineProperty({ ...scenario }, fc.toStringMethod, {
     value: () => {
-      const { events } = runScenario(scenario);
+      const { events } = runEventScenario(scenario);
       return `limits: ${JSON.stringify(scenario.limits)}\nevents:\n${events.map((e, i) => `  ${i}: ${safeJson(e)}`).join('\n')}`;
     },
     enumerable: false,
@@ -286,10 +286,10 @@ function safeJson(value: unknown): string {
  * Drives a scenario against `step` (default: core's) from a fresh turn, up to `afterEnd` events
  * past the end; returns the trace and the concrete events.
  */
-export function runScenario(scenario: Scenario, run: StepFunction = coreStep): { trace: Trace; events: unknown[] } {
+export function runEventScenario(scenario: EventScenario, run: StepFunction = coreStep): { trace: StepTrace; events: unknown[] } {
   let state = createTurn({ id: 'turn-1', limits: scenario.limits });
   const events: unknown[] = [];
-  const steps: Trace['steps'][number][] = [];
+  const steps: StepTrace['steps'][number][] = [];
   let afterEnd = scenario.afterEnd ?? Number.POSITIVE_INFINITY;
   for (const choice of scenario.choices) {
     if (isTerminal(state)) {

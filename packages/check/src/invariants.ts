@@ -25,7 +25,7 @@ export interface TraceStep {
  * fresh `createTurn`); counts such as model calls start from that state's counters. Build one
  * with `runEvents`.
  */
-export interface Trace {
+export interface StepTrace {
   readonly limits: TurnLimits;
   readonly steps: readonly TraceStep[];
 }
@@ -89,7 +89,7 @@ export function initialMonitor(state: TurnState): MonitorState {
  * const trace = runEvents({ maxIterations: 2 }, [{ type: 'start' }, { type: 'cancel' }]);
  * expect(checkInvariants(trace)).toEqual([]);
  */
-export function checkInvariants(trace: Trace, options: CheckOptions = {}): Violation[] {
+export function checkInvariants(trace: StepTrace, options: CheckOptions = {}): Violation[] {
   const violations: Violation[] = [];
   const first = trace.steps[0];
   if (first === undefined) return violations;
@@ -401,7 +401,7 @@ const isRecord = (value: unknown): value is Record<string, unknown> =>
  * Feeds `events` to `step` from `createTurn`-like `initial` and records the trace. A throwing
  * step is recorded (`thrown`) and the run stops there.
  */
-export function traceFrom(initial: TurnState, events: readonly unknown[], run: StepFunction = coreStep): Trace {
+export function traceFrom(initial: TurnState, events: readonly unknown[], run: StepFunction = coreStep): StepTrace {
   const steps: TraceStep[] = [];
   let state = initial;
   for (const event of events) {

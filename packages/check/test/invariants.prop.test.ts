@@ -11,15 +11,15 @@ import { describe, expect, it } from 'vitest';
 import { isTerminal, step, type TurnStatus } from '@turnkit/core';
 import {
   arbitraryChoice,
-  arbitraryScenario,
+  arbitraryEventScenario,
   checkInvariants,
   deepClone,
   deepFreeze,
   eventFromChoice,
   outcomeLabel,
-  runScenario,
+  runEventScenario,
   type InvariantNumber,
-  type Trace,
+  type StepTrace,
 } from '@turnkit/check';
 import { testLog } from '../../../test-log.ts';
 
@@ -35,7 +35,7 @@ testLog(
   `invariant properties: numRuns=${NUM_RUNS}, ${MIN_EVENTS}..${MAX_EVENTS} event choices per run (maxLength ${MAX_EVENTS}), used up to the end of the turn plus ${AFTER_END}`,
 );
 
-const scenarios = arbitraryScenario({ minEvents: MIN_EVENTS, maxEvents: MAX_EVENTS, afterEnd: AFTER_END });
+const scenarios = arbitraryEventScenario({ minEvents: MIN_EVENTS, maxEvents: MAX_EVENTS, afterEnd: AFTER_END });
 
 const INVARIANTS: ReadonlyArray<readonly [InvariantNumber, string]> = [
   [1, 'step never throws, for any reachable state and any value passed as an event'],
@@ -51,14 +51,14 @@ const INVARIANTS: ReadonlyArray<readonly [InvariantNumber, string]> = [
 ];
 
 /** Steps taken from a non-terminal state: the live part of the turn. */
-const liveSteps = (trace: Trace): number => trace.steps.filter((s) => !isTerminal(s.state)).length;
+const liveSteps = (trace: StepTrace): number => trace.steps.filter((s) => !isTerminal(s.state)).length;
 
 describe('the invariants of the turn contract hold on generated turns', () => {
   for (const [invariant, title] of INVARIANTS) {
     it(`invariant ${invariant}: ${title}`, () => {
       fc.assert(
         fc.property(scenarios, (scenario) => {
-          const { trace } = runScenario(scenario);
+          const { trace } = runEventScenario(scenario);
           // A run uses every choice, or stops exactly AFTER_END events past the end of the turn.
           const afterEnd = trace.steps.length - liveSteps(trace);
           expect(trace.steps.length === scenario.choices.length || afterEnd === AFTER_END).toBe(true);
@@ -77,7 +77,7 @@ describe('the invariants of the turn contract hold on generated turns', () => {
     let live = 0;
     fc.assert(
       fc.property(scenarios, (scenario) => {
-        const { trace } = runScenario(scenario);
+        const { trace } = runEventScenario(scenario);
         events += trace.steps.length;
         live += liveSteps(trace);
         const reached = new Set<string>();
@@ -135,8 +135,8 @@ describe('the invariants of the turn contract hold on generated turns', () => {
 describe('step on copies', () => {
   it('gives the same result on a JSON round-tripped state and on deep-frozen inputs', () => {
     fc.assert(
-      fc.property(arbitraryScenario({ minEvents: 0, maxEvents: 40 }), arbitraryChoice(), (scenario, choice) => {
-        const { trace } = runScenario(scenario);
+      fc.property(arbitraryEventScenario({ minEvents: 0, maxEvents: 40 }), arbitraryChoice(), (scenario, choice) => {
+        const { trace } = runEventScenario(scenario);
         const state = trace.steps[trace.steps.length - 1]?.next ?? trace.steps[0]?.state;
         if (state === undefined) return;
         const event = eventFromChoice(state, choice);

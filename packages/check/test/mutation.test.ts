@@ -6,10 +6,10 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { step, type Effect, type TurnState } from '@turnkit/core';
 import {
-  arbitraryScenario,
+  arbitraryEventScenario,
   checkInvariants,
   exploreTurn,
-  runScenario,
+  runEventScenario,
   type InvariantNumber,
   type StepFunction,
 } from '@turnkit/check';
@@ -71,8 +71,9 @@ describe('mutation sanity: the checks catch deliberate bugs', () => {
     it(`properties catch a step that ${name} (invariant ${invariant}, numRuns ${NUM_RUNS})`, () => {
       const details = fc.check(
         fc.property(
-          arbitraryScenario(),
-          (scenario) => checkInvariants(runScenario(scenario, mutant).trace, { step: mutant, only: [invariant] }).length === 0,
+          arbitraryEventScenario(),
+          (scenario) =>
+            checkInvariants(runEventScenario(scenario, mutant).trace, { step: mutant, only: [invariant] }).length === 0,
         ),
         { numRuns: NUM_RUNS, seed: 42 },
       );
@@ -80,8 +81,8 @@ describe('mutation sanity: the checks catch deliberate bugs', () => {
       // Sanity: the same property holds for the real step.
       fc.assert(
         fc.property(
-          arbitraryScenario(),
-          (scenario) => checkInvariants(runScenario(scenario).trace, { only: [invariant] }).length === 0,
+          arbitraryEventScenario(),
+          (scenario) => checkInvariants(runEventScenario(scenario).trace, { only: [invariant] }).length === 0,
         ),
         { numRuns: NUM_RUNS, seed: 42 },
       );

@@ -10,7 +10,7 @@
 
 import { randomUUID } from 'node:crypto';
 import { constants } from 'node:fs';
-import { access, open, readFile, rename, rm, stat, unlink } from 'node:fs/promises';
+import { access, link, open, readFile, rename, rm, stat, unlink } from 'node:fs/promises';
 import { dirname, join, resolve } from 'node:path';
 import { parseTurnState, type Message, type ParkedCall, type TurnState, definedProps } from '@turnkit/core';
 import { createDispatcher, type BudgetUsage, type Grant } from '@turnkit/dispatch';
@@ -320,20 +320,8 @@ export async function claimSuspended(file: string, read: ReadSuspended): Promise
   const path = resolve(file);
   const lock = `${path}.lock`;
   const mark: ConsumedMark = { at: new Date().toISOString(), pid: process.pid };
-  let handle;
+  await createLock(file, lock, mark);
   try {
-    handle = await open(lock, 'wx');
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'EEXIST') throw await lockedError(file, lock);
-    throw new UsageError(`Could not lock ${file} for the resume (${oneLine(error)}); check that its folder is writable.`);
-  }
-  try {
-    try {
-      await handle.writeFile(JSON.stringify(mark), 'utf8');
-      await handle.sync();
-    } finally {
-      await handle.close();
-    }
     let now: string;
     try {
       now = await readFile(path, 'utf8');
@@ -352,12 +340,36 @@ export async function claimSuspended(file: string, read: ReadSuspended): Promise
   return mark;
 }
 
+/**
+ * Creates `lock` holding `mark`, in one step: the mark is written and fsynced to a file of this
+ * process first, then hard-linked to the lock's name, which fails when the lock exists. So a lock
+ * that exists always names its holder, and a second resume never reads a half-written one.
+ */
+async function createLock(file: string, lock: string, mark: ConsumedMark): Promise<void> {
+  const own = `${lock}.${process.pid}`;
+  try {
+    const handle = await open(own, 'w');
+    try {
+      await handle.writeFile(JSON.stringify(mark), 'utf8');
+      await handle.sync();
+    } finally {
+      await handle.close();
+    }
+    await link(own, lock);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'EEXIST') throw await lockedError(file, lock);
+    throw new UsageError(`Could not lock ${file} for the resume (${oneLine(error)}); check that its folder is writable.`);
+  } finally {
+    await unlink(own).catch(() => undefined);
+  }
+}
+
 async function lockedError(file: string, lock: string): Promise<UsageError> {
   let holder: Partial<ConsumedMark> = {};
   try {
     holder = JSON.parse(await readFile(lock, 'utf8')) as Partial<ConsumedMark>;
   } catch {
-    // Being written at this moment, or not JSON: say what we can.
+    // Not JSON (edited by hand, or a disk error): say what we can.
   }
   const pid = typeof holder.pid === 'number' ? holder.pid : undefined;
   const who =

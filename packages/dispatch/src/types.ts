@@ -1,7 +1,7 @@
 // The public types of the dispatcher. Data crossing into the turn (results, parked calls, grants,
 // decision records) is plain JSON; hooks and policies are the only functions.
 
-import type { ApprovalDecision, ParkedCall, ToolCall, ToolResult, ToolSpec } from '@turnkit/core';
+import type { ApprovalDecision, DispatchOutcome, ParkedCall, ToolCall, ToolResult, ToolSpec } from '@turnkit/core';
 import type { Cancellation } from './cancellation.js';
 import type { ToolDefinition } from './define.js';
 
@@ -153,12 +153,8 @@ export interface DispatcherOptions {
   readonly onDecision?: (record: DecisionRecord) => void;
 }
 
-export interface DispatchOutcome {
-  /** In call order, one per call that got a result (executed or denied). */
-  readonly results: readonly ToolResult[];
-  /** In call order. */
-  readonly parked: readonly ParkedCall[];
-}
+/** What `dispatch` returns: core's `DispatchOutcome` (results and parked calls, each in call order). */
+export type { DispatchOutcome };
 
 export interface Dispatcher {
   /** The tools as the model sees them, computed once. */

@@ -1,8 +1,6 @@
 // Cancellation helpers: an abort must become a `cancel` event at once, even while a model or a
 // tool ignores its signal, and must never leave an unhandled rejection behind.
 
-import type { Cancellation } from '@turnkit/dispatch';
-
 /** The reason a signal gives, as a sentence for the `cancel` event. */
 export function cancelReason(signal: AbortSignal): string {
   return reasonText(signal.reason);
@@ -37,40 +35,5 @@ export function raceAbort<T>(work: Promise<T>, signal: AbortSignal, onAbort: () 
         reject(error);
       },
     );
-  });
-}
-
-/** `raceAbort` over a Cancellation: no AbortSignal is made and no EventTarget listener added. */
-export function raceCancellation<T>(work: Promise<T>, cancel: Cancellation, onAbort: () => T): Promise<T> {
-  if (cancel.aborted) {
-    work.catch(() => undefined);
-    return Promise.resolve(onAbort());
-  }
-  return new Promise<T>((resolve, reject) => {
-    const remove = cancel.onAbort(() => resolve(onAbort()));
-    work.then(
-      (value) => {
-        remove();
-        resolve(value);
-      },
-      (error: unknown) => {
-        remove();
-        reject(error);
-      },
-    );
-  });
-}
-
-/** Waits `ms`, ending early (without error) when `cancel` aborts. Makes no AbortSignal. */
-export function sleep(ms: number, cancel: Cancellation): Promise<void> {
-  if (!(ms > 0) || cancel.aborted) return Promise.resolve();
-  return new Promise((resolve) => {
-    const done = (): void => {
-      clearTimeout(timer);
-      remove();
-      resolve();
-    };
-    const timer = setTimeout(done, ms);
-    const remove = cancel.onAbort(done);
   });
 }

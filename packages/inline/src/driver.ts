@@ -23,15 +23,22 @@ import {
   type TurnEvent,
   type TurnState,
 } from '@turnkit/core';
-import { cancellationOf, type Cancellation, type DispatchContext, type Dispatcher } from '@turnkit/dispatch';
-import { raceCancellation, reasonText, sleep } from './abort.js';
+import {
+  cancellationOf,
+  raceCancellation,
+  sleep,
+  type Cancellation,
+  type DispatchContext,
+  type Dispatcher,
+} from '@turnkit/dispatch';
+import { reasonText } from './abort.js';
 import { askApproval } from './approvals.js';
 import { CompactFailedError, runCompaction } from './compaction.js';
 import { modelRequestFor } from './model.js';
 import { CheckFailedError, checkOutput } from './output.js';
 import type { ApproveFn, CheckFn, CompactFn, OutputSchema, SelectToolsFn, StepRecord } from './types.js';
 
-export { cancelReason, raceAbort, raceCancellation, sleep } from './abort.js';
+export { cancelReason, raceAbort } from './abort.js';
 export { askApproval, isDecision, recordDecisions } from './approvals.js';
 export { modelRequestFor } from './model.js';
 export { checkOutput, parseOutput, CheckFailedError } from './output.js';
