@@ -14,6 +14,7 @@ import { packageRoot } from './paths.js';
 import { renderMarkdown, type BenchReport } from './report.js';
 import type { ProfileFigure } from './profile.js';
 import { measureStep } from './step-bench.js';
+import { currentDurableSection, withDurableSection } from './durable-report.js';
 import { currentStoreSection, withStoreSection } from './store-report.js';
 import { deltasPerSecond, measureSuspendedHeap, turnkitDeltaStream, turnkitSystems } from './turnkit.js';
 import { definedProps } from '@turnkit/core';
@@ -145,7 +146,10 @@ export async function runBench(settings: BenchSettings): Promise<BenchReport> {
 /** Rewrites docs/benchmarks.md (at the repository root) with the report; returns its path. */
 export function writeBenchmarksDoc(report: BenchReport): string {
   const path = join(packageRoot, '..', '..', 'docs', 'benchmarks.md');
-  // The durable-turns section is another command's (`pnpm bench --store --write`): kept as it is.
-  writeFileSync(path, withStoreSection(renderMarkdown(report), currentStoreSection()));
+  // The durable-turns sections are other commands' (`pnpm bench --store --write`, `--durable`): kept as they are.
+  writeFileSync(
+    path,
+    withDurableSection(withStoreSection(renderMarkdown(report), currentStoreSection()), currentDurableSection()),
+  );
   return path;
 }

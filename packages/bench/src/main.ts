@@ -5,6 +5,7 @@
 //   pnpm bench --quick    turnkit and the floor only, small counts (CI keeps the harness working; no timing
 //                         asserted; fails when the allocation guard does, see guard.ts)
 //   pnpm bench --store    durable turns (@turnkit/store) on PGlite, and on Postgres with --postgres URL
+//   pnpm bench --durable --postgres URL   turnkit workers against LangGraph's PostgresSaver (1, 2, 4 processes)
 import { spawnSync } from 'node:child_process';
 import { relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -14,15 +15,23 @@ import { runBench, writeBenchmarksDoc, type BenchSettings } from './bench.js';
 import { checkAllocationGuard } from './guard.js';
 import { formatTerminal } from './report.js';
 import { runStoreBench } from './store-bench.js';
+import { availableParallelism } from 'node:os';
+import { runDurableBench } from './durable.js';
+import { formatDurableTerminal, renderDurableSection, writeDurableSection } from './durable-report.js';
+import { ensurePeers } from './peer-install.js';
 import { formatStoreTerminal, renderStoreSection, writeStoreSection } from './store-report.js';
 
 const USAGE = `Usage: pnpm bench [--quick] [--write] [--rounds N] [--turns N] [--warmup N]
        pnpm bench --store [--postgres URL] [--turns N] [--quick] [--write]
+       pnpm bench --durable --postgres URL [--turns N] [--quick] [--write]
   --quick       turnkit systems and the floor, a few hundred turns (what CI runs; asserts no
                 timing, fails when allocation per turn grows past its guard)
   --write       rewrite docs/benchmarks.md with this run (with --store: its durable-turns section only)
   --store       durable turns through @turnkit/store and one worker: statements, bytes, turns/s
   --postgres U  with --store: measure on this Postgres too (in a scratch schema, dropped after)
+  --durable     turnkit worker processes against LangChain createAgent + LangGraph PostgresSaver on the
+                Postgres of --postgres (1, 2, 4 processes): turns/s, statements and bytes per turn,
+                decision-to-running latency
   --rounds N    interleaved rounds (default 40, quick 10)
   --turns N     turns per system per round (default 25, quick 20)
   --warmup N    warm-up turns per system (default 200, quick 50)`;
@@ -54,6 +63,7 @@ async function main(): Promise<number> {
         turns: { type: 'string' },
         warmup: { type: 'string' },
         store: { type: 'boolean', default: false },
+        durable: { type: 'boolean', default: false },
         postgres: { type: 'string' },
         help: { type: 'boolean', short: 'h', default: false },
       },
@@ -68,10 +78,11 @@ async function main(): Promise<number> {
     console.log(USAGE);
     return 0;
   }
-  if (values.postgres !== undefined && !values.store) {
-    console.error(`--postgres is for --store.\n${USAGE}`);
+  if (values.postgres !== undefined && !values.store && !values.durable) {
+    console.error(`--postgres is for --store and --durable.\n${USAGE}`);
     return 2;
   }
+  if (values.durable) return durableMain(values);
   if (values.store) return storeMain(values);
   // The heap figure needs a full GC before each reading: re-run this process with --expose-gc.
   if (typeof globalThis.gc !== 'function') {
@@ -117,6 +128,27 @@ async function storeMain(values: { quick: boolean; write: boolean; turns?: strin
     const shown = command().replace(/--postgres \S+/, '--postgres URL');
     const path = writeStoreSection(renderStoreSection(figures, shown));
     console.error(`Wrote the durable-turns section of ${relative(process.cwd(), path)}.`);
+  }
+  return 0;
+}
+
+async function durableMain(values: { quick: boolean; write: boolean; turns?: string; postgres?: string }): Promise<number> {
+  if (values.postgres === undefined) {
+    console.error(`--durable needs --postgres URL (a Postgres both systems share).\n${USAGE}`);
+    return 2;
+  }
+  ensurePeers((line) => console.error(line));
+  const report = await runDurableBench({
+    postgresUrl: values.postgres,
+    turns: positiveInt('turns', values.turns, values.quick ? 20 : 200),
+    decidedTurns: values.quick ? 5 : 50,
+    log: (line) => console.error(line),
+  });
+  console.log(formatDurableTerminal(report));
+  if (values.write) {
+    const shown = command().replace(/--postgres \S+/, '--postgres URL');
+    const path = writeDurableSection(renderDurableSection(report, shown, availableParallelism()));
+    console.error(`Wrote the durable section of ${relative(process.cwd(), path)}.`);
   }
   return 0;
 }

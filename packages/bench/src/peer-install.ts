@@ -16,6 +16,9 @@ export const PEER_SPECS: readonly string[] = [
   '@langchain/langgraph@^1.7.3',
   '@mariozechner/pi-agent-core@^0.73.1',
   '@mariozechner/pi-ai@^0.73.1',
+  // The durable comparison: LangGraph's Postgres checkpointer, and the `pg` it uses.
+  '@langchain/langgraph-checkpoint-postgres@^1',
+  'pg@^8',
 ];
 
 const MARKER = join(peersDir, 'installed.json');

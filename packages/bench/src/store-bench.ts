@@ -28,7 +28,7 @@ export interface StoreFigure {
 }
 
 /** The scenario's model for a worker: it answers from the transcript (one model serves every turn). */
-const model: Model = {
+export const model: Model = {
   async generate(request: ModelRequest) {
     const results = request.messages.filter((m) => m.role === 'tool').length;
     const input = ADD_INPUTS[results];

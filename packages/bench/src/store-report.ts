@@ -1,9 +1,7 @@
 // The durable-turns section of docs/benchmarks.md: written by `pnpm bench --store --write`, kept as
 // it is by `pnpm bench --write` (which rewrites the rest of the page).
 import { cpus, loadavg } from 'node:os';
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
-import { packageRoot } from './paths.js';
+import { currentSection, type Markers, withSection, writeSection } from './doc-sections.js';
 import type { StoreFigure } from './store-bench.js';
 
 export const STORE_START = '<!-- store section: written by `pnpm bench --store --write` -->';
@@ -87,30 +85,13 @@ ${figures.map((f) => line(row(f))).join('\n')}
 ${STORE_END}`;
 }
 
-const docPath = (): string => join(packageRoot, '..', '..', 'docs', 'benchmarks.md');
+const STORE: Markers = { start: STORE_START, end: STORE_END };
 
 /** The store section currently in docs/benchmarks.md, or '' when it has none. */
-export function currentStoreSection(): string {
-  const path = docPath();
-  if (!existsSync(path)) return '';
-  const doc = readFileSync(path, 'utf8');
-  const start = doc.indexOf(STORE_START);
-  const end = doc.indexOf(STORE_END);
-  return start === -1 || end < start ? '' : doc.slice(start, end + STORE_END.length);
-}
+export const currentStoreSection = (): string => currentSection(STORE);
 
 /** `page` with `section` in place of its store section, or before "## Reproduce" when it has none ('' removes nothing). */
-export function withStoreSection(page: string, section: string): string {
-  if (section === '') return page;
-  const start = page.indexOf(STORE_START);
-  const end = page.indexOf(STORE_END);
-  if (start !== -1 && end > start) return `${page.slice(0, start)}${section}${page.slice(end + STORE_END.length)}`;
-  return page.replace('## Reproduce', `${section}\n\n## Reproduce`);
-}
+export const withStoreSection = (page: string, section: string): string => withSection(page, section, STORE);
 
 /** Writes `section` into docs/benchmarks.md (the rest of the page stays); returns the path. */
-export function writeStoreSection(section: string): string {
-  const path = docPath();
-  writeFileSync(path, withStoreSection(readFileSync(path, 'utf8'), section));
-  return path;
-}
+export const writeStoreSection = (section: string): string => writeSection(section, STORE);

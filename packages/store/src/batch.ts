@@ -47,9 +47,11 @@ async function fromJournal(
   idempotent: ReadonlySet<string>,
 ): Promise<{ known: ToolResult[]; toRun: ToolCall[] }> {
   const { store, lease } = fence;
-  const { results, started } = await store.journal(
-    lease,
-    calls.map((c) => c.id),
+  const { results, started } = await fence.write(() =>
+    store.journal(
+      lease,
+      calls.map((c) => c.id),
+    ),
   );
   const known = new Map(results.map((r) => [r.callId, r]));
   const startedSet = new Set(started);
@@ -80,10 +82,15 @@ export async function runBatch(
   const { known, toRun } = await fromJournal(calls, fence, idempotent);
   const writes: Promise<unknown>[] = [];
   const onResult = (result: ToolResult): void => {
-    const written = fence.store.callFinished(fence.lease, result).then(
-      (first) => first && crashPoint('tool_result_written'),
-      (error: unknown) => fence.caught(error) || fence.report(error, fence.lease.id),
-    );
+    // A turn this worker no longer holds keeps no result from here (a call cut short is `interrupted` on recovery).
+    if (fence.lost !== null) return;
+    const written = fence
+      .write(() => fence.store.callFinished(fence.lease, result))
+      .then(
+        (first) => first && crashPoint('tool_result_written'),
+        // The fence is tripped: the batch ends with fence.check() below.
+        () => undefined,
+      );
     writes.push(written);
   };
   // The batch's audit records ride on the event, as in @turnkit/inline (core emits hook_blocked from them).

@@ -1,13 +1,45 @@
 // A worker's hold on one turn, as its running work sees it: the lease, the cancellation that
-// stops the turn's model and tool calls, and the error that says the turn was lost to another
-// writer. Every write that finds the lease lost (LeaseLostError, ConflictError) trips it.
+// stops the turn's model and tool calls, and the reason this worker stopped working on the turn.
+// Every database call of a running turn goes through `write`: one that fails trips the fence,
+// whether the lease was lost (LeaseLostError, ConflictError) or the database could not be reached
+// (the write may or may not have committed, so the turn is recovered from what is stored).
 
 import { LazyCancellation } from '@turnkit/dispatch';
-import { isFencedOut } from './errors.js';
+import { isFencedOut, messageOf } from './errors.js';
 import type { Store } from './store.js';
 import type { Lease } from './types.js';
 
 export type Report = (error: unknown, turnId: string | null) => void;
+
+/** The worker is stopping and its drain deadline passed: the turn goes back to the database for another worker. */
+export class HandedBack extends Error {
+  constructor(readonly turnId: string) {
+    super(`Turn '${turnId}' was handed back: its worker is stopping and the drain deadline passed.`);
+    this.name = 'HandedBack';
+  }
+}
+
+/** A model call is to be retried after a wait: the turn waits in the database, not in this worker. */
+export class RetryParked extends Error {
+  constructor(
+    readonly turnId: string,
+    readonly delayMs: number,
+  ) {
+    super(`Turn '${turnId}' waits ${delayMs} ms in the database before its model call is retried.`);
+    this.name = 'RetryParked';
+  }
+}
+
+/** A database call of a running turn failed (not a lost lease): the turn is left to be recovered from what is stored. */
+export class DatabaseFault extends Error {
+  constructor(
+    readonly turnId: string,
+    override readonly cause: unknown,
+  ) {
+    super(`Turn '${turnId}' stopped in this worker: a database call failed (${messageOf(cause)}).`);
+    this.name = 'DatabaseFault';
+  }
+}
 
 export class Fence {
   readonly cancellation = new LazyCancellation();
@@ -23,7 +55,7 @@ export class Fence {
   /** Stops the turn's work in this worker: the turn belongs to another writer now. */
   lose(error: Error): void {
     if (this.lost === null) this.lost = error;
-    this.cancellation.abort('this worker lost the turn to another worker');
+    this.cancellation.abort(error.message);
   }
 
   /** Trips the fence for a fenced-out error; true when it was one. */
@@ -38,12 +70,13 @@ export class Fence {
     if (this.lost !== null) throw this.lost;
   }
 
-  /** Runs a write; a fenced-out error trips the fence and is rethrown. */
+  /** Runs a database call for the turn; any failure trips the fence and is rethrown. */
   async write<T>(work: () => Promise<T>): Promise<T> {
+    this.check();
     try {
       return await work();
     } catch (error) {
-      this.caught(error);
+      if (!this.caught(error)) this.lose(new DatabaseFault(this.lease.id, error));
       throw error;
     }
   }

@@ -5,6 +5,7 @@ import { parseTurnState, readDecision, type ApprovalDecision, type TurnState } f
 import { TERMINAL } from './columns.js';
 import { crashPoint } from './crash.js';
 import { messageOf } from './errors.js';
+import { CHANNEL_SQL } from './notify.js';
 import type { Sql, SqlQuery } from './sql.js';
 import type { DecideResult, Lease, PendingInbox, StoredStatus } from './types.js';
 
@@ -48,6 +49,14 @@ function checkParked(id: string, state: TurnState, callIds: readonly string[]): 
   throw new Error(`store.decide: turn '${id}' has no parked call ${quote(unknown)}; its parked calls are ${quote(parked)}.`);
 }
 
+/** Marks a turn runnable and wakes listening workers (delivered when the transaction commits). */
+function markRunnable(tx: SqlQuery, id: string): Promise<unknown> {
+  return tx.query(
+    `WITH t AS (UPDATE turnkit_turns SET runnable = true WHERE id = $1 RETURNING id) SELECT pg_notify(${CHANNEL_SQL}, id) FROM t`,
+    [id],
+  );
+}
+
 export async function decideTurn(sql: Sql, id: string, decisions: Record<string, ApprovalDecision>): Promise<DecideResult> {
   const entries = checkDecisions(decisions);
   const result = await sql.transaction(async (tx) => {
@@ -68,7 +77,7 @@ export async function decideTurn(sql: Sql, id: string, decisions: Record<string,
           );
       (inserted.length > 0 ? accepted : ignored).push(callId);
     }
-    if (accepted.length > 0) await tx.query('UPDATE turnkit_turns SET runnable = true WHERE id = $1', [id]);
+    if (accepted.length > 0) await markRunnable(tx, id);
     return { accepted, ignored };
   });
   if (result.accepted.length > 0) crashPoint('decision_written');
@@ -85,7 +94,7 @@ export async function cancelTurn(sql: Sql, id: string, reason: string | undefine
       `INSERT INTO turnkit_inbox (turn_id, kind, body) VALUES ($1, 'cancel', $2::jsonb) ON CONFLICT (turn_id) WHERE kind = 'cancel' DO NOTHING`,
       [id, JSON.stringify({ reason: reason ?? 'cancelled by the caller' })],
     );
-    await tx.query('UPDATE turnkit_turns SET runnable = true WHERE id = $1', [id]);
+    await markRunnable(tx, id);
     return true;
   });
 }

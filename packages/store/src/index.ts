@@ -2,6 +2,10 @@ export { openStore, openSql, createStore, LeaseLostError, ConflictError } from '
 export type { OpenStoreOptions, Store } from './store.js';
 export { createWorker } from './worker.js';
 export type { AgentDefinition, Worker, WorkerOptions } from './worker.js';
+export { describeWorkerEvent } from './worker-events.js';
+export type { WorkerEvent, WorkerObserver, WorkerStats } from './worker-events.js';
+export type { Departure } from './run-turn.js';
+export type { ListenHandlers } from './notify.js';
 export { STORED_STATUSES } from './columns.js';
 export { CRASH_ENV, CRASH_POINTS } from './crash.js';
 export type { CrashPoint } from './crash.js';

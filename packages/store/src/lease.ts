@@ -1,44 +1,17 @@
 // The lease API a worker uses: claim a runnable turn with a fenced lease, renew it, write
 // checkpoints (one compare-and-swap each), and journal tool calls. Every write checks the token.
 
-import type { Message, ToolResult, TurnLimitsInput } from '@turnkit/core';
-import type { BudgetUsage, Grant } from '@turnkit/dispatch';
-import { MESSAGES_SQL, TERMINAL } from './columns.js';
+import type { ToolResult } from '@turnkit/core';
+import { TERMINAL } from './columns.js';
 import { ConflictError, LeaseLostError } from './errors.js';
+import { CHANNEL_SQL } from './notify.js';
 import type { Sql, SqlQuery } from './sql.js';
-import type { Claim, ClaimOptions, Commit, Lease, StoredStatus } from './types.js';
+import type { Commit, Lease, StoredStatus } from './types.js';
 
-export function checkLeaseMs(leaseMs: unknown): void {
+export function checkLeaseMs(leaseMs: unknown, what = 'leaseMs'): void {
   if (typeof leaseMs !== 'number' || !Number.isInteger(leaseMs) || leaseMs < 0 || leaseMs > 2_147_483_647) {
-    throw new RangeError(`leaseMs must be a whole number of milliseconds >= 0, got ${String(leaseMs)}.`);
+    throw new RangeError(`${what} must be a whole number of milliseconds >= 0, got ${String(leaseMs)}.`);
   }
-}
-
-/** Takes the oldest runnable turn whose lease is free or expired: a new token, a new expiry. */
-export async function claimTurn(db: SqlQuery, { owner, leaseMs, turnIds }: ClaimOptions): Promise<Claim | null> {
-  checkLeaseMs(leaseMs);
-  const [row] = await db.query(
-    `UPDATE turnkit_turns AS t SET lease_owner = $1, lease_token = t.lease_token + 1,
-       lease_expires_at = now() + $2::int * interval '1 millisecond', updated_at = now()
-     WHERE t.id = (SELECT id FROM turnkit_turns WHERE runnable AND (lease_expires_at IS NULL OR lease_expires_at <= now())
-                     AND ($3::text[] IS NULL OR id = ANY($3::text[]))
-                   ORDER BY seq LIMIT 1 FOR UPDATE SKIP LOCKED)
-     RETURNING t.id, t.agent, t.input, t.limits, t.state, t.grants, t.budget_usage, t.lease_token, t.version, t.status`,
-    [owner, leaseMs, turnIds === undefined ? null : [...turnIds]],
-  );
-  if (row === undefined) return null;
-  const id = String(row.id);
-  const log = await db.query(MESSAGES_SQL, [id]);
-  return {
-    lease: { id, owner, token: Number(row.lease_token), version: Number(row.version), status: row.status as StoredStatus },
-    agent: String(row.agent),
-    input: (row.input ?? null) as string | null,
-    limits: (row.limits ?? null) as TurnLimitsInput | null,
-    state: row.state ?? null,
-    grants: (row.grants ?? []) as Grant[],
-    budgetUsage: (row.budget_usage ?? null) as BudgetUsage | null,
-    transcript: log.map((r) => r.data as Message),
-  };
 }
 
 export async function renewLease(db: SqlQuery, lease: Lease, leaseMs: number): Promise<void> {
@@ -81,7 +54,8 @@ async function swapTurn(
        ended_at = CASE WHEN $10 THEN now() ELSE ended_at END,
        runnable = CASE WHEN $10 THEN false ELSE runnable END,
        lease_owner = CASE WHEN $11 OR $10 THEN NULL ELSE lease_owner END,
-       lease_expires_at = CASE WHEN $11 OR $10 THEN NULL ELSE lease_expires_at END
+       lease_expires_at = CASE WHEN $11 OR $10 THEN NULL ELSE lease_expires_at END,
+       run_after = CASE WHEN $12::int IS NULL THEN run_after ELSE now() + $12::int * interval '1 millisecond' END
      WHERE id = $1 AND lease_token = $2 AND version = $3
      RETURNING version, log_seq`,
     [
@@ -96,6 +70,7 @@ async function swapTurn(
       appended,
       TERMINAL.has(status),
       commit.release === true,
+      commit.retryAfterMs ?? null,
     ],
   );
   if (row !== undefined) return { version: Number(row.version), logSeq: Number(row.log_seq) };
@@ -105,12 +80,12 @@ async function swapTurn(
     : new LeaseLostError(lease.id);
 }
 
-async function appendLog(tx: SqlQuery, turnId: string, first: number, rows: readonly unknown[]): Promise<void> {
+async function appendLog(tx: SqlQuery, lease: Lease, first: number, rows: readonly unknown[]): Promise<void> {
   if (rows.length === 0) return;
   await tx.query(
-    `INSERT INTO turnkit_log (turn_id, seq, kind, data)
-     SELECT $1, $2::int + (r.ordinality - 1)::int, r.value ->> 'kind', r.value -> 'data' FROM jsonb_array_elements($3::jsonb) WITH ORDINALITY AS r`,
-    [turnId, first, JSON.stringify(rows)],
+    `INSERT INTO turnkit_log (turn_id, seq, kind, data, lease_token)
+     SELECT $1, $2::int + (r.ordinality - 1)::int, r.value ->> 'kind', r.value -> 'data', $4 FROM jsonb_array_elements($3::jsonb) WITH ORDINALITY AS r`,
+    [lease.id, first, JSON.stringify(rows), lease.token],
   );
 }
 
@@ -130,8 +105,11 @@ async function settleInbox(tx: SqlQuery, lease: Lease, commit: Commit, status: S
     ]);
   } else if (commit.release === true) {
     // Runnable again only with something to do: a decision or cancel waiting, or a state in flight.
+    // Workers hear of it at once (unless it waits for a retry: they wake for that when it is due).
     await tx.query(
-      `UPDATE turnkit_turns SET runnable = ($2 OR EXISTS (SELECT 1 FROM turnkit_inbox WHERE turn_id = $1 AND status = 'pending')) WHERE id = $1`,
+      `WITH t AS (UPDATE turnkit_turns SET runnable = ($2 OR EXISTS (SELECT 1 FROM turnkit_inbox WHERE turn_id = $1 AND status = 'pending'))
+                  WHERE id = $1 RETURNING runnable, run_after)
+       SELECT pg_notify(${CHANNEL_SQL}, $1) FROM t WHERE t.runnable AND t.run_after IS NULL`,
       [lease.id, status !== 'awaiting_approval'],
     );
   }
@@ -139,10 +117,11 @@ async function settleInbox(tx: SqlQuery, lease: Lease, commit: Commit, status: S
 
 /** One checkpoint: state, log rows and applied inbox rows in one transaction, fenced and compare-and-swapped. */
 export async function commitTurn(sql: Sql, lease: Lease, commit: Commit): Promise<void> {
+  if (commit.retryAfterMs !== undefined) checkLeaseMs(commit.retryAfterMs, 'retryAfterMs');
   const { status, rows } = logRows(lease, commit);
   const version = await sql.transaction(async (tx) => {
     const swapped = await swapTurn(tx, lease, commit, status, rows.length);
-    await appendLog(tx, lease.id, swapped.logSeq - rows.length + 1, rows);
+    await appendLog(tx, lease, swapped.logSeq - rows.length + 1, rows);
     await settleInbox(tx, lease, commit, status);
     return swapped.version;
   });

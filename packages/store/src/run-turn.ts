@@ -17,9 +17,10 @@ import { createDispatcher, type Dispatcher } from '@turnkit/dispatch';
 import { definedProps } from '@turnkit/core';
 import { driveTurn } from '@turnkit/inline/driver';
 import { journalingTools } from './batch.js';
+import { TERMINAL } from './columns.js';
 import { crashPoint } from './crash.js';
 import { isFencedOut, messageOf } from './errors.js';
-import { Fence, type Report } from './fence.js';
+import { DatabaseFault, Fence, HandedBack, RetryParked, type Report } from './fence.js';
 import type { Store } from './store.js';
 import { TurnRun } from './turn-run.js';
 import type { Claim } from './types.js';
@@ -115,7 +116,14 @@ function startingPoint(state: TurnState, claim: Claim, cancelled: string | null)
     return [state, [{ type: 'execute_approved', calls }]];
   }
   if (state.status === 'awaiting_approval') return [state, []];
-  return resume(state);
+  const [resumed, effects] = resume(state);
+  // A retry's wait was spent in the database (the turn was not claimable until it was due).
+  return [resumed, effects.map((e) => (e.type === 'call_model' && e.request.delayMs !== undefined ? withoutDelay(e) : e))];
+}
+
+function withoutDelay(effect: Extract<Effect, { type: 'call_model' }>): Effect {
+  const { delayMs: _spent, ...request } = effect.request;
+  return { ...effect, request };
 }
 
 async function drive(run: TurnRun, claim: Claim, state: TurnState): Promise<void> {
@@ -131,26 +139,52 @@ async function drive(run: TurnRun, claim: Claim, state: TurnState): Promise<void
   await run.write(end, true);
 }
 
-/** Runs one claimed turn until it ends, parks or its lease is lost. */
+/** How a turn left the worker that ran it. */
+export type Departure = 'finished' | 'parked' | 'retry' | 'lost' | 'handed_back';
+
+/** Runs one claimed turn until it ends, parks, waits for a retry, or leaves this worker. */
 export async function runTurnOnce(
   store: Store,
   claim: Claim,
   agents: WorkerOptions['agents'],
   leaseMs: number,
   report: Report,
-): Promise<void> {
+  fence: Fence = new Fence(store, claim.lease, report),
+): Promise<Departure> {
   crashPoint('claimed');
-  const fence = new Fence(store, claim.lease, report);
   const prepared = prepare(claim, agents, fence);
-  if ('error' in prepared) return store.commit(claim.lease, { fail: prepared.error, release: true });
+  if ('error' in prepared) {
+    await store.commit(claim.lease, { fail: prepared.error, release: true });
+    return 'finished';
+  }
   const stopRenewal = prepared.run.keepLease(leaseMs);
   try {
     await drive(prepared.run, claim, prepared.state);
   } catch (error) {
     if (fence.lost === null && !isFencedOut(error)) throw error;
-    report(fence.lost ?? error, claim.lease.id);
   } finally {
     stopRenewal();
     fence.cancellation.abort('the turn has left this worker');
   }
+  return depart(prepared.run, fence);
+}
+
+/** After the drive: writes a parked retry, hands a turn back, or says why the turn was lost. */
+async function depart(run: TurnRun, fence: Fence): Promise<Departure> {
+  const { store, lease, lost, report } = fence;
+  if (lost instanceof RetryParked) {
+    await run.parkRetry();
+    return 'retry';
+  }
+  if (lost instanceof HandedBack || lost instanceof DatabaseFault) {
+    // Ends the lease now, so another worker need not wait for it to expire (the database may still be down: then it expires).
+    await store.release(lease).catch(() => undefined);
+    if (lost instanceof DatabaseFault) report(lost, lease.id);
+    return lost instanceof HandedBack ? 'handed_back' : 'lost';
+  }
+  if (lost !== null) {
+    report(lost, lease.id);
+    return 'lost';
+  }
+  return TERMINAL.has(lease.status) ? 'finished' : 'parked';
 }

@@ -64,6 +64,13 @@ export const MIGRATIONS: readonly string[] = [
   CREATE UNIQUE INDEX turnkit_inbox_one_cancel ON turnkit_inbox (turn_id) WHERE kind = 'cancel';
   CREATE INDEX turnkit_inbox_pending ON turnkit_inbox (turn_id) WHERE status = 'pending';
   `,
+  // Many workers: a turn waiting to retry is parked with the time it may run again; each log row
+  // keeps the fencing token of the lease that wrote it (the history shows one writer at a time).
+  `
+  ALTER TABLE turnkit_turns ADD COLUMN run_after timestamptz;
+  ALTER TABLE turnkit_log ADD COLUMN lease_token integer;
+  CREATE INDEX turnkit_turns_held ON turnkit_turns (agent) WHERE lease_owner IS NOT NULL;
+  `,
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.length;

@@ -5,6 +5,7 @@
 import { randomUUID } from 'node:crypto';
 import { linkSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { basename, dirname, join, resolve } from 'node:path';
+import { listenPostgres, type ClientFactory, type ListenHandlers } from './notify.js';
 
 /** A row as the driver returns it (jsonb parsed, text as strings). */
 export type Row = Record<string, unknown>;
@@ -21,6 +22,8 @@ export interface Sql extends SqlQuery {
   close(): Promise<void>;
   /** `pglite` or `postgres`: what `openStore` opened. */
   readonly kind: 'pglite' | 'postgres';
+  /** Postgres only: LISTENs on `channel` over a connection of its own that reconnects; resolves to the stop. */
+  readonly listen?: (channel: string, handlers: ListenHandlers) => Promise<() => Promise<void>>;
 }
 
 /** Loads a driver module; tests replace it to see the message for a missing driver. */
@@ -213,13 +216,20 @@ interface PgPoolLike {
 
 /** Opens a pool of connections to a real Postgres through `pg`. */
 export async function openPostgres(url: string, schema: string | undefined, load?: ModuleLoader): Promise<Sql> {
-  const mod = (await loadDriver('pg', 'openStore("postgres://…")', load)) as {
-    default?: { Pool: new (config: object) => PgPoolLike };
-    Pool?: new (config: object) => PgPoolLike;
-  };
+  type PgModule = { Pool: new (config: object) => PgPoolLike; Client: new (config: object) => ReturnType<ClientFactory> };
+  const mod = (await loadDriver('pg', 'openStore("postgres://…")', load)) as Partial<PgModule> & { default?: PgModule };
   const Pool = mod.Pool ?? mod.default?.Pool;
-  if (Pool === undefined) throw new Error("The installed 'pg' package has no Pool export; install pg >= 8.");
-  const config: { connectionString: string; max: number; options?: string } = { connectionString: url, max: 10 };
+  const Client = mod.Client ?? mod.default?.Client;
+  if (Pool === undefined || Client === undefined)
+    throw new Error("The installed 'pg' package has no Pool or Client export; install pg >= 8.");
+  // keepAlive: a connection cut by the network (not closed by the server) is found dead, not waited on forever.
+  const config: { connectionString: string; max: number; keepAlive: boolean; connectionTimeoutMillis: number; options?: string } =
+    {
+      connectionString: url,
+      max: 10,
+      keepAlive: true,
+      connectionTimeoutMillis: 10_000,
+    };
   if (schema !== undefined) {
     // Create the schema once, then every connection of the pool uses it.
     const setup = new Pool({ connectionString: url, max: 1 });
@@ -260,5 +270,6 @@ export async function openPostgres(url: string, schema: string | undefined, load
       }
     },
     close: () => pool.end(),
+    listen: (channel, handlers) => listenPostgres(() => new Client(config), channel, handlers),
   };
 }

@@ -6,12 +6,15 @@
 import type { ApprovalDecision, ToolResult } from '@turnkit/core';
 import { armedCrash } from './crash.js';
 import { cancelTurn, decideTurn, pendingInbox } from './inbox.js';
-import { claimTurn, commitTurn, journalResult, journalStart, readJournal, renewLease } from './lease.js';
+import { claimTurns, nextDue, releaseLease } from './claim.js';
+import { commitTurn, journalResult, journalStart, readJournal, renewLease } from './lease.js';
+import { channelOf, type ListenHandlers } from './notify.js';
 import { migrate } from './schema.js';
 import { checkSchemaName, openPGlite, openPostgres, type ModuleLoader, type Sql } from './sql.js';
 import { getTurn, listTurns, submitTurn } from './turns.js';
 import type {
   Claim,
+  ClaimManyOptions,
   ClaimOptions,
   Commit,
   DecideResult,
@@ -52,7 +55,22 @@ export interface Store {
   close(): Promise<void>;
 
   // The lease API (workers use it).
+  /** Claims the oldest runnable turn (see claimMany). */
   claim(options: ClaimOptions): Promise<Claim | null>;
+  /** Claims up to `limit` runnable turns, oldest first, in one statement (FOR UPDATE SKIP LOCKED); `caps` limit agents across workers. */
+  claimMany(options: ClaimManyOptions): Promise<Claim[]>;
+  /** Hands a held turn back (fenced): its lease ends now and workers are woken to take it. */
+  release(lease: Lease): Promise<void>;
+  /**
+   * Milliseconds until a waiting turn becomes claimable, or null if none waits: `'any'` (default)
+   * counts retries falling due and leases expiring, `'retries'` only retries.
+   */
+  nextDue(what?: 'any' | 'retries'): Promise<number | null>;
+  /**
+   * Hears when a turn may have become runnable: from this process, and on Postgres from every
+   * process (LISTEN/NOTIFY on a connection that reconnects). Resolves to the stop.
+   */
+  listen(handlers: ListenHandlers): Promise<() => Promise<void>>;
   /** Extends the lease; throws LeaseLostError when another worker took the turn. */
   renew(lease: Lease, leaseMs: number): Promise<void>;
   /** One compare-and-swap write; throws LeaseLostError or ConflictError. */
@@ -122,25 +140,64 @@ export function createStore(sql: Sql): Store {
     if (closed) throw new Error('This store is closed; open a new one with openStore().');
     return sql;
   };
+  // The notification channel is the schema's; read once, when a worker first listens.
+  let channelRead: Promise<string> | null = null;
+  const channel = (): Promise<string> =>
+    (channelRead ??= db()
+      .query('SELECT current_schema() AS schema')
+      .then(([row]) => channelOf(String(row?.schema ?? 'public'))));
+  // In-process wake-ups for PGlite, which has no other (on Postgres, NOTIFY reaches this process's workers too).
+  const listeners = new Set<ListenHandlers>();
+  const wake = <T>(value: T, really = true): T => {
+    if (really && sql.listen === undefined) for (const l of listeners) quietly(l.onNotify);
+    return value;
+  };
   return {
     kind: sql.kind,
-    submit: async (options) => submitTurn(db(), options),
+    submit: async (options) => wake(await submitTurn(db(), options)),
     get: async (id) => getTurn(db(), id),
     list: async (options) => listTurns(db(), options),
-    decide: async (id, decisions) => decideTurn(db(), id, decisions),
-    cancel: async (id, reason) => cancelTurn(db(), id, reason),
+    decide: async (id, decisions) => {
+      const result = await decideTurn(db(), id, decisions);
+      return wake(result, result.accepted.length > 0);
+    },
+    cancel: async (id, reason) => wake(await cancelTurn(db(), id, reason)),
     watch: (id, options = {}) => watchTurn(db(), id, options),
     async close() {
       if (closed) return;
       closed = true;
+      listeners.clear();
       await sql.close();
     },
-    claim: async (options) => claimTurn(db(), options),
+    claim: async (options) => (await claimTurns(db(), { ...options, limit: 1 }))[0] ?? null,
+    claimMany: async (options) => claimTurns(db(), options),
+    release: async (lease) => void wake(await releaseLease(db(), lease)),
+    nextDue: async (what = 'any') => nextDue(db(), what),
+    async listen(handlers) {
+      listeners.add(handlers);
+      const stop = sql.listen === undefined ? null : await sql.listen(await channel(), handlers);
+      return async () => {
+        listeners.delete(handlers);
+        await stop?.();
+      };
+    },
     renew: async (lease, leaseMs) => renewLease(db(), lease, leaseMs),
-    commit: async (lease, commit) => commitTurn(db(), lease, commit),
+    commit: async (lease, commit) => {
+      await commitTurn(db(), lease, commit);
+      wake(undefined, commit.release === true && commit.retryAfterMs === undefined);
+    },
     pendingInbox: async (lease) => pendingInbox(db(), lease),
     journal: async (lease, callIds) => readJournal(db(), lease, callIds),
     callStarted: async (lease, call) => journalStart(db(), lease, call),
     callFinished: async (lease, result) => journalResult(db(), lease, result),
   };
+}
+
+/** Calls a listener; one that throws must not break a store call. */
+function quietly(fn: () => void): void {
+  try {
+    fn();
+  } catch {
+    // ignored on purpose
+  }
 }

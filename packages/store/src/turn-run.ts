@@ -2,13 +2,21 @@
 // driver calls, and the lease renewal. `persist` and the end of a drive write everything since the
 // last write as one compare-and-swap under the lease's token.
 
-import { isTerminal, type ApprovalDecision, type Message, type Notice, type TurnEvent, type TurnState } from '@turnkit/core';
+import {
+  isTerminal,
+  type ApprovalDecision,
+  type Effect,
+  type Message,
+  type Notice,
+  type TurnEvent,
+  type TurnState,
+} from '@turnkit/core';
 import type { Dispatcher } from '@turnkit/dispatch';
 import { definedProps } from '@turnkit/core';
 import { defaultHandlers, recordDecisions, type EffectHandlers, type HandlerContext } from '@turnkit/inline/driver';
 import { runBatch } from './batch.js';
 import { crashPoint } from './crash.js';
-import type { Fence } from './fence.js';
+import { RetryParked, type Fence } from './fence.js';
 import type { PendingInbox } from './types.js';
 import type { AgentDefinition } from './worker.js';
 
@@ -18,6 +26,16 @@ export class TurnRun {
   private readonly consumed = new Set<string>();
   private cancelRow: string | null = null;
   private readonly idempotent: ReadonlySet<string>;
+  /** The state after the last step (what a retry parks). */
+  private latest: TurnState | null = null;
+  /** A model call's retry, parked in the database instead of waited for here. */
+  private retry: {
+    readonly state: TurnState;
+    readonly delayMs: number;
+    readonly messages: Message[];
+    readonly notices: Notice[];
+    readonly applied: string[];
+  } | null = null;
 
   constructor(
     readonly fence: Fence,
@@ -50,6 +68,44 @@ export class TurnRun {
     );
   }
 
+  /**
+   * Sees each effect before the driver performs it. A model call core marked as a retry after a
+   * wait is not waited for here: the drive stops (nothing more is written by it) and
+   * `parkRetry` writes the state with the time the turn may run again.
+   */
+  private onEffect(effect: Effect): void {
+    if (effect.type !== 'call_model' || this.latest === null || this.retry !== null) return;
+    const delayMs = effect.request.delayMs ?? 0;
+    if (delayMs <= 0) return;
+    const { messages, notices, applied } = this.unwritten;
+    this.retry = {
+      state: this.latest,
+      delayMs,
+      messages: messages.splice(0),
+      notices: notices.splice(0),
+      applied: applied.splice(0),
+    };
+    this.fence.lose(new RetryParked(this.fence.lease.id, delayMs));
+  }
+
+  /** Writes the retry `onEffect` parked (the state before the wait) and gives the turn back until it is due. */
+  async parkRetry(): Promise<void> {
+    const retry = this.retry;
+    if (retry === null) throw new Error('parkRetry: no retry was parked');
+    const { store, lease } = this.fence;
+    crashPoint('before_commit');
+    await store.commit(lease, {
+      state: retry.state,
+      messages: retry.messages,
+      notices: retry.notices,
+      applied: retry.applied,
+      grants: this.dispatcher.grants(),
+      budgetUsage: this.dispatcher.budgetUsage(),
+      release: true,
+      retryAfterMs: retry.delayMs,
+    });
+  }
+
   /** Takes a cancel waiting in `rows`: aborts the turn's work and returns the reason (else null). */
   takeCancel(rows: readonly PendingInbox[]): string | null {
     const cancel = rows.find((r) => r.kind === 'cancel' && !this.consumed.has(r.inboxId));
@@ -63,7 +119,14 @@ export class TurnRun {
 
   /** The event for a parked turn: the decisions waiting in the inbox (null: none, or a cancel). */
   async takeDecisions(current: TurnState): Promise<TurnEvent | null> {
-    const rows = (await this.fence.store.pendingInbox(this.fence.lease)).filter((r) => !this.consumed.has(r.inboxId));
+    const { store, lease } = this.fence;
+    let inbox: PendingInbox[];
+    try {
+      inbox = await this.fence.write(() => store.pendingInbox(lease));
+    } catch {
+      return null; // the fence is tripped: the drive ends without writing
+    }
+    const rows = inbox.filter((r) => !this.consumed.has(r.inboxId));
     if (this.takeCancel(rows) !== null) return null;
     const decisions: Record<string, ApprovalDecision> = {};
     let any = false;
@@ -113,6 +176,8 @@ export class TurnRun {
         return cancellation.signal;
       },
       cancellation,
+      onEffect: (effect) => this.onEffect(effect),
+      onStep: (record) => void (this.latest = record.state),
       ...definedProps({ output: agent.output }),
       ...definedProps({ check: agent.check }),
     };

@@ -15,6 +15,7 @@ import {
 } from '@turnkit/core';
 import { ISO, MESSAGES_SQL, STATUSES, toInboxEntry } from './columns.js';
 import { messageOf } from './errors.js';
+import { CHANNEL_SQL } from './notify.js';
 import type { Row, SqlQuery } from './sql.js';
 import type {
   InboxEntry,
@@ -48,8 +49,10 @@ function checkSubmit(options: SubmitOptions): string {
 
 export async function submitTurn(db: SqlQuery, options: SubmitOptions): Promise<string> {
   const id = checkSubmit(options);
+  // The insert and the wake-up of listening workers in one statement (delivered on commit).
   const rows = await db.query(
-    `INSERT INTO turnkit_turns (id, agent, input, limits, status) VALUES ($1, $2, $3, $4::jsonb, 'ready') ON CONFLICT (id) DO NOTHING RETURNING id`,
+    `WITH t AS (INSERT INTO turnkit_turns (id, agent, input, limits, status) VALUES ($1, $2, $3, $4::jsonb, 'ready') ON CONFLICT (id) DO NOTHING RETURNING id)
+     SELECT id, pg_notify(${CHANNEL_SQL}, id) FROM t`,
     [id, options.agent, options.input ?? null, options.limits === undefined ? null : JSON.stringify(options.limits)],
   );
   if (rows.length === 0)

@@ -160,6 +160,8 @@ export interface Commit {
   readonly fail?: TurnError;
   /** Give the turn back: it becomes claimable again only if there is something to do. */
   readonly release?: boolean;
+  /** With `release`: the turn waits in the database this long (a model call's retry backoff) before any worker may take it. */
+  readonly retryAfterMs?: number;
 }
 
 export interface ClaimOptions {
@@ -167,4 +169,11 @@ export interface ClaimOptions {
   readonly leaseMs: number;
   /** Claim only these turns (default: any runnable turn). */
   readonly turnIds?: readonly string[];
+}
+
+export interface ClaimManyOptions extends ClaimOptions {
+  /** At most this many turns (the worker's free capacity). */
+  readonly limit: number;
+  /** At most this many turns of an agent held at once, counted across every worker of the database. */
+  readonly caps?: Readonly<Record<string, number>>;
 }

@@ -8,9 +8,9 @@ import { createTurn, definedProps, type Model, type TurnLimitsInput } from '@tur
 import type { AfterHook, BeforeHook, Budget, Permissions, Policy, ToolDefinition } from '@turnkit/dispatch';
 import type { CheckFn, OutputSchema } from '@turnkit/inline';
 import { armedCrash } from './crash.js';
-import { runTurnOnce } from './run-turn.js';
 import type { Store } from './store.js';
-import type { Claim } from './types.js';
+import type { WorkerObserver, WorkerStats } from './worker-events.js';
+import { WorkerLoop } from './worker-loop.js';
 
 /** An agent: the code a turn names. Registered with a worker, never stored. */
 export interface AgentDefinition {
@@ -26,6 +26,11 @@ export interface AgentDefinition {
   readonly budget?: Budget;
   readonly output?: OutputSchema;
   readonly check?: CheckFn;
+  /**
+   * At most this many turns of this agent run at once across every worker of the database (a
+   * model's rate limit is shared by every machine). Every worker should register the same cap.
+   */
+  readonly maxRunning?: number;
 }
 
 export interface WorkerOptions {
@@ -35,7 +40,11 @@ export interface WorkerOptions {
   readonly concurrency?: number;
   /** How long a claim lasts without renewal; renewed every third of it while the turn runs. Default 30000. */
   readonly leaseMs?: number;
-  /** How often `start()` looks for work when idle. Default 500. */
+  /**
+   * The longest `start()` sleeps when idle. Wake-ups come sooner: a turn submitted, decided,
+   * cancelled or handed back (LISTEN/NOTIFY on Postgres, in-process on PGlite), a turn leaving
+   * this worker, a retry falling due. Default 2000.
+   */
   readonly pollMs?: number;
   /** Run only these turns (a script that runs the turns it submitted); default: any runnable turn. */
   readonly turnIds?: readonly string[];
@@ -43,14 +52,22 @@ export interface WorkerOptions {
   readonly id?: string;
   /** Hears faults the worker survives (a lost lease, a database error); the turn is left for another try. */
   readonly onError?: (error: unknown, turnId: string | null) => void;
+  /** Hears what the worker does: turns claimed and leaving, the database lost and back, draining (see describeWorkerEvent). */
+  readonly observer?: WorkerObserver;
 }
 
 export interface Worker {
   readonly id: string;
   /** Claims and runs turns in the background until `stop()`. */
   start(): void;
-  /** Stops claiming and waits for the turns it holds to finish or park. */
-  stop(): Promise<void>;
+  /**
+   * Stops claiming and waits for the turns it holds to finish or park. With `deadlineMs`, what
+   * still runs when it passes is handed back: its work stops, nothing more of it is written, and
+   * its lease ends so another worker takes it at once (a tool cut short is `interrupted`).
+   */
+  stop(options?: { readonly deadlineMs?: number }): Promise<void>;
+  /** What the worker holds and has done since it started. */
+  stats(): WorkerStats;
   /** Claims and runs turns until none is runnable and none is running (for tests and scripts). */
   runUntilIdle(): Promise<void>;
 }
@@ -73,7 +90,7 @@ export function createWorker(options: WorkerOptions): Worker {
   armedCrash(); // a bad TURNKIT_STORE_CRASH_AT is an error now, not at a crash point
   const concurrency = count(options.concurrency, 4, 'concurrency', 1);
   const leaseMs = count(options.leaseMs, 30_000, 'leaseMs', 3);
-  const pollMs = count(options.pollMs, 500, 'pollMs', 1);
+  const pollMs = count(options.pollMs, 2000, 'pollMs', 1);
   const id = options.id ?? `worker_${randomUUID()}`;
   const turnIds = options.turnIds;
   if (turnIds !== undefined && (!Array.isArray(turnIds) || !turnIds.every((t) => typeof t === 'string')))
@@ -86,71 +103,42 @@ export function createWorker(options: WorkerOptions): Worker {
     }
   };
 
-  const running = new Set<Promise<void>>();
-  let loop: Promise<void> | null = null;
-  let stopping = false;
-  let wake: (() => void) | null = null;
-
-  async function fill(): Promise<boolean> {
-    let claimed = false;
-    while (running.size < concurrency && !stopping) {
-      const claim = await store.claim({ owner: id, leaseMs, ...definedProps({ turnIds }) });
-      if (claim === null) break;
-      claimed = true;
-      const run: Promise<void> = runClaim(claim).finally(() => {
-        running.delete(run);
-        wake?.();
-      });
-      running.add(run);
-    }
-    return claimed;
-  }
-
-  async function runClaim(claim: Claim): Promise<void> {
-    try {
-      await runTurnOnce(store, claim, agents, leaseMs, report);
-    } catch (error) {
-      report(error, claim.lease.id);
-    }
-  }
+  const caps = Object.fromEntries(
+    Object.entries(agents).flatMap(([name, agent]) => (agent.maxRunning === undefined ? [] : [[name, agent.maxRunning]])),
+  );
+  const loop = new WorkerLoop({
+    store,
+    agents,
+    id,
+    concurrency,
+    leaseMs,
+    pollMs,
+    caps,
+    report,
+    observer: options.observer,
+    turnIds,
+  });
 
   return {
     id,
-    start() {
-      if (loop !== null) return;
-      stopping = false;
-      loop = (async () => {
-        while (!stopping) {
-          try {
-            await fill();
-          } catch (error) {
-            report(error, null);
-          }
-          if (stopping) break;
-          await new Promise<void>((resolve) => {
-            const timer = setTimeout(done, pollMs);
-            function done(): void {
-              clearTimeout(timer);
-              wake = null;
-              resolve();
-            }
-            wake = done;
-          });
-        }
-      })();
-    },
-    async stop() {
-      stopping = true;
-      wake?.();
-      await loop;
-      loop = null;
-      await Promise.all([...running]);
+    start: () => loop.start(),
+    stats: () => loop.stats(),
+    async stop(stopOptions = {}) {
+      const deadlineMs = stopOptions.deadlineMs ?? null;
+      if (deadlineMs !== null) count(deadlineMs, 0, 'deadlineMs', 0, 'worker.stop option');
+      await loop.stop(deadlineMs);
     },
     async runUntilIdle() {
       for (;;) {
-        const claimed = await fill();
-        if (running.size === 0 && !claimed) return;
-        if (running.size > 0) await Promise.race([...running]);
+        const { claimed } = await loop.fill();
+        const running = loop.running();
+        if (running.length > 0) await Promise.race(running);
+        else if (claimed === 0) {
+          // Nothing runs and nothing was claimable: done, unless a retry waits in the database.
+          const due = await store.nextDue('retries');
+          if (due === null) return;
+          await new Promise((resolve) => setTimeout(resolve, Math.max(1, due)));
+        }
       }
     },
   };
@@ -166,6 +154,7 @@ function checkAgent(name: string, agent: AgentDefinition): void {
     throw new TypeError(`createWorker: agent '${name}' option \`tools\` must be an array of tools made with defineTool.`);
   if (agent.system !== undefined && typeof agent.system !== 'string')
     throw new TypeError(`createWorker: agent '${name}' option \`system\` must be a string.`);
+  if (agent.maxRunning !== undefined) count(agent.maxRunning, 1, 'maxRunning', 1, `createWorker: agent '${name}' option`);
   if (agent.limits !== undefined) {
     try {
       createTurn({ id: 'check', limits: agent.limits });
@@ -177,9 +166,9 @@ function checkAgent(name: string, agent: AgentDefinition): void {
   }
 }
 
-function count(value: unknown, fallback: number, what: string, min: number): number {
+function count(value: unknown, fallback: number, what: string, min: number, where = 'createWorker option'): number {
   if (value === undefined) return fallback;
   if (typeof value !== 'number' || !Number.isInteger(value) || value < min)
-    throw new RangeError(`createWorker option \`${what}\` must be a whole number >= ${min}, got ${String(value)}.`);
+    throw new RangeError(`${where} \`${what}\` must be a whole number >= ${min}, got ${String(value)}.`);
   return value;
 }

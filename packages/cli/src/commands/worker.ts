@@ -1,8 +1,10 @@
 // `turnkit worker --agents <file>`: runs the stored turns of those agents (claims runnable turns
 // with a lease, runs them, writes every checkpoint) until Ctrl+C or SIGTERM, or with --until-idle
-// until no turn is left to run.
+// until no turn is left to run. On a signal it drains: it stops claiming, lets the turns it holds
+// finish or park, and hands back what still runs when --drain-ms passes. It says what it does on
+// standard error, one line per event (turns claimed, finished, parked; the database lost and back).
 
-import { createWorker } from '@turnkit/store';
+import { createWorker, describeWorkerEvent } from '@turnkit/store';
 import { type Command, InvalidArgumentError } from 'commander';
 import { oneLine, UsageError } from '../errors.js';
 import { safeText } from '../safe-text.js';
@@ -14,7 +16,16 @@ interface WorkerFlags {
   readonly store: string;
   readonly agents: string;
   readonly concurrency: number;
+  readonly drainMs: number;
+  readonly quiet?: boolean;
   readonly untilIdle?: boolean;
+}
+
+function milliseconds(value: string): number {
+  const n = Number(value);
+  if (!/^\d+$/.test(value.trim()) || n > 2_147_483_647)
+    throw new InvalidArgumentError('Expected a whole number of milliseconds.');
+  return n;
 }
 
 function concurrency(value: string): number {
@@ -45,6 +56,13 @@ async function workerCommand(flags: WorkerFlags): Promise<number> {
         store,
         agents,
         concurrency: flags.concurrency,
+        // A long-running worker reports each event; a script's --until-idle run stays quiet.
+        ...(flags.quiet === true || flags.untilIdle === true
+          ? {}
+          : {
+              observer: (event, stats) =>
+                process.stderr.write(`${safeText(`turnkit worker: ${describeWorkerEvent(event, stats)}`)}\n`),
+            }),
         onError: (error, turnId) =>
           process.stderr.write(`${safeText(`turnkit worker: ${turnId === null ? '' : `turn ${turnId}: `}${oneLine(error)}`)}\n`),
       });
@@ -60,8 +78,10 @@ async function workerCommand(flags: WorkerFlags): Promise<number> {
     process.stderr.write(`${safeText(`turnkit worker: running agents ${names} on ${flags.store}; Ctrl+C stops it.`)}\n`);
     worker.start();
     const signal = await stopSignal();
-    process.stderr.write(`turnkit worker: ${signal}: finishing the turns it holds…\n`);
-    await worker.stop();
+    process.stderr.write(
+      `turnkit worker: ${signal}: finishing the turns it holds; what still runs in ${flags.drainMs} ms is handed back…\n`,
+    );
+    await worker.stop({ deadlineMs: flags.drainMs });
     return EXIT.ok;
   });
 }
@@ -72,6 +92,13 @@ export function registerWorker(program: Command, { configure, setExit }: Command
     .requiredOption('--agents <file>', 'a module exporting `agents` ({ [name]: { model, tools, … } }), or a scenario file')
     .addOption(storeOption())
     .option('--concurrency <n>', 'turns run at once', concurrency, 4)
+    .option(
+      '--drain-ms <ms>',
+      'on SIGTERM or Ctrl+C, how long the turns held may take before they are handed back',
+      milliseconds,
+      10_000,
+    )
+    .option('--quiet', 'no line per event on standard error (faults are still reported)')
     .option('--until-idle', 'exit when no runnable turn is left (for scripts)')
     .addHelpText(
       'after',

@@ -112,8 +112,10 @@ export function crashing<S extends ConformanceStore>(
       return async (...args: unknown[]) => {
         if (dead) return hang;
         const result = (await (value as (...a: unknown[]) => Promise<unknown>).apply(target, args)) as unknown;
-        if (key === 'claim' && result !== null) last = (result as { lease: ConformanceLease }).lease;
-        if ((key === 'claim' && result !== null && k === 0) || (key === 'commit' && (commits += 1) === k)) {
+        // A worker claims one turn (`claim`) or several in one statement (`claimMany`).
+        const claimed = key === 'claim' ? result : key === 'claimMany' ? ((result as unknown[])[0] ?? null) : null;
+        if (claimed !== null) last = (claimed as { lease: ConformanceLease }).lease;
+        if ((claimed !== null && k === 0) || (key === 'commit' && (commits += 1) === k)) {
           dead = true;
           die();
         }

@@ -1,0 +1,129 @@
+// Claiming work: one statement takes the oldest runnable turns up to a worker's free capacity
+// (FOR UPDATE SKIP LOCKED, so workers never wait on each other or take the same turn), bumps each
+// fencing token and sets the lease. A cap per agent is counted across every worker on the database.
+
+import type { Message, TurnLimitsInput } from '@turnkit/core';
+import type { BudgetUsage, Grant } from '@turnkit/dispatch';
+import { checkLeaseMs } from './lease.js';
+import { CHANNEL_SQL } from './notify.js';
+import type { Sql, SqlQuery } from './sql.js';
+import type { Claim, ClaimManyOptions, StoredStatus } from './types.js';
+
+// Any constant: the key of the advisory lock that makes capped claims take turns (see claimTurns).
+const CAP_LOCK = 7_316_420_912;
+
+/** A turn is runnable now: marked runnable, its lease free or expired, its retry due. */
+const RUNNABLE_NOW = `runnable AND (lease_expires_at IS NULL OR lease_expires_at <= now()) AND (run_after IS NULL OR run_after <= now())`;
+
+// $1 owner, $2 leaseMs, $3 how many, $4 caps as {"agent": cap}, $5 the only turn ids to take (or null). `room` is what each capped agent
+// may still start (its cap minus the turns held under a live lease); an agent with no room is not
+// picked at all, so its turns never crowd out others'; within one claim, `n <= room` trims the rest.
+const CLAIM_SQL = `
+WITH caps AS (SELECT key AS agent, value::int AS cap FROM jsonb_each_text($4::jsonb)),
+room AS (
+  SELECT c.agent, c.cap - (SELECT count(*) FROM turnkit_turns h
+                           WHERE h.agent = c.agent AND h.lease_owner IS NOT NULL AND h.lease_expires_at > now())::int AS room
+  FROM caps c
+),
+picked AS (
+  SELECT id, agent, seq FROM turnkit_turns
+  WHERE ${RUNNABLE_NOW} AND agent NOT IN (SELECT agent FROM room WHERE room <= 0) AND ($5::text[] IS NULL OR id = ANY($5::text[]))
+  ORDER BY seq LIMIT $3 FOR UPDATE SKIP LOCKED
+),
+ranked AS (
+  SELECT p.id, p.seq, row_number() OVER (PARTITION BY p.agent ORDER BY p.seq) AS n, r.room
+  FROM picked p LEFT JOIN room r ON r.agent = p.agent
+)
+UPDATE turnkit_turns AS t SET lease_owner = $1, lease_token = t.lease_token + 1,
+  lease_expires_at = now() + $2::int * interval '1 millisecond', run_after = NULL, updated_at = now()
+FROM ranked WHERE t.id = ranked.id AND (ranked.room IS NULL OR ranked.n <= ranked.room)
+RETURNING t.id, t.seq, t.agent, t.input, t.limits, t.state, t.grants, t.budget_usage, t.lease_token, t.version, t.status`;
+
+function checkCaps(caps: Readonly<Record<string, number>>): string {
+  for (const [agent, cap] of Object.entries(caps)) {
+    if (typeof cap !== 'number' || !Number.isInteger(cap) || cap < 1)
+      throw new RangeError(`The cap of agent '${agent}' must be a whole number >= 1, got ${String(cap)}.`);
+  }
+  return JSON.stringify(caps);
+}
+
+/**
+ * Claims up to `limit` runnable turns, oldest first, in one statement. With caps, claims of every
+ * worker take turns on an advisory lock, so the count of held turns a claim sees is never stale.
+ */
+export async function claimTurns(sql: Sql, options: ClaimManyOptions): Promise<Claim[]> {
+  const { owner, leaseMs, limit } = options;
+  checkLeaseMs(leaseMs);
+  if (!Number.isInteger(limit) || limit < 1)
+    throw new RangeError(`claim limit must be a whole number >= 1, got ${String(limit)}.`);
+  const caps = checkCaps(options.caps ?? {});
+  const turnIds = options.turnIds === undefined ? null : [...options.turnIds];
+  const params = [owner, leaseMs, limit, caps, turnIds];
+  const rows =
+    caps === '{}'
+      ? await sql.query(CLAIM_SQL, params)
+      : await sql.transaction(async (tx) => {
+          await tx.query('SELECT pg_advisory_xact_lock($1)', [CAP_LOCK]);
+          return tx.query(CLAIM_SQL, params);
+        });
+  if (rows.length === 0) return [];
+  rows.sort((a, b) => Number(a.seq) - Number(b.seq));
+  const transcripts = await readTranscripts(
+    sql,
+    rows.map((r) => String(r.id)),
+  );
+  return rows.map((row): Claim => {
+    const id = String(row.id);
+    return {
+      lease: { id, owner, token: Number(row.lease_token), version: Number(row.version), status: row.status as StoredStatus },
+      agent: String(row.agent),
+      input: (row.input ?? null) as string | null,
+      limits: (row.limits ?? null) as TurnLimitsInput | null,
+      state: row.state ?? null,
+      grants: (row.grants ?? []) as Grant[],
+      budgetUsage: (row.budget_usage ?? null) as BudgetUsage | null,
+      transcript: transcripts.get(id) ?? [],
+    };
+  });
+}
+
+async function readTranscripts(db: SqlQuery, ids: readonly string[]): Promise<Map<string, Message[]>> {
+  const rows = await db.query(
+    `SELECT turn_id, data FROM turnkit_log WHERE turn_id = ANY($1::text[]) AND kind = 'message' ORDER BY turn_id, seq`,
+    [[...ids]],
+  );
+  const byTurn = new Map<string, Message[]>();
+  for (const r of rows) {
+    const id = String(r.turn_id);
+    const list = byTurn.get(id) ?? [];
+    list.push(r.data as Message);
+    byTurn.set(id, list);
+  }
+  return byTurn;
+}
+
+/**
+ * Milliseconds until the next runnable turn becomes claimable, or null when none waits for time to
+ * pass: `retries` counts retries falling due; `any` also leases expiring (a dead worker's turns).
+ */
+export async function nextDue(db: SqlQuery, what: 'any' | 'retries'): Promise<number | null> {
+  const [row] = await db.query(
+    what === 'retries'
+      ? `SELECT ceil(extract(epoch FROM min(run_after) - now()) * 1000)::float8 AS ms FROM turnkit_turns WHERE runnable AND run_after > now()`
+      : `SELECT ceil(extract(epoch FROM min(greatest(coalesce(run_after, '-infinity'), coalesce(lease_expires_at, '-infinity'))) - now()) * 1000)::float8 AS ms
+         FROM turnkit_turns WHERE runnable AND (run_after > now() OR lease_expires_at > now())`,
+  );
+  const ms = row?.ms;
+  return ms === null || ms === undefined ? null : Math.max(0, Number(ms));
+}
+
+/** Hands a turn back (fenced): its lease ends now, so any worker may take it at once. */
+export async function releaseLease(db: SqlQuery, lease: { readonly id: string; readonly token: number }): Promise<boolean> {
+  const rows = await db.query(
+    `WITH t AS (UPDATE turnkit_turns SET lease_owner = NULL, lease_expires_at = NULL, updated_at = now()
+                WHERE id = $1 AND lease_token = $2 AND lease_owner IS NOT NULL RETURNING id, runnable, run_after)
+     SELECT runnable, pg_notify(${CHANNEL_SQL}, id) FROM t WHERE t.runnable AND t.run_after IS NULL`,
+    [lease.id, lease.token],
+  );
+  return rows.length > 0;
+}

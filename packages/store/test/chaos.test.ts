@@ -1,0 +1,210 @@
+// Chaos on a real Postgres: four worker processes run two hundred turns with tool calls and
+// approvals (decided by a separate process at random moments); every half second a random worker
+// is killed with SIGKILL and started again; once, Postgres itself is restarted. At the end, the
+// figures (printed with TURNKIT_TEST_VERBOSE=1) and the invariants:
+// - every turn is terminal;
+// - each call's side effect ran at most once, and a call without a result of its own is
+//   `interrupted`, never silently lost;
+// - every decision acknowledged to the deciding process was applied;
+// - every call in every transcript has exactly one result;
+// - no turn was written by two workers: in each turn's log the fencing token never goes down.
+
+import { type ChildProcess, spawn } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import { afterAll, describe, expect, it } from 'vitest';
+import { testLog } from '../../../test-log.js';
+import { createStore, openSql, type Sql, type WorkerStats } from '@turnkit/store';
+import { CHAOS_AGENT, CHAOS_TABLES } from './fixtures/chaos-agent.js';
+import { dropSchema, POSTGRES_URL, restartPostgres, scratchSchema, WHY_SKIPPED } from './postgres.js';
+
+const REPO = fileURLToPath(new URL('../../../', import.meta.url));
+const script = (name: string): string => fileURLToPath(new URL(`./fixtures/chaos-${name}.ts`, import.meta.url));
+
+const TURNS = 200;
+const WORKERS = 4;
+const KILL_EVERY_MS = 500;
+/** Turns are submitted over this long, so the chaos lasts about a minute in all. */
+const SUBMIT_OVER_MS = 45_000;
+const RESTART_POSTGRES_AT_MS = 15_000;
+const GIVE_UP_MS = 150_000;
+
+const pause = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
+
+/** A child process running one of the chaos scripts; `lines` collects its stdout lines. */
+function start(name: string, schema: string, lines: (line: string) => void): ChildProcess {
+  const child = spawn(
+    process.execPath,
+    ['--import', 'tsx', '--conditions=@turnkit/source', script(name), POSTGRES_URL ?? '', schema],
+    {
+      cwd: REPO,
+      stdio: ['ignore', 'pipe', 'ignore'],
+    },
+  );
+  let rest = '';
+  child.stdout?.on('data', (chunk: Buffer) => {
+    const text = rest + chunk.toString('utf8');
+    const parts = text.split('\n');
+    rest = parts.pop() ?? '';
+    for (const line of parts) lines(line);
+  });
+  return child;
+}
+
+const exited = (child: ChildProcess): Promise<void> =>
+  new Promise((resolve) =>
+    child.exitCode !== null || child.signalCode !== null ? resolve() : child.once('exit', () => resolve()),
+  );
+
+/** Runs a query until Postgres answers (it may be restarting). */
+async function retrying<T>(work: () => Promise<T>): Promise<T> {
+  for (let attempt = 0; ; attempt += 1) {
+    try {
+      return await work();
+    } catch (error) {
+      if (attempt > 100) throw error;
+      await pause(200);
+    }
+  }
+}
+
+interface Figures {
+  [name: string]: number;
+}
+
+async function invariants(sql: Sql, acks: ReadonlySet<string>): Promise<Figures> {
+  const store = createStore(sql);
+  const open = await sql.query(
+    `SELECT count(*)::int AS n FROM turnkit_turns WHERE status NOT IN ('stopped', 'failed', 'cancelled')`,
+  );
+  const doubled = await sql.query(
+    'SELECT turn_id, call_id, count(*)::int AS n FROM chaos_effects GROUP BY 1, 2 HAVING count(*) > 1',
+  );
+  const effects = new Set(
+    (await sql.query('SELECT turn_id, call_id FROM chaos_effects')).map((r) => `${r.turn_id} ${r.call_id}`),
+  );
+  const tokens = await sql.query(
+    `SELECT turn_id FROM (SELECT turn_id, lease_token, lag(lease_token) OVER (PARTITION BY turn_id ORDER BY seq) AS before FROM turnkit_log) l
+     WHERE lease_token < before`,
+  );
+  const { turns } = await store.list({ limit: 1000 });
+  let calls = 0;
+  let interrupted = 0;
+  let rejected = 0;
+  let unanswered = 0;
+  let okWithoutEffect = 0;
+  let applied = 0;
+  for (const summary of turns) {
+    const turn = await store.get(summary.id);
+    if (turn === null) continue;
+    const ids = turn.transcript.flatMap((m) => (m.role === 'assistant' ? (m.toolCalls ?? []).map((c) => c.id) : []));
+    const results = turn.transcript.flatMap((m) => (m.role === 'tool' ? [m.result] : []));
+    calls += ids.length;
+    for (const id of ids) {
+      const mine = results.filter((r) => r.callId === id);
+      if (mine.length !== 1) unanswered += 1;
+      const output = String(mine[0]?.output ?? '');
+      if (output.startsWith('interrupted')) interrupted += 1;
+      else if (output.startsWith('rejected')) rejected += 1;
+      else if (mine[0]?.isError !== true && !effects.has(`${turn.id} ${id}`)) okWithoutEffect += 1;
+    }
+    for (const d of turn.decisions)
+      if (d.kind === 'decision' && acks.has(`${turn.id} ${d.callId}`) && d.status === 'applied') applied += 1;
+  }
+  return {
+    turns: turns.length,
+    notTerminal: Number(open[0]?.n),
+    calls,
+    sideEffects: effects.size,
+    sideEffectsRunTwice: doubled.length,
+    interrupted,
+    rejected,
+    callsWithoutExactlyOneResult: unanswered,
+    okResultsWithoutSideEffect: okWithoutEffect,
+    acknowledgedDecisions: acks.size,
+    acknowledgedApplied: applied,
+    turnsWhoseTokenWentDown: tokens.length,
+  };
+}
+
+describe.skipIf(POSTGRES_URL === undefined)(
+  `chaos on Postgres${POSTGRES_URL === undefined ? ` (skipped: ${WHY_SKIPPED})` : ''}`,
+  () => {
+    const schema = scratchSchema('chaos');
+    afterAll(() => dropSchema(schema));
+
+    it('four workers killed every half second and a Postgres restart: terminal turns, effects at most once, decisions applied, one writer', async () => {
+      const sql = await openSql(POSTGRES_URL, { schema });
+      for (const statement of CHAOS_TABLES) await sql.query(statement);
+      const store = createStore(sql);
+      const stats = new Map<number, WorkerStats>();
+      const acks = new Set<string>();
+      const workers: ChildProcess[] = [];
+      const startWorker = (slot: number): void => {
+        const child = start('worker', schema, (line) => {
+          if (line.startsWith('{') && child.pid !== undefined) stats.set(child.pid, JSON.parse(line) as WorkerStats);
+        });
+        workers[slot] = child;
+      };
+      for (let slot = 0; slot < WORKERS; slot += 1) startWorker(slot);
+      const decider = start('decider', schema, (line) => {
+        const [tag, turn, call] = line.split(' ');
+        if (tag === 'ack') acks.add(`${turn} ${call}`);
+      });
+
+      const began = Date.now();
+      let kills = 0;
+      let restartedFor = -1;
+      let submitted = 0;
+      for (;;) {
+        const elapsed = Date.now() - began;
+        while (submitted < TURNS && submitted < Math.ceil((TURNS * elapsed) / SUBMIT_OVER_MS)) {
+          await retrying(() => store.submit({ agent: CHAOS_AGENT, id: `chaos_${submitted}`, input: `turn ${submitted}` }));
+          submitted += 1;
+        }
+        if (restartedFor < 0 && elapsed >= RESTART_POSTGRES_AT_MS) restartedFor = await restartPostgres();
+        const [row] = await retrying(() =>
+          sql.query(`SELECT count(*)::int AS n FROM turnkit_turns WHERE status NOT IN ('stopped', 'failed', 'cancelled')`),
+        );
+        if (submitted === TURNS && Number(row?.n) === 0) break;
+        if (elapsed > GIVE_UP_MS) break;
+        const slot = Math.floor(Math.random() * WORKERS);
+        const victim = workers[slot] as ChildProcess;
+        victim.kill('SIGKILL');
+        await exited(victim);
+        kills += 1;
+        startWorker(slot);
+        await pause(KILL_EVERY_MS);
+      }
+      const seconds = (Date.now() - began) / 1000;
+      for (const child of [...workers, decider]) child.kill('SIGTERM');
+      await Promise.all([...workers, decider].map(exited));
+
+      const figures = await invariants(sql, acks);
+      const claimed = [...stats.values()].reduce((sum, s) => sum + s.claimed, 0);
+      const claims = [...stats.values()].reduce((sum, s) => sum + s.claims, 0);
+      const [leases] = await sql.query('SELECT avg(lease_token)::float8 AS avg, max(lease_token)::int AS max FROM turnkit_turns');
+      await store.close();
+      testLog(
+        [
+          `chaos: ${seconds.toFixed(1)} s, ${WORKERS} workers, ${kills} SIGKILLs, Postgres restarted once (down ${restartedFor} ms)`,
+          ...Object.entries(figures).map(([name, value]) => `  ${name}: ${value}`),
+          `  claims of a turn (fencing token): mean ${Number(leases?.avg).toFixed(2)}, max ${leases?.max}`,
+          `  claim statements per claimed turn (workers' last reported counts): ${(claims / Math.max(1, claimed)).toFixed(2)}`,
+        ].join('\n'),
+      );
+      expect(figures).toMatchObject({
+        turns: TURNS,
+        notTerminal: 0,
+        sideEffectsRunTwice: 0,
+        callsWithoutExactlyOneResult: 0,
+        okResultsWithoutSideEffect: 0,
+        acknowledgedApplied: acks.size,
+        turnsWhoseTokenWentDown: 0,
+      });
+      expect(figures.calls).toBeGreaterThanOrEqual(TURNS * 2);
+      expect(kills).toBeGreaterThan(20);
+      expect(restartedFor).toBeGreaterThan(0);
+      expect(acks.size).toBeGreaterThan(0);
+    }, 240_000);
+  },
+);
