@@ -56,6 +56,8 @@ async function turnkit(): Promise<number> {
     description: 'add',
     input: z.object({ a: z.number(), b: z.number() }),
     needsApproval: approving,
+    // Without approvals it runs unasked, as the peer's tool does.
+    readOnly: !approving,
     execute: ({ a, b }, ctx) => {
       if (approving) say(`ran ${ctx.turnId} ${now()}`);
       return a + b;

@@ -40,6 +40,7 @@ const add = defineTool({
   name: 'add',
   description: 'add',
   input: z.object({ a: z.number(), b: z.number() }),
+  readOnly: true,
   execute: ({ a, b }) => a + b,
 });
 

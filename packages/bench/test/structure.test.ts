@@ -1,6 +1,6 @@
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { formatShape, functionSizes, measure } from '../../../scripts/structure.ts';
+import { formatShape, functionSizes, measure } from '../src/structure.ts';
 
 const root = fileURLToPath(new URL('../../..', import.meta.url));
 

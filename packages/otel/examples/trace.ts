@@ -9,7 +9,7 @@ import { call, scriptedModel, text, toolCalls } from '@turnkit/testing';
 const exporter = new InMemorySpanExporter();
 const provider = new BasicTracerProvider({ spanProcessors: [new SimpleSpanProcessor(exporter)] });
 
-const add = defineTool({ name: 'add', description: 'Adds two numbers.', input: z.object({ a: z.number(), b: z.number() }), execute: ({ a, b }) => a + b });
+const add = defineTool({ name: 'add', description: 'Adds two numbers.', input: z.object({ a: z.number(), b: z.number() }), readOnly: true, execute: ({ a, b }) => a + b });
 const model = scriptedModel([toolCalls(call('add', { a: 1, b: 2 })), text('1 + 2 = 3', { usage: { inputTokens: 20, outputTokens: 6 } })]);
 
 const tracing = traceTurn({ agent: 'calculator', model: 'gpt-4.1-mini', provider: 'openai', tracer: provider.getTracer('my-app') });

@@ -23,6 +23,7 @@ const add = defineTool({
   name: 'add',
   description: 'Adds two numbers.',
   input: z.object({ a: z.number(), b: z.number() }),
+  readOnly: true,
   execute: ({ a, b }) => a + b,
 });
 const charge = defineTool({
@@ -59,7 +60,9 @@ describe('execute_tool spans', () => {
     const rec = recorder();
     const model = scriptedModel([toolCalls(call('charge', { cents: 500 })), text('The card was declined.')]);
     const tracing = traceTurn({ agent: 'shop', tracer: rec.tracer });
-    const result = await tracing.run(() => runTurn({ model, tools: [charge], input: 'Pay.', ...tracing.hooks }));
+    const result = await tracing.run(() =>
+      runTurn({ model, tools: [charge], permissions: { allow: ['charge'] }, input: 'Pay.', ...tracing.hooks }),
+    );
     expect(result.status).toBe('stopped');
     const tool = rec.one('execute_tool charge');
     expect(tool.attributes['error.type']).toBe('permission');
@@ -75,6 +78,7 @@ describe('execute_tool spans', () => {
       name: 'flaky',
       description: 'Fails once, then works.',
       input: z.object({}),
+      readOnly: true,
       retryPolicy: { transient: { attempts: 3, backoffMs: 0 } },
       execute: () => {
         tries++;
@@ -94,7 +98,9 @@ describe('execute_tool spans', () => {
     const rec = recorder();
     const model = scriptedModel([toolCalls(call('add', { a: 2, b: 2 }), call('charge', { cents: 1 })), text('ok')]);
     const tracing = traceTurn({ agent: 'both', tracer: rec.tracer, recordContent: true });
-    await tracing.run(() => runTurn({ model, tools: [add, charge], input: 'go', ...tracing.hooks }));
+    await tracing.run(() =>
+      runTurn({ model, tools: [add, charge], permissions: { allow: ['charge'] }, input: 'go', ...tracing.hooks }),
+    );
     expect(rec.one('execute_tool add').attributes).toMatchObject({
       'gen_ai.tool.call.arguments': '{"a":2,"b":2}',
       'gen_ai.tool.call.result': '4',
@@ -110,6 +116,7 @@ describe('execute_tool spans', () => {
       name: 'query',
       description: 'Runs a query.',
       input: z.object({}),
+      readOnly: true,
       execute: () => {
         rec.tracer.startActiveSpan('db.query', (span) => span.end());
         return trace.getActiveSpan() === undefined ? 'no active span' : 'in a span';

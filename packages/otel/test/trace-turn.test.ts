@@ -12,6 +12,7 @@ const add = defineTool({
   name: 'add',
   description: 'Adds two numbers.',
   input: z.object({ a: z.number(), b: z.number() }),
+  readOnly: true,
   execute: ({ a, b }) => a + b,
 });
 

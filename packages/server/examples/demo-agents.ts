@@ -10,6 +10,7 @@ const lookup = defineTool({
   name: 'lookup_order',
   description: 'Looks up an order.',
   input: z.object({ order: z.string() }),
+  readOnly: true,
   execute: ({ order }) => ({ order, status: 'shipped', carrier: 'DHL', eta: '2 days' }),
 });
 

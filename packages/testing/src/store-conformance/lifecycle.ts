@@ -63,8 +63,9 @@ export function lifecycleTests<S extends ConformanceStore>(ctx: SuiteContext<S>)
     };
     const tool = defineTool({
       name: 'probe',
-      description: 'Uses the ctx.store while it runs.',
+      description: 'Uses the store while it runs.',
       input: z.object({}),
+      readOnly: true,
       execute: async () => (await probe('tool'), 'probed'),
     });
     id = await ctx.store.submit({ agent: 'notx', input: 'probe' });
