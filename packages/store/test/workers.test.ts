@@ -135,7 +135,7 @@ function suite(name: string, open: () => Promise<Store>, skip: string | false, c
         await pause(40);
         running -= 1;
       };
-      const noop = defineTool({ name: 'noop', description: 'Nothing.', input: z.object({}), execute: () => 'ok' });
+      const noop = defineTool({ name: 'noop', description: 'Nothing.', input: z.object({}), readOnly: true, execute: () => 'ok' });
       const agents = {
         capped: { model: toolModel('noop', gate), tools: [noop], maxRunning: 2 },
         free: { model: toolModel('noop'), tools: [noop] },
@@ -161,6 +161,7 @@ function suite(name: string, open: () => Promise<Store>, skip: string | false, c
         name: 'hang',
         description: 'Never ends by itself.',
         input: z.object({}),
+        readOnly: true,
         execute: (_input, ctx) =>
           new Promise<string>((_resolve, reject) => {
             started += 1;
