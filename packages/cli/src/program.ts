@@ -110,6 +110,22 @@ function buildProgram(setExit: (code: number) => void): Command {
       `\nExample:\n  $ turnkit run ${examples}/trip-planner.ts\n\nExit codes: 0 ok, 1 failed (or a replay/check difference), 2 usage error, 3 suspended for approval.`,
     );
 
+  addRunCommand(program, examples, setExit);
+  addResumeCommand(program, examples, setExit);
+  addInspectCommands(program, examples, setExit);
+  addServeCommand(program, configure, setExit);
+  const kit = { configure, setExit };
+  registerLs(program, kit);
+  registerShow(program, kit);
+  registerDecide(program, kit);
+  registerCancel(program, kit);
+  registerWorker(program, kit);
+
+  return program;
+}
+
+/** `turnkit run`: a scenario in-process, or stored with --store. */
+function addRunCommand(program: Command, examples: string, setExit: (code: number) => void): void {
   const providerOption = new Option('--provider <name>', 'run against a real model through the AI SDK').choices(PROVIDERS);
   configure(program.command('run'))
     .description('Run a scenario (.ts, .js or .json) and print its timeline.')
@@ -153,7 +169,10 @@ function buildProgram(setExit: (code: number) => void): Command {
       }
       setExit(await runTurnCommand({ scenarioFile: file, scenario, provider, ...outputFlags(flags) }));
     });
+}
 
+/** `turnkit resume`: a suspended-turn file, checked whole before anything it names is loaded. */
+function addResumeCommand(program: Command, examples: string, setExit: (code: number) => void): void {
   configure(program.command('resume'))
     .description('Continue a suspended turn with a decision for each pending call.')
     .argument('<file>', 'the suspended-turn file `turnkit run` wrote')
@@ -199,7 +218,10 @@ function buildProgram(setExit: (code: number) => void): Command {
         }),
       );
     });
+}
 
+/** `turnkit replay`, `graph` and `check`: the turn machine itself. */
+function addInspectCommands(program: Command, examples: string, setExit: (code: number) => void): void {
   configure(program.command('replay'))
     .description('Replay a saved trace through step and say whether it is identical.')
     .argument('<file>', 'a trace from --trace (or the NDJSON of --json)')
@@ -225,16 +247,6 @@ function buildProgram(setExit: (code: number) => void): Command {
     .action(async (flags: { maxIterations: number; loopThreshold: number; repairs: number; depth: number }) =>
       setExit(await checkCommand(flags)),
     );
-
-  addServeCommand(program, configure, setExit);
-  const kit = { configure, setExit };
-  registerLs(program, kit);
-  registerShow(program, kit);
-  registerDecide(program, kit);
-  registerCancel(program, kit);
-  registerWorker(program, kit);
-
-  return program;
 }
 
 /** The path relative to the working directory when it lies below it (shorter timeline headers). */

@@ -135,7 +135,13 @@ function suite(name: string, open: () => Promise<Store>, skip: string | false, c
         await pause(40);
         running -= 1;
       };
-      const noop = defineTool({ name: 'noop', description: 'Nothing.', input: z.object({}), readOnly: true, execute: () => 'ok' });
+      const noop = defineTool({
+        name: 'noop',
+        description: 'Nothing.',
+        input: z.object({}),
+        readOnly: true,
+        execute: () => 'ok',
+      });
       const agents = {
         capped: { model: toolModel('noop', gate), tools: [noop], maxRunning: 2 },
         free: { model: toolModel('noop'), tools: [noop] },

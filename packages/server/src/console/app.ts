@@ -57,11 +57,19 @@ const problem = (c: Context, status: 400 | 403 | 404 | 409, message: string) =>
   );
 
 export function createConsole(options: ConsoleOptions): Hono<Env> {
-  const { store } = options;
   const sessions = new Sessions(options.sessionTtlMs);
   const app = new Hono<Env>();
-  const diagramCss = turnDiagram().css;
+  addAssets(app);
+  app.use('*', csrf());
+  addSignIn(app, options, sessions);
+  addListPages(app, options);
+  addTurnPages(app, options);
+  return app;
+}
 
+/** The stylesheet, script and icon: served before sign-in. */
+function addAssets(app: Hono<Env>): void {
+  const diagramCss = turnDiagram().css;
   app.get('/assets/console.css', (c) =>
     c.body(`${CONSOLE_CSS}\n${diagramCss}`, 200, { 'content-type': 'text/css; charset=utf-8', 'cache-control': 'no-cache' }),
   );
@@ -71,8 +79,10 @@ export function createConsole(options: ConsoleOptions): Hono<Env> {
   app.get('/assets/icon.svg', (c) =>
     c.body(CONSOLE_ICON, 200, { 'content-type': 'image/svg+xml', 'cache-control': 'max-age=86400' }),
   );
-  app.use('*', csrf());
+}
 
+/** Sign-in with the server's token, the session every other page needs (with its CSRF check), sign-out. */
+function addSignIn(app: Hono<Env>, options: ConsoleOptions, sessions: Sessions): void {
   app.get('/login', (c) => c.html(loginPage(null)));
   app.post('/login', async (c) => {
     const form = await c.req.parseBody();
@@ -107,20 +117,25 @@ export function createConsole(options: ConsoleOptions): Hono<Env> {
     deleteCookie(c, SESSION_COOKIE, { path: '/console' });
     return c.redirect('/console/login', 303);
   });
+}
 
-  const listView = async (query: z.infer<typeof ListQuery>) => {
-    const [list, waiting] = await Promise.all([
-      store.list({ limit: 50, ...definedProps({ status: query.status, cursor: query.cursor }) }),
-      store.list({ status: 'awaiting_approval', limit: WAITING_CAP }),
-    ]);
-    return { list, waiting: waiting.turns.length };
-  };
+/** The turns on one page of the list, and how many wait for a person. */
+async function listView(store: ConsoleOptions['store'], query: z.infer<typeof ListQuery>) {
+  const [list, waiting] = await Promise.all([
+    store.list({ limit: 50, ...definedProps({ status: query.status, cursor: query.cursor }) }),
+    store.list({ status: 'awaiting_approval', limit: WAITING_CAP }),
+  ]);
+  return { list, waiting: waiting.turns.length };
+}
 
+/** The list of turns and its live updates. */
+function addListPages(app: Hono<Env>, options: ConsoleOptions): void {
+  const { store } = options;
   app.get('/', async (c) => {
     const query = ListQuery.safeParse(c.req.query());
     if (!query.success)
       return problem(c, 400, `The filter ${JSON.stringify(c.req.query())} is not one this console makes; pick one of the links.`);
-    const { list, waiting } = await listView(query.data);
+    const { list, waiting } = await listView(store, query.data);
     const stream = `/console/stream?${new URLSearchParams(c.req.query()).toString()}`;
     const body = listBody({
       turns: list.turns,
@@ -142,7 +157,7 @@ export function createConsole(options: ConsoleOptions): Hono<Env> {
       });
       let last = '';
       while (!aborted) {
-        const { list, waiting } = await listView(query.data);
+        const { list, waiting } = await listView(store, query.data);
         const panels = JSON.stringify({ rows: listRows(list.turns, Date.now()).value, waiting: waitingBadge(waiting).value });
         if (panels !== last) await stream.writeSSE({ event: 'panels', data: panels });
         last = panels;
@@ -150,11 +165,15 @@ export function createConsole(options: ConsoleOptions): Hono<Env> {
       }
     });
   });
+}
 
+/** A turn's page, its live updates, and the forms that decide its parked calls or cancel it. */
+function addTurnPages(app: Hono<Env>, options: ConsoleOptions): void {
+  const { store } = options;
   app.get('/turns/:id', async (c) => {
     const turn = await store.get(c.req.param('id'));
     if (turn === null) return problem(c, 404, `There is no turn '${c.req.param('id')}'.`);
-    const { waiting } = await listView({});
+    const { waiting } = await listView(store, {});
     const stream = `/console/turns/${encodeURIComponent(turn.id)}/stream`;
     return c.html(page({ title: turn.id, csrf: c.get('session').csrf, waiting, stream }, turnBody(turn, c.get('session').csrf)));
   });
@@ -217,6 +236,4 @@ export function createConsole(options: ConsoleOptions): Hono<Env> {
     await store.cancel(id, reason ? reason : 'cancelled from the console');
     return c.redirect(`/console/turns/${encodeURIComponent(id)}`, 303);
   });
-
-  return app;
 }
