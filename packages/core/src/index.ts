@@ -1,6 +1,6 @@
 export type * from './types.js';
 export { createTurn, isTerminal, resume, step } from './turn.js';
-export { parseTurnState, TurnStateError, TURN_STATE_VERSION } from './state.js';
+export { parseTurnState, TurnStateError, TURN_STATE_VERSION, TURN_STATUSES } from './state.js';
 export { stateProblems } from './state-invariants.js';
 export type { StateProblem } from './state-invariants.js';
 export { batchSignature, canonicalJson, sameBatch, sameJson } from './signature.js';

@@ -9,7 +9,11 @@ import { readDecision, readToolCall, readToolResult } from './events.js';
 import { isJsonValue } from './json.js';
 import { idProblem } from './ids.js';
 import { LimitError, validateLimits } from './limits.js';
+import { MIGRATIONS } from './migrate.js';
+import { bad, isObj, type Obj, TurnStateError } from './state-error.js';
 import { stateProblems } from './state-invariants.js';
+
+export { TurnStateError };
 import type {
   ApprovalDecision,
   JsonValue,
@@ -26,17 +30,8 @@ import type {
 /** Bumped on any change to the shape of `TurnState`; `parseTurnState` migrates older versions. */
 export const TURN_STATE_VERSION = 3;
 
-export class TurnStateError extends Error {
-  /** The path of the first bad field, such as `usage.modelCalls`. */
-  readonly field: string;
-  constructor(field: string, message: string) {
-    super(message);
-    this.name = 'TurnStateError';
-    this.field = field;
-  }
-}
-
-const STATUSES: readonly TurnStatus[] = [
+/** Every status a turn can be in, in the order of the turn contract. */
+export const TURN_STATUSES: readonly TurnStatus[] = [
   'ready',
   'calling_model',
   'dispatching',
@@ -73,90 +68,6 @@ const BATCH_KEYS = ['calls', 'notExecuted', 'held', 'parked', 'decisions'] as co
 const PARKED_KEYS = ['call', 'input', 'reason'] as const satisfies ReadonlyArray<keyof ParkedCall>;
 const STOP_REASONS = ['completed', 'max_iterations', 'loop_detected', 'budget_exhausted', 'hook_stopped'];
 
-/**
- * Migrations from version N to N + 1, applied in order; a shape change adds its step here and
- * bumps TURN_STATE_VERSION. A migration refuses (with a `TurnStateError` naming the field) what it
- * cannot carry over without losing something.
- */
-const MIGRATIONS: ReadonlyArray<(old: Obj) => Obj> = [migrate1to2, migrate2to3];
-
-/** The version 1 fields that hold the batch in flight, now grouped in `batch`. */
-const V1_BATCH_KEYS = ['pending', 'held', 'parked', 'decisions', 'executing'] as const;
-
-/**
- * 1 -> 2:
- * - The batch fields `pending`, `held`, `parked`, `decisions` and `executing` become one field
- *   `batch` (`pending` is now `batch.calls`), `null` when no batch is in flight.
- * - `awaiting_approval` with `executing` set (approved calls running) is now its own status,
- *   `executing_approved`; which calls run follows from the decisions, so `executing` is gone.
- * - `notExecuted` (results for calls past `maxCallsPerReply` or the tool-call budget) is new, in
- *   `batch`; a version 1 state has none. `limits.maxCallsPerReply` is new and defaults when absent.
- * - `seenCallIds` (every call id of the turn) is gone: call ids are checked within a reply only.
- * - `recoveries` (loop recoveries used, see `limits.loopRecoveries`) is new: a version 1 turn had
- *   none, so it starts at 0. The new limits (`maxCallsPerReply`, `maxModelRetries`,
- *   `modelRetryBackoffMs`, `loopRecoveries`) take their defaults when absent.
- */
-function migrate1to2(old: Obj): Obj {
-  const { seenCallIds: _seen, pending, held, parked, decisions, executing, ...rest } = old;
-  const status = old.status;
-  if (status !== 'dispatching' && status !== 'awaiting_approval') {
-    // No batch in flight: the fields must be empty, or something would be lost.
-    for (const key of V1_BATCH_KEYS) {
-      const value = old[key];
-      const empty =
-        key === 'executing'
-          ? value === null
-          : key === 'decisions'
-            ? isObj(value) && Object.keys(value).length === 0
-            : Array.isArray(value) && value.length === 0;
-      if (!empty) bad(key, `must be ${key === 'executing' ? 'null' : 'empty'} while the status is ${String(status)}`);
-    }
-    return { ...rest, batch: null, recoveries: 0 };
-  }
-  let next = status;
-  if (executing !== null) {
-    if (status !== 'awaiting_approval') bad('executing', `must be null while the status is ${status}`);
-    if (!Array.isArray(executing) || executing.some((id) => typeof id !== 'string'))
-      bad('executing', 'must be null or an array of call ids');
-    // The calls running must be exactly the approved ones: version 2 reads them from the decisions.
-    const approved =
-      Array.isArray(parked) && isObj(decisions)
-        ? parked.flatMap((p: unknown) => {
-            const id = isObj(p) && isObj(p.call) ? p.call.id : undefined;
-            const decision = typeof id === 'string' && Object.hasOwn(decisions, id) ? decisions[id] : undefined;
-            return isObj(decision) && decision.type === 'approve' ? [id as string] : [];
-          })
-        : [];
-    if (approved.length !== executing.length || approved.some((id, i) => executing[i] !== id)) {
-      bad(
-        'executing',
-        `must list the approved parked calls in parked order (${JSON.stringify(approved)}), got ${JSON.stringify(executing)}`,
-      );
-    }
-    next = 'executing_approved';
-  }
-  return { ...rest, status: next, batch: { calls: pending, notExecuted: [], held, parked, decisions }, recoveries: 0 };
-}
-
-/**
- * 2 -> 3: a parked call carries the input that runs if it is approved (`batch.parked[i].input`):
- * what the before-hooks left, shown to the person deciding and executed as it is. Version 2 ran
- * the call's own input, so that is what a migrated parked call keeps.
- */
-function migrate2to3(old: Obj): Obj {
-  const batch = old.batch;
-  if (!isObj(batch) || !Array.isArray(batch.parked)) return old;
-  const parked = batch.parked.map((p: unknown) =>
-    isObj(p) && isObj(p.call) && !('input' in p)
-      ? { call: p.call, input: p.call.input ?? null, ...(p.reason === undefined ? {} : { reason: p.reason }) }
-      : p,
-  );
-  return { ...old, batch: { ...batch, parked } };
-}
-
-type Obj = Record<string, unknown>;
-const isObj = (v: unknown): v is Obj => v !== null && typeof v === 'object' && !Array.isArray(v);
-
 /** A key that is not part of the shape: most likely a field of another version, so nothing is guessed. */
 function refuseUnknownKeys(obj: Obj, known: readonly string[], prefix: string, version = TURN_STATE_VERSION): void {
   for (const key of Object.keys(obj)) {
@@ -166,10 +77,6 @@ function refuseUnknownKeys(obj: Obj, known: readonly string[], prefix: string, v
         `is not a field of a version ${version} state (its fields: ${known.join(', ')}); was the state edited, or its version changed by hand?`,
       );
   }
-}
-
-function bad(field: string, message: string): never {
-  throw new TurnStateError(field, `Invalid turn state: '${field}' ${message}.`);
 }
 
 /** A whole number from 0 to Number.MAX_SAFE_INTEGER (past it, adding 1 may change nothing). */
@@ -242,7 +149,7 @@ export function parseTurnState(input: unknown): TurnState {
   const id = obj.id;
   if (typeof id !== 'string' || id.length === 0) bad('id', 'must be a non-empty string');
   const status = obj.status as TurnStatus;
-  if (!STATUSES.includes(status)) bad('status', `must be one of ${STATUSES.join(', ')}`);
+  if (!TURN_STATUSES.includes(status)) bad('status', `must be one of ${TURN_STATUSES.join(', ')}`);
   if (!isObj(obj.limits)) bad('limits', 'must be an object');
   const limits = readLimits(obj.limits);
   const round = nat(obj, 'round');
