@@ -9,10 +9,17 @@ import { TURNKIT_REFERENCE } from './turnkit.js';
 
 export const ALLOCATION_GUARD = {
   system: TURNKIT_REFERENCE,
-  /** Bytes per turn measured by `pnpm bench --quick`, by Node major version. Lower it when a change saves allocation. */
-  bytesPerTurn: { 20: 72_000 } as Readonly<Record<number, number>>,
-  /** How much more a turn may allocate before the guard fails. */
-  margin: 0.15,
+  /**
+   * Bytes per turn measured by `pnpm bench --quick`, by Node major version. Lower it when a change
+   * saves allocation. Re-recorded when the plain JSON copy of model input and the audit records
+   * joined every tool call (72,000 before them).
+   */
+  bytesPerTurn: { 20: 96_000 } as Readonly<Record<number, number>>,
+  /**
+   * How much more a turn may allocate before the guard fails. Quick runs of the same code measured
+   * 93,000 to 132,000 bytes, so the margin is wide: it catches a turn that doubles its garbage.
+   */
+  margin: 0.5,
 } as const;
 
 export interface GuardVerdict {
