@@ -1,0 +1,30 @@
+// `@turnkit/store/protocol`: the durable protocol's decisions as a pure function, the model world
+// it is checked in, the exploration and the planted mutants. Imports neither pg nor PGlite.
+
+export {
+  claimable,
+  claimLimit,
+  openHold,
+  protocol,
+  protocolStep,
+  type ClaimingWorker,
+  type ClaimRow,
+  type Departure,
+  type Hold,
+  type InboxRow,
+  type LostReason,
+  type Protocol,
+  type ProtocolEffect,
+  type ProtocolEvent,
+} from './protocol/protocol.js';
+export { actions, allDone, initialWorld, type CallSpec, type TurnSpec, type World, type WorldConfig } from './protocol/world.js';
+export {
+  edgeViolations,
+  exploreStore,
+  STORE_INVARIANTS,
+  type StoreCheckOptions,
+  type StoreCheckResult,
+  type StoreInvariant,
+  type StoreViolation,
+} from './protocol/explore.js';
+export { PROTOCOL_MUTANTS, type ProtocolMutant } from './protocol/mutants.js';

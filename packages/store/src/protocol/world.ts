@@ -1,0 +1,249 @@
+// A small model world for checking the protocol: the database rows (turns with their lease and
+// fencing token, the tool journal, the inbox), N workers that each run the real protocol
+// function through a model driver, a user who decides parked calls, a clock that lets leases
+// expire, and process deaths. Everything is plain JSON; each action below is one atomic step
+// (one statement or one local step of a worker), so the exploration sees every interleaving.
+// The database operations do what the SQL in claim.ts, lease.ts and inbox.ts does.
+
+import { endLease, feed, perform, settle, wrote } from './model-driver.js';
+import { openHold, type Hold, type Protocol } from './protocol.js';
+
+/** A call of a turn's one tool batch; a `parked` call waits for a decision and runs once approved. */
+export interface CallSpec {
+  readonly id: string;
+  readonly parked: boolean;
+}
+
+export interface TurnSpec {
+  readonly id: string;
+  readonly calls: readonly CallSpec[];
+}
+
+export interface WorldConfig {
+  /** Worker processes (each runs one turn at a time). */
+  readonly workers: number;
+  readonly turns: readonly TurnSpec[];
+  /** Process deaths allowed (a dead worker restarts at once with nothing in memory; its lease stays until it expires). */
+  readonly deaths: number;
+  /** Leases that may expire under a live worker (a pause longer than the lease: the worker does not know). */
+  readonly pauses: number;
+}
+
+export type Phase = 'ready' | 'dispatching' | 'awaiting_approval' | 'executing_approved' | 'done';
+
+export interface TurnRow {
+  token: number;
+  owner: number | null;
+  /** The lease has not expired (meaningful while `owner` is set). */
+  live: boolean;
+  version: number;
+  status: Phase;
+  runnable: boolean;
+}
+
+export interface JournalRow {
+  /** The token the call's start was journaled under (null: not started). */
+  started: number | null;
+  result: 'ok' | 'interrupted' | null;
+}
+
+export interface InboxEntry {
+  readonly id: string;
+  readonly turn: number;
+  readonly call: string;
+  status: 'pending' | 'applied' | 'ignored';
+  /** How many committed states applied this row (kept for the invariants; the table has no such column). */
+  timesApplied: number;
+}
+
+/** One step of a worker's driver. */
+export type Op =
+  | { readonly op: 'model_call' }
+  | { readonly op: 'read_inbox' }
+  | { readonly op: 'read_journal' }
+  | { readonly op: 'write'; readonly terminal: boolean; readonly release: boolean }
+  | { readonly op: 'commit'; readonly token: number | null; readonly applied: readonly string[]; readonly release: boolean }
+  | { readonly op: 'start'; readonly call: string }
+  | { readonly op: 'journal_start'; readonly call: string; readonly token: number }
+  | { readonly op: 'run_tool'; readonly call: string }
+  | { readonly op: 'write_result'; readonly call: string; readonly token: number; readonly interrupted: boolean }
+  | { readonly op: 'after_batch' }
+  | { readonly op: 'depart' };
+
+export interface HoldModel {
+  readonly turn: number;
+  hold: Hold;
+  /** The version the worker's compare-and-swap expects. */
+  version: number;
+  /** The turn's state in the worker's memory, and the status last committed. */
+  phase: Phase;
+  stored: Phase;
+  ops: Op[];
+}
+
+export interface World {
+  rows: TurnRow[];
+  /** Per turn, per call (in spec order). */
+  journal: JournalRow[][];
+  /** Sorted by id. */
+  inbox: InboxEntry[];
+  workers: (HoldModel | null)[];
+  deathsLeft: number;
+  pausesLeft: number;
+  /** What the invariants need that the rows do not keep. */
+  ghost: {
+    /** Per turn, per call: how many times its tool's side effect started. */
+    ran: number[][];
+    /** `turn:token:worker` for every write (claim, journal, commit) that landed, sorted. */
+    writers: string[];
+    /** Per turn: tokens whose lease ended (expired or given back), sorted. */
+    ended: number[][];
+  };
+}
+
+export interface Action {
+  readonly label: string;
+  readonly next: World;
+}
+
+export function initialWorld(config: WorldConfig): World {
+  return {
+    rows: config.turns.map(() => ({ token: 0, owner: null, live: false, version: 0, status: 'ready', runnable: true })),
+    journal: config.turns.map((t) => t.calls.map(() => ({ started: null, result: null }))),
+    inbox: [],
+    workers: Array.from({ length: config.workers }, () => null),
+    deathsLeft: config.deaths,
+    pausesLeft: config.pauses,
+    ghost: { ran: config.turns.map((t) => t.calls.map(() => 0)), writers: [], ended: config.turns.map(() => []) },
+  };
+}
+
+/** Every action enabled in `world`, each with the world after it. */
+export function actions(config: WorldConfig, world: World, protocol: Protocol): Action[] {
+  const out: Action[] = [];
+  const add = (label: string, change: (w: World) => void): void => {
+    const next = structuredClone(world);
+    change(next);
+    out.push({ label, next });
+  };
+  world.workers.forEach((held, w) => {
+    if (held === null) {
+      const turn = claimTarget(world, protocol);
+      if (turn !== null) add(`w${w} claims ${config.turns[turn]?.id}`, (next) => claim(config, next, w, turn, protocol));
+    } else if (held.ops.length > 0) {
+      add(`w${w} ${describeOp(config, held)}`, (next) => perform(config, next, w, protocol));
+      if (!held.hold.lost && needsRenewal(world, held)) add(`w${w} renews`, (next) => renew(config, next, w, protocol));
+    }
+    if (world.deathsLeft > 0) add(`w${w} dies`, (next) => die(next, w));
+  });
+  world.rows.forEach((row, t) => {
+    const id = config.turns[t]?.id;
+    if (row.owner !== null && row.live) {
+      const holder = world.workers.some((h) => h !== null && h.turn === t && h.hold.token === row.token);
+      if (!holder) add(`${id}'s lease expires`, (next) => expire(next, t));
+      else if (world.pausesLeft > 0) add(`${id}'s lease expires under a paused worker`, (next) => pauseExpire(next, t));
+    }
+    if (row.status !== 'awaiting_approval') return;
+    for (const call of config.turns[t]?.calls ?? []) {
+      if (call.parked && !world.inbox.some((e) => e.turn === t && e.call === call.id))
+        add(`user approves ${id}/${call.id}`, (next) => decide(next, t, call.id));
+    }
+  });
+  return out;
+}
+
+/** The world is done when every turn has ended. */
+export function allDone(world: World): boolean {
+  return world.rows.every((r) => r.status === 'done');
+}
+
+/** The first turn (in submission order) the claim statement would take, by the protocol's predicate. */
+function claimTarget(world: World, protocol: Protocol): number | null {
+  if (protocol.claimLimit({ held: 0, concurrency: 1, stopping: false }) < 1) return null;
+  // The model clock: now is 1; a live lease expires at 2, an expired one expired at 1.
+  const index = world.rows.findIndex((r) =>
+    protocol.claimable({ runnable: r.runnable, leaseExpiresAt: r.owner === null ? null : r.live ? 2 : 1, runAfter: null }, 1),
+  );
+  return index < 0 ? null : index;
+}
+
+/** The claim statement: bumps the token, sets the lease; the driver starts from the stored status. */
+function claim(config: WorldConfig, world: World, w: number, turn: number, protocol: Protocol): void {
+  const row = world.rows[turn] as TurnRow;
+  row.token += 1;
+  row.owner = w;
+  row.live = true;
+  wrote(world, turn, row.token, w);
+  const ops: Op[] =
+    row.status === 'ready'
+      ? [{ op: 'model_call' }]
+      : row.status === 'awaiting_approval'
+        ? [{ op: 'read_inbox' }]
+        : [{ op: 'read_journal' }];
+  world.workers[w] = {
+    turn,
+    hold: openHold(config.turns[turn]?.id ?? '', row.token),
+    version: row.version,
+    phase: row.status,
+    stored: row.status,
+    ops,
+  };
+  settle(config, world, w, protocol);
+}
+
+function die(world: World, w: number): void {
+  world.deathsLeft -= 1;
+  world.workers[w] = null;
+}
+
+function expire(world: World, turn: number): void {
+  const row = world.rows[turn] as TurnRow;
+  row.live = false;
+  endLease(world, turn, row.token);
+}
+
+function pauseExpire(world: World, turn: number): void {
+  world.pausesLeft -= 1;
+  expire(world, turn);
+}
+
+function decide(world: World, turn: number, call: string): void {
+  world.inbox = [...world.inbox, { id: `${turn}/${call}`, turn, call, status: 'pending' as const, timesApplied: 0 }].sort(
+    (a, b) => a.id.localeCompare(b.id),
+  );
+  (world.rows[turn] as TurnRow).runnable = true;
+}
+
+/** A renewal matters once the lease expired (it renews it) or the token moved (it is refused). */
+function needsRenewal(world: World, held: HoldModel): boolean {
+  const row = world.rows[held.turn] as TurnRow;
+  return row.token !== held.hold.token || !row.live;
+}
+
+/** The renewal statement (lease.ts renewLease): fenced on the token only. */
+function renew(config: WorldConfig, world: World, w: number, protocol: Protocol): void {
+  const held = world.workers[w] as HoldModel;
+  const row = world.rows[held.turn] as TurnRow;
+  if (row.token === held.hold.token) row.live = true;
+  else feed(config, held, protocol, { type: 'lost', reason: 'fenced_out' });
+  settle(config, world, w, protocol);
+}
+
+function describeOp(config: WorldConfig, held: HoldModel): string {
+  const op = held.ops[0] as Op;
+  const turn = config.turns[held.turn]?.id;
+  switch (op.op) {
+    case 'write':
+      return `writes ${turn} (${held.phase}${op.release ? ', release' : ''})`;
+    case 'commit':
+      return `commits ${turn} ${held.phase}${op.token === null ? ' unfenced' : ` at token ${op.token}`}`;
+    case 'start':
+    case 'journal_start':
+    case 'run_tool':
+      return `${op.op.replace('_', ' ')} ${turn}/${op.call}`;
+    case 'write_result':
+      return `writes ${op.interrupted ? 'interrupted' : 'the result'} of ${turn}/${op.call}`;
+    default:
+      return `${op.op.replace('_', ' ')} ${turn}`;
+  }
+}
