@@ -1,7 +1,7 @@
 // Tool calls with a journal: each call is journaled as started before its tool runs and its result
 // is written the moment it finishes. A batch re-issued after a crash answers journaled calls from
 // the journal and never runs a started call again (it gets an `interrupted` result) unless its
-// tool is `idempotent`.
+// tool is `idempotent`. Each of these choices is the protocol's (the fence's `decide`).
 
 import { definedProps, type CallRecord, type ToolCall, type ToolResult, type TurnEvent } from '@turnkit/core';
 import type { DispatchContext, Dispatcher, ToolDefinition } from '@turnkit/dispatch';
@@ -26,7 +26,7 @@ export function journalingTools(tools: readonly ToolDefinition<any>[], fence: Fe
     ...tool,
     async execute(input: unknown, toolCtx: ToolContext) {
       try {
-        await fence.write(() => fence.store.callStarted(fence.lease, { id: toolCtx.callId, name: tool.name }));
+        await startCall(fence, { id: toolCtx.callId, name: tool.name });
       } catch (error) {
         throw new Error(`the call was not started: its start could not be journaled (${messageOf(error)})`);
       }
@@ -38,6 +38,14 @@ export function journalingTools(tools: readonly ToolDefinition<any>[], fence: Fe
       return running;
     },
   }));
+}
+
+/** Journals a call as started, if the protocol lets it run; throws when the turn left this worker. */
+async function startCall(fence: Fence, call: { readonly id: string; readonly name: string }): Promise<void> {
+  for (const effect of fence.decide({ type: 'call_starting', callId: call.id })) {
+    if (effect.type === 'journal_start') await fence.write(() => fence.store.callStarted(fence.fencedLease(effect.token), call));
+  }
+  if (!fence.decide({ type: 'start_journaled', callId: call.id }).some((e) => e.type === 'run_tool')) fence.check();
 }
 
 /** Splits a batch: results the journal holds (with `interrupted` for started, non-idempotent calls) and calls to run. */
@@ -54,15 +62,24 @@ async function fromJournal(
     ),
   );
   const known = new Map(results.map((r) => [r.callId, r]));
-  const startedSet = new Set(started);
+  const byId = new Map(calls.map((c) => [c.id, c]));
   const toRun: ToolCall[] = [];
-  for (const call of calls) {
-    if (known.has(call.id)) continue;
-    if (startedSet.has(call.id) && !idempotent.has(call.name)) {
+  const effects = fence.decide({
+    type: 'journal_read',
+    calls: calls.map((c) => ({ id: c.id, idempotent: idempotent.has(c.name) })),
+    results: [...known.keys()],
+    started,
+  });
+  for (const effect of effects) {
+    if (effect.type === 'stop') fence.check();
+    const call = 'callId' in effect ? byId.get(effect.callId) : undefined;
+    if (call === undefined) continue;
+    if (effect.type === 'run_call') toRun.push(call);
+    else if (effect.type === 'write_interrupted') {
       const result: ToolResult = { callId: call.id, name: call.name, output: INTERRUPTED, isError: true };
-      await fence.write(() => store.callFinished(lease, result));
+      await fence.write(() => store.callFinished(fence.fencedLease(effect.token), result));
       known.set(call.id, result);
-    } else toRun.push(call);
+    }
   }
   return { known: calls.flatMap((c) => known.get(c.id) ?? []), toRun };
 }
@@ -83,15 +100,17 @@ export async function runBatch(
   const writes: Promise<unknown>[] = [];
   const onResult = (result: ToolResult): void => {
     // A turn this worker no longer holds keeps no result from here (a call cut short is `interrupted` on recovery).
-    if (fence.lost !== null) return;
-    const written = fence
-      .write(() => fence.store.callFinished(fence.lease, result))
-      .then(
-        (first) => first && crashPoint('tool_result_written'),
-        // The fence is tripped: the batch ends with fence.check() below.
-        () => undefined,
-      );
-    writes.push(written);
+    for (const effect of fence.decide({ type: 'tool_finished', callId: result.callId })) {
+      if (effect.type !== 'write_result') continue;
+      const written = fence
+        .write(() => fence.store.callFinished(fence.fencedLease(effect.token), result))
+        .then(
+          (first) => first && crashPoint('tool_result_written'),
+          // The fence is tripped: the batch ends with fence.check() below.
+          () => undefined,
+        );
+      writes.push(written);
+    }
   };
   // The batch's audit records ride on the event, as in @turnkit/inline (core emits hook_blocked from them).
   const records: CallRecord[] = [];

@@ -1,11 +1,21 @@
 // A worker's hold on one turn, as its running work sees it: the lease, the cancellation that
 // stops the turn's model and tool calls, and the reason this worker stopped working on the turn.
-// Every database call of a running turn goes through `write`: one that fails trips the fence,
-// whether the lease was lost (LeaseLostError, ConflictError) or the database could not be reached
-// (the write may or may not have committed, so the turn is recovered from what is stored).
+// The hold's decisions are the protocol's (protocol/protocol.ts): `decide` feeds it an event and
+// returns the effects to perform. Every database call of a running turn goes through `write`: one
+// that fails trips the fence, whether the lease was lost (LeaseLostError, ConflictError) or the
+// database could not be reached (the write may or may not have committed, so the turn is
+// recovered from what is stored).
 
 import { LazyCancellation } from '@turnkit/dispatch';
 import { isFencedOut, messageOf } from './errors.js';
+import {
+  openHold,
+  protocolStep,
+  type Hold,
+  type LostReason,
+  type ProtocolEffect,
+  type ProtocolEvent,
+} from './protocol/protocol.js';
 import type { Store } from './store.js';
 import type { Lease } from './types.js';
 
@@ -41,21 +51,51 @@ export class DatabaseFault extends Error {
   }
 }
 
+/** The protocol's name for why a turn was lost. */
+function lostReason(error: Error): LostReason {
+  if (error instanceof HandedBack) return 'handed_back';
+  if (error instanceof RetryParked) return 'retry';
+  if (error instanceof DatabaseFault) return 'database';
+  return 'fenced_out';
+}
+
 export class Fence {
   readonly cancellation = new LazyCancellation();
-  /** Set once a write found the turn held by someone else. */
+  /** The error that made this worker stop working on the turn (the protocol's `hold.lost` says why). */
   lost: Error | null = null;
+  /** The protocol's hold on the turn. */
+  hold: Hold;
 
   constructor(
     readonly store: Store,
     readonly lease: Lease,
     readonly report: Report,
-  ) {}
+  ) {
+    this.hold = openHold(lease.id, lease.token);
+  }
+
+  /** Feeds the protocol an event; returns the effects to perform. */
+  decide(event: ProtocolEvent): ProtocolEffect[] {
+    const [hold, effects] = protocolStep(this.hold, event);
+    this.hold = hold;
+    return effects;
+  }
 
   /** Stops the turn's work in this worker: the turn belongs to another writer now. */
   lose(error: Error): void {
     if (this.lost === null) this.lost = error;
-    this.cancellation.abort(error.message);
+    for (const effect of this.decide({ type: 'lost', reason: lostReason(error) })) {
+      if (effect.type === 'stop') this.cancellation.abort(error.message);
+    }
+  }
+
+  /** The lease to write with for an effect fenced on `token`: the protocol never asks for an unfenced write. */
+  fencedLease(token: number | null): Lease {
+    if (token !== this.lease.token)
+      throw new Error(
+        `Refusing a write of turn '${this.lease.id}' fenced on token ${String(token)}: the worker holds token ${this.lease.token}.`,
+      );
+    return this.lease;
   }
 
   /** Trips the fence for a fenced-out error; true when it was one. */
@@ -67,7 +107,7 @@ export class Fence {
 
   /** Throws the error that lost the turn, if one did. */
   check(): void {
-    if (this.lost !== null) throw this.lost;
+    if (this.hold.lost !== null) throw this.lost ?? new Error(`Turn '${this.lease.id}' left this worker (${this.hold.lost}).`);
   }
 
   /** Runs a database call for the turn; any failure trips the fence and is rethrown. */

@@ -20,7 +20,8 @@ import { journalingTools } from './batch.js';
 import { TERMINAL } from './columns.js';
 import { crashPoint } from './crash.js';
 import { isFencedOut, messageOf } from './errors.js';
-import { DatabaseFault, Fence, HandedBack, RetryParked, type Report } from './fence.js';
+import { Fence, type Report } from './fence.js';
+import type { Departure } from './protocol/protocol.js';
 import type { Store } from './store.js';
 import { TurnRun } from './turn-run.js';
 import type { Claim } from './types.js';
@@ -139,8 +140,7 @@ async function drive(run: TurnRun, claim: Claim, state: TurnState): Promise<void
   await run.write(end, true);
 }
 
-/** How a turn left the worker that ran it. */
-export type Departure = 'finished' | 'parked' | 'retry' | 'lost' | 'handed_back';
+export type { Departure } from './protocol/protocol.js';
 
 /** Runs one claimed turn until it ends, parks, waits for a retry, or leaves this worker. */
 export async function runTurnOnce(
@@ -161,7 +161,7 @@ export async function runTurnOnce(
   try {
     await drive(prepared.run, claim, prepared.state);
   } catch (error) {
-    if (fence.lost === null && !isFencedOut(error)) throw error;
+    if (fence.hold.lost === null && !isFencedOut(error)) throw error;
   } finally {
     stopRenewal();
     fence.cancellation.abort('the turn has left this worker');
@@ -169,22 +169,16 @@ export async function runTurnOnce(
   return depart(prepared.run, fence);
 }
 
-/** After the drive: writes a parked retry, hands a turn back, or says why the turn was lost. */
+/** After the drive: the protocol says how the turn leaves (a parked retry is written, a handed-back or faulted turn released). */
 async function depart(run: TurnRun, fence: Fence): Promise<Departure> {
   const { store, lease, lost, report } = fence;
-  if (lost instanceof RetryParked) {
-    await run.parkRetry();
-    return 'retry';
-  }
-  if (lost instanceof HandedBack || lost instanceof DatabaseFault) {
+  let how: Departure = 'lost';
+  for (const effect of fence.decide({ type: 'drive_ended', terminal: TERMINAL.has(lease.status) })) {
+    if (effect.type === 'park_retry') await run.parkRetry(effect);
     // Ends the lease now, so another worker need not wait for it to expire (the database may still be down: then it expires).
-    await store.release(lease).catch(() => undefined);
-    if (lost instanceof DatabaseFault) report(lost, lease.id);
-    return lost instanceof HandedBack ? 'handed_back' : 'lost';
+    else if (effect.type === 'release') await store.release(fence.fencedLease(effect.token)).catch(() => undefined);
+    else if (effect.type === 'depart') how = effect.how;
   }
-  if (lost !== null) {
-    report(lost, lease.id);
-    return 'lost';
-  }
-  return TERMINAL.has(lease.status) ? 'finished' : 'parked';
+  if (how === 'lost' && lost !== null) report(lost, lease.id);
+  return how;
 }

@@ -1,6 +1,7 @@
-// One turn in one worker: the messages, notices and inbox rows not yet written, the handlers the
-// driver calls, and the lease renewal. `persist` and the end of a drive write everything since the
-// last write as one compare-and-swap under the lease's token.
+// One turn in one worker: the messages and notices not yet written, the handlers the driver calls,
+// and the lease renewal. `persist` and the end of a drive write everything since the last write as
+// one compare-and-swap under the lease's token. Which inbox rows are taken and written, and whether
+// a write may happen at all, is the protocol's decision (the fence's `decide`).
 
 import {
   isTerminal,
@@ -17,14 +18,12 @@ import { defaultHandlers, recordDecisions, type EffectHandlers, type HandlerCont
 import { runBatch } from './batch.js';
 import { crashPoint } from './crash.js';
 import { RetryParked, type Fence } from './fence.js';
+import type { InboxRow, ProtocolEffect } from './protocol/protocol.js';
 import type { PendingInbox } from './types.js';
 import type { AgentDefinition } from './worker.js';
 
 export class TurnRun {
-  private readonly unwritten = { messages: [] as Message[], notices: [] as Notice[], applied: [] as string[] };
-  /** Inbox rows this run has taken (applied with the next write). */
-  private readonly consumed = new Set<string>();
-  private cancelRow: string | null = null;
+  private readonly unwritten = { messages: [] as Message[], notices: [] as Notice[] };
   private readonly idempotent: ReadonlySet<string>;
   /** The state after the last step (what a retry parks). */
   private latest: TurnState | null = null;
@@ -34,7 +33,6 @@ export class TurnRun {
     readonly delayMs: number;
     readonly messages: Message[];
     readonly notices: Notice[];
-    readonly applied: string[];
   } | null = null;
 
   constructor(
@@ -47,25 +45,29 @@ export class TurnRun {
 
   /** Writes `current` with everything since the last write; `release` gives the lease back. */
   async write(current: TurnState, release: boolean): Promise<void> {
-    this.fence.check();
-    const applied = this.unwritten.applied.splice(0);
-    if (this.cancelRow !== null && isTerminal(current)) applied.push(this.cancelRow);
+    const commit = this.fence.decide({ type: 'write', terminal: isTerminal(current), release }).find((e) => e.type === 'commit');
+    if (commit === undefined) {
+      this.fence.check();
+      throw new Error(`The protocol refused a write of turn '${this.fence.lease.id}' that it did not lose.`);
+    }
     const messages = this.unwritten.messages.splice(0);
     const notices = this.unwritten.notices.splice(0);
-    const { store, lease } = this.fence;
+    const { store } = this.fence;
+    const lease = this.fence.fencedLease(commit.token);
     crashPoint('before_commit');
     await this.fence.write(() =>
       store.commit(lease, {
         state: current,
         messages,
         notices,
-        applied,
+        applied: [...commit.applied],
         // The claim's grants (for this turn's dispatcher) and the grants given during this run.
         grants: [...this.dispatcher.grants(), ...this.dispatcher.grants({ turnId: lease.id })],
         budgetUsage: this.dispatcher.budgetUsage(),
         release,
       }),
     );
+    this.fence.decide({ type: 'committed', applied: commit.applied });
   }
 
   /**
@@ -77,28 +79,22 @@ export class TurnRun {
     if (effect.type !== 'call_model' || this.latest === null || this.retry !== null) return;
     const delayMs = effect.request.delayMs ?? 0;
     if (delayMs <= 0) return;
-    const { messages, notices, applied } = this.unwritten;
-    this.retry = {
-      state: this.latest,
-      delayMs,
-      messages: messages.splice(0),
-      notices: notices.splice(0),
-      applied: applied.splice(0),
-    };
+    const { messages, notices } = this.unwritten;
+    this.retry = { state: this.latest, delayMs, messages: messages.splice(0), notices: notices.splice(0) };
     this.fence.lose(new RetryParked(this.fence.lease.id, delayMs));
   }
 
   /** Writes the retry `onEffect` parked (the state before the wait) and gives the turn back until it is due. */
-  async parkRetry(): Promise<void> {
+  async parkRetry(effect: Extract<ProtocolEffect, { type: 'park_retry' }>): Promise<void> {
     const retry = this.retry;
     if (retry === null) throw new Error('parkRetry: no retry was parked');
-    const { store, lease } = this.fence;
+    const lease = this.fence.fencedLease(effect.token);
     crashPoint('before_commit');
-    await store.commit(lease, {
+    await this.fence.store.commit(lease, {
       state: retry.state,
       messages: retry.messages,
       notices: retry.notices,
-      applied: retry.applied,
+      applied: [...effect.applied],
       grants: this.dispatcher.grants(),
       budgetUsage: this.dispatcher.budgetUsage(),
       release: true,
@@ -106,13 +102,15 @@ export class TurnRun {
     });
   }
 
-  /** Takes a cancel waiting in `rows`: aborts the turn's work and returns the reason (else null). */
+  /** Takes a cancel waiting in `rows` (the protocol decides): aborts the turn's work and returns the reason (else null). */
   takeCancel(rows: readonly PendingInbox[]): string | null {
-    const cancel = rows.find((r) => r.kind === 'cancel' && !this.consumed.has(r.inboxId));
-    if (cancel === undefined) return null;
-    this.consumed.add(cancel.inboxId);
-    this.cancelRow = cancel.inboxId;
-    const reason = cancel.reason ?? 'cancelled by the caller';
+    const taken = this.fence.decide({ type: 'inbox_read', rows: rows.map(inboxRow), parked: false });
+    const cancel = taken.find((e) => e.type === 'take_cancel');
+    return cancel === undefined ? null : this.cancel(rows, cancel.row);
+  }
+
+  private cancel(rows: readonly PendingInbox[], id: string): string {
+    const reason = rows.find((r) => r.inboxId === id)?.reason ?? 'cancelled by the caller';
     this.fence.cancellation.abort(reason);
     return reason;
   }
@@ -126,19 +124,21 @@ export class TurnRun {
     } catch {
       return null; // the fence is tripped: the drive ends without writing
     }
-    const rows = inbox.filter((r) => !this.consumed.has(r.inboxId));
-    if (this.takeCancel(rows) !== null) return null;
+    const taken = this.fence.decide({ type: 'inbox_read', rows: inbox.map(inboxRow), parked: true });
+    const cancel = taken.find((e) => e.type === 'take_cancel');
+    if (cancel !== undefined) {
+      this.cancel(inbox, cancel.row);
+      return null;
+    }
+    const apply = taken.find((e) => e.type === 'apply_decisions');
+    if (apply === undefined) return null;
     const decisions: Record<string, ApprovalDecision> = {};
-    let any = false;
-    for (const row of rows) {
-      if (row.kind !== 'decision' || row.callId === null) continue;
-      this.consumed.add(row.inboxId);
-      this.unwritten.applied.push(row.inboxId);
+    for (const id of apply.rows) {
+      const row = inbox.find((r) => r.inboxId === id);
+      if (row?.callId == null) continue;
       // defineProperty: a call id such as `__proto__` is a plain key.
       Object.defineProperty(decisions, row.callId, { value: row.decision, enumerable: true, writable: true, configurable: true });
-      any = true;
     }
-    if (!any) return null;
     recordDecisions(this.dispatcher, current, decisions, { turnId: this.fence.lease.id });
     return { type: 'approvals_decided', decisions };
   }
@@ -200,4 +200,8 @@ export class TurnRun {
     );
     return () => clearInterval(renewal);
   }
+}
+
+function inboxRow(row: PendingInbox): InboxRow {
+  return { id: row.inboxId, kind: row.kind, callId: row.callId };
 }

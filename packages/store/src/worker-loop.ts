@@ -7,6 +7,7 @@
 import { definedProps } from '@turnkit/core';
 import { messageOf } from './errors.js';
 import { Fence, HandedBack, type Report } from './fence.js';
+import { claimLimit } from './protocol/protocol.js';
 import { runTurnOnce, type Departure } from './run-turn.js';
 import type { Store } from './store.js';
 import type { Claim } from './types.js';
@@ -80,8 +81,8 @@ export class WorkerLoop {
 
   /** Claims up to the free capacity in one statement; `full` when every free slot was filled. */
   async fill(): Promise<{ claimed: number; full: boolean }> {
-    const free = this.o.concurrency - this.held.size;
-    if (free <= 0 || this.stopping) return { claimed: 0, full: true };
+    const free = claimLimit({ held: this.held.size, concurrency: this.o.concurrency, stopping: this.stopping });
+    if (free === 0) return { claimed: 0, full: true };
     const { store, id, leaseMs, caps, turnIds } = this.o;
     const claims = await store.claimMany({ owner: id, leaseMs, limit: free, caps, ...definedProps({ turnIds }) });
     this.counts.claims += 1;
