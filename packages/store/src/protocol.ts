@@ -28,3 +28,15 @@ export {
   type StoreViolation,
 } from './protocol/explore.js';
 export { PROTOCOL_MUTANTS, type ProtocolMutant } from './protocol/mutants.js';
+export {
+  runStoreChecks,
+  STORE_CHECK_MARKERS,
+  STORE_CHECKS,
+  storeCheckPassed,
+  storeCheckSection,
+  withStoreCheckSection,
+  type MutantOutcome,
+  type StoreCheckProgress,
+  type StoreCheckReport,
+  type StoreCheckSpec,
+} from './protocol/report.js';

@@ -47,4 +47,10 @@ export const PROTOCOL_MUTANTS: readonly ProtocolMutant[] = [
     invariant: 6,
     protocol: { ...protocol, claimable: (row, now) => row.runnable && (row.runAfter === null || row.runAfter <= now) },
   },
+  {
+    name: 'never take over an expired lease',
+    description: "a claim takes only turns with no lease at all, so a dead worker's turn is never recovered",
+    invariant: 5,
+    protocol: { ...protocol, claimable: (row, now) => row.leaseExpiresAt === null && protocol.claimable(row, now) },
+  },
 ];

@@ -233,16 +233,20 @@ function describeOp(config: WorldConfig, held: HoldModel): string {
   const op = held.ops[0] as Op;
   const turn = config.turns[held.turn]?.id;
   switch (op.op) {
-    case 'write':
-      return `writes ${turn} (${held.phase}${op.release ? ', release' : ''})`;
     case 'commit':
-      return `commits ${turn} ${held.phase}${op.token === null ? ' unfenced' : ` at token ${op.token}`}`;
-    case 'start':
+      return `commits ${turn} ${held.phase}${op.token === null ? ' unfenced' : ` at token ${op.token}`}${op.release && held.phase !== 'done' ? ' and releases it' : ''}`;
+    case 'read_journal':
+      return `reads ${turn}'s journal`;
+    case 'read_inbox':
+      return `reads ${turn}'s inbox`;
     case 'journal_start':
+      return `journals the start of ${turn}/${op.call}`;
     case 'run_tool':
-      return `${op.op.replace('_', ' ')} ${turn}/${op.call}`;
+      return `runs ${turn}/${op.call}'s tool`;
     case 'write_result':
-      return `writes ${op.interrupted ? 'interrupted' : 'the result'} of ${turn}/${op.call}`;
+      return `journals ${op.interrupted ? 'interrupted' : 'the result'} for ${turn}/${op.call}`;
+    case 'depart':
+      return `lets ${turn} go`;
     default:
       return `${op.op.replace('_', ' ')} ${turn}`;
   }
