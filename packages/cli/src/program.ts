@@ -8,6 +8,7 @@ import { fileURLToPath } from 'node:url';
 import type { ApprovalDecision } from '@turnkit/core';
 import { Command, CommanderError, InvalidArgumentError, Option } from 'commander';
 import { checkCommand } from './commands/check.js';
+import { checkStoreCommand } from './commands/check-store.js';
 import { GRAPH_FORMATS, graphCommand, type GraphFormat } from './commands/graph.js';
 import { replayCommand } from './commands/replay.js';
 import { addServeCommand } from './commands/serve.js';
@@ -243,10 +244,13 @@ function addInspectCommands(program: Command, examples: string, setExit: (code: 
     .option('--loop-threshold <n>', 'limits.loopThreshold (0 disables loop detection)', wholeNumber(0), 2)
     .option('--repairs <n>', 'limits.maxOutputRepairs', wholeNumber(0), 1)
     .option('--depth <n>', 'stop expanding after this many events from the start', wholeNumber(1), 60)
-    .addHelpText('after', '\nExamples:\n  $ turnkit check\n  $ turnkit check --max-iterations 3 --loop-threshold 3 --depth 80')
-    .action(async (flags: { maxIterations: number; loopThreshold: number; repairs: number; depth: number }) =>
-      setExit(await checkCommand(flags)),
-    );
+    .option('--store', 'check the durable protocol instead (claims, leases, fencing, the journal, the inbox, recovery)')
+    .option('--write <file>', 'with --store: replace the figures section of this page (docs/model-checking.md)')
+    .addHelpText(
+      'after',
+      '\nExamples:\n  $ turnkit check\n  $ turnkit check --max-iterations 3 --loop-threshold 3 --depth 80\n  $ turnkit check --store\n  $ turnkit check --store --write docs/model-checking.md',
+    )
+    .action(async (flags: CheckFlags) => setExit(await checkAction(flags)));
 }
 
 /** The path relative to the working directory when it lies below it (shorter timeline headers). */
@@ -336,4 +340,20 @@ function decisionsFrom(flags: ResumeFlags, pending: readonly string[]): Record<s
   }
   // Object.fromEntries defines own properties (an assignment of `__proto__` would set the prototype).
   return Object.fromEntries(decisions);
+}
+
+interface CheckFlags {
+  readonly maxIterations: number;
+  readonly loopThreshold: number;
+  readonly repairs: number;
+  readonly depth: number;
+  readonly store?: boolean;
+  readonly write?: string;
+}
+
+/** `turnkit check`: the turn machine, or with --store the durable protocol. */
+function checkAction(flags: CheckFlags): Promise<number> {
+  if (flags.store === true) return checkStoreCommand(flags.write === undefined ? {} : { write: flags.write });
+  if (flags.write !== undefined) throw new UsageError("--write goes with --store: it writes the durable protocol's figures.");
+  return checkCommand(flags);
 }
