@@ -1,7 +1,12 @@
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import type { StepFunction } from '@turnkit/check';
 import { step } from '@turnkit/core';
 import { afterEach, describe, expect, it, vi } from 'vitest';
+import { PROTOCOL_MUTANTS, STORE_CHECK_MARKERS, STORE_CHECKS } from '@turnkit/store/protocol';
 import { checkCommand } from '../src/commands/check.ts';
+import { checkStoreCommand } from '../src/commands/check-store.ts';
 
 /** A deliberate bug (as in packages/check/test/mutation.test.ts): parked calls run without a decision. */
 const executesParked: StepFunction = (state, event) => {
@@ -49,5 +54,47 @@ describe('checkCommand', () => {
     const code = await checkCommand(OPTIONS);
     expect(code).toBe(0);
     expect(output()).toContain('no invariant was violated');
+  });
+});
+
+describe('checkStoreCommand (turnkit check --store)', () => {
+  afterEach(() => {
+    vi.restoreAllMocks();
+  });
+
+  it('prints the figures of every exploration and every mutant caught, and --write replaces the page section', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'turnkit-check-store-'));
+    const page = join(dir, 'page.md');
+    writeFileSync(page, `# Page\n\nbefore\n\n${STORE_CHECK_MARKERS.start}\nold figures\n${STORE_CHECK_MARKERS.end}\n\nafter\n`);
+    try {
+      const output = captureStdout();
+      const code = await checkStoreCommand({ write: page });
+      const out = output().replace(/\u001b\[[0-9;]*m/g, '');
+      expect(code).toBe(0);
+      for (const spec of STORE_CHECKS) expect(out).toContain(spec.name);
+      expect(out.match(/^ {2}states {7}[\d,]+$/gm)).toHaveLength(STORE_CHECKS.length);
+      expect(out.match(/^ {2}depth {8}\d+ \(exhaustive\)$/gm)).toHaveLength(STORE_CHECKS.length);
+      expect(out.match(/^ {2}✔ caught /gm)).toHaveLength(PROTOCOL_MUTANTS.length);
+      expect(out).toContain('✔ no invariant was violated, and every mutant was caught');
+      const written = readFileSync(page, 'utf8');
+      expect(written.startsWith('# Page\n\nbefore\n\n<!-- store-check:start')).toBe(true);
+      expect(written.endsWith('<!-- store-check:end -->\n\nafter\n')).toBe(true);
+      expect(written).not.toContain('old figures');
+      expect(written).toContain('| skip the fence check on a write | 4 | yes |');
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('refuses --write to a page without the section, before exploring', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'turnkit-check-store-'));
+    const page = join(dir, 'page.md');
+    writeFileSync(page, '# No markers here\n');
+    try {
+      await expect(checkStoreCommand({ write: page })).rejects.toThrow(/has no store-check section/);
+      expect(readFileSync(page, 'utf8')).toBe('# No markers here\n');
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });

@@ -1,0 +1,216 @@
+// The protocol function on its own: properties of `protocolStep` over generated event sequences,
+// the claim statement against `claimable` on the same rows (PGlite), and the subpath's imports.
+
+import { readdirSync, readFileSync } from 'node:fs';
+import { createStore, openSql } from '@turnkit/store';
+import {
+  claimable,
+  claimLimit,
+  openHold,
+  protocolStep,
+  type Hold,
+  type ProtocolEffect,
+  type ProtocolEvent,
+} from '@turnkit/store/protocol';
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { testLog } from '../../../test-log.ts';
+
+const rowId = fc.constantFrom('1', '2', '3', '4');
+const callId = fc.constantFrom('a', 'b', 'c');
+const inboxRow = fc.record({
+  id: rowId,
+  kind: fc.constantFrom('decision' as const, 'cancel' as const),
+  callId: fc.option(callId, { nil: null }),
+});
+
+const event: fc.Arbitrary<ProtocolEvent> = fc.oneof(
+  fc.record({
+    type: fc.constant('inbox_read' as const),
+    rows: fc.uniqueArray(inboxRow, { selector: (r) => r.id }),
+    parked: fc.boolean(),
+  }),
+  fc.record({
+    type: fc.constant('journal_read' as const),
+    calls: fc.uniqueArray(fc.record({ id: callId, idempotent: fc.boolean() }), { selector: (c) => c.id }),
+    results: fc.subarray(['a', 'b', 'c']),
+    started: fc.subarray(['a', 'b', 'c']),
+  }),
+  fc.record({ type: fc.constant('call_starting' as const), callId }),
+  fc.record({ type: fc.constant('start_journaled' as const), callId }),
+  fc.record({ type: fc.constant('tool_finished' as const), callId }),
+  fc.record({ type: fc.constant('write' as const), terminal: fc.boolean(), release: fc.boolean() }),
+  fc.record({ type: fc.constant('committed' as const), applied: fc.subarray(['1', '2', '3', '4']) }),
+  fc.record({
+    type: fc.constant('lost' as const),
+    reason: fc.constantFrom('fenced_out' as const, 'database' as const, 'handed_back' as const, 'retry' as const),
+  }),
+  fc.record({ type: fc.constant('drive_ended' as const), terminal: fc.boolean() }),
+);
+
+/** Effects that act for the turn (write, run, take): none may follow a lost hold. */
+const ACTING: ReadonlySet<ProtocolEffect['type']> = new Set([
+  'commit',
+  'journal_start',
+  'run_tool',
+  'write_result',
+  'write_interrupted',
+  'run_call',
+  'apply_decisions',
+  'take_cancel',
+]);
+
+function run(events: readonly ProtocolEvent[]): {
+  hold: Hold;
+  steps: { event: ProtocolEvent; before: Hold; effects: ProtocolEffect[] }[];
+} {
+  let hold = openHold('t', 7);
+  const steps = [];
+  for (const e of events) {
+    const before = hold;
+    const [next, effects] = protocolStep(hold, e);
+    steps.push({ event: e, before, effects });
+    hold = next;
+  }
+  return { hold, steps };
+}
+
+const NUM_RUNS = 500;
+
+describe('protocolStep (fast-check, numRuns 500, 1–40 events each)', () => {
+  const events = fc.array(event, { minLength: 1, maxLength: 40 });
+
+  it('acts for the turn only while it holds it: once lost, no write, run or take', () => {
+    fc.assert(
+      fc.property(events, (list) => {
+        for (const { before, effects } of run(list).steps) {
+          if (before.lost === null) continue;
+          expect(effects.filter((e) => ACTING.has(e.type))).toEqual([]);
+        }
+      }),
+      { numRuns: NUM_RUNS },
+    );
+  });
+
+  it('fences every write on the claim token', () => {
+    fc.assert(
+      fc.property(events, (list) => {
+        for (const { effects } of run(list).steps) for (const e of effects) if ('token' in e) expect(e.token).toBe(7);
+      }),
+      { numRuns: NUM_RUNS },
+    );
+  });
+
+  it('takes an inbox row at most once, and a committed row never rides on a later commit', () => {
+    fc.assert(
+      fc.property(events, (list) => {
+        const taken: string[] = [];
+        const committed = new Set<string>();
+        let asked: readonly string[] = [];
+        for (const { event: e, effects } of run(list).steps) {
+          // A commit lands with the rows the last commit effect carried (others are not a real store's answer).
+          if (e.type === 'committed') for (const id of e.applied.filter((x) => asked.includes(x))) committed.add(id);
+          for (const effect of effects) {
+            if (effect.type === 'apply_decisions') taken.push(...effect.rows);
+            if (effect.type === 'take_cancel') taken.push(effect.row);
+            if (effect.type !== 'commit') continue;
+            for (const id of effect.applied) expect(committed.has(id), id).toBe(false);
+            asked = effect.applied;
+          }
+        }
+        expect(new Set(taken).size).toBe(taken.length);
+      }),
+      { numRuns: NUM_RUNS },
+    );
+  });
+
+  it('never runs a call whose result is journaled, nor a non-idempotent call started before', () => {
+    fc.assert(
+      fc.property(events, (list) => {
+        for (const { event: e, effects } of run(list).steps) {
+          if (e.type !== 'journal_read') continue;
+          for (const effect of effects.filter((x) => x.type === 'run_call')) {
+            const call = e.calls.find((c) => c.id === effect.callId);
+            expect(e.results).not.toContain(effect.callId);
+            if (e.started.includes(effect.callId)) expect(call?.idempotent).toBe(true);
+          }
+        }
+      }),
+      { numRuns: NUM_RUNS },
+    );
+  });
+
+  it('is a function of plain JSON: deep-frozen and round-tripped inputs give the same result', () => {
+    fc.assert(
+      fc.property(events, event, (list, last) => {
+        const { hold } = run(list);
+        const copy = JSON.parse(JSON.stringify(hold)) as Hold;
+        const frozen = Object.freeze({
+          ...hold,
+          consumed: Object.freeze([...hold.consumed]),
+          unwritten: Object.freeze([...hold.unwritten]),
+        });
+        expect(protocolStep(frozen, last)).toEqual(protocolStep(copy, last));
+        expect(JSON.parse(JSON.stringify(protocolStep(hold, last)))).toEqual(protocolStep(hold, last));
+      }),
+      { numRuns: NUM_RUNS },
+    );
+    testLog(`protocolStep properties: ${NUM_RUNS} runs each`);
+  });
+
+  it('claims the free capacity, none while stopping', () => {
+    fc.assert(
+      fc.property(fc.nat(8), fc.integer({ min: 1, max: 8 }), fc.boolean(), (held, concurrency, stopping) => {
+        const limit = claimLimit({ held, concurrency, stopping });
+        expect(limit).toBe(stopping ? 0 : Math.max(0, concurrency - held));
+      }),
+      { numRuns: NUM_RUNS },
+    );
+  });
+});
+
+describe('the claim statement is `claimable` in SQL (PGlite)', () => {
+  it('takes exactly the turns the predicate allows, over every mix of runnable, lease and retry time', async () => {
+    const sql = await openSql('memory://');
+    const store = createStore(sql);
+    try {
+      const times = { none: null, past: -60_000, future: 60_000 } as const;
+      const cases: { id: string; runnable: boolean; lease: keyof typeof times; retry: keyof typeof times }[] = [];
+      for (const runnable of [true, false])
+        for (const lease of ['none', 'past', 'future'] as const)
+          for (const retry of ['none', 'past', 'future'] as const)
+            cases.push({ id: `c_${cases.length}`, runnable, lease, retry });
+      for (const c of cases) {
+        await store.submit({ agent: 'a', id: c.id });
+        const at = (key: keyof typeof times): string =>
+          times[key] === null ? 'NULL' : `now() + ${times[key]} * interval '1 millisecond'`;
+        await sql.query(
+          `UPDATE turnkit_turns SET runnable = $2, lease_owner = ${c.lease === 'none' ? 'NULL' : "'other'"}, lease_expires_at = ${at(c.lease)}, run_after = ${at(c.retry)} WHERE id = $1`,
+          [c.id, c.runnable],
+        );
+      }
+      const claimed = (await store.claimMany({ owner: 'probe', leaseMs: 1000, limit: cases.length }))
+        .map((c) => c.lease.id)
+        .sort();
+      const expected = cases
+        .filter((c) => claimable({ runnable: c.runnable, leaseExpiresAt: times[c.lease], runAfter: times[c.retry] }, 0))
+        .map((c) => c.id)
+        .sort();
+      expect(expected.length).toBeGreaterThan(0);
+      expect(claimed).toEqual(expected);
+    } finally {
+      await store.close();
+    }
+  });
+});
+
+describe('@turnkit/store/protocol', () => {
+  it('imports nothing outside its own files (no pg, no PGlite, no other package)', () => {
+    const dir = new URL('../src/protocol/', import.meta.url);
+    const files = [new URL('../src/protocol.ts', import.meta.url), ...readdirSync(dir).map((f) => new URL(f, dir))];
+    for (const file of files) {
+      const imports = [...readFileSync(file, 'utf8').matchAll(/from '([^']+)'/g)].map((m) => m[1]);
+      for (const spec of imports) expect(spec, `${file.pathname} imports ${spec}`).toMatch(/^\.\/(protocol\/)?[a-z-]+\.js$/);
+    }
+  });
+});
