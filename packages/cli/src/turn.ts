@@ -71,7 +71,7 @@ export async function runTurnCommand(o: TurnCommandOptions): Promise<number> {
 
 /** Said before a resume runs anything: the person approved calls to tools as they were. */
 export function changedToolsWarning(changed: readonly string[]): string {
-  return `${pc.yellow('!')} MCP tools changed (input schema or annotations) since this turn was saved: ${changed.map(safeText).join(', ')}. Approved calls to them are not run; they get an error result and the model may call them again.\n`;
+  return `${pc.yellow('!')} MCP tools changed (input schema or annotations) since this turn was saved: ${changed.map((name) => safeText(name)).join(', ')}. Approved calls to them are not run; they get an error result and the model may call them again.\n`;
 }
 
 async function runWithSignals(
