@@ -11,20 +11,11 @@ import { promisify } from 'node:util';
 import { createWorker, openStore } from '@turnkit/store';
 import { describe, expect, it } from 'vitest';
 import { tracedDeployer } from './fixtures/store-agent.js';
-import { recorder } from './spans.js';
+import { type ChildSpan, recorder } from './spans.js';
 
 const run = promisify(execFile);
 const tsx = createRequire(import.meta.url).resolve('tsx/cli');
 const child = fileURLToPath(new URL('./fixtures/store-resume-traced.ts', import.meta.url));
-
-interface ChildSpan {
-  name: string;
-  traceId: string;
-  spanId: string;
-  parentSpanId: string | null;
-  links: { traceId: string; spanId: string; attributes: Record<string, unknown> }[];
-  attributes: Record<string, unknown>;
-}
 
 describe('traced store workers', () => {
   it('keeps the trace context with the stored turn and links the next activation, in another process, to it', async () => {
