@@ -37,7 +37,7 @@ ranked AS (
 UPDATE turnkit_turns AS t SET lease_owner = $1, lease_token = t.lease_token + 1,
   lease_expires_at = now() + $2::int * interval '1 millisecond', run_after = NULL, updated_at = now()
 FROM ranked WHERE t.id = ranked.id AND (ranked.room IS NULL OR ranked.n <= ranked.room)
-RETURNING t.id, t.seq, t.agent, t.input, t.limits, t.state, t.grants, t.budget_usage, t.lease_token, t.version, t.status`;
+RETURNING t.id, t.seq, t.agent, t.input, t.limits, t.state, t.grants, t.budget_usage, t.lease_token, t.version, t.status, t.trace_context`;
 
 function checkCaps(caps: Readonly<Record<string, number>>): string {
   for (const [agent, cap] of Object.entries(caps)) {
@@ -83,6 +83,7 @@ export async function claimTurns(sql: Sql, options: ClaimManyOptions): Promise<C
       grants: (row.grants ?? []) as Grant[],
       budgetUsage: (row.budget_usage ?? null) as BudgetUsage | null,
       transcript: transcripts.get(id) ?? [],
+      traceContext: row.trace_context ?? null,
     };
   });
 }

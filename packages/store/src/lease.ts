@@ -55,7 +55,8 @@ async function swapTurn(
        runnable = CASE WHEN $10 THEN false ELSE runnable END,
        lease_owner = CASE WHEN $11 OR $10 THEN NULL ELSE lease_owner END,
        lease_expires_at = CASE WHEN $11 OR $10 THEN NULL ELSE lease_expires_at END,
-       run_after = CASE WHEN $12::int IS NULL THEN run_after ELSE now() + $12::int * interval '1 millisecond' END
+       run_after = CASE WHEN $12::int IS NULL THEN run_after ELSE now() + $12::int * interval '1 millisecond' END,
+       trace_context = coalesce($13::jsonb, trace_context)
      WHERE id = $1 AND lease_token = $2 AND version = $3
      RETURNING version, log_seq`,
     [
@@ -71,6 +72,7 @@ async function swapTurn(
       TERMINAL.has(status),
       commit.release === true,
       commit.retryAfterMs ?? null,
+      commit.traceContext ?? null,
     ],
   );
   if (row !== undefined) return { version: Number(row.version), logSeq: Number(row.log_seq) };

@@ -71,6 +71,10 @@ export const MIGRATIONS: readonly string[] = [
   ALTER TABLE turnkit_log ADD COLUMN lease_token integer;
   CREATE INDEX turnkit_turns_held ON turnkit_turns (agent) WHERE lease_owner IS NOT NULL;
   `,
+  // Observers: what the last activation's observer asked to keep (a trace context), for the next.
+  `
+  ALTER TABLE turnkit_turns ADD COLUMN trace_context jsonb;
+  `,
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.length;
