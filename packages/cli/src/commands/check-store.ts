@@ -12,10 +12,10 @@ import {
   withStoreCheckSection,
   type StoreCheckReport,
 } from '@turnkit/store/protocol';
-import cliProgress from 'cli-progress';
 import pc from 'picocolors';
 import { UsageError } from '../errors.js';
 import { duration } from '../format.js';
+import { stderrBar } from '../progress-bar.js';
 
 export interface CheckStoreOptions {
   /** A markdown page whose store-check section is replaced with the figures. */
@@ -60,18 +60,7 @@ function readPage(path: string): string {
 }
 
 function withProgress(run: (onProgress: (p: { check: string; states: number; depth: number }) => void) => StoreCheckReport) {
-  const bar =
-    process.stderr.isTTY === true
-      ? new cliProgress.SingleBar(
-          {
-            stream: process.stderr,
-            format: '{check} · depth {depth} · {states} worlds',
-            hideCursor: true,
-            clearOnComplete: true,
-          },
-          cliProgress.Presets.shades_classic,
-        )
-      : null;
+  const bar = stderrBar('{check} · depth {depth} · {states} worlds');
   bar?.start(1, 0, { check: 'exploring', states: 1, depth: 0 });
   try {
     return run((p) => bar?.update(0, { check: p.check, states: p.states, depth: p.depth }));

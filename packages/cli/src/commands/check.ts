@@ -3,10 +3,10 @@
 
 import { exploreTurn, type ExploreResult, type StepFunction } from '@turnkit/check';
 import { createTurn, type TurnLimitsInput, definedProps } from '@turnkit/core';
-import cliProgress from 'cli-progress';
 import pc from 'picocolors';
 import { oneLine, UsageError } from '../errors.js';
 import { duration } from '../format.js';
+import { stderrBar } from '../progress-bar.js';
 
 /** The flag that sets each limit, for a usage error that names it. */
 const LIMIT_FLAGS: Readonly<Record<string, { flag: string; value: (o: CheckCommandOptions) => number }>> = {
@@ -33,18 +33,7 @@ export async function checkCommand(o: CheckCommandOptions): Promise<number> {
     `${pc.bold('turnkit check')} ${pc.dim(`· maxIterations ${o.maxIterations} · loopThreshold ${o.loopThreshold} · repairs ${o.repairs} · depth ≤ ${o.depth}`)}`,
   );
 
-  const bar =
-    process.stderr.isTTY === true
-      ? new cliProgress.SingleBar(
-          {
-            stream: process.stderr,
-            format: 'exploring {bar} depth {value}/{total} · {states} states · {frontier} to expand',
-            hideCursor: true,
-            clearOnComplete: true,
-          },
-          cliProgress.Presets.shades_classic,
-        )
-      : null;
+  const bar = stderrBar('exploring {bar} depth {value}/{total} · {states} states · {frontier} to expand');
   bar?.start(o.depth, 0, { states: 1, frontier: 1 });
   let result: ExploreResult;
   try {
