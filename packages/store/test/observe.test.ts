@@ -54,7 +54,9 @@ function observing(seen: Seen, context: (n: number) => unknown): (a: StoredActiv
 describe("an agent's observe", () => {
   it('sees each activation, its effects, steps and tool executions; what traceContext() returns reaches the next activation', async () => {
     const seen: Seen = { activations: [], effects: [], steps: [], executions: [], ends: [] };
-    const agents = { deployer: { model: scriptedModel(script), tools: [deploy], observe: observing(seen, (n) => ({ activation: n })) } };
+    const agents = {
+      deployer: { model: scriptedModel(script), tools: [deploy], observe: observing(seen, (n) => ({ activation: n })) },
+    };
     const id = await store.submit({ agent: 'deployer', input: 'Deploy api.' });
     await createWorker({ store, agents }).runUntilIdle();
     expect((await store.get(id))?.status).toBe('awaiting_approval');
@@ -78,8 +80,14 @@ describe("an agent's observe", () => {
 
   it('a trace context that is not JSON, or larger than 4 KB, is reported and not saved; the turn runs on', async () => {
     const cases: [() => unknown, string][] = [
-      [() => ({ big: 1n }), 'observe: traceContext() failed or is not JSON (Do not know how to serialize a BigInt); it was not saved.'],
-      [() => ({ text: 'x'.repeat(5000) }), 'observe: traceContext() returned 5011 characters of JSON, more than 4096; it was not saved.'],
+      [
+        () => ({ big: 1n }),
+        'observe: traceContext() failed or is not JSON (Do not know how to serialize a BigInt); it was not saved.',
+      ],
+      [
+        () => ({ text: 'x'.repeat(5000) }),
+        'observe: traceContext() returned 5011 characters of JSON, more than 4096; it was not saved.',
+      ],
     ];
     for (const [bad, message] of cases) {
       const seen: Seen = { activations: [], effects: [], steps: [], executions: [], ends: [] };
