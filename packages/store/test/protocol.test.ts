@@ -5,21 +5,25 @@
 import { readFileSync } from 'node:fs';
 import { format } from 'node:util';
 import {
+  actions,
   exploreStore,
+  initialWorld,
   PROTOCOL_MUTANTS,
+  protocol,
   runStoreChecks,
   STORE_CHECK_MARKERS,
   STORE_CHECKS,
   storeCheckPassed,
   storeCheckSection,
   type StoreCheckReport,
+  type World,
 } from '@turnkit/store/protocol';
 import { afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { testLog } from '../../../test-log.ts';
 
 const doc = (): string => readFileSync(new URL('../../../docs/model-checking.md', import.meta.url), 'utf8');
 
-describe('the model check of the durable protocol (the bounds are STORE_CHECKS: 2 workers, 1–2 turns, 1 death, 0–1 pauses)', () => {
+describe('the model check of the durable protocol (the bounds are STORE_CHECKS: 2 workers, 1–2 turns, 1 death, 0–1 pauses, 0–1 retries)', () => {
   let report: StoreCheckReport;
   beforeAll(() => {
     report = runStoreChecks();
@@ -101,5 +105,28 @@ describe('examples/check-protocol.ts (the example in docs/model-checking.md)', (
     expect(section.match(/It prints:\n\n```text\n([\s\S]*?)```/)?.[1]).toBe(`${lines.join('\n')}\n`);
     const example = readFileSync(new URL('../examples/check-protocol.ts', import.meta.url), 'utf8');
     expect(section.match(/```ts\n([\s\S]*?)```/)?.[1]).toBe(example);
+  });
+});
+
+describe("the world's retry: the protocol parks the turn in the database until its retry is due", () => {
+  it('claim, a failed model call, the retry falling due, and a new claim with the next token', () => {
+    const config = STORE_CHECKS.find((s) => (s.config.retries ?? 0) > 0)?.config;
+    if (config === undefined) throw new Error('no exploration with a retry');
+    const take = (world: World, label: string): World => {
+      const found = actions(config, world, protocol).find((a) => a.label === label);
+      if (found === undefined)
+        throw new Error(`'${label}' is not enabled; enabled: ${actions(config, world, protocol).map((a) => a.label)}`);
+      return found.next;
+    };
+    let world = take(initialWorld(config), 'w0 claims t1');
+    world = take(world, "w0's model call fails: t1 waits for its retry in the database");
+    expect(world.rows[0]).toMatchObject({ token: 1, owner: null, retry: 'waiting', runnable: true, status: 'ready', version: 1 });
+    expect(world.workers).toEqual([null, null]);
+    // Not claimable before it is due.
+    expect(actions(config, world, protocol).map((a) => a.label)).not.toContain('w1 claims t1');
+    world = take(world, "t1's retry falls due");
+    world = take(world, 'w1 claims t1');
+    expect(world.rows[0]).toMatchObject({ token: 2, owner: 1, retry: 'none' });
+    expect(world.retriesLeft).toBe(0);
   });
 });

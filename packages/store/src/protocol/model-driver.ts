@@ -195,12 +195,8 @@ function commit(
   held.version = row.version;
   held.stored = held.phase;
   wrote(world, held.turn, row.token, w);
+  applyRows(world, held.turn, op.applied);
   const inbox = world.inbox.filter((e) => e.turn === held.turn);
-  for (const entry of inbox) {
-    if (!op.applied.includes(entry.id)) continue;
-    entry.timesApplied += 1;
-    if (entry.status === 'pending') entry.status = 'applied';
-  }
   if (row.status === 'done' || op.release) {
     endLease(world, held.turn, row.token);
     row.owner = null;
@@ -215,16 +211,39 @@ function commit(
   feed(config, held, protocol, { type: 'committed', applied: op.applied });
 }
 
-/** The drive ended: the protocol says how the turn leaves (a handed-back or faulted one is released at once). */
+/** The drive ended: the protocol says how the turn leaves (a parked retry is written, a handed-back or faulted one released). */
 function depart(world: World, w: number, held: HoldModel, protocol: Protocol): void {
   const [, effects] = protocol.step(held.hold, { type: 'drive_ended', terminal: held.stored === 'done' });
+  const row = world.rows[held.turn] as TurnRow;
   for (const effect of effects) {
-    if (effect.type !== 'release') continue;
-    const row = world.rows[held.turn] as TurnRow;
-    if (row.token !== effect.token || row.owner === null) continue;
+    if (effect.type === 'park_retry') parkRetry(world, w, held, effect);
+    if (effect.type !== 'release' || row.token !== effect.token || row.owner === null) continue;
     row.owner = null;
     row.live = false;
     endLease(world, held.turn, row.token);
   }
   world.workers[w] = null;
+}
+
+/** The retry's commit (turn-run.ts parkRetry): fenced and compare-and-swapped, the state before the wait, `run_after` ahead, released. */
+function parkRetry(world: World, w: number, held: HoldModel, effect: Extract<ProtocolEffect, { type: 'park_retry' }>): void {
+  const row = world.rows[held.turn] as TurnRow;
+  if (row.token !== effect.token || row.version !== held.version) return; // refused: the turn was lost meanwhile
+  row.version += 1;
+  row.retry = 'waiting';
+  wrote(world, held.turn, row.token, w);
+  applyRows(world, held.turn, effect.applied);
+  endLease(world, held.turn, row.token);
+  row.owner = null;
+  row.live = false;
+  row.runnable = row.status !== 'awaiting_approval' || world.inbox.some((e) => e.turn === held.turn && e.status === 'pending');
+}
+
+/** Inbox rows a committed state applied. */
+function applyRows(world: World, turn: number, applied: readonly string[]): void {
+  for (const entry of world.inbox) {
+    if (entry.turn !== turn || !applied.includes(entry.id)) continue;
+    entry.timesApplied += 1;
+    if (entry.status === 'pending') entry.status = 'applied';
+  }
 }

@@ -27,6 +27,10 @@ export const STORE_CHECKS: readonly StoreCheckSpec[] = [
     name: 'two turns, a death',
     config: { workers: 2, deaths: 1, pauses: 0, turns: [PARKED_TURN, { id: 't2', calls: [{ id: 'plain', parked: false }] }] },
   },
+  {
+    name: 'one turn, a retry, a death and a pause',
+    config: { workers: 2, deaths: 1, pauses: 1, retries: 1, turns: [PARKED_TURN] },
+  },
 ];
 
 export interface MutantOutcome {
@@ -93,8 +97,8 @@ function describeWorld(config: WorldConfig): string {
 export function storeCheckSection(report: StoreCheckReport): string {
   const lines = [
     STORE_CHECK_MARKERS.start,
-    '| exploration | workers | turns (calls) | deaths | pauses | states | transitions | depth | every turn ended | deadlocked | violations |',
-    '|---|---|---|---|---|---|---|---|---|---|---|',
+    '| exploration | workers | turns (calls) | deaths | pauses | retries | states | transitions | depth | every turn ended | deadlocked | violations |',
+    '|---|---|---|---|---|---|---|---|---|---|---|---|',
     ...report.explorations.map(({ spec, result: r }) => {
       const cells = [
         spec.name,
@@ -102,6 +106,7 @@ export function storeCheckSection(report: StoreCheckReport): string {
         describeWorld(spec.config),
         spec.config.deaths,
         spec.config.pauses,
+        spec.config.retries ?? 0,
         count(r.states),
         count(r.transitions),
         `${r.depth}${r.exhaustive ? '' : ' (cut off)'}`,

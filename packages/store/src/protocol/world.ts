@@ -27,6 +27,8 @@ export interface WorldConfig {
   readonly deaths: number;
   /** Leases that may expire under a live worker (a pause longer than the lease: the worker does not know). */
   readonly pauses: number;
+  /** A turn's first model call may fail this many times in all, each retried after a wait in the database (default 0). */
+  readonly retries?: number;
 }
 
 export type Phase = 'ready' | 'dispatching' | 'awaiting_approval' | 'executing_approved' | 'done';
@@ -39,6 +41,8 @@ export interface TurnRow {
   version: number;
   status: Phase;
   runnable: boolean;
+  /** A model call's retry: none, waiting for its time (`run_after` ahead), or due. */
+  retry: 'none' | 'waiting' | 'due';
 }
 
 export interface JournalRow {
@@ -90,6 +94,7 @@ export interface World {
   workers: (HoldModel | null)[];
   deathsLeft: number;
   pausesLeft: number;
+  retriesLeft: number;
   /** What the invariants need that the rows do not keep. */
   ghost: {
     /** Per turn, per call: how many times its tool's side effect started. */
@@ -108,12 +113,21 @@ export interface Action {
 
 export function initialWorld(config: WorldConfig): World {
   return {
-    rows: config.turns.map(() => ({ token: 0, owner: null, live: false, version: 0, status: 'ready', runnable: true })),
+    rows: config.turns.map(() => ({
+      token: 0,
+      owner: null,
+      live: false,
+      version: 0,
+      status: 'ready',
+      runnable: true,
+      retry: 'none',
+    })),
     journal: config.turns.map((t) => t.calls.map(() => ({ started: null, result: null }))),
     inbox: [],
     workers: Array.from({ length: config.workers }, () => null),
     deathsLeft: config.deaths,
     pausesLeft: config.pauses,
+    retriesLeft: config.retries ?? 0,
     ghost: { ran: config.turns.map((t) => t.calls.map(() => 0)), writers: [], ended: config.turns.map(() => []) },
   };
 }
@@ -132,6 +146,10 @@ export function actions(config: WorldConfig, world: World, protocol: Protocol): 
       if (turn !== null) add(`w${w} claims ${config.turns[turn]?.id}`, (next) => claim(config, next, w, turn, protocol));
     } else if (held.ops.length > 0) {
       add(`w${w} ${describeOp(config, held)}`, (next) => perform(config, next, w, protocol));
+      if (world.retriesLeft > 0 && justCalledModel(held))
+        add(`w${w}'s model call fails: ${config.turns[held.turn]?.id} waits for its retry in the database`, (next) =>
+          failModelCall(config, next, w, protocol),
+        );
       if (!held.hold.lost && needsRenewal(world, held)) add(`w${w} renews`, (next) => renew(config, next, w, protocol));
     }
     if (world.deathsLeft > 0) add(`w${w} dies`, (next) => die(next, w));
@@ -143,6 +161,7 @@ export function actions(config: WorldConfig, world: World, protocol: Protocol): 
       if (!holder) add(`${id}'s lease expires`, (next) => expire(next, t));
       else if (world.pausesLeft > 0) add(`${id}'s lease expires under a paused worker`, (next) => pauseExpire(next, t));
     }
+    if (row.retry === 'waiting') add(`${id}'s retry falls due`, (next) => void ((next.rows[t] as TurnRow).retry = 'due'));
     if (row.status !== 'awaiting_approval') return;
     for (const call of config.turns[t]?.calls ?? []) {
       if (call.parked && !world.inbox.some((e) => e.turn === t && e.call === call.id))
@@ -160,9 +179,16 @@ export function allDone(world: World): boolean {
 /** The first turn (in submission order) the claim statement would take, by the protocol's predicate. */
 function claimTarget(world: World, protocol: Protocol): number | null {
   if (protocol.claimLimit({ held: 0, concurrency: 1, stopping: false }) < 1) return null;
-  // The model clock: now is 1; a live lease expires at 2, an expired one expired at 1.
+  // The model clock: now is 1; a live lease or a waiting retry ends at 2, an expired or due one ended at 1.
   const index = world.rows.findIndex((r) =>
-    protocol.claimable({ runnable: r.runnable, leaseExpiresAt: r.owner === null ? null : r.live ? 2 : 1, runAfter: null }, 1),
+    protocol.claimable(
+      {
+        runnable: r.runnable,
+        leaseExpiresAt: r.owner === null ? null : r.live ? 2 : 1,
+        runAfter: r.retry === 'none' ? null : r.retry === 'waiting' ? 2 : 1,
+      },
+      1,
+    ),
   );
   return index < 0 ? null : index;
 }
@@ -173,6 +199,7 @@ function claim(config: WorldConfig, world: World, w: number, turn: number, proto
   row.token += 1;
   row.owner = w;
   row.live = true;
+  row.retry = 'none';
   wrote(world, turn, row.token, w);
   const ops: Op[] =
     row.status === 'ready'
@@ -189,6 +216,21 @@ function claim(config: WorldConfig, world: World, w: number, turn: number, proto
     ops,
   };
   settle(config, world, w, protocol);
+}
+
+/** The worker has just had the turn's first model reply (its `dispatching` commit is next). */
+function justCalledModel(held: HoldModel): boolean {
+  return held.stored === 'ready' && held.phase === 'dispatching' && held.ops[0]?.op === 'commit';
+}
+
+/** The model call failed and is to be retried after a wait: the protocol parks the turn in the database. */
+function failModelCall(config: WorldConfig, world: World, w: number, protocol: Protocol): void {
+  const held = world.workers[w] as HoldModel;
+  world.retriesLeft -= 1;
+  held.phase = 'ready';
+  held.ops = [];
+  feed(config, held, protocol, { type: 'lost', reason: 'retry' });
+  perform(config, world, w, protocol);
 }
 
 function die(world: World, w: number): void {
