@@ -183,6 +183,7 @@ describe('the packed packages in a fresh npm project', () => {
       check: { states: expect.any(Number) as unknown, violations: 0, arbitrary: 'function' },
       aiSdk: 'function',
       cli: { loadScenarioFile: 'function', suspendedExit: 3, scenarioInput: 'hi' },
+      protocol: { effects: [{ type: 'commit', token: 3, applied: [], release: false }], claimable: true },
     });
   });
 

@@ -9,6 +9,7 @@ import { call, scriptedModel, text, toolCalls, transcriptLines } from '@turnkit/
 import { arbitraryEvent, exploreTurn } from '@turnkit/check';
 import { fromAISDK } from '@turnkit/ai-sdk';
 import { EXIT, loadScenarioFile, type ScenarioFile } from '@turnkit/cli';
+import { claimable, openHold, protocolStep } from '@turnkit/store/protocol';
 import { z } from 'zod';
 
 const add = defineTool({
@@ -53,6 +54,7 @@ const resumed = await resumeTurn({ ...suspended, model, tools: [deploy], decisio
 const [state] = step(createTurn({ id: 'turn-1' }), { type: 'start', input: 'hi' });
 const explored = exploreTurn({ limits: { maxIterations: 1, loopThreshold: 2, maxOutputRepairs: 0 }, maxDepth: 6 });
 const scenario: ScenarioFile = { model: scriptedModel([text('hi')]), tools: [add], input: 'hi' };
+const [, afterWrite] = protocolStep(openHold('turn-1', 3), { type: 'write', terminal: false, release: false });
 
 console.log(
   JSON.stringify({
@@ -64,5 +66,6 @@ console.log(
     check: { states: explored.states, violations: explored.violationCount, arbitrary: typeof arbitraryEvent },
     aiSdk: typeof fromAISDK,
     cli: { loadScenarioFile: typeof loadScenarioFile, suspendedExit: EXIT.suspended, scenarioInput: scenario.input },
+    protocol: { effects: afterWrite, claimable: claimable({ runnable: true, leaseExpiresAt: 5, runAfter: null }, 10) },
   }),
 );
