@@ -117,12 +117,12 @@ export function storeCheckSection(report: StoreCheckReport): string {
       return `| ${cells.join(' | ')} |`;
     }),
     '',
-    '| mutant | invariant | caught | worlds explored | shortest counterexample |',
-    '|---|---|---|---|---|',
+    '| mutant | what it changes | invariant | caught | worlds explored | shortest counterexample |',
+    '|---|---|---|---|---|---|',
     ...report.mutants.map(({ mutant, result, caught }) => {
       const found = result.violations.find((v) => v.invariant === mutant.invariant);
       const path = found === undefined ? 'none' : `\`${found.path.join(' → ')}\``;
-      return `| ${mutant.name} | ${mutant.invariant} | ${caught ? 'yes' : '**no**'} | ${count(result.states)} | ${path} |`;
+      return `| ${mutant.name} | ${mutant.description} | ${mutant.invariant} | ${caught ? 'yes' : '**no**'} | ${count(result.states)} | ${path} |`;
     }),
     STORE_CHECK_MARKERS.end,
   ];
