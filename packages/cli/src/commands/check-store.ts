@@ -76,7 +76,7 @@ function printReport(report: StoreCheckReport, out: (line?: string) => void): vo
     const c = spec.config;
     out();
     out(
-      `${pc.bold(spec.name)} ${pc.dim(`· ${c.workers} workers · ${c.turns.length} turn(s) · ${c.deaths} death(s) · ${c.pauses} pause(s) · ${c.retries ?? 0} retries`)}`,
+      `${pc.bold(spec.name)} ${pc.dim(`· ${c.workers} workers · ${c.turns.length} turn(s) · ${c.deaths} death(s) · ${c.pauses} pause(s) · ${c.retries ?? 0} retries · ${c.cancels ?? 0} cancels`)}`,
     );
     const row = (name: string, value: string): void => out(`  ${name.padEnd(13)}${value}`);
     row('states', result.states.toLocaleString('en-US'));

@@ -184,16 +184,14 @@ export function edgeViolations(config: WorldConfig, before: World, after: World)
   );
   for (const entry of after.inbox) {
     const was = before.inbox.find((e) => e.id === entry.id);
+    const what =
+      entry.kind === 'cancel' ? `the cancel of ${turn(entry.turn)}` : `the decision for ${turn(entry.turn)}/${entry.call}`;
     if (entry.timesApplied > 1 && (was?.timesApplied ?? 0) <= 1)
-      out.push({
-        invariant: 3,
-        message: `the decision for ${turn(entry.turn)}/${entry.call} was applied ${entry.timesApplied} times.`,
-      });
-    if (after.rows[entry.turn]?.status === 'done' && before.rows[entry.turn]?.status !== 'done' && entry.timesApplied !== 1)
-      out.push({
-        invariant: 3,
-        message: `turn ${turn(entry.turn)} ended with the decision for ${entry.call} applied ${entry.timesApplied} times.`,
-      });
+      out.push({ invariant: 3, message: `${what} was applied ${entry.timesApplied} times.` });
+    // When the turn ends, each row was applied once, or closed as ignored because the turn ended (was cancelled) before it.
+    const ended = after.rows[entry.turn]?.status === 'done' && before.rows[entry.turn]?.status !== 'done';
+    if (ended && entry.timesApplied !== 1 && !(entry.timesApplied === 0 && entry.status === 'ignored'))
+      out.push({ invariant: 3, message: `turn ${turn(entry.turn)} ended with ${what} applied ${entry.timesApplied} times.` });
   }
   const fresh = after.ghost.writers.filter((w) => !before.ghost.writers.includes(w));
   for (const entry of fresh) {

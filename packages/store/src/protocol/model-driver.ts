@@ -97,7 +97,7 @@ function performOne(config: WorldConfig, world: World, w: number, protocol: Prot
       held.ops.unshift({ op: 'write', terminal: false, release: false }, { op: 'read_journal' });
       return;
     case 'read_inbox':
-      return readInbox(config, world, held, protocol);
+      return readInbox(config, world, held, protocol, op.parked);
     case 'read_journal':
       return readJournal(config, world, held, protocol);
     case 'write':
@@ -141,13 +141,20 @@ function journalRow(world: World, turn: number, calls: WorldConfig['turns'][numb
   ] as World['journal'][number][number];
 }
 
-/** The parked handler: the pending inbox rows; without a decision the drive ends and the turn is released. */
-function readInbox(config: WorldConfig, world: World, held: HoldModel, protocol: Protocol): void {
+/**
+ * The pending inbox rows: at the start of a drive (a cancel only) or in the parked handler. A cancel
+ * taken ends the turn (core: cancelled); a parked turn without a decision ends the drive, released.
+ */
+function readInbox(config: WorldConfig, world: World, held: HoldModel, protocol: Protocol, parked: boolean): void {
   const rows = world.inbox
     .filter((e) => e.turn === held.turn && e.status === 'pending')
-    .map((e) => ({ id: e.id, kind: 'decision' as const, callId: e.call }));
-  feed(config, held, protocol, { type: 'inbox_read', rows, parked: true });
-  if (held.hold.lost === null && held.phase === 'awaiting_approval')
+    .map((e) => ({ id: e.id, kind: e.kind, callId: e.call }));
+  const cancelled = held.hold.cancelRow;
+  feed(config, held, protocol, { type: 'inbox_read', rows, parked });
+  if (held.hold.cancelRow !== cancelled) {
+    held.phase = 'done';
+    held.ops = [{ op: 'write', terminal: true, release: true }, { op: 'depart' }];
+  } else if (parked && held.hold.lost === null && held.phase === 'awaiting_approval')
     held.ops.unshift({ op: 'write', terminal: false, release: true }, { op: 'depart' });
 }
 
@@ -171,7 +178,7 @@ function afterBatch(config: WorldConfig, held: HoldModel): void {
   const parks = config.turns[held.turn]?.calls.some((c) => c.parked) === true;
   if (held.phase === 'dispatching' && parks) {
     held.phase = 'awaiting_approval';
-    held.ops.unshift({ op: 'write', terminal: false, release: false }, { op: 'read_inbox' });
+    held.ops.unshift({ op: 'write', terminal: false, release: false }, { op: 'read_inbox', parked: true });
     return;
   }
   held.phase = 'done';

@@ -31,6 +31,7 @@ export const STORE_CHECKS: readonly StoreCheckSpec[] = [
     name: 'one turn, a retry, a death and a pause',
     config: { workers: 2, deaths: 1, pauses: 1, retries: 1, turns: [PARKED_TURN] },
   },
+  { name: 'one turn, a cancel and a death', config: { workers: 2, deaths: 1, pauses: 0, cancels: 1, turns: [PARKED_TURN] } },
 ];
 
 export interface MutantOutcome {
@@ -97,8 +98,8 @@ function describeWorld(config: WorldConfig): string {
 export function storeCheckSection(report: StoreCheckReport): string {
   const lines = [
     STORE_CHECK_MARKERS.start,
-    '| exploration | workers | turns (calls) | deaths | pauses | retries | states | transitions | depth | every turn ended | deadlocked | violations |',
-    '|---|---|---|---|---|---|---|---|---|---|---|---|',
+    '| exploration | workers | turns (calls) | deaths | pauses | retries | cancels | states | transitions | depth | every turn ended | deadlocked | violations |',
+    '|---|---|---|---|---|---|---|---|---|---|---|---|---|',
     ...report.explorations.map(({ spec, result: r }) => {
       const cells = [
         spec.name,
@@ -107,6 +108,7 @@ export function storeCheckSection(report: StoreCheckReport): string {
         spec.config.deaths,
         spec.config.pauses,
         spec.config.retries ?? 0,
+        spec.config.cancels ?? 0,
         count(r.states),
         count(r.transitions),
         `${r.depth}${r.exhaustive ? '' : ' (cut off)'}`,

@@ -29,6 +29,8 @@ export interface WorldConfig {
   readonly pauses: number;
   /** A turn's first model call may fail this many times in all, each retried after a wait in the database (default 0). */
   readonly retries?: number;
+  /** Cancels the user may send in all (default 0). */
+  readonly cancels?: number;
 }
 
 export type Phase = 'ready' | 'dispatching' | 'awaiting_approval' | 'executing_approved' | 'done';
@@ -54,7 +56,9 @@ export interface JournalRow {
 export interface InboxEntry {
   readonly id: string;
   readonly turn: number;
-  readonly call: string;
+  readonly kind: 'decision' | 'cancel';
+  /** The decided call (a cancel names none). */
+  readonly call: string | null;
   status: 'pending' | 'applied' | 'ignored';
   /** How many committed states applied this row (kept for the invariants; the table has no such column). */
   timesApplied: number;
@@ -63,7 +67,7 @@ export interface InboxEntry {
 /** One step of a worker's driver. */
 export type Op =
   | { readonly op: 'model_call' }
-  | { readonly op: 'read_inbox' }
+  | { readonly op: 'read_inbox'; readonly parked: boolean }
   | { readonly op: 'read_journal' }
   | { readonly op: 'write'; readonly terminal: boolean; readonly release: boolean }
   | { readonly op: 'commit'; readonly token: number | null; readonly applied: readonly string[]; readonly release: boolean }
@@ -95,6 +99,7 @@ export interface World {
   deathsLeft: number;
   pausesLeft: number;
   retriesLeft: number;
+  cancelsLeft: number;
   /** What the invariants need that the rows do not keep. */
   ghost: {
     /** Per turn, per call: how many times its tool's side effect started. */
@@ -128,6 +133,7 @@ export function initialWorld(config: WorldConfig): World {
     deathsLeft: config.deaths,
     pausesLeft: config.pauses,
     retriesLeft: config.retries ?? 0,
+    cancelsLeft: config.cancels ?? 0,
     ghost: { ran: config.turns.map((t) => t.calls.map(() => 0)), writers: [], ended: config.turns.map(() => []) },
   };
 }
@@ -162,9 +168,11 @@ export function actions(config: WorldConfig, world: World, protocol: Protocol): 
       else if (world.pausesLeft > 0) add(`${id}'s lease expires under a paused worker`, (next) => pauseExpire(next, t));
     }
     if (row.retry === 'waiting') add(`${id}'s retry falls due`, (next) => void ((next.rows[t] as TurnRow).retry = 'due'));
+    if (row.status !== 'done' && world.cancelsLeft > 0 && !world.inbox.some((e) => e.turn === t && e.kind === 'cancel'))
+      add(`user cancels ${id}`, (next) => cancel(next, t));
     if (row.status !== 'awaiting_approval') return;
     for (const call of config.turns[t]?.calls ?? []) {
-      if (call.parked && !world.inbox.some((e) => e.turn === t && e.call === call.id))
+      if (call.parked && !world.inbox.some((e) => e.turn === t && e.kind === 'decision' && e.call === call.id))
         add(`user approves ${id}/${call.id}`, (next) => decide(next, t, call.id));
     }
   });
@@ -205,8 +213,11 @@ function claim(config: WorldConfig, world: World, w: number, turn: number, proto
     row.status === 'ready'
       ? [{ op: 'model_call' }]
       : row.status === 'awaiting_approval'
-        ? [{ op: 'read_inbox' }]
+        ? [{ op: 'read_inbox', parked: true }]
         : [{ op: 'read_journal' }];
+  // The drive starts by taking a waiting cancel. Without cancels in the world that read finds
+  // nothing and changes nothing, so it is left out (fewer interleavings, the same worlds).
+  if ((config.cancels ?? 0) > 0) ops.unshift({ op: 'read_inbox', parked: false });
   world.workers[w] = {
     turn,
     hold: openHold(config.turns[turn]?.id ?? '', row.token),
@@ -250,10 +261,19 @@ function pauseExpire(world: World, turn: number): void {
 }
 
 function decide(world: World, turn: number, call: string): void {
-  world.inbox = [...world.inbox, { id: `${turn}/${call}`, turn, call, status: 'pending' as const, timesApplied: 0 }].sort(
-    (a, b) => a.id.localeCompare(b.id),
-  );
-  (world.rows[turn] as TurnRow).runnable = true;
+  insert(world, { id: `${turn}/${call}`, turn, kind: 'decision', call, status: 'pending', timesApplied: 0 });
+}
+
+/** `store.cancel`: a cancel row (one per turn) for a turn that has not ended. */
+function cancel(world: World, turn: number): void {
+  world.cancelsLeft -= 1;
+  insert(world, { id: `${turn}/cancel`, turn, kind: 'cancel', call: null, status: 'pending', timesApplied: 0 });
+}
+
+/** Inserts an inbox row (kept sorted by id) and marks the turn runnable, as inbox.ts does. */
+function insert(world: World, entry: InboxEntry): void {
+  world.inbox = [...world.inbox, entry].sort((a, b) => a.id.localeCompare(b.id));
+  (world.rows[entry.turn] as TurnRow).runnable = true;
 }
 
 /** A renewal matters once the lease expired (it renews it) or the token moved (it is refused). */
@@ -280,7 +300,7 @@ function describeOp(config: WorldConfig, held: HoldModel): string {
     case 'read_journal':
       return `reads ${turn}'s journal`;
     case 'read_inbox':
-      return `reads ${turn}'s inbox`;
+      return `reads ${turn}'s inbox${op.parked ? '' : ' for a cancel'}`;
     case 'journal_start':
       return `journals the start of ${turn}/${op.call}`;
     case 'run_tool':
