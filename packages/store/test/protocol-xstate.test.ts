@@ -2,27 +2,26 @@
 // protocol's world is walked the same way here: `getAdjacencyMap` over the world as xstate actor
 // logic (`fromTransition`, an event per enabled action) reaches exactly the worlds exploreStore does.
 
-import { actions, exploreStore, initialWorld, protocol, type World, type WorldConfig } from '@turnkit/store/protocol';
+import {
+  actions,
+  exploreStore,
+  initialWorld,
+  protocol,
+  STORE_CHECKS,
+  type World,
+  type WorldConfig,
+} from '@turnkit/store/protocol';
 import { describe, expect, it } from 'vitest';
 import { fromTransition } from 'xstate';
 import { getAdjacencyMap, getShortestPaths } from 'xstate/graph';
 import { testLog } from '../../../test-log.ts';
+import { runsCall } from './protocol-walk.ts';
 
-// Bounds: 2 workers, one turn (a plain and a parked call), 1 death, no pause (2,002 worlds).
-const config: WorldConfig = {
-  workers: 2,
-  deaths: 1,
-  pauses: 0,
-  turns: [
-    {
-      id: 't1',
-      calls: [
-        { id: 'plain', parked: false },
-        { id: 'parked', parked: true },
-      ],
-    },
-  ],
-};
+// Bounds: the first exploration's world without its pause: 2 workers, one turn (a plain and a
+// parked call), 1 death (2,002 worlds).
+const first = STORE_CHECKS[0]?.config;
+if (first === undefined) throw new Error('no exploration');
+const config: WorldConfig = { ...first, pauses: 0 };
 
 const logic = fromTransition((world: World, event: { type: string }): World => {
   const next = actions(config, world, protocol).find((a) => a.label === event.type)?.next;
@@ -54,17 +53,13 @@ describe('xstate/graph over the protocol world', () => {
       'w0 claims t1',
       'w0 commits t1 dispatching at token 1',
       "w0 reads t1's journal",
-      'w0 journals the start of t1/plain',
-      "w0 runs t1/plain's tool",
-      'w0 journals the result for t1/plain',
+      ...runsCall('w0', 'plain'),
       'w0 commits t1 awaiting_approval at token 1',
       'user approves t1/parked',
       "w0 reads t1's inbox",
       'w0 commits t1 executing_approved at token 1',
       "w0 reads t1's journal",
-      'w0 journals the start of t1/parked',
-      "w0 runs t1/parked's tool",
-      'w0 journals the result for t1/parked',
+      ...runsCall('w0', 'parked'),
       'w0 commits t1 done at token 1',
     ]);
   });

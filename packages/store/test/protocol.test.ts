@@ -5,18 +5,14 @@
 import { readFileSync } from 'node:fs';
 import { format } from 'node:util';
 import {
-  actions,
   exploreStore,
-  initialWorld,
   PROTOCOL_MUTANTS,
-  protocol,
   runStoreChecks,
   STORE_CHECK_MARKERS,
   STORE_CHECKS,
   storeCheckPassed,
   storeCheckSection,
   type StoreCheckReport,
-  type World,
 } from '@turnkit/store/protocol';
 import { afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { testLog } from '../../../test-log.ts';
@@ -105,65 +101,5 @@ describe('examples/check-protocol.ts (the example in docs/model-checking.md)', (
     expect(section.match(/It prints:\n\n```text\n([\s\S]*?)```/)?.[1]).toBe(`${lines.join('\n')}\n`);
     const example = readFileSync(new URL('../examples/check-protocol.ts', import.meta.url), 'utf8');
     expect(section.match(/```ts\n([\s\S]*?)```/)?.[1]).toBe(example);
-  });
-});
-
-describe("the world's retry: the protocol parks the turn in the database until its retry is due", () => {
-  it('claim, a failed model call, the retry falling due, and a new claim with the next token', () => {
-    const config = STORE_CHECKS.find((s) => (s.config.retries ?? 0) > 0)?.config;
-    if (config === undefined) throw new Error('no exploration with a retry');
-    const take = (world: World, label: string): World => {
-      const found = actions(config, world, protocol).find((a) => a.label === label);
-      if (found === undefined)
-        throw new Error(`'${label}' is not enabled; enabled: ${actions(config, world, protocol).map((a) => a.label)}`);
-      return found.next;
-    };
-    let world = take(initialWorld(config), 'w0 claims t1');
-    world = take(world, "w0's model call fails: t1 waits for its retry in the database");
-    expect(world.rows[0]).toMatchObject({ token: 1, owner: null, retry: 'waiting', runnable: true, status: 'ready', version: 1 });
-    expect(world.workers).toEqual([null, null]);
-    // Not claimable before it is due.
-    expect(actions(config, world, protocol).map((a) => a.label)).not.toContain('w1 claims t1');
-    world = take(world, "t1's retry falls due");
-    world = take(world, 'w1 claims t1');
-    expect(world.rows[0]).toMatchObject({ token: 2, owner: 1, retry: 'none' });
-    expect(world.retriesLeft).toBe(0);
-  });
-});
-
-describe("the world's cancel: taken first, it ends the turn and closes a decision that came with it as ignored", () => {
-  it('a parked turn approved and cancelled: the next worker takes the cancel, the decision is ignored', () => {
-    const config = STORE_CHECKS.find((s) => (s.config.cancels ?? 0) > 0)?.config;
-    if (config === undefined) throw new Error('no exploration with a cancel');
-    let world = initialWorld(config);
-    for (const label of [
-      'w0 claims t1',
-      "w0 reads t1's inbox for a cancel",
-      'w0 commits t1 dispatching at token 1',
-      "w0 reads t1's journal",
-      'w0 journals the start of t1/plain',
-      "w0 runs t1/plain's tool",
-      'w0 journals the result for t1/plain',
-      'w0 commits t1 awaiting_approval at token 1',
-      "w0 reads t1's inbox",
-      'w0 commits t1 awaiting_approval at token 1 and releases it',
-      'w0 lets t1 go',
-      'user approves t1/parked',
-      'user cancels t1',
-      'w1 claims t1',
-      "w1 reads t1's inbox for a cancel",
-      'w1 commits t1 done at token 2',
-    ]) {
-      const found = actions(config, world, protocol).find((a) => a.label === label);
-      if (found === undefined)
-        throw new Error(`'${label}' is not enabled; enabled: ${actions(config, world, protocol).map((a) => a.label)}`);
-      world = found.next;
-    }
-    expect(world.rows[0]).toMatchObject({ status: 'done', owner: null, runnable: false });
-    expect(world.inbox.map((e) => [e.id, e.status, e.timesApplied])).toEqual([
-      ['0/cancel', 'applied', 1],
-      ['0/parked', 'ignored', 0],
-    ]);
-    expect(world.ghost.ran).toEqual([[1, 0]]);
   });
 });

@@ -1,0 +1,57 @@
+// One run at a time through the protocol's model world: a retry parked in the database and a cancel
+// that ends a parked turn, each step checked against the rows it leaves.
+
+import { initialWorld, STORE_CHECKS } from '@turnkit/store/protocol';
+import { describe, expect, it } from 'vitest';
+import { runsCall, walk } from './protocol-walk.ts';
+
+function configWith(what: 'retries' | 'cancels') {
+  const config = STORE_CHECKS.find((s) => (s.config[what] ?? 0) > 0)?.config;
+  if (config === undefined) throw new Error(`no exploration with ${what}`);
+  return config;
+}
+
+describe("the world's retry: the protocol parks the turn in the database until its retry is due", () => {
+  it('claim, a failed model call, the retry falling due, and a new claim with the next token', () => {
+    const config = configWith('retries');
+    let world = walk(config, initialWorld(config), [
+      'w0 claims t1',
+      "w0's model call fails: t1 waits for its retry in the database",
+    ]);
+    expect(world.rows[0]).toMatchObject({ token: 1, owner: null, retry: 'waiting', runnable: true, status: 'ready', version: 1 });
+    expect(world.workers).toEqual([null, null]);
+    // Not claimable before it is due.
+    expect(() => walk(config, world, ['w1 claims t1'])).toThrow(/'w1 claims t1' is not enabled/);
+    world = walk(config, world, ["t1's retry falls due", 'w1 claims t1']);
+    expect(world.rows[0]).toMatchObject({ token: 2, owner: 1, retry: 'none' });
+    expect(world.retriesLeft).toBe(0);
+  });
+});
+
+describe("the world's cancel: taken first, it ends the turn and closes a decision that came with it as ignored", () => {
+  it('a parked turn approved and cancelled: the next worker takes the cancel, the decision is ignored', () => {
+    const config = configWith('cancels');
+    const world = walk(config, initialWorld(config), [
+      'w0 claims t1',
+      "w0 reads t1's inbox for a cancel",
+      'w0 commits t1 dispatching at token 1',
+      "w0 reads t1's journal",
+      ...runsCall('w0', 'plain'),
+      'w0 commits t1 awaiting_approval at token 1',
+      "w0 reads t1's inbox",
+      'w0 commits t1 awaiting_approval at token 1 and releases it',
+      'w0 lets t1 go',
+      'user approves t1/parked',
+      'user cancels t1',
+      'w1 claims t1',
+      "w1 reads t1's inbox for a cancel",
+      'w1 commits t1 done at token 2',
+    ]);
+    expect(world.rows[0]).toMatchObject({ status: 'done', owner: null, runnable: false });
+    expect(world.inbox.map((e) => [e.id, e.status, e.timesApplied])).toEqual([
+      ['0/cancel', 'applied', 1],
+      ['0/parked', 'ignored', 0],
+    ]);
+    expect(world.ghost.ran).toEqual([[1, 0]]);
+  });
+});
