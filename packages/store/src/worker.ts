@@ -1,7 +1,8 @@
 // The worker: claims runnable turns and runs each with inline's driver (run-turn.ts), writing what
 // core asks to persist. It adds durability through the driver's handler table only; every turn
-// decision is still core's `step`. See turn-run.ts (checkpoints, decisions, cancels, the lease)
-// and batch.ts (the tool journal).
+// decision is still core's `step`, and every durable decision (claims, fenced writes, the journal,
+// the inbox, departures) is the protocol's `protocolStep` (protocol/protocol.ts). See turn-run.ts
+// (checkpoints, decisions, cancels, the lease) and batch.ts (the tool journal).
 
 import { randomUUID } from 'node:crypto';
 import { createTurn, definedProps, type Model, type TurnLimitsInput } from '@turnkit/core';
