@@ -97,4 +97,17 @@ describe('checkStoreCommand (turnkit check --store)', () => {
       rmSync(dir, { recursive: true, force: true });
     }
   });
+
+  it('prints the violations of a broken protocol with their paths and returns exit code 1', async () => {
+    const unfenced = PROTOCOL_MUTANTS.find((m) => m.invariant === 4);
+    const first = STORE_CHECKS[0];
+    if (unfenced === undefined || first === undefined) throw new Error('missing mutant or check');
+    const output = captureStdout();
+    const code = await checkStoreCommand({ checks: [first], protocol: unfenced.protocol });
+    const out = output().replace(/\u001b\[[0-9;]*m/g, '');
+    expect(code).toBe(1);
+    expect(out).toMatch(/^ {2}✖ invariant 4: worker w\d wrote turn t1 at token \d, which w\d also wrote at\.$/m);
+    expect(out).toMatch(/^ {6}path: w0 claims t1 → .+ unfenced$/m);
+    expect(out).toContain('✖ the check failed');
+  });
 });

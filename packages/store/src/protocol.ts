@@ -37,6 +37,7 @@ export {
   withStoreCheckSection,
   type MutantOutcome,
   type StoreCheckProgress,
+  type RunStoreChecksOptions,
   type StoreCheckReport,
   type StoreCheckSpec,
 } from './protocol/report.js';

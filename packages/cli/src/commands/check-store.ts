@@ -10,8 +10,11 @@ import {
   storeCheckPassed,
   storeCheckSection,
   withStoreCheckSection,
+  type Protocol,
   type StoreCheckReport,
+  type StoreCheckSpec,
 } from '@turnkit/store/protocol';
+import { definedProps } from '@turnkit/core';
 import pc from 'picocolors';
 import { UsageError } from '../errors.js';
 import { duration } from '../format.js';
@@ -20,6 +23,9 @@ import { stderrBar } from '../progress-bar.js';
 export interface CheckStoreOptions {
   /** A markdown page whose store-check section is replaced with the figures. */
   readonly write?: string;
+  /** The explorations and the protocol they check. Internal, not flags: tests pass small ones and a broken protocol. */
+  readonly checks?: readonly StoreCheckSpec[];
+  readonly protocol?: Protocol;
 }
 
 /** Runs the protocol's model check, prints the figures; resolves to 1 when a check fails or a mutant escapes, else 0. */
@@ -29,7 +35,9 @@ export async function checkStoreCommand(o: CheckStoreOptions): Promise<number> {
   out(
     `${pc.bold('turnkit check --store')} ${pc.dim('· the durable protocol: claims, leases, fencing, the journal, the inbox, recovery')}`,
   );
-  const report = withProgress((onProgress) => runStoreChecks({ onProgress }));
+  const report = withProgress((onProgress) =>
+    runStoreChecks({ ...definedProps({ checks: o.checks, protocol: o.protocol }), onProgress }),
+  );
   printReport(report, out);
   const passed = storeCheckPassed(report);
   if (o.write !== undefined && page !== null) {

@@ -4,6 +4,7 @@
 
 import { exploreStore, type StoreCheckResult, type StoreInvariant } from './explore.js';
 import { PROTOCOL_MUTANTS, type ProtocolMutant } from './mutants.js';
+import type { Protocol } from './protocol.js';
 import type { WorldConfig } from './world.js';
 
 /** One bounded exploration: a name and its world. */
@@ -48,16 +49,26 @@ export interface StoreCheckReport {
 
 export type StoreCheckProgress = (progress: { readonly check: string; readonly states: number; readonly depth: number }) => void;
 
-/** Runs every exploration of `checks` with the real protocol, then each mutant on the first. */
-export function runStoreChecks(
-  options: { checks?: readonly StoreCheckSpec[]; onProgress?: StoreCheckProgress } = {},
-): StoreCheckReport {
+export interface RunStoreChecksOptions {
+  /** The explorations (default STORE_CHECKS). */
+  readonly checks?: readonly StoreCheckSpec[];
+  /** The protocol the explorations check (default the one the worker runs; the mutants always wrap that one). */
+  readonly protocol?: Protocol;
+  readonly onProgress?: StoreCheckProgress;
+}
+
+/** Runs every exploration of `checks`, then each mutant on the first. */
+export function runStoreChecks(options: RunStoreChecksOptions = {}): StoreCheckReport {
   const checks = options.checks ?? STORE_CHECKS;
   const progress = (check: string) => (p: { states: number; depth: number }) =>
     options.onProgress?.({ check, states: p.states, depth: p.depth });
   const explorations = checks.map((spec) => ({
     spec,
-    result: exploreStore({ config: spec.config, onProgress: progress(spec.name) }),
+    result: exploreStore({
+      config: spec.config,
+      ...(options.protocol === undefined ? {} : { protocol: options.protocol }),
+      onProgress: progress(spec.name),
+    }),
   }));
   const first = checks[0];
   const mutants =
