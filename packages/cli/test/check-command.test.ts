@@ -103,7 +103,9 @@ describe('checkStoreCommand (turnkit check --store)', () => {
     const first = STORE_CHECKS[0];
     if (unfenced === undefined || first === undefined) throw new Error('missing mutant or check');
     const output = captureStdout();
-    const code = await checkStoreCommand({ checks: [first], protocol: unfenced.protocol });
+    // A small world (no death) keeps it quick; the unfenced write needs only a pause.
+    const small = { name: 'one turn and a pause', config: { ...first.config, deaths: 0 } };
+    const code = await checkStoreCommand({ checks: [small], protocol: unfenced.protocol });
     const out = output().replace(/\u001b\[[0-9;]*m/g, '');
     expect(code).toBe(1);
     expect(out).toMatch(/^ {2}✖ invariant 4: worker w\d wrote turn t1 at token \d, which w\d also wrote at\.$/m);
