@@ -21,6 +21,14 @@ export class LazyCancellation implements Cancellation {
   #controller: AbortController | undefined;
   #listeners: (() => void)[] = [];
 
+  /**
+   * True for a LazyCancellation made by this module (its private fields checked, so no look-alike
+   * passes): the dispatcher can use it as its own instead of mirroring it.
+   */
+  static is(value: unknown): value is LazyCancellation {
+    return value !== null && typeof value === 'object' && #aborted in value;
+  }
+
   get aborted(): boolean {
     return this.#aborted;
   }

@@ -14,7 +14,7 @@ import { errorResult, idName } from './results.js';
 import type { ApprovedVerdict, Dispatcher, DispatcherOptions, ParkedOutcome, Verdict } from './types.js';
 
 /** Runs `work` with the context read once, releasing the caller's cancellation afterwards. */
-async function withTurn<T>(ctx: unknown, base: JsonObject, work: (turn: Turn) => Promise<T>): Promise<T> {
+async function withTurn<T>(ctx: unknown, base: JsonObject, work: (turn: Turn) => T | Promise<T>): Promise<T> {
   const turn = readContext(ctx, base);
   try {
     return await work(turn);

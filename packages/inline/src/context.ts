@@ -3,7 +3,7 @@
 // `signal`. The `{ signal }` of a model call and the dispatch context are made once per turn and
 // kept on it.
 
-import type { ApprovalDecision, JsonObject, Message, Model } from '@turnkit/core';
+import type { ApprovalDecision, CallRecord, JsonObject, Message, Model } from '@turnkit/core';
 import type { Cancellation, DispatchContext, Dispatcher, LazyCancellation } from '@turnkit/dispatch';
 import type { HandlerContext } from './driver.js';
 import type { ApproveFn, CheckFn, CompactFn, OutputSchema, SelectToolsFn, StepRecord, UndecidedPolicy } from './types.js';
@@ -36,6 +36,30 @@ export class LazyDispatchContext implements DispatchContext {
     self.session = turn.session;
     self.decisions = turn.decisions;
     self.context = turn.context;
+  }
+  get signal(): AbortSignal {
+    return this.cancellation.signal;
+  }
+}
+
+/** A turn's dispatch context for one batch, whose audit records go into `records`. */
+export class BatchDispatchContext implements DispatchContext {
+  readonly turnId: string;
+  readonly cancellation: Cancellation;
+  readonly session?: string;
+  readonly decisions?: Readonly<Record<string, ApprovalDecision>>;
+  readonly context?: JsonObject;
+  readonly transcript: readonly Message[];
+  readonly onRecord: (record: CallRecord) => void;
+  constructor(base: LazyDispatchContext, records: CallRecord[]) {
+    this.turnId = base.turnId;
+    this.cancellation = base.cancellation;
+    this.transcript = base.transcript;
+    const self = this as { -readonly [K in 'session' | 'decisions' | 'context']?: BatchDispatchContext[K] | undefined };
+    self.session = base.session;
+    self.decisions = base.decisions;
+    self.context = base.context;
+    this.onRecord = (record) => void records.push(record);
   }
   get signal(): AbortSignal {
     return this.cancellation.signal;
@@ -146,6 +170,11 @@ export class TurnContext implements HandlerContext {
   dispatchContext(): LazyDispatchContext {
     this.#dispatchContext ??= new LazyDispatchContext(this);
     return this.#dispatchContext;
+  }
+
+  /** The dispatch context of one tool batch, its audit records going into `records`. */
+  batchContext(records: CallRecord[]): BatchDispatchContext {
+    return new BatchDispatchContext(this.dispatchContext(), records);
   }
 }
 
