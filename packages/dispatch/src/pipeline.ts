@@ -325,47 +325,60 @@ export async function dispatchBatch(
   turn: Turn,
   approved: boolean,
 ): Promise<DispatchOutcome> {
+  const count = list.length;
   const sent: unknown[] = [];
-  const classified: Verdict[] = [];
-  for (const raw of list) {
+  const verdicts: Verdict[] = [];
+  for (let i = 0; i < count; i++) {
     const seen: Seen = {};
-    const verdict = classify(p, raw, turn, approved, seen); //                             1–5
-    classified.push(verdict instanceof Promise ? await verdict : verdict);
+    const verdict = classify(p, list[i], turn, approved, seen); //                         1–5
+    verdicts.push(verdict instanceof Promise ? await verdict : verdict);
     sent.push(seen.input);
   }
-  const verdicts = classified.map((verdict) => admit(p, verdict)); //                     6
-  emitRecords(p.config.onDecision, verdicts.map(decisionRecord));
-  // One audit record per call with a result: denied now, executed when it has run.
-  const audit = (verdict: Verdict, input: unknown, ran: Ran): void => {
-    if (p.config.onRecord === undefined && turn.onRecord === undefined) return;
-    const executed = verdict.kind === 'execute';
-    const call = { id: ran.result.callId, name: ran.result.name };
-    const decision = !executed ? 'deny' : approved ? 'user_approved' : 'allow';
-    emitRecord(
-      p.config.onRecord,
-      turn,
-      callRecord(turn.turnId, turn.context, { call, input, decision, source: verdict.source, ...ran }),
-    );
-  };
-  const slots = verdicts.map((v) => (v.kind === 'deny' ? v.result : undefined));
-  verdicts.forEach((verdict, index) => {
-    if (verdict.kind !== 'deny') return;
-    audit(verdict, sent[index], { result: verdict.result, attempts: 0, durationMs: 0 });
-    announce(turn, verdict.result);
-  });
-  // An approved batch never parks (the person decided); parking is the dispatch path.
-  const parked = verdicts.flatMap((v) =>
-    v.kind === 'needs_approval' ? [{ call: v.call, input: v.input, reason: v.reason }] : [],
-  );
-  const jobs = verdicts.flatMap((v, index) => (v.kind === 'execute' ? [{ index, verdict: v }] : []));
-  await pool(jobs, p.config.concurrency, async ({ index, verdict }) => {
+  for (let i = 0; i < count; i++) verdicts[i] = admit(p, verdicts[i] as Verdict); //            6
+  if (p.config.onDecision !== undefined) emitRecords(p.config.onDecision, verdicts.map(decisionRecord));
+  const auditing = p.config.onRecord !== undefined || turn.onRecord !== undefined;
+  const slots: (ToolResult | undefined)[] = [];
+  const parked: ParkedCall[] = [];
+  const jobs: number[] = [];
+  for (let i = 0; i < count; i++) {
+    const verdict = verdicts[i] as Verdict;
+    slots.push(verdict.kind === 'deny' ? verdict.result : undefined);
+    if (verdict.kind === 'deny') {
+      // One audit record per call with a result: denied now, executed when it has run.
+      if (auditing) audit(p, turn, approved, verdict, sent[i], verdict.result, 0, 0);
+      announce(turn, verdict.result);
+    } else if (verdict.kind === 'execute') jobs.push(i);
+    // An approved batch never parks (the person decided); parking is the dispatch path.
+    else parked.push({ call: verdict.call, input: verdict.input, reason: verdict.reason });
+  }
+  await pool(jobs, p.config.concurrency, async (index) => {
+    const verdict = verdicts[index] as Extract<Verdict, { kind: 'execute' }>;
     const { call, input } = verdict;
     const ran = await runReserved(p, p.config.tools.get(call.name) as AnyTool, call, input, turn); // 7–9
     slots[index] = ran.result;
-    audit(verdict, input, ran);
+    if (auditing) audit(p, turn, approved, verdict, input, ran.result, ran.attempts, ran.durationMs);
     announce(turn, ran.result);
   });
-  return { results: slots.filter((r): r is ToolResult => r !== undefined), parked };
+  const results: ToolResult[] = [];
+  for (const slot of slots) if (slot !== undefined) results.push(slot);
+  return { results, parked };
+}
+
+/** A call's audit record, to the dispatcher's `onRecord` and the caller's. */
+function audit(
+  p: Pipeline,
+  turn: Turn,
+  approved: boolean,
+  verdict: Verdict,
+  input: unknown,
+  result: ToolResult,
+  attempts: number,
+  durationMs: number,
+): void {
+  const decision = verdict.kind !== 'execute' ? 'deny' : approved ? 'user_approved' : 'allow';
+  const call = { id: result.callId, name: result.name };
+  const facts = { call, input, decision, source: verdict.source, result, attempts, durationMs } as const;
+  emitRecord(p.config.onRecord, turn, callRecord(turn.turnId, turn.context, facts));
 }
 
 /** Stages 6–9 for one verdict given to `execute` (stage 3 again unless it came from `classify`). Never throws. */

@@ -100,12 +100,8 @@ export function runOnce(
   deadline: number,
 ): RunOutcome | Promise<RunOutcome> {
   const { cancel } = turn;
+  if (cancel.aborted) return CANCELLED_TRY;
   const abort = new ToolAbort();
-  const cancelled = (): RunOutcome => {
-    abort.abort(cancel.reason);
-    return { kind: 'cancelled' };
-  };
-  if (cancel.aborted) return cancelled();
   let value: unknown;
   let then: unknown;
   try {
@@ -123,7 +119,7 @@ export function runOnce(
         : undefined;
   } catch (error) {
     // A tool that cancelled the turn while it ran is reported as cancelled, not as an error.
-    return cancel.aborted ? cancelled() : { kind: 'error', error };
+    return cancel.aborted ? cancelledTry(abort, cancel) : { kind: 'error', error };
   }
   // A tool that returned a plain value has finished: its result is real even if the turn was
   // cancelled meanwhile (the side effect happened), so it is kept.
@@ -131,9 +127,17 @@ export function runOnce(
   if (cancel.aborted) {
     // The dropped promise may reject on abort: handle it so it is not an unhandled rejection.
     new Promise<unknown>((r, j) => void (then as ThenFn).call(value, r, j)).catch(() => undefined);
-    return cancelled();
+    return cancelledTry(abort, cancel);
   }
   return settleAgainst(value, then as ThenFn, tool, abort, cancel, timeoutMs, deadline);
+}
+
+const CANCELLED_TRY: RunOutcome = { kind: 'cancelled' };
+
+/** A try the turn's cancellation ended: the tool's own signal is aborted with the turn's reason. */
+function cancelledTry(abort: ToolAbort, cancel: Cancellation): RunOutcome {
+  abort.abort(cancel.reason);
+  return CANCELLED_TRY;
 }
 
 function shouldRetry(tool: AnyTool, error: unknown): boolean {
@@ -170,6 +174,14 @@ function failureText(name: string, failure: Failure, timeoutMs: number, attempts
   return `Error calling tool '${name}'${tries}: ${describeThrown(failure.error)}${note}`;
 }
 
+function failed(call: ToolCall, output: string, errorKind: ToolErrorKind, attempts: number): Executed {
+  return { result: { callId: call.id, name: call.name, output, isError: true, errorKind }, attempts };
+}
+
+function cancelledDuring(call: ToolCall, attempts: number): Executed {
+  return failed(call, `cancelled: ${quote(call.name)} was stopped because the turn was cancelled.`, 'cancelled', attempts);
+}
+
 /**
  * Stage 7: the tool's result, or an error result saying it threw, timed out or was cancelled,
  * with how many tries were made. A failure is tried again as its retry policy says (see
@@ -189,33 +201,28 @@ export async function runTool(
   const timeoutMs = tool.timeoutMs ?? options.defaultTimeoutMs;
   const perTry = retryFor('timeout', tool.retryPolicy, options.retryPolicy) !== undefined;
   let deadline = performance.now() + timeoutMs;
-  const failed = (output: string, errorKind: ToolErrorKind, attempts: number): Executed => ({
-    result: { callId: call.id, name: call.name, output, isError: true, errorKind },
-    attempts,
-  });
-  const cancelledDuring = (attempts: number) =>
-    failed(`cancelled: ${quote(call.name)} was stopped because the turn was cancelled.`, 'cancelled', attempts);
   for (let attempt = 1; ; attempt++) {
     if (turn.cancel.aborted)
       return attempt === 1
-        ? failed(`cancelled: the turn was cancelled before ${quote(call.name)} ran.`, 'cancelled', 0)
-        : cancelledDuring(attempt - 1);
+        ? failed(call, `cancelled: the turn was cancelled before ${quote(call.name)} ran.`, 'cancelled', 0)
+        : cancelledDuring(call, attempt - 1);
     if (perTry) deadline = performance.now() + timeoutMs;
-    const outcome = await runOnce(tool, call, input, turn, timeoutMs, deadline);
+    const tried = runOnce(tool, call, input, turn, timeoutMs, deadline);
+    const outcome = tried instanceof Promise ? await tried : tried;
     if (outcome.kind === 'ok')
       return { result: { callId: call.id, name: call.name, output: outcome.value, isError: false }, attempts: attempt };
-    if (outcome.kind === 'cancelled') return cancelledDuring(attempt);
+    if (outcome.kind === 'cancelled') return cancelledDuring(call, attempt);
     const failure: Failure =
       outcome.kind === 'timeout' ? { kind: 'timeout' } : { kind: kindOf(outcome.error).kind, error: outcome.error };
     const wait = nextWait(retryOf(tool, failure, options.retryPolicy), attempt, failure.error);
-    if (wait === undefined) return failed(failureText(call.name, failure, timeoutMs, attempt, ''), failure.kind, attempt);
+    if (wait === undefined) return failed(call, failureText(call.name, failure, timeoutMs, attempt, ''), failure.kind, attempt);
     const left = deadline - performance.now();
     if (!perTry && left <= 0)
-      return failed(failureText(call.name, { kind: 'timeout' }, timeoutMs, attempt, ''), 'timeout', attempt);
+      return failed(call, failureText(call.name, { kind: 'timeout' }, timeoutMs, attempt, ''), 'timeout', attempt);
     if (!perTry && wait >= left) {
       const note = ` (not tried again: the next try would start after the call's ${timeoutMs} ms timeout)`;
-      return failed(failureText(call.name, failure, timeoutMs, attempt, note), failure.kind, attempt);
+      return failed(call, failureText(call.name, failure, timeoutMs, attempt, note), failure.kind, attempt);
     }
-    if (!(await sleep(Math.min(wait, MAX_TIMEOUT_MS), turn.cancel))) return cancelledDuring(attempt);
+    if (!(await sleep(Math.min(wait, MAX_TIMEOUT_MS), turn.cancel))) return cancelledDuring(call, attempt);
   }
 }
