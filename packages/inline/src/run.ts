@@ -35,7 +35,7 @@ import type { ResumeTurnOptions, RunTurnOptions, StepRecord, TurnResult } from '
  */
 export async function runTurn(options: RunTurnOptions, handlers: EffectHandlers = defaultHandlers): Promise<TurnResult> {
   checkCommon(options, 'runTurn');
-  return startTurn(prepareAgent(options, 'runTurn'), options, handlers);
+  return startTurn(prepareAgent(options, 'runTurn'), options, options.input, handlers);
 }
 
 /**
