@@ -6,6 +6,7 @@ import type { ToolCall } from '@turnkit/core';
 import type { Cancellation } from '../cancellation.js';
 import { MAX_TIMEOUT_MS, type AnyTool } from '../config.js';
 import { sleep } from '../race.js';
+import { unwatch, watch, type Deadline } from '../deadlines.js';
 import { kindOf, type ToolErrorKind } from '../errors.js';
 import { nextWait, retryFor, type KindRetry, type RetryPolicy } from '../retry.js';
 import { describeThrown, quote } from '../text.js';
@@ -61,7 +62,7 @@ function settleAgainst(
     const settle = (outcome: RunOutcome): void => {
       if (settled) return;
       settled = true;
-      clearTimeout(timer);
+      unwatch(timeout);
       removeAbort();
       resolve(outcome);
     };
@@ -69,16 +70,17 @@ function settleAgainst(
     // microtask later, so the call is reported as cancelled or timed out, not as an error.
     const removeAbort = turn.onAbort(() => {
       abort.abort(turn.reason);
-      settle({ kind: 'cancelled' });
+      settle(CANCELLED_TRY);
     });
     // The timeout counts from the start of the call's first try, as if set before `execute` ran.
-    const timer = setTimeout(
-      () => {
+    const timeout: Deadline = {
+      at: deadline,
+      expire: () => {
         abort.abort(new DOMException(`Tool '${tool.name}' timed out after ${timeoutMs} ms.`, 'TimeoutError'));
         settle({ kind: 'timeout' });
       },
-      Math.max(0, deadline - performance.now()),
-    );
+    };
+    watch(timeout);
     // A tool that ignores its signal keeps running after a timeout; its late result is dropped.
     new Promise<unknown>((r, j) => void then.call(value, r, j)).then(
       (result) => settle({ kind: 'ok', value: result }),
