@@ -114,7 +114,7 @@ function neverThrows(record: TraceStep, report: Report): void {
 // 2. Deterministic, no mutation, deep-frozen inputs work.
 function deterministic(record: TraceStep, run: StepFunction, report: Report): void {
   if (record.thrown !== undefined) return;
-  const again = safeRun(run, frozenCopy(record.state), deepFreeze(deepClone(record.event)));
+  const again = safeRun(run, frozenCopy(record.state), frozenCopy(record.event));
   if (again === null || !deepEqual(again[0], record.next) || !deepEqual(again[1], record.effects)) {
     report(2, `step on deep-frozen copies of the state and event gave a different result${again === null ? ' (it threw)' : ''}`);
   }
@@ -147,10 +147,11 @@ function roundTrips(record: TraceStep, run: StepFunction, report: Report): void 
 }
 
 // An exploration meets one state object on every edge out of it (and the state an edge makes is
-// keyed by its JSON): its JSON text and its deep-frozen copy are made once per state object.
-// States are plain JSON that step never changes (invariant 2 checks that).
+// keyed by its JSON), and the alphabet's events again and again: a state's JSON text, and the
+// deep-frozen copy of a state or event, are made once per object. States and events are plain
+// JSON that step never changes (invariant 2 checks that).
 const jsonOfState = new WeakMap<object, string>();
-const frozenOfState = new WeakMap<object, TurnState>();
+const frozenOfState = new WeakMap<object, unknown>();
 
 /** `JSON.stringify(state)`, made once per state object. */
 export function stateJson(state: TurnState): string {
@@ -162,25 +163,30 @@ export function stateJson(state: TurnState): string {
   return json;
 }
 
-function frozenCopy(state: TurnState): TurnState {
-  let frozen = frozenOfState.get(state);
+/** A deep-frozen copy of a state or event, made once per object (a primitive event is its own copy). */
+function frozenCopy<T>(value: T): T {
+  if (value === null || typeof value !== 'object') return value;
+  let frozen = frozenOfState.get(value) as T | undefined;
   if (frozen === undefined) {
-    frozen = deepFreeze(deepClone(state));
-    frozenOfState.set(state, frozen);
+    frozen = deepFreeze(deepClone(value));
+    frozenOfState.set(value, frozen);
   }
   return frozen;
 }
 
-// States that passed parseTurnState unchanged. An exploration meets one state object on every edge
-// into and out of it; states are plain JSON that step never changes (invariant 2 checks that).
-const parsedUnchanged = new WeakSet<object>();
+// The JSON texts of states that passed parseTurnState unchanged: the text alone decides the answer,
+// and an exploration makes many state objects with one text. Bounded, for long property runs.
+const parsedUnchanged = new Set<string>();
+const MAX_PARSED_TEXTS = 20_000;
 
 function parsesUnchanged(name: string, state: TurnState, json: string | undefined, report: Report): void {
-  if (parsedUnchanged.has(state)) return;
   try {
     const text = json ?? stateJson(state);
-    if (deepEqual(parseTurnState(text), JSON.parse(text))) parsedUnchanged.add(state);
-    else report(3, `parseTurnState changed the ${name} (status ${state.status})`);
+    if (parsedUnchanged.has(text)) return;
+    if (deepEqual(parseTurnState(text), JSON.parse(text))) {
+      if (parsedUnchanged.size >= MAX_PARSED_TEXTS) parsedUnchanged.clear();
+      parsedUnchanged.add(text);
+    } else report(3, `parseTurnState changed the ${name} (status ${state.status})`);
   } catch (error) {
     report(3, `parseTurnState rejected the ${name}: ${describe(error)}`);
   }
