@@ -28,7 +28,8 @@ export interface Turn {
   readonly problem?: string;
 }
 
-function noop(): void {}
+/** The `release` of a turn that holds nothing of the caller's to let go of. */
+export function releaseNothing(): void {}
 
 const NO_MESSAGES: readonly Message[] = Object.freeze([]);
 
@@ -68,7 +69,7 @@ function emptyTurn(cancel: Cancellation, context: JsonObject, problem?: string):
     onRecord: undefined,
     context,
     transcript: () => NO_MESSAGES,
-    release: noop,
+    release: releaseNothing,
   };
   return problem === undefined ? turn : { ...turn, problem };
 }
@@ -97,7 +98,7 @@ export function readContext(ctx: unknown, baseContext: JsonObject): Turn {
 /** `readContext` once `cancellation` is read: `shared` when it is used as the dispatcher's own. */
 function readTurn(c: Record<string, unknown>, baseContext: JsonObject, given: unknown, shared: boolean): Turn {
   const own = shared ? (given as LazyCancellation) : new LazyCancellation();
-  let release: () => void = noop;
+  let release: () => void = releaseNothing;
   try {
     const rawTurnId = c['turnId'];
     const turnId = typeof rawTurnId === 'string' ? rawTurnId : String(rawTurnId);
@@ -143,7 +144,7 @@ function readTurn(c: Record<string, unknown>, baseContext: JsonObject, given: un
       onRecord,
       context,
       transcript,
-      release: unsubscribe === noop ? noop : () => safely(unsubscribe),
+      release: unsubscribe === releaseNothing ? releaseNothing : () => safely(unsubscribe),
     };
   } catch (error) {
     safely(release);

@@ -240,19 +240,15 @@ export interface Ran {
   readonly durationMs: number;
 }
 
-/** Stage 7 (inside the execution wrapper, if any): the tool's raw result, with the tries and time run() took. */
-async function execute(
+/** Stage 7 inside the execution wrapper: the tool's raw result, with the tries and time run() took. */
+async function executeWrapped(
   p: Pipeline,
+  wrapper: NonNullable<DispatcherConfig['wrapExecution']>,
   tool: AnyTool,
   call: ToolCall,
   input: unknown,
   turn: Turn,
 ): Promise<{ raw: RawResult; attempts: number; durationMs: number }> {
-  const start = performance.now();
-  if (p.config.wrapExecution === undefined) {
-    const { result, attempts } = await runTool(tool, call, input, turn, p.config);
-    return { raw: result, attempts, durationMs: performance.now() - start };
-  }
   let ran: RawResult | undefined;
   const run = async (): Promise<ExecutionOutcome> => {
     const begun = performance.now();
@@ -262,7 +258,7 @@ async function execute(
     return { isError, output, ...definedProps({ errorKind }), attempts, durationMs: performance.now() - begun };
   };
   const execution = { turnId: turn.turnId, call, tool: tool.name, input };
-  const outcome = await runWrapped(p.config.wrapExecution, execution, run, turn.cancel);
+  const outcome = await runWrapped(wrapper, execution, run, turn.cancel);
   const { attempts, durationMs, ...raw } = outcome;
   return { raw: ran ?? { callId: call.id, name: call.name, ...raw }, attempts, durationMs };
 }
@@ -274,9 +270,16 @@ export async function runReserved(p: Pipeline, tool: AnyTool, call: ToolCall, in
   let attempts = 0;
   let durationMs = 0;
   try {
-    const executed = await execute(p, tool, call, input, turn); //                        7
-    const ran = executed.raw;
-    ({ attempts, durationMs } = executed);
+    // 7: the tool, inside the execution wrapper if there is one.
+    const wrapper = p.config.wrapExecution;
+    let ran: RawResult;
+    if (wrapper === undefined) {
+      const start = performance.now();
+      const executed = await runTool(tool, call, input, turn, p.config);
+      ran = executed.result;
+      attempts = executed.attempts;
+      durationMs = performance.now() - start;
+    } else ({ raw: ran, attempts, durationMs } = await executeWrapped(p, wrapper, tool, call, input, turn));
     p.ledger.record(call.name); //                                                        8
     recorded = true;
     const withModel: RawResult = tool.model === undefined ? ran : { ...ran, modelOverride: tool.model };
