@@ -47,7 +47,61 @@ class ToolAbort {
   }
 }
 
-/** Settles a tool's pending promise against the turn's cancellation and the call's deadline. */
+const nativeThen = Promise.prototype.then as ThenFn;
+
+/**
+ * A tool's pending try, settled by the first of: its promise, the turn's cancellation, its
+ * deadline (watched with every other call's, see deadlines.ts). One object per try.
+ */
+class PendingTry implements Deadline {
+  readonly at: number;
+  readonly #tool: AnyTool;
+  readonly #abort: ToolAbort;
+  readonly #turn: Cancellation;
+  readonly #timeoutMs: number;
+  readonly #resolve: (outcome: RunOutcome) => void;
+  readonly #removeAbort: () => void;
+  #settled = false;
+
+  constructor(
+    resolve: (outcome: RunOutcome) => void,
+    tool: AnyTool,
+    abort: ToolAbort,
+    turn: Cancellation,
+    timeoutMs: number,
+    deadline: number,
+  ) {
+    this.at = deadline;
+    this.#resolve = resolve;
+    this.#tool = tool;
+    this.#abort = abort;
+    this.#turn = turn;
+    this.#timeoutMs = timeoutMs;
+    // Abort the tool's signal first, then settle: a tool that rejects on abort does so a
+    // microtask later, so the call is reported as cancelled or timed out, not as an error.
+    this.#removeAbort = turn.onAbort(() => {
+      abort.abort(turn.reason);
+      this.settle(CANCELLED_TRY);
+    });
+    watch(this);
+  }
+
+  /** The deadline passed: the tool's signal aborts with a TimeoutError. */
+  expire(): void {
+    this.#abort.abort(new DOMException(`Tool '${this.#tool.name}' timed out after ${this.#timeoutMs} ms.`, 'TimeoutError'));
+    this.settle({ kind: 'timeout' });
+  }
+
+  settle(outcome: RunOutcome): void {
+    if (this.#settled) return;
+    this.#settled = true;
+    unwatch(this);
+    this.#removeAbort();
+    this.#resolve(outcome);
+  }
+}
+
+/** Settles a tool's pending promise against the turn's cancellation and the call's deadline (counted from the first try). */
 function settleAgainst(
   value: unknown,
   then: ThenFn,
@@ -58,34 +112,14 @@ function settleAgainst(
   deadline: number,
 ): Promise<RunOutcome> {
   return new Promise((resolve) => {
-    let settled = false;
-    const settle = (outcome: RunOutcome): void => {
-      if (settled) return;
-      settled = true;
-      unwatch(timeout);
-      removeAbort();
-      resolve(outcome);
-    };
-    // Abort the tool's signal first, then settle: a tool that rejects on abort does so a
-    // microtask later, so the call is reported as cancelled or timed out, not as an error.
-    const removeAbort = turn.onAbort(() => {
-      abort.abort(turn.reason);
-      settle(CANCELLED_TRY);
-    });
-    // The timeout counts from the start of the call's first try, as if set before `execute` ran.
-    const timeout: Deadline = {
-      at: deadline,
-      expire: () => {
-        abort.abort(new DOMException(`Tool '${tool.name}' timed out after ${timeoutMs} ms.`, 'TimeoutError'));
-        settle({ kind: 'timeout' });
-      },
-    };
-    watch(timeout);
+    const pending = new PendingTry(resolve, tool, abort, turn, timeoutMs, deadline);
+    const ok = (result: unknown): void => pending.settle({ kind: 'ok', value: result });
+    const failed = (error: unknown): void => pending.settle({ kind: 'error', error });
     // A tool that ignores its signal keeps running after a timeout; its late result is dropped.
-    new Promise<unknown>((r, j) => void then.call(value, r, j)).then(
-      (result) => settle({ kind: 'ok', value: result }),
-      (error: unknown) => settle({ kind: 'error', error }),
-    );
+    // A native promise is subscribed to directly; any other thenable through a promise, which
+    // calls back once and takes a throw of its `then` as a rejection.
+    if (value instanceof Promise && then === nativeThen) then.call(value, ok, failed);
+    else new Promise<unknown>((r, j) => void then.call(value, r, j)).then(ok, failed);
   });
 }
 
