@@ -215,8 +215,9 @@ function readResults(value: unknown, what: string): ToolResult[] {
 /** Each entry of a list read by `read`, which names a bad one `what[index]`. */
 function readList<T>(value: unknown, what: string, read: (item: unknown, what: string, index: number) => T): T[] {
   const items = list(value, what);
-  const out: T[] = [];
-  for (let i = 0; i < items.length; i++) out.push(read(items[i], what, i));
+  // Made at its final length: an array grown by push keeps spare room, and a turn keeps these lists.
+  const out = new Array<T>(items.length);
+  for (let i = 0; i < items.length; i++) out[i] = read(items[i], what, i);
   return out;
 }
 

@@ -142,8 +142,9 @@ function copyValue(value: unknown, depth: number, onPath: Set<object> | undefine
 function copyObject(value: object, depth: number, onPath: Set<object> | undefined): JsonValue {
   if (Array.isArray(value)) {
     const length = value.length;
-    const out: JsonValue[] = [];
-    for (let i = 0; i < length; i++) out.push(copyValue(value[i], depth + 1, onPath));
+    // Made at its final length: an array grown by push keeps spare room, and turns keep these copies.
+    const out = new Array<JsonValue>(length);
+    for (let i = 0; i < length; i++) out[i] = copyValue(value[i], depth + 1, onPath);
     return out;
   }
   const proto = Object.getPrototypeOf(value);

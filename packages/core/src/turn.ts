@@ -42,6 +42,11 @@ import type {
 
 type Step = [TurnState, Effect[]];
 
+// Shared by every batch that has none (a turn keeps its batch while it waits): frozen, so no turn
+// can change another's; step never changes a state's parts, it makes new ones.
+const NONE: readonly never[] = Object.freeze([]);
+const NO_DECISIONS: Readonly<Record<string, ApprovalDecision>> = Object.freeze({});
+
 const ZERO_USAGE: TurnUsage = { inputTokens: 0, outputTokens: 0, totalTokens: 0, cost: 0, modelCalls: 0, toolCalls: 0 };
 
 /**
@@ -233,7 +238,7 @@ function modelResponded(state: TurnState, response: ModelResponse): Step {
   next.usage = withUsage(usage, { toolCalls: usage.toolCalls + run.length });
   next.lastBatch = loop.batch;
   next.repeats = loop.repeats;
-  next.batch = { calls: run, notExecuted, held: [], parked: [], decisions: {} };
+  next.batch = { calls: run, notExecuted, held: NONE, parked: NONE, decisions: NO_DECISIONS };
   return [
     next,
     [
@@ -375,7 +380,7 @@ function planBatch(
   const byReply = Math.min(calls.length, perReply);
   const maxTools = state.limits.budget.maxToolCalls;
   const runs = maxTools === undefined ? byReply : Math.min(byReply, left(state.usage.toolCalls, maxTools));
-  if (runs === calls.length) return { run: calls, notExecuted: [] };
+  if (runs === calls.length) return { run: calls, notExecuted: NONE };
   const overReply = `not executed: the reply asked for ${calls.length} tool calls; limits.maxCallsPerReply is ${perReply}.`;
   const overBudget = `not executed: the turn's tool call budget is used up (limits.budget.maxToolCalls is ${String(maxTools)}).`;
   const notExecuted: ToolResult[] = [];
@@ -499,7 +504,7 @@ function toolsParked(state: TurnState, held: readonly ToolResult[], parked: read
   });
   const next = draft(state);
   next.status = 'awaiting_approval';
-  next.batch = { ...batch, held, parked: parkedCalls, decisions: {} };
+  next.batch = { ...batch, held, parked: parkedCalls, decisions: NO_DECISIONS };
   // Persist before announcing: whoever hears the notice can rely on the parked state being saved.
   return [
     next,
