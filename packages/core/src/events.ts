@@ -151,11 +151,7 @@ export function readToolResult(value: unknown, what: string, index = -1): ToolRe
   return override === undefined ? result : { ...result, modelOverride: override };
 }
 
-function usageNumber(
-  value: Record<string, unknown>,
-  key: 'inputTokens' | 'outputTokens' | 'totalTokens' | 'cost',
-): number | undefined {
-  const n = value[key];
+function usageNumber(n: unknown, key: 'inputTokens' | 'outputTokens' | 'totalTokens' | 'cost'): number | undefined {
   if (n === undefined) return undefined;
   const whole = key === 'cost' ? Number.isFinite(n) : Number.isInteger(n);
   if (typeof n !== 'number' || !whole || n < 0) {
@@ -167,10 +163,10 @@ function usageNumber(
 function readUsage(value: unknown): Partial<Usage> | undefined {
   if (value === undefined) return undefined;
   if (!record(value)) throw new Bad('response.usage must be an object');
-  const inputTokens = usageNumber(value, 'inputTokens');
-  const outputTokens = usageNumber(value, 'outputTokens');
-  const totalTokens = usageNumber(value, 'totalTokens');
-  const cost = usageNumber(value, 'cost');
+  const inputTokens = usageNumber(value.inputTokens, 'inputTokens');
+  const outputTokens = usageNumber(value.outputTokens, 'outputTokens');
+  const totalTokens = usageNumber(value.totalTokens, 'totalTokens');
+  const cost = usageNumber(value.cost, 'cost');
   const usage: { -readonly [K in keyof Usage]?: number } = {};
   if (inputTokens !== undefined) usage.inputTokens = inputTokens;
   if (outputTokens !== undefined) usage.outputTokens = outputTokens;

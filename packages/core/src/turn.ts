@@ -352,18 +352,21 @@ function findBadCall(calls: readonly ToolCall[]): { message: string; data: JsonV
   const ids = new Set<string>();
   for (let i = 0; i < calls.length; i++) {
     const call = calls[i] as ToolCall;
-    for (const key of ['id', 'name'] as const) {
-      const problem = idProblem(call[key]);
-      if (problem !== null) {
-        const field = `response.toolCalls[${i}].${key}`;
-        return { message: `The model's reply was malformed: ${field} ${problem}.`, data: { field } };
-      }
-    }
+    const bad = badName(i, 'id', call.id) ?? badName(i, 'name', call.name);
+    if (bad !== null) return bad;
     if (ids.has(call.id))
       return { message: `The model returned the call id '${call.id}' twice in one reply.`, data: { callId: call.id } };
     ids.add(call.id);
   }
   return null;
+}
+
+/** The malformed-reply failure for call `index`'s `key`, or null when the value is acceptable. */
+function badName(index: number, key: 'id' | 'name', value: string): { message: string; data: JsonValue } | null {
+  const problem = idProblem(value);
+  if (problem === null) return null;
+  const field = `response.toolCalls[${index}].${key}`;
+  return { message: `The model's reply was malformed: ${field} ${problem}.`, data: { field } };
 }
 
 /**
@@ -963,7 +966,8 @@ function failure(kind: string, message: string, data?: JsonValue | IdMismatch): 
 
 /** Sets an own property even for keys such as `__proto__` (call ids come from a model). */
 function setOwn<T>(target: Record<string, T>, key: string, value: T): void {
-  Object.defineProperty(target, key, { value, enumerable: true, writable: true, configurable: true });
+  if (key === '__proto__') Object.defineProperty(target, key, { value, enumerable: true, writable: true, configurable: true });
+  else target[key] = value;
 }
 
 function assertNever(value: never): never {
