@@ -4,17 +4,17 @@
 
 import type { TurnBudget, TurnLimits, TurnLimitsInput } from './types.js';
 
-export const DEFAULT_LIMITS: TurnLimits = {
+export const DEFAULT_LIMITS: TurnLimits = Object.freeze({
   maxIterations: 10,
   loopThreshold: 5,
-  loopExemptTools: [],
+  loopExemptTools: Object.freeze([]),
   maxOutputRepairs: 2,
   maxCallsPerReply: 32,
   maxModelRetries: 2,
   modelRetryBackoffMs: 500,
   loopRecoveries: 0,
-  budget: {},
-};
+  budget: Object.freeze({}),
+});
 
 /** The longest wait before a model retry, whatever the backoff or the provider's Retry-After says. */
 export const MAX_RETRY_DELAY_MS = 60_000;
@@ -58,7 +58,7 @@ function integer(name: string, value: unknown, min: number): number {
  * Limits this module made (frozen, so nothing changed them since): given again, as an agent gives
  * its limits to each turn, they are used as they are instead of being checked and copied again.
  */
-const checked = new WeakSet<object>();
+const checked = new WeakSet<object>([DEFAULT_LIMITS]);
 
 export function validateLimits(input: TurnLimitsInput | undefined): TurnLimits {
   if (input === undefined) return DEFAULT_LIMITS;

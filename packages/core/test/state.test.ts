@@ -313,5 +313,9 @@ describe('limits checked once', () => {
     expect(Object.isFrozen(first.limits.budget)).toBe(true);
     expect(() => createTurn({ id: 'c', limits: { ...first.limits, maxIterations: 0 } })).toThrow(/limits\.maxIterations/);
     expect(createTurn({ id: 'd', limits: { ...first.limits, maxIterations: 5 } }).limits.maxIterations).toBe(5);
+    // The defaults too: a turn made without limits hands on the same frozen defaults.
+    const plain = createTurn({ id: 'e' });
+    expect(createTurn({ id: 'f', limits: plain.limits }).limits).toBe(plain.limits);
+    expect(Object.isFrozen(plain.limits)).toBe(true);
   });
 });
