@@ -15,8 +15,8 @@
 //   catch; a failure before the tool runs denies the call (fail closed), a failure after it
 //   withholds the output. Nothing exported here throws.
 // - Every call gets exactly one result (or is parked) and, from `dispatch`, exactly one decision
-//   record. The records of a batch are emitted in one place, in call order, after the whole
-//   batch is classified and admitted.
+//   record. A whole batch is composed from these stages in batch.ts, which emits its records in
+//   one place, in call order, after the whole batch is classified and admitted.
 // - Mutable state (grants, budget counters) lives in `Pipeline`; classifying reads it and never
 //   changes it.
 
@@ -187,7 +187,7 @@ function shapeVerdict(p: Pipeline, verdict: RawVerdict): Verdict {
 }
 
 /** What classifying read of a call, for its audit record: the input as sent (the call's fields are read once). */
-interface Seen {
+export interface Seen {
   input?: unknown;
 }
 
@@ -227,7 +227,7 @@ function classified(p: Pipeline, verdict: RawVerdict): Verdict {
 }
 
 /** Stage 6 for a classified call: an execute verdict reserves its budget, or is denied. */
-function admit(p: Pipeline, verdict: Verdict): Verdict {
+export function admit(p: Pipeline, verdict: Verdict): Verdict {
   if (verdict.kind !== 'execute') return verdict;
   const breach = p.ledger.reserve(verdict.call.name);
   return breach === undefined ? verdict : shapeVerdict(p, deny(verdict.call, breach.source, breach.text, 'budget'));
@@ -296,92 +296,6 @@ export async function runReserved(p: Pipeline, tool: AnyTool, call: ToolCall, in
     );
   }
   return { result: shapeResult(result, p.config.maxOutputChars), attempts, durationMs }; //    9
-}
-
-/** Calls `onResult` without letting it lose a result or break the batch. */
-function announce(turn: Turn, result: ToolResult): void {
-  try {
-    turn.onResult?.(result);
-  } catch {
-    // An observer must not be able to lose a result or break the batch.
-  }
-}
-
-/** Runs `work` over `items` with at most `limit` in flight; `work` must not throw. */
-async function pool<T>(items: readonly T[], limit: number, work: (item: T) => Promise<void>): Promise<void> {
-  // The common batch of one call needs no workers.
-  if (items.length === 1) return work(items[0] as T);
-  let next = 0;
-  const worker = async (): Promise<void> => {
-    while (next < items.length) await work(items[next++] as T);
-  };
-  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker));
-}
-
-/**
- * The whole pipeline for a batch (`dispatch`; `executeApproved` with `approved`): classifies in
- * call order, admits in call order, emits the records, then runs up to `concurrency` at once.
- */
-export async function dispatchBatch(
-  p: Pipeline,
-  list: readonly unknown[],
-  turn: Turn,
-  approved: boolean,
-): Promise<DispatchOutcome> {
-  const count = list.length;
-  const sent: unknown[] = [];
-  const verdicts: Verdict[] = [];
-  for (let i = 0; i < count; i++) {
-    const seen: Seen = {};
-    const verdict = classify(p, list[i], turn, approved, seen); //                         1–5
-    verdicts.push(verdict instanceof Promise ? await verdict : verdict);
-    sent.push(seen.input);
-  }
-  for (let i = 0; i < count; i++) verdicts[i] = admit(p, verdicts[i] as Verdict); //            6
-  if (p.config.onDecision !== undefined) emitRecords(p.config.onDecision, verdicts.map(decisionRecord));
-  const auditing = p.config.onRecord !== undefined || turn.onRecord !== undefined;
-  const slots: (ToolResult | undefined)[] = [];
-  const parked: ParkedCall[] = [];
-  const jobs: number[] = [];
-  for (let i = 0; i < count; i++) {
-    const verdict = verdicts[i] as Verdict;
-    slots.push(verdict.kind === 'deny' ? verdict.result : undefined);
-    if (verdict.kind === 'deny') {
-      // One audit record per call with a result: denied now, executed when it has run.
-      if (auditing) audit(p, turn, approved, verdict, sent[i], verdict.result, 0, 0);
-      announce(turn, verdict.result);
-    } else if (verdict.kind === 'execute') jobs.push(i);
-    // An approved batch never parks (the person decided); parking is the dispatch path.
-    else parked.push({ call: verdict.call, input: verdict.input, reason: verdict.reason });
-  }
-  await pool(jobs, p.config.concurrency, async (index) => {
-    const verdict = verdicts[index] as Extract<Verdict, { kind: 'execute' }>;
-    const { call, input } = verdict;
-    const ran = await runReserved(p, p.config.tools.get(call.name) as AnyTool, call, input, turn); // 7–9
-    slots[index] = ran.result;
-    if (auditing) audit(p, turn, approved, verdict, input, ran.result, ran.attempts, ran.durationMs);
-    announce(turn, ran.result);
-  });
-  const results: ToolResult[] = [];
-  for (const slot of slots) if (slot !== undefined) results.push(slot);
-  return { results, parked };
-}
-
-/** A call's audit record, to the dispatcher's `onRecord` and the caller's. */
-function audit(
-  p: Pipeline,
-  turn: Turn,
-  approved: boolean,
-  verdict: Verdict,
-  input: unknown,
-  result: ToolResult,
-  attempts: number,
-  durationMs: number,
-): void {
-  const decision = verdict.kind !== 'execute' ? 'deny' : approved ? 'user_approved' : 'allow';
-  const call = { id: result.callId, name: result.name };
-  const facts = { call, input, decision, source: verdict.source, result, attempts, durationMs } as const;
-  emitRecord(p.config.onRecord, turn, callRecord(turn.turnId, turn.context, facts));
 }
 
 /** Stages 6–9 for one verdict given to `execute` (stage 3 again unless it came from `classify`). Never throws. */
