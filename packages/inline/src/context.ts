@@ -43,26 +43,11 @@ export class LazyDispatchContext implements DispatchContext {
 }
 
 /** A turn's dispatch context for one batch, whose audit records go into `records`. */
-export class BatchDispatchContext implements DispatchContext {
-  readonly turnId: string;
-  readonly cancellation: Cancellation;
-  readonly session?: string;
-  readonly decisions?: Readonly<Record<string, ApprovalDecision>>;
-  readonly context?: JsonObject;
-  readonly transcript: readonly Message[];
+export class BatchDispatchContext extends LazyDispatchContext {
   readonly onRecord: (record: CallRecord) => void;
-  constructor(base: LazyDispatchContext, records: CallRecord[]) {
-    this.turnId = base.turnId;
-    this.cancellation = base.cancellation;
-    this.transcript = base.transcript;
-    const self = this as { -readonly [K in 'session' | 'decisions' | 'context']?: BatchDispatchContext[K] | undefined };
-    self.session = base.session;
-    self.decisions = base.decisions;
-    self.context = base.context;
+  constructor(turn: TurnContext, records: CallRecord[]) {
+    super(turn);
     this.onRecord = (record) => void records.push(record);
-  }
-  get signal(): AbortSignal {
-    return this.cancellation.signal;
   }
 }
 
@@ -174,7 +159,7 @@ export class TurnContext implements HandlerContext {
 
   /** The dispatch context of one tool batch, its audit records going into `records`. */
   batchContext(records: CallRecord[]): BatchDispatchContext {
-    return new BatchDispatchContext(this.dispatchContext(), records);
+    return new BatchDispatchContext(this, records);
   }
 }
 
