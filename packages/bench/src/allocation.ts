@@ -1,65 +1,75 @@
-// Allocation per turn: the heap's growth over a few turns that start right after a full garbage
-// collection, in batches small enough for the young generation, so nothing is collected while the
-// batch runs. A batch during which the collector ran anyway is dropped (PerformanceObserver 'gc'
-// entries tell), and the figure is the median of the rest. Unlike time, this figure hardly moves
-// from run to run, which is what lets CI guard it.
-import { PerformanceObserver, performance } from 'node:perf_hooks';
+// Allocation per turn: every byte the heap grew by over a few hundred turns, garbage collections
+// included. V8's GC profiler (`v8.GCProfiler`) reports the heap's size before and after each
+// collection, so what a collection freed is added back: allocated = growth + freed. Rounds run
+// after a long settling, when the JIT has compiled the turn's code (code not yet optimised
+// allocates more, and how soon it is optimised depends on the machine's load); the figure is the
+// median round. Quick runs of one commit agree within about 2% this way, loaded machine or not.
+import { GCProfiler, getHeapStatistics } from 'node:v8';
 import { median } from './stats.js';
 
-/** Bytes a batch aims at: well inside the smallest young generation V8 shrinks to. */
-const BATCH_BYTES = 256 * 1024;
-const MAX_TURNS_PER_BATCH = 20;
-
-const heapUsed = (): number => process.memoryUsage().heapUsed;
-const nextTurnOfTheLoop = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
-
 export interface AllocationFigure {
-  /** Median bytes allocated per turn over the batches kept (NaN when every batch saw a collection). */
+  /** Median bytes allocated per turn over the rounds (NaN when nothing was measured). */
   readonly bytes: number;
-  /** Turns run for the figure. */
+  /** Turns run for the figure, settling included. */
   readonly turns: number;
 }
 
-/** Runs before the batches: code the JIT has not settled on allocates more, and differently from run to run. */
-const SETTLE_TURNS = 300;
+export interface AllocationOptions {
+  /** Turns run before the rounds, so the JIT has settled. */
+  readonly settleTurns: number;
+  readonly rounds: number;
+  /** Turns per round, at most; fewer for a slow system (see `budgetMs`). */
+  readonly turnsPerRound: number;
+  /** About how long the rounds may take together: a system slower than that runs fewer turns (at least 20 a round). */
+  readonly budgetMs: number;
+}
 
-/** Measures `run`'s allocation per call; `gc` is a full collection (`node --expose-gc`). */
+export const ALLOCATION_DEFAULTS: AllocationOptions = { settleTurns: 2_000, rounds: 5, turnsPerRound: 500, budgetMs: 3_000 };
+
+const usedHeap = (): number => getHeapStatistics().used_heap_size;
+
+/** Bytes allocated by `count` runs of `run`: the heap's growth plus what collections freed meanwhile. */
+async function allocatedBy(run: () => Promise<void>, count: number): Promise<number> {
+  const profiler = new GCProfiler();
+  profiler.start();
+  const before = usedHeap();
+  try {
+    for (let i = 0; i < count; i++) await run();
+  } catch (error) {
+    profiler.stop();
+    throw error;
+  }
+  const after = usedHeap();
+  let freed = 0;
+  for (const c of profiler.stop()?.statistics ?? [])
+    freed += c.beforeGC.heapStatistics.usedHeapSize - c.afterGC.heapStatistics.usedHeapSize;
+  return after - before + freed;
+}
+
+/**
+ * Measures `run`'s allocation per call; `gc` is a full collection (`node --expose-gc`), run
+ * before each round so every round starts from the same heap. Settling stops early once it has
+ * taken twice the budget (at least 100 turns), so a slow system costs seconds, not minutes.
+ */
 export async function bytesPerTurn(
   run: () => Promise<void>,
   gc: () => void,
-  batches = 15,
-  settleTurns = SETTLE_TURNS,
+  options: Partial<AllocationOptions> = {},
 ): Promise<AllocationFigure> {
-  for (let i = 0; i < settleTurns; i++) await run();
-  const collections: number[] = [];
-  const observer = new PerformanceObserver((list) => {
-    for (const entry of list.getEntries()) collections.push(entry.startTime);
-  });
-  observer.observe({ entryTypes: ['gc'] });
-  try {
-    gc();
-    const before = heapUsed();
+  const { settleTurns, rounds, turnsPerRound, budgetMs } = { ...ALLOCATION_DEFAULTS, ...options };
+  const started = performance.now();
+  let settled = 0;
+  while (settled < settleTurns && (settled < 100 || performance.now() - started < 2 * budgetMs)) {
     await run();
-    const estimate = Math.max(1, heapUsed() - before);
-    const perBatch = Math.max(1, Math.min(MAX_TURNS_PER_BATCH, Math.floor(BATCH_BYTES / estimate)));
-    let turns = settleTurns + 1;
-    const samples: number[] = [];
-    for (let batch = 0; batch < batches; batch++) {
-      gc();
-      const started = performance.now();
-      const start = heapUsed();
-      for (let i = 0; i < perBatch; i++) await run();
-      const end = heapUsed();
-      const ended = performance.now();
-      turns += perBatch;
-      // The observer hears of collections on a later turn of the event loop.
-      await nextTurnOfTheLoop();
-      await nextTurnOfTheLoop();
-      if (collections.some((at) => at > started && at < ended)) continue;
-      samples.push((end - start) / perBatch);
-    }
-    return { bytes: median(samples), turns };
-  } finally {
-    observer.disconnect();
+    settled++;
   }
+  const msPerTurn = settled === 0 ? 0 : (performance.now() - started) / settled;
+  const affordable = msPerTurn === 0 ? turnsPerRound : Math.floor(budgetMs / rounds / msPerTurn);
+  const perRound = Math.max(20, Math.min(turnsPerRound, affordable));
+  const samples: number[] = [];
+  for (let round = 0; round < rounds; round++) {
+    gc();
+    samples.push((await allocatedBy(run, perRound)) / perRound);
+  }
+  return { bytes: median(samples), turns: settled + rounds * perRound };
 }

@@ -2,7 +2,7 @@
 // machine drift (frequency scaling, GC pressure, other load) hits all systems alike. Every turn
 // is timed on its own (wall time) and its outcome verified outside the timed region; each round's
 // CPU time is read per system. Before the timed rounds, in the same process, each system's
-// allocation per turn is measured right after its warm-up (allocation.ts).
+// allocation per turn is measured after its warm-up (allocation.ts).
 import { bytesPerTurn, type AllocationFigure } from './allocation.js';
 import { median, p95 } from './stats.js';
 import { verifyOutcome, type BenchSystem } from './scenario.js';

@@ -227,10 +227,12 @@ Three model calls, scripted, no network: the model calls \`add\` {a: 0, b: 1}, t
 
 Wall time is each turn's own (the median skips the turns a garbage collection or other load
 stopped); CPU time (user + system, every thread of the process, garbage collection included) is a
-round's total over its turns, a mean, so it can exceed the median wall time. Allocation is the
-heap's growth over turns run right after a full collection, in batches no collection interrupts
-(\`packages/bench/src/allocation.ts\`), measured for each system after its warm-up and before the
-timed rounds of the same run, turnkit and the floor before any peer has run.
+round's total over its turns, a mean, so it can exceed the median wall time. Allocation is every
+byte the heap grew by over rounds of up to 500 turns, with what garbage collections freed meanwhile
+added back (V8's GC profiler reports the heap before and after each one), the median of five
+rounds run after up to 2,000 settling turns (\`packages/bench/src/allocation.ts\`); it is measured
+for each system after its warm-up and before the timed rounds of the same run, turnkit and the floor
+before any peer has run.
 
 ${table(turnHeader(report), turnRows(report), true)}
 

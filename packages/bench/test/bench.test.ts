@@ -217,7 +217,7 @@ describe('the floor', () => {
 });
 
 describe('bytesPerTurn', () => {
-  it('measures what a run allocates, batch after batch', async () => {
+  it('measures what a run allocates, round after round', async () => {
     const gc = exposeGc();
     const kept: number[][] = [];
     // 1,000 doubles: at least 8,000 bytes of backing store per run.
@@ -228,6 +228,23 @@ describe('bytesPerTurn', () => {
     testLog(`bytesPerTurn of an array of 1,000 doubles: ${figure.bytes} bytes over ${figure.turns} runs`);
     expect(figure.bytes).toBeGreaterThanOrEqual(8000);
     expect(figure.bytes).toBeLessThan(12_000);
+  });
+
+  it('counts what garbage collections freed while the runs allocated', async () => {
+    const gc = exposeGc();
+    let sink: number[] = [];
+    // 200 arrays of 1,000 doubles: at least 1.6 MB per run, more than the young generation holds, so
+    // collections run during every round and what they freed must be added back.
+    const figure = await bytesPerTurn(
+      async () => {
+        for (let i = 0; i < 200; i++) sink = new Array<number>(1000).fill(i + 0.5);
+      },
+      gc,
+      { settleTurns: 20, rounds: 3, turnsPerRound: 50, budgetMs: 2_000 },
+    );
+    testLog(`bytesPerTurn of 200 arrays of 1,000 doubles: ${figure.bytes} bytes over ${figure.turns} runs (last ${sink.length})`);
+    expect(figure.bytes).toBeGreaterThanOrEqual(1_600_000);
+    expect(figure.bytes).toBeLessThan(2_000_000);
   });
 });
 

@@ -6,7 +6,7 @@
 import { createTurn, errorMessage, isTerminal, step as coreStep } from '@turnkit/core';
 import type { TurnLimitsInput, TurnState } from '@turnkit/core';
 import { labelledEventsFor, type LabelledEvent } from './alphabet.js';
-import { checkStep, initialMonitor, type InvariantNumber, type MonitorState } from './invariants.js';
+import { checkStep, initialMonitor, stateJson, type InvariantNumber, type MonitorState } from './invariants.js';
 import type { StepFunction } from './logic.js';
 
 export interface ExploreOptions {
@@ -77,7 +77,7 @@ export function exploreTurn(options: ExploreOptions): ExploreResult {
   let transitions = 0;
 
   const visit = (state: TurnState, monitor: MonitorState): boolean => {
-    const stateKey = JSON.stringify(state);
+    const stateKey = stateJson(state);
     const nodeKey = `${stateKey}\n${JSON.stringify(monitor)}`;
     if (seenNodes.has(nodeKey)) return false;
     seenNodes.add(nodeKey);

@@ -4,9 +4,9 @@
 // the effects. Per-step invariants (1–5, 9) look at one step; history invariants (6, 7, 8, 10)
 // need what came before, so they run as a small monitor folded over the steps (history.ts).
 
-import { isDeepStrictEqual } from 'node:util';
 import { errorMessage, isBlocking, isTerminal, parseTurnState, stateProblems, step as coreStep } from '@turnkit/core';
 import type { Effect, TurnLimits, TurnState } from '@turnkit/core';
+import { deepEqual } from './equal.js';
 import type { StepFunction } from './logic.js';
 import { initialMonitor, observeHistory, type MonitorState, type Report } from './history.js';
 
@@ -114,24 +114,24 @@ function neverThrows(record: TraceStep, report: Report): void {
 // 2. Deterministic, no mutation, deep-frozen inputs work.
 function deterministic(record: TraceStep, run: StepFunction, report: Report): void {
   if (record.thrown !== undefined) return;
-  const again = safeRun(run, deepFreeze(deepClone(record.state)), deepFreeze(deepClone(record.event)));
-  if (again === null || !isDeepStrictEqual(again[0], record.next) || !isDeepStrictEqual(again[1], record.effects)) {
+  const again = safeRun(run, frozenCopy(record.state), frozenCopy(record.event));
+  if (again === null || !deepEqual(again[0], record.next) || !deepEqual(again[1], record.effects)) {
     report(2, `step on deep-frozen copies of the state and event gave a different result${again === null ? ' (it threw)' : ''}`);
   }
   const unfrozenState = deepClone(record.state);
   const unfrozenEvent = deepClone(record.event);
   safeRun(run, unfrozenState, unfrozenEvent);
   // The copies started equal to the record's state and event (which nothing here changes).
-  if (!isDeepStrictEqual(unfrozenState, record.state)) report(2, 'step mutated the state it was given');
-  if (!isDeepStrictEqual(unfrozenEvent, record.event)) report(2, 'step mutated the event it was given');
+  if (!deepEqual(unfrozenState, record.state)) report(2, 'step mutated the state it was given');
+  if (!deepEqual(unfrozenEvent, record.event)) report(2, 'step mutated the event it was given');
 }
 
 // 3. JSON round trip gives the same step; every state keeps core's state invariants and passes parseTurnState unchanged.
 function roundTrips(record: TraceStep, run: StepFunction, report: Report): void {
   if (record.thrown !== undefined) return;
-  const before = JSON.stringify(record.state);
+  const before = stateJson(record.state);
   const again = safeRun(run, JSON.parse(before) as TurnState, record.event);
-  if (again === null || !isDeepStrictEqual(again[0], record.next) || !isDeepStrictEqual(again[1], record.effects)) {
+  if (again === null || !deepEqual(again[0], record.next) || !deepEqual(again[1], record.effects)) {
     report(3, 'step on a JSON round trip of the state gave a different result');
   }
   for (const [name, state] of [
@@ -146,16 +146,47 @@ function roundTrips(record: TraceStep, run: StepFunction, report: Report): void 
   parsesUnchanged('state after', record.next, undefined, report);
 }
 
-// States that passed parseTurnState unchanged. An exploration meets one state object on every edge
-// into and out of it; states are plain JSON that step never changes (invariant 2 checks that).
-const parsedUnchanged = new WeakSet<object>();
+// An exploration meets one state object on every edge out of it (and the state an edge makes is
+// keyed by its JSON), and the alphabet's events again and again: a state's JSON text, and the
+// deep-frozen copy of a state or event, are made once per object. States and events are plain
+// JSON that step never changes (invariant 2 checks that).
+const jsonOfState = new WeakMap<object, string>();
+const frozenOfState = new WeakMap<object, unknown>();
+
+/** `JSON.stringify(state)`, made once per state object. */
+export function stateJson(state: TurnState): string {
+  let json = jsonOfState.get(state);
+  if (json === undefined) {
+    json = JSON.stringify(state);
+    jsonOfState.set(state, json);
+  }
+  return json;
+}
+
+/** A deep-frozen copy of a state or event, made once per object (a primitive event is its own copy). */
+function frozenCopy<T>(value: T): T {
+  if (value === null || typeof value !== 'object') return value;
+  let frozen = frozenOfState.get(value) as T | undefined;
+  if (frozen === undefined) {
+    frozen = deepFreeze(deepClone(value));
+    frozenOfState.set(value, frozen);
+  }
+  return frozen;
+}
+
+// The JSON texts of states that passed parseTurnState unchanged: the text alone decides the answer,
+// and an exploration makes many state objects with one text. Bounded, for long property runs.
+const parsedUnchanged = new Set<string>();
+const MAX_PARSED_TEXTS = 20_000;
 
 function parsesUnchanged(name: string, state: TurnState, json: string | undefined, report: Report): void {
-  if (parsedUnchanged.has(state)) return;
   try {
-    const text = json ?? JSON.stringify(state);
-    if (isDeepStrictEqual(parseTurnState(text), JSON.parse(text))) parsedUnchanged.add(state);
-    else report(3, `parseTurnState changed the ${name} (status ${state.status})`);
+    const text = json ?? stateJson(state);
+    if (parsedUnchanged.has(text)) return;
+    if (deepEqual(parseTurnState(text), JSON.parse(text))) {
+      if (parsedUnchanged.size >= MAX_PARSED_TEXTS) parsedUnchanged.clear();
+      parsedUnchanged.add(text);
+    } else report(3, `parseTurnState changed the ${name} (status ${state.status})`);
   } catch (error) {
     report(3, `parseTurnState rejected the ${name}: ${describe(error)}`);
   }
@@ -181,7 +212,7 @@ function blockingLast(record: TraceStep, report: Report): void {
   if (becameTerminal && done.length !== 1) report(5, `the status became ${record.next.status} without a done effect`);
   if (!becameTerminal && done.length > 0)
     report(5, `done was emitted but the status went ${record.state.status} -> ${record.next.status}`);
-  if (becameTerminal && done[0]?.type === 'done' && !isDeepStrictEqual(done[0].outcome, record.next.outcome)) {
+  if (becameTerminal && done[0]?.type === 'done' && !deepEqual(done[0].outcome, record.next.outcome)) {
     report(5, "done's outcome differs from the state's outcome");
   }
 }

@@ -87,12 +87,35 @@ function json(value: unknown, what: string): JsonValue {
   );
 }
 
-export function readToolCall(value: unknown, what: string): ToolCall {
-  if (!record(value)) throw new Bad(`${what} must be an object`);
-  const id = str(value.id, `${what}.id`);
-  const name = str(value.name, `${what}.name`);
-  const input = value.input === undefined ? null : json(value.input, `${what}.input`);
-  const inputError = optStr(value.inputError, `${what}.inputError`);
+/** `what`, or its entry `index` when one is given: built only for a message, never on the common path. */
+function at(what: string, index: number): string {
+  return index < 0 ? what : `${what}[${index}]`;
+}
+
+/** A field that must be a string; the message names `what[index].field`. */
+function field(value: unknown, what: string, index: number, name: string): string {
+  if (typeof value === 'string') return value;
+  throw new Bad(`${at(what, index)}.${name} must be a string`);
+}
+
+function optField(value: unknown, what: string, index: number, name: string): string | undefined {
+  return value === undefined ? undefined : field(value, what, index, name);
+}
+
+/** A JSON field, copied (see `json`); the message names `what[index].field`. */
+function jsonField(value: unknown, what: string, index: number, name: string): JsonValue {
+  const copy = copyJson(value);
+  if (copy !== undefined) return copy;
+  return json(value, `${at(what, index)}.${name}`);
+}
+
+/** A tool call; `index` places it in a list (`what[index]`), -1 for none. */
+export function readToolCall(value: unknown, what: string, index = -1): ToolCall {
+  if (!record(value)) throw new Bad(`${at(what, index)} must be an object`);
+  const id = field(value.id, what, index, 'id');
+  const name = field(value.name, what, index, 'name');
+  const input = value.input === undefined ? null : jsonField(value.input, what, index, 'input');
+  const inputError = optField(value.inputError, what, index, 'inputError');
   return inputError === undefined ? { id, name, input } : { id, name, input, inputError };
 }
 
@@ -107,27 +130,28 @@ function readErrorKind(value: unknown, what: string): string {
   );
 }
 
-export function readToolResult(value: unknown, what: string): ToolResult {
-  if (!record(value)) throw new Bad(`${what} must be an object`);
-  const callId = str(value.callId, `${what}.callId`);
-  const name = str(value.name, `${what}.name`);
-  const output = value.output === undefined ? null : json(value.output, `${what}.output`);
-  const isError = need(typeof value.isError === 'boolean', value.isError as boolean, `${what}.isError must be a boolean`);
+/** A tool result; `index` places it in a list (`what[index]`), -1 for none. */
+export function readToolResult(value: unknown, what: string, index = -1): ToolResult {
+  if (!record(value)) throw new Bad(`${at(what, index)} must be an object`);
+  const callId = field(value.callId, what, index, 'callId');
+  const name = field(value.name, what, index, 'name');
+  const output = value.output === undefined ? null : jsonField(value.output, what, index, 'output');
+  const isError = value.isError;
+  if (typeof isError !== 'boolean') throw new Bad(`${at(what, index)}.isError must be a boolean`);
+  const { errorKind, stop, modelOverride } = value;
+  // The common result has none of the optional fields: built in one go.
+  if (errorKind === undefined && stop === undefined && modelOverride === undefined) return { callId, name, output, isError };
   let result: ToolResult = { callId, name, output, isError };
-  if (value.errorKind !== undefined) result = { ...result, errorKind: readErrorKind(value.errorKind, `${what}.errorKind`) };
-  if (value.stop !== undefined) {
-    if (!record(value.stop)) throw new Bad(`${what}.stop must be an object with a reason`);
-    result = { ...result, stop: { reason: str(value.stop.reason, `${what}.stop.reason`) } };
+  if (errorKind !== undefined) result = { ...result, errorKind: readErrorKind(errorKind, `${at(what, index)}.errorKind`) };
+  if (stop !== undefined) {
+    if (!record(stop)) throw new Bad(`${at(what, index)}.stop must be an object with a reason`);
+    result = { ...result, stop: { reason: str(stop.reason, `${at(what, index)}.stop.reason`) } };
   }
-  const modelOverride = optStr(value.modelOverride, `${what}.modelOverride`);
-  return modelOverride === undefined ? result : { ...result, modelOverride };
+  const override = optField(modelOverride, what, index, 'modelOverride');
+  return override === undefined ? result : { ...result, modelOverride: override };
 }
 
-function usageNumber(
-  value: Record<string, unknown>,
-  key: 'inputTokens' | 'outputTokens' | 'totalTokens' | 'cost',
-): number | undefined {
-  const n = value[key];
+function usageNumber(n: unknown, key: 'inputTokens' | 'outputTokens' | 'totalTokens' | 'cost'): number | undefined {
   if (n === undefined) return undefined;
   const whole = key === 'cost' ? Number.isFinite(n) : Number.isInteger(n);
   if (typeof n !== 'number' || !whole || n < 0) {
@@ -139,10 +163,10 @@ function usageNumber(
 function readUsage(value: unknown): Partial<Usage> | undefined {
   if (value === undefined) return undefined;
   if (!record(value)) throw new Bad('response.usage must be an object');
-  const inputTokens = usageNumber(value, 'inputTokens');
-  const outputTokens = usageNumber(value, 'outputTokens');
-  const totalTokens = usageNumber(value, 'totalTokens');
-  const cost = usageNumber(value, 'cost');
+  const inputTokens = usageNumber(value.inputTokens, 'inputTokens');
+  const outputTokens = usageNumber(value.outputTokens, 'outputTokens');
+  const totalTokens = usageNumber(value.totalTokens, 'totalTokens');
+  const cost = usageNumber(value.cost, 'cost');
   const usage: { -readonly [K in keyof Usage]?: number } = {};
   if (inputTokens !== undefined) usage.inputTokens = inputTokens;
   if (outputTokens !== undefined) usage.outputTokens = outputTokens;
@@ -154,10 +178,7 @@ function readUsage(value: unknown): Partial<Usage> | undefined {
 function readResponse(value: unknown): ModelResponse {
   if (!record(value)) throw new Bad('response must be an object');
   const text = value.text === undefined ? '' : str(value.text, 'response.text');
-  const toolCalls =
-    value.toolCalls === undefined
-      ? []
-      : list(value.toolCalls, 'response.toolCalls').map((c, i) => readToolCall(c, `response.toolCalls[${i}]`));
+  const toolCalls = value.toolCalls === undefined ? [] : readList(value.toolCalls, 'response.toolCalls', readToolCall);
   const reasoning = optStr(value.reasoning, 'response.reasoning');
   const usage = readUsage(value.usage);
   const finishReason = optStr(value.finishReason, 'response.finishReason');
@@ -184,7 +205,16 @@ function readError(value: unknown): TurnError {
 }
 
 function readResults(value: unknown, what: string): ToolResult[] {
-  return list(value, what).map((r, i) => readToolResult(r, `${what}[${i}]`));
+  return readList(value, what, readToolResult);
+}
+
+/** Each entry of a list read by `read`, which names a bad one `what[index]`. */
+function readList<T>(value: unknown, what: string, read: (item: unknown, what: string, index: number) => T): T[] {
+  const items = list(value, what);
+  // Made at its final length: an array grown by push keeps spare room, and a turn keeps these lists.
+  const out = new Array<T>(items.length);
+  for (let i = 0; i < items.length; i++) out[i] = read(items[i], what, i);
+  return out;
 }
 
 const isCount = (n: unknown, whole: boolean): n is number =>
@@ -194,14 +224,23 @@ const isCount = (n: unknown, whole: boolean): n is number =>
 function readRecord(value: unknown): CallRecord | null {
   if (!record(value)) return null;
   const { turnId, callId, tool, input, decision, source, outcome, durationMs, attempts, reason, context } = value;
-  const strings = [turnId, callId, tool, decision, source, outcome].every((s) => typeof s === 'string');
-  if (!strings || !isCount(durationMs, false) || !isCount(attempts, true) || !isJsonValue(input)) return null;
+  if (
+    typeof turnId !== 'string' ||
+    typeof callId !== 'string' ||
+    typeof tool !== 'string' ||
+    typeof decision !== 'string' ||
+    typeof source !== 'string' ||
+    typeof outcome !== 'string'
+  )
+    return null;
+  if (!isCount(durationMs, false) || !isCount(attempts, true) || !isJsonValue(input)) return null;
   if (reason !== undefined && typeof reason !== 'string') return null;
   if (context !== undefined && !(record(context) && isJsonValue(context))) return null;
-  const base = { turnId, callId, tool, input, decision, source, outcome, durationMs, attempts } as CallRecord;
+  const read = { turnId, callId, tool, input, decision, source, outcome, durationMs, attempts } as CallRecord;
+  if (reason === undefined && context === undefined) return read;
   return {
-    ...base,
-    ...(reason === undefined ? {} : { reason: reason as string }),
+    ...read,
+    ...(reason === undefined ? {} : { reason }),
     ...(context === undefined ? {} : { context: context as CallRecord['context'] & object }),
   };
 }

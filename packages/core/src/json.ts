@@ -94,50 +94,68 @@ function isJsonValueDeep(value: unknown): boolean {
  * once, a Proxy's traps run once per key), and the copy holds only plain objects, arrays and
  * primitives, with own keys (`__proto__` included). Whatever reads the copy afterwards sees one
  * value, never one that changes between reads. `undefined` when `value` is not JSON (a function,
- * a non-finite number, a class instance, a cycle, nesting past MAX_JSON_DEPTH) or a read threw.
+ * a non-finite number, a class instance, a cycle, nesting past MAX_JSON_DEPTH) or a read threw
+ * (a cyclic value may be read more than once before it is refused).
  *
  * @example
  * copyJson({ get cmd() { return 'ls'; } }); // { cmd: 'ls' }, a plain data property
  */
 export function copyJson(value: unknown): JsonValue | undefined {
+  if (value === null || typeof value === 'string' || typeof value === 'boolean') return value;
+  if (typeof value === 'number') return Number.isFinite(value) ? value : undefined;
   try {
-    return copyValue(value, 0, new Set());
+    return copyValue(value, 0, undefined);
   } catch {
     return undefined;
   }
 }
 
-class NotJson extends Error {}
+/** Thrown (one instance, no stack trace to capture) when a value is not JSON; copyJson answers undefined. */
+class NotJson {}
+const NOT_JSON = new NotJson();
 
-function copyValue(value: unknown, depth: number, onPath: Set<object>): JsonValue {
+/**
+ * Above this depth the objects on the path are kept in a set to catch a cycle at once; below it a
+ * cycle is caught by its depth (it nests without end), so a shallow value, the common case, makes
+ * no set.
+ */
+const TRACKED_FROM_DEPTH = 32;
+
+function copyValue(value: unknown, depth: number, onPath: Set<object> | undefined): JsonValue {
   if (value === null || typeof value === 'string' || typeof value === 'boolean') return value;
   if (typeof value === 'number') {
-    if (!Number.isFinite(value)) throw new NotJson();
+    if (!Number.isFinite(value)) throw NOT_JSON;
     return value;
   }
-  if (typeof value !== 'object' || depth >= MAX_JSON_DEPTH || onPath.has(value)) throw new NotJson();
-  onPath.add(value);
+  if (typeof value !== 'object' || depth >= MAX_JSON_DEPTH) throw NOT_JSON;
+  if (depth < TRACKED_FROM_DEPTH) return copyObject(value, depth, undefined);
+  const path = onPath ?? new Set<object>();
+  if (path.has(value)) throw NOT_JSON;
+  path.add(value);
   try {
-    if (Array.isArray(value)) {
-      const length = value.length;
-      const out: JsonValue[] = [];
-      for (let i = 0; i < length; i++) out.push(copyValue(value[i], depth + 1, onPath));
-      return out;
-    }
-    const proto = Object.getPrototypeOf(value);
-    if (proto !== Object.prototype && proto !== null) throw new NotJson();
-    const out: Record<string, JsonValue> = {};
-    for (const key of Object.keys(value)) {
-      const item: unknown = (value as Record<string, unknown>)[key];
-      Object.defineProperty(out, key, {
-        value: copyValue(item, depth + 1, onPath),
-        enumerable: true,
-        writable: true,
-        configurable: true,
-      });
-    }
-    return out;
+    return copyObject(value, depth, path);
   } finally {
-    onPath.delete(value);
+    path.delete(value);
   }
+}
+
+function copyObject(value: object, depth: number, onPath: Set<object> | undefined): JsonValue {
+  if (Array.isArray(value)) {
+    const length = value.length;
+    // Made at its final length: an array grown by push keeps spare room, and turns keep these copies.
+    const out = new Array<JsonValue>(length);
+    for (let i = 0; i < length; i++) out[i] = copyValue(value[i], depth + 1, onPath);
+    return out;
+  }
+  const proto = Object.getPrototypeOf(value);
+  if (proto !== Object.prototype && proto !== null) throw NOT_JSON;
+  const out: Record<string, JsonValue> = {};
+  for (const key of Object.keys(value)) {
+    const item = copyValue((value as Record<string, unknown>)[key], depth + 1, onPath);
+    // Assigning `__proto__` would set the copy's prototype: it becomes an own key like any other.
+    if (key === '__proto__')
+      Object.defineProperty(out, key, { value: item, enumerable: true, writable: true, configurable: true });
+    else out[key] = item;
+  }
+  return out;
 }

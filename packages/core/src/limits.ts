@@ -4,17 +4,17 @@
 
 import type { TurnBudget, TurnLimits, TurnLimitsInput } from './types.js';
 
-export const DEFAULT_LIMITS: TurnLimits = {
+export const DEFAULT_LIMITS: TurnLimits = Object.freeze({
   maxIterations: 10,
   loopThreshold: 5,
-  loopExemptTools: [],
+  loopExemptTools: Object.freeze([]),
   maxOutputRepairs: 2,
   maxCallsPerReply: 32,
   maxModelRetries: 2,
   modelRetryBackoffMs: 500,
   loopRecoveries: 0,
-  budget: {},
-};
+  budget: Object.freeze({}),
+});
 
 /** The longest wait before a model retry, whatever the backoff or the provider's Retry-After says. */
 export const MAX_RETRY_DELAY_MS = 60_000;
@@ -54,8 +54,15 @@ function integer(name: string, value: unknown, min: number): number {
   return value;
 }
 
+/**
+ * Limits this module made (frozen, so nothing changed them since): given again, as an agent gives
+ * its limits to each turn, they are used as they are instead of being checked and copied again.
+ */
+const checked = new WeakSet<object>([DEFAULT_LIMITS]);
+
 export function validateLimits(input: TurnLimitsInput | undefined): TurnLimits {
   if (input === undefined) return DEFAULT_LIMITS;
+  if (checked.has(input)) return input as TurnLimits;
   if (input === null || typeof input !== 'object') throw new LimitError('', `limits must be an object, got ${show(input)}.`);
   for (const key of Object.keys(input)) {
     if (!(LIMIT_KEYS as readonly string[]).includes(key)) {
@@ -92,17 +99,19 @@ export function validateLimits(input: TurnLimitsInput | undefined): TurnLimits {
   if (!Array.isArray(exempt) || exempt.some((name) => typeof name !== 'string')) {
     throw new LimitError('loopExemptTools', `limits.loopExemptTools must be an array of tool names, got ${show(exempt)}.`);
   }
-  return {
+  const limits: TurnLimits = Object.freeze({
     maxIterations,
     loopThreshold,
-    loopExemptTools: [...exempt],
+    loopExemptTools: Object.freeze([...exempt]),
     maxOutputRepairs,
     maxCallsPerReply,
     maxModelRetries,
     modelRetryBackoffMs,
     loopRecoveries,
-    budget: validateBudget(input.budget),
-  };
+    budget: Object.freeze(validateBudget(input.budget)),
+  });
+  checked.add(limits);
+  return limits;
 }
 
 function validateBudget(input: TurnBudget | undefined): TurnBudget {

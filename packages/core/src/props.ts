@@ -8,8 +8,10 @@ export function definedProps<T extends Record<string, unknown>>(props: T): { [K 
   const out: Record<string, unknown> = {};
   for (const key of Object.keys(props)) {
     const value = props[key];
-    // defineProperty, not assignment: a key named `__proto__` is a property, not the prototype.
-    if (value !== undefined) Object.defineProperty(out, key, { value, enumerable: true, writable: true, configurable: true });
+    if (value === undefined) continue;
+    // A key named `__proto__` is a property, not the prototype: defined, not assigned.
+    if (key === '__proto__') Object.defineProperty(out, key, { value, enumerable: true, writable: true, configurable: true });
+    else out[key] = value;
   }
   return out as { [K in keyof T]?: Exclude<T[K], undefined> };
 }

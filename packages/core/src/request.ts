@@ -1,11 +1,19 @@
 // Helpers every interpreter needs, kept here so no interpreter carries its own copy.
 import type { BlockingEffect, CallModelRequest, Effect, Message, ModelRequest, ToolSpec } from './types.js';
 
-const BLOCKING = new Set<Effect['type']>(['call_model', 'dispatch_tools', 'execute_approved', 'compact', 'check_output', 'done']);
-
 /** True for the effect types after which an interpreter feeds back one event (`done` included). */
 export function isBlocking(effect: Effect): effect is BlockingEffect {
-  return BLOCKING.has(effect.type);
+  switch (effect.type) {
+    case 'call_model':
+    case 'dispatch_tools':
+    case 'execute_approved':
+    case 'compact':
+    case 'check_output':
+    case 'done':
+      return true;
+    default:
+      return false;
+  }
 }
 
 /**

@@ -42,6 +42,11 @@ import type {
 
 type Step = [TurnState, Effect[]];
 
+// Shared by every batch that has none (a turn keeps its batch while it waits): frozen, so no turn
+// can change another's; step never changes a state's parts, it makes new ones.
+const NONE: readonly never[] = Object.freeze([]);
+const NO_DECISIONS: Readonly<Record<string, ApprovalDecision>> = Object.freeze({});
+
 const ZERO_USAGE: TurnUsage = { inputTokens: 0, outputTokens: 0, totalTokens: 0, cost: 0, modelCalls: 0, toolCalls: 0 };
 
 /**
@@ -180,30 +185,28 @@ function modelResponded(state: TurnState, response: ModelResponse): Step {
   const usage = addResponseUsage(state.usage, response.usage);
 
   // A forced final reply: tools were disabled, so any tool calls in it are dropped unread.
-  if (state.forced !== null)
-    return toFinalizing(update(state, { usage }), response.text, [append(assistantMessage(response, []))]);
+  if (state.forced !== null) return toFinalizing(state, usage, response.text, [append(assistantMessage(response, []))]);
 
   const calls = response.toolCalls;
   const bad = findBadCall(calls);
-  if (bad !== null) return finish(update(state, { usage }), failure('invalid_model_response', bad.message, bad.data), []);
+  if (bad !== null) return finish(usedState(state, usage), failure('invalid_model_response', bad.message, bad.data), []);
 
   const exceeded = exceededTokenBudget(state, usage);
   if (exceeded !== null) {
     const effects: Effect[] = [append(assistantMessage(response, calls))];
     for (const call of calls)
       effects.push(appendResult(synthetic(call, `not executed: the turn's ${exceeded} budget is used up.`, 'budget')));
-    return finish(update(state, { usage }), stopped('budget_exhausted', null), effects);
+    return finish(usedState(state, usage), stopped('budget_exhausted', null), effects);
   }
 
-  if (calls.length === 0)
-    return toFinalizing(update(state, { usage }), response.text, [append(assistantMessage(response, calls))]);
+  if (calls.length === 0) return toFinalizing(state, usage, response.text, [append(assistantMessage(response, calls))]);
 
   // A loop is the model repeating its reply: the whole batch is compared, whatever part of it runs.
   const loop = trackLoop(state, calls);
   if (loop.detected) {
     const effects: Effect[] = [append(assistantMessage(response, calls))];
     if (below(state.recoveries, state.limits.loopRecoveries))
-      return recoverFromLoop(update(state, { usage }), calls, loop.repeats, effects);
+      return recoverFromLoop(usedState(state, usage), calls, loop.repeats, effects);
     for (const call of calls)
       effects.push(
         appendResult(
@@ -215,7 +218,11 @@ function modelResponded(state: TurnState, response: ModelResponse): Step {
         ),
       );
     effects.push(emit('limit_reached', { limit: 'loop_detected', repeats: loop.repeats }));
-    const next: TurnState = update(state, { usage, lastBatch: loop.batch, repeats: loop.repeats, forced: 'loop_detected' });
+    const next = draft(state);
+    next.usage = usage;
+    next.lastBatch = loop.batch;
+    next.repeats = loop.repeats;
+    next.forced = 'loop_detected';
     return callModel(next, true, effects);
   }
 
@@ -223,16 +230,15 @@ function modelResponded(state: TurnState, response: ModelResponse): Step {
   if (run.length === 0) {
     // The tool-call budget is used up: nothing of the reply runs, and the turn stops.
     const effects: Effect[] = [append(assistantMessage(response, calls)), ...notExecuted.map(appendResult)];
-    return finish(update(state, { usage }), stopped('budget_exhausted', null), effects);
+    return finish(usedState(state, usage), stopped('budget_exhausted', null), effects);
   }
 
-  const next: TurnState = update(state, {
-    status: 'dispatching',
-    usage: withUsage(usage, { toolCalls: usage.toolCalls + run.length }),
-    lastBatch: loop.batch,
-    repeats: loop.repeats,
-    batch: { calls: run, notExecuted, held: [], parked: [], decisions: {} },
-  });
+  const next = draft(state);
+  next.status = 'dispatching';
+  next.usage = withUsage(usage, { toolCalls: usage.toolCalls + run.length });
+  next.lastBatch = loop.batch;
+  next.repeats = loop.repeats;
+  next.batch = { calls: run, notExecuted, held: NONE, parked: NONE, decisions: NO_DECISIONS };
   return [
     next,
     [
@@ -266,7 +272,9 @@ function modelFailed(state: TurnState, error: TurnError, partialOutput: boolean)
       ? { iteration: last.iteration, final: last.final }
       : { iteration: last.iteration, final: last.final, modelOverride: last.modelOverride };
   const request: CallModelRequest = { ...base, attempt, delayMs };
-  const next = update(state, { usage: withUsage(state.usage, { modelCalls: state.usage.modelCalls + 1 }), lastRequest: request });
+  const next = draft(state);
+  next.usage = withUsage(state.usage, { modelCalls: state.usage.modelCalls + 1 });
+  next.lastRequest = request;
   return [
     next,
     [emit('model_retry', { attempt, delayMs, error: error as unknown as JsonValue }), { type: 'call_model', request }],
@@ -312,7 +320,10 @@ function recoverFromLoop(state: TurnState, calls: readonly ToolCall[], repeats: 
     }),
     emit('limit_reached', { limit: 'loop_recovery', repeats, recoveriesLeft: state.limits.loopRecoveries - recoveries }),
   );
-  return callModel(update(state, { repeats: state.limits.loopThreshold - 1, recoveries }), false, effects);
+  const next = draft(state);
+  next.repeats = state.limits.loopThreshold - 1;
+  next.recoveries = recoveries;
+  return callModel(next, false, effects);
 }
 
 function assistantMessage(response: ModelResponse, toolCalls: readonly ToolCall[]): Message {
@@ -321,8 +332,13 @@ function assistantMessage(response: ModelResponse, toolCalls: readonly ToolCall[
     : { role: 'assistant', content: response.text, toolCalls, reasoning: response.reasoning };
 }
 
-function toFinalizing(state: TurnState, text: string, effects: Effect[]): Step {
-  return [update(state, { status: 'finalizing', candidate: text }), [...effects, { type: 'check_output', candidate: text }]];
+function toFinalizing(state: TurnState, usage: TurnUsage, text: string, effects: Effect[]): Step {
+  const next = draft(state);
+  next.usage = usage;
+  next.status = 'finalizing';
+  next.candidate = text;
+  effects.push({ type: 'check_output', candidate: text });
+  return [next, effects];
 }
 
 /**
@@ -336,18 +352,21 @@ function findBadCall(calls: readonly ToolCall[]): { message: string; data: JsonV
   const ids = new Set<string>();
   for (let i = 0; i < calls.length; i++) {
     const call = calls[i] as ToolCall;
-    for (const key of ['id', 'name'] as const) {
-      const problem = idProblem(call[key]);
-      if (problem !== null) {
-        const field = `response.toolCalls[${i}].${key}`;
-        return { message: `The model's reply was malformed: ${field} ${problem}.`, data: { field } };
-      }
-    }
+    const bad = badName(i, 'id', call.id) ?? badName(i, 'name', call.name);
+    if (bad !== null) return bad;
     if (ids.has(call.id))
       return { message: `The model returned the call id '${call.id}' twice in one reply.`, data: { callId: call.id } };
     ids.add(call.id);
   }
   return null;
+}
+
+/** The malformed-reply failure for call `index`'s `key`, or null when the value is acceptable. */
+function badName(index: number, key: 'id' | 'name', value: string): { message: string; data: JsonValue } | null {
+  const problem = idProblem(value);
+  if (problem === null) return null;
+  const field = `response.toolCalls[${index}].${key}`;
+  return { message: `The model's reply was malformed: ${field} ${problem}.`, data: { field } };
 }
 
 /**
@@ -364,7 +383,7 @@ function planBatch(
   const byReply = Math.min(calls.length, perReply);
   const maxTools = state.limits.budget.maxToolCalls;
   const runs = maxTools === undefined ? byReply : Math.min(byReply, left(state.usage.toolCalls, maxTools));
-  if (runs === calls.length) return { run: calls, notExecuted: [] };
+  if (runs === calls.length) return { run: calls, notExecuted: NONE };
   const overReply = `not executed: the reply asked for ${calls.length} tool calls; limits.maxCallsPerReply is ${perReply}.`;
   const overBudget = `not executed: the turn's tool call budget is used up (limits.budget.maxToolCalls is ${String(maxTools)}).`;
   const notExecuted: ToolResult[] = [];
@@ -486,10 +505,9 @@ function toolsParked(state: TurnState, held: readonly ToolResult[], parked: read
     const input = p.input ?? call.input;
     return p.reason === undefined ? { call, input } : { call, input, reason: p.reason };
   });
-  const next: TurnState = update(state, {
-    status: 'awaiting_approval',
-    batch: { ...batch, held, parked: parkedCalls, decisions: {} },
-  });
+  const next = draft(state);
+  next.status = 'awaiting_approval';
+  next.batch = { ...batch, held, parked: parkedCalls, decisions: NO_DECISIONS };
   // Persist before announcing: whoever hears the notice can rely on the parked state being saved.
   return [
     next,
@@ -560,12 +578,13 @@ function inCallOrder(calls: readonly ToolCall[], results: readonly ToolResult[])
 function applyBatch(state: TurnState, results: readonly ToolResult[]): Step {
   const effects: Effect[] = results.map(appendResult);
   for (const result of state.batch?.notExecuted ?? []) effects.push(appendResult(result));
-  const cleared = clearBatch(state);
+  const next = clearBatch(state);
   const stop = results.find((r) => r.stop !== undefined);
-  if (stop?.stop !== undefined) return finish(cleared, stopped('hook_stopped', stop.stop.reason), effects);
+  if (stop?.stop !== undefined) return finish(next, stopped('hook_stopped', stop.stop.reason), effects);
   const round = state.round + 1;
-  const override = results.find((r) => r.modelOverride !== undefined)?.modelOverride ?? null;
-  const next: TurnState = update(cleared, { status: 'steering', round, nextModel: override });
+  next.status = 'steering';
+  next.round = round;
+  next.nextModel = results.find((r) => r.modelOverride !== undefined)?.modelOverride ?? null;
   effects.push(
     emit('steering', { round }),
     { type: 'persist', checkpoint: 'boundary' },
@@ -620,7 +639,8 @@ function approvalsDecided(
   }
   const effects: Effect[] =
     ignoredIds.length > 0 ? [ignoredNotice('not a valid decision for a parked call still undecided', ignoredIds)] : [];
-  const next: TurnState = update(state, { batch: { ...batch, decisions: accepted } });
+  const next = draft(state);
+  next.batch = { ...batch, decisions: accepted };
   if (batch.parked.some((p) => !Object.hasOwn(accepted, p.call.id))) return [next, effects];
   return settleApprovals(next, effects);
 }
@@ -630,7 +650,9 @@ function approvalExpired(state: TurnState, batch: TurnBatch): Step {
   for (const { call } of batch.parked) {
     if (!Object.hasOwn(decisions, call.id)) setOwn(decisions, call.id, { type: 'reject', reason: 'approval expired' });
   }
-  return settleApprovals(update(state, { batch: { ...batch, decisions } }), []);
+  const next = draft(state);
+  next.batch = { ...batch, decisions };
+  return settleApprovals(next, []);
 }
 
 /** Every parked call has a decision: run the approved ones, or apply the batch if none was approved. */
@@ -640,7 +662,8 @@ function settleApprovals(state: TurnState, effects: Effect[]): Step {
     const [next, applied] = applyBatchAfterApproval(state, []);
     return [next, [...effects, ...applied]];
   }
-  const next: TurnState = update(state, { status: 'executing_approved' });
+  const next = draft(state);
+  next.status = 'executing_approved';
   return [next, [...effects, { type: 'persist', checkpoint: 'dispatching' }, { type: 'execute_approved', calls: approved }]];
 }
 
@@ -690,7 +713,10 @@ function compacted(state: TurnState): Step {
     return finish(state, stopped('budget_exhausted', null), []);
   if (!below(state.round, state.limits.maxIterations)) {
     const effects = [emit('limit_reached', { limit: 'max_iterations', round: state.round })];
-    return callModel(update(state, { forced: 'max_iterations', nextModel: null }), true, effects);
+    const next = draft(state);
+    next.forced = 'max_iterations';
+    next.nextModel = null;
+    return callModel(next, true, effects);
   }
   return callModel(state, false, [emit('iteration', { iteration: state.round + 1 })]);
 }
@@ -703,7 +729,9 @@ function outputRejected(state: TurnState, reason: string): Step {
       [],
     );
   }
-  const next: TurnState = update(state, { repairs: state.repairs + 1, candidate: null });
+  const next = draft(state);
+  next.repairs = state.repairs + 1;
+  next.candidate = null;
   return callModel(next, state.forced !== null, [append({ role: 'user', content: reason })]);
 }
 
@@ -717,14 +745,14 @@ function callModel(state: TurnState, final: boolean, effects: Effect[]): Step {
   const iteration = state.round + 1;
   const request: CallModelRequest =
     !final && state.nextModel !== null ? { iteration, final, modelOverride: state.nextModel } : { iteration, final };
-  const next: TurnState = update(state, {
-    status: 'calling_model',
-    usage: withUsage(state.usage, { modelCalls: state.usage.modelCalls + 1 }),
-    nextModel: null,
-    candidate: null,
-    lastRequest: request,
-  });
-  return [next, [...effects, { type: 'call_model', request }]];
+  const next = draft(state);
+  next.status = 'calling_model';
+  next.usage = withUsage(state.usage, { modelCalls: state.usage.modelCalls + 1 });
+  next.nextModel = null;
+  next.candidate = null;
+  next.lastRequest = request;
+  effects.push({ type: 'call_model', request });
+  return [next, effects];
 }
 
 function cancel(state: TurnState, reason: string): Step {
@@ -763,29 +791,41 @@ function closeOpenCalls(state: TurnState, text: string, errorKind: 'cancelled' |
   return effects;
 }
 
+/** A state one step is making, which it fills in before returning it; never the step's input. */
+type Draft = Mutable<TurnState> & { readonly [DRAFT]: true };
+declare const DRAFT: unique symbol;
+
 /**
- * A copy of `state` with `changes` applied. Every field is listed so V8 sees one object shape
- * (a spread over a 21-field object was the reducer's largest cost); `undefined` means unchanged.
+ * A fresh copy of `state` for the step to change field by field. Every field is listed so V8 sees
+ * one object shape, and the step's changes are plain stores into it (an object of changes per
+ * call site, read field by field, was the reducer's largest cost).
  */
-function update(state: TurnState, changes: Partial<Mutable<TurnState>>): TurnState {
+function draft(state: TurnState): Draft {
   return {
     version: state.version,
     id: state.id,
-    status: changes.status ?? state.status,
+    status: state.status,
     limits: state.limits,
-    round: changes.round ?? state.round,
-    usage: changes.usage ?? state.usage,
-    forced: changes.forced !== undefined ? changes.forced : state.forced,
-    batch: changes.batch !== undefined ? changes.batch : state.batch,
-    lastBatch: changes.lastBatch !== undefined ? changes.lastBatch : state.lastBatch,
-    repeats: changes.repeats ?? state.repeats,
-    repairs: changes.repairs ?? state.repairs,
-    recoveries: changes.recoveries ?? state.recoveries,
-    candidate: changes.candidate !== undefined ? changes.candidate : state.candidate,
-    nextModel: changes.nextModel !== undefined ? changes.nextModel : state.nextModel,
-    lastRequest: changes.lastRequest !== undefined ? changes.lastRequest : state.lastRequest,
-    outcome: changes.outcome !== undefined ? changes.outcome : state.outcome,
-  };
+    round: state.round,
+    usage: state.usage,
+    forced: state.forced,
+    batch: state.batch,
+    lastBatch: state.lastBatch,
+    repeats: state.repeats,
+    repairs: state.repairs,
+    recoveries: state.recoveries,
+    candidate: state.candidate,
+    nextModel: state.nextModel,
+    lastRequest: state.lastRequest,
+    outcome: state.outcome,
+  } as Draft;
+}
+
+/** `state` with the usage of a model reply added. */
+function usedState(state: TurnState, usage: TurnUsage): Draft {
+  const next = draft(state);
+  next.usage = usage;
+  return next;
 }
 
 function withUsage(usage: TurnUsage, changes: Partial<Mutable<TurnUsage>>): TurnUsage {
@@ -801,12 +841,19 @@ function withUsage(usage: TurnUsage, changes: Partial<Mutable<TurnUsage>>): Turn
 
 type Mutable<T> = { -readonly [K in keyof T]: T[K] };
 
-function clearBatch(state: TurnState): TurnState {
-  return update(state, { batch: null });
+function clearBatch(state: TurnState): Draft {
+  const next = draft(state);
+  next.batch = null;
+  return next;
 }
 
 function finish(state: TurnState, outcome: Outcome, effects: Effect[]): Step {
-  return [update(state, { status: outcome.status, outcome, candidate: null }), [...effects, { type: 'done', outcome }]];
+  const next = draft(state);
+  next.status = outcome.status;
+  next.outcome = outcome;
+  next.candidate = null;
+  effects.push({ type: 'done', outcome });
+  return [next, effects];
 }
 
 function internalError(state: TurnState, error: unknown): Step {
@@ -817,11 +864,18 @@ function internalError(state: TurnState, error: unknown): Step {
   );
   try {
     const effects = closeOpenCalls(state, 'not executed: the turn failed on an internal error.', 'not_executed');
-    return [update(clearBatch(state), { status: 'failed', outcome, candidate: null }), [...effects, { type: 'done', outcome }]];
+    const next = clearBatch(state);
+    next.status = 'failed';
+    next.outcome = outcome;
+    next.candidate = null;
+    return [next, [...effects, { type: 'done', outcome }]];
   } catch {
     // The state itself is unusable: answer with a fresh failed turn rather than throw.
     const fresh = createTurn({ id: 'unknown' });
-    return [update(fresh, { status: 'failed', outcome }), [{ type: 'done', outcome }]];
+    const next = draft(fresh);
+    next.status = 'failed';
+    next.outcome = outcome;
+    return [next, [{ type: 'done', outcome }]];
   }
 }
 
@@ -840,7 +894,8 @@ export function resume(state: TurnState, completed: readonly ToolResult[] = []):
         // Re-issuing counts as a call, so it too must fit maxModelCalls.
         const max = state.limits.budget.maxModelCalls;
         if (max !== undefined && !below(state.usage.modelCalls, max)) return finish(state, stopped('budget_exhausted', null), []);
-        const next: TurnState = update(state, { usage: withUsage(state.usage, { modelCalls: state.usage.modelCalls + 1 }) });
+        const next = draft(state);
+        next.usage = withUsage(state.usage, { modelCalls: state.usage.modelCalls + 1 });
         return [next, [{ type: 'call_model', request: state.lastRequest }]];
       }
       case 'dispatching': {
@@ -911,7 +966,8 @@ function failure(kind: string, message: string, data?: JsonValue | IdMismatch): 
 
 /** Sets an own property even for keys such as `__proto__` (call ids come from a model). */
 function setOwn<T>(target: Record<string, T>, key: string, value: T): void {
-  Object.defineProperty(target, key, { value, enumerable: true, writable: true, configurable: true });
+  if (key === '__proto__') Object.defineProperty(target, key, { value, enumerable: true, writable: true, configurable: true });
+  else target[key] = value;
 }
 
 function assertNever(value: never): never {

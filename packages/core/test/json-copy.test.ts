@@ -1,5 +1,6 @@
 // Everything from a model becomes a plain JSON copy once, before anything reads it: a getter or a
 // Proxy in a model's reply cannot show one value to the state and another to the dispatcher.
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { copyJson, step } from '@turnkit/core';
 import { callingModel } from './helpers.js';
@@ -41,5 +42,50 @@ describe('a model reply is copied once into plain JSON', () => {
     const cycle: Record<string, unknown> = {};
     cycle.self = cycle;
     expect(copyJson(cycle)).toBeUndefined();
+  });
+
+  it('copies any JSON value to an equal plain value that shares no object with it (numRuns 300)', () => {
+    const objects = (value: unknown, out: object[] = []): object[] => {
+      if (value !== null && typeof value === 'object') {
+        out.push(value);
+        for (const inner of Object.values(value)) objects(inner, out);
+      }
+      return out;
+    };
+    fc.assert(
+      fc.property(fc.jsonValue(), (value) => {
+        const copy = copyJson(value);
+        expect(JSON.stringify(copy)).toBe(JSON.stringify(value));
+        const originals = new Set(objects(value));
+        for (const made of objects(copy)) {
+          expect(originals.has(made)).toBe(false);
+          expect([Object.prototype, Array.prototype]).toContain(Object.getPrototypeOf(made));
+        }
+      }),
+      { numRuns: 300 },
+    );
+  });
+
+  it('refuses a cycle at any depth, and nesting past 2000 levels, but copies 2000 levels', () => {
+    const nested = (levels: number, inner: unknown): unknown => {
+      let value = inner;
+      for (let i = 0; i < levels; i++) value = { next: value };
+      return value;
+    };
+    for (const depth of [0, 1, 31, 32, 33, 100]) {
+      const loop: Record<string, unknown> = {};
+      loop.back = nested(depth, loop);
+      expect(copyJson({ deep: nested(depth, loop) })).toBeUndefined();
+      expect(copyJson([nested(depth, [loop])])).toBeUndefined();
+    }
+    expect(JSON.stringify(copyJson(nested(1999, 1)))).toBe(JSON.stringify(nested(1999, 1)));
+    expect(copyJson(nested(2000, {}))).toBeUndefined();
+  });
+
+  it('keeps a shared object that is no cycle (the same object twice side by side)', () => {
+    const shared = { a: 1 };
+    const copy = copyJson({ x: shared, y: [shared, shared] }) as { x: object; y: object[] };
+    expect(copy).toEqual({ x: { a: 1 }, y: [{ a: 1 }, { a: 1 }] });
+    expect(copy.x).not.toBe(shared);
   });
 });

@@ -302,3 +302,20 @@ describe('isTerminal', () => {
     expect(isTerminal(finalizing())).toBe(false);
   });
 });
+
+describe('limits checked once', () => {
+  it('a turn made with the limits of another shares them, frozen; changed copies are checked again', () => {
+    const first = createTurn({ id: 'a', limits: { maxIterations: 3, loopExemptTools: ['read'], budget: { maxToolCalls: 4 } } });
+    const second = createTurn({ id: 'b', limits: first.limits });
+    expect(second.limits).toBe(first.limits);
+    expect(Object.isFrozen(first.limits)).toBe(true);
+    expect(Object.isFrozen(first.limits.loopExemptTools)).toBe(true);
+    expect(Object.isFrozen(first.limits.budget)).toBe(true);
+    expect(() => createTurn({ id: 'c', limits: { ...first.limits, maxIterations: 0 } })).toThrow(/limits\.maxIterations/);
+    expect(createTurn({ id: 'd', limits: { ...first.limits, maxIterations: 5 } }).limits.maxIterations).toBe(5);
+    // The defaults too: a turn made without limits hands on the same frozen defaults.
+    const plain = createTurn({ id: 'e' });
+    expect(createTurn({ id: 'f', limits: plain.limits }).limits).toBe(plain.limits);
+    expect(Object.isFrozen(plain.limits)).toBe(true);
+  });
+});

@@ -30,7 +30,7 @@ export function callRecord(turnId: string, context: JsonObject, facts: RecordFac
   const outcome = result.isError ? (result.errorKind ?? 'tool_error') : 'ok';
   const reason =
     result.isError && facts.attempts === 0 && typeof result.output === 'string' ? result.output.slice(0, 500) : undefined;
-  return {
+  const record: { -readonly [K in keyof CallRecord]: CallRecord[K] } = {
     turnId,
     callId: call.id,
     tool: call.name,
@@ -40,19 +40,28 @@ export function callRecord(turnId: string, context: JsonObject, facts: RecordFac
     outcome,
     durationMs: facts.durationMs,
     attempts: facts.attempts,
-    ...(reason === undefined ? {} : { reason }),
-    ...(Object.keys(context).length === 0 ? {} : { context }),
   };
+  if (reason !== undefined) record.reason = reason;
+  if (!isEmpty(context)) record.context = context;
+  return record;
+}
+
+function isEmpty(object: JsonObject): boolean {
+  for (const key in object) if (Object.hasOwn(object, key)) return false;
+  return true;
 }
 
 /** Hands a record to the dispatcher's `onRecord` and the caller's; an observer that throws loses the record, never a result. */
 export function emitRecord(onRecord: ((record: CallRecord) => void) | undefined, turn: Turn, record: CallRecord): void {
-  for (const observer of [onRecord, turn.onRecord]) {
-    if (observer === undefined) continue;
-    try {
-      observer(record);
-    } catch {
-      // An audit sink that fails must not lose a tool result; the record is dropped for it.
-    }
+  tell(onRecord, record);
+  tell(turn.onRecord, record);
+}
+
+function tell(observer: ((record: CallRecord) => void) | undefined, record: CallRecord): void {
+  if (observer === undefined) return;
+  try {
+    observer(record);
+  } catch {
+    // An audit sink that fails must not lose a tool result; the record is dropped for it.
   }
 }

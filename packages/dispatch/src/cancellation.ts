@@ -21,6 +21,23 @@ export class LazyCancellation implements Cancellation {
   #controller: AbortController | undefined;
   #listeners: (() => void)[] = [];
 
+  /**
+   * `controller`: a never-aborted AbortController to make the signal from if someone reads it (one
+   * another cancellation gave up with `spare()`), so a process running many turns reuses it.
+   */
+  constructor(controller?: AbortController) {
+    if (controller !== undefined && !controller.signal.aborted) this.#spare = controller;
+  }
+  #spare: AbortController | undefined;
+
+  /**
+   * True for a LazyCancellation made by this module (its private fields checked, so no look-alike
+   * passes): the dispatcher can use it as its own instead of mirroring it.
+   */
+  static is(value: unknown): value is LazyCancellation {
+    return value !== null && typeof value === 'object' && #aborted in value;
+  }
+
   get aborted(): boolean {
     return this.#aborted;
   }
@@ -31,7 +48,8 @@ export class LazyCancellation implements Cancellation {
 
   get signal(): AbortSignal {
     if (this.#controller === undefined) {
-      this.#controller = new AbortController();
+      this.#controller = this.#spare ?? new AbortController();
+      this.#spare = undefined;
       if (this.#aborted) this.#controller.abort(this.#reason);
     }
     return this.#controller.signal;
@@ -44,6 +62,17 @@ export class LazyCancellation implements Cancellation {
       const at = this.#listeners.indexOf(listener);
       if (at >= 0) this.#listeners.splice(at, 1);
     };
+  }
+
+  /**
+   * The AbortController behind this cancellation's signal (or the one it was given and never
+   * used) while this cancellation was never aborted, for another one to reuse once this one's
+   * work is over and it will never be aborted. Whoever reuses it checks first that nobody listens
+   * on its signal: then a reader sees a signal that never aborted, exactly as a new one.
+   */
+  spare(): AbortController | undefined {
+    const controller = this.#controller ?? this.#spare;
+    return this.#aborted || controller?.signal.aborted !== false ? undefined : controller;
   }
 
   /** Aborts once: first the AbortSignal (if anyone has it), then the listeners in order. */

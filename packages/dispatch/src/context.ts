@@ -28,7 +28,8 @@ export interface Turn {
   readonly problem?: string;
 }
 
-function noop(): void {}
+/** The `release` of a turn that holds nothing of the caller's to let go of. */
+export function releaseNothing(): void {}
 
 const NO_MESSAGES: readonly Message[] = Object.freeze([]);
 
@@ -68,7 +69,7 @@ function emptyTurn(cancel: Cancellation, context: JsonObject, problem?: string):
     onRecord: undefined,
     context,
     transcript: () => NO_MESSAGES,
-    release: noop,
+    release: releaseNothing,
   };
   return problem === undefined ? turn : { ...turn, problem };
 }
@@ -82,10 +83,23 @@ function emptyTurn(cancel: Cancellation, context: JsonObject, problem?: string):
  */
 export function readContext(ctx: unknown, baseContext: JsonObject): Turn {
   if (ctx === null || typeof ctx !== 'object') return emptyTurn(new LazyCancellation(), baseContext);
-  const own = new LazyCancellation();
-  let release: () => void = noop;
+  const c = ctx as Record<string, unknown>;
+  let given: unknown;
   try {
-    const c = ctx as Record<string, unknown>;
+    given = c['cancellation'];
+  } catch (error) {
+    return emptyTurn(new LazyCancellation(), baseContext, errorMessage(error));
+  }
+  // A cancellation of this module's own (an interpreter's turn) needs no mirror: nothing but its
+  // owner can abort it, and reading it runs no one's code.
+  return readTurn(c, baseContext, given, LazyCancellation.is(given));
+}
+
+/** `readContext` once `cancellation` is read: `shared` when it is used as the dispatcher's own. */
+function readTurn(c: Record<string, unknown>, baseContext: JsonObject, given: unknown, shared: boolean): Turn {
+  const own = shared ? (given as LazyCancellation) : new LazyCancellation();
+  let release: () => void = releaseNothing;
+  try {
     const rawTurnId = c['turnId'];
     const turnId = typeof rawTurnId === 'string' ? rawTurnId : String(rawTurnId);
     const rawSession = c['session'];
@@ -98,12 +112,14 @@ export function readContext(ctx: unknown, baseContext: JsonObject): Turn {
     const context = mergedContext(baseContext, c['context']);
     const transcript = transcriptView(c['transcript']);
     // A usable `cancellation` is preferred: reading `signal` may make an AbortSignal for nothing.
-    const given = c['cancellation'] as { aborted?: unknown; reason?: unknown; onAbort?: unknown } | null | undefined;
-    if (given !== null && typeof given === 'object' && typeof given.onAbort === 'function') {
-      if (given.aborted === true) own.abort(reasonOf(given));
+    const cancellation = given as { aborted?: unknown; reason?: unknown; onAbort?: unknown } | null | undefined;
+    if (shared) {
+      // Already the dispatcher's own: nothing to mirror or release.
+    } else if (cancellation !== null && typeof cancellation === 'object' && typeof cancellation.onAbort === 'function') {
+      if (cancellation.aborted === true) own.abort(reasonOf(cancellation));
       else {
-        const remove: unknown = (given.onAbort as (listener: () => void) => unknown).call(given, () =>
-          own.abort(reasonOf(given)),
+        const remove: unknown = (cancellation.onAbort as (listener: () => void) => unknown).call(cancellation, () =>
+          own.abort(reasonOf(cancellation)),
         );
         if (typeof remove === 'function') release = () => void (remove as () => unknown).call(undefined);
       }
@@ -118,7 +134,18 @@ export function readContext(ctx: unknown, baseContext: JsonObject): Turn {
         }
       }
     }
-    return { turnId, session, decisions, cancel: own, onResult, onRecord, context, transcript, release: () => safely(release) };
+    const unsubscribe = release;
+    return {
+      turnId,
+      session,
+      decisions,
+      cancel: own,
+      onResult,
+      onRecord,
+      context,
+      transcript,
+      release: unsubscribe === releaseNothing ? releaseNothing : () => safely(unsubscribe),
+    };
   } catch (error) {
     safely(release);
     return emptyTurn(own, baseContext, errorMessage(error));

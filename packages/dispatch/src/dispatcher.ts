@@ -5,17 +5,29 @@
 import type { ApprovalDecision, JsonObject, ToolCall } from '@turnkit/core';
 import { BudgetLedger } from './budget.js';
 import { resolveConfig, type DispatcherConfig } from './config.js';
-import { badContextText, readContext, type Turn } from './context.js';
+import { badContextText, readContext, releaseNothing, type Turn } from './context.js';
 import { ApprovalLedger } from './approvals.js';
 import { GrantStore } from './grants.js';
-import { classify, dispatchBatch, executeVerdict, type Pipeline } from './pipeline.js';
+import { dispatchBatch } from './batch.js';
+import { classify, executeVerdict, type Pipeline } from './pipeline.js';
 import { approvalSource, closingRecord, emitRecords } from './records.js';
 import { errorResult, idName } from './results.js';
 import type { ApprovedVerdict, Dispatcher, DispatcherOptions, ParkedOutcome, Verdict } from './types.js';
 
 /** Runs `work` with the context read once, releasing the caller's cancellation afterwards. */
-async function withTurn<T>(ctx: unknown, base: JsonObject, work: (turn: Turn) => Promise<T>): Promise<T> {
+function withTurn<T>(ctx: unknown, base: JsonObject, work: (turn: Turn) => T | Promise<T>): Promise<T> {
   const turn = readContext(ctx, base);
+  if (turn.release !== releaseNothing) return releasedAfter(turn, work);
+  // Nothing to release (a cancellation used as the dispatcher's own): no wrapper around the work.
+  try {
+    const done = work(turn);
+    return done instanceof Promise ? done : Promise.resolve(done);
+  } catch (error) {
+    return Promise.reject(error);
+  }
+}
+
+async function releasedAfter<T>(turn: Turn, work: (turn: Turn) => T | Promise<T>): Promise<T> {
   try {
     return await work(turn);
   } finally {

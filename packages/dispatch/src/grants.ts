@@ -111,6 +111,9 @@ export class GrantStore {
 
   /** The first grant for every turn, then of `scope`, that covers the call. */
   match(scope: GrantScope, tool: string, input: unknown): Grant | undefined {
-    return this.#everywhere.match(tool, input) ?? this.#scoped.get(scopeKey(scope))?.match(tool, input);
+    const everywhere = this.#everywhere.match(tool, input);
+    // No turn or session has a grant yet (the common case): no key to build.
+    if (everywhere !== undefined || this.#scoped.size === 0) return everywhere;
+    return this.#scoped.get(scopeKey(scope))?.match(tool, input);
   }
 }

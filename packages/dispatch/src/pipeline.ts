@@ -15,8 +15,8 @@
 //   catch; a failure before the tool runs denies the call (fail closed), a failure after it
 //   withholds the output. Nothing exported here throws.
 // - Every call gets exactly one result (or is parked) and, from `dispatch`, exactly one decision
-//   record. The records of a batch are emitted in one place, in call order, after the whole
-//   batch is classified and admitted.
+//   record. A whole batch is composed from these stages in batch.ts, which emits its records in
+//   one place, in call order, after the whole batch is classified and admitted.
 // - Mutable state (grants, budget counters) lives in `Pipeline`; classifying reads it and never
 //   changes it.
 
@@ -38,12 +38,12 @@ import { CANCELLED } from './race.js';
 import { callRecord, emitRecord } from './audit.js';
 import { decisionRecord, emitRecords, UP_FRONT } from './records.js';
 import type { ToolErrorKind } from './errors.js';
-import { deny, errorResult, idName, type RawVerdict } from './results.js';
+import { deny, errorResult, idName, type Denial, type RawVerdict } from './results.js';
 import { shapeResult } from './shape.js';
 import { runTool } from './stages/execute.js';
-import { callInfo, cancelledBefore, runAfterHooks, runBeforeHooks } from './stages/hooks.js';
-import { normalise, resolve, unknownToolText, validate, validateInput } from './stages/normalise.js';
-import { decide, denialNow, gatherFacts } from './stages/policy.js';
+import { callInfo, cancelledBefore, runAfterHooks, runBeforeHooks, type Hooked, type Subject } from './stages/hooks.js';
+import { normalise, resolve, unknownToolText, validate, validateInput, type Validated } from './stages/normalise.js';
+import { decide, denialNow, gatherFacts, type DecideInput } from './stages/policy.js';
 import { errorMessage, quote } from './text.js';
 import type { ApprovedVerdict, DispatchOutcome, ExecutionOutcome, RawResult, Verdict } from './types.js';
 import { runWrapped } from './wrapper.js';
@@ -65,8 +65,12 @@ function decidedUpFront(call: ToolCall, input: unknown, decision: ApprovalDecisi
   return deny(call, UP_FRONT, rejectionText(decision.reason), 'denied');
 }
 
-/** Stages 1–5 for `dispatch` and `classify`, stage after stage. */
-async function classifyCall(p: Pipeline, raw: unknown, turn: Turn, seen: Seen): Promise<RawVerdict> {
+/**
+ * Stages 1–5 for `dispatch` and `classify`, stage after stage. A stage that has nothing to wait
+ * for (a synchronous schema, no before-hooks, no policy function) answers at once: the verdict is
+ * a promise only when some stage waited.
+ */
+function classifyCall(p: Pipeline, raw: unknown, turn: Turn, seen: Seen): RawVerdict | Promise<RawVerdict> {
   const normalised = normalise(raw); //                                                  1
   if (normalised.kind === 'deny') return normalised;
   const { call } = normalised;
@@ -74,13 +78,40 @@ async function classifyCall(p: Pipeline, raw: unknown, turn: Turn, seen: Seen): 
   const resolved = resolve(call, p.config.tools, p.config.availableText); //              2
   if (resolved.kind === 'deny') return resolved;
   const { tool } = resolved;
-  const validated = await validateInput(tool, call.name, call.input, tool.coerce ?? p.config.coerce); //    3
+  const validated = validateInput(tool, call.name, call.input, tool.coerce ?? p.config.coerce); //    3
+  return validated instanceof Promise
+    ? validated.then((v) => beforeHooks(p, call, tool, v, turn))
+    : beforeHooks(p, call, tool, validated, turn);
+}
+
+/** Stage 4, when the input is valid. */
+function beforeHooks(
+  p: Pipeline,
+  call: ToolCall,
+  tool: AnyTool,
+  validated: Validated,
+  turn: Turn,
+): RawVerdict | Promise<RawVerdict> {
   if (!validated.ok) return deny(call, 'invalid_input', validated.text, 'invalid_input');
-  const hooked = await runBeforeHooks(p.config.hooks.before, { call, tool, input: validated.input }, turn); // 4
+  const hooks = p.config.hooks.before;
+  if (hooks.length === 0) return policyStage(p, call, tool, { kind: 'ok', input: validated.input, raw: call.input }, turn);
+  return runBeforeHooks(hooks, { call, tool, input: validated.input }, turn).then((hooked) =>
+    policyStage(p, call, tool, hooked, turn),
+  );
+}
+
+/** Stage 5, when no before-hook denied the call. */
+function policyStage(
+  p: Pipeline,
+  call: ToolCall,
+  tool: AnyTool,
+  hooked: Hooked | Denial,
+  turn: Turn,
+): RawVerdict | Promise<RawVerdict> {
   if (hooked.kind === 'deny') return hooked;
   const subject = { call, tool, input: hooked.input };
   if (turn.cancel.aborted) return cancelledBefore(call);
-  const facts = await gatherFacts({
+  const facts = gatherFacts({
     config: p.config,
     grant: (name, input) => p.grants.match(turn, name, input),
     subject,
@@ -88,6 +119,14 @@ async function classifyCall(p: Pipeline, raw: unknown, turn: Turn, seen: Seen): 
     info: () => callInfo(subject, turn),
     cancel: turn.cancel,
   }); // 5
+  return facts instanceof Promise
+    ? facts.then((f) => verdictOf(p, subject, hooked.raw, f, turn))
+    : verdictOf(p, subject, hooked.raw, facts, turn);
+}
+
+/** The verdict the facts decide; `raw` is what the before-hooks left, parked if the call must wait for approval. */
+function verdictOf(p: Pipeline, subject: Subject, raw: unknown, facts: DecideInput | typeof CANCELLED, turn: Turn): RawVerdict {
+  const { call } = subject;
   if (facts === CANCELLED) return cancelledBefore(call);
   const { decision, source, reason } = decide(facts);
   if (decision === 'allow') return { kind: 'execute', call, input: subject.input, source };
@@ -99,7 +138,7 @@ async function classifyCall(p: Pipeline, raw: unknown, turn: Turn, seen: Seen): 
   if (upFront !== undefined && p.approvals.useUpFront(turn, call.id)) return decidedUpFront(call, subject.input, upFront);
   // Parked as classified: the input that runs once approved is what the hooks left, before the
   // schema parsed it (the schema parses it again then, the hooks do not run again).
-  const parkedInput = hooked.raw === call.input ? call.input : copyJson(hooked.raw);
+  const parkedInput = raw === call.input ? call.input : copyJson(raw);
   if (parkedInput === undefined)
     return deny(
       call,
@@ -114,7 +153,7 @@ async function classifyCall(p: Pipeline, raw: unknown, turn: Turn, seen: Seen): 
  * Stages 1–3 again for a call a person approved, then the deny rules in force now (deny always
  * wins). No hooks (they ran when the call was classified) and no other rule: the person decided.
  */
-async function classifyApproved(p: Pipeline, raw: unknown, turn: Turn, seen: Seen): Promise<RawVerdict> {
+function classifyApproved(p: Pipeline, raw: unknown, turn: Turn, seen: Seen): RawVerdict | Promise<RawVerdict> {
   const normalised = normalise(raw);
   if (normalised.kind === 'deny') return normalised;
   const { call } = normalised;
@@ -122,7 +161,14 @@ async function classifyApproved(p: Pipeline, raw: unknown, turn: Turn, seen: See
   const resolved = resolve(call, p.config.tools, p.config.availableText);
   if (resolved.kind === 'deny') return resolved;
   const { tool } = resolved;
-  const validated = await validateInput(tool, call.name, call.input, tool.coerce ?? p.config.coerce);
+  const validated = validateInput(tool, call.name, call.input, tool.coerce ?? p.config.coerce);
+  return validated instanceof Promise
+    ? validated.then((v) => approvedVerdict(p, call, tool, v, turn))
+    : approvedVerdict(p, call, tool, validated, turn);
+}
+
+/** An approved call's verdict once its input is validated: deny rules in force now still win. */
+function approvedVerdict(p: Pipeline, call: ToolCall, tool: AnyTool, validated: Validated, turn: Turn): RawVerdict {
   if (!validated.ok) return deny(call, 'invalid_input', validated.text, 'invalid_input');
   const denial = denialNow(p.config, { call, tool, input: validated.input });
   if (denial !== undefined)
@@ -141,35 +187,47 @@ function shapeVerdict(p: Pipeline, verdict: RawVerdict): Verdict {
 }
 
 /** What classifying read of a call, for its audit record: the input as sent (the call's fields are read once). */
-interface Seen {
+export interface Seen {
   input?: unknown;
 }
 
-/** Stages 1–5 for one call of a readable context, or its denial for an unreadable one. Never throws. */
-export async function classify(p: Pipeline, raw: unknown, turn: Turn, approved: boolean, seen: Seen = {}): Promise<Verdict> {
-  let verdict: RawVerdict;
+/** Stages 1–5 for one call of a readable context, or its denial for an unreadable one. Never throws (nor rejects). */
+export function classify(p: Pipeline, raw: unknown, turn: Turn, approved: boolean, seen: Seen = {}): Verdict | Promise<Verdict> {
   if (turn.problem !== undefined) {
     const { id, name } = idName(raw);
-    verdict = deny({ id, name }, 'invalid_context', badContextText(name, turn.problem), 'internal');
-  } else {
-    try {
-      verdict = await (approved ? classifyApproved(p, raw, turn, seen) : classifyCall(p, raw, turn, seen));
-    } catch (error) {
-      // A call whose fields throw when read (a hostile getter), or a bug here: deny this one call.
-      verdict = deny(
-        idName(raw),
-        'internal_error',
-        `Call denied: the dispatcher failed while checking it (${errorMessage(error)}).`,
-        'internal',
-      );
-    }
+    return shapeVerdict(p, deny({ id, name }, 'invalid_context', badContextText(name, turn.problem), 'internal'));
   }
+  let verdict: RawVerdict | Promise<RawVerdict>;
+  try {
+    verdict = approved ? classifyApproved(p, raw, turn, seen) : classifyCall(p, raw, turn, seen);
+  } catch (error) {
+    return classified(p, failedCheck(raw, error));
+  }
+  if (verdict instanceof Promise)
+    return verdict.then(
+      (v) => classified(p, v),
+      (error: unknown) => classified(p, failedCheck(raw, error)),
+    );
+  return classified(p, verdict);
+}
+
+/** A call whose fields throw when read (a hostile getter), or a bug here: this one call is denied. */
+function failedCheck(raw: unknown, error: unknown): RawVerdict {
+  return deny(
+    idName(raw),
+    'internal_error',
+    `Call denied: the dispatcher failed while checking it (${errorMessage(error)}).`,
+    'internal',
+  );
+}
+
+function classified(p: Pipeline, verdict: RawVerdict): Verdict {
   if (verdict.kind === 'execute') p.classified.add(verdict);
   return shapeVerdict(p, verdict);
 }
 
 /** Stage 6 for a classified call: an execute verdict reserves its budget, or is denied. */
-function admit(p: Pipeline, verdict: Verdict): Verdict {
+export function admit(p: Pipeline, verdict: Verdict): Verdict {
   if (verdict.kind !== 'execute') return verdict;
   const breach = p.ledger.reserve(verdict.call.name);
   return breach === undefined ? verdict : shapeVerdict(p, deny(verdict.call, breach.source, breach.text, 'budget'));
@@ -182,26 +240,27 @@ export interface Ran {
   readonly durationMs: number;
 }
 
-/** Stage 7 inside the execution wrapper: the tool's raw result and run()'s outcome as the wrapper saw it. */
-async function execute(
+/** Stage 7 inside the execution wrapper: the tool's raw result, with the tries and time run() took. */
+async function executeWrapped(
   p: Pipeline,
+  wrapper: NonNullable<DispatcherConfig['wrapExecution']>,
   tool: AnyTool,
   call: ToolCall,
   input: unknown,
   turn: Turn,
-): Promise<{ raw: RawResult; outcome: ExecutionOutcome }> {
+): Promise<{ raw: RawResult; attempts: number; durationMs: number }> {
   let ran: RawResult | undefined;
   const run = async (): Promise<ExecutionOutcome> => {
-    const start = performance.now();
+    const begun = performance.now();
     const { result, attempts } = await runTool(tool, call, input, turn, p.config);
     ran = result;
     const { isError, output, errorKind } = result;
-    return { isError, output, ...definedProps({ errorKind }), attempts, durationMs: performance.now() - start };
+    return { isError, output, ...definedProps({ errorKind }), attempts, durationMs: performance.now() - begun };
   };
   const execution = { turnId: turn.turnId, call, tool: tool.name, input };
-  const outcome = await runWrapped(p.config.wrapExecution, execution, run, turn.cancel);
-  const { attempts: _a, durationMs: _d, ...raw } = outcome;
-  return { raw: ran ?? { callId: call.id, name: call.name, ...raw }, outcome };
+  const outcome = await runWrapped(wrapper, execution, run, turn.cancel);
+  const { attempts, durationMs, ...raw } = outcome;
+  return { raw: ran ?? { callId: call.id, name: call.name, ...raw }, attempts, durationMs };
 }
 
 /** Stages 7–9 for a call whose budget is reserved. Never throws. */
@@ -211,8 +270,16 @@ export async function runReserved(p: Pipeline, tool: AnyTool, call: ToolCall, in
   let attempts = 0;
   let durationMs = 0;
   try {
-    const { raw: ran, outcome } = await execute(p, tool, call, input, turn); //           7
-    ({ attempts, durationMs } = outcome);
+    // 7: the tool, inside the execution wrapper if there is one.
+    const wrapper = p.config.wrapExecution;
+    let ran: RawResult;
+    if (wrapper === undefined) {
+      const start = performance.now();
+      const executed = await runTool(tool, call, input, turn, p.config);
+      ran = executed.result;
+      attempts = executed.attempts;
+      durationMs = performance.now() - start;
+    } else ({ raw: ran, attempts, durationMs } = await executeWrapped(p, wrapper, tool, call, input, turn));
     p.ledger.record(call.name); //                                                        8
     recorded = true;
     const withModel: RawResult = tool.model === undefined ? ran : { ...ran, modelOverride: tool.model };
@@ -229,78 +296,6 @@ export async function runReserved(p: Pipeline, tool: AnyTool, call: ToolCall, in
     );
   }
   return { result: shapeResult(result, p.config.maxOutputChars), attempts, durationMs }; //    9
-}
-
-/** Calls `onResult` without letting it lose a result or break the batch. */
-function announce(turn: Turn, result: ToolResult): void {
-  try {
-    turn.onResult?.(result);
-  } catch {
-    // An observer must not be able to lose a result or break the batch.
-  }
-}
-
-/** Runs `work` over `items` with at most `limit` in flight; `work` must not throw. */
-async function pool<T>(items: readonly T[], limit: number, work: (item: T) => Promise<void>): Promise<void> {
-  // The common batch of one call needs no workers.
-  if (items.length === 1) return work(items[0] as T);
-  let next = 0;
-  const worker = async (): Promise<void> => {
-    while (next < items.length) await work(items[next++] as T);
-  };
-  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker));
-}
-
-/**
- * The whole pipeline for a batch (`dispatch`; `executeApproved` with `approved`): classifies in
- * call order, admits in call order, emits the records, then runs up to `concurrency` at once.
- */
-export async function dispatchBatch(
-  p: Pipeline,
-  list: readonly unknown[],
-  turn: Turn,
-  approved: boolean,
-): Promise<DispatchOutcome> {
-  const sent: unknown[] = [];
-  const classified: Verdict[] = [];
-  for (const raw of list) {
-    const seen: Seen = {};
-    classified.push(await classify(p, raw, turn, approved, seen)); //                     1–5
-    sent.push(seen.input);
-  }
-  const verdicts = classified.map((verdict) => admit(p, verdict)); //                     6
-  emitRecords(p.config.onDecision, verdicts.map(decisionRecord));
-  // One audit record per call with a result: denied now, executed when it has run.
-  const audit = (verdict: Verdict, input: unknown, ran: Ran): void => {
-    if (p.config.onRecord === undefined && turn.onRecord === undefined) return;
-    const executed = verdict.kind === 'execute';
-    const call = { id: ran.result.callId, name: ran.result.name };
-    const decision = !executed ? 'deny' : approved ? 'user_approved' : 'allow';
-    emitRecord(
-      p.config.onRecord,
-      turn,
-      callRecord(turn.turnId, turn.context, { call, input, decision, source: verdict.source, ...ran }),
-    );
-  };
-  const slots = verdicts.map((v) => (v.kind === 'deny' ? v.result : undefined));
-  verdicts.forEach((verdict, index) => {
-    if (verdict.kind !== 'deny') return;
-    audit(verdict, sent[index], { result: verdict.result, attempts: 0, durationMs: 0 });
-    announce(turn, verdict.result);
-  });
-  // An approved batch never parks (the person decided); parking is the dispatch path.
-  const parked = verdicts.flatMap((v) =>
-    v.kind === 'needs_approval' ? [{ call: v.call, input: v.input, reason: v.reason }] : [],
-  );
-  const jobs = verdicts.flatMap((v, index) => (v.kind === 'execute' ? [{ index, verdict: v }] : []));
-  await pool(jobs, p.config.concurrency, async ({ index, verdict }) => {
-    const { call, input } = verdict;
-    const ran = await runReserved(p, p.config.tools.get(call.name) as AnyTool, call, input, turn); // 7–9
-    slots[index] = ran.result;
-    audit(verdict, input, ran);
-    announce(turn, ran.result);
-  });
-  return { results: slots.filter((r): r is ToolResult => r !== undefined), parked };
 }
 
 /** Stages 6–9 for one verdict given to `execute` (stage 3 again unless it came from `classify`). Never throws. */

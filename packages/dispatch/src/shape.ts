@@ -14,7 +14,6 @@
 import type { JsonValue, ToolResult } from '@turnkit/core';
 import { errorMessage, quote } from './text.js';
 import type { RawResult } from './types.js';
-import { definedProps } from '@turnkit/core';
 
 /** Deepest nesting of a tool output that is accepted. */
 export const MAX_DEPTH = 1000;
@@ -83,8 +82,10 @@ function convert(value: unknown, key: string, path: (string | number)[], ancesto
       path.push(k);
       const item = convert((object as Record<string, unknown>)[k], k, path, ancestors);
       path.pop();
-      if (item !== undefined)
-        Object.defineProperty(out, k, { value: item, enumerable: true, writable: true, configurable: true });
+      if (item === undefined) continue;
+      // Assigning `__proto__` would set the prototype: it stays an own key like any other.
+      if (k === '__proto__') Object.defineProperty(out, k, { value: item, enumerable: true, writable: true, configurable: true });
+      else out[k] = item;
     }
     return out;
   } finally {
@@ -98,6 +99,9 @@ function convert(value: unknown, key: string, path: (string | number)[], ancesto
  * @example toJsonValue({ at: new Date(0) }) // { ok: true, value: { at: '1970-01-01T00:00:00.000Z' } }
  */
 export function toJsonValue(value: unknown): ShapeOutcome {
+  // The common outputs, a string, a boolean or a finite number, need no walk.
+  if (value === null || typeof value === 'string' || typeof value === 'boolean' || Number.isFinite(value))
+    return { ok: true, value: value as JsonValue };
   try {
     return { ok: true, value: convert(value, '', [], new Set()) ?? null };
   } catch (error) {
@@ -136,13 +140,16 @@ export function shapeResult(raw: RawResult, maxOutputChars: number): ToolResult 
   const output = shaped.ok
     ? capOutput(shaped.value, maxOutputChars)
     : `Tool ${quote(raw.name)} returned a value that is not JSON (${shaped.problem}). The tool ran, but its output cannot be shown.`;
-  return {
+  const errorKind = shaped.ok ? (raw.isError ? (raw.errorKind ?? 'tool_error') : undefined) : 'invalid_output';
+  const { stop, modelOverride } = raw;
+  const result: { -readonly [K in keyof ToolResult]: ToolResult[K] } = {
     callId: raw.callId,
     name: raw.name,
     output,
     isError: shaped.ok ? raw.isError : true,
-    ...definedProps({ errorKind: shaped.ok ? (raw.isError ? (raw.errorKind ?? 'tool_error') : undefined) : 'invalid_output' }),
-    ...definedProps({ stop: raw.stop }),
-    ...definedProps({ modelOverride: raw.modelOverride }),
   };
+  if (errorKind !== undefined) result.errorKind = errorKind;
+  if (stop !== undefined) result.stop = stop;
+  if (modelOverride !== undefined) result.modelOverride = modelOverride;
+  return result;
 }

@@ -3,7 +3,7 @@ import type { ToolCall } from '@turnkit/core';
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { defineTool, type BeforeHook } from '../src/index.js';
-import { call, setup } from './fixtures.js';
+import { add, call, setup } from './fixtures.js';
 
 function spyTool(name = 'spy') {
   const seen: unknown[] = [];
@@ -125,6 +125,49 @@ describe('stage 3: validate', () => {
     const { dispatcher, ctx } = setup({ tools: [picky] });
     const { results } = await dispatcher.dispatch([call('picky', { value: 'x' })], ctx);
     expect(results[0]?.output).toBe("The input for 'picky' could not be checked (refine exploded). Send a simpler input.");
+  });
+});
+
+describe('stage 3 with async and sync schemas', () => {
+  it('parses an async schema asynchronously, every time, with the same results as a sync one', async () => {
+    let checks = 0;
+    const slow = defineTool({
+      name: 'slow',
+      description: 'Checks its input asynchronously.',
+      input: z.object({ n: z.number() }).refine(async ({ n }) => {
+        checks++;
+        await Promise.resolve();
+        return n > 0;
+      }, 'n must be positive'),
+      execute: ({ n }) => n * 2,
+    });
+    const { dispatcher, ctx } = setup({ tools: [slow, add] });
+    for (let round = 0; round < 3; round++) {
+      const { results } = await dispatcher.dispatch(
+        [call('slow', { n: 2 }), call('slow', { n: -1 }), call('add', { a: 1, b: 2 })],
+        ctx,
+      );
+      expect(results.map((r) => r.output)).toEqual([
+        4,
+        "Invalid input for 'slow':\n- (root): n must be positive\nFix the arguments and call 'slow' again.",
+        3,
+      ]);
+    }
+    // Once per call, plus the first call's sync attempt, which stopped at the async refinement.
+    expect(checks).toBe(7);
+  });
+
+  it('coerces towards an async schema too', async () => {
+    const slow = defineTool({
+      name: 'slow',
+      description: 'Checks its input asynchronously.',
+      input: z.object({ n: z.number() }).refine(async () => true),
+      coerce: true,
+      execute: ({ n }) => n + 1,
+    });
+    const { dispatcher, ctx } = setup({ tools: [slow] });
+    const { results } = await dispatcher.dispatch([call('slow', { n: '41' })], ctx);
+    expect(results[0]?.output).toBe(42);
   });
 });
 

@@ -23,7 +23,10 @@ describe('the pipeline diagram in docs/tools.md', () => {
 
   it('shows the approved path the code takes: classifyApproved checks denialNow and runs no hooks', () => {
     expect(diagram).toMatch(/executeApproved: 1 to 3 again, no hooks, then denialNow/);
-    const approved = /async function classifyApproved[\s\S]*?\n}\n/.exec(pipeline)?.[0] ?? '';
+    // classifyApproved and approvedVerdict, which it hands the validated input to.
+    const body = (name: string): string => new RegExp(`function ${name}\\([\\s\\S]*?\\n}\\n`).exec(pipeline)?.[0] ?? '';
+    const approved = body('classifyApproved') + body('approvedVerdict');
+    expect(body('classifyApproved')).toContain('approvedVerdict(');
     expect(approved).toContain('denialNow(');
     expect(approved).not.toContain('runBeforeHooks(');
     expect(approved).not.toContain('gatherFacts(');

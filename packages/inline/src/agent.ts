@@ -72,16 +72,17 @@ export function prepareAgent(options: AgentOptions, fn: string): PreparedAgent {
   return { options, dispatcher, limits: template.limits };
 }
 
-/** Starts one turn of a prepared agent: `run` carries the per-run options (those of `runTurn` among them). */
+/** Starts one turn of a prepared agent on `input`: `run` carries the per-run options (those of `runTurn` among them). */
 export function startTurn(
   agent: PreparedAgent,
-  run: AgentRunOptions & { readonly input?: string },
+  run: AgentRunOptions,
+  input: string | undefined,
   handlers: EffectHandlers,
 ): Promise<TurnResult> {
-  if (run.input !== undefined && typeof run.input !== 'string') throw new TypeError('runTurn option `input` must be a string.');
+  if (input !== undefined && typeof input !== 'string') throw new TypeError('runTurn option `input` must be a string.');
   const initial = createTurn({ id: run.id ?? `turn_${randomUUID()}`, limits: agent.limits });
   const transcript = startTranscript(agent.options.system, run.transcript ?? []);
-  const event: TurnEvent = run.input === undefined ? { type: 'start' } : { type: 'start', input: run.input };
+  const event: TurnEvent = input === undefined ? { type: 'start' } : { type: 'start', input };
   const options = run === agent.options ? (run as RunTurnOptions) : driveOptions(agent.options, run);
   return drive(options, agent.dispatcher(), transcript, initial, event, handlers);
 }
@@ -129,7 +130,7 @@ export function createAgent(options: AgentOptions, handlers: EffectHandlers = de
     async run(input, runOptions = {}) {
       if (typeof input !== 'string') throw new TypeError('agent.run(input) needs the input as a string.');
       checkRunOptions(runOptions);
-      return startTurn(agent, { ...runOptions, input }, handlers);
+      return startTurn(agent, runOptions, input, handlers);
     },
     resume(resumeOptions) {
       return resumeTurn({ ...options, ...resumeOptions } as ResumeTurnOptions, handlers);

@@ -3,7 +3,7 @@
 // `signal`. The `{ signal }` of a model call and the dispatch context are made once per turn and
 // kept on it.
 
-import type { ApprovalDecision, JsonObject, Message, Model } from '@turnkit/core';
+import type { ApprovalDecision, CallRecord, JsonObject, Message, Model } from '@turnkit/core';
 import type { Cancellation, DispatchContext, Dispatcher, LazyCancellation } from '@turnkit/dispatch';
 import type { HandlerContext } from './driver.js';
 import type { ApproveFn, CheckFn, CompactFn, OutputSchema, SelectToolsFn, StepRecord, UndecidedPolicy } from './types.js';
@@ -39,6 +39,15 @@ export class LazyDispatchContext implements DispatchContext {
   }
   get signal(): AbortSignal {
     return this.cancellation.signal;
+  }
+}
+
+/** A turn's dispatch context for one batch, whose audit records go into `records`. */
+export class BatchDispatchContext extends LazyDispatchContext {
+  readonly onRecord: (record: CallRecord) => void;
+  constructor(turn: TurnContext, records: CallRecord[]) {
+    super(turn);
+    this.onRecord = (record) => void records.push(record);
   }
 }
 
@@ -146,6 +155,11 @@ export class TurnContext implements HandlerContext {
   dispatchContext(): LazyDispatchContext {
     this.#dispatchContext ??= new LazyDispatchContext(this);
     return this.#dispatchContext;
+  }
+
+  /** The dispatch context of one tool batch, its audit records going into `records`. */
+  batchContext(records: CallRecord[]): BatchDispatchContext {
+    return new BatchDispatchContext(this, records);
   }
 }
 

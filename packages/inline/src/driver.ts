@@ -219,6 +219,8 @@ export function dispatchContext(ctx: HandlerContext): DispatchContext {
 
 /** The turn's dispatch context, for one batch, with its audit records going into `records`. */
 function recording(ctx: HandlerContext, records: CallRecord[]): DispatchContext {
+  const own = turnContextOf(ctx);
+  if (own !== undefined) return own.batchContext(records);
   return Object.create(dispatchContext(ctx), {
     onRecord: { value: (record: CallRecord) => records.push(record), enumerable: true },
   }) as DispatchContext;

@@ -17,7 +17,8 @@ import {
   verifySeal,
   isJsonValue,
 } from '@turnkit/core';
-import { dispatcherFactory, LazyCancellation, type Dispatcher, type GrantScope } from '@turnkit/dispatch';
+import { dispatcherFactory, type Dispatcher, type GrantScope } from '@turnkit/dispatch';
+import { newTurnCancellation, spareAfterTurn } from './spare-signal.js';
 import { recordDecisions } from './approvals.js';
 import { prepareAgent, startTurn } from './agent.js';
 import { TurnContext, type DriveOptions } from './context.js';
@@ -34,7 +35,7 @@ import type { ResumeTurnOptions, RunTurnOptions, StepRecord, TurnResult } from '
  */
 export async function runTurn(options: RunTurnOptions, handlers: EffectHandlers = defaultHandlers): Promise<TurnResult> {
   checkCommon(options, 'runTurn');
-  return startTurn(prepareAgent(options, 'runTurn'), options, handlers);
+  return startTurn(prepareAgent(options, 'runTurn'), options, options.input, handlers);
 }
 
 /**
@@ -86,8 +87,8 @@ export async function drive(
   handlers: EffectHandlers,
 ): Promise<TurnResult> {
   // The turn's AbortSignal is made only if a handler, model, tool or hook reads it (see TurnContext).
-  const cancellation = new LazyCancellation();
   const outer = options.signal;
+  const cancellation = newTurnCancellation(outer !== undefined);
   const forward = (): void => cancellation.abort(outer?.reason);
   if (outer?.aborted === true) forward();
   else outer?.addEventListener('abort', forward, { once: true });
@@ -142,7 +143,7 @@ export async function drive(
     if (outer !== undefined) {
       outer.removeEventListener('abort', forward);
       cancellation.abort('the turn has ended');
-    }
+    } else spareAfterTurn(cancellation);
   }
 }
 

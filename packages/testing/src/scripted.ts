@@ -98,7 +98,7 @@ export function scriptedModel(steps: readonly ScriptStep[], options: ScriptedMod
   }
 
   async function next(request: ModelRequest, signal: AbortSignal): Promise<ModelResponse> {
-    calls.push({ ...request, messages: [...request.messages], tools: [...request.tools] });
+    calls.push({ ...request, messages: request.messages.slice(), tools: request.tools.slice() });
     const number = startAt + calls.length;
     if (signal.aborted) throw abortError(signal);
     const stepDef = steps[number - 1];
@@ -123,14 +123,12 @@ export function scriptedModel(steps: readonly ScriptStep[], options: ScriptedMod
         : { id, name: c.name, input: c.input, inputError: c.inputError };
     });
     const { usage, reasoning, modelId } = reply.extras;
-    return {
-      text: reply.text,
-      toolCalls,
-      ...definedProps({ usage }),
-      ...definedProps({ reasoning }),
-      ...definedProps({ modelId }),
-      finishReason: toolCalls.length > 0 ? 'tool-calls' : 'stop',
-    };
+    const response: { -readonly [K in keyof ModelResponse]: ModelResponse[K] } = { text: reply.text, toolCalls };
+    if (usage !== undefined) response.usage = usage;
+    if (reasoning !== undefined) response.reasoning = reasoning;
+    if (modelId !== undefined) response.modelId = modelId;
+    response.finishReason = toolCalls.length > 0 ? 'tool-calls' : 'stop';
+    return response;
   }
 
   return {

@@ -6,6 +6,7 @@ import type { ToolCall } from '@turnkit/core';
 import type { Cancellation } from '../cancellation.js';
 import { MAX_TIMEOUT_MS, type AnyTool } from '../config.js';
 import { sleep } from '../race.js';
+import { unwatch, watch, type Deadline } from '../deadlines.js';
 import { kindOf, type ToolErrorKind } from '../errors.js';
 import { nextWait, retryFor, type KindRetry, type RetryPolicy } from '../retry.js';
 import { describeThrown, quote } from '../text.js';
@@ -46,7 +47,61 @@ class ToolAbort {
   }
 }
 
-/** Settles a tool's pending promise against the turn's cancellation and the call's deadline. */
+const nativeThen = Promise.prototype.then as ThenFn;
+
+/**
+ * A tool's pending try, settled by the first of: its promise, the turn's cancellation, its
+ * deadline (watched with every other call's, see deadlines.ts). One object per try.
+ */
+class PendingTry implements Deadline {
+  readonly at: number;
+  readonly #tool: AnyTool;
+  readonly #abort: ToolAbort;
+  readonly #turn: Cancellation;
+  readonly #timeoutMs: number;
+  readonly #resolve: (outcome: RunOutcome) => void;
+  readonly #removeAbort: () => void;
+  #settled = false;
+
+  constructor(
+    resolve: (outcome: RunOutcome) => void,
+    tool: AnyTool,
+    abort: ToolAbort,
+    turn: Cancellation,
+    timeoutMs: number,
+    deadline: number,
+  ) {
+    this.at = deadline;
+    this.#resolve = resolve;
+    this.#tool = tool;
+    this.#abort = abort;
+    this.#turn = turn;
+    this.#timeoutMs = timeoutMs;
+    // Abort the tool's signal first, then settle: a tool that rejects on abort does so a
+    // microtask later, so the call is reported as cancelled or timed out, not as an error.
+    this.#removeAbort = turn.onAbort(() => {
+      abort.abort(turn.reason);
+      this.settle(CANCELLED_TRY);
+    });
+    watch(this);
+  }
+
+  /** The deadline passed: the tool's signal aborts with a TimeoutError. */
+  expire(): void {
+    this.#abort.abort(new DOMException(`Tool '${this.#tool.name}' timed out after ${this.#timeoutMs} ms.`, 'TimeoutError'));
+    this.settle({ kind: 'timeout' });
+  }
+
+  settle(outcome: RunOutcome): void {
+    if (this.#settled) return;
+    this.#settled = true;
+    unwatch(this);
+    this.#removeAbort();
+    this.#resolve(outcome);
+  }
+}
+
+/** Settles a tool's pending promise against the turn's cancellation and the call's deadline (counted from the first try). */
 function settleAgainst(
   value: unknown,
   then: ThenFn,
@@ -57,33 +112,14 @@ function settleAgainst(
   deadline: number,
 ): Promise<RunOutcome> {
   return new Promise((resolve) => {
-    let settled = false;
-    const settle = (outcome: RunOutcome): void => {
-      if (settled) return;
-      settled = true;
-      clearTimeout(timer);
-      removeAbort();
-      resolve(outcome);
-    };
-    // Abort the tool's signal first, then settle: a tool that rejects on abort does so a
-    // microtask later, so the call is reported as cancelled or timed out, not as an error.
-    const removeAbort = turn.onAbort(() => {
-      abort.abort(turn.reason);
-      settle({ kind: 'cancelled' });
-    });
-    // The timeout counts from the start of the call's first try, as if set before `execute` ran.
-    const timer = setTimeout(
-      () => {
-        abort.abort(new DOMException(`Tool '${tool.name}' timed out after ${timeoutMs} ms.`, 'TimeoutError'));
-        settle({ kind: 'timeout' });
-      },
-      Math.max(0, deadline - performance.now()),
-    );
+    const pending = new PendingTry(resolve, tool, abort, turn, timeoutMs, deadline);
+    const ok = (result: unknown): void => pending.settle({ kind: 'ok', value: result });
+    const failed = (error: unknown): void => pending.settle({ kind: 'error', error });
     // A tool that ignores its signal keeps running after a timeout; its late result is dropped.
-    new Promise<unknown>((r, j) => void then.call(value, r, j)).then(
-      (result) => settle({ kind: 'ok', value: result }),
-      (error: unknown) => settle({ kind: 'error', error }),
-    );
+    // A native promise is subscribed to directly; any other thenable through a promise, which
+    // calls back once and takes a throw of its `then` as a rejection.
+    if (value instanceof Promise && then === nativeThen) then.call(value, ok, failed);
+    else new Promise<unknown>((r, j) => void then.call(value, r, j)).then(ok, failed);
   });
 }
 
@@ -100,12 +136,8 @@ export function runOnce(
   deadline: number,
 ): RunOutcome | Promise<RunOutcome> {
   const { cancel } = turn;
+  if (cancel.aborted) return CANCELLED_TRY;
   const abort = new ToolAbort();
-  const cancelled = (): RunOutcome => {
-    abort.abort(cancel.reason);
-    return { kind: 'cancelled' };
-  };
-  if (cancel.aborted) return cancelled();
   let value: unknown;
   let then: unknown;
   try {
@@ -123,7 +155,7 @@ export function runOnce(
         : undefined;
   } catch (error) {
     // A tool that cancelled the turn while it ran is reported as cancelled, not as an error.
-    return cancel.aborted ? cancelled() : { kind: 'error', error };
+    return cancel.aborted ? cancelledTry(abort, cancel) : { kind: 'error', error };
   }
   // A tool that returned a plain value has finished: its result is real even if the turn was
   // cancelled meanwhile (the side effect happened), so it is kept.
@@ -131,9 +163,17 @@ export function runOnce(
   if (cancel.aborted) {
     // The dropped promise may reject on abort: handle it so it is not an unhandled rejection.
     new Promise<unknown>((r, j) => void (then as ThenFn).call(value, r, j)).catch(() => undefined);
-    return cancelled();
+    return cancelledTry(abort, cancel);
   }
   return settleAgainst(value, then as ThenFn, tool, abort, cancel, timeoutMs, deadline);
+}
+
+const CANCELLED_TRY: RunOutcome = { kind: 'cancelled' };
+
+/** A try the turn's cancellation ended: the tool's own signal is aborted with the turn's reason. */
+function cancelledTry(abort: ToolAbort, cancel: Cancellation): RunOutcome {
+  abort.abort(cancel.reason);
+  return CANCELLED_TRY;
 }
 
 function shouldRetry(tool: AnyTool, error: unknown): boolean {
@@ -170,6 +210,14 @@ function failureText(name: string, failure: Failure, timeoutMs: number, attempts
   return `Error calling tool '${name}'${tries}: ${describeThrown(failure.error)}${note}`;
 }
 
+function failed(call: ToolCall, output: string, errorKind: ToolErrorKind, attempts: number): Executed {
+  return { result: { callId: call.id, name: call.name, output, isError: true, errorKind }, attempts };
+}
+
+function cancelledDuring(call: ToolCall, attempts: number): Executed {
+  return failed(call, `cancelled: ${quote(call.name)} was stopped because the turn was cancelled.`, 'cancelled', attempts);
+}
+
 /**
  * Stage 7: the tool's result, or an error result saying it threw, timed out or was cancelled,
  * with how many tries were made. A failure is tried again as its retry policy says (see
@@ -189,33 +237,28 @@ export async function runTool(
   const timeoutMs = tool.timeoutMs ?? options.defaultTimeoutMs;
   const perTry = retryFor('timeout', tool.retryPolicy, options.retryPolicy) !== undefined;
   let deadline = performance.now() + timeoutMs;
-  const failed = (output: string, errorKind: ToolErrorKind, attempts: number): Executed => ({
-    result: { callId: call.id, name: call.name, output, isError: true, errorKind },
-    attempts,
-  });
-  const cancelledDuring = (attempts: number) =>
-    failed(`cancelled: ${quote(call.name)} was stopped because the turn was cancelled.`, 'cancelled', attempts);
   for (let attempt = 1; ; attempt++) {
     if (turn.cancel.aborted)
       return attempt === 1
-        ? failed(`cancelled: the turn was cancelled before ${quote(call.name)} ran.`, 'cancelled', 0)
-        : cancelledDuring(attempt - 1);
+        ? failed(call, `cancelled: the turn was cancelled before ${quote(call.name)} ran.`, 'cancelled', 0)
+        : cancelledDuring(call, attempt - 1);
     if (perTry) deadline = performance.now() + timeoutMs;
-    const outcome = await runOnce(tool, call, input, turn, timeoutMs, deadline);
+    const tried = runOnce(tool, call, input, turn, timeoutMs, deadline);
+    const outcome = tried instanceof Promise ? await tried : tried;
     if (outcome.kind === 'ok')
       return { result: { callId: call.id, name: call.name, output: outcome.value, isError: false }, attempts: attempt };
-    if (outcome.kind === 'cancelled') return cancelledDuring(attempt);
+    if (outcome.kind === 'cancelled') return cancelledDuring(call, attempt);
     const failure: Failure =
       outcome.kind === 'timeout' ? { kind: 'timeout' } : { kind: kindOf(outcome.error).kind, error: outcome.error };
     const wait = nextWait(retryOf(tool, failure, options.retryPolicy), attempt, failure.error);
-    if (wait === undefined) return failed(failureText(call.name, failure, timeoutMs, attempt, ''), failure.kind, attempt);
+    if (wait === undefined) return failed(call, failureText(call.name, failure, timeoutMs, attempt, ''), failure.kind, attempt);
     const left = deadline - performance.now();
     if (!perTry && left <= 0)
-      return failed(failureText(call.name, { kind: 'timeout' }, timeoutMs, attempt, ''), 'timeout', attempt);
+      return failed(call, failureText(call.name, { kind: 'timeout' }, timeoutMs, attempt, ''), 'timeout', attempt);
     if (!perTry && wait >= left) {
       const note = ` (not tried again: the next try would start after the call's ${timeoutMs} ms timeout)`;
-      return failed(failureText(call.name, failure, timeoutMs, attempt, note), failure.kind, attempt);
+      return failed(call, failureText(call.name, failure, timeoutMs, attempt, note), failure.kind, attempt);
     }
-    if (!(await sleep(Math.min(wait, MAX_TIMEOUT_MS), turn.cancel))) return cancelledDuring(attempt);
+    if (!(await sleep(Math.min(wait, MAX_TIMEOUT_MS), turn.cancel))) return cancelledDuring(call, attempt);
   }
 }

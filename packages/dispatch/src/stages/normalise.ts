@@ -95,10 +95,21 @@ export function describeIssues(
 /**
  * Stage 3 for the model's input: the tool's schema parses it; with `coerce`, an input that fails is
  * coerced towards the tool's JSON Schema (`"42"` → 42) and parsed again. The first failure's text
- * stands when coercion does not help. Never throws.
+ * stands when coercion does not help. Never throws; a promise only for a schema that is async.
  */
-export async function validateInput(tool: AnyTool, name: string, value: JsonValue, coerce: boolean): Promise<Validated> {
-  const first = await validate(tool, name, value);
+export function validateInput(tool: AnyTool, name: string, value: JsonValue, coerce: boolean): Validated | Promise<Validated> {
+  const first = validate(tool, name, value);
+  if (first instanceof Promise) return first.then((settled) => coerceAfter(settled, tool, name, value, coerce));
+  return coerceAfter(first, tool, name, value, coerce);
+}
+
+function coerceAfter(
+  first: Validated,
+  tool: AnyTool,
+  name: string,
+  value: JsonValue,
+  coerce: boolean,
+): Validated | Promise<Validated> {
   if (first.ok || !coerce) return first;
   let coerced: JsonValue;
   try {
@@ -106,20 +117,59 @@ export async function validateInput(tool: AnyTool, name: string, value: JsonValu
   } catch {
     return first;
   }
-  const again = await validate(tool, name, coerced);
-  return again.ok ? again : first;
+  const again = validate(tool, name, coerced);
+  return again instanceof Promise ? again.then((settled) => (settled.ok ? settled : first)) : again.ok ? again : first;
 }
 
-/** Stage 3 (and again after a before-hook's rewrite): the tool's schema parses `value`. Never throws. */
-export async function validate(tool: AnyTool, name: string, value: unknown): Promise<Validated> {
+/**
+ * Schemas found to be async (an async refinement or transform): they are parsed with
+ * `safeParseAsync` from then on. Every other schema is parsed synchronously, without a promise.
+ */
+const asyncSchemas = new WeakSet<object>();
+
+function parsedResult(name: string, parsed: z.ZodSafeParseResult<unknown>): Validated {
+  if (parsed.success) return { ok: true, input: parsed.data };
+  return { ok: false, text: describeIssues(name, parsed.error.issues) };
+}
+
+function uncheckable(name: string, error: unknown): Validated {
+  return {
+    ok: false,
+    text: `The input for ${quote(name)} could not be checked (${errorMessage(error)}). Send a simpler input.`,
+  };
+}
+
+/** zod's "Encountered Promise during synchronous parse", from this copy of zod or the tool's own. */
+function isAsyncParse(error: unknown): boolean {
   try {
-    const parsed = await z.safeParseAsync(tool.input, value);
-    if (parsed.success) return { ok: true, input: parsed.data };
-    return { ok: false, text: describeIssues(name, parsed.error.issues) };
+    return error instanceof z.core.$ZodAsyncError || (error instanceof Error && error.constructor.name === '$ZodAsyncError');
+  } catch {
+    return false;
+  }
+}
+
+async function validateAsync(tool: AnyTool, name: string, value: unknown): Promise<Validated> {
+  try {
+    return parsedResult(name, await z.safeParseAsync(tool.input, value));
   } catch (error) {
-    return {
-      ok: false,
-      text: `The input for ${quote(name)} could not be checked (${errorMessage(error)}). Send a simpler input.`,
-    };
+    return uncheckable(name, error);
+  }
+}
+
+/**
+ * Stage 3 (and again after a before-hook's rewrite): the tool's schema parses `value`. Never
+ * throws. A schema is parsed synchronously until it turns out to be async (zod then throws its
+ * `$ZodAsyncError` before finishing): that parse is done again asynchronously, and so is every
+ * later one of the schema.
+ */
+export function validate(tool: AnyTool, name: string, value: unknown): Validated | Promise<Validated> {
+  const schema = tool.input as object;
+  if (asyncSchemas.has(schema)) return validateAsync(tool, name, value);
+  try {
+    return parsedResult(name, z.safeParse(tool.input, value));
+  } catch (error) {
+    if (!isAsyncParse(error)) return uncheckable(name, error);
+    asyncSchemas.add(schema);
+    return validateAsync(tool, name, value);
   }
 }

@@ -247,7 +247,7 @@ export function needsApprovalFact({ tool, input }: Subject): NeedsApprovalFact |
  * and `decide` of these facts equals `decide` of all the facts. May throw if a pattern cannot be
  * matched (a bug, not user code).
  */
-export async function gatherFacts(ctx: PolicyContext): Promise<DecideInput | typeof CANCELLED> {
+export function gatherFacts(ctx: PolicyContext): DecideInput | typeof CANCELLED | Promise<DecideInput | typeof CANCELLED> {
   const { config, subject } = ctx;
   const base: DecideInput = {
     tool: subject.tool.name,
@@ -257,19 +257,25 @@ export async function gatherFacts(ctx: PolicyContext): Promise<DecideInput | typ
     yolo: config.yolo,
     ...(ctx.hookApproval === undefined ? {} : { hookApproval: ctx.hookApproval }),
   };
-  const rules = ruleFacts(config.permissionSets, subject);
+  const rules = config.permissionSets.length === 0 ? NO_RULES : ruleFacts(config.permissionSets, subject);
   const denied = rules.ambiguousArgument !== undefined || rules.denyRule !== undefined;
   const grant = denied ? undefined : ctx.grant(subject.call.name, subject.input);
-  const settled: DecideInput = { ...base, ...rules, ...(grant === undefined ? {} : { grant }) };
+  const settled: DecideInput =
+    rules === NO_RULES && grant === undefined ? base : { ...base, ...rules, ...(grant === undefined ? {} : { grant }) };
   if (denied || grant !== undefined || rules.allowRule !== undefined) return settled;
-  let policy: PolicyFact | undefined;
-  if (config.policy !== undefined) {
-    const fact = await policyFact(config.policy, ctx.info(), ctx.cancel);
-    if (fact === CANCELLED) return CANCELLED;
-    policy = fact;
-  }
-  const withPolicy: DecideInput = policy === undefined ? settled : { ...settled, policy };
-  if (policy?.kind === 'deny' || policy?.kind === 'error') return withPolicy;
+  if (config.policy === undefined) return withNeedsApproval(settled, subject);
+  // Only a policy function is waited for.
+  return policyFact(config.policy, ctx.info(), ctx.cancel).then((policy) => {
+    if (policy === CANCELLED) return CANCELLED;
+    const withPolicy: DecideInput = policy === undefined ? settled : { ...settled, policy };
+    if (policy?.kind === 'deny' || policy?.kind === 'error') return withPolicy;
+    return withNeedsApproval(withPolicy, subject);
+  });
+}
+
+const NO_RULES: Partial<DecideInput> = Object.freeze({});
+
+function withNeedsApproval(facts: DecideInput, subject: Subject): DecideInput {
   const needsApproval = needsApprovalFact(subject);
-  return needsApproval === undefined ? withPolicy : { ...withPolicy, needsApproval };
+  return needsApproval === undefined ? facts : { ...facts, needsApproval };
 }

@@ -1,7 +1,8 @@
 // The cancellation helpers on their own.
 import { describe, expect, it } from 'vitest';
 import { LazyCancellation } from '../../src/cancellation.js';
-import { raceCancellation, sleep } from '../../src/index.js';
+import { z } from 'zod';
+import { createDispatcher, defineTool, raceCancellation, sleep } from '../../src/index.js';
 import { CANCELLED, raceUserCode } from '../../src/race.js';
 
 describe('raceCancellation', () => {
@@ -46,5 +47,37 @@ describe('raceUserCode', () => {
         throw new Error('sync');
       }, new LazyCancellation()),
     ).rejects.toThrow('sync');
+  });
+});
+
+describe('a LazyCancellation given as the dispatch context`s cancellation', () => {
+  it('is told from a look-alike by its private fields', () => {
+    const real = new LazyCancellation();
+    const lookAlike = Object.create(LazyCancellation.prototype) as LazyCancellation;
+    const plain = { aborted: false, reason: undefined, onAbort: () => () => {} };
+    expect(LazyCancellation.is(real)).toBe(true);
+    for (const other of [lookAlike, plain, null, undefined, 'cancel', real.onAbort])
+      expect(LazyCancellation.is(other)).toBe(false);
+  });
+
+  it('cancels a running tool when aborted, as a mirrored one would, and a look-alike still gets an error result', async () => {
+    const hang = defineTool({
+      name: 'hang',
+      description: 'Waits until cancelled.',
+      input: z.object({}),
+      readOnly: true,
+      execute: (_input, { signal }) =>
+        new Promise((_resolve, reject) => signal.addEventListener('abort', () => reject(new Error('stopped')))),
+    });
+    const dispatcher = createDispatcher({ tools: [hang] });
+    const cancellation = new LazyCancellation();
+    const pending = dispatcher.dispatch([{ id: 'h1', name: 'hang', input: {} }], { turnId: 't', cancellation });
+    await new Promise((resolve) => setImmediate(resolve));
+    cancellation.abort('user left');
+    const { results } = await pending;
+    expect(results).toMatchObject([{ callId: 'h1', isError: true, errorKind: 'cancelled' }]);
+    const lookAlike = Object.create(LazyCancellation.prototype) as LazyCancellation;
+    const other = await dispatcher.dispatch([{ id: 'h2', name: 'hang', input: {} }], { turnId: 't', cancellation: lookAlike });
+    expect(other.results).toMatchObject([{ callId: 'h2', isError: true, errorKind: 'internal' }]);
   });
 });

@@ -1,0 +1,98 @@
+// A whole batch through the pipeline (`dispatch`, and `executeApproved` with `approved`): every
+// call classified (stages 1–5) and admitted (stage 6) in call order, the decision records emitted
+// in one place, in call order, after the whole batch is admitted; then the admitted calls run
+// (stages 7–9), at most `concurrency` at once, each announced and audited as it finishes.
+
+import type { ParkedCall, ToolResult } from '@turnkit/core';
+import { callRecord, emitRecord } from './audit.js';
+import type { AnyTool } from './config.js';
+import type { Turn } from './context.js';
+import { admit, classify, runReserved, type Pipeline, type Seen } from './pipeline.js';
+import { decisionRecord, emitRecords } from './records.js';
+import type { DispatchOutcome, Verdict } from './types.js';
+
+/** Calls `onResult` without letting it lose a result or break the batch. */
+function announce(turn: Turn, result: ToolResult): void {
+  try {
+    turn.onResult?.(result);
+  } catch {
+    // An observer must not be able to lose a result or break the batch.
+  }
+}
+
+/** Runs `work` over `items` with at most `limit` in flight; `work` must not throw. */
+async function pool<T>(items: readonly T[], limit: number, work: (item: T) => Promise<void>): Promise<void> {
+  // The common batch of one call needs no workers.
+  if (items.length === 1) return work(items[0] as T);
+  let next = 0;
+  const worker = async (): Promise<void> => {
+    while (next < items.length) await work(items[next++] as T);
+  };
+  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker));
+}
+
+/**
+ * The whole pipeline for a batch (`dispatch`; `executeApproved` with `approved`): classifies in
+ * call order, admits in call order, emits the records, then runs up to `concurrency` at once.
+ */
+export async function dispatchBatch(
+  p: Pipeline,
+  list: readonly unknown[],
+  turn: Turn,
+  approved: boolean,
+): Promise<DispatchOutcome> {
+  const count = list.length;
+  const sent: unknown[] = [];
+  const verdicts: Verdict[] = [];
+  for (let i = 0; i < count; i++) {
+    const seen: Seen = {};
+    const verdict = classify(p, list[i], turn, approved, seen); //                         1–5
+    verdicts.push(verdict instanceof Promise ? await verdict : verdict);
+    sent.push(seen.input);
+  }
+  for (let i = 0; i < count; i++) verdicts[i] = admit(p, verdicts[i] as Verdict); //            6
+  if (p.config.onDecision !== undefined) emitRecords(p.config.onDecision, verdicts.map(decisionRecord));
+  const auditing = p.config.onRecord !== undefined || turn.onRecord !== undefined;
+  const slots: (ToolResult | undefined)[] = [];
+  const parked: ParkedCall[] = [];
+  const jobs: number[] = [];
+  for (let i = 0; i < count; i++) {
+    const verdict = verdicts[i] as Verdict;
+    slots.push(verdict.kind === 'deny' ? verdict.result : undefined);
+    if (verdict.kind === 'deny') {
+      // One audit record per call with a result: denied now, executed when it has run.
+      if (auditing) audit(p, turn, approved, verdict, sent[i], verdict.result, 0, 0);
+      announce(turn, verdict.result);
+    } else if (verdict.kind === 'execute') jobs.push(i);
+    // An approved batch never parks (the person decided); parking is the dispatch path.
+    else parked.push({ call: verdict.call, input: verdict.input, reason: verdict.reason });
+  }
+  await pool(jobs, p.config.concurrency, async (index) => {
+    const verdict = verdicts[index] as Extract<Verdict, { kind: 'execute' }>;
+    const { call, input } = verdict;
+    const ran = await runReserved(p, p.config.tools.get(call.name) as AnyTool, call, input, turn); // 7–9
+    slots[index] = ran.result;
+    if (auditing) audit(p, turn, approved, verdict, input, ran.result, ran.attempts, ran.durationMs);
+    announce(turn, ran.result);
+  });
+  const results: ToolResult[] = [];
+  for (const slot of slots) if (slot !== undefined) results.push(slot);
+  return { results, parked };
+}
+
+/** A call's audit record, to the dispatcher's `onRecord` and the caller's. */
+function audit(
+  p: Pipeline,
+  turn: Turn,
+  approved: boolean,
+  verdict: Verdict,
+  input: unknown,
+  result: ToolResult,
+  attempts: number,
+  durationMs: number,
+): void {
+  const decision = verdict.kind !== 'execute' ? 'deny' : approved ? 'user_approved' : 'allow';
+  const call = { id: result.callId, name: result.name };
+  const facts = { call, input, decision, source: verdict.source, result, attempts, durationMs } as const;
+  emitRecord(p.config.onRecord, turn, callRecord(turn.turnId, turn.context, facts));
+}
