@@ -6,7 +6,7 @@ import { TERMINAL } from './columns.js';
 import { crashPoint } from './crash.js';
 import { messageOf } from './errors.js';
 import { CHANNEL_SQL } from './notify.js';
-import type { Sql, SqlQuery } from './sql.js';
+import type { Row, Sql, SqlQuery } from './sql.js';
 import type { DecideResult, Lease, PendingInbox, StoredStatus } from './types.js';
 
 /** Checks the decisions `decide` was given; returns them as entries. */
@@ -104,14 +104,17 @@ export async function pendingInbox(db: SqlQuery, lease: Lease): Promise<PendingI
     `SELECT id::text AS id, kind, call_id, body FROM turnkit_inbox WHERE turn_id = $1 AND status = 'pending' ORDER BY id`,
     [lease.id],
   );
-  return rows.map((r): PendingInbox => {
-    const body = (r.body ?? {}) as { reason?: unknown };
-    return {
-      inboxId: String(r.id),
-      kind: r.kind as 'decision' | 'cancel',
-      callId: (r.call_id ?? null) as string | null,
-      decision: r.kind === 'decision' ? r.body : null,
-      reason: r.kind === 'cancel' && typeof body.reason === 'string' ? body.reason : null,
-    };
-  });
+  return rows.map(toPending);
+}
+
+/** A pending inbox row (`id`, `kind`, `call_id`, `body`) as a worker reads it. */
+export function toPending(r: Row): PendingInbox {
+  const body = (r.body ?? {}) as { reason?: unknown };
+  return {
+    inboxId: String(r.id),
+    kind: r.kind as 'decision' | 'cancel',
+    callId: (r.call_id ?? null) as string | null,
+    decision: r.kind === 'decision' ? r.body : null,
+    reason: r.kind === 'cancel' && typeof body.reason === 'string' ? body.reason : null,
+  };
 }

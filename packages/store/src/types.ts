@@ -145,6 +145,8 @@ export interface Claim {
   readonly grants: readonly Grant[];
   readonly budgetUsage: BudgetUsage | null;
   readonly transcript: readonly Message[];
+  /** The turn's pending inbox rows when it was claimed (a store answers the worker's first inbox read with them). */
+  readonly pending: readonly PendingInbox[];
 }
 
 /** One write: state, the messages and notices since the last write, and inbox rows applied. */
