@@ -1,6 +1,6 @@
 // Small helpers shared by the store's queries: statuses, timestamps as ISO text, row readers.
 
-import { readDecision } from '@turnkit/core';
+import { readDecision, type TurnState } from '@turnkit/core';
 import type { Row } from './sql.js';
 import type { InboxEntry, StoredStatus } from './types.js';
 
@@ -21,6 +21,21 @@ export const STATUSES: ReadonlySet<StoredStatus> = new Set(STORED_STATUSES);
 
 /** A timestamp column as ISO 8601 text. */
 export const ISO = (column: string, as = column): string => `to_json(${column}) #>> '{}' AS ${as}`;
+
+/**
+ * A turn's state as stored rows give it back (`t` is the turns table's alias): the row keeps the
+ * state without its id and limits (see `storedState`), which this puts back.
+ */
+export const STATE_SQL = (t: string): string =>
+  `CASE WHEN ${t}.state IS NULL THEN NULL WHEN ${t}.state_limits IS NULL THEN ${t}.state::jsonb || jsonb_build_object('id', ${t}.id)
+   ELSE ${t}.state::jsonb || jsonb_build_object('id', ${t}.id, 'limits', ${t}.state_limits) END`;
+
+/** A state as a checkpoint stores it: without its id (the row's) and limits (kept apart, as they never change in a turn). */
+export function storedState(state: TurnState | undefined): { state: string | null; limits: string | null } {
+  if (state === undefined) return { state: null, limits: null };
+  const { id: _id, limits, ...rest } = state;
+  return { state: JSON.stringify(rest), limits: JSON.stringify(limits) };
+}
 
 /** A turn's messages, in order. */
 export const MESSAGES_SQL = `SELECT data FROM turnkit_log WHERE turn_id = $1 AND kind = 'message' ORDER BY seq`;

@@ -2,7 +2,7 @@
 // call returns, applied by a worker in the same transaction as the state that includes them.
 
 import { parseTurnState, readDecision, type ApprovalDecision, type TurnState } from '@turnkit/core';
-import { TERMINAL } from './columns.js';
+import { STATE_SQL, TERMINAL } from './columns.js';
 import { crashPoint } from './crash.js';
 import { messageOf } from './errors.js';
 import { CHANNEL_SQL } from './notify.js';
@@ -30,7 +30,7 @@ function checkDecisions(decisions: Record<string, ApprovalDecision>): [string, A
 
 /** The turn's state, locked for this transaction, when it waits for approval; else a clear error. */
 async function lockParkedState(tx: SqlQuery, id: string): Promise<TurnState> {
-  const [row] = await tx.query('SELECT status, state FROM turnkit_turns WHERE id = $1 FOR UPDATE', [id]);
+  const [row] = await tx.query(`SELECT status, ${STATE_SQL('t')} AS state FROM turnkit_turns t WHERE id = $1 FOR UPDATE`, [id]);
   if (row === undefined) throw new Error(`store.decide: there is no turn '${id}'.`);
   if (row.status !== 'awaiting_approval')
     throw new Error(`store.decide: turn '${id}' is not waiting for approval (its status is ${String(row.status)}).`);
