@@ -47,9 +47,9 @@ const runnable = (p: { id: string; status: string; terminal: string; release: st
     WHERE turn_id = ${p.id} AND status = 'pending' AND NOT (id = ANY(${p.applied}::bigint[]))))
   ELSE runnable END`;
 
+/** The log entries since the last checkpoint, as one row (see turnkit_log_entries for them one by one). */
 const APPEND_LOG = `INSERT INTO turnkit_log (turn_id, seq, kind, data, lease_token)
-  SELECT $1, t.log_seq - $9::int + r.ordinality::int, r.value ->> 'kind', r.value -> 'data', $2::int
-  FROM t, json_array_elements($13::json) WITH ORDINALITY AS r`;
+  SELECT $1, t.log_seq - $9::int + 1, 'entries', $13::json, $2::int FROM t WHERE $9::int > 0`;
 
 /**
  * The whole checkpoint in one statement. `xmin = seen` makes it write only the row version its

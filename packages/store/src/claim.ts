@@ -47,8 +47,8 @@ claimed AS (
   RETURNING t.id, t.seq, t.agent, t.input, t.limits, ${STATE_SQL('t')} AS state, t.grants, t.budget_usage, t.lease_token, t.version, t.status, t.log_seq
 )
 SELECT c.*,
-  (SELECT coalesce(max(l.seq), 0) FROM turnkit_log l WHERE l.turn_id = c.id) AS logged,
-  (SELECT coalesce(json_agg(l.data ORDER BY l.seq), '[]') FROM turnkit_log l WHERE l.turn_id = c.id AND l.kind = 'message') AS transcript,
+  (SELECT coalesce(max(l.seq), 0) FROM turnkit_log_entries l WHERE l.turn_id = c.id) AS logged,
+  (SELECT coalesce(json_agg(l.data ORDER BY l.seq), '[]') FROM turnkit_log_entries l WHERE l.turn_id = c.id AND l.kind = 'message') AS transcript,
   (SELECT coalesce(json_agg(json_build_object('id', i.id::text, 'kind', i.kind, 'call_id', i.call_id, 'body', i.body) ORDER BY i.id), '[]')
    FROM turnkit_inbox i WHERE i.turn_id = c.id AND i.status = 'pending') AS pending
 FROM claimed c`;
@@ -102,7 +102,7 @@ export async function claimTurns(sql: Sql, options: ClaimManyOptions): Promise<C
 
 async function readTranscripts(db: SqlQuery, ids: readonly string[]): Promise<Map<string, Message[]>> {
   const rows = await db.query(
-    `SELECT turn_id, data FROM turnkit_log WHERE turn_id = ANY($1::text[]) AND kind = 'message' ORDER BY turn_id, seq`,
+    `SELECT turn_id, data FROM turnkit_log_entries WHERE turn_id = ANY($1::text[]) AND kind = 'message' ORDER BY turn_id, seq`,
     [[...ids]],
   );
   const byTurn = new Map<string, Message[]>();

@@ -38,7 +38,7 @@ export function storedState(state: TurnState | undefined): { state: string | nul
 }
 
 /** A turn's messages, in order. */
-export const MESSAGES_SQL = `SELECT data FROM turnkit_log WHERE turn_id = $1 AND kind = 'message' ORDER BY seq`;
+export const MESSAGES_SQL = `SELECT data FROM turnkit_log_entries WHERE turn_id = $1 AND kind = 'message' ORDER BY seq`;
 
 export function toInboxEntry(r: Row): InboxEntry {
   const body = (r.body ?? {}) as { reason?: unknown };
