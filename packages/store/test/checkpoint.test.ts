@@ -57,8 +57,8 @@ describe('the statements of a turn', () => {
       expect(of('WITH seen AS')).toBe(5); // checkpoints, each with its log rows and inbox rows
       expect(of('WITH held AS')).toBe(4); // a start and a result per call, each fenced by itself
       // What the claim and the checkpoints returned is not asked again: no inbox or journal read.
-      expect(turnSent.filter((s) => /^SELECT [^()]*FROM turnkit_(inbox|tool_results)/.test(s))).toEqual([]);
-      expect(sent.slice(turnStatements).filter((s) => /^SELECT [^()]*FROM turnkit_(inbox|tool_results)/.test(s))).toHaveLength(2); // store.get reads both
+      expect(turnSent.filter((s) => /^SELECT .*FROM turnkit_(inbox|tool_results)/.test(s))).toEqual([]);
+      expect(sent.slice(turnStatements).filter((s) => /^SELECT .*FROM turnkit_(inbox|tool_results)/.test(s))).toHaveLength(2); // store.get reads both
       expect(turnStatements).toBe(1 + 2 + 5 + 4 + 1); // and the worker's look for turns falling due
     } finally {
       await sql.close();
