@@ -205,10 +205,12 @@ export function createStore(sql: Sql): Store {
 }
 
 /**
- * Reads a worker's next call would make whose answer an earlier statement already returned: the
- * pending inbox its claim read, and the journal of the batch a checkpoint starts (read by the
- * checkpoint itself). Each is used once, by the lease it was read for, and forgotten at the next
- * write of that lease, so an answer is never older than the lease's own last write.
+ * Reads a worker would make whose answer an earlier statement already returned: the pending inbox
+ * its claim read (the look for a cancel at the start, and for decisions when the turn is parked),
+ * and the journal of the batch a checkpoint starts (read by the checkpoint itself). Each answers
+ * only the lease it was read for and is forgotten at that lease's next write, so an answer never
+ * predates the lease's own last write. A row that arrives later is found by the next read, or
+ * keeps the turn runnable when it is released (see checkpoint.ts).
  */
 class KnownReads {
   private readonly inbox = new WeakMap<Lease, readonly PendingInbox[]>();
@@ -227,11 +229,12 @@ class KnownReads {
 
   forget(lease: Lease): void {
     this.journals.delete(lease);
+    this.inbox.delete(lease);
   }
 
+  /** The claim's inbox rows, until the lease's first write (a worker takes each row once: it keeps what it took). */
   takeInbox(lease: Lease): PendingInbox[] | null {
     const rows = this.inbox.get(lease);
-    this.inbox.delete(lease);
     return rows === undefined ? null : [...rows];
   }
 
