@@ -1,5 +1,6 @@
 // The durable comparison's section of docs/benchmarks.md (`pnpm bench --durable --postgres URL
 // --write` rewrites it; `pnpm bench --write` keeps it) and its terminal table.
+import { loadavg } from 'node:os';
 import { currentSection, type Markers, withSection, writeSection } from './doc-sections.js';
 import { type DurableReport, SYSTEM_NAMES, type ThroughputFigure } from './durable.js';
 
@@ -71,8 +72,12 @@ export function renderDurableSection(report: DurableReport, command: string, cpu
 Postgres, through 1, 2 and 4 worker processes of each system, one turn at a time per process
 (turnkit: \`createWorker({ concurrency: 1 })\`; LangGraph: \`createAgent({ checkpointer })\` with
 \`PostgresSaver\`, one \`invoke\` after another). Each run starts on an empty schema. Statements are
-counted at each system's \`pg\` client (transaction statements included); WAL bytes are what the
-database wrote to its write-ahead log meanwhile; stored bytes are the growth of the schema's tables.
+counted at each system's \`pg\` client (transaction statements included); log flushes are the times
+Postgres waited for its write-ahead log to reach the disk (\`pg_stat_wal\`); WAL bytes are what the
+database wrote to that log meanwhile; stored bytes are the growth of the schema's tables.
+
+- Date: ${new Date().toISOString().slice(0, 10)}; Node ${process.version}; load average ${loadavg()[0]?.toFixed(2)} on ${cpus} cores when the run ended
+  (other work on the machine moves turns/s and latency; statements, bytes and flushes it does not)
 
 ${table(report)}
 

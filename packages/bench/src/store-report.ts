@@ -57,7 +57,7 @@ function walSection(figures: readonly StoreFigure[]): string {
   const flushes = f.flushesPerTurn === undefined ? '' : ` The log was flushed to disk ${one(f.flushesPerTurn)} times per turn.`;
   return `
 - **What the WAL bytes are** on Postgres, per turn, by the relation each record changed (read
-  back with \`pg_walinspect\`):${flushes}
+  back with \`pg_walinspect\`).${flushes}
 
   | part | WAL bytes / turn | what it is |
   | --- | ---: | --- |
