@@ -10,7 +10,7 @@
 
 import { randomUUID } from 'node:crypto';
 import { constants } from 'node:fs';
-import { access, link, open, readFile, rename, rm, stat, unlink } from 'node:fs/promises';
+import { access, open, readFile, rename, rm, stat, unlink } from 'node:fs/promises';
 import { dirname, join, resolve } from 'node:path';
 import { parseTurnState, type Message, type ParkedCall, type TurnState, definedProps } from '@turnkit/core';
 import { createDispatcher, type BudgetUsage, type Grant } from '@turnkit/dispatch';
@@ -18,6 +18,7 @@ import type { TurnResult } from '@turnkit/inline';
 import { z } from 'zod';
 import { oneLine, UsageError } from './errors.js';
 import { PROVIDERS, type ProviderOptions } from './provider.js';
+import { createLock } from './resume-lock.js';
 import { mustBeFile } from './scenario.js';
 import { shellQuote } from './safe-text.js';
 
@@ -43,6 +44,12 @@ export interface ConsumedMark {
   readonly savedTo?: string;
 }
 
+/** What @turnkit/mcp's `connection.snapshot(pending)` returns, as saved in the file. */
+export interface SavedMcp {
+  readonly tools: { readonly [name: string]: string };
+  readonly parked: readonly string[];
+}
+
 export interface SuspendedFile {
   readonly kind: typeof SUSPENDED_KIND;
   readonly version: typeof SUSPENDED_VERSION;
@@ -58,6 +65,12 @@ export interface SuspendedFile {
   readonly pending: readonly ParkedCall[];
   readonly grants: readonly Grant[];
   readonly budgetUsage?: BudgetUsage;
+  /**
+   * For a scenario that names MCP servers: the fingerprint of each MCP tool's input schema and
+   * annotations when the turn suspended, and which parked calls go to MCP tools. A resume
+   * reconnects and compares: an approved call to a tool that changed is not run.
+   */
+  readonly mcp?: SavedMcp;
   /** Set once a resume claimed the file, before any approved tool ran. */
   readonly consumed?: ConsumedMark;
 }
@@ -112,6 +125,7 @@ const fileSchema = z.strictObject({
   pending: z.array(z.strictObject({ call: toolCall, input: json.optional(), reason: z.string().optional() })),
   grants: z.array(grant),
   budgetUsage: z.strictObject({ total: count, perTool: z.record(z.string(), count) }).optional(),
+  mcp: z.strictObject({ tools: z.record(z.string(), z.string().max(256)), parked: z.array(z.string()) }).optional(),
   consumed: z
     .strictObject({ at: z.string(), pid: count, outcome: z.string().optional(), savedTo: z.string().optional() })
     .optional(),
@@ -135,6 +149,7 @@ export async function saveSuspended(
   options: SavedOptions,
   modelCalls: number,
   result: TurnResult,
+  mcp?: SavedMcp,
 ): Promise<void> {
   const file: SuspendedFile = {
     kind: SUSPENDED_KIND,
@@ -148,6 +163,7 @@ export async function saveSuspended(
     pending: result.pending ?? [],
     grants: result.grants ?? [],
     ...definedProps({ budgetUsage: result.budgetUsage }),
+    ...definedProps({ mcp }),
   };
   await writeJsonFile(path, file);
 }
@@ -274,6 +290,8 @@ function parseSuspended(text: string, file: string): SuspendedFile {
       `its pending calls (${listed.join(', ') || 'none'}) are not the undecided parked calls of its state (${undecided.join(', ') || 'none'})`,
     );
   }
+  const stray = data.mcp?.parked.find((id) => !listed.includes(id));
+  if (stray !== undefined) throw invalid(`at mcp.parked: '${stray}' is not one of its pending calls (${listed.join(', ')})`);
   // The dispatcher's own checks of what it restores (a grant's tool name or pattern, the counts):
   // refused here, blaming the file, rather than when the turn starts.
   for (const [index, grant] of data.grants.entries()) {
@@ -338,60 +356,6 @@ export async function claimSuspended(file: string, read: ReadSuspended): Promise
     await unlink(lock).catch(() => undefined);
   }
   return mark;
-}
-
-/**
- * Creates `lock` holding `mark`, in one step: the mark is written and fsynced to a file of this
- * process first, then hard-linked to the lock's name, which fails when the lock exists. So a lock
- * that exists always names its holder, and a second resume never reads a half-written one.
- */
-async function createLock(file: string, lock: string, mark: ConsumedMark): Promise<void> {
-  const own = `${lock}.${process.pid}`;
-  try {
-    const handle = await open(own, 'w');
-    try {
-      await handle.writeFile(JSON.stringify(mark), 'utf8');
-      await handle.sync();
-    } finally {
-      await handle.close();
-    }
-    await link(own, lock);
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'EEXIST') throw await lockedError(file, lock);
-    throw new UsageError(`Could not lock ${file} for the resume (${oneLine(error)}); check that its folder is writable.`);
-  } finally {
-    await unlink(own).catch(() => undefined);
-  }
-}
-
-async function lockedError(file: string, lock: string): Promise<UsageError> {
-  let holder: Partial<ConsumedMark> = {};
-  try {
-    holder = JSON.parse(await readFile(lock, 'utf8')) as Partial<ConsumedMark>;
-  } catch {
-    // Not JSON (edited by hand, or a disk error): say what we can.
-  }
-  const pid = typeof holder.pid === 'number' ? holder.pid : undefined;
-  const who =
-    pid === undefined
-      ? 'another turnkit process'
-      : `process ${pid}${typeof holder.at === 'string' ? ` (since ${holder.at})` : ''}`;
-  const gone =
-    pid !== undefined && !isAlive(pid)
-      ? ` That process is gone: if ${file} is not marked as resumed, delete ${lock} and resume again.`
-      : '';
-  return new UsageError(
-    `${file} is being resumed by ${who}, which claims its approvals; this resume did not run anything.${gone}`,
-  );
-}
-
-function isAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === 'EPERM';
-  }
 }
 
 /** Records how a claimed resume ended in the (still consumed) original file; best effort. */

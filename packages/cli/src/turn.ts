@@ -11,7 +11,7 @@ import pc from 'picocolors';
 import { promptApprover } from './approve.js';
 import { oneLine, UsageError } from './errors.js';
 import { providerModel, type ProviderOptions } from './provider.js';
-import { connectScenarioServers } from './mcp-servers.js';
+import { connectScenarioServers, type ScenarioServers } from './mcp-servers.js';
 import { makeScenarioModel, type LoadedScenarioFile } from './scenario.js';
 import { safeJson, safeText, shellCommand } from './safe-text.js';
 import {
@@ -59,16 +59,27 @@ export async function runTurnCommand(o: TurnCommandOptions): Promise<number> {
   if (o.trace !== undefined) await checkWritablePath(o.trace, '--trace');
   const { counter, label } = pickModel(o);
   // The scenario's MCP servers are reached before anything is claimed; their tools join the scenario's.
-  const servers = await connectScenarioServers(o.scenario, o.scenarioFile);
+  const servers = await connectScenarioServers(o.scenario, o.scenarioFile, o.resume?.read.saved.mcp);
+  if (servers.changed.length > 0) process.stderr.write(changedToolsWarning(servers.changed));
   try {
     const scenario = servers.tools.length === 0 ? o.scenario : { ...o.scenario, tools: [...o.scenario.tools, ...servers.tools] };
-    return await runWithSignals({ ...o, scenario }, counter, label);
+    return await runWithSignals({ ...o, scenario }, counter, label, servers);
   } finally {
     await servers.close();
   }
 }
 
-async function runWithSignals(o: TurnCommandOptions, counter: ReturnType<typeof counting>, label: string): Promise<number> {
+/** Said before a resume runs anything: the person approved calls to tools as they were. */
+export function changedToolsWarning(changed: readonly string[]): string {
+  return `${pc.yellow('!')} MCP tools changed (input schema or annotations) since this turn was saved: ${changed.map((name) => safeText(name)).join(', ')}. Approved calls to them are not run; they get an error result and the model may call them again.\n`;
+}
+
+async function runWithSignals(
+  o: TurnCommandOptions,
+  counter: ReturnType<typeof counting>,
+  label: string,
+  servers: ScenarioServers,
+): Promise<number> {
   // One approval, one execution: the file is marked as used, durably, before any approved tool
   // runs; a second resume of it (concurrent or later) is refused even if this process dies.
   const claim = o.resume === undefined ? undefined : await claimSuspended(o.resume.file, o.resume.read);
@@ -87,7 +98,7 @@ async function runWithSignals(o: TurnCommandOptions, counter: ReturnType<typeof 
   process.once('SIGINT', interrupt);
   process.once('SIGTERM', interrupt);
   try {
-    return await runAndReport(o, { counter, label, controller, timeline, interactive, claim });
+    return await runAndReport(o, { counter, label, controller, timeline, interactive, claim, servers });
   } finally {
     process.removeListener('SIGINT', interrupt);
     process.removeListener('SIGTERM', interrupt);
@@ -101,11 +112,12 @@ interface RunParts {
   readonly timeline: Timeline;
   readonly interactive: boolean;
   readonly claim: ConsumedMark | undefined;
+  readonly servers: ScenarioServers;
 }
 
 async function runAndReport(
   o: TurnCommandOptions,
-  { counter, label, controller, timeline, interactive, claim }: RunParts,
+  { counter, label, controller, timeline, interactive, claim, servers }: RunParts,
 ): Promise<number> {
   const saved = o.resume?.read.saved;
 
@@ -152,6 +164,7 @@ async function runAndReport(
       { stream: o.stream, provider: o.provider },
       modelCalls,
       result,
+      servers.snapshot(result.pending ?? []),
     );
   }
   if (o.resume !== undefined && claim !== undefined && (savedTo === undefined || resolve(savedTo) !== resolve(o.resume.file))) {

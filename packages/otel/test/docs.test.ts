@@ -46,4 +46,18 @@ describe('docs/telemetry.md', () => {
     const { SEMCONV_VERSION } = await import('@turnkit/otel');
     expect(doc).toContain(`version\n**${SEMCONV_VERSION}** (\`SEMCONV_VERSION\`)`);
   });
+
+  it('runs examples/stored-turn.ts: a stored turn traced by workers, the second activation linked to the first', async () => {
+    const lines: string[] = [];
+    vi.spyOn(console, 'log').mockImplementation((...args: unknown[]) => {
+      lines.push(format(...args));
+    });
+    await import('../examples/stored-turn.js');
+    expect(lines).toEqual(['invoke_agent deployer suspended', 'invoke_agent deployer true linked to the first: true']);
+    const stored = doc.split('## Stored turns\n')[1] ?? '';
+    expect(stored.match(/```ts\n([\s\S]*?)```/)?.[1]).toBe(
+      readFileSync(new URL('../examples/stored-turn.ts', import.meta.url), 'utf8'),
+    );
+    expect(stored.match(/It prints:\n\n```text\n([\s\S]*?)```/)?.[1]).toBe(`${lines.join('\n')}\n`);
+  });
 });

@@ -12,20 +12,11 @@ import { traceTurn } from '@turnkit/otel';
 import { scriptedModel } from '@turnkit/testing';
 import { describe, expect, it } from 'vitest';
 import { deploy, script } from './fixtures/agent.js';
-import { recorder } from './spans.js';
+import { type ChildSpan, recorder } from './spans.js';
 
 const run = promisify(execFile);
 const tsx = createRequire(import.meta.url).resolve('tsx/cli');
 const child = fileURLToPath(new URL('./fixtures/resume-traced.ts', import.meta.url));
-
-interface ChildSpan {
-  name: string;
-  traceId: string;
-  spanId: string;
-  parentSpanId: string | null;
-  links: { traceId: string; spanId: string; attributes: Record<string, unknown> }[];
-  attributes: Record<string, unknown>;
-}
 
 describe('suspend and resume across processes', () => {
   it('ends the span at the suspension and links the resumed activation to it through the saved trace context', async () => {

@@ -36,3 +36,28 @@ export function recorder(): Recorder {
     },
   };
 }
+
+/** A finished span as a child process prints it (JSON) for the test that spawned it. */
+export interface ChildSpan {
+  name: string;
+  traceId: string;
+  spanId: string;
+  parentSpanId: string | null;
+  links: { traceId: string; spanId: string; attributes: Record<string, unknown> }[];
+  attributes: Record<string, unknown>;
+}
+
+export function childSpans(spans: readonly ReadableSpan[]): ChildSpan[] {
+  return spans.map((s) => ({
+    name: s.name,
+    traceId: s.spanContext().traceId,
+    spanId: s.spanContext().spanId,
+    parentSpanId: s.parentSpanContext?.spanId ?? null,
+    links: s.links.map((l) => ({
+      traceId: l.context.traceId,
+      spanId: l.context.spanId,
+      attributes: l.attributes as Record<string, unknown>,
+    })),
+    attributes: s.attributes as Record<string, unknown>,
+  }));
+}

@@ -44,7 +44,7 @@ claimed AS (
   UPDATE turnkit_turns AS t SET lease_owner = $1, lease_token = t.lease_token + 1,
     lease_expires_at = now() + $2::int * interval '1 millisecond', run_after = NULL, updated_at = now()
   FROM ranked WHERE t.id = ranked.id AND (ranked.room IS NULL OR ranked.n <= ranked.room)
-  RETURNING t.id, t.seq, t.agent, t.input, t.limits, ${STATE_SQL('t')} AS state, t.grants, t.budget_usage, t.lease_token, t.version, t.status, t.log_seq
+  RETURNING t.id, t.seq, t.agent, t.input, t.limits, ${STATE_SQL('t')} AS state, t.grants, t.budget_usage, t.lease_token, t.version, t.status, t.log_seq, t.trace_context
 )
 SELECT c.*,
   (SELECT coalesce(max(l.seq), 0) FROM turnkit_log_entries l WHERE l.turn_id = c.id) AS logged,
@@ -96,6 +96,7 @@ export async function claimTurns(sql: Sql, options: ClaimManyOptions): Promise<C
       budgetUsage: (row.budget_usage ?? null) as BudgetUsage | null,
       transcript: reread.get(id) ?? ((row.transcript ?? []) as Message[]),
       pending: ((row.pending ?? []) as Row[]).map(toPending),
+      traceContext: row.trace_context ?? null,
     };
   });
 }

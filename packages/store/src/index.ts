@@ -5,6 +5,8 @@ export type { AgentDefinition, Worker, WorkerOptions } from './worker.js';
 export { describeWorkerEvent } from './worker-events.js';
 export type { WorkerEvent, WorkerObserver, WorkerStats } from './worker-events.js';
 export type { Departure } from './run-turn.js';
+export { MAX_TRACE_CONTEXT } from './observe.js';
+export type { ActivationObserver, ActivationStatus, StoredActivation } from './observe.js';
 export type { ListenHandlers } from './notify.js';
 export { STORED_STATUSES } from './columns.js';
 export { CRASH_ENV, CRASH_POINTS } from './crash.js';

@@ -23,6 +23,7 @@ import { isFencedOut, messageOf } from './errors.js';
 import { DatabaseFault, Fence, HandedBack, RetryParked, type Report } from './fence.js';
 import type { Store } from './store.js';
 import { TurnRun } from './turn-run.js';
+import type { ActivationObserver, ActivationStatus } from './observe.js';
 import type { Claim } from './types.js';
 import type { AgentDefinition, WorkerOptions } from './worker.js';
 
@@ -47,10 +48,11 @@ function findAgent(claim: Claim, agents: WorkerOptions['agents']): AgentDefiniti
   });
 }
 
-function makeDispatcher(claim: Claim, agent: AgentDefinition, fence: Fence): Dispatcher {
+function makeDispatcher(claim: Claim, agent: AgentDefinition, fence: Fence, observer: ActivationObserver | null): Dispatcher {
   try {
     return createDispatcher({
       tools: journalingTools(agent.tools ?? [], fence),
+      ...definedProps({ wrapExecution: observer?.hooks?.wrapExecution }),
       ...definedProps({ policy: agent.policy }),
       ...definedProps({ permissions: agent.permissions }),
       ...definedProps({ hooks: agent.hooks }),
@@ -90,12 +92,33 @@ function initialState(claim: Claim, agent: AgentDefinition, dispatcher: Dispatch
   }
 }
 
+/** The agent's observer for this activation (null without `observe`, or when it threw: reported). */
+function observe(claim: Claim, agent: AgentDefinition, report: Report): ActivationObserver | null {
+  if (agent.observe === undefined) return null;
+  try {
+    const observer = agent.observe({
+      turnId: claim.lease.id,
+      agent: claim.agent,
+      traceContext: claim.traceContext,
+      transcript: claim.transcript,
+    });
+    return observer !== null && typeof observer === 'object' ? observer : null;
+  } catch (error) {
+    report(
+      new Error(`Agent '${claim.agent}': observe threw (${messageOf(error)}); the turn runs without its observer.`),
+      claim.lease.id,
+    );
+    return null;
+  }
+}
+
 function prepare(claim: Claim, agents: WorkerOptions['agents'], fence: Fence): Prepared {
   try {
     const agent = findAgent(claim, agents);
-    const dispatcher = makeDispatcher(claim, agent, fence);
+    const observer = observe(claim, agent, fence.report);
+    const dispatcher = makeDispatcher(claim, agent, fence, observer);
     const state = initialState(claim, agent, dispatcher);
-    return { run: new TurnRun(fence, agent, dispatcher), state };
+    return { run: new TurnRun(fence, agent, dispatcher, observer, claim.traceContext), state };
   } catch (error) {
     if (error instanceof TurnFailure) return { error: error.error };
     throw error;
@@ -158,15 +181,29 @@ export async function runTurnOnce(
     return 'finished';
   }
   const stopRenewal = prepared.run.keepLease(leaseMs);
+  let departure: Departure = 'lost';
   try {
-    await drive(prepared.run, claim, prepared.state);
-  } catch (error) {
-    if (fence.lost === null && !isFencedOut(error)) throw error;
+    try {
+      await drive(prepared.run, claim, prepared.state);
+    } catch (error) {
+      if (fence.lost === null && !isFencedOut(error)) throw error;
+    } finally {
+      stopRenewal();
+      fence.cancellation.abort('the turn has left this worker');
+    }
+    departure = await depart(prepared.run, fence);
+    return departure;
   } finally {
-    stopRenewal();
-    fence.cancellation.abort('the turn has left this worker');
+    prepared.run.endActivation(activationStatus(departure, fence.lease.status));
   }
-  return depart(prepared.run, fence);
+}
+
+/** What an activation's observer is told when the turn leaves this worker. */
+function activationStatus(departure: Departure, status: string): ActivationStatus {
+  if (departure === 'retry') return 'waiting_retry';
+  if (departure === 'handed_back' || departure === 'lost') return departure;
+  if (departure === 'parked') return 'suspended';
+  return status === 'stopped' || status === 'cancelled' ? status : 'failed';
 }
 
 /** After the drive: writes a parked retry, hands a turn back, or says why the turn was lost. */

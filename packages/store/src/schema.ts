@@ -71,6 +71,10 @@ export const MIGRATIONS: readonly string[] = [
   ALTER TABLE turnkit_log ADD COLUMN lease_token integer;
   CREATE INDEX turnkit_turns_held ON turnkit_turns (agent) WHERE lease_owner IS NOT NULL;
   `,
+  // Observers: what the last activation's observer asked to keep (a trace context), for the next.
+  `
+  ALTER TABLE turnkit_turns ADD COLUMN trace_context jsonb;
+  `,
   // Fewer bytes per turn. A turn's row is rewritten at each checkpoint and claim: no index names a
   // column those writes change (status, lease_owner), so Postgres updates the row in place (a HOT
   // update: no new index entries), and pages keep room for it (fillfactor). The state is stored

@@ -17,6 +17,7 @@ import { defaultHandlers, recordDecisions, type EffectHandlers, type HandlerCont
 import { runBatch } from './batch.js';
 import { crashPoint } from './crash.js';
 import { RetryParked, type Fence } from './fence.js';
+import { type ActivationObserver, type ActivationStatus, traceContextText } from './observe.js';
 import type { PendingInbox } from './types.js';
 import type { AgentDefinition } from './worker.js';
 
@@ -37,11 +38,18 @@ export class TurnRun {
     readonly applied: string[];
   } | null = null;
 
+  /** The trace context as last saved (JSON text), so an unchanged one is not written again. */
+  private savedTrace: string | null;
+  private traceRefused = false;
+
   constructor(
     readonly fence: Fence,
     readonly agent: AgentDefinition,
     readonly dispatcher: Dispatcher,
+    private readonly observer: ActivationObserver | null = null,
+    claimedTrace: unknown = null,
   ) {
+    this.savedTrace = claimedTrace === null ? null : JSON.stringify(claimedTrace);
     this.idempotent = new Set((agent.tools ?? []).filter((t) => t.idempotent).map((t) => t.name));
   }
 
@@ -64,8 +72,32 @@ export class TurnRun {
         grants: [...this.dispatcher.grants(), ...this.dispatcher.grants({ turnId: lease.id })],
         budgetUsage: this.dispatcher.budgetUsage(),
         release,
+        ...this.traceContext(),
       }),
     );
+  }
+
+  /** The observer's trace context for the next write, when it changed since the last one. */
+  private traceContext(): { traceContext?: string } {
+    if (this.traceRefused) return {};
+    const text = traceContextText(this.observer, this.savedTrace, (e) => {
+      this.traceRefused = true; // reported once per activation
+      this.fence.report(e, this.fence.lease.id);
+    });
+    if (text === undefined) return {};
+    this.savedTrace = text;
+    return { traceContext: text };
+  }
+
+  /** Tells the observer the activation is over (once; a fault in it is reported). */
+  endActivation(status: ActivationStatus): void {
+    const observer = this.observer;
+    if (observer?.end === undefined) return;
+    try {
+      observer.end({ status });
+    } catch (error) {
+      this.fence.report(error, this.fence.lease.id);
+    }
   }
 
   /**
@@ -103,6 +135,7 @@ export class TurnRun {
       budgetUsage: this.dispatcher.budgetUsage(),
       release: true,
       retryAfterMs: retry.delayMs,
+      ...this.traceContext(),
     });
   }
 
@@ -167,6 +200,7 @@ export class TurnRun {
   context(transcript: readonly Message[]): HandlerContext {
     const { agent, fence } = this;
     const cancellation = fence.cancellation;
+    const hooks = this.observer?.hooks;
     return {
       turnId: fence.lease.id,
       model: agent.model,
@@ -176,8 +210,14 @@ export class TurnRun {
         return cancellation.signal;
       },
       cancellation,
-      onEffect: (effect) => this.onEffect(effect),
-      onStep: (record) => void (this.latest = record.state),
+      onEffect: (effect) => {
+        this.onEffect(effect);
+        hooks?.onEffect?.(effect);
+      },
+      onStep: (record) => {
+        this.latest = record.state;
+        hooks?.onStep?.(record);
+      },
       ...definedProps({ output: agent.output }),
       ...definedProps({ check: agent.check }),
     };

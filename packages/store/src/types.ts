@@ -145,6 +145,8 @@ export interface Claim {
   readonly grants: readonly Grant[];
   readonly budgetUsage: BudgetUsage | null;
   readonly transcript: readonly Message[];
+  /** What the last activation's observer saved (`AgentDefinition.observe`), as read back: untrusted; null when none. */
+  readonly traceContext: unknown;
   /** The turn's pending inbox rows when it was claimed (a store answers the worker's first inbox read with them). */
   readonly pending: readonly PendingInbox[];
 }
@@ -164,6 +166,8 @@ export interface Commit {
   readonly release?: boolean;
   /** With `release`: the turn waits in the database this long (a model call's retry backoff) before any worker may take it. */
   readonly retryAfterMs?: number;
+  /** JSON text the activation's observer asks to keep with the turn (its trace context), for the next activation. */
+  readonly traceContext?: string;
 }
 
 export interface ClaimOptions {

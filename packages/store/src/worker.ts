@@ -8,6 +8,7 @@ import { createTurn, definedProps, type Model, type TurnLimitsInput } from '@tur
 import type { AfterHook, BeforeHook, Budget, Permissions, Policy, ToolDefinition } from '@turnkit/dispatch';
 import type { CheckFn, OutputSchema } from '@turnkit/inline';
 import { armedCrash } from './crash.js';
+import type { ActivationObserver, StoredActivation } from './observe.js';
 import type { Store } from './store.js';
 import type { WorkerObserver, WorkerStats } from './worker-events.js';
 import { WorkerLoop } from './worker-loop.js';
@@ -31,6 +32,13 @@ export interface AgentDefinition {
    * model's rate limit is shared by every machine). Every worker should register the same cap.
    */
   readonly maxRunning?: number;
+  /**
+   * Called each time a worker starts running a turn of this agent (an activation), for observers of
+   * that run: `onEffect`, `onStep`, `wrapExecution`, and a trace context saved with the turn for
+   * the next activation. @turnkit/otel's `traceTurn` returns one:
+   * `observe: (a) => traceTurn({ agent: a.agent, link: a.traceContext, transcript: a.transcript })`.
+   */
+  readonly observe?: (activation: StoredActivation) => ActivationObserver;
 }
 
 export interface WorkerOptions {

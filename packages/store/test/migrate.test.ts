@@ -6,7 +6,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { createTurn, step, type Message, type Notice } from '@turnkit/core';
 import { createStore, createWorker, openSql, type WatchEvent } from '@turnkit/store';
 import { scriptedModel, text } from '@turnkit/testing';
-import { MIGRATIONS } from '../src/schema.js';
+import { MIGRATIONS, SCHEMA_VERSION } from '../src/schema.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'turnkit-migrate-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -44,13 +44,14 @@ async function versionTwoStore(data: string): Promise<void> {
 }
 
 describe('schema migrations', () => {
-  it('a store written by schema version 2 opens at version 3 and its turn in flight runs on, state and log intact', async () => {
+  it('a store written by schema version 2 opens at the current version and its turn in flight runs on, state and log intact', async () => {
     const data = join(dir, 'v2');
     await versionTwoStore(data);
     const sql = await openSql(data);
     try {
       const [version] = await sql.query('SELECT max(version)::int AS v FROM turnkit_schema');
-      expect(version?.v).toBe(3);
+      expect(version?.v).toBe(SCHEMA_VERSION);
+      expect(SCHEMA_VERSION).toBe(4);
       const store = createStore(sql);
       const before = await store.get('old');
       expect(before?.state?.limits.maxIterations).toBe(7);

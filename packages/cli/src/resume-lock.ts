@@ -1,0 +1,61 @@
+// The lock a resume takes on a suspended-turn file while it claims it: created in one step (written
+// under this process's own name, then hard-linked into place), so a lock that exists always names
+// its holder.
+
+import { link, open, readFile, unlink } from 'node:fs/promises';
+import { oneLine, UsageError } from './errors.js';
+import type { ConsumedMark } from './suspended.js';
+
+/**
+ * Creates `lock` holding `mark`, in one step: the mark is written and fsynced to a file of this
+ * process first, then hard-linked to the lock's name, which fails when the lock exists. So a lock
+ * that exists always names its holder, and a second resume never reads a half-written one.
+ */
+export async function createLock(file: string, lock: string, mark: ConsumedMark): Promise<void> {
+  const own = `${lock}.${process.pid}`;
+  try {
+    const handle = await open(own, 'w');
+    try {
+      await handle.writeFile(JSON.stringify(mark), 'utf8');
+      await handle.sync();
+    } finally {
+      await handle.close();
+    }
+    await link(own, lock);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'EEXIST') throw await lockedError(file, lock);
+    throw new UsageError(`Could not lock ${file} for the resume (${oneLine(error)}); check that its folder is writable.`);
+  } finally {
+    await unlink(own).catch(() => undefined);
+  }
+}
+
+async function lockedError(file: string, lock: string): Promise<UsageError> {
+  let holder: Partial<ConsumedMark> = {};
+  try {
+    holder = JSON.parse(await readFile(lock, 'utf8')) as Partial<ConsumedMark>;
+  } catch {
+    // Not JSON (edited by hand, or a disk error): say what we can.
+  }
+  const pid = typeof holder.pid === 'number' ? holder.pid : undefined;
+  const who =
+    pid === undefined
+      ? 'another turnkit process'
+      : `process ${pid}${typeof holder.at === 'string' ? ` (since ${holder.at})` : ''}`;
+  const gone =
+    pid !== undefined && !isAlive(pid)
+      ? ` That process is gone: if ${file} is not marked as resumed, delete ${lock} and resume again.`
+      : '';
+  return new UsageError(
+    `${file} is being resumed by ${who}, which claims its approvals; this resume did not run anything.${gone}`,
+  );
+}
+
+function isAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
