@@ -4,7 +4,7 @@
 
 import type { Message, TurnLimitsInput } from '@turnkit/core';
 import type { BudgetUsage, Grant } from '@turnkit/dispatch';
-import { STATE_SQL } from './columns.js';
+import { restoredState } from './columns.js';
 import { checkLeaseMs } from './lease.js';
 import { CHANNEL_SQL } from './notify.js';
 import { toPending } from './inbox.js';
@@ -44,7 +44,7 @@ claimed AS (
   UPDATE turnkit_turns AS t SET lease_owner = $1, lease_token = t.lease_token + 1,
     lease_expires_at = now() + $2::int * interval '1 millisecond', run_after = NULL, updated_at = now()
   FROM ranked WHERE t.id = ranked.id AND (ranked.room IS NULL OR ranked.n <= ranked.room)
-  RETURNING t.id, t.seq, t.agent, t.input, t.limits, ${STATE_SQL('t')} AS state, t.grants, t.budget_usage, t.lease_token, t.version, t.status, t.log_seq, t.trace_context
+  RETURNING t.id, t.seq, t.agent, t.input, t.limits, t.state, t.state_limits, t.grants, t.budget_usage, t.lease_token, t.version, t.status, t.log_seq, t.trace_context
 )
 SELECT c.*,
   (SELECT coalesce(max(l.seq), 0) FROM turnkit_log_entries l WHERE l.turn_id = c.id) AS logged,
@@ -91,7 +91,7 @@ export async function claimTurns(sql: Sql, options: ClaimManyOptions): Promise<C
       agent: String(row.agent),
       input: (row.input ?? null) as string | null,
       limits: (row.limits ?? null) as TurnLimitsInput | null,
-      state: row.state ?? null,
+      state: restoredState(row.id, row.state, row.state_limits),
       grants: (row.grants ?? []) as Grant[],
       budgetUsage: (row.budget_usage ?? null) as BudgetUsage | null,
       transcript: reread.get(id) ?? ((row.transcript ?? []) as Message[]),

@@ -23,12 +23,15 @@ export const STATUSES: ReadonlySet<StoredStatus> = new Set(STORED_STATUSES);
 export const ISO = (column: string, as = column): string => `to_json(${column}) #>> '{}' AS ${as}`;
 
 /**
- * A turn's state as stored rows give it back (`t` is the turns table's alias): the row keeps the
- * state without its id and limits (see `storedState`), which this puts back.
+ * A turn's state as its row gives it back: the row keeps the state without its id and limits (see
+ * `storedState`), which this puts back from the row's id and `state_limits` (here, not in SQL: no
+ * cast of the stored text on every read).
  */
-export const STATE_SQL = (t: string): string =>
-  `CASE WHEN ${t}.state IS NULL THEN NULL WHEN ${t}.state_limits IS NULL THEN ${t}.state::jsonb || jsonb_build_object('id', ${t}.id)
-   ELSE ${t}.state::jsonb || jsonb_build_object('id', ${t}.id, 'limits', ${t}.state_limits) END`;
+export function restoredState(id: unknown, state: unknown, limits: unknown): unknown {
+  if (state === null || state === undefined) return null;
+  if (typeof state !== 'object' || Array.isArray(state)) return state; // parseTurnState says what is wrong
+  return limits === null || limits === undefined ? { ...state, id } : { ...state, id, limits };
+}
 
 /** A state as a checkpoint stores it: without its id (the row's) and limits (kept apart, as they never change in a turn). */
 export function storedState(state: TurnState | undefined): { state: string | null; limits: string | null } {

@@ -2,7 +2,7 @@
 // call returns, applied by a worker in the same transaction as the state that includes them.
 
 import { parseTurnState, readDecision, type ApprovalDecision, type TurnState } from '@turnkit/core';
-import { STATE_SQL, TERMINAL } from './columns.js';
+import { restoredState, TERMINAL } from './columns.js';
 import { crashPoint } from './crash.js';
 import { messageOf } from './errors.js';
 import { CHANNEL_SQL } from './notify.js';
@@ -30,12 +30,12 @@ function checkDecisions(decisions: Record<string, ApprovalDecision>): [string, A
 
 /** The turn's state, locked for this transaction, when it waits for approval; else a clear error. */
 async function lockParkedState(tx: SqlQuery, id: string): Promise<TurnState> {
-  const [row] = await tx.query(`SELECT status, ${STATE_SQL('t')} AS state FROM turnkit_turns t WHERE id = $1 FOR UPDATE`, [id]);
+  const [row] = await tx.query('SELECT status, state, state_limits FROM turnkit_turns WHERE id = $1 FOR UPDATE', [id]);
   if (row === undefined) throw new Error(`store.decide: there is no turn '${id}'.`);
   if (row.status !== 'awaiting_approval')
     throw new Error(`store.decide: turn '${id}' is not waiting for approval (its status is ${String(row.status)}).`);
   try {
-    return parseTurnState(row.state);
+    return parseTurnState(restoredState(id, row.state, row.state_limits));
   } catch (error) {
     throw new Error(`store.decide: the stored state of turn '${id}' cannot be read (${messageOf(error)}).`);
   }

@@ -228,6 +228,8 @@ interface PgPoolLike {
   connect(): Promise<{
     query(query: PgQuery | string): Promise<{ rows: Row[] }>;
     release(error?: Error | boolean): void;
+    on(event: 'error', listener: (error: Error) => void): unknown;
+    off(event: 'error', listener: (error: Error) => void): unknown;
   }>;
   end(): Promise<void>;
   on(event: 'error', listener: (error: Error) => void): unknown;
@@ -270,6 +272,12 @@ export async function openPostgres(url: string, schema: string | undefined, load
     async transaction(work) {
       const client = await pool.connect();
       let broken = false;
+      // A connection that drops between two statements of the transaction (Postgres restarting) must
+      // not crash the process: the next statement fails, and the connection is not given back.
+      const dropped = (): void => {
+        broken = true;
+      };
+      client.on('error', dropped);
       try {
         await client.query('BEGIN');
         const result = await work({
@@ -285,6 +293,7 @@ export async function openPostgres(url: string, schema: string | undefined, load
         }
         throw error;
       } finally {
+        client.off('error', dropped);
         client.release(broken);
       }
     },
