@@ -24,6 +24,8 @@ export interface ThroughputFigure {
   readonly statementsPerTurn: number;
   readonly walBytesPerTurn: number;
   readonly storedBytesPerTurn: number;
+  /** Times the database flushed its log to disk, per turn (pg_stat_wal; the whole cluster's). */
+  readonly flushesPerTurn: number;
 }
 
 export interface LatencyFigure {
@@ -75,13 +77,16 @@ async function finish(child: Child, each: (line: string) => void = () => undefin
   }
 }
 
-async function databaseBytes(db: pg.Pool, schema: string): Promise<{ wal: string; stored: number }> {
+/** Log flushes so far (pg_stat_wal, Postgres 14 and later; NaN before). */
+const FLUSHES = `(SELECT CASE WHEN to_regclass('pg_catalog.pg_stat_wal') IS NULL THEN 'NaN'::float8 ELSE (SELECT wal_sync::float8 FROM pg_stat_wal) END)`;
+
+async function databaseBytes(db: pg.Pool, schema: string): Promise<{ wal: string; stored: number; flushes: number }> {
   const { rows } = await db.query(
-    `SELECT pg_current_wal_lsn()::text AS wal, coalesce((SELECT sum(pg_total_relation_size(c.oid)) FROM pg_class c
+    `SELECT pg_current_wal_lsn()::text AS wal, ${FLUSHES} AS flushes, coalesce((SELECT sum(pg_total_relation_size(c.oid)) FROM pg_class c
        JOIN pg_namespace n ON n.oid = c.relnamespace WHERE c.relkind = 'r' AND n.nspname = $1), 0)::float8 AS stored`,
     [schema],
   );
-  return { wal: String(rows[0]?.wal), stored: Number(rows[0]?.stored) };
+  return { wal: String(rows[0]?.wal), stored: Number(rows[0]?.stored), flushes: Number(rows[0]?.flushes) };
 }
 
 async function walSince(db: pg.Pool, lsn: string): Promise<number> {
@@ -102,6 +107,7 @@ async function throughput(db: pg.Pool, o: DurableOptions, system: DurableSystem,
   const statements = (await Promise.all(children.map((c) => finish(c)))).reduce((a, b) => a + b, 0);
   const seconds = (now() - started) / 1000;
   const wal = await walSince(db, before.wal);
+  await new Promise((resolve) => setTimeout(resolve, 1000)); // the ended sessions' statistics reach pg_stat_wal
   const after = await databaseBytes(db, schema);
   await db.query(`DROP SCHEMA ${schema} CASCADE`);
   const turns = share * workers;
@@ -113,6 +119,7 @@ async function throughput(db: pg.Pool, o: DurableOptions, system: DurableSystem,
     statementsPerTurn: statements / turns,
     walBytesPerTurn: wal / turns,
     storedBytesPerTurn: (after.stored - before.stored) / turns,
+    flushesPerTurn: (after.flushes - before.flushes) / turns,
   };
 }
 

@@ -22,6 +22,9 @@ export interface StoreFigure {
   readonly walBytesPerTurn: number;
   /** Growth of the store's tables and indexes, per turn. */
   readonly storedBytesPerTurn: number;
+  /** Postgres only: the WAL per turn by what it was written for (pg_walinspect), and the log flushes per turn. */
+  readonly walParts?: Readonly<Record<string, number>>;
+  readonly flushesPerTurn?: number;
   /** Turns per second through one worker running one turn at a time, and four at a time. */
   readonly turnsPerSecond: number;
   readonly turnsPerSecondConcurrent: number;
@@ -51,7 +54,7 @@ interface Counts {
   payloadBytes: number;
 }
 
-const WRITE = /^\s*(INSERT|UPDATE|DELETE)\b/i;
+const WRITE = /\b(INSERT|UPDATE|DELETE)\b/i;
 
 /** The connection, counting statements, transactions and the bytes of write parameters. */
 function counting(sql: Sql, counts: Counts): Sql {
@@ -96,6 +99,45 @@ async function storedBytes(sql: Sql): Promise<number> {
   return Number(row?.bytes);
 }
 
+/** What each WAL record was written for: a table, its indexes, commits, or the rest. */
+const WAL_PART = `CASE
+  WHEN c.relname = 'turnkit_turns' THEN 'turn rows'
+  WHEN c.relname LIKE 'turnkit\\_turns\\_%' THEN 'turn row indexes'
+  WHEN c.relname = 'turnkit_log' THEN 'log rows'
+  WHEN c.relname LIKE 'turnkit\\_log\\_%' THEN 'log index'
+  WHEN c.relname LIKE 'turnkit\\_tool\\_results%' THEN 'journal rows and index'
+  WHEN c.relname LIKE 'turnkit\\_inbox%' THEN 'inbox'
+  WHEN r.resource_manager = 'Transaction' THEN 'commit records'
+  ELSE 'other' END`;
+
+/** Postgres: the WAL between two positions by part (pg_walinspect, created in the scratch schema), and log flushes. */
+async function walParts(sql: Sql, from: string, to: string): Promise<Record<string, number> | undefined> {
+  try {
+    await sql.query('CREATE EXTENSION IF NOT EXISTS pg_walinspect');
+    await sql.query('SELECT txid_current()'); // a commit that waits for the flush: `to` is on disk
+    const rows = await sql.query(
+      `SELECT ${WAL_PART} AS part, sum(r.record_length)::float8 AS bytes
+       FROM pg_get_wal_records_info($1::pg_lsn, $2::pg_lsn) r
+       LEFT JOIN pg_class c ON c.relfilenode = substring(r.block_ref FROM 'rel \\d+/\\d+/(\\d+)')::oid
+         AND c.relnamespace = (SELECT oid FROM pg_namespace WHERE nspname = current_schema())
+       GROUP BY 1`,
+      [from, to],
+    );
+    return Object.fromEntries(rows.map((r) => [String(r.part), Number(r.bytes)]));
+  } catch {
+    return undefined; // pg_walinspect is not installed (it ships with Postgres 15 and later), or not allowed
+  }
+}
+
+async function flushes(sql: Sql): Promise<number | undefined> {
+  try {
+    const [row] = await sql.query('SELECT wal_sync::float8 AS n FROM pg_stat_wal');
+    return Number(row?.n);
+  } catch {
+    return undefined;
+  }
+}
+
 /** Submits `turns` turns, runs them with one worker, checks every one ended as the scenario says; returns the seconds. */
 async function runTurns(sql: Sql, counts: Counts, turns: number, concurrency: number): Promise<number> {
   const store = createStore(counting(sql, counts));
@@ -123,8 +165,11 @@ async function measure(backend: string, sql: Sql, turns: number): Promise<StoreF
   const counts: Counts = { statements: 0, writes: 0, transactions: 0, payloadBytes: 0 };
   const lsn = await walLsn(sql);
   const before = await storedBytes(sql);
+  const syncedBefore = sql.kind === 'postgres' ? await flushes(sql) : undefined;
   const seconds = await runTurns(sql, counts, turns, 1);
+  const syncedAfter = sql.kind === 'postgres' ? await flushes(sql) : undefined;
   const wal = await walSince(sql, lsn);
+  const parts = sql.kind === 'postgres' ? await walParts(sql, lsn, await walLsn(sql)) : undefined;
   const stored = (await storedBytes(sql)) - before;
   const concurrentSeconds = await runTurns(sql, ignored, turns, 4);
   const perTurn = (n: number): number => n / turns;
@@ -139,6 +184,8 @@ async function measure(backend: string, sql: Sql, turns: number): Promise<StoreF
     storedBytesPerTurn: perTurn(stored),
     turnsPerSecond: turns / seconds,
     turnsPerSecondConcurrent: turns / concurrentSeconds,
+    ...(parts === undefined ? {} : { walParts: Object.fromEntries(Object.entries(parts).map(([k, v]) => [k, perTurn(v)])) }),
+    ...(syncedBefore === undefined || syncedAfter === undefined ? {} : { flushesPerTurn: perTurn(syncedAfter - syncedBefore) }),
   };
 }
 

@@ -37,8 +37,44 @@ function row(f: StoreFigure): string[] {
 }
 
 export function formatStoreTerminal(figures: readonly StoreFigure[]): string {
-  return figures.map((f) => HEADER.map((h, i) => `${h}: ${row(f)[i]}`).join('\n')).join('\n\n');
+  const parts = (f: StoreFigure): string =>
+    f.walParts === undefined
+      ? ''
+      : `\nWAL by part: ${Object.entries(f.walParts)
+          .map(([k, v]) => `${k} ${int(v)}`)
+          .join(', ')}`;
+  const flushes = (f: StoreFigure): string =>
+    f.flushesPerTurn === undefined ? '' : `\nflushes / turn: ${one(f.flushesPerTurn)}`;
+  return figures.map((f) => HEADER.map((h, i) => `${h}: ${row(f)[i]}`).join('\n') + parts(f) + flushes(f)).join('\n\n');
 }
+
+/** What the WAL of a turn on Postgres was written for, measured (pg_walinspect), as doc text ('' when not measured). */
+function walSection(figures: readonly StoreFigure[]): string {
+  const f = figures.find((x) => x.walParts !== undefined);
+  if (f?.walParts === undefined) return '';
+  const parts = Object.entries(f.walParts).sort((a, b) => b[1] - a[1]);
+  const rows = parts.map(([part, bytes]) => `  | ${part} | ${int(bytes)} | ${WAL_MEANS[part] ?? ''} |`).join('\n');
+  const flushes = f.flushesPerTurn === undefined ? '' : ` The log was flushed to disk ${one(f.flushesPerTurn)} times per turn.`;
+  return `
+- **What the WAL bytes are** on Postgres, per turn, by the relation each record changed (read
+  back with \`pg_walinspect\`).${flushes}
+
+  | part | WAL bytes / turn | what it is |
+  | --- | ---: | --- |
+${rows}`;
+}
+
+const WAL_MEANS: Readonly<Record<string, string>> = {
+  'turn rows':
+    'the turn row: its insert, the claim, 5 checkpoints each rewriting the state (the part of the row that changed; updates are HOT, in place), and the row lock of each fenced journal write',
+  'log rows': 'the transcript, notices and status changes: one row per checkpoint',
+  'log index': 'one primary-key entry per log row (and its page splits)',
+  'journal rows and index': 'per tool call, the start (a new row and its key) and the result (an update in place)',
+  'turn row indexes': 'the turn row inserted (id, seq, runnable, live) and the end (no longer runnable or live)',
+  'commit records': 'one per statement that wrote (11)',
+  inbox: 'decisions and cancels (none in this scenario)',
+  other: 'page pruning, the id sequence, and the rest',
+};
 
 /** The section, markers included. */
 export function renderStoreSection(figures: readonly StoreFigure[], command: string): string {
@@ -60,23 +96,21 @@ ${line(HEADER)}
 ${line(HEADER.map((_, i) => (i === 0 ? '---' : '---:')))}
 ${figures.map((f) => line(row(f))).join('\n')}
 
-- **Statements** are everything the store sends from \`submit\` to the end. For this turn, 25:
-  \`submit\` 1; the claim 2 (the compare-and-set of the lease, the transcript read); the inbox read
-  at the start 1; a journal read per tool batch 2; per tool call a fenced start and a fenced
-  result, each a transaction that locks the turn's row and then writes, 2 × 2 × 2; per checkpoint
-  (\`dispatching\` twice, the boundary before each later model call twice, the end) the
-  compare-and-swap \`UPDATE\` and one \`INSERT\` of the messages and notices since the last one,
-  5 × 2; closing the turn's inbox at the end 1. A worker's last claim that finds nothing adds a
-  fraction. **Writes** are the \`INSERT\`s and \`UPDATE\`s among them; **transactions** the 4
-  journal writes and 5 checkpoints (on Postgres each adds a \`BEGIN\` and a \`COMMIT\`, not
-  counted here).
-- **Payload bytes** are the parameters of those writes: the whole turn state (as JSON) with every
-  checkpoint, the messages once, each tool result once. The state is rewritten at each checkpoint,
-  so it dominates; the transcript is appended, never rewritten.
+- **Statements** are everything the store sends from \`submit\` to the end. For this turn, 11:
+  \`submit\` 1; the claim 1 (it takes the lease and returns the transcript and the pending inbox
+  rows in the same statement); per checkpoint (\`dispatching\` twice, the boundary before each
+  later model call twice, the end) 1 statement that compare-and-swaps the state, appends the log
+  entries since the last one as one row and settles the inbox rows, 5 × 1 (a \`dispatching\`
+  checkpoint also returns the journal of its batch, so the worker reads nothing more before the
+  tools run); per tool call a start and a result, each one statement that checks the fencing
+  token itself, 2 × 2. No transactions: each statement commits on its own. A worker's last claim
+  that finds nothing, and its look for turns falling due, add a fraction.
+- **Payload bytes** are the parameters of those writes: the turn state (as JSON, without its id
+  and limits) with every checkpoint, the log entries once, each tool result once.
 - **WAL bytes** are what the database wrote to its write-ahead log while the turns ran (full-page
   images after checkpoints included); on Postgres this is the whole cluster's log, so other
   sessions on it would add to it. **Stored bytes** are the growth of the store's tables and indexes
-  per turn.
+  per turn.${walSection(figures)}
 - **Turns per second** are end to end through one worker (claim, model, tools, every write), with a
   model and tool that answer at once: the figure is the store's cost alone, and it moves with the
   machine's load (recorded above). Four turns at a time are faster on both backends: one turn's

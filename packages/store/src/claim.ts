@@ -4,9 +4,11 @@
 
 import type { Message, TurnLimitsInput } from '@turnkit/core';
 import type { BudgetUsage, Grant } from '@turnkit/dispatch';
+import { restoredState } from './columns.js';
 import { checkLeaseMs } from './lease.js';
 import { CHANNEL_SQL } from './notify.js';
-import type { Sql, SqlQuery } from './sql.js';
+import { toPending } from './inbox.js';
+import type { Row, Sql, SqlQuery } from './sql.js';
 import type { Claim, ClaimManyOptions, StoredStatus } from './types.js';
 
 // Any constant: the key of the advisory lock that makes capped claims take turns (see claimTurns).
@@ -15,6 +17,10 @@ const CAP_LOCK = 7_316_420_912;
 /** A turn is runnable now: marked runnable, its lease free or expired, its retry due. */
 const RUNNABLE_NOW = `runnable AND (lease_expires_at IS NULL OR lease_expires_at <= now()) AND (run_after IS NULL OR run_after <= now())`;
 
+// The claimed turns come back with their transcripts and pending inbox rows, read in the same
+// statement. Its snapshot can predate a checkpoint the previous holder committed just before the
+// row was locked (its lease had expired): then the log holds fewer rows than the turn's `log_seq`
+// says, and the transcript is read again (see claimTurns).
 // $1 owner, $2 leaseMs, $3 how many, $4 caps as {"agent": cap}, $5 the only turn ids to take (or null). `room` is what each capped agent
 // may still start (its cap minus the turns held under a live lease); an agent with no room is not
 // picked at all, so its turns never crowd out others'; within one claim, `n <= room` trims the rest.
@@ -33,11 +39,19 @@ picked AS (
 ranked AS (
   SELECT p.id, p.seq, row_number() OVER (PARTITION BY p.agent ORDER BY p.seq) AS n, r.room
   FROM picked p LEFT JOIN room r ON r.agent = p.agent
+),
+claimed AS (
+  UPDATE turnkit_turns AS t SET lease_owner = $1, lease_token = t.lease_token + 1,
+    lease_expires_at = now() + $2::int * interval '1 millisecond', run_after = NULL, updated_at = now()
+  FROM ranked WHERE t.id = ranked.id AND (ranked.room IS NULL OR ranked.n <= ranked.room)
+  RETURNING t.id, t.seq, t.agent, t.input, t.limits, t.state, t.state_limits, t.grants, t.budget_usage, t.lease_token, t.version, t.status, t.log_seq, t.trace_context
 )
-UPDATE turnkit_turns AS t SET lease_owner = $1, lease_token = t.lease_token + 1,
-  lease_expires_at = now() + $2::int * interval '1 millisecond', run_after = NULL, updated_at = now()
-FROM ranked WHERE t.id = ranked.id AND (ranked.room IS NULL OR ranked.n <= ranked.room)
-RETURNING t.id, t.seq, t.agent, t.input, t.limits, t.state, t.grants, t.budget_usage, t.lease_token, t.version, t.status, t.trace_context`;
+SELECT c.*,
+  (SELECT coalesce(max(l.seq), 0) FROM turnkit_log_entries l WHERE l.turn_id = c.id) AS logged,
+  (SELECT coalesce(json_agg(l.data ORDER BY l.seq), '[]') FROM turnkit_log_entries l WHERE l.turn_id = c.id AND l.kind = 'message') AS transcript,
+  (SELECT coalesce(json_agg(json_build_object('id', i.id::text, 'kind', i.kind, 'call_id', i.call_id, 'body', i.body) ORDER BY i.id), '[]')
+   FROM turnkit_inbox i WHERE i.turn_id = c.id AND i.status = 'pending') AS pending
+FROM claimed c`;
 
 function checkCaps(caps: Readonly<Record<string, number>>): string {
   for (const [agent, cap] of Object.entries(caps)) {
@@ -68,10 +82,8 @@ export async function claimTurns(sql: Sql, options: ClaimManyOptions): Promise<C
         });
   if (rows.length === 0) return [];
   rows.sort((a, b) => Number(a.seq) - Number(b.seq));
-  const transcripts = await readTranscripts(
-    sql,
-    rows.map((r) => String(r.id)),
-  );
+  const stale = rows.filter((r) => Number(r.logged) !== Number(r.log_seq)).map((r) => String(r.id));
+  const reread = stale.length === 0 ? new Map<string, Message[]>() : await readTranscripts(sql, stale);
   return rows.map((row): Claim => {
     const id = String(row.id);
     return {
@@ -79,10 +91,11 @@ export async function claimTurns(sql: Sql, options: ClaimManyOptions): Promise<C
       agent: String(row.agent),
       input: (row.input ?? null) as string | null,
       limits: (row.limits ?? null) as TurnLimitsInput | null,
-      state: row.state ?? null,
+      state: restoredState(row.id, row.state, row.state_limits),
       grants: (row.grants ?? []) as Grant[],
       budgetUsage: (row.budget_usage ?? null) as BudgetUsage | null,
-      transcript: transcripts.get(id) ?? [],
+      transcript: reread.get(id) ?? ((row.transcript ?? []) as Message[]),
+      pending: ((row.pending ?? []) as Row[]).map(toPending),
       traceContext: row.trace_context ?? null,
     };
   });
@@ -90,7 +103,7 @@ export async function claimTurns(sql: Sql, options: ClaimManyOptions): Promise<C
 
 async function readTranscripts(db: SqlQuery, ids: readonly string[]): Promise<Map<string, Message[]>> {
   const rows = await db.query(
-    `SELECT turn_id, data FROM turnkit_log WHERE turn_id = ANY($1::text[]) AND kind = 'message' ORDER BY turn_id, seq`,
+    `SELECT turn_id, data FROM turnkit_log_entries WHERE turn_id = ANY($1::text[]) AND kind = 'message' ORDER BY turn_id, seq`,
     [[...ids]],
   );
   const byTurn = new Map<string, Message[]>();

@@ -1,6 +1,6 @@
 // Small helpers shared by the store's queries: statuses, timestamps as ISO text, row readers.
 
-import { readDecision } from '@turnkit/core';
+import { readDecision, type TurnState } from '@turnkit/core';
 import type { Row } from './sql.js';
 import type { InboxEntry, StoredStatus } from './types.js';
 
@@ -22,8 +22,26 @@ export const STATUSES: ReadonlySet<StoredStatus> = new Set(STORED_STATUSES);
 /** A timestamp column as ISO 8601 text. */
 export const ISO = (column: string, as = column): string => `to_json(${column}) #>> '{}' AS ${as}`;
 
+/**
+ * A turn's state as its row gives it back: the row keeps the state without its id and limits (see
+ * `storedState`), which this puts back from the row's id and `state_limits` (here, not in SQL: no
+ * cast of the stored text on every read).
+ */
+export function restoredState(id: unknown, state: unknown, limits: unknown): unknown {
+  if (state === null || state === undefined) return null;
+  if (typeof state !== 'object' || Array.isArray(state)) return state; // parseTurnState says what is wrong
+  return limits === null || limits === undefined ? { ...state, id } : { ...state, id, limits };
+}
+
+/** A state as a checkpoint stores it: without its id (the row's) and limits (kept apart, as they never change in a turn). */
+export function storedState(state: TurnState | undefined): { state: string | null; limits: string | null } {
+  if (state === undefined) return { state: null, limits: null };
+  const { id: _id, limits, ...rest } = state;
+  return { state: JSON.stringify(rest), limits: JSON.stringify(limits) };
+}
+
 /** A turn's messages, in order. */
-export const MESSAGES_SQL = `SELECT data FROM turnkit_log WHERE turn_id = $1 AND kind = 'message' ORDER BY seq`;
+export const MESSAGES_SQL = `SELECT data FROM turnkit_log_entries WHERE turn_id = $1 AND kind = 'message' ORDER BY seq`;
 
 export function toInboxEntry(r: Row): InboxEntry {
   const body = (r.body ?? {}) as { reason?: unknown };

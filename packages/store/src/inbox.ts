@@ -2,11 +2,11 @@
 // call returns, applied by a worker in the same transaction as the state that includes them.
 
 import { parseTurnState, readDecision, type ApprovalDecision, type TurnState } from '@turnkit/core';
-import { TERMINAL } from './columns.js';
+import { restoredState, TERMINAL } from './columns.js';
 import { crashPoint } from './crash.js';
 import { messageOf } from './errors.js';
 import { CHANNEL_SQL } from './notify.js';
-import type { Sql, SqlQuery } from './sql.js';
+import type { Row, Sql, SqlQuery } from './sql.js';
 import type { DecideResult, Lease, PendingInbox, StoredStatus } from './types.js';
 
 /** Checks the decisions `decide` was given; returns them as entries. */
@@ -30,12 +30,12 @@ function checkDecisions(decisions: Record<string, ApprovalDecision>): [string, A
 
 /** The turn's state, locked for this transaction, when it waits for approval; else a clear error. */
 async function lockParkedState(tx: SqlQuery, id: string): Promise<TurnState> {
-  const [row] = await tx.query('SELECT status, state FROM turnkit_turns WHERE id = $1 FOR UPDATE', [id]);
+  const [row] = await tx.query('SELECT status, state, state_limits FROM turnkit_turns WHERE id = $1 FOR UPDATE', [id]);
   if (row === undefined) throw new Error(`store.decide: there is no turn '${id}'.`);
   if (row.status !== 'awaiting_approval')
     throw new Error(`store.decide: turn '${id}' is not waiting for approval (its status is ${String(row.status)}).`);
   try {
-    return parseTurnState(row.state);
+    return parseTurnState(restoredState(id, row.state, row.state_limits));
   } catch (error) {
     throw new Error(`store.decide: the stored state of turn '${id}' cannot be read (${messageOf(error)}).`);
   }
@@ -104,14 +104,17 @@ export async function pendingInbox(db: SqlQuery, lease: Lease): Promise<PendingI
     `SELECT id::text AS id, kind, call_id, body FROM turnkit_inbox WHERE turn_id = $1 AND status = 'pending' ORDER BY id`,
     [lease.id],
   );
-  return rows.map((r): PendingInbox => {
-    const body = (r.body ?? {}) as { reason?: unknown };
-    return {
-      inboxId: String(r.id),
-      kind: r.kind as 'decision' | 'cancel',
-      callId: (r.call_id ?? null) as string | null,
-      decision: r.kind === 'decision' ? r.body : null,
-      reason: r.kind === 'cancel' && typeof body.reason === 'string' ? body.reason : null,
-    };
-  });
+  return rows.map(toPending);
+}
+
+/** A pending inbox row (`id`, `kind`, `call_id`, `body`) as a worker reads it. */
+export function toPending(r: Row): PendingInbox {
+  const body = (r.body ?? {}) as { reason?: unknown };
+  return {
+    inboxId: String(r.id),
+    kind: r.kind as 'decision' | 'cancel',
+    callId: (r.call_id ?? null) as string | null,
+    decision: r.kind === 'decision' ? r.body : null,
+    reason: r.kind === 'cancel' && typeof body.reason === 'string' ? body.reason : null,
+  };
 }

@@ -75,6 +75,31 @@ export const MIGRATIONS: readonly string[] = [
   `
   ALTER TABLE turnkit_turns ADD COLUMN trace_context jsonb;
   `,
+  // Fewer bytes per turn. A turn's row is rewritten at each checkpoint and claim: no index names a
+  // column those writes change (status, lease_owner), so Postgres updates the row in place (a HOT
+  // update: no new index entries), and pages keep room for it (fillfactor). The state is stored
+  // without what the row holds anyway (its id) or what never changes in a turn (its limits, kept in
+  // state_limits once). The state and log rows keep their JSON as sent (json, smaller than jsonb).
+  // A checkpoint appends its log entries as one row of kind 'entries' (one heap tuple and one index
+  // entry, not one per message, notice and status); turnkit_log_entries lists every entry with its
+  // own seq, whichever way it was written.
+  `
+  ALTER TABLE turnkit_turns SET (fillfactor = 70);
+  ALTER TABLE turnkit_tool_results SET (fillfactor = 70);
+  DROP INDEX turnkit_turns_status;
+  DROP INDEX turnkit_turns_held;
+  CREATE INDEX turnkit_turns_live ON turnkit_turns (agent) WHERE ended_at IS NULL;
+  ALTER TABLE turnkit_turns ADD COLUMN state_limits jsonb;
+  ALTER TABLE turnkit_log ALTER COLUMN data TYPE json USING data::json;
+  ALTER TABLE turnkit_turns ALTER COLUMN state TYPE json USING state::json;
+  ALTER TABLE turnkit_log DROP CONSTRAINT turnkit_log_kind_check;
+  ALTER TABLE turnkit_log ADD CONSTRAINT turnkit_log_kind_check CHECK (kind IN ('message', 'notice', 'status', 'entries'));
+  CREATE VIEW turnkit_log_entries AS
+    SELECT turn_id, seq, kind, data, lease_token, at FROM turnkit_log WHERE kind <> 'entries'
+    UNION ALL
+    SELECT l.turn_id, l.seq + (e.n - 1)::int, e.value ->> 'kind', e.value -> 'data', l.lease_token, l.at
+    FROM turnkit_log l CROSS JOIN LATERAL json_array_elements(l.data) WITH ORDINALITY AS e(value, n) WHERE l.kind = 'entries';
+  `,
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.length;

@@ -2,7 +2,7 @@
 // SQL runs on both drivers (PGlite in-process, a real Postgres through `pg`); each is an optional
 // peer dependency, loaded only when a store of its kind is opened.
 
-import { randomUUID } from 'node:crypto';
+import { createHash, randomUUID } from 'node:crypto';
 import { linkSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { basename, dirname, join, resolve } from 'node:path';
 import { listenPostgres, type ClientFactory, type ListenHandlers } from './notify.js';
@@ -204,11 +204,32 @@ function isAlive(pid: number): boolean {
   }
 }
 
+/** A statement for `pg`: one with parameters is named, so each connection parses and plans it once and reuses the plan. */
+interface PgQuery {
+  readonly text: string;
+  readonly values?: unknown[];
+  readonly name?: string;
+}
+
+const names = new Map<string, string>();
+
+function prepared(text: string, params: readonly unknown[] | undefined): PgQuery {
+  if (params === undefined || params.length === 0) return { text };
+  let name = names.get(text);
+  if (name === undefined) {
+    name = `turnkit_${createHash('sha256').update(text).digest('hex').slice(0, 24)}`;
+    if (names.size < 1000) names.set(text, name);
+  }
+  return { text, values: [...params], name };
+}
+
 interface PgPoolLike {
-  query(text: string, params?: unknown[]): Promise<{ rows: Row[] }>;
+  query(query: PgQuery | string): Promise<{ rows: Row[] }>;
   connect(): Promise<{
-    query(text: string, params?: unknown[]): Promise<{ rows: Row[] }>;
+    query(query: PgQuery | string): Promise<{ rows: Row[] }>;
     release(error?: Error | boolean): void;
+    on(event: 'error', listener: (error: Error) => void): unknown;
+    off(event: 'error', listener: (error: Error) => void): unknown;
   }>;
   end(): Promise<void>;
   on(event: 'error', listener: (error: Error) => void): unknown;
@@ -247,14 +268,20 @@ export async function openPostgres(url: string, schema: string | undefined, load
   const rows = async (promise: Promise<{ rows: Row[] }>): Promise<Row[]> => (await promise).rows;
   return {
     kind: 'postgres',
-    query: (text, params) => rows(pool.query(text, params === undefined ? undefined : [...params])),
+    query: (text, params) => rows(pool.query(prepared(text, params))),
     async transaction(work) {
       const client = await pool.connect();
       let broken = false;
+      // A connection that drops between two statements of the transaction (Postgres restarting) must
+      // not crash the process: the next statement fails, and the connection is not given back.
+      const dropped = (): void => {
+        broken = true;
+      };
+      client.on('error', dropped);
       try {
         await client.query('BEGIN');
         const result = await work({
-          query: (text, params) => rows(client.query(text, params === undefined ? undefined : [...params])),
+          query: (text, params) => rows(client.query(prepared(text, params))),
         });
         await client.query('COMMIT');
         return result;
@@ -266,6 +293,7 @@ export async function openPostgres(url: string, schema: string | undefined, load
         }
         throw error;
       } finally {
+        client.off('error', dropped);
         client.release(broken);
       }
     },

@@ -7,7 +7,9 @@ import type { ApprovalDecision, ToolResult } from '@turnkit/core';
 import { armedCrash } from './crash.js';
 import { cancelTurn, decideTurn, pendingInbox } from './inbox.js';
 import { claimTurns, nextDue, releaseLease } from './claim.js';
-import { commitTurn, journalResult, journalStart, readJournal, renewLease } from './lease.js';
+import { commitTurn } from './checkpoint.js';
+import { type JournalRead, journalResult, journalStart, readJournal } from './journal.js';
+import { renewLease } from './lease.js';
 import { channelOf, type ListenHandlers } from './notify.js';
 import { migrate } from './schema.js';
 import { checkSchemaName, openPGlite, openPostgres, type ModuleLoader, type Sql } from './sql.js';
@@ -146,6 +148,7 @@ export function createStore(sql: Sql): Store {
     (channelRead ??= db()
       .query('SELECT current_schema() AS schema')
       .then(([row]) => channelOf(String(row?.schema ?? 'public'))));
+  const known = new KnownReads();
   // In-process wake-ups for PGlite, which has no other (on Postgres, NOTIFY reaches this process's workers too).
   const listeners = new Set<ListenHandlers>();
   const wake = <T>(value: T, really = true): T => {
@@ -169,8 +172,8 @@ export function createStore(sql: Sql): Store {
       listeners.clear();
       await sql.close();
     },
-    claim: async (options) => (await claimTurns(db(), { ...options, limit: 1 }))[0] ?? null,
-    claimMany: async (options) => claimTurns(db(), options),
+    claim: async (options) => known.claimed(await claimTurns(db(), { ...options, limit: 1 }))[0] ?? null,
+    claimMany: async (options) => known.claimed(await claimTurns(db(), options)),
     release: async (lease) => void wake(await releaseLease(db(), lease)),
     nextDue: async (what = 'any') => nextDue(db(), what),
     async listen(handlers) {
@@ -183,14 +186,68 @@ export function createStore(sql: Sql): Store {
     },
     renew: async (lease, leaseMs) => renewLease(db(), lease, leaseMs),
     commit: async (lease, commit) => {
-      await commitTurn(db(), lease, commit);
+      known.forget(lease);
+      const journal = await commitTurn(db(), lease, commit);
+      known.committed(lease, commit, journal);
       wake(undefined, commit.release === true && commit.retryAfterMs === undefined);
     },
-    pendingInbox: async (lease) => pendingInbox(db(), lease),
-    journal: async (lease, callIds) => readJournal(db(), lease, callIds),
-    callStarted: async (lease, call) => journalStart(db(), lease, call),
-    callFinished: async (lease, result) => journalResult(db(), lease, result),
+    pendingInbox: async (lease) => known.takeInbox(lease) ?? pendingInbox(db(), lease),
+    journal: async (lease, callIds) => known.takeJournal(lease, callIds) ?? readJournal(db(), lease, callIds),
+    callStarted: async (lease, call) => {
+      known.forget(lease);
+      await journalStart(db(), lease, call);
+    },
+    callFinished: async (lease, result) => {
+      known.forget(lease);
+      return journalResult(db(), lease, result);
+    },
   };
+}
+
+/**
+ * Reads a worker would make whose answer an earlier statement already returned: the pending inbox
+ * its claim read (the look for a cancel at the start, and for decisions when the turn is parked),
+ * and the journal of the batch a checkpoint starts (read by the checkpoint itself). Each answers
+ * only the lease it was read for and is forgotten at that lease's next write, so an answer never
+ * predates the lease's own last write. A row that arrives later is found by the next read, or
+ * keeps the turn runnable when it is released (see checkpoint.ts).
+ */
+class KnownReads {
+  private readonly inbox = new WeakMap<Lease, readonly PendingInbox[]>();
+  private readonly journals = new WeakMap<Lease, { readonly callIds: ReadonlySet<string>; readonly read: JournalRead }>();
+
+  claimed(claims: Claim[]): Claim[] {
+    for (const claim of claims) this.inbox.set(claim.lease, claim.pending);
+    return claims;
+  }
+
+  committed(lease: Lease, commit: Commit, journal: JournalRead | null): void {
+    const calls = commit.state?.batch?.calls;
+    if (journal !== null && calls !== undefined)
+      this.journals.set(lease, { callIds: new Set(calls.map((c) => c.id)), read: journal });
+  }
+
+  forget(lease: Lease): void {
+    this.journals.delete(lease);
+    this.inbox.delete(lease);
+  }
+
+  /** The claim's inbox rows, until the lease's first write (a worker takes each row once: it keeps what it took). */
+  takeInbox(lease: Lease): PendingInbox[] | null {
+    const rows = this.inbox.get(lease);
+    return rows === undefined ? null : [...rows];
+  }
+
+  takeJournal(lease: Lease, callIds: readonly string[]): JournalRead | null {
+    const known = this.journals.get(lease);
+    this.journals.delete(lease);
+    if (known === undefined || !callIds.every((id) => known.callIds.has(id))) return null;
+    const wanted = new Set(callIds);
+    return {
+      results: known.read.results.filter((r) => wanted.has(r.callId)),
+      started: known.read.started.filter((id) => wanted.has(id)),
+    };
+  }
 }
 
 /** Calls a listener; one that throws must not break a store call. */

@@ -13,7 +13,7 @@ import {
   type TurnError,
   type TurnState,
 } from '@turnkit/core';
-import { ISO, MESSAGES_SQL, STATUSES, toInboxEntry } from './columns.js';
+import { ISO, MESSAGES_SQL, restoredState, STATUSES, toInboxEntry } from './columns.js';
 import { messageOf } from './errors.js';
 import { CHANNEL_SQL } from './notify.js';
 import type { Row, SqlQuery } from './sql.js';
@@ -92,7 +92,7 @@ function undecidedParked(state: TurnState | null, decisions: readonly InboxEntry
 
 export async function getTurn(db: SqlQuery, id: string): Promise<StoredTurn | null> {
   const [row] = await db.query(
-    `SELECT id, agent, input, status, state, error, ${ISO('created_at')}, ${ISO('updated_at')}, ${ISO('ended_at')} FROM turnkit_turns WHERE id = $1`,
+    `SELECT id, agent, input, status, state, state_limits, error, ${ISO('created_at')}, ${ISO('updated_at')}, ${ISO('ended_at')} FROM turnkit_turns WHERE id = $1`,
     [id],
   );
   if (row === undefined) return null;
@@ -107,7 +107,7 @@ export async function getTurn(db: SqlQuery, id: string): Promise<StoredTurn | nu
       [id],
     ),
   ]);
-  const { state, unreadable } = readState(id, row.state);
+  const { state, unreadable } = readState(id, restoredState(row.id, row.state, row.state_limits));
   const decisions = inbox.map(toInboxEntry);
   const storeError = (row.error ?? null) as TurnError | null;
   const outcome: Outcome | null =

@@ -147,6 +147,8 @@ export interface Claim {
   readonly transcript: readonly Message[];
   /** What the last activation's observer saved (`AgentDefinition.observe`), as read back: untrusted; null when none. */
   readonly traceContext: unknown;
+  /** The turn's pending inbox rows when it was claimed (a store answers the worker's first inbox read with them). */
+  readonly pending: readonly PendingInbox[];
 }
 
 /** One write: state, the messages and notices since the last write, and inbox rows applied. */

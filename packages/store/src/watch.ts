@@ -36,7 +36,7 @@ export async function* watchTurn(sql: Sql, id: string, options: WatchOptions): A
   if (turn === undefined) throw new Error(`store.watch: there is no turn '${id}'.`);
   for (;;) {
     if (options.signal?.aborted === true) return;
-    const rows = await sql.query('SELECT seq, kind, data FROM turnkit_log WHERE turn_id = $1 AND seq > $2 ORDER BY seq', [
+    const rows = await sql.query('SELECT seq, kind, data FROM turnkit_log_entries WHERE turn_id = $1 AND seq > $2 ORDER BY seq', [
       id,
       after,
     ]);

@@ -1,0 +1,107 @@
+import pg from 'pg';
+import { z } from 'zod';
+import { afterAll, describe, expect, it } from 'vitest';
+import type { Model } from '@turnkit/core';
+import { defineTool } from '@turnkit/dispatch';
+import { createStore, createWorker, openSql, openStore, type Sql, type SqlQuery } from '@turnkit/store';
+import { dropSchema, POSTGRES_URL, scratchSchema } from './postgres.js';
+
+/** Answers with an `add` call per tool result so far, then 'done' (two calls, then the answer). */
+const model: Model = {
+  async generate(request) {
+    const results = request.messages.filter((m) => m.role === 'tool').length;
+    if (results === 2) return { text: 'done', toolCalls: [], finishReason: 'stop' };
+    return { text: '', toolCalls: [{ id: `c${results}`, name: 'add', input: { a: results, b: 1 } }], finishReason: 'tool_calls' };
+  },
+};
+const add = defineTool({
+  name: 'add',
+  description: 'Adds.',
+  input: z.object({ a: z.number(), b: z.number() }),
+  readOnly: true,
+  execute: ({ a, b }) => a + b,
+});
+
+/** The connection, keeping the first words of every statement sent. */
+function recording(sql: Sql, sent: string[]): Sql {
+  const record =
+    (target: SqlQuery): SqlQuery['query'] =>
+    (text, params) => {
+      sent.push(text.trim().replace(/\s+/g, ' '));
+      return target.query(text, params);
+    };
+  return {
+    kind: sql.kind,
+    query: record(sql),
+    transaction: (work) => sql.transaction((tx) => work({ query: record(tx) })),
+    close: () => sql.close(),
+  };
+}
+
+describe('the statements of a turn', () => {
+  it('a turn with two tool calls takes eleven statements and no transaction: claim 1, checkpoints 5, journal writes 4', async () => {
+    const sql = await openSql('memory://');
+    try {
+      const sent: string[] = [];
+      const store = createStore(recording(sql, sent));
+      const id = await store.submit({ agent: 'a', input: 'add twice' });
+      await createWorker({ store, agents: { a: { model, tools: [add] } } }).runUntilIdle();
+      const turnStatements = sent.length;
+      const turn = await store.get(id);
+      expect(turn?.status).toBe('stopped');
+      expect(turn?.toolCalls.map((c) => c.result?.output)).toEqual([1, 2]);
+      const turnSent = sent.slice(0, turnStatements);
+      const of = (start: string): number => turnSent.filter((s) => s.startsWith(start)).length;
+      expect(of('WITH t AS (INSERT INTO turnkit_turns')).toBe(1); // submit
+      expect(of('WITH caps AS')).toBe(2); // the claim, and the last one that finds nothing
+      expect(of('WITH seen AS')).toBe(5); // checkpoints, each with its log rows and inbox rows
+      expect(of('WITH held AS')).toBe(4); // a start and a result per call, each fenced by itself
+      // What the claim and the checkpoints returned is not asked again: no inbox or journal read.
+      expect(turnSent.filter((s) => /^SELECT .*FROM turnkit_(inbox|tool_results)/.test(s))).toEqual([]);
+      expect(sent.slice(turnStatements).filter((s) => /^SELECT .*FROM turnkit_(inbox|tool_results)/.test(s))).toHaveLength(2); // store.get reads both
+      expect(turnStatements).toBe(1 + 2 + 5 + 4 + 1); // and the worker's look for turns falling due
+    } finally {
+      await sql.close();
+    }
+  });
+});
+
+describe.skipIf(POSTGRES_URL === undefined)('checkpoints racing a cancel on Postgres', () => {
+  const schema = scratchSchema('checkpoint');
+  afterAll(() => dropSchema(schema));
+
+  it('a cancel committed while the final checkpoint waits for the turn row is closed by it, not left pending', async () => {
+    const store = await openStore(POSTGRES_URL, { schema });
+    const pool = new pg.Pool({ connectionString: POSTGRES_URL, max: 2, options: `-c search_path=${schema}` });
+    try {
+      const id = await store.submit({ agent: 'a', input: 'x' });
+      const claim = await store.claim({ owner: 'w', leaseMs: 30_000 });
+      expect(claim?.lease.id).toBe(id);
+      // Another session does what store.cancel does: locks the turn's row, adds the cancel, marks it runnable.
+      const other = await pool.connect();
+      await other.query('BEGIN');
+      await other.query('SELECT 1 FROM turnkit_turns WHERE id = $1 FOR UPDATE', [id]);
+      const ending = store.commit(claim!.lease, { fail: { kind: 'internal_error', message: 'ended' }, release: true });
+      // The checkpoint has taken its snapshot and waits for the row.
+      for (let waiting = false; !waiting; ) {
+        const { rows } = await pool.query(
+          `SELECT count(*)::int AS n FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND query LIKE '%WITH seen AS%'`,
+        );
+        waiting = Number(rows[0]?.n) > 0;
+      }
+      await other.query(`INSERT INTO turnkit_inbox (turn_id, kind, body) VALUES ($1, 'cancel', '{"reason":"late"}')`, [id]);
+      await other.query('UPDATE turnkit_turns SET runnable = true WHERE id = $1', [id]);
+      await other.query('COMMIT');
+      other.release();
+      await ending;
+      const turn = await store.get(id);
+      expect(turn?.status).toBe('failed');
+      expect(turn?.decisions).toEqual([expect.objectContaining({ kind: 'cancel', status: 'ignored' })]);
+      const { rows } = await pool.query('SELECT runnable FROM turnkit_turns WHERE id = $1', [id]);
+      expect(rows[0]?.runnable).toBe(false);
+    } finally {
+      await pool.end();
+      await store.close();
+    }
+  });
+});

@@ -1,0 +1,85 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { PGlite } from '@electric-sql/pglite';
+import { afterAll, describe, expect, it } from 'vitest';
+import { createTurn, step, type Message, type Notice } from '@turnkit/core';
+import { createStore, createWorker, openSql, type WatchEvent } from '@turnkit/store';
+import { scriptedModel, text } from '@turnkit/testing';
+import { MIGRATIONS, SCHEMA_VERSION } from '../src/schema.js';
+
+const dir = mkdtempSync(join(tmpdir(), 'turnkit-migrate-'));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+/** A database at schema version 2 holding turn 'old' mid-way, written as that version wrote it. */
+async function versionTwoStore(data: string): Promise<void> {
+  const db = new PGlite(data);
+  for (const [i, migration] of MIGRATIONS.slice(0, 2).entries()) {
+    for (const statement of migration.split(/;\s*\n/)) if (statement.trim() !== '') await db.query(statement);
+    await db.query(
+      'CREATE TABLE IF NOT EXISTS turnkit_schema (version integer PRIMARY KEY, applied_at timestamptz NOT NULL DEFAULT now())',
+    );
+    await db.query('INSERT INTO turnkit_schema (version) VALUES ($1)', [i + 1]);
+  }
+  const [state, effects] = step(createTurn({ id: 'old', limits: { maxIterations: 7 } }), { type: 'start', input: 'hello' });
+  const rows: { kind: string; data: Message | Notice | object }[] = [];
+  for (const effect of effects) {
+    if (effect.type === 'append') rows.push({ kind: 'message', data: effect.message });
+    if (effect.type === 'emit') rows.push({ kind: 'notice', data: effect.notice });
+  }
+  rows.push({ kind: 'status', data: { status: state.status, outcome: null } });
+  await db.query(
+    `INSERT INTO turnkit_turns (id, agent, input, status, state, version, log_seq) VALUES ('old', 'a', 'hello', $1, $2::jsonb, 1, $3)`,
+    [state.status, JSON.stringify(state), rows.length],
+  );
+  for (const [i, row] of rows.entries()) {
+    await db.query('INSERT INTO turnkit_log (turn_id, seq, kind, data, lease_token) VALUES ($1, $2, $3, $4::jsonb, 1)', [
+      'old',
+      i + 1,
+      row.kind,
+      JSON.stringify(row.data),
+    ]);
+  }
+  await db.close();
+}
+
+describe('schema migrations', () => {
+  it('a store written by schema version 2 opens at the current version and its turn in flight runs on, state and log intact', async () => {
+    const data = join(dir, 'v2');
+    await versionTwoStore(data);
+    const sql = await openSql(data);
+    try {
+      const [version] = await sql.query('SELECT max(version)::int AS v FROM turnkit_schema');
+      expect(version?.v).toBe(SCHEMA_VERSION);
+      expect(SCHEMA_VERSION).toBe(4);
+      const store = createStore(sql);
+      const before = await store.get('old');
+      expect(before?.state?.limits.maxIterations).toBe(7);
+      expect(before?.transcript).toEqual([{ role: 'user', content: 'hello' }]);
+
+      await createWorker({ store, agents: { a: { model: scriptedModel([text('done')]) } } }).runUntilIdle();
+      const after = await store.get('old');
+      expect(after?.status).toBe('stopped');
+      expect(after?.state?.id).toBe('old');
+      expect(after?.state?.limits.maxIterations).toBe(7);
+      expect(after?.transcript.map((m) => m.role)).toEqual(['user', 'assistant']);
+
+      // Old rows (one per entry) and the new one (the checkpoint's entries) read as one history.
+      const events: WatchEvent[] = [];
+      for await (const event of store.watch('old')) events.push(event);
+      expect(events.map((e) => e.seq)).toEqual(events.map((_, i) => i + 1));
+      expect(events.at(-1)).toMatchObject({ type: 'status', status: 'stopped' });
+      const kinds = await sql.query(`SELECT kind FROM turnkit_log WHERE turn_id = 'old' ORDER BY seq`);
+      expect(kinds.at(-1)?.kind).toBe('entries');
+
+      // A new checkpoint stores the state without its id and limits (they are the row's).
+      const [raw] = await sql.query(`SELECT state::text AS state, state_limits FROM turnkit_turns WHERE id = 'old'`);
+      const stored = JSON.parse(String(raw?.state)) as Record<string, unknown>;
+      expect(stored.id).toBeUndefined();
+      expect(stored.limits).toBeUndefined();
+      expect(raw?.state_limits).toMatchObject({ maxIterations: 7 });
+    } finally {
+      await sql.close();
+    }
+  });
+});
