@@ -28,6 +28,11 @@ const SUBMIT_OVER_MS = 45_000;
 const RESTART_POSTGRES_AT_MS = 15_000;
 const GIVE_UP_MS = 150_000;
 
+/** Children that exited by themselves (not by a signal the test sent), with their stderr. */
+const died: string[] = [];
+/** Set when the test ends the children itself (SIGTERM: they drain and exit with code 0). */
+let ending = false;
+
 const pause = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
 
 /** A child process running one of the chaos scripts; `lines` collects its stdout lines. */
@@ -37,9 +42,18 @@ function start(name: string, schema: string, lines: (line: string) => void): Chi
     ['--import', 'tsx', '--conditions=@turnkit/source', script(name), POSTGRES_URL ?? '', schema],
     {
       cwd: REPO,
-      stdio: ['ignore', 'pipe', 'ignore'],
+      stdio: ['ignore', 'pipe', 'pipe'],
     },
   );
+  // The last of its standard error, for the failure message of a process that died on its own.
+  let errors = '';
+  child.stderr?.on('data', (chunk: Buffer) => {
+    errors = (errors + chunk.toString('utf8')).slice(-4000);
+  });
+  child.once('exit', (code, signal) => {
+    if (signal === null && !ending)
+      died.push(`${name} (pid ${child.pid}) exited with code ${code}: ${errors.trim() || '(no stderr)'}`);
+  });
   let rest = '';
   child.stdout?.on('data', (chunk: Buffer) => {
     const text = rest + chunk.toString('utf8');
@@ -176,6 +190,7 @@ describe.skipIf(POSTGRES_URL === undefined)(
         await pause(KILL_EVERY_MS);
       }
       const seconds = (Date.now() - began) / 1000;
+      ending = true;
       for (const child of [...workers, decider]) child.kill('SIGTERM');
       await Promise.all([...workers, decider].map(exited));
 
@@ -192,6 +207,8 @@ describe.skipIf(POSTGRES_URL === undefined)(
           `  claim statements per claimed turn (workers' last reported counts): ${(claims / Math.max(1, claimed)).toFixed(2)}`,
         ].join('\n'),
       );
+      // A worker or the decider that exits by itself is a fault of the store's client code (the test only kills with signals).
+      expect(died).toEqual([]);
       expect(figures).toMatchObject({
         turns: TURNS,
         notTerminal: 0,
