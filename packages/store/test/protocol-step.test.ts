@@ -120,7 +120,20 @@ describe('protocolStep (fast-check, numRuns 500, 1–40 events each)', () => {
         }
         expect(new Set(taken).size).toBe(taken.length);
       }),
-      { numRuns: NUM_RUNS },
+      {
+        numRuns: NUM_RUNS,
+        // Found by a run: a cancel closed by a terminal commit must not ride on a second terminal write.
+        examples: [
+          [
+            [
+              { type: 'inbox_read', rows: [{ id: '1', kind: 'cancel', callId: null }], parked: false },
+              { type: 'write', terminal: true, release: false },
+              { type: 'committed', applied: ['1'] },
+              { type: 'write', terminal: true, release: false },
+            ],
+          ],
+        ],
+      },
     );
   });
 

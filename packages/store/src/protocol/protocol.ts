@@ -156,8 +156,10 @@ export function protocolStep(hold: Hold, event: ProtocolEvent): [Hold, ProtocolE
     case 'write':
       return [hold, hold.lost !== null ? [{ type: 'stop' }] : [commitEffect(hold, event.terminal, event.release)]];
     case 'committed': {
+      // What the commit applied never rides on a later one: the decisions, and the cancel row it closed.
       const unwritten = hold.unwritten.filter((id) => !event.applied.includes(id));
-      return [{ ...hold, unwritten }, []];
+      const cancelRow = hold.cancelRow !== null && event.applied.includes(hold.cancelRow) ? null : hold.cancelRow;
+      return [{ ...hold, unwritten, cancelRow }, []];
     }
     case 'lost':
       return [hold.lost === null ? { ...hold, lost: event.reason } : hold, [{ type: 'stop' }]];
