@@ -110,3 +110,32 @@ export function turnkitOnTty(
     child.on('close', (code) => resolve({ code: code ?? -1, stdout: stdout.replace(/\r\n/g, '\n'), stderr }));
   });
 }
+
+/** A long-running `turnkit` child (such as `turnkit worker`): started, waited for until its stderr says `ready`. */
+export interface CliChild {
+  readonly pid: number | undefined;
+  /** Everything it wrote to stderr so far. */
+  stderr(): string;
+  /** Sends SIGTERM and resolves to its exit code. */
+  stop(): Promise<number | null>;
+}
+
+export async function turnkitChild(args: readonly string[], options: { cwd: string; ready: string }): Promise<CliChild> {
+  const child = spawn(process.execPath, [BIN, ...args], { cwd: options.cwd, env: { ...process.env, NO_COLOR: '1' } });
+  let stderr = '';
+  await new Promise<void>((resolve) => {
+    child.stderr.on('data', (chunk: Buffer) => {
+      stderr += chunk.toString('utf8');
+      if (stderr.includes(options.ready)) resolve();
+    });
+    child.once('exit', () => resolve());
+  });
+  return {
+    pid: child.pid,
+    stderr: () => stderr,
+    stop: () => {
+      child.kill('SIGTERM');
+      return new Promise((resolve) => (child.exitCode === null ? child.once('exit', resolve) : resolve(child.exitCode)));
+    },
+  };
+}

@@ -1,14 +1,13 @@
 // The commands on stored turns, run with the built binary: `turnkit run --store`, `ls`, `show`,
 // `approve`, `reject`, `cancel` and `worker`, on PGlite (a directory) and, when
 // TURNKIT_TEST_POSTGRES_URL is set, on a Postgres database made for the test.
-import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { mkdtemp, readFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
-import { BIN, example, turnkit } from './run-cli.js';
+import { example, turnkit, turnkitChild } from './run-cli.js';
 
 const CHARGE = fileURLToPath(new URL('./fixtures/charge.mts', import.meta.url));
 const AGENTS = fileURLToPath(new URL('./fixtures/agents.mts', import.meta.url));
@@ -97,18 +96,7 @@ describe('turnkit run --store and the commands on stored turns', () => {
   it('a PGlite store in use by a worker is refused with the way out; SIGTERM stops the worker', async () => {
     const dir = await tempDir();
     const store = join(dir, 'store');
-    const worker = spawn(process.execPath, [BIN, 'worker', '--agents', AGENTS, '--store', store], {
-      cwd: dir,
-      env: { ...process.env, NO_COLOR: '1' },
-    });
-    let stderr = '';
-    await new Promise<void>((resolve) => {
-      worker.stderr.on('data', (chunk: Buffer) => {
-        stderr += chunk.toString('utf8');
-        if (stderr.includes('Ctrl+C stops it')) resolve();
-      });
-      worker.once('exit', () => resolve());
-    });
+    const worker = await turnkitChild(['worker', '--agents', AGENTS, '--store', store], { cwd: dir, ready: 'Ctrl+C stops it' });
     const ls = await turnkit(['ls', '--store', store], { cwd: dir });
     expect(ls.code).toBe(2);
     expect(ls.stderr).toMatch(
@@ -117,10 +105,7 @@ describe('turnkit run --store and the commands on stored turns', () => {
       ),
     );
     expect(ls.stderr.split('\n')).toHaveLength(2);
-    worker.kill('SIGTERM');
-    const code = await new Promise((resolve) =>
-      worker.exitCode === null ? worker.once('exit', resolve) : resolve(worker.exitCode),
-    );
+    const code = await worker.stop();
     expect(code).toBe(0);
     expect((await turnkit(['ls', '--store', store], { cwd: dir })).code).toBe(0);
   }, 120_000);

@@ -1,14 +1,13 @@
 // `turnkit worker` on SIGTERM: it stops claiming, waits --drain-ms for the turns it holds, then
 // hands back what still runs (the turn is not cancelled: its lease ends and it stays runnable),
 // says each step on stderr, and exits 0. Run with the built binary on a PGlite directory.
-import { spawn } from 'node:child_process';
 import { mkdtemp } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { openSql, createStore } from '@turnkit/store';
-import { BIN } from './run-cli.js';
+import { turnkitChild } from './run-cli.js';
 
 const AGENTS = fileURLToPath(new URL('./fixtures/hang-agents.mts', import.meta.url));
 
@@ -20,22 +19,12 @@ describe('turnkit worker drains on SIGTERM', () => {
     const id = await setup.submit({ agent: 'hang', input: 'Hang.' });
     await setup.close();
 
-    const worker = spawn(process.execPath, [BIN, 'worker', '--agents', AGENTS, '--store', path, '--drain-ms', '200'], {
+    const worker = await turnkitChild(['worker', '--agents', AGENTS, '--store', path, '--drain-ms', '200'], {
       cwd: dir,
-      env: { ...process.env, NO_COLOR: '1' },
+      ready: 'hang started',
     });
-    let stderr = '';
-    await new Promise<void>((resolve) => {
-      worker.stderr.on('data', (chunk: Buffer) => {
-        stderr += chunk.toString('utf8');
-        if (stderr.includes('hang started')) resolve();
-      });
-      worker.once('exit', () => resolve());
-    });
-    worker.kill('SIGTERM');
-    const code = await new Promise((resolve) =>
-      worker.exitCode === null ? worker.once('exit', resolve) : resolve(worker.exitCode),
-    );
+    const code = await worker.stop();
+    const stderr = worker.stderr();
     expect(code, stderr).toBe(0);
     const lines = stderr.trimEnd().split('\n');
     expect(lines).toContain(`turnkit worker: claimed ${id} (agent hang, token 1) · held 1, claimed 1, finished 0`);
