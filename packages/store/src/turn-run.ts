@@ -51,9 +51,15 @@ export class TurnRun {
     this.idempotent = new Set((agent.tools ?? []).filter((t) => t.idempotent).map((t) => t.name));
   }
 
-  /** Writes `current` with everything since the last write; `release` gives the lease back. */
-  async write(current: TurnState, release: boolean): Promise<void> {
-    const commit = this.fence.decide({ type: 'write', terminal: isTerminal(current), release }).find((e) => e.type === 'commit');
+  /**
+   * Writes `current` with everything since the last write; `release` gives the lease back. A
+   * `derivable` state may be skipped (the protocol decides): its messages and notices wait for the
+   * next write.
+   */
+  async write(current: TurnState, release: boolean, derivable = false): Promise<void> {
+    const effects = this.fence.decide({ type: 'write', terminal: isTerminal(current), release, derivable });
+    if (effects.some((e) => e.type === 'skip_write')) return;
+    const commit = effects.find((e) => e.type === 'commit');
     if (commit === undefined) {
       this.fence.check();
       throw new Error(`The protocol refused a write of turn '${this.fence.lease.id}' that it did not lose.`);
@@ -186,8 +192,11 @@ export class TurnRun {
       emit: (effect) => {
         this.unwritten.notices.push(effect.notice);
       },
-      persist: async (_effect, _ctx, current) => {
-        await this.write(current, false);
+      persist: async (effect, _ctx, current) => {
+        // The boundary after a batch is derivable: every result of the batch went through the
+        // journal (the dispatcher announces each one, denials included), and core's `resume` of
+        // the `dispatching` state before it, given those results, makes the same state again.
+        await this.write(current, false, effect.checkpoint === 'boundary');
         if (current.status === 'dispatching') crashPoint('dispatching_persisted');
       },
       dispatch_tools: (effect, ctx) => runBatch(effect.calls, false, ctx, this.fence, this.dispatcher, this.idempotent),

@@ -39,7 +39,7 @@ const event: fc.Arbitrary<ProtocolEvent> = fc.oneof(
   fc.record({ type: fc.constant('call_starting' as const), callId }),
   fc.record({ type: fc.constant('start_journaled' as const), callId }),
   fc.record({ type: fc.constant('tool_finished' as const), callId }),
-  fc.record({ type: fc.constant('write' as const), terminal: fc.boolean(), release: fc.boolean() }),
+  fc.record({ type: fc.constant('write' as const), terminal: fc.boolean(), release: fc.boolean(), derivable: fc.boolean() }),
   fc.record({ type: fc.constant('committed' as const), applied: fc.subarray(['1', '2', '3', '4']) }),
   fc.record({
     type: fc.constant('lost' as const),
@@ -86,6 +86,23 @@ describe('protocolStep (fast-check, numRuns 500, 1–40 events each)', () => {
         for (const { before, effects } of run(list).steps) {
           if (before.lost === null) continue;
           expect(effects.filter((e) => ACTING.has(e.type))).toEqual([]);
+        }
+      }),
+      { numRuns: NUM_RUNS },
+    );
+  });
+
+  it('skips a write only for a derivable state that nothing taken rides on, and otherwise commits or stops', () => {
+    fc.assert(
+      fc.property(events, (list) => {
+        for (const { event: e, before, effects } of run(list).steps) {
+          if (e.type !== 'write') continue;
+          const skipped = effects.some((x) => x.type === 'skip_write');
+          const expected =
+            before.lost === null && e.derivable === true && !e.terminal && !e.release && before.unwritten.length === 0;
+          expect(skipped).toBe(expected);
+          expect(effects.length).toBe(1);
+          if (!skipped) expect(effects[0]?.type).toBe(before.lost === null ? 'commit' : 'stop');
         }
       }),
       { numRuns: NUM_RUNS },

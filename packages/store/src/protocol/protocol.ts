@@ -50,8 +50,12 @@ export type ProtocolEvent =
   | { readonly type: 'start_journaled'; readonly callId: string }
   /** A call's tool returned (or threw): its result is ready. */
   | { readonly type: 'tool_finished'; readonly callId: string }
-  /** The driver wants to write the turn's state (`terminal`: the state has ended; `release`: give the lease back). */
-  | { readonly type: 'write'; readonly terminal: boolean; readonly release: boolean }
+  /**
+   * The driver wants to write the turn's state (`terminal`: the state has ended; `release`: give the
+   * lease back; `derivable`: the state follows from the last commit and the journal, as after a
+   * batch whose every result is journaled, so recovery rebuilds it without this write).
+   */
+  | { readonly type: 'write'; readonly terminal: boolean; readonly release: boolean; readonly derivable?: boolean }
   /** A commit landed, with the inbox rows it applied. */
   | { readonly type: 'committed'; readonly applied: readonly string[] }
   /** The worker stopped working on the turn: a write or renewal was refused (the fence moved), a database call failed, a drain deadline passed, a retry waits in the database. */
@@ -86,6 +90,11 @@ export type ProtocolEffect =
       readonly applied: readonly string[];
       readonly release: boolean;
     }
+  /**
+   * Write nothing now: the state is derivable and nothing taken rides on it; the messages and
+   * notices since the last commit ride on the next one.
+   */
+  | { readonly type: 'skip_write' }
   /** Stop the turn's work here: this worker writes nothing more for it. */
   | { readonly type: 'stop' }
   /** Write the state before a model call's retry with the time it is due, giving the lease back. */
@@ -154,7 +163,11 @@ export function protocolStep(hold: Hold, event: ProtocolEvent): [Hold, ProtocolE
       // A turn this worker no longer holds keeps no result from here (recovery journals `interrupted`).
       return [hold, hold.lost !== null ? [] : [{ type: 'write_result', callId: event.callId, token: hold.token }]];
     case 'write':
-      return [hold, hold.lost !== null ? [{ type: 'stop' }] : [commitEffect(hold, event.terminal, event.release)]];
+      if (hold.lost !== null) return [hold, [{ type: 'stop' }]];
+      // A derivable state is skipped only when no decision taken waits to be written with it.
+      if (event.derivable === true && !event.terminal && !event.release && hold.unwritten.length === 0)
+        return [hold, [{ type: 'skip_write' }]];
+      return [hold, [commitEffect(hold, event.terminal, event.release)]];
     case 'committed': {
       // What the commit applied never rides on a later one: the decisions, and the cancel row it closed.
       const unwritten = hold.unwritten.filter((id) => !event.applied.includes(id));
