@@ -12,16 +12,18 @@ import { CHANNEL_SQL } from './notify.js';
 import type { Row, Sql, SqlQuery } from './sql.js';
 import type { Commit, Lease, StoredStatus } from './types.js';
 
-/** The status a commit leaves, and the log rows it appends (messages, notices, a status change). */
-function logRows(lease: Lease, commit: Commit): { status: StoredStatus; rows: { kind: string; data: unknown }[] } {
+/** A log entry as an 'entries' row keeps it: [kind's letter, data] (turnkit_log_entries spells the kind out). */
+type Entry = readonly ['m' | 'n' | 's', unknown];
+
+/** The status a commit leaves, and the log entries it appends (messages, notices, a status change). */
+function logRows(lease: Lease, commit: Commit): { status: StoredStatus; rows: Entry[] } {
   const status: StoredStatus = commit.fail !== undefined ? 'failed' : (commit.state?.status ?? lease.status);
-  const rows: { kind: string; data: unknown }[] = [
-    ...(commit.messages ?? []).map((m) => ({ kind: 'message', data: m })),
-    ...(commit.notices ?? []).map((n) => ({ kind: 'notice', data: n })),
-  ];
+  const rows: Entry[] = [];
+  for (const m of commit.messages ?? []) rows.push(['m', m]);
+  for (const n of commit.notices ?? []) rows.push(['n', n]);
   if (status !== lease.status) {
     const outcome = commit.fail !== undefined ? { status: 'failed', error: commit.fail } : (commit.state?.outcome ?? null);
-    rows.push({ kind: 'status', data: { status, outcome } });
+    rows.push(['s', { status, outcome }]);
   }
   return { status, rows };
 }
@@ -33,8 +35,8 @@ const json = (value: unknown): string | null => (value === undefined ? null : JS
 // $15 the observer's trace context, $16 inbox ids applied, $17 call ids whose journal to read (the
 // batch this checkpoint starts), or null.
 const SET_TURN = `
-  state = coalesce($4::json, state), state_limits = coalesce($14::jsonb, state_limits), status = $5::text, error = coalesce($6::jsonb, error),
-  grants = coalesce($7::jsonb, grants), budget_usage = coalesce($8::jsonb, budget_usage),
+  state = coalesce($4::json, state), state_limits = coalesce($14::json, state_limits), status = $5::text, error = coalesce($6::jsonb, error),
+  grants = coalesce($7::json, grants), budget_usage = coalesce($8::json, budget_usage),
   version = version + 1, log_seq = log_seq + $9::int, updated_at = now(),
   ended_at = CASE WHEN $10::bool THEN now() ELSE ended_at END,
   lease_owner = CASE WHEN $11::bool OR $10::bool THEN NULL ELSE lease_owner END,

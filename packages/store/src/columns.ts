@@ -1,6 +1,7 @@
 // Small helpers shared by the store's queries: statuses, timestamps as ISO text, row readers.
 
 import { readDecision, type TurnState } from '@turnkit/core';
+import { fromLean, LIMITS_BASE, STATE_BASE, toLean } from './lean.js';
 import type { Row } from './sql.js';
 import type { InboxEntry, StoredStatus } from './types.js';
 
@@ -25,19 +26,30 @@ export const ISO = (column: string, as = column): string => `to_json(${column}) 
 /**
  * A turn's state as its row gives it back: the row keeps the state without its id and limits (see
  * `storedState`), which this puts back from the row's id and `state_limits` (here, not in SQL: no
- * cast of the stored text on every read).
+ * cast of the stored text on every read), and both lean (lean.ts), which this expands.
  */
 export function restoredState(id: unknown, state: unknown, limits: unknown): unknown {
   if (state === null || state === undefined) return null;
   if (typeof state !== 'object' || Array.isArray(state)) return state; // parseTurnState says what is wrong
-  return limits === null || limits === undefined ? { ...state, id } : { ...state, id, limits };
+  const full = fromLean(state, STATE_BASE) as Record<string, unknown>;
+  return limits === null || limits === undefined ? { ...full, id } : { ...full, id, limits: fromLean(limits, LIMITS_BASE) };
 }
 
-/** A state as a checkpoint stores it: without its id (the row's) and limits (kept apart, as they never change in a turn). */
+/**
+ * A state as a checkpoint stores it: without its id (the row's) and limits (kept apart, as they
+ * never change in a turn), each lean: only what differs from a fresh turn's (lean.ts).
+ */
 export function storedState(state: TurnState | undefined): { state: string | null; limits: string | null } {
   if (state === undefined) return { state: null, limits: null };
   const { id: _id, limits, ...rest } = state;
-  return { state: JSON.stringify(rest), limits: JSON.stringify(limits) };
+  return { state: JSON.stringify(leanOrAsIs(rest, STATE_BASE)), limits: JSON.stringify(leanOrAsIs(limits, LIMITS_BASE)) ?? null };
+}
+
+/** An object in its lean form; anything else as it is (a malformed state is stored for inspection, as given). */
+function leanOrAsIs(value: unknown, base: Readonly<Record<string, unknown>>): unknown {
+  return typeof value === 'object' && value !== null && !Array.isArray(value)
+    ? toLean(value as Record<string, unknown>, base)
+    : value;
 }
 
 /** A turn's messages, in order. */

@@ -38,14 +38,31 @@ export async function readJournal(db: SqlQuery, lease: Lease, callIds: readonly 
  * then. A claim takes the row FOR UPDATE: it skips a row this write holds, or this write waits for
  * the claim and then finds the token moved. So once a claim commits, every write of the previous
  * holder has committed before it or been refused, and the new holder's journal read sees it.
- * Returns whether a row was written; throws LeaseLostError when the token moved.
+ *
+ * The call's row is updated when it exists (`set`, only while it has no result) and inserted when
+ * it does not (`columns` and `values` over $1 the turn, $2 the token, $3 the call id, $4 the name,
+ * then `params`): no `ON CONFLICT`, whose speculative insert and row lock cost write-ahead log on
+ * every write. Only the holder writes the turn's journal (the lock above), so the row cannot appear
+ * between the look and the insert. Returns whether a row was written; throws LeaseLostError when
+ * the token moved.
  */
-async function fencedWrite(db: SqlQuery, lease: Lease, write: string, params: readonly unknown[]): Promise<boolean> {
+async function fencedWrite(
+  db: SqlQuery,
+  lease: Lease,
+  call: { readonly id: string; readonly name: string },
+  write: { readonly set: string; readonly columns: string; readonly values: string },
+  params: readonly unknown[],
+): Promise<boolean> {
   const [row] = await db.query(
     `WITH held AS (SELECT id FROM turnkit_turns WHERE id = $1 AND lease_token = $2::int FOR KEY SHARE),
-     written AS (${write})
-     SELECT (SELECT count(*) FROM held)::int AS held, (SELECT count(*) FROM written)::int AS written`,
-    [lease.id, lease.token, ...params],
+     updated AS (UPDATE turnkit_tool_results SET ${write.set}
+       WHERE turn_id = (SELECT id FROM held) AND call_id = $3::text AND result IS NULL RETURNING call_id),
+     inserted AS (INSERT INTO turnkit_tool_results (turn_id, call_id, name, ${write.columns})
+       SELECT id, $3::text, $4::text, ${write.values} FROM held
+       WHERE NOT EXISTS (SELECT 1 FROM turnkit_tool_results WHERE turn_id = $1 AND call_id = $3::text) RETURNING call_id)
+     SELECT (SELECT count(*) FROM held)::int AS held,
+       ((SELECT count(*) FROM updated) + (SELECT count(*) FROM inserted))::int AS written`,
+    [lease.id, lease.token, call.id, call.name, ...params],
   );
   if (Number(row?.held ?? 0) === 0) throw new LeaseLostError(lease.id);
   return Number(row?.written ?? 0) > 0;
@@ -60,12 +77,9 @@ export async function journalStart(
   await fencedWrite(
     db,
     lease,
-    `INSERT INTO turnkit_tool_results (turn_id, call_id, name, started_at, started_token)
-     SELECT id, $3::text, $4::text, now(), $2::int FROM held
-     ON CONFLICT (turn_id, call_id) DO UPDATE SET started_at = now(), started_token = EXCLUDED.started_token
-       WHERE turnkit_tool_results.result IS NULL
-     RETURNING call_id`,
-    [call.id, call.name],
+    call,
+    { set: 'started_at = now(), started_token = $2::int', columns: 'started_at, started_token', values: 'now(), $2::int' },
+    [],
   );
 }
 
@@ -74,11 +88,8 @@ export async function journalResult(db: SqlQuery, lease: Lease, result: ToolResu
   return fencedWrite(
     db,
     lease,
-    `INSERT INTO turnkit_tool_results (turn_id, call_id, name, result, finished_at)
-     SELECT id, $3::text, $4::text, $5::jsonb, now() FROM held
-     ON CONFLICT (turn_id, call_id) DO UPDATE SET result = EXCLUDED.result, finished_at = now()
-       WHERE turnkit_tool_results.result IS NULL
-     RETURNING call_id`,
-    [result.callId, result.name, JSON.stringify(result)],
+    { id: result.callId, name: result.name },
+    { set: 'result = $5::json, finished_at = now()', columns: 'result, finished_at', values: '$5::json, now()' },
+    [JSON.stringify(result)],
   );
 }

@@ -100,6 +100,70 @@ export const MIGRATIONS: readonly string[] = [
     SELECT l.turn_id, l.seq + (e.n - 1)::int, e.value ->> 'kind', e.value -> 'data', l.lease_token, l.at
     FROM turnkit_log l CROSS JOIN LATERAL json_array_elements(l.data) WITH ORDINALITY AS e(value, n) WHERE l.kind = 'entries';
   `,
+  // Fewer bytes per turn, again. Each entry of an 'entries' row may be a pair ["m" | "n" | "s",
+  // data] (message, notice, status) instead of an object {"kind", "data"}; turnkit_log_entries reads
+  // both. The log, journal and inbox rows keep their turn's id without a foreign key: a key check
+  // locks the turn's row (a write-ahead log record) on every insert, and the store is the only
+  // writer of these tables (it never deletes a turn; who deletes one deletes its rows in all four).
+  // The turn's row is rebuilt with its columns in the order they change: what a turn never changes
+  // first, then the lease (a claim changes it), then updated_at, status, counters, budget usage
+  // and the state with its limits (a checkpoint changes these). Postgres logs an update in place from the first
+  // changed byte to the last, so a claim or a checkpoint logs its own columns only. Pages keep
+  // room for a row to grow from its insert to its end (fillfactor 30), so its updates stay in place.
+  // The grants, the budget usage, the state's limits and a call's result keep their JSON as sent
+  // (json: for these small values, jsonb's binary form is larger).
+  `
+  ALTER TABLE turnkit_log DROP CONSTRAINT IF EXISTS turnkit_log_turn_id_fkey;
+  ALTER TABLE turnkit_tool_results DROP CONSTRAINT IF EXISTS turnkit_tool_results_turn_id_fkey;
+  ALTER TABLE turnkit_inbox DROP CONSTRAINT IF EXISTS turnkit_inbox_turn_id_fkey;
+  ALTER SEQUENCE turnkit_turns_seq_seq OWNED BY NONE;
+  CREATE TABLE turnkit_turns_next (
+    id text PRIMARY KEY,
+    seq bigint NOT NULL UNIQUE DEFAULT nextval('turnkit_turns_seq_seq'),
+    agent text NOT NULL,
+    input text,
+    limits jsonb,
+    created_at timestamptz NOT NULL DEFAULT now(),
+    trace_context jsonb,
+    error jsonb,
+    grants json NOT NULL DEFAULT '[]',
+    ended_at timestamptz,
+    runnable boolean NOT NULL DEFAULT true,
+    lease_owner text,
+    lease_token integer NOT NULL DEFAULT 0,
+    lease_expires_at timestamptz,
+    run_after timestamptz,
+    updated_at timestamptz NOT NULL DEFAULT now(),
+    status text NOT NULL,
+    version integer NOT NULL DEFAULT 0,
+    log_seq integer NOT NULL DEFAULT 0,
+    budget_usage json,
+    state_limits json,
+    state json
+  ) WITH (fillfactor = 30);
+  INSERT INTO turnkit_turns_next (id, seq, agent, input, limits, state_limits, created_at, trace_context, error, grants, ended_at,
+      runnable, lease_owner, lease_token, lease_expires_at, run_after, updated_at, status, version, log_seq, budget_usage, state)
+    SELECT id, seq, agent, input, limits, state_limits, created_at, trace_context, error, grants, ended_at,
+      runnable, lease_owner, lease_token, lease_expires_at, run_after, updated_at, status, version, log_seq, budget_usage, state
+    FROM turnkit_turns;
+  DROP TABLE turnkit_turns;
+  ALTER TABLE turnkit_turns_next RENAME TO turnkit_turns;
+  ALTER SEQUENCE turnkit_turns_seq_seq OWNED BY turnkit_turns.seq;
+  ALTER INDEX turnkit_turns_next_pkey RENAME TO turnkit_turns_pkey;
+  ALTER INDEX turnkit_turns_next_seq_key RENAME TO turnkit_turns_seq_key;
+  CREATE INDEX turnkit_turns_runnable ON turnkit_turns (seq) WHERE runnable;
+  CREATE INDEX turnkit_turns_live ON turnkit_turns (agent) WHERE ended_at IS NULL;
+  ALTER TABLE turnkit_tool_results ALTER COLUMN result TYPE json USING result::json;
+  CREATE OR REPLACE VIEW turnkit_log_entries AS
+    SELECT turn_id, seq, kind, data, lease_token, at FROM turnkit_log WHERE kind <> 'entries'
+    UNION ALL
+    SELECT l.turn_id, l.seq + (e.n - 1)::int,
+      CASE WHEN json_typeof(e.value) <> 'array' THEN e.value ->> 'kind'
+           WHEN e.value ->> 0 = 'm' THEN 'message' WHEN e.value ->> 0 = 'n' THEN 'notice' ELSE 'status' END,
+      CASE WHEN json_typeof(e.value) = 'array' THEN e.value -> 1 ELSE e.value -> 'data' END,
+      l.lease_token, l.at
+    FROM turnkit_log l CROSS JOIN LATERAL json_array_elements(l.data) WITH ORDINALITY AS e(value, n) WHERE l.kind = 'entries';
+  `,
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.length;

@@ -125,7 +125,30 @@ export async function openStore(url?: string, options: OpenStoreOptions = {}): P
 export async function openSql(url?: string, options: OpenStoreOptions = {}): Promise<Sql> {
   armedCrash(); // a bad TURNKIT_STORE_CRASH_AT is an error now, not at a crash point
   const schema = options.schema === undefined ? undefined : checkSchemaName(options.schema);
-  const sql = await openUrl(url, schema, options.load);
+  const started = Date.now();
+  for (;;) {
+    try {
+      return await openAndMigrate(url, schema, options.load);
+    } catch (error) {
+      // A Postgres starting, stopping or restarting refuses connections for a moment: a process
+      // started then (a worker its supervisor restarts) waits for it rather than exiting.
+      if (!restarting(error) || Date.now() - started >= OPEN_RETRY_MS) throw error;
+      await new Promise((resolve) => setTimeout(resolve, 200));
+    }
+  }
+}
+
+/** How long opening a Postgres store keeps trying while the server refuses connections. */
+export const OPEN_RETRY_MS = 10_000;
+
+/** Postgres is starting, stopping or restarting (SQLSTATE class 57P), or its port refuses connections now. */
+function restarting(error: unknown): boolean {
+  const code = (error as { code?: unknown } | null)?.code;
+  return typeof code === 'string' && (code.startsWith('57P') || code === 'ECONNREFUSED' || code === 'ECONNRESET');
+}
+
+async function openAndMigrate(url: string | undefined, schema: string | undefined, load: ModuleLoader | undefined): Promise<Sql> {
+  const sql = await openUrl(url, schema, load);
   try {
     await migrate(sql);
   } catch (error) {

@@ -1,6 +1,5 @@
 // Submitting and reading turns: `store.submit`, `store.get` and `store.list`.
 
-import { randomUUID } from 'node:crypto';
 import {
   createTurn,
   isTerminal,
@@ -15,6 +14,7 @@ import {
 } from '@turnkit/core';
 import { ISO, MESSAGES_SQL, restoredState, STATUSES, toInboxEntry } from './columns.js';
 import { messageOf } from './errors.js';
+import { newTurnId } from './ids.js';
 import { CHANNEL_SQL } from './notify.js';
 import type { Row, SqlQuery } from './sql.js';
 import type {
@@ -29,6 +29,8 @@ import type {
 } from './types.js';
 
 const ID = /^[A-Za-z0-9_.:@-]{1,200}$/;
+/** Postgres's SQLSTATE for a unique violation (both drivers give it as `code`). */
+const UNIQUE_VIOLATION = '23505';
 
 /** Checks what `submit` was given; returns the turn's id. */
 function checkSubmit(options: SubmitOptions): string {
@@ -39,7 +41,7 @@ function checkSubmit(options: SubmitOptions): string {
       `store.submit option \`agent\` must be the name of an agent a worker registers, got ${JSON.stringify(agent)}.`,
     );
   if (input !== undefined && typeof input !== 'string') throw new TypeError('store.submit option `input` must be a string.');
-  const id = options.id ?? `turn_${randomUUID()}`;
+  const id = options.id ?? newTurnId();
   if (typeof id !== 'string' || !ID.test(id))
     throw new TypeError(`store.submit option \`id\` must be 1 to 200 letters, digits or _ . : @ -, got ${JSON.stringify(id)}.`);
   // Checks the limits now (throws a RangeError naming a bad one), so a worker never finds them bad.
@@ -50,13 +52,19 @@ function checkSubmit(options: SubmitOptions): string {
 export async function submitTurn(db: SqlQuery, options: SubmitOptions): Promise<string> {
   const id = checkSubmit(options);
   // The insert and the wake-up of listening workers in one statement (delivered on commit).
-  const rows = await db.query(
-    `WITH t AS (INSERT INTO turnkit_turns (id, agent, input, limits, status) VALUES ($1, $2, $3, $4::jsonb, 'ready') ON CONFLICT (id) DO NOTHING RETURNING id)
-     SELECT id, pg_notify(${CHANNEL_SQL}, id) FROM t`,
-    [id, options.agent, options.input ?? null, options.limits === undefined ? null : JSON.stringify(options.limits)],
-  );
-  if (rows.length === 0)
-    throw new Error(`store.submit: a turn with id '${id}' exists already; pick another id or leave \`id\` out.`);
+  // A plain insert (no ON CONFLICT, whose speculative insert costs write-ahead log on every submit):
+  // an id that exists is the primary key's unique violation.
+  try {
+    await db.query(
+      `WITH t AS (INSERT INTO turnkit_turns (id, agent, input, limits, status) VALUES ($1, $2, $3, $4::jsonb, 'ready') RETURNING id)
+       SELECT id, pg_notify(${CHANNEL_SQL}, id) FROM t`,
+      [id, options.agent, options.input ?? null, options.limits === undefined ? null : JSON.stringify(options.limits)],
+    );
+  } catch (error) {
+    if ((error as { code?: unknown } | null)?.code === UNIQUE_VIOLATION)
+      throw new Error(`store.submit: a turn with id '${id}' exists already; pick another id or leave \`id\` out.`);
+    throw error;
+  }
   return id;
 }
 

@@ -21,7 +21,7 @@ export interface SubmitOptions {
   /** The name of an agent a worker registers (`createWorker({ agents: { [name]: … } })`). */
   readonly agent: string;
   readonly input?: string;
-  /** Default: `turn_<uuid>`. Submitting an id that exists is an error. */
+  /** Default: `turn_<uuid>`, a version 7 UUID (time-ordered: see `newTurnId`). Submitting an id that exists is an error. */
   readonly id?: string;
   /** Merged over the agent's limits (these win). Checked now: a bad limit throws here. */
   readonly limits?: TurnLimitsInput;

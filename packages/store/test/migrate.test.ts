@@ -51,7 +51,7 @@ describe('schema migrations', () => {
     try {
       const [version] = await sql.query('SELECT max(version)::int AS v FROM turnkit_schema');
       expect(version?.v).toBe(SCHEMA_VERSION);
-      expect(SCHEMA_VERSION).toBe(4);
+      expect(SCHEMA_VERSION).toBe(5);
       const store = createStore(sql);
       const before = await store.get('old');
       expect(before?.state?.limits.maxIterations).toBe(7);
@@ -77,7 +77,19 @@ describe('schema migrations', () => {
       const stored = JSON.parse(String(raw?.state)) as Record<string, unknown>;
       expect(stored.id).toBeUndefined();
       expect(stored.limits).toBeUndefined();
-      expect(raw?.state_limits).toMatchObject({ maxIterations: 7 });
+      expect(raw?.state_limits).toEqual({ '~': 1, maxIterations: 7 }); // lean: only what differs from the defaults
+      expect(stored['~']).toBe(1);
+      expect(stored.round).toBeUndefined(); // a fresh turn's value is left out
+      // The new checkpoint's entries are [kind's letter, data] pairs; the view spells the kinds out.
+      const [entries] = await sql.query(
+        `SELECT data::text AS data FROM turnkit_log WHERE turn_id = 'old' ORDER BY seq DESC LIMIT 1`,
+      );
+      expect((JSON.parse(String(entries?.data)) as unknown[][]).map((e) => e[0])).toEqual(['m', 's']); // the answer, then the status
+      // The turn's row was rebuilt with its columns in the order they change, the state last.
+      const columns = await sql.query(
+        `SELECT column_name FROM information_schema.columns WHERE table_name = 'turnkit_turns' AND table_schema = current_schema() ORDER BY ordinal_position`,
+      );
+      expect(columns.map((c) => c.column_name).slice(-3)).toEqual(['budget_usage', 'state_limits', 'state']);
     } finally {
       await sql.close();
     }

@@ -1,4 +1,5 @@
 import { spawn } from 'node:child_process';
+import { type AddressInfo, connect, createServer } from 'node:net';
 import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -6,6 +7,8 @@ import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
 import { lockPath, openStore } from '@turnkit/store';
 import { removeStale } from '../src/sql.js';
+import { OPEN_RETRY_MS } from '../src/store.js';
+import { dropSchema, POSTGRES_URL, scratchSchema } from './postgres.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'turnkit-store-'));
 const TAKE = fileURLToPath(new URL('./fixtures/take-lock.ts', import.meta.url));
@@ -123,4 +126,53 @@ describe('openStore', () => {
     await expect(openStore('mysql://x')).rejects.toThrow(/does not know the URL scheme/);
     await expect(openStore('memory://', { schema: 'Robert"; DROP' })).rejects.toThrow(/schema/);
   });
+});
+
+describe.skipIf(POSTGRES_URL === undefined)('openStore on a Postgres that is not accepting connections yet', () => {
+  const schema = scratchSchema('open');
+  afterAll(() => dropSchema(schema));
+
+  it('waits for it (a worker started while Postgres restarts) and opens once it accepts them', async () => {
+    // A port that refuses connections at first, then forwards to the real Postgres (as a server coming back up).
+    const target = new URL(POSTGRES_URL as string);
+    const free = createServer();
+    await new Promise<void>((resolve) => free.listen(0, '127.0.0.1', resolve));
+    const port = (free.address() as AddressInfo).port;
+    await new Promise<void>((resolve) => free.close(() => resolve()));
+    const proxy = createServer((client) => {
+      const upstream = connect(Number(target.port || 5432), target.hostname);
+      client.pipe(upstream).pipe(client);
+      const end = (): void => {
+        client.destroy();
+        upstream.destroy();
+      };
+      client.on('error', end);
+      upstream.on('error', end);
+    });
+    const url = new URL(POSTGRES_URL as string);
+    url.port = String(port);
+    const opening = openStore(url.toString(), { schema });
+    const refusedFor = 600;
+    await new Promise((resolve) => setTimeout(resolve, refusedFor));
+    await new Promise<void>((resolve) => proxy.listen(port, '127.0.0.1', resolve));
+    try {
+      const store = await opening;
+      const id = await store.submit({ agent: 'a', input: 'x' });
+      expect((await store.get(id))?.status).toBe('ready');
+      await store.close();
+    } finally {
+      await new Promise<void>((resolve) => proxy.close(() => resolve()));
+    }
+  });
+
+  it('gives up after a while with the connection error when nothing ever listens', async () => {
+    const url = new URL(POSTGRES_URL as string);
+    const free = createServer();
+    await new Promise<void>((resolve) => free.listen(0, '127.0.0.1', resolve));
+    url.port = String((free.address() as AddressInfo).port);
+    await new Promise<void>((resolve) => free.close(() => resolve()));
+    const started = Date.now();
+    await expect(openStore(url.toString(), { schema })).rejects.toMatchObject({ code: 'ECONNREFUSED' });
+    expect(Date.now() - started).toBeGreaterThanOrEqual(OPEN_RETRY_MS);
+  }, 30_000);
 });

@@ -2,8 +2,7 @@
 // agent named after the file and run by a worker in this process (only this turn); when it parks,
 // the commands that decide it and the worker that continues it (`--agents <scenario>`) are printed.
 
-import { randomUUID } from 'node:crypto';
-import { createWorker } from '@turnkit/store';
+import { createWorker, newTurnId } from '@turnkit/store';
 import type { Model } from '@turnkit/core';
 import { oneLine, UsageError } from '../errors.js';
 import { providerModel, type ProviderOptions } from '../provider.js';
@@ -34,7 +33,7 @@ export async function runStoredCommand(o: StoredRunOptions): Promise<number> {
   const agent = agentName(o.scenarioFile);
   const definition = scenarioAgent(o.scenario, o.scenarioFile, model);
   return withStore(url, async (store) => {
-    const id = o.id ?? `turn_${randomUUID()}`;
+    const id = o.id ?? newTurnId();
     let worker;
     try {
       worker = createWorker({ store, agents: { [agent]: definition }, turnIds: [id] });

@@ -1,0 +1,111 @@
+// How a state and its limits are stored: only what differs from a base, a fresh turn's values,
+// marked `"~": 1`. A state is rewritten at every checkpoint, and most of it (zero counters, empty
+// lists, nulls, default limits) is what every turn starts with; leaving that out shortens each
+// checkpoint's write. The bases are literals, not core's current defaults, so a row stays readable
+// whatever a later core starts a turn with. A row without the mark is read as it is (rows written
+// before this encoding, or a value the encoding cannot express).
+
+import { sameJson, type JsonValue } from '@turnkit/core';
+
+/** The mark of a lean row, and its version. */
+export const LEAN_MARK = '~';
+const LEAN_VERSION = 1;
+
+/** A fresh state (status `ready`, state version 3) without its id and limits; `batch` as a batch with nothing in it. */
+export const STATE_BASE: Readonly<Record<string, JsonValue>> = deepFreeze({
+  version: 3,
+  status: 'ready',
+  round: 0,
+  usage: { inputTokens: 0, outputTokens: 0, totalTokens: 0, cost: 0, modelCalls: 0, toolCalls: 0 },
+  forced: null,
+  batch: { calls: [], notExecuted: [], held: [], parked: [], decisions: {} },
+  lastBatch: null,
+  repeats: 0,
+  repairs: 0,
+  recoveries: 0,
+  candidate: null,
+  nextModel: null,
+  lastRequest: null,
+  outcome: null,
+});
+
+/** Core's default limits. */
+export const LIMITS_BASE: Readonly<Record<string, JsonValue>> = deepFreeze({
+  maxIterations: 10,
+  loopThreshold: 5,
+  loopExemptTools: [],
+  maxOutputRepairs: 2,
+  maxCallsPerReply: 32,
+  maxModelRetries: 2,
+  modelRetryBackoffMs: 500,
+  loopRecoveries: 0,
+  budget: {},
+});
+
+type Obj = Record<string, unknown>;
+
+const isObject = (v: unknown): v is Obj => typeof v === 'object' && v !== null && !Array.isArray(v);
+
+/** Sets a key as plain data (a key such as `__proto__` stays a key). */
+function put(target: Obj, key: string, value: unknown): void {
+  Object.defineProperty(target, key, { value, enumerable: true, writable: true, configurable: true });
+}
+
+const SAME = Symbol('same');
+const UNEXPRESSIBLE = Symbol('unexpressible');
+
+/**
+ * What of `value` differs from `base`: SAME when nothing does; for two objects, the keys that
+ * differ (recursively); UNEXPRESSIBLE when `value` lacks a key `base` has (a merge would add it).
+ */
+function diff(value: unknown, base: unknown): unknown {
+  if (isObject(value) && isObject(base)) {
+    const out: Obj = {};
+    let changed = false;
+    for (const key of Object.keys(base)) if (!Object.hasOwn(value, key)) return UNEXPRESSIBLE;
+    for (const key of Object.keys(value)) {
+      const d = Object.hasOwn(base, key) ? diff(value[key], base[key]) : value[key];
+      if (d === UNEXPRESSIBLE) return UNEXPRESSIBLE;
+      if (d === SAME) continue;
+      put(out, key, d);
+      changed = true;
+    }
+    return changed ? out : SAME;
+  }
+  return sameJson(value as JsonValue, base as JsonValue) ? SAME : value;
+}
+
+/** `stored` merged over `base` (the inverse of `diff`). */
+function merge(stored: unknown, base: unknown): unknown {
+  if (!isObject(stored) || !isObject(base)) return stored;
+  const out: Obj = {};
+  for (const key of Object.keys(base)) put(out, key, base[key]);
+  for (const key of Object.keys(stored)) put(out, key, Object.hasOwn(base, key) ? merge(stored[key], base[key]) : stored[key]);
+  return out;
+}
+
+/** The lean form of an object (a copy with the mark), or the object itself when the encoding cannot express it. */
+export function toLean(value: Obj, base: Readonly<Obj>): Obj {
+  if (Object.hasOwn(value, LEAN_MARK)) return value;
+  const d = diff(value, base);
+  if (d === UNEXPRESSIBLE) return value;
+  const out: Obj = { [LEAN_MARK]: LEAN_VERSION };
+  if (d !== SAME) for (const key of Object.keys(d as Obj)) put(out, key, (d as Obj)[key]);
+  return out;
+}
+
+/** Reads a stored value back: a lean object is merged over `base`; anything else is returned as it is. */
+export function fromLean(stored: unknown, base: Readonly<Obj>): unknown {
+  if (!isObject(stored) || stored[LEAN_MARK] !== LEAN_VERSION) return stored;
+  const rest: Obj = {};
+  for (const key of Object.keys(stored)) if (key !== LEAN_MARK) put(rest, key, stored[key]);
+  return merge(rest, base);
+}
+
+function deepFreeze<T>(value: T): T {
+  if (typeof value === 'object' && value !== null) {
+    for (const v of Object.values(value)) deepFreeze(v);
+    Object.freeze(value);
+  }
+  return value;
+}

@@ -1,0 +1,64 @@
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { arbitraryEventScenario, runEventScenario } from '@turnkit/check';
+import { createTurn, parseTurnState, type TurnState } from '@turnkit/core';
+import { restoredState, storedState } from '../src/columns.js';
+import { fromLean, LEAN_MARK, LIMITS_BASE, STATE_BASE, toLean } from '../src/lean.js';
+
+const NUM_RUNS = 300;
+
+/** A state as a checkpoint writes it and a claim reads it back. */
+function roundTrip(state: TurnState): unknown {
+  const stored = storedState(state);
+  return restoredState(state.id, JSON.parse(stored.state as string), JSON.parse(stored.limits as string));
+}
+
+describe('lean rows (fast-check)', () => {
+  it(`every state a turn reaches reads back exactly as it was written, and never longer (numRuns ${NUM_RUNS}, 10–40 events)`, () => {
+    fc.assert(
+      fc.property(arbitraryEventScenario({ minEvents: 10, maxEvents: 40 }), (scenario) => {
+        for (const { next } of runEventScenario(scenario).trace.steps) {
+          expect(roundTrip(next)).toEqual(next);
+          expect(parseTurnState(roundTrip(next))).toEqual(next);
+          const { id: _id, limits, ...rest } = next;
+          expect((storedState(next).state as string).length).toBeLessThanOrEqual(JSON.stringify(rest).length + 8);
+          expect((storedState(next).limits as string).length).toBeLessThanOrEqual(JSON.stringify(limits).length + 8);
+        }
+      }),
+      { numRuns: NUM_RUNS },
+    );
+  });
+
+  it(`any object reads back exactly, over any base: keys missing, added, nested, null, __proto__ (numRuns ${NUM_RUNS})`, () => {
+    const key = fc.constantFrom('a', 'b', 'c', '__proto__', 'constructor', LEAN_MARK);
+    const value = fc.letrec((tie) => ({
+      json: fc.oneof({ depthSize: 'small' }, fc.jsonValue({ maxDepth: 1 }), tie('object')),
+      object: fc.dictionary(key, tie('json'), { maxKeys: 4 }),
+    }));
+    fc.assert(
+      fc.property(value.object, value.object, (object, base) => {
+        const o = JSON.parse(JSON.stringify(object)) as Record<string, unknown>;
+        const b = JSON.parse(JSON.stringify(base)) as Record<string, unknown>;
+        const lean = JSON.parse(JSON.stringify(toLean(o, b)));
+        expect(fromLean(lean, b)).toEqual(o);
+      }),
+      { numRuns: NUM_RUNS },
+    );
+  });
+
+  it('a row without the mark (written before the encoding) is read as it is', () => {
+    const full = { status: 'ready', round: 0, usage: { modelCalls: 0 } };
+    expect(fromLean(full, STATE_BASE)).toBe(full);
+    expect(fromLean(null, STATE_BASE)).toBe(null);
+    expect(fromLean([1], LIMITS_BASE)).toEqual([1]);
+  });
+
+  it("a fresh turn's state is stored as the mark and its null batch (the base's is an empty one), default limits as the mark", () => {
+    const stored = storedState(createTurn({ id: 't' }));
+    expect(JSON.parse(stored.state as string)).toEqual({ [LEAN_MARK]: 1, batch: null });
+    expect(JSON.parse(stored.limits as string)).toEqual({ [LEAN_MARK]: 1 });
+    expect(roundTrip(createTurn({ id: 't', limits: { maxIterations: 3 } }))).toEqual(
+      createTurn({ id: 't', limits: { maxIterations: 3 } }),
+    );
+  });
+});
