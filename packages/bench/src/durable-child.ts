@@ -1,6 +1,6 @@
 // One worker process of the durable comparison (durable.ts starts 1, 2 or 4 of them on one
 // Postgres). It prints `ready` once set up, waits for `go` on stdin, does its share, prints
-// `done <statements>` and exits. Statements are counted at the `pg` client of the system measured.
+// `done <statements> <cpu µs>` and exits. Statements are counted at the `pg` client of the system measured.
 //   node durable-child.js turnkit|langgraph <url> <schema> run <count>      the bench scenario
 //   node durable-child.js turnkit <url> <schema> approve <count>            runs approved turns; prints `ran <turn> <epoch ms>`
 //   node durable-child.js langgraph <url> <schema> approve <count>          parks, decides, prints `latency <ms>`
@@ -35,11 +35,15 @@ function countStatements(pg: PgModule): () => number {
   return () => statements;
 }
 
+/** The CPU this process had used when \`go\` came (its start-up is not the run's). */
+let cpuAtGo: NodeJS.CpuUsage | undefined;
+
 function go(): Promise<void> {
   return new Promise((resolve) => {
     const lines = createInterface({ input: process.stdin });
     lines.on('line', (line) => {
       if (line === 'go') {
+        cpuAtGo = process.cpuUsage();
         lines.close();
         resolve();
       }
@@ -135,5 +139,7 @@ async function langgraph(): Promise<number> {
 }
 
 const statements = system === 'turnkit' ? await turnkit() : await langgraph();
-say(`done ${statements}`);
+// The CPU this process used since `go` (user + system, µs): the parent splits the machine's CPU by who used it.
+const cpu = process.cpuUsage(cpuAtGo);
+say(`done ${statements} ${cpu.user + cpu.system}`);
 process.exit(0); // the peers' pools and stdin would keep the process alive

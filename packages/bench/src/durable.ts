@@ -5,6 +5,7 @@
 // client), write-ahead log and stored bytes per turn (in the database), and the time from a
 // decision to the turn running its tool again.
 import { type ChildProcess, spawn } from 'node:child_process';
+import { cpus } from 'node:os';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import { openStore } from '@turnkit/store';
@@ -26,6 +27,11 @@ export interface ThroughputFigure {
   readonly storedBytesPerTurn: number;
   /** Times the database flushed its log to disk, per turn (pg_stat_wal; the whole cluster's). */
   readonly flushesPerTurn: number;
+  /** CPU time per turn (ms) of the worker processes, and of everything else on the machine (Postgres, mostly). */
+  readonly workerCpuMsPerTurn: number;
+  readonly otherCpuMsPerTurn: number;
+  /** How busy the machine's cores were during the run (0 to 1). */
+  readonly cpuBusy: number;
 }
 
 export interface LatencyFigure {
@@ -66,15 +72,29 @@ async function startChild(system: DurableSystem, url: string, schema: string, jo
   return { process: child, lines };
 }
 
-/** Reads a child's lines until `done <statements>`; `each` hears the others. */
-async function finish(child: Child, each: (line: string) => void = () => undefined): Promise<number> {
+/** Reads a child's lines until `done <statements> <cpu µs>`; `each` hears the others. */
+async function finish(
+  child: Child,
+  each: (line: string) => void = () => undefined,
+): Promise<{ statements: number; cpuUs: number }> {
   for (;;) {
     const next = await child.lines.next();
     if (next.done === true) throw new Error('A bench process ended before it said done.');
-    const [tag, value] = next.value.split(' ');
-    if (tag === 'done') return Number(value);
+    const [tag, value, cpu] = next.value.split(' ');
+    if (tag === 'done') return { statements: Number(value), cpuUs: Number(cpu) };
     each(next.value);
   }
+}
+
+/** The machine's CPU time so far (ms, every core: busy and in all). */
+function machineCpu(): { busy: number; total: number } {
+  let busy = 0;
+  let total = 0;
+  for (const { times } of cpus()) {
+    busy += times.user + times.nice + times.sys + times.irq;
+    total += times.user + times.nice + times.sys + times.irq + times.idle;
+  }
+  return { busy, total };
 }
 
 /** Log flushes so far (pg_stat_wal, Postgres 14 and later; NaN before). */
@@ -102,10 +122,15 @@ async function throughput(db: pg.Pool, o: DurableOptions, system: DurableSystem,
   const children: Child[] = [];
   for (let i = 0; i < workers; i += 1) children.push(await startChild(system, o.postgresUrl, schema, 'run', share));
   const before = await databaseBytes(db, schema);
+  const cpuBefore = machineCpu();
   const started = now();
   for (const child of children) child.process.stdin?.write('go\n');
-  const statements = (await Promise.all(children.map((c) => finish(c)))).reduce((a, b) => a + b, 0);
+  const done = await Promise.all(children.map((c) => finish(c)));
   const seconds = (now() - started) / 1000;
+  const cpuAfter = machineCpu();
+  const statements = done.reduce((a, b) => a + b.statements, 0);
+  const workerCpuMs = done.reduce((a, b) => a + b.cpuUs, 0) / 1000;
+  const busyMs = cpuAfter.busy - cpuBefore.busy;
   const wal = await walSince(db, before.wal);
   await new Promise((resolve) => setTimeout(resolve, 1000)); // the ended sessions' statistics reach pg_stat_wal
   const after = await databaseBytes(db, schema);
@@ -120,6 +145,9 @@ async function throughput(db: pg.Pool, o: DurableOptions, system: DurableSystem,
     walBytesPerTurn: wal / turns,
     storedBytesPerTurn: (after.stored - before.stored) / turns,
     flushesPerTurn: (after.flushes - before.flushes) / turns,
+    workerCpuMsPerTurn: workerCpuMs / turns,
+    otherCpuMsPerTurn: Math.max(0, busyMs - workerCpuMs) / turns,
+    cpuBusy: busyMs / Math.max(1, cpuAfter.total - cpuBefore.total),
   };
 }
 

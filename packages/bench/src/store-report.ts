@@ -66,12 +66,12 @@ ${rows}`;
 
 const WAL_MEANS: Readonly<Record<string, string>> = {
   'turn rows':
-    'the turn row: its insert, the claim, 5 checkpoints each rewriting the state (the part of the row that changed; updates are HOT, in place), and the row lock of each fenced journal write',
-  'log rows': 'the transcript, notices and status changes: one row per checkpoint',
+    "the turn row: its insert, the claim, 3 checkpoints each rewriting the lean state (the part of the row that changed: the claim logs its lease columns, a checkpoint `updated_at` through the state; updates are HOT, in place, but the end's), the pruning of its old versions, and the row lock of each fenced journal write",
+  'log rows': "the transcript, notices and status changes: one row per checkpoint, keyed by the turn's `seq`",
   'log index': 'one primary-key entry per log row (and its page splits)',
   'journal rows and index': 'per tool call, the start (a new row and its key) and the result (an update in place)',
-  'turn row indexes': 'the turn row inserted (id, seq, runnable, live) and the end (no longer runnable or live)',
-  'commit records': 'one per statement that wrote (11)',
+  'turn row indexes': 'the turn row inserted (id, seq, runnable, live) and the end (a new version: no longer runnable or live)',
+  'commit records': 'one per statement that wrote (9)',
   inbox: 'decisions and cancels (none in this scenario)',
   other: 'page pruning, the id sequence, and the rest',
 };
@@ -96,17 +96,20 @@ ${line(HEADER)}
 ${line(HEADER.map((_, i) => (i === 0 ? '---' : '---:')))}
 ${figures.map((f) => line(row(f))).join('\n')}
 
-- **Statements** are everything the store sends from \`submit\` to the end. For this turn, 11:
+- **Statements** are everything the store sends from \`submit\` to the end. For this turn, 9:
   \`submit\` 1; the claim 1 (it takes the lease and returns the transcript and the pending inbox
-  rows in the same statement); per checkpoint (\`dispatching\` twice, the boundary before each
-  later model call twice, the end) 1 statement that compare-and-swaps the state, appends the log
-  entries since the last one as one row and settles the inbox rows, 5 × 1 (a \`dispatching\`
-  checkpoint also returns the journal of its batch, so the worker reads nothing more before the
-  tools run); per tool call a start and a result, each one statement that checks the fencing
-  token itself, 2 × 2. No transactions: each statement commits on its own. A worker's last claim
-  that finds nothing, and its look for turns falling due, add a fraction.
-- **Payload bytes** are the parameters of those writes: the turn state (as JSON, without its id
-  and limits) with every checkpoint, the log entries once, each tool result once.
+  rows in the same statement); per checkpoint (\`dispatching\` twice, the end) 1 statement that
+  compare-and-swaps the state, appends the log entries since the last one as one row and settles
+  the inbox rows, 3 × 1 (a \`dispatching\` checkpoint also returns the journal of its batch, so
+  the worker reads nothing more before the tools run); per tool call a start and a result, each
+  one statement that checks the fencing token itself, 2 × 2. The boundary after each batch is
+  not written: the \`dispatching\` state and the journal make it again
+  ([durable turns](durable-turns.md#the-guarantees)). No transactions: each statement commits on
+  its own. A worker's last claim that finds nothing, and its look for turns falling due, add a
+  fraction.
+- **Payload bytes** are the parameters of those writes: the turn state (lean: only what differs
+  from a fresh turn's, without its id and limits) with every checkpoint, the log entries once,
+  each tool result once.
 - **WAL bytes** are what the database wrote to its write-ahead log while the turns ran (full-page
   images after checkpoints included); on Postgres this is the whole cluster's log, so other
   sessions on it would add to it. **Stored bytes** are the growth of the store's tables and indexes

@@ -16,7 +16,7 @@ describe('examples/api-client.ts (docs/console.md)', () => {
     });
     await import('../examples/api-client.js');
     const printed = `${lines.join('\n')}\n`;
-    expect(printed).toContain('statuses dispatching → awaiting_approval → executing_approved → steering → stopped');
+    expect(printed).toContain('statuses dispatching → awaiting_approval → executing_approved → stopped');
     const section = doc().split('## The HTTP API\n')[1] ?? '';
     expect(section.match(/```ts\n([\s\S]*?)```/)?.[1]).toBe(
       readFileSync(new URL('../examples/api-client.ts', import.meta.url), 'utf8'),

@@ -52,8 +52,8 @@ const runnable = (p: { id: string; status: string; terminal: string; release: st
   ELSE runnable END`;
 
 /** The log entries since the last checkpoint, as one row (see turnkit_log_entries for them one by one). */
-const APPEND_LOG = `INSERT INTO turnkit_log (turn_id, seq, kind, data, lease_token)
-  SELECT $1, t.log_seq - $9::int + 1, 'entries', $13::json, $2::int FROM t WHERE $9::int > 0`;
+const APPEND_LOG = `INSERT INTO turnkit_log (turn_seq, seq, kind, data, lease_token)
+  SELECT t.seq, t.log_seq - $9::int + 1, 'entries', $13::json, $2::int FROM t WHERE $9::int > 0`;
 
 /**
  * The whole checkpoint in one statement. `xmin = seen` makes it write only the row version its
@@ -67,7 +67,7 @@ WITH seen AS (SELECT xmin FROM turnkit_turns WHERE id = $1),
 t AS (
   UPDATE turnkit_turns SET ${SET_TURN}, ${runnable({ id: '$1', status: '$5', terminal: '$10', release: '$11', applied: '$16' })}
   WHERE id = $1 AND lease_token = $2::int AND version = $3::int AND xmin = (SELECT xmin FROM seen)
-  RETURNING version, log_seq, runnable, run_after
+  RETURNING seq, version, log_seq, runnable, run_after
 ),
 log AS (${APPEND_LOG}),
 inbox AS (
@@ -77,8 +77,8 @@ inbox AS (
 durability AS (SELECT set_config('synchronous_commit', 'off', true) FROM t WHERE NOT ($10::bool OR $11::bool))
 SELECT t.version,
   CASE WHEN $11::bool AND NOT $10::bool AND t.runnable AND t.run_after IS NULL THEN pg_notify(${CHANNEL_SQL}, $1) END AS woke,
-  CASE WHEN $17::text[] IS NULL THEN NULL ELSE (SELECT coalesce(json_agg(json_build_object('call_id', j.call_id, 'result', j.result)), '[]')
-    FROM turnkit_tool_results j WHERE j.turn_id = $1 AND j.call_id = ANY($17::text[])) END AS journal,
+  CASE WHEN $17::text[] IS NULL THEN NULL ELSE (SELECT coalesce(json_agg(json_build_object('call_id', j.call_id, 'name', j.name, 'result', j.result)), '[]')
+    FROM turnkit_tool_results j WHERE j.turn_seq = t.seq AND j.call_id = ANY($17::text[])) END AS journal,
   (SELECT count(*) FROM durability) AS relaxed
 FROM t`;
 
@@ -108,7 +108,7 @@ function params(lease: Lease, commit: Commit, status: StoredStatus, rows: readon
 
 /** The same checkpoint as statements in one transaction, each seeing the latest rows; throws when the lease or version moved. */
 async function checkpointInSteps(tx: SqlQuery, lease: Lease, values: unknown[]): Promise<number> {
-  const update = `UPDATE turnkit_turns SET ${SET_TURN} WHERE id = $1 AND lease_token = $2::int AND version = $3::int RETURNING version, log_seq`;
+  const update = `UPDATE turnkit_turns SET ${SET_TURN} WHERE id = $1 AND lease_token = $2::int AND version = $3::int RETURNING seq, version, log_seq`;
   const [row] = await tx.query(`WITH t AS (${update}), log AS (${APPEND_LOG}) SELECT version FROM t`, values.slice(0, 15));
   if (row === undefined) {
     const [current] = await tx.query('SELECT lease_token FROM turnkit_turns WHERE id = $1', [lease.id]);

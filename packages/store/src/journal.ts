@@ -13,12 +13,30 @@ export interface JournalRead {
   readonly started: string[];
 }
 
-/** Reads journal rows (`call_id`, `result`) into results and started calls. */
+/**
+ * A journal row's result (null: none yet). The row keeps a result without its `callId` and `name`
+ * when they are the row's own (`call_id`, `name`); this puts them back.
+ */
+export function rowResult(r: Row): ToolResult | null {
+  const result = r.result;
+  if (result === null || result === undefined) return null;
+  if (typeof result !== 'object' || Array.isArray(result) || Object.hasOwn(result, 'callId')) return result as ToolResult;
+  return { callId: String(r.call_id), name: String(r.name), ...(result as object) } as ToolResult;
+}
+
+/** A result as its journal row keeps it: without the `callId` and `name` the row has. */
+function storedResult(result: ToolResult): { lean: string; full: string } {
+  const { callId: _callId, name: _name, ...rest } = result;
+  return { lean: JSON.stringify(rest), full: JSON.stringify(result) };
+}
+
+/** Reads journal rows (`call_id`, `name`, `result`) into results and started calls. */
 export function toJournalRead(rows: readonly Row[]): JournalRead {
   const results: ToolResult[] = [];
   const started: string[] = [];
   for (const r of rows) {
-    if (r.result !== null && r.result !== undefined) results.push(r.result as ToolResult);
+    const result = rowResult(r);
+    if (result !== null) results.push(result);
     else started.push(String(r.call_id));
   }
   return { results, started };
@@ -26,7 +44,7 @@ export function toJournalRead(rows: readonly Row[]): JournalRead {
 
 export async function readJournal(db: SqlQuery, lease: Lease, callIds: readonly string[]): Promise<JournalRead> {
   const rows = await db.query(
-    `SELECT call_id, result FROM turnkit_tool_results WHERE turn_id = $1 AND call_id = ANY($2::text[])`,
+    `SELECT call_id, name, result FROM turnkit_tool_results WHERE turn_seq = (SELECT seq FROM turnkit_turns WHERE id = $1) AND call_id = ANY($2::text[])`,
     [lease.id, [...callIds]],
   );
   return toJournalRead(rows);
@@ -34,7 +52,7 @@ export async function readJournal(db: SqlQuery, lease: Lease, callIds: readonly 
 
 /**
  * A fenced journal write in one statement: `held` locks the turn's row (FOR KEY SHARE) only while
- * the lease's token is current, and the write takes its turn id from `held`, so it happens only
+ * the lease's token is current, and the write takes its turn's `seq` from `held`, so it happens only
  * then. A claim takes the row FOR UPDATE: it skips a row this write holds, or this write waits for
  * the claim and then finds the token moved. So once a claim commits, every write of the previous
  * holder has committed before it or been refused, and the new holder's journal read sees it.
@@ -54,12 +72,12 @@ async function fencedWrite(
   params: readonly unknown[],
 ): Promise<boolean> {
   const [row] = await db.query(
-    `WITH held AS (SELECT id FROM turnkit_turns WHERE id = $1 AND lease_token = $2::int FOR KEY SHARE),
+    `WITH held AS (SELECT seq FROM turnkit_turns WHERE id = $1 AND lease_token = $2::int FOR KEY SHARE),
      updated AS (UPDATE turnkit_tool_results SET ${write.set}
-       WHERE turn_id = (SELECT id FROM held) AND call_id = $3::text AND result IS NULL RETURNING call_id),
-     inserted AS (INSERT INTO turnkit_tool_results (turn_id, call_id, name, ${write.columns})
-       SELECT id, $3::text, $4::text, ${write.values} FROM held
-       WHERE NOT EXISTS (SELECT 1 FROM turnkit_tool_results WHERE turn_id = $1 AND call_id = $3::text) RETURNING call_id)
+       WHERE turn_seq = (SELECT seq FROM held) AND call_id = $3::text AND result IS NULL RETURNING call_id),
+     inserted AS (INSERT INTO turnkit_tool_results (turn_seq, call_id, name, ${write.columns})
+       SELECT seq, $3::text, $4::text, ${write.values} FROM held
+       WHERE NOT EXISTS (SELECT 1 FROM turnkit_tool_results j WHERE j.turn_seq = held.seq AND j.call_id = $3::text) RETURNING call_id)
      SELECT (SELECT count(*) FROM held)::int AS held,
        ((SELECT count(*) FROM updated) + (SELECT count(*) FROM inserted))::int AS written`,
     [lease.id, lease.token, call.id, call.name, ...params],
@@ -85,11 +103,17 @@ export async function journalStart(
 
 /** Journals a call's result; the first result per call wins (false for a later one). Fenced. */
 export async function journalResult(db: SqlQuery, lease: Lease, result: ToolResult): Promise<boolean> {
+  const stored = storedResult(result);
   return fencedWrite(
     db,
     lease,
     { id: result.callId, name: result.name },
-    { set: 'result = $5::json, finished_at = now()', columns: 'result, finished_at', values: '$5::json, now()' },
-    [JSON.stringify(result)],
+    {
+      // The row's name is the call's (from its start) or this result's (inserted here): the result keeps a name that differs.
+      set: 'result = CASE WHEN name = $4::text THEN $5::json ELSE $6::json END, finished_at = now()',
+      columns: 'result, finished_at',
+      values: '$5::json, now()',
+    },
+    [stored.lean, stored.full],
   );
 }

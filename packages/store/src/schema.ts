@@ -111,7 +111,9 @@ export const MIGRATIONS: readonly string[] = [
   // changed byte to the last, so a claim or a checkpoint logs its own columns only. Pages keep
   // room for a row to grow from its insert to its end (fillfactor 30), so its updates stay in place.
   // The grants, the budget usage, the state's limits and a call's result keep their JSON as sent
-  // (json: for these small values, jsonb's binary form is larger).
+  // (json: for these small values, jsonb's binary form is larger). The log and the journal name
+  // their turn by its `seq` (8 bytes in each row and index entry, where an id takes up to 200);
+  // turnkit_log_entries still gives each entry its turn's id.
   `
   ALTER TABLE turnkit_log DROP CONSTRAINT IF EXISTS turnkit_log_turn_id_fkey;
   ALTER TABLE turnkit_tool_results DROP CONSTRAINT IF EXISTS turnkit_tool_results_turn_id_fkey;
@@ -153,16 +155,48 @@ export const MIGRATIONS: readonly string[] = [
   ALTER INDEX turnkit_turns_next_seq_key RENAME TO turnkit_turns_seq_key;
   CREATE INDEX turnkit_turns_runnable ON turnkit_turns (seq) WHERE runnable;
   CREATE INDEX turnkit_turns_live ON turnkit_turns (agent) WHERE ended_at IS NULL;
-  ALTER TABLE turnkit_tool_results ALTER COLUMN result TYPE json USING result::json;
-  CREATE OR REPLACE VIEW turnkit_log_entries AS
-    SELECT turn_id, seq, kind, data, lease_token, at FROM turnkit_log WHERE kind <> 'entries'
+  DROP VIEW turnkit_log_entries;
+  CREATE TABLE turnkit_log_next (
+    turn_seq bigint NOT NULL,
+    seq integer NOT NULL,
+    kind text NOT NULL CHECK (kind IN ('message', 'notice', 'status', 'entries')),
+    lease_token integer,
+    at timestamptz NOT NULL DEFAULT now(),
+    data json NOT NULL,
+    PRIMARY KEY (turn_seq, seq)
+  );
+  INSERT INTO turnkit_log_next (turn_seq, seq, kind, lease_token, at, data)
+    SELECT t.seq, l.seq, l.kind, l.lease_token, l.at, l.data FROM turnkit_log l JOIN turnkit_turns t ON t.id = l.turn_id;
+  DROP TABLE turnkit_log;
+  ALTER TABLE turnkit_log_next RENAME TO turnkit_log;
+  ALTER INDEX turnkit_log_next_pkey RENAME TO turnkit_log_pkey;
+  CREATE TABLE turnkit_tool_results_next (
+    turn_seq bigint NOT NULL,
+    call_id text NOT NULL,
+    name text NOT NULL,
+    started_at timestamptz,
+    started_token integer,
+    finished_at timestamptz,
+    result json,
+    PRIMARY KEY (turn_seq, call_id)
+  ) WITH (fillfactor = 70);
+  INSERT INTO turnkit_tool_results_next (turn_seq, call_id, name, started_at, started_token, finished_at, result)
+    SELECT t.seq, r.call_id, r.name, r.started_at, r.started_token, r.finished_at, r.result::json
+    FROM turnkit_tool_results r JOIN turnkit_turns t ON t.id = r.turn_id;
+  DROP TABLE turnkit_tool_results;
+  ALTER TABLE turnkit_tool_results_next RENAME TO turnkit_tool_results;
+  ALTER INDEX turnkit_tool_results_next_pkey RENAME TO turnkit_tool_results_pkey;
+  CREATE VIEW turnkit_log_entries AS
+    SELECT t.id AS turn_id, l.seq, l.kind, l.data, l.lease_token, l.at
+    FROM turnkit_log l JOIN turnkit_turns t ON t.seq = l.turn_seq WHERE l.kind <> 'entries'
     UNION ALL
-    SELECT l.turn_id, l.seq + (e.n - 1)::int,
+    SELECT t.id, l.seq + (e.n - 1)::int,
       CASE WHEN json_typeof(e.value) <> 'array' THEN e.value ->> 'kind'
            WHEN e.value ->> 0 = 'm' THEN 'message' WHEN e.value ->> 0 = 'n' THEN 'notice' ELSE 'status' END,
       CASE WHEN json_typeof(e.value) = 'array' THEN e.value -> 1 ELSE e.value -> 'data' END,
       l.lease_token, l.at
-    FROM turnkit_log l CROSS JOIN LATERAL json_array_elements(l.data) WITH ORDINALITY AS e(value, n) WHERE l.kind = 'entries';
+    FROM turnkit_log l JOIN turnkit_turns t ON t.seq = l.turn_seq
+    CROSS JOIN LATERAL json_array_elements(l.data) WITH ORDINALITY AS e(value, n) WHERE l.kind = 'entries';
   `,
 ];
 

@@ -15,6 +15,7 @@ import {
 import { ISO, MESSAGES_SQL, restoredState, STATUSES, toInboxEntry } from './columns.js';
 import { messageOf } from './errors.js';
 import { newTurnId } from './ids.js';
+import { rowResult } from './journal.js';
 import { CHANNEL_SQL } from './notify.js';
 import type { Row, SqlQuery } from './sql.js';
 import type {
@@ -87,7 +88,7 @@ function toJournalEntry(r: Row): JournalEntry {
     name: String(r.name),
     startedAt: (r.started_at ?? null) as string | null,
     finishedAt: (r.finished_at ?? null) as string | null,
-    result: (r.result ?? null) as ToolResult | null,
+    result: rowResult(r),
   };
 }
 
@@ -111,7 +112,7 @@ export async function getTurn(db: SqlQuery, id: string): Promise<StoredTurn | nu
       [id],
     ),
     db.query(
-      `SELECT call_id, name, result, ${ISO('started_at')}, ${ISO('finished_at')} FROM turnkit_tool_results WHERE turn_id = $1 ORDER BY coalesce(started_at, finished_at), call_id`,
+      `SELECT call_id, name, result, ${ISO('started_at')}, ${ISO('finished_at')} FROM turnkit_tool_results WHERE turn_seq = (SELECT seq FROM turnkit_turns WHERE id = $1) ORDER BY coalesce(started_at, finished_at), call_id`,
       [id],
     ),
   ]);

@@ -97,7 +97,7 @@ async function invariants(sql: Sql, acks: ReadonlySet<string>): Promise<Figures>
     (await sql.query('SELECT turn_id, call_id FROM chaos_effects')).map((r) => `${r.turn_id} ${r.call_id}`),
   );
   const tokens = await sql.query(
-    `SELECT turn_id FROM (SELECT turn_id, lease_token, lag(lease_token) OVER (PARTITION BY turn_id ORDER BY seq) AS before FROM turnkit_log) l
+    `SELECT turn_seq FROM (SELECT turn_seq, lease_token, lag(lease_token) OVER (PARTITION BY turn_seq ORDER BY seq) AS before FROM turnkit_log) l
      WHERE lease_token < before`,
   );
   const { turns } = await store.list({ limit: 1000 });

@@ -69,7 +69,9 @@ describe('schema migrations', () => {
       for await (const event of store.watch('old')) events.push(event);
       expect(events.map((e) => e.seq)).toEqual(events.map((_, i) => i + 1));
       expect(events.at(-1)).toMatchObject({ type: 'status', status: 'stopped' });
-      const kinds = await sql.query(`SELECT kind FROM turnkit_log WHERE turn_id = 'old' ORDER BY seq`);
+      const kinds = await sql.query(
+        `SELECT kind FROM turnkit_log WHERE turn_seq = (SELECT seq FROM turnkit_turns WHERE id = 'old') ORDER BY seq`,
+      );
       expect(kinds.at(-1)?.kind).toBe('entries');
 
       // A new checkpoint stores the state without its id and limits (they are the row's).
@@ -82,7 +84,7 @@ describe('schema migrations', () => {
       expect(stored.round).toBeUndefined(); // a fresh turn's value is left out
       // The new checkpoint's entries are [kind's letter, data] pairs; the view spells the kinds out.
       const [entries] = await sql.query(
-        `SELECT data::text AS data FROM turnkit_log WHERE turn_id = 'old' ORDER BY seq DESC LIMIT 1`,
+        `SELECT data::text AS data FROM turnkit_log WHERE turn_seq = (SELECT seq FROM turnkit_turns WHERE id = 'old') ORDER BY seq DESC LIMIT 1`,
       );
       expect((JSON.parse(String(entries?.data)) as unknown[][]).map((e) => e[0])).toEqual(['m', 's']); // the answer, then the status
       // The turn's row was rebuilt with its columns in the order they change, the state last.

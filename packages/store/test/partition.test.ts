@@ -77,7 +77,12 @@ describe.skipIf(POSTGRES_URL === undefined)(
       const a = startWorker(link.prefix, link.url, schema, 4000, 'far');
       children.push(a.child);
       const started = async (): Promise<boolean> =>
-        (await sql.query(`SELECT 1 FROM turnkit_tool_results WHERE turn_id = $1 AND started_token = 1`, [id])).length > 0;
+        (
+          await sql.query(
+            `SELECT 1 FROM turnkit_tool_results WHERE turn_seq = (SELECT seq FROM turnkit_turns WHERE id = $1) AND started_token = 1`,
+            [id],
+          )
+        ).length > 0;
       await waitFor(started, 'worker A to start its tool');
       link.cut();
       const cutAt = Date.now();
@@ -90,7 +95,10 @@ describe.skipIf(POSTGRES_URL === undefined)(
       await waitFor(() => a.printed.some((p) => p.event?.type === 'left'), 'worker A to hear that its lease is gone');
 
       const turn = await store.get(id);
-      const log = await sql.query('SELECT seq, kind, lease_token FROM turnkit_log WHERE turn_id = $1 ORDER BY seq', [id]);
+      const log = await sql.query(
+        'SELECT seq, kind, lease_token FROM turnkit_log WHERE turn_seq = (SELECT seq FROM turnkit_turns WHERE id = $1) ORDER BY seq',
+        [id],
+      );
       const tokens = log.map((r) => Number(r.lease_token));
       const [row] = await sql.query('SELECT lease_token FROM turnkit_turns WHERE id = $1', [id]);
       const refused = a.printed.filter((p) => p.fault === 'LeaseLostError' || p.fault === 'ConflictError').length;
