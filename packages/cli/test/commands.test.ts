@@ -109,6 +109,12 @@ describe('bad input: one line on stderr, exit 2', () => {
       /argument 'localhost' is invalid\. Expected a URL/,
     ],
     ['too many arguments', ['replay', 'a.json', 'b.json'], /too many arguments for 'replay'/],
+    [
+      // A command a person waits for tries once (no 10 s wait for a server that is not there).
+      'a Postgres that refuses connections',
+      ['ls', '--store', 'postgres://postgres@127.0.0.1:9/turnkit'],
+      /^turnkit: Could not open the store postgres:\/\/postgres@127\.0\.0\.1:9\/turnkit: connect ECONNREFUSED/,
+    ],
   ];
   it.each(cases)('%s', async (_name, args, message) => {
     const run = await turnkit(args, { env: { OPENAI_API_KEY: undefined, ANTHROPIC_API_KEY: undefined } });

@@ -38,6 +38,12 @@ export interface OpenStoreOptions {
   readonly schema?: string;
   /** How driver packages are imported (tests use it to see the message for a missing driver). */
   readonly load?: ModuleLoader;
+  /**
+   * Postgres only: how long opening keeps trying while the server refuses connections (starting,
+   * stopping, restarting), in milliseconds. Default `OPEN_RETRY_MS` (10 s), for a worker its
+   * supervisor restarts; 0 tries once (a command a person waits for).
+   */
+  readonly retryMs?: number;
 }
 
 export interface Store {
@@ -125,6 +131,9 @@ export async function openStore(url?: string, options: OpenStoreOptions = {}): P
 export async function openSql(url?: string, options: OpenStoreOptions = {}): Promise<Sql> {
   armedCrash(); // a bad TURNKIT_STORE_CRASH_AT is an error now, not at a crash point
   const schema = options.schema === undefined ? undefined : checkSchemaName(options.schema);
+  const retryMs = options.retryMs ?? OPEN_RETRY_MS;
+  if (typeof retryMs !== 'number' || !Number.isFinite(retryMs) || retryMs < 0)
+    throw new RangeError(`openStore option \`retryMs\` must be a number of milliseconds >= 0, got ${String(retryMs)}.`);
   const started = Date.now();
   for (;;) {
     try {
@@ -132,13 +141,13 @@ export async function openSql(url?: string, options: OpenStoreOptions = {}): Pro
     } catch (error) {
       // A Postgres starting, stopping or restarting refuses connections for a moment: a process
       // started then (a worker its supervisor restarts) waits for it rather than exiting.
-      if (!restarting(error) || Date.now() - started >= OPEN_RETRY_MS) throw error;
+      if (!restarting(error) || Date.now() - started >= retryMs) throw error;
       await new Promise((resolve) => setTimeout(resolve, 200));
     }
   }
 }
 
-/** How long opening a Postgres store keeps trying while the server refuses connections. */
+/** How long opening a Postgres store keeps trying while the server refuses connections, by default (`retryMs`). */
 export const OPEN_RETRY_MS = 10_000;
 
 /** Postgres is starting, stopping or restarting (SQLSTATE class 57P), or its port refuses connections now. */

@@ -18,18 +18,22 @@ export function storeOption(): Option {
   return new Option('--store <url>', STORE_HELP).default(DEFAULT_STORE);
 }
 
-/** Opens the store; a store that cannot be opened (missing driver, PGlite in use, bad URL) is one line, exit 2. */
-export async function openCliStore(url: string): Promise<Store> {
+/**
+ * Opens the store; a store that cannot be opened (missing driver, PGlite in use, bad URL) is one
+ * line, exit 2. A command a person waits for tries a Postgres once (`retryMs` 0); `turnkit worker`
+ * waits for one that is restarting (openStore's default).
+ */
+export async function openCliStore(url: string, retryMs = 0): Promise<Store> {
   try {
-    return await openStore(url);
+    return await openStore(url, { retryMs });
   } catch (error) {
     throw new UsageError(`Could not open the store ${url}: ${oneLine(error)}`);
   }
 }
 
-/** Opens the store, runs `work`, closes the store. */
-export async function withStore<T>(url: string, work: (store: Store) => Promise<T>): Promise<T> {
-  const store = await openCliStore(url);
+/** Opens the store (see openCliStore for `retryMs`), runs `work`, closes the store. */
+export async function withStore<T>(url: string, work: (store: Store) => Promise<T>, retryMs = 0): Promise<T> {
+  const store = await openCliStore(url, retryMs);
   try {
     return await work(store);
   } finally {

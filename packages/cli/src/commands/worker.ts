@@ -4,7 +4,7 @@
 // finish or park, and hands back what still runs when --drain-ms passes. It says what it does on
 // standard error, one line per event (turns claimed, finished, parked; the database lost and back).
 
-import { createWorker, describeWorkerEvent } from '@turnkit/store';
+import { createWorker, describeWorkerEvent, OPEN_RETRY_MS } from '@turnkit/store';
 import { type Command, InvalidArgumentError } from 'commander';
 import { oneLine, UsageError } from '../errors.js';
 import { safeText } from '../safe-text.js';
@@ -49,41 +49,48 @@ function stopSignal(): Promise<NodeJS.Signals> {
 
 async function workerCommand(flags: WorkerFlags): Promise<number> {
   const agents = await loadAgents(flags.agents);
-  return withStore(flags.store, async (store) => {
-    let worker;
-    try {
-      worker = createWorker({
-        store,
-        agents,
-        concurrency: flags.concurrency,
-        // A long-running worker reports each event; a script's --until-idle run stays quiet.
-        ...(flags.quiet === true || flags.untilIdle === true
-          ? {}
-          : {
-              observer: (event, stats) =>
-                process.stderr.write(`${safeText(`turnkit worker: ${describeWorkerEvent(event, stats)}`)}\n`),
-            }),
-        onError: (error, turnId) =>
-          process.stderr.write(`${safeText(`turnkit worker: ${turnId === null ? '' : `turn ${turnId}: `}${oneLine(error)}`)}\n`),
-      });
-    } catch (error) {
-      throw new UsageError(`${flags.agents}: ${oneLine(error)}`);
-    }
-    const names = Object.keys(agents).join(', ') || '(none)';
-    if (flags.untilIdle === true) {
-      await worker.runUntilIdle();
-      process.stderr.write(`${safeText(`turnkit worker: agents ${names}: no runnable turn is left in ${flags.store}.`)}\n`);
+  // A worker (re)started while Postgres restarts waits for it (OPEN_RETRY_MS) rather than exiting.
+  return withStore(
+    flags.store,
+    async (store) => {
+      let worker;
+      try {
+        worker = createWorker({
+          store,
+          agents,
+          concurrency: flags.concurrency,
+          // A long-running worker reports each event; a script's --until-idle run stays quiet.
+          ...(flags.quiet === true || flags.untilIdle === true
+            ? {}
+            : {
+                observer: (event, stats) =>
+                  process.stderr.write(`${safeText(`turnkit worker: ${describeWorkerEvent(event, stats)}`)}\n`),
+              }),
+          onError: (error, turnId) =>
+            process.stderr.write(
+              `${safeText(`turnkit worker: ${turnId === null ? '' : `turn ${turnId}: `}${oneLine(error)}`)}\n`,
+            ),
+        });
+      } catch (error) {
+        throw new UsageError(`${flags.agents}: ${oneLine(error)}`);
+      }
+      const names = Object.keys(agents).join(', ') || '(none)';
+      if (flags.untilIdle === true) {
+        await worker.runUntilIdle();
+        process.stderr.write(`${safeText(`turnkit worker: agents ${names}: no runnable turn is left in ${flags.store}.`)}\n`);
+        return EXIT.ok;
+      }
+      process.stderr.write(`${safeText(`turnkit worker: running agents ${names} on ${flags.store}; Ctrl+C stops it.`)}\n`);
+      worker.start();
+      const signal = await stopSignal();
+      process.stderr.write(
+        `turnkit worker: ${signal}: finishing the turns it holds; what still runs in ${flags.drainMs} ms is handed back…\n`,
+      );
+      await worker.stop({ deadlineMs: flags.drainMs });
       return EXIT.ok;
-    }
-    process.stderr.write(`${safeText(`turnkit worker: running agents ${names} on ${flags.store}; Ctrl+C stops it.`)}\n`);
-    worker.start();
-    const signal = await stopSignal();
-    process.stderr.write(
-      `turnkit worker: ${signal}: finishing the turns it holds; what still runs in ${flags.drainMs} ms is handed back…\n`,
-    );
-    await worker.stop({ deadlineMs: flags.drainMs });
-    return EXIT.ok;
-  });
+    },
+    OPEN_RETRY_MS,
+  );
 }
 
 export function registerWorker(program: Command, { configure, setExit }: CommandKit): void {
