@@ -70,6 +70,43 @@ describe('the statements of a turn', () => {
   });
 });
 
+describe('the journal', () => {
+  it('keeps a result without the call id and name its row has, and reads it back whole; a result named otherwise keeps its name', async () => {
+    const sql = await openSql('memory://');
+    try {
+      const store = createStore(sql);
+      const id = await store.submit({ agent: 'a', input: 'x' });
+      const claim = await store.claim({ owner: 'w', leaseMs: 30_000 });
+      if (claim === null) throw new Error('no claim');
+      await store.callStarted(claim.lease, { id: 'c1', name: 'add' });
+      await store.callFinished(claim.lease, { callId: 'c1', name: 'add', output: 2, isError: false });
+      // Started as `add`, finished under another name: the row keeps the result whole.
+      await store.callStarted(claim.lease, { id: 'c2', name: 'add' });
+      await store.callFinished(claim.lease, { callId: 'c2', name: 'sum', output: 3, isError: false });
+      // No start (a denied call): inserted with its result.
+      await store.callFinished(claim.lease, { callId: 'c3', name: 'rm', output: 'denied', isError: true });
+      const raw = await sql.query(
+        `SELECT call_id, result::text AS result FROM turnkit_tool_results WHERE turn_seq = (SELECT seq FROM turnkit_turns WHERE id = $1) ORDER BY call_id`,
+        [id],
+      );
+      expect(raw.map((r) => JSON.parse(String(r.result)))).toEqual([
+        { output: 2, isError: false },
+        { callId: 'c2', name: 'sum', output: 3, isError: false },
+        { output: 'denied', isError: true },
+      ]);
+      const read = await store.journal(claim.lease, ['c1', 'c2', 'c3']);
+      expect(read.results.sort((a, b) => a.callId.localeCompare(b.callId))).toEqual([
+        { callId: 'c1', name: 'add', output: 2, isError: false },
+        { callId: 'c2', name: 'sum', output: 3, isError: false },
+        { callId: 'c3', name: 'rm', output: 'denied', isError: true },
+      ]);
+      expect((await store.get(id))?.toolCalls.map((c) => c.result)).toEqual(read.results);
+    } finally {
+      await sql.close();
+    }
+  });
+});
+
 describe.skipIf(POSTGRES_URL === undefined)('checkpoints racing a cancel on Postgres', () => {
   const schema = scratchSchema('checkpoint');
   afterAll(() => dropSchema(schema));
