@@ -1,7 +1,16 @@
 // One run at a time through the protocol's model world: a retry parked in the database and a cancel
 // that ends a parked turn, each step checked against the rows it leaves.
 
-import { initialWorld, STORE_CHECKS } from '@turnkit/store/protocol';
+import {
+  actions,
+  initialWorld,
+  protocol,
+  type Protocol,
+  type ProtocolEffect,
+  type ProtocolEvent,
+  STORE_CHECKS,
+  type World,
+} from '@turnkit/store/protocol';
 import { describe, expect, it } from 'vitest';
 import { runsCall, walk } from './protocol-walk.ts';
 
@@ -53,5 +62,49 @@ describe("the world's cancel: taken first, it ends the turn and closes a decisio
       ['0/parked', 'ignored', 0],
     ]);
     expect(world.ghost.ran).toEqual([[1, 0]]);
+  });
+});
+
+describe("the world's boundary after a batch: a derivable write the protocol skips", () => {
+  it("after the approved call's result, the protocol is asked for the boundary, answers skip_write, and the next commit is the end", () => {
+    const config = STORE_CHECKS[0]?.config;
+    if (config === undefined) throw new Error('no exploration');
+    const seen: { event: ProtocolEvent; effects: ProtocolEffect[] }[] = [];
+    const recording: Protocol = {
+      ...protocol,
+      step: (hold, event) => {
+        const [next, effects] = protocol.step(hold, event);
+        seen.push({ event, effects });
+        return [next, effects];
+      },
+    };
+    let world: World = initialWorld(config);
+    for (const label of [
+      'w0 claims t1',
+      'w0 commits t1 dispatching at token 1',
+      "w0 reads t1's journal",
+      ...runsCall('w0', 'plain'),
+      'w0 commits t1 awaiting_approval at token 1',
+      'user approves t1/parked',
+      "w0 reads t1's inbox",
+      'w0 commits t1 executing_approved at token 1',
+      "w0 reads t1's journal",
+      ...runsCall('w0', 'parked'),
+      'w0 commits t1 done at token 1',
+    ]) {
+      seen.length = 0;
+      const found = actions(config, world, recording).find((a) => a.label === label);
+      if (found === undefined) throw new Error(`'${label}' is not enabled`);
+      world = found.next;
+      if (label === 'w0 journals the result for t1/parked') {
+        // The result lands; core's boundary comes next, derivable, and nothing rides on it.
+        const writes = seen.filter((s) => s.event.type === 'write');
+        expect(writes.map((s) => [s.event, s.effects.map((e) => e.type)])).toEqual([
+          [{ type: 'write', terminal: false, release: false, derivable: true }, ['skip_write']],
+          [{ type: 'write', terminal: true, release: true }, ['commit']],
+        ]);
+      }
+    }
+    expect(world.rows[0]).toMatchObject({ status: 'done', runnable: false });
   });
 });

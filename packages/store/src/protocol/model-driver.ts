@@ -56,7 +56,7 @@ function opsFor(config: WorldConfig, held: HoldModel, effect: ProtocolEffect): O
     case 'commit':
       return [{ op: 'commit', token: effect.token, applied: effect.applied, release: effect.release }];
     default:
-      // use_result, take_cancel: nothing to perform; stop, park_retry, release, depart: handled where they arise.
+      // use_result, take_cancel, skip_write: nothing to perform; stop, park_retry, release, depart: handled where they arise.
       return [];
   }
 }
@@ -101,7 +101,12 @@ function performOne(config: WorldConfig, world: World, w: number, protocol: Prot
     case 'read_journal':
       return readJournal(config, world, held, protocol);
     case 'write':
-      return feed(config, held, protocol, { type: 'write', terminal: op.terminal, release: op.release });
+      return feed(config, held, protocol, {
+        type: 'write',
+        terminal: op.terminal,
+        release: op.release,
+        ...(op.derivable === true ? { derivable: true } : {}),
+      });
     case 'commit':
       return commit(config, world, w, held, op, protocol);
     case 'start': {
@@ -182,7 +187,13 @@ function afterBatch(config: WorldConfig, held: HoldModel): void {
     return;
   }
   held.phase = 'done';
-  held.ops.unshift({ op: 'write', terminal: true, release: true }, { op: 'depart' });
+  // Core's boundary after the batch (derivable from the dispatching commit and the journal: the
+  // protocol skips it when no decision rides on it), then the end.
+  held.ops.unshift(
+    { op: 'write', terminal: false, release: false, derivable: true },
+    { op: 'write', terminal: true, release: true },
+    { op: 'depart' },
+  );
 }
 
 /** The checkpoint (lease.ts commitTurn): fenced on the token, compare-and-swapped on the version, inbox rows settled. */
