@@ -18,3 +18,18 @@ export function walk(config: WorldConfig, world: World, labels: readonly string[
 export function runsCall(w: string, call: string): string[] {
   return [`${w} journals the start of t1/${call}`, `${w} runs t1/${call}'s tool`, `${w} journals the result for t1/${call}`];
 }
+
+/** The shortest run to the end of the first exploration: the approval arrives while the worker still holds the parked turn. */
+export const STRAIGHT_RUN: readonly string[] = [
+  'w0 claims t1',
+  'w0 commits t1 dispatching at token 1',
+  "w0 reads t1's journal",
+  ...runsCall('w0', 'plain'),
+  'w0 commits t1 awaiting_approval at token 1',
+  'user approves t1/parked',
+  "w0 reads t1's inbox",
+  'w0 commits t1 executing_approved at token 1',
+  "w0 reads t1's journal",
+  ...runsCall('w0', 'parked'),
+  'w0 commits t1 done at token 1',
+];

@@ -12,7 +12,7 @@ import {
   type World,
 } from '@turnkit/store/protocol';
 import { describe, expect, it } from 'vitest';
-import { runsCall, walk } from './protocol-walk.ts';
+import { runsCall, STRAIGHT_RUN, walk } from './protocol-walk.ts';
 
 function configWith(what: 'retries' | 'cancels') {
   const config = STORE_CHECKS.find((s) => (s.config[what] ?? 0) > 0)?.config;
@@ -79,19 +79,7 @@ describe("the world's boundary after a batch: a derivable write the protocol ski
       },
     };
     let world: World = initialWorld(config);
-    for (const label of [
-      'w0 claims t1',
-      'w0 commits t1 dispatching at token 1',
-      "w0 reads t1's journal",
-      ...runsCall('w0', 'plain'),
-      'w0 commits t1 awaiting_approval at token 1',
-      'user approves t1/parked',
-      "w0 reads t1's inbox",
-      'w0 commits t1 executing_approved at token 1',
-      "w0 reads t1's journal",
-      ...runsCall('w0', 'parked'),
-      'w0 commits t1 done at token 1',
-    ]) {
+    for (const label of STRAIGHT_RUN) {
       seen.length = 0;
       const found = actions(config, world, recording).find((a) => a.label === label);
       if (found === undefined) throw new Error(`'${label}' is not enabled`);
