@@ -4,7 +4,7 @@
 
 import { createRoute, OpenAPIHono, z } from '@hono/zod-openapi';
 import { type ApprovalDecision, definedProps, type TurnLimitsInput } from '@turnkit/core';
-import type { Store } from '@turnkit/store';
+import { type Store, TurnExistsError } from '@turnkit/store';
 import { type ApiError, callerError, errorReply, validationError } from './errors.js';
 import { jsonMessage, startAfter, watchStream } from './events.js';
 import {
@@ -112,12 +112,13 @@ export function createApi(store: Store, options: { readonly pollMs: number }): O
 
   api.openapi(routes.submit, async (c) => {
     const submit = c.req.valid('json');
-    if (submit.id !== undefined && (await store.get(submit.id)) !== null)
-      return errorReply(c, 409, {
+    const exists = (id: string) =>
+      errorReply(c, 409, {
         code: 'conflict',
-        message: `A turn with id '${submit.id}' exists; pick another id or leave id out.`,
+        message: `A turn with id '${id}' exists; pick another id or leave id out.`,
         field: 'body.id',
       });
+    if (submit.id !== undefined && (await store.get(submit.id)) !== null) return exists(submit.id);
     try {
       // The store checks the limits (a RangeError naming a bad one becomes a 400).
       const limits = submit.limits as TurnLimitsInput | undefined;
@@ -126,6 +127,8 @@ export function createApi(store: Store, options: { readonly pollMs: number }): O
         201,
       );
     } catch (error) {
+      // Requests racing with one id all pass the look above; the store refuses all but the first.
+      if (error instanceof TurnExistsError) return exists(error.turnId);
       return errorReply(c, 400, callerError(error));
     }
   });

@@ -1,4 +1,13 @@
-// The errors a fenced write throws: the worker that gets one stops working on the turn.
+// The errors the store throws that callers tell apart: a submit whose id is taken, and the errors
+// of a fenced write (the worker that gets one stops working on the turn).
+
+/** `submit` was given an id a turn has already (a server answers it with 409, not 500). */
+export class TurnExistsError extends Error {
+  constructor(readonly turnId: string) {
+    super(`store.submit: a turn with id '${turnId}' exists already; pick another id or leave \`id\` out.`);
+    this.name = 'TurnExistsError';
+  }
+}
 
 /** A write found that another worker holds the turn now (its lease token moved on). */
 export class LeaseLostError extends Error {

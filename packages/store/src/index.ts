@@ -1,4 +1,4 @@
-export { openStore, openSql, createStore, LeaseLostError, ConflictError } from './store.js';
+export { openStore, openSql, createStore, LeaseLostError, ConflictError, TurnExistsError } from './store.js';
 export type { OpenStoreOptions, Store } from './store.js';
 export { createWorker } from './worker.js';
 export type { AgentDefinition, Worker, WorkerOptions } from './worker.js';

@@ -31,7 +31,7 @@ import type {
 } from './types.js';
 import { watchTurn } from './watch.js';
 
-export { ConflictError, LeaseLostError } from './errors.js';
+export { ConflictError, LeaseLostError, TurnExistsError } from './errors.js';
 
 export interface OpenStoreOptions {
   /** A Postgres schema to keep the tables in (created if missing); default: the connection's search_path. */

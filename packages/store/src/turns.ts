@@ -13,7 +13,7 @@ import {
   type TurnState,
 } from '@turnkit/core';
 import { ISO, MESSAGES_SQL, restoredState, STATUSES, toInboxEntry } from './columns.js';
-import { messageOf } from './errors.js';
+import { messageOf, TurnExistsError } from './errors.js';
 import { newTurnId } from './ids.js';
 import { rowResult } from './journal.js';
 import { CHANNEL_SQL } from './notify.js';
@@ -54,7 +54,8 @@ export async function submitTurn(db: SqlQuery, options: SubmitOptions): Promise<
   const id = checkSubmit(options);
   // The insert and the wake-up of listening workers in one statement (delivered on commit).
   // A plain insert (no ON CONFLICT, whose speculative insert costs write-ahead log on every submit):
-  // an id that exists is the primary key's unique violation.
+  // an id that exists is the primary key's unique violation, also when submits of one id race (the
+  // losers wait for the winner's insert to commit, then fail on its key).
   try {
     await db.query(
       `WITH t AS (INSERT INTO turnkit_turns (id, agent, input, limits, status) VALUES ($1, $2, $3, $4::jsonb, 'ready') RETURNING id)
@@ -62,8 +63,7 @@ export async function submitTurn(db: SqlQuery, options: SubmitOptions): Promise<
       [id, options.agent, options.input ?? null, options.limits === undefined ? null : JSON.stringify(options.limits)],
     );
   } catch (error) {
-    if ((error as { code?: unknown } | null)?.code === UNIQUE_VIOLATION)
-      throw new Error(`store.submit: a turn with id '${id}' exists already; pick another id or leave \`id\` out.`);
+    if ((error as { code?: unknown } | null)?.code === UNIQUE_VIOLATION) throw new TurnExistsError(id);
     throw error;
   }
   return id;
