@@ -3,7 +3,17 @@
 // peer dependency, loaded only when a store of its kind is opened.
 
 import { createHash, randomUUID } from 'node:crypto';
-import { linkSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import {
+  linkSync,
+  lstatSync,
+  mkdirSync,
+  readFileSync,
+  realpathSync,
+  renameSync,
+  rmSync,
+  type Stats,
+  writeFileSync,
+} from 'node:fs';
 import { basename, dirname, join, resolve } from 'node:path';
 import { listenPostgres, type ClientFactory, type ListenHandlers } from './notify.js';
 
@@ -75,13 +85,13 @@ export async function openPGlite(dataDir: string | undefined, schema: string | u
     PGlite: new (dataDir?: string) => PGliteLike;
   };
   let unlock: (() => void) | undefined;
-  if (dataDir !== undefined) {
-    mkdirSync(dirname(resolve(dataDir)), { recursive: true });
-    unlock = takeLock(dataDir);
-  }
+  // PGlite gets the real path: it cannot open a directory through a symbolic link, and the lock
+  // must be the same one whichever path names the directory.
+  const dir = dataDir === undefined ? undefined : prepareDataDir(dataDir);
+  if (dir !== undefined) unlock = takeLock(dir);
   let db: PGliteLike;
   try {
-    db = dataDir === undefined ? new mod.PGlite() : new mod.PGlite(dataDir);
+    db = dir === undefined ? new mod.PGlite() : new mod.PGlite(dir);
     await db.waitReady;
     if (schema !== undefined) {
       await db.query(`CREATE SCHEMA IF NOT EXISTS ${schema}`);
@@ -89,7 +99,7 @@ export async function openPGlite(dataDir: string | undefined, schema: string | u
     }
   } catch (error) {
     unlock?.();
-    throw error;
+    throw dir === undefined ? error : cannotOpen(dir, error);
   }
   const rows = async (promise: Promise<{ rows: Row[] }>): Promise<Row[]> => (await promise).rows;
   return {
@@ -109,10 +119,87 @@ export async function openPGlite(dataDir: string | undefined, schema: string | u
   };
 }
 
-/** The lock file of a PGlite directory: `<dir>.lock` next to it. */
+/** The lock file of a PGlite directory: `<dir>.lock` next to it (next to the real directory when a symbolic link names it). */
 export function lockPath(dataDir: string): string {
-  const full = resolve(dataDir);
+  const full = realPath(dataDir);
   return join(dirname(full), `${basename(full)}.lock`);
+}
+
+/**
+ * The absolute path with symbolic links resolved: the path's own when it exists, else its nearest
+ * existing ancestor's with the rest appended (a directory PGlite will create).
+ */
+function realPath(path: string): string {
+  const full = resolve(path);
+  try {
+    return realpathSync(full);
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    const parent = dirname(full);
+    if ((code !== 'ENOENT' && code !== 'ENOTDIR') || parent === full) return full;
+    return join(realPath(parent), basename(full));
+  }
+}
+
+/** Resolves a PGlite directory and creates its parent; throws an error naming the path when it cannot be one. */
+function prepareDataDir(dataDir: string): string {
+  const dir = realPath(dataDir);
+  let stat: Stats | null;
+  try {
+    stat = lstatSync(dir);
+  } catch {
+    stat = null; // missing (PGlite makes it), or under a file (mkdir below says so)
+  }
+  // realPath keeps a symbolic link only when its target is missing.
+  if (stat?.isSymbolicLink())
+    throw new Error(
+      `The PGlite store path ${resolve(dataDir)} is a symbolic link to a missing directory; create its target or remove the link.`,
+    );
+  if (stat !== null && !stat.isDirectory())
+    throw new Error(
+      `The PGlite store path ${resolve(dataDir)} is a file, not a directory: name a directory (created if missing), or remove the file.`,
+    );
+  if (stat === null) {
+    try {
+      mkdirSync(dirname(dir), { recursive: true });
+    } catch (error) {
+      const code = (error as NodeJS.ErrnoException).code;
+      const why =
+        code === 'EEXIST' || code === 'ENOTDIR'
+          ? 'a part of it is a file, not a directory'
+          : code === 'EACCES' || code === 'EPERM'
+            ? `this process may not create ${dirname(dir)}`
+            : (error as Error).message;
+      throw new Error(
+        `The PGlite store path ${resolve(dataDir)} cannot be created (${why}); name a directory this process may write.`,
+      );
+    }
+  }
+  return dir;
+}
+
+/** What PGlite's file errors mean (they carry an Emscripten errno and no message). */
+const PGLITE_ERRNO: Record<number, string> = {
+  2: 'permission denied',
+  63: 'operation not permitted',
+  44: 'not found',
+  54: 'a part of it is not a directory',
+  31: 'it is a directory where a file was expected',
+  20: 'it exists already',
+  69: 'read-only file system',
+  51: 'no space left on the device',
+  32: 'too many symbolic links',
+};
+
+/** PGlite's error for a directory it could not open, as an error naming the directory and what to do. */
+function cannotOpen(dir: string, error: unknown): unknown {
+  const errno = (error as { name?: unknown; errno?: unknown } | null)?.errno;
+  if ((error as { name?: unknown } | null)?.name !== 'ErrnoError' || typeof errno !== 'number') return error;
+  const why = PGLITE_ERRNO[errno] ?? `file system error ${errno}`;
+  return new Error(
+    `PGlite could not open the store directory ${dir} (${why}): name a directory this process may read and write, holding a PGlite store or empty.`,
+    { cause: error },
+  );
 }
 
 /**
@@ -138,7 +225,7 @@ export function takeLock(dataDir: string): () => void {
     const holder = readPid(path);
     if (holder !== null && isAlive(holder)) {
       throw new Error(
-        `The PGlite store in ${resolve(dataDir)} is in use by process ${holder} (lock file ${path}). PGlite serves one process only: ` +
+        `The PGlite store in ${realPath(dataDir)} is in use by process ${holder} (lock file ${path}). PGlite serves one process only: ` +
           'stop that process, or use Postgres for several processes (openStore("postgres://…")).',
       );
     }

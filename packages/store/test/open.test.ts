@@ -1,6 +1,6 @@
 import { spawn } from 'node:child_process';
 import { type AddressInfo, connect, createServer } from 'node:net';
-import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -103,6 +103,56 @@ describe('openStore', () => {
       live.kill('SIGKILL');
       await new Promise((resolve) => live.once('exit', resolve));
     }
+  });
+
+  it('a PGlite directory opened through a symbolic link is the real one: same data, same lock', async () => {
+    const real = join(dir, 'real');
+    const link = join(dir, 'link');
+    mkdirSync(real);
+    symlinkSync(real, link);
+    expect(lockPath(link)).toBe(lockPath(real));
+    const store = await openStore(link);
+    try {
+      await store.submit({ agent: 'a', id: 'through-the-link' });
+      expect(readFileSync(lockPath(real), 'utf8')).toBe(String(process.pid));
+      await expect(openStore(real)).rejects.toThrow(new RegExp(`${real} is in use by process ${process.pid}`));
+    } finally {
+      await store.close();
+    }
+    expect(existsSync(lockPath(real))).toBe(false);
+    const again = await openStore(real);
+    opened.push(again);
+    expect((await again.get('through-the-link'))?.status).toBe('ready');
+    // A directory not made yet under a linked parent is locked (and made) at its real path.
+    mkdirSync(join(dir, 'parent'));
+    symlinkSync(join(dir, 'parent'), join(dir, 'parent-link'));
+    expect(lockPath(join(dir, 'parent-link', 'db'))).toBe(join(dir, 'parent', 'db.lock'));
+  });
+
+  it('a PGlite path that cannot be a store directory is an error naming it and saying what to do', async () => {
+    const file = join(dir, 'a-file');
+    writeFileSync(file, 'not a database');
+    await expect(openStore(file)).rejects.toThrow(
+      `The PGlite store path ${file} is a file, not a directory: name a directory (created if missing), or remove the file.`,
+    );
+    await expect(openStore(join(file, 'db'))).rejects.toThrow(
+      `The PGlite store path ${join(file, 'db')} cannot be created (a part of it is a file, not a directory)`,
+    );
+    symlinkSync(join(dir, 'gone'), join(dir, 'dangling'));
+    await expect(openStore(join(dir, 'dangling'))).rejects.toThrow(
+      /is a symbolic link to a missing directory; create its target/,
+    );
+    // A directory PGlite may not write (PGlite checks the mode bits itself, so this holds for root too).
+    const readOnly = join(dir, 'read-only');
+    mkdirSync(readOnly, { mode: 0o500 });
+    try {
+      await expect(openStore(readOnly)).rejects.toThrow(
+        `PGlite could not open the store directory ${readOnly} (permission denied): name a directory this process may read and write`,
+      );
+    } finally {
+      chmodSync(readOnly, 0o700);
+    }
+    expect(existsSync(lockPath(readOnly))).toBe(false);
   });
 
   it('a missing driver names the package to install', async () => {
