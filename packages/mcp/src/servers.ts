@@ -10,6 +10,7 @@ import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/cli
 import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
 import { definedProps } from '@turnkit/core';
 import { checkMcpServers, type McpServerConfig, type McpServers } from './config.js';
+import { linearJsonSchemaValidator } from './schema.js';
 import { type McpToolInfo, mcpToolSet } from './tools.js';
 
 /** What to save next to a suspended turn (plain JSON), and pass back as `since` when reconnecting. */
@@ -115,7 +116,11 @@ export async function connectMcpServers(servers: McpServers, options: ConnectOpt
   const info: McpToolInfo[] = [];
   try {
     for (const [name, config] of Object.entries(servers)) {
-      const client = new Client({ name: options.clientName ?? 'turnkit', version: '0.1.0' });
+      // The client checks each tool's structured output against its output schema: in linear time too.
+      const client = new Client(
+        { name: options.clientName ?? 'turnkit', version: '0.1.0' },
+        { jsonSchemaValidator: linearJsonSchemaValidator() },
+      );
       try {
         await client.connect(transportFor(config));
       } catch (error) {

@@ -1,7 +1,8 @@
 // mcpTools: a connected MCP client's tools as turnkit tool definitions. Everything the server says
 // is untrusted: names are made safe, schemas are compiled before use (a tool whose schema does not
 // compile is left out and reported), annotations never loosen approval unless the user trusts the
-// server, and results are read defensively.
+// server, and results are read defensively. A schema's regular expressions run in linear time
+// (see regex.ts): a pattern that needs backtracking is refused and its tool left out.
 
 import type { JsonObject } from '@turnkit/core';
 import { definedProps } from '@turnkit/core';
@@ -9,7 +10,8 @@ import type { ToolContext, ToolDefinition } from '@turnkit/dispatch';
 import type { Client } from '@modelcontextprotocol/client';
 import { SERVER_NAME, toolNames } from './names.js';
 import { protocolError, resultOutput } from './results.js';
-import { jsonSchemaInput, toolFingerprint } from './schema.js';
+import { jsonSchemaInput, toolFingerprint, UnsafePatternError } from './schema.js';
+import { shown } from './regex.js';
 
 export interface McpToolsOptions {
   /** The server's name: tool names are prefixed with `<server>__`. 1 to 32 letters, digits, '_' or '-'. */
@@ -86,6 +88,17 @@ function readTool(raw: unknown): ListedTool | string {
   };
 }
 
+/** Why a tool whose input schema does not compile is left out. */
+function skipReason(server: string, tool: string, error: unknown): string {
+  if (error instanceof UnsafePatternError)
+    return (
+      `MCP server '${server}', tool '${tool}': its inputSchema has the pattern ${shown(error.pattern)}, which cannot run on a linear-time regex engine (${error.reason}). ` +
+      'Patterns from MCP servers run on RE2 so that no schema can stall the process, and RE2 has no backreferences or lookaround. ' +
+      'The tool is not offered; for it to be, the server must express the pattern without them.'
+    );
+  return `its inputSchema does not compile (${error instanceof Error ? error.message : String(error)})`;
+}
+
 function define(client: Client, options: McpToolsOptions, name: string, tool: ListedTool): ToolDefinition<JsonObject> {
   const trustedReadOnly = options.trusted === true && tool.readOnlyHint;
   return {
@@ -143,7 +156,7 @@ export async function mcpToolSet(client: Client, options: McpToolsOptions): Prom
     try {
       tools.push(define(client, options, name, tool));
     } catch (error) {
-      options.onSkip?.(tool.name, `its inputSchema does not compile (${error instanceof Error ? error.message : String(error)})`);
+      options.onSkip?.(tool.name, skipReason(options.server, tool.name, error));
       return;
     }
     info.push({
