@@ -6,11 +6,13 @@ import { mkdtemp, readFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { openStore } from '@turnkit/store';
 import { afterAll, describe, expect, it } from 'vitest';
 import { example, turnkit, turnkitChild } from './run-cli.js';
 
 const CHARGE = fileURLToPath(new URL('./fixtures/charge.mts', import.meta.url));
 const AGENTS = fileURLToPath(new URL('./fixtures/agents.mts', import.meta.url));
+const CAPPED = fileURLToPath(new URL('./fixtures/capped-agents.mts', import.meta.url));
 const tempDir = (): Promise<string> => mkdtemp(join(tmpdir(), 'turnkit-store-cli-'));
 const charges = async (dir: string): Promise<string[]> =>
   existsSync(join(dir, 'side-effects.log')) ? (await readFile(join(dir, 'side-effects.log'), 'utf8')).trimEnd().split('\n') : [];
@@ -108,6 +110,20 @@ describe('turnkit run --store and the commands on stored turns', () => {
     const code = await worker.stop();
     expect(code).toBe(0);
     expect((await turnkit(['ls', '--store', store], { cwd: dir })).code).toBe(0);
+  }, 120_000);
+
+  it('show prints the input that runs when a before-hook rewrote the model’s', async () => {
+    const dir = await tempDir();
+    const store = join(dir, 'store');
+    const opened = await openStore(store);
+    const id = await opened.submit({ agent: 'charge', input: 'Charge 5 cents.' });
+    await opened.close();
+    const worker = await turnkit(['worker', '--agents', CAPPED, '--until-idle', '--store', store], { cwd: dir });
+    expect(worker.code, worker.stderr).toBe(0);
+    const show = await turnkit(['show', id, '--store', store], { cwd: dir });
+    expect(show.stdout).toContain('assistant: [call_1 charge]');
+    expect(await charges(dir)).toEqual([]);
+    expect(show.stdout).toContain('Waiting for a decision on:\n  call_1 charge {"cents":3}\n');
   }, 120_000);
 
   it('usage errors are one line and exit 2', async () => {

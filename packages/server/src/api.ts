@@ -28,10 +28,17 @@ const json = <T extends z.ZodType>(schema: T, description: string) => ({
   description,
 });
 const body = <T extends z.ZodType>(schema: T) => ({ body: { content: { 'application/json': { schema } }, required: true } });
+/** What every route may answer besides its own replies (GET routes take no body). */
 const errors = {
   400: json(ErrorBody, 'The request is malformed; the error names the field.'),
   401: json(ErrorBody, 'No bearer token, or the wrong one.'),
-  413: json(ErrorBody, 'The body is over the size limit.'),
+  500: json(ErrorBody, "The server failed; the error went to the server's onError."),
+};
+/** What a route with a JSON body may also answer. */
+const bodyErrors = {
+  ...errors,
+  413: json(ErrorBody, "The body is over the size limit (the server's maxBodyBytes, 256 KiB by default)."),
+  415: json(ErrorBody, 'The body is not sent as JSON (its content-type is not application/json).'),
 };
 const security = [{ bearer: [] }];
 
@@ -42,7 +49,7 @@ export const routes = {
     summary: 'Queue a turn for a worker that has its agent.',
     security,
     request: body(SubmitBody),
-    responses: { 201: json(Submitted, 'Queued.'), 409: json(ErrorBody, 'A turn with that id exists.'), ...errors },
+    responses: { 201: json(Submitted, 'Queued.'), 409: json(ErrorBody, 'A turn with that id exists.'), ...bodyErrors },
   }),
   list: createRoute({
     method: 'get',
@@ -84,7 +91,7 @@ export const routes = {
       200: json(Decided, 'Durable: the first decision per call wins.'),
       404: json(ErrorBody, 'No such turn.'),
       409: json(ErrorBody, 'The turn is not waiting for approval, or has no such parked call.'),
-      ...errors,
+      ...bodyErrors,
     },
   }),
   cancel: createRoute({
@@ -93,7 +100,7 @@ export const routes = {
     summary: 'Ask for the turn to be cancelled (false when it has already ended).',
     security,
     request: { params: TurnParams, ...body(CancelBody) },
-    responses: { 200: json(Cancelled, 'Durable.'), 404: json(ErrorBody, 'No such turn.'), ...errors },
+    responses: { 200: json(Cancelled, 'Durable.'), 404: json(ErrorBody, 'No such turn.'), ...bodyErrors },
   }),
 } as const;
 

@@ -5,7 +5,7 @@ import type { Store, WatchEvent } from '@turnkit/store';
 import type { Context } from 'hono';
 import { streamSSE, type SSEMessage } from 'hono/streaming';
 
-/** How an event is written; null skips it. May look at the store (the console re-renders panels). */
+/** How an event is written (no messages skips it). May look at the store (the console's panels). */
 export type EventMessages = (event: WatchEvent) => Promise<readonly SSEMessage[]> | readonly SSEMessage[];
 
 /** The `seq` to start after: the `after` query, else the browser's Last-Event-ID on reconnect. */
@@ -15,7 +15,19 @@ export function startAfter(c: Context, after: number | undefined): number {
   return Number.isSafeInteger(last) && last >= 0 ? last : 0;
 }
 
-/** Streams the turn's watch events as SSE until the turn ends or the reader disconnects. */
+/** The promise's value, or null when it takes longer than `ms`. */
+function within<T>(promise: Promise<T>, ms: number): Promise<T | null> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<null>((resolve) => {
+    timer = setTimeout(() => resolve(null), ms);
+  });
+  return Promise.race([promise, late]).finally(() => clearTimeout(timer));
+}
+
+/**
+ * Streams the turn's watch events as SSE until the turn ends or the reader disconnects. `quiet`,
+ * when given, is asked for messages whenever no event came for `pollMs`, and once before `end`.
+ */
 export function watchStream(
   c: Context,
   store: Store,
@@ -23,15 +35,26 @@ export function watchStream(
   after: number,
   messages: EventMessages,
   pollMs: number,
+  quiet?: () => Promise<readonly SSEMessage[]>,
 ): Response {
   return streamSSE(c, async (stream) => {
     const abort = new AbortController();
     stream.onAbort(() => abort.abort());
     try {
-      for await (const event of store.watch(id, { after, pollMs, signal: abort.signal })) {
-        for (const message of await messages(event)) await stream.writeSSE(message);
+      const events = store.watch(id, { after, pollMs, signal: abort.signal })[Symbol.asyncIterator]();
+      let next = events.next();
+      for (;;) {
+        const result = quiet === undefined ? await next : await within(next, pollMs);
+        if (result === null) {
+          for (const message of await (quiet?.() ?? [])) await stream.writeSSE(message);
+          continue;
+        }
+        if (result.done === true) break;
+        next = events.next();
+        for (const message of await messages(result.value)) await stream.writeSSE(message);
         if (abort.signal.aborted) break;
       }
+      for (const message of await (quiet?.() ?? [])) await stream.writeSSE(message);
       await stream.writeSSE({ event: 'end', data: '{}' });
     } catch (error) {
       if (!abort.signal.aborted) await stream.writeSSE({ event: 'error', data: JSON.stringify({ message: String(error) }) });

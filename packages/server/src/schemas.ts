@@ -58,7 +58,15 @@ export const StoredTurn = z
     input: z.string().nullable(),
     state: Json.openapi({ description: "core's TurnState, or null before a worker took the turn" }),
     transcript: z.array(z.record(z.string(), z.unknown()).openapi({ description: "core's Message" })),
-    parked: z.array(z.object({ call: ToolCall, reason: z.string().optional() })),
+    parked: z.array(
+      z.object({
+        call: ToolCall.openapi({ description: 'The call as the model sent it.' }),
+        input: Json.openapi({
+          description: "The input that runs if the call is approved (after the dispatcher's before-hooks); show this one.",
+        }),
+        reason: z.string().optional(),
+      }),
+    ),
     decisions: z.array(z.record(z.string(), z.unknown()).openapi({ description: 'an inbox entry' })),
     toolCalls: z.array(z.record(z.string(), z.unknown()).openapi({ description: 'a tool journal entry' })),
     outcome: Json,

@@ -6,11 +6,11 @@ import type { AddressInfo } from 'node:net';
 import { serve as listen } from '@hono/node-server';
 import type { Store } from '@turnkit/store';
 import { Hono } from 'hono';
-import { bodyLimit } from 'hono/body-limit';
 import { HTTPException } from 'hono/http-exception';
 import type { ContentfulStatusCode } from 'hono/utils/http-status';
 import { secureHeaders } from 'hono/secure-headers';
 import { createApi } from './api.js';
+import { bodyLimit } from './body.js';
 import { createConsole } from './console/app.js';
 import { errorReply } from './errors.js';
 import { type TokenCheck, tokenCheck, tokenMatches } from './token.js';
@@ -69,18 +69,21 @@ export function createServer(options: ServerOptions): Hono {
   });
   app.use(
     '/api/*',
-    bodyLimit({
-      maxSize: maxBodyBytes,
-      onError: (c) =>
-        errorReply(c, 413, {
-          code: 'body_too_large',
-          message: `The body is over ${maxBodyBytes} bytes; send less (the limit is the server's maxBodyBytes).`,
-        }),
-    }),
+    bodyLimit(maxBodyBytes, (c) =>
+      errorReply(c, 413, {
+        code: 'body_too_large',
+        message: `The body is over ${maxBodyBytes} bytes; send less (the limit is the server's maxBodyBytes).`,
+      }),
+    ),
   );
   app.route('/api', createApi(options.store, { pollMs }));
 
-  app.use('/console/*', bodyLimit({ maxSize: 16 * 1024, onError: (c) => c.text('The form is too large.', 413) }));
+  app.use(
+    '/console/*',
+    bodyLimit(16 * 1024, (c) =>
+      c.text('The form is over 16 KiB; send a shorter one (a reason is at most 2000 characters).', 413),
+    ),
+  );
   app.route(
     '/console',
     createConsole({ store: options.store, token, pollMs, sessionTtlMs: options.sessionTtlMs ?? 12 * 3600_000 }),
@@ -94,6 +97,11 @@ export function createServer(options: ServerOptions): Hono {
   );
   app.onError((error, c) => {
     // Hono's own 4xx (a body that is not JSON, say) are the caller's fault: said as such, not reported.
+    if (error instanceof HTTPException && error.status === 415)
+      return errorReply(c, 415, {
+        code: 'unsupported_media_type',
+        message: `The body's content-type is ${JSON.stringify(c.req.header('content-type') ?? '')}, not JSON; send a JSON body with content-type application/json (see /api/openapi.json).`,
+      });
     if (error instanceof HTTPException && error.status < 500)
       return errorReply(c, error.status as ContentfulStatusCode, {
         code: 'bad_request',

@@ -152,6 +152,15 @@ describe('the HTTP API', () => {
 
     const notJson = await post('/api/turns', '{not json');
     expect(notJson.status).toBe(400);
+    const plain = await t.api('/api/turns', {
+      method: 'POST',
+      body: '{"agent":"support"}',
+      headers: { 'content-type': 'text/plain' },
+    });
+    expect(plain.status).toBe(415);
+    expect(((await plain.json()) as { error: { message: string } }).error.message).toBe(
+      'The body\'s content-type is "text/plain", not JSON; send a JSON body with content-type application/json (see /api/openapi.json).',
+    );
 
     const badQuery = await t.api('/api/turns?limit=0');
     expect(badQuery.status).toBe(400);

@@ -106,6 +106,17 @@ describe('the console in chromium', () => {
     expect(await page.locator('.diagram').getAttribute('data-current')).toBe('stopped');
     await page.getByText('Done: refunded 49.9 EUR for A-17.').first().waitFor();
     expect(await page.locator('#timeline .event-status .badge').last().textContent()).toBe('stopped');
+    // The stream appended what happened after the page loaded: the transcript is the stored one,
+    // each message once, and the timeline has every log entry once, in order.
+    const stored = await t.store.get(id);
+    const bubbles = page.locator('[data-panel="transcript"] li.msg');
+    await expect.poll(() => bubbles.count()).toBe(stored?.transcript.length);
+    expect(await bubbles.last().textContent()).toBe('modelDone: refunded 49.9 EUR for A-17.');
+    const seqs = await page
+      .locator('#timeline li')
+      .evaluateAll((items) => items.map((li) => Number(li.getAttribute('data-seq'))));
+    expect(seqs).toEqual(seqs.map((_, i) => i + 1));
+    expect(await page.locator('[data-panel="parked"]').textContent()).toContain('Nothing is waiting for a person.');
     // Events streamed in after the page loaded; nothing moved that was already on screen.
     const shift = await page.evaluate<number>('window.__shift');
     testLog('layout shift while the approved turn ran to its end:', shift);
@@ -119,16 +130,18 @@ describe('the console in chromium', () => {
     const context = await newContext();
     const page = await signIn(context);
     await page.goto(`${t.url}/console/turns/${id}`);
-    // Tab from the top of the page to the reason field: every control is reachable in order.
-    let name: string | null = null;
-    for (let i = 0; i < 30 && name !== 'reason'; i += 1) {
+    // Tab from the top of the page to Reject: every control is reachable in order.
+    let label: string | null = null;
+    for (let i = 0; i < 30 && label !== 'Reject'; i += 1) {
       await page.keyboard.press('Tab');
-      name = await page.evaluate<string | null>("document.activeElement?.getAttribute('name') ?? null");
+      label = await page.evaluate<string | null>('document.activeElement?.textContent ?? null');
     }
-    expect(name).toBe('reason');
+    expect(label).toBe('Reject');
+    await page.keyboard.press('Enter');
+    // The second step asks for the reason; the field has the focus, and Enter rejects.
+    await page.getByRole('heading', { name: 'Reject call_1?' }).waitFor();
+    expect(await page.evaluate<string | null>("document.activeElement?.getAttribute('name') ?? null")).toBe('reason');
     await page.keyboard.type('C-9 was refunded last week');
-    await page.keyboard.press('Tab');
-    expect(await page.evaluate<string | undefined>('document.activeElement?.textContent')).toBe('Reject');
     await page.keyboard.press('Enter');
     await page.locator('[data-panel="summary"] .badge[data-status="stopped"]').waitFor();
     await page.locator('[data-panel="transcript"]').getByText('C-9 was refunded last week').first().waitFor();

@@ -81,3 +81,16 @@ export async function readSse(response: Response): Promise<SseEvent[]> {
       return { event: fields.get('event') ?? 'message', id: fields.get('id'), data: fields.get('data') ?? '' };
     });
 }
+
+/** Signs in to the console as a browser would; returns the session cookie and its CSRF token. */
+export async function consoleSession(url: string): Promise<{ cookie: string; csrf: string }> {
+  const login = await fetch(`${url}/console/login`, {
+    method: 'POST',
+    body: new URLSearchParams({ token: TOKEN }),
+    headers: { origin: url },
+    redirect: 'manual',
+  });
+  const cookie = (login.headers.get('set-cookie') ?? '').split(';')[0] ?? '';
+  const page = await (await fetch(`${url}/console`, { headers: { cookie } })).text();
+  return { cookie, csrf: /name="csrf" value="([^"]+)"/.exec(page)?.[1] ?? '' };
+}

@@ -40,11 +40,13 @@ describe('the OpenAPI description', () => {
     await waitForStatus(t.store, parked, 'awaiting_approval');
     await waitForStatus(t.store, other, 'awaiting_approval');
     const post = (body: unknown): RequestInit => ({ method: 'POST', body: JSON.stringify(body) });
+    const text = (body: string): RequestInit => ({ method: 'POST', body, headers: { 'content-type': 'text/plain' } });
     // Every documented operation, with requests that reach its documented answers.
     const tries: Record<keyof typeof routes, [string, RequestInit][]> = {
       submit: [
         ['/api/turns', post({ agent: 'support', input: 'Where is my order O-3?' })],
         ['/api/turns', post({})],
+        ['/api/turns', text('{"agent":"support"}')],
       ],
       list: [
         ['/api/turns?limit=2', {}],
@@ -57,11 +59,13 @@ describe('the OpenAPI description', () => {
       events: [['/api/turns/turn_none/events', {}]],
       decide: [
         [`/api/turns/${parked}/decisions`, post({ decisions: { call_9: { type: 'approve' } } })],
+        [`/api/turns/${parked}/decisions`, text('{"decisions":{"call_1":{"type":"approve"}}}')],
         [`/api/turns/${parked}/decisions`, post({ decisions: { call_1: { type: 'approve' } } })],
       ],
       cancel: [
         [`/api/turns/${other}/cancel`, post({ reason: 'test' })],
         ['/api/turns/turn_none/cancel', post({})],
+        [`/api/turns/${other}/cancel`, text('{}')],
       ],
     };
     expect(Object.keys(tries).sort()).toEqual(Object.keys(routes).sort());
@@ -81,6 +85,21 @@ describe('the OpenAPI description', () => {
         expect(parsed?.success, `${path} ${status}: ${JSON.stringify(parsed?.error)}`).toBe(true);
       }
     }
+    // A body route documents 413 and 415; a GET route takes no body, so it documents neither.
+    for (const route of Object.values(routes)) {
+      const statuses = Object.keys(doc.paths[route.path]?.[route.method]?.responses ?? {});
+      if (route.method === 'post') expect(statuses, route.path).toEqual(expect.arrayContaining(['413', '415']));
+      else
+        expect(
+          statuses.filter((s) => s === '413' || s === '415'),
+          route.path,
+        ).toEqual([]);
+    }
+    // The parked calls' input that runs is in the turn's schema, next to the call as the model sent it.
+    const turnSchema = (doc as unknown as { components: { schemas: Record<string, { properties: Record<string, unknown> }> } })
+      .components.schemas.StoredTurn;
+    const parkedSchema = (turnSchema?.properties.parked as { items: { properties: Record<string, unknown> } }).items;
+    expect(Object.keys(parkedSchema.properties)).toEqual(['call', 'input', 'reason']);
     // The event stream is the one answer that is not JSON.
     const stream = await t.api(`/api/turns/${other}/events`);
     expect(stream.status).toBe(200);

@@ -1,4 +1,5 @@
 import { mkdtemp, readFile, stat } from 'node:fs/promises';
+import { Agent, request } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import fc from 'fast-check';
@@ -80,6 +81,53 @@ describe('who gets in', () => {
       body: new URLSearchParams({ token: 'x'.repeat(20_000) }),
     });
     expect(form.status).toBe(413);
+  });
+
+  it('refuses every oversized body on one keep-alive connection with 413 and the JSON error', async () => {
+    const agent = new Agent({ keepAlive: true, maxSockets: 1 });
+    const body = JSON.stringify({ agent: 'support', input: 'x'.repeat(300_000) });
+    const post = (path: string, payload: string) =>
+      new Promise<{ status: number; body: string; reused: boolean }>((resolve, reject) => {
+        const req = request(
+          `${t.url}${path}`,
+          {
+            method: 'POST',
+            agent,
+            headers: {
+              authorization: `Bearer ${TOKEN}`,
+              'content-type': 'application/json',
+              'content-length': Buffer.byteLength(payload),
+            },
+          },
+          (res) => {
+            let text = '';
+            res.setEncoding('utf8');
+            res.on('data', (chunk: string) => {
+              text += chunk;
+            });
+            res.on('end', () => resolve({ status: res.statusCode ?? 0, body: text, reused: req.reusedSocket }));
+          },
+        );
+        req.on('error', reject);
+        req.end(payload);
+      });
+    try {
+      const answers = [];
+      for (let i = 0; i < 4; i += 1) answers.push(await post('/api/turns', body));
+      // A small body after them is read from its start on the same connection.
+      answers.push(await post('/api/turns', JSON.stringify({ agent: 'support', input: 'Where is my order K-1?' })));
+      expect(answers.map((a) => a.status)).toEqual([413, 413, 413, 413, 201]);
+      for (const answer of answers.slice(0, 4))
+        expect(JSON.parse(answer.body)).toEqual({
+          error: {
+            code: 'body_too_large',
+            message: "The body is over 4096 bytes; send less (the limit is the server's maxBodyBytes).",
+          },
+        });
+      expect(answers.slice(1).every((a) => a.reused)).toBe(true);
+    } finally {
+      agent.destroy();
+    }
   });
 
   it('shows the console only after sign-in; a wrong token sees nothing', async () => {

@@ -92,10 +92,15 @@ function toJournalEntry(r: Row): JournalEntry {
   };
 }
 
-/** Parked calls with no decision yet, neither applied nor waiting in the inbox. */
+/**
+ * Parked calls with no decision yet, neither applied nor waiting in the inbox. A decision that
+ * cannot be read (`decision: null`) decides nothing: its call is still listed.
+ */
 function undecidedParked(state: TurnState | null, decisions: readonly InboxEntry[]): ParkedCall[] {
   if (state === null || state.status !== 'awaiting_approval' || state.batch === null) return [];
-  const decided = new Set(decisions.filter((d) => d.kind === 'decision' && d.status !== 'ignored').map((d) => d.callId));
+  const decided = new Set(
+    decisions.filter((d) => d.kind === 'decision' && d.status !== 'ignored' && d.decision !== null).map((d) => d.callId),
+  );
   return undecided(state).filter((p) => !decided.has(p.call.id));
 }
 

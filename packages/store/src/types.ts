@@ -32,6 +32,7 @@ export interface InboxEntry {
   readonly kind: 'decision' | 'cancel';
   /** The call decided (decisions only). */
   readonly callId: string | null;
+  /** The decision; null for a cancel, or for a decision row that cannot be read (it decides nothing). */
   readonly decision: ApprovalDecision | null;
   /** Why the turn was cancelled (cancels only). */
   readonly reason: string | null;
@@ -59,7 +60,10 @@ export interface StoredTurn {
   readonly state: TurnState | null;
   /** The conversation as written so far (the agent's system prompt is not stored: it is code). */
   readonly transcript: readonly Message[];
-  /** Parked calls with no decision yet (neither applied nor waiting in the inbox). */
+  /**
+   * Parked calls with no decision yet (neither applied nor waiting in the inbox). Each has `call`, as
+   * the model sent it, and `input`, the input that runs if it is approved: show `input`.
+   */
   readonly parked: readonly ParkedCall[];
   /** Every decision and cancel received, in order. */
   readonly decisions: readonly InboxEntry[];

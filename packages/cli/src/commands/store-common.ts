@@ -76,14 +76,19 @@ function outcomeLine(turn: StoredTurn): string {
 export function turnLines(turn: StoredTurn, url: string, agentsFile?: string): string[] {
   const lines = [`turn ${turn.id} · agent ${turn.agent} · ${turn.status}`, ...turn.transcript.map(messageLine)];
   for (const d of turn.decisions) {
-    const what = d.kind === 'cancel' ? `cancel (${d.reason ?? ''})` : `${d.callId ?? ''} ${d.decision?.type ?? '?'}`;
+    const what =
+      d.kind === 'cancel'
+        ? `cancel (${d.reason ?? ''})`
+        : `${d.callId ?? ''} ${d.decision?.type ?? 'unreadable (not applied; the call still waits)'}`;
     lines.push(`decision: ${what} · ${d.status}`);
   }
   lines.push(`→ ${outcomeLine(turn)}`);
   if (turn.parked.length > 0) {
     const store = storeArgs(url);
     lines.push('', 'Waiting for a decision on:');
-    for (const p of turn.parked) lines.push(`  ${p.call.id} ${p.call.name} ${JSON.stringify(p.call.input)}`);
+    // The input that runs if approved (a before-hook may have rewritten the model's).
+    for (const p of turn.parked)
+      lines.push(`  ${p.call.id} ${p.call.name} ${JSON.stringify(p.input === undefined ? p.call.input : p.input)}`);
     lines.push('Decide each one, then run a worker to continue the turn:');
     const first = turn.parked[0]?.call.id ?? '';
     lines.push(`  ${shellCommand(['turnkit', 'approve', turn.id, first, ...store])}`);

@@ -4,11 +4,11 @@
 // the session's CSRF token.
 
 import { type ApprovalDecision, definedProps } from '@turnkit/core';
-import type { Store, StoredStatus } from '@turnkit/store';
+import type { DecideResult, Store, StoredStatus, WatchEvent } from '@turnkit/store';
 import { type Context, Hono } from 'hono';
 import { deleteCookie, getCookie, setCookie } from 'hono/cookie';
 import { csrf } from 'hono/csrf';
-import { streamSSE } from 'hono/streaming';
+import { type SSEMessage, streamSSE } from 'hono/streaming';
 import { z } from 'zod';
 import { html } from '../html.js';
 import { STATUSES } from '../schemas.js';
@@ -17,10 +17,10 @@ import { tokenMatches } from '../token.js';
 import { CONSOLE_CSS, CONSOLE_ICON, CONSOLE_JS } from './assets.js';
 import { turnDiagram } from './diagram.js';
 import { listBody, listRows, loginPage, page, WAITING_CAP, waitingBadge } from './pages.js';
-import { timelineItem } from './parts.js';
+import { timelineItem, transcriptItem } from './parts.js';
 import { csrfMatches, SESSION_COOKIE, type Session, Sessions } from './sessions.js';
 import { diagramState } from './diagram.js';
-import { turnBody, turnPanels } from './turn-page.js';
+import { rejectPage, turnBody, turnPanels } from './turn-page.js';
 import { startAfter, watchStream } from '../events.js';
 
 export interface ConsoleOptions {
@@ -181,22 +181,8 @@ function addTurnPages(app: Hono<Env>, options: ConsoleOptions): void {
   app.get('/turns/:id/stream', async (c) => {
     const id = c.req.param('id');
     if ((await store.get(id)) === null) return c.body(null, 404);
-    const csrfToken = c.get('session').csrf;
-    return watchStream(
-      c,
-      store,
-      id,
-      startAfter(c, undefined),
-      async (event) => {
-        const item = { event: 'timeline', id: String(event.seq), data: timelineItem(event).value };
-        if (event.type === 'notice') return [item];
-        const turn = await store.get(id);
-        if (turn === null) return [item];
-        const panels = { ...turnPanels(turn, csrfToken), state: diagramState(turn.state, turn.status) };
-        return [item, { event: 'panels', data: JSON.stringify(panels) }];
-      },
-      options.pollMs,
-    );
+    const live = liveTurn(store, id, c.get('session').csrf);
+    return watchStream(c, store, id, startAfter(c, undefined), live.event, options.pollMs, live.quiet);
   });
 
   app.post('/turns/:id/decide', async (c) => {
@@ -208,22 +194,47 @@ function addTurnPages(app: Hono<Env>, options: ConsoleOptions): void {
         400,
         `The decision form is incomplete (${form.error.issues[0]?.path.join('.')}); reload the page and try again.`,
       );
-    const { call, action, reason } = form.data;
+    const { call, action } = form.data;
+    const reason = form.data.reason?.trim() ?? '';
+    const turn = await store.get(id);
+    if (turn === null) return problem(c, 404, `There is no turn '${id}'.`);
+    const parked = turn.parked.find((p) => p.call.id === call);
+    if (parked === undefined)
+      return problem(c, 409, `Call '${call}' of turn '${id}' is not waiting for a decision (it may have been decided already).`);
+    const csrfToken = c.get('session').csrf;
+    // Reject asks for the reason the model reads first: a second step, never a reject without one.
+    if (action === 'reject' && reason === '')
+      return c.html(
+        page(
+          { title: `Reject ${call}`, csrf: csrfToken, waiting: (await listView(store, {})).waiting },
+          rejectPage(
+            id,
+            parked,
+            csrfToken,
+            form.data.reason === undefined ? null : 'Write the reason the model reads, then Reject.',
+          ),
+        ),
+        form.data.reason === undefined ? 200 : 400,
+      );
     const decision: ApprovalDecision =
       action === 'reject'
-        ? { type: 'reject', ...definedProps({ reason: reason?.trim() || undefined }) }
+        ? { type: 'reject', reason }
         : action === 'approve_always'
           ? { type: 'approve', remember: 'tool' }
           : { type: 'approve' };
-    const turn = await store.get(id);
-    if (turn === null) return problem(c, 404, `There is no turn '${id}'.`);
-    if (!turn.parked.some((p) => p.call.id === call))
-      return problem(c, 409, `Call '${call}' of turn '${id}' is not waiting for a decision (it may have been decided already).`);
+    let result: DecideResult;
     try {
-      await store.decide(id, Object.fromEntries([[call, decision]]));
+      result = await store.decide(id, Object.fromEntries([[call, decision]]));
     } catch (error) {
       return problem(c, 409, error instanceof Error ? error.message : String(error));
     }
+    // The store answers which decisions it took: an ignored one changed nothing, and the page says so.
+    if (!result.accepted.includes(call))
+      return problem(
+        c,
+        409,
+        `Call '${call}' of turn '${id}' already has a decision in the store, so this one was not taken; the call still waits. Reload the turn to see its decisions, or cancel the turn.`,
+      );
     return c.redirect(`/console/turns/${encodeURIComponent(id)}`, 303);
   });
 
@@ -236,4 +247,36 @@ function addTurnPages(app: Hono<Env>, options: ConsoleOptions): void {
     await store.cancel(id, reason ? reason : 'cancelled from the console');
     return c.redirect(`/console/turns/${encodeURIComponent(id)}`, 303);
   });
+}
+
+/**
+ * A turn page's live stream: each event is its timeline entry (and, for a message, its transcript
+ * bubble); the small panels are re-read after a status change or when the stream is quiet, and
+ * sent only when they changed. What one event sends is bounded by that event, not by the turn.
+ */
+function liveTurn(store: Store, id: string, csrf: string) {
+  const sent = new Map<string, string>();
+  let stale = true;
+  const panels = async (): Promise<SSEMessage[]> => {
+    stale = false;
+    const turn = await store.get(id);
+    if (turn === null) return [];
+    const all: Record<string, string> = { ...turnPanels(turn, csrf), state: diagramState(turn.state, turn.status) };
+    const changed = Object.entries(all).filter(([name, markup]) => sent.get(name) !== markup);
+    for (const [name, markup] of changed) sent.set(name, markup);
+    return changed.length === 0 ? [] : [{ event: 'panels', data: JSON.stringify(Object.fromEntries(changed)) }];
+  };
+  return {
+    event: async (event: WatchEvent): Promise<SSEMessage[]> => {
+      const entry = {
+        timeline: timelineItem(event).value,
+        ...(event.type === 'message' ? { transcript: transcriptItem(event.message).value } : {}),
+      };
+      const item = { event: 'timeline', id: String(event.seq), data: JSON.stringify(entry) };
+      if (event.type === 'status') return [item, ...(await panels())];
+      if (event.type === 'message') stale = true;
+      return [item];
+    },
+    quiet: async (): Promise<SSEMessage[]> => (stale ? panels() : []),
+  };
 }

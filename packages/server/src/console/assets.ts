@@ -83,8 +83,7 @@ table.turns { width: 100%; border-collapse: collapse; background: var(--card); b
 .call { margin-top: .3rem; }
 form.parked { border: 2px solid #f59e0b; background: #fffbeb; border-radius: 8px; padding: .75rem .9rem; margin-bottom: .75rem; }
 .actions { display: flex; flex-wrap: wrap; gap: .5rem; align-items: center; margin-top: .5rem; }
-.reject { display: flex; gap: .5rem; flex: 1 1 14rem; min-width: 0; }
-.reject input { flex: 1 1 auto; }
+.reject-step form { display: grid; gap: .5rem; margin-top: .75rem; }
 .decisions { margin: 0; padding-left: 1.2rem; }
 table.budgets { width: 100%; border-collapse: collapse; font-variant-numeric: tabular-nums; table-layout: fixed; }
 .budgets th { text-align: left; font-weight: 500; width: 34%; }
@@ -124,34 +123,58 @@ form.cancel input { flex: 1 1 12rem; }
 }
 `;
 
-// Listens to the page's stream: timeline items are appended inside a fixed-height list, panels are
-// replaced only when their HTML changed (so a half-typed reason survives), and the diagram's
-// highlighted state is one attribute.
+// Listens to the page's stream: each entry is appended to the timeline (and a message's bubble to
+// the transcript, past the ones the page was rendered with), inside boxes of a fixed height; a
+// panel the stream sends replaces the old one, except while someone types in it (it is shown when
+// they leave it); the diagram's highlighted state is one attribute.
 export const CONSOLE_JS = `
 const url = document.body.dataset.stream;
+const append = (box, list, markup) => {
+  const follow = box.scrollHeight - box.scrollTop - box.clientHeight < 40;
+  list.insertAdjacentHTML('beforeend', markup);
+  if (follow) box.scrollTop = box.scrollHeight;
+};
+const waiting = new Map();
+function show(name, markup) {
+  const el = document.querySelector('[data-panel="' + name + '"]');
+  if (!el) return;
+  if (el.contains(document.activeElement) && el.querySelector('input:not([type=hidden])')) {
+    if (!waiting.has(name)) el.addEventListener('focusout', () => setTimeout(() => {
+      const later = waiting.get(name);
+      waiting.delete(name);
+      if (later !== undefined) show(name, later);
+    }), { once: true });
+    waiting.set(name, markup);
+    return;
+  }
+  el.innerHTML = markup;
+}
 if (url) {
   const source = new EventSource(url);
-  const last = new Map();
+  const box = document.querySelector('[data-panel="transcript"]');
+  let messages = 0;
   source.addEventListener('timeline', (e) => {
+    const entry = JSON.parse(e.data);
     const list = document.getElementById('timeline');
-    if (!list) return;
-    const follow = list.scrollHeight - list.scrollTop - list.clientHeight < 40;
-    list.insertAdjacentHTML('beforeend', e.data);
-    if (follow) list.scrollTop = list.scrollHeight;
+    if (list) append(list, list, entry.timeline);
+    if (entry.transcript === undefined || !box) return;
+    messages += 1;
+    if (messages <= Number(box.dataset.count)) return;
+    let bubbles = box.querySelector('ol.transcript');
+    if (!bubbles) {
+      box.innerHTML = '<ol class="transcript"></ol>';
+      bubbles = box.querySelector('ol.transcript');
+    }
+    append(box, bubbles, entry.transcript);
   });
   source.addEventListener('panels', (e) => {
     for (const [name, markup] of Object.entries(JSON.parse(e.data))) {
-      if (name === 'state') {
-        const diagram = document.querySelector('.diagram');
-        if (diagram) diagram.dataset.current = markup;
+      if (name !== 'state') {
+        show(name, markup);
         continue;
       }
-      const el = document.querySelector('[data-panel="' + name + '"]');
-      if (!el || last.get(name) === markup) continue;
-      // Someone typing a reason in this panel keeps it; the next change after they leave it is shown.
-      if (el.contains(document.activeElement) && el.querySelector('input:not([type=hidden])')) continue;
-      last.set(name, markup);
-      el.innerHTML = markup;
+      const diagram = document.querySelector('.diagram');
+      if (diagram) diagram.dataset.current = markup;
     }
   });
   source.addEventListener('end', () => source.close());

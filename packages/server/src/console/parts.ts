@@ -83,19 +83,22 @@ export function timelineItem(event: WatchEvent): Html {
   return html`<li class="event event-${event.type}" data-seq="${event.seq}"><span class="seq">${event.seq}</span><div>${body}</div></li>`;
 }
 
+/** One message of the conversation as a chat bubble (an <li>). */
+export function transcriptItem(message: Message): Html {
+  if (message.role === 'tool') {
+    const { result } = message;
+    const output = typeof result.output === 'string' ? result.output : JSON.stringify(result.output);
+    return html`<li class="msg msg-tool"><span class="who">${result.name} ${result.isError ? 'error' : 'result'}</span><p>${output}</p></li>`;
+  }
+  const calls =
+    message.role === 'assistant'
+      ? message.toolCalls.map((c) => html`<code class="chip">${c.name}(${JSON.stringify(c.input)})</code>`)
+      : [];
+  return html`<li class="msg msg-${message.role}"><span class="who">${message.role === 'assistant' ? 'model' : message.role}</span>${message.content === '' ? '' : html`<p>${message.content}</p>`}${calls}</li>`;
+}
+
 /** The conversation as chat bubbles. */
 export function transcriptView(transcript: readonly Message[]): Html {
   if (transcript.length === 0) return html`<p class="empty">Nothing yet: a worker has not taken this turn.</p>`;
-  return html`<ol class="transcript">${transcript.map((message) => {
-    if (message.role === 'tool') {
-      const { result } = message;
-      const output = typeof result.output === 'string' ? result.output : JSON.stringify(result.output);
-      return html`<li class="msg msg-tool"><span class="who">${result.name} ${result.isError ? 'error' : 'result'}</span><p>${output}</p></li>`;
-    }
-    const calls =
-      message.role === 'assistant'
-        ? message.toolCalls.map((c) => html`<code class="chip">${c.name}(${JSON.stringify(c.input)})</code>`)
-        : [];
-    return html`<li class="msg msg-${message.role}"><span class="who">${message.role === 'assistant' ? 'model' : message.role}</span>${message.content === '' ? '' : html`<p>${message.content}</p>`}${calls}</li>`;
-  })}</ol>`;
+  return html`<ol class="transcript">${transcript.map(transcriptItem)}</ol>`;
 }

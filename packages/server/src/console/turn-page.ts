@@ -1,8 +1,9 @@
 // A turn's page: header, the calls waiting for a person, the live timeline, budgets spent, the
 // machine's diagram with the current state highlighted, and the transcript. The parts the live
-// stream re-renders are "panels" (`data-panel`), each a function of the stored turn.
+// stream re-renders are "panels" (`data-panel`), each a function of the stored turn; the timeline
+// and the transcript grow by the entries the stream appends.
 
-import type { TurnState } from '@turnkit/core';
+import type { ParkedCall, TurnState } from '@turnkit/core';
 import type { InboxEntry, StoredTurn } from '@turnkit/store';
 import { type Html, html, raw } from '../html.js';
 import { TERMINAL } from '../schemas.js';
@@ -10,6 +11,8 @@ import { diagramState, turnDiagram } from './diagram.js';
 import { jsonBlock, outcomeText, statusBadge, transcriptView } from './parts.js';
 
 const decisionLine = (entry: InboxEntry): Html => {
+  if (entry.kind === 'decision' && entry.decision === null)
+    return html`<li class="error"><code>${entry.callId}</code>: this decision cannot be read, so it was not applied; the call still waits. <span class="muted">${entry.status}</span></li>`;
   const what =
     entry.kind === 'cancel'
       ? html`cancel${entry.reason ? html`: <q>${entry.reason}</q>` : ''}`
@@ -19,17 +22,25 @@ const decisionLine = (entry: InboxEntry): Html => {
   return html`<li>${what} <span class="muted">${entry.status}</span></li>`;
 };
 
+/** The input that runs if the call is approved: what the before-hooks left, else the model's own. */
+export const inputThatRuns = (p: ParkedCall): unknown => (p.input === undefined ? p.call.input : p.input);
+
+/** One parked call: its name, id, why it waits and exactly the input that will run. */
+export function parkedCall(p: ParkedCall): Html {
+  return html`<h3><span class="tool">${p.call.name}</span> <code>${p.call.id}</code></h3>${p.reason ? html`<p class="muted">${p.reason}</p>` : ''}
+<p class="label">This input will run:</p>${jsonBlock(inputThatRuns(p), `input of ${p.call.id}`)}`;
+}
+
 /** The calls waiting for a person, each with exactly the input that will run and the three decisions. */
 export function parkedPanel(turn: StoredTurn, csrf: string): Html {
   const forms = turn.parked.map(
     (
       p,
     ) => html`<form class="parked" method="post" action="/console/turns/${encodeURIComponent(turn.id)}/decide" data-call="${p.call.id}">
-<h3><span class="tool">${p.call.name}</span> <code>${p.call.id}</code></h3>${p.reason ? html`<p class="muted">${p.reason}</p>` : ''}
-<p class="label">This input will run:</p>${jsonBlock(p.call.input, `input of ${p.call.id}`)}
+${parkedCall(p)}
 <input type="hidden" name="csrf" value="${csrf}"><input type="hidden" name="call" value="${p.call.id}">
 <div class="actions"><button class="primary" name="action" value="approve">Approve</button><button name="action" value="approve_always" title="Approve, and approve later calls of ${p.call.name} without asking">Approve always</button>
-<span class="reject"><label for="reason-${p.call.id}" class="sr-only">Reason for rejecting ${p.call.id}</label><input id="reason-${p.call.id}" name="reason" placeholder="Reason (the model sees it)" maxlength="2000"><button class="danger" name="action" value="reject">Reject</button></span></div></form>`,
+<button class="danger" name="action" value="reject" title="Reject: the next step asks for the reason the model reads">Reject</button></div></form>`,
   );
   const decided =
     turn.decisions.length === 0
@@ -37,6 +48,18 @@ export function parkedPanel(turn: StoredTurn, csrf: string): Html {
       : html`<h3 class="sub">Decisions</h3><ul class="decisions">${turn.decisions.map(decisionLine)}</ul>`;
   const none = turn.parked.length === 0 ? html`<p class="empty">Nothing is waiting for a person.</p>` : '';
   return html`${none}${forms}${decided}`;
+}
+
+/** Reject's second step: the reason the model reads (required), then Reject, or back to the turn. */
+export function rejectPage(turnId: string, p: ParkedCall, csrf: string, error: string | null): Html {
+  const back = `/console/turns/${encodeURIComponent(turnId)}`;
+  return html`<p class="crumbs"><a href="/console">Turns</a> › <a href="${back}"><code>${turnId}</code></a></p>
+<section class="card reject-step"><h1>Reject <code>${p.call.id}</code>?</h1>${parkedCall(p)}
+${error ? html`<p class="error" role="alert">${error}</p>` : ''}
+<form method="post" action="${back}/decide"><input type="hidden" name="csrf" value="${csrf}"><input type="hidden" name="call" value="${p.call.id}"><input type="hidden" name="action" value="reject">
+<label for="reason">Why reject it? The model reads this reason.</label>
+<input id="reason" name="reason" required maxlength="2000" autocomplete="off" autofocus>
+<div class="actions"><button class="danger">Reject</button><a href="${back}">Back to the turn</a></div></form></section>`;
 }
 
 const number = (n: number, cost: boolean): string => (cost ? `$${n.toFixed(4)}` : n.toLocaleString('en-US'));
@@ -66,13 +89,15 @@ export function summaryPanel(turn: StoredTurn): Html {
   return html`${statusBadge(turn.status)}<span class="outcome">${outcomeText(ended)}</span>`;
 }
 
-/** Every panel the live stream may re-render, by name. */
+/**
+ * The small panels the live stream re-renders, by name (each sent only when it changed). The
+ * transcript is not one: the stream appends its new messages.
+ */
 export function turnPanels(turn: StoredTurn, csrf: string): Record<string, string> {
   return {
     summary: summaryPanel(turn).value,
     parked: parkedPanel(turn, csrf).value,
     budgets: budgetsPanel(turn.state).value,
-    transcript: transcriptView(turn.transcript).value,
     cancel: cancelForm(turn, csrf).value,
   };
 }
@@ -96,7 +121,7 @@ ${turn.input === null ? '' : html`<p class="input"><span class="label">Input</sp
 <section class="card" aria-labelledby="h-timeline"><h2 id="h-timeline">Timeline</h2><ol id="timeline" class="timeline scroll" tabindex="0" aria-label="Timeline, live" aria-live="polite"></ol>
 <noscript><p class="muted">The live timeline needs JavaScript; the transcript is complete.</p></noscript></section>
 <div class="stack"><section class="card" aria-labelledby="h-budgets"><h2 id="h-budgets">Budget spent</h2><div data-panel="budgets">${panel('budgets')}</div></section>
-<section class="card" aria-labelledby="h-transcript"><h2 id="h-transcript">Transcript</h2><div class="scroll transcript-box" tabindex="0" data-panel="transcript">${panel('transcript')}</div></section></div>
+<section class="card" aria-labelledby="h-transcript"><h2 id="h-transcript">Transcript</h2><div class="scroll transcript-box" tabindex="0" data-panel="transcript" data-count="${turn.transcript.length}">${transcriptView(turn.transcript)}</div></section></div>
 <section class="card span" aria-labelledby="h-machine"><h2 id="h-machine">Turn machine <span class="muted">(the current state is highlighted)</span></h2><div class="diagram scroll" tabindex="0" aria-labelledby="h-machine" data-current="${diagramState(turn.state, turn.status)}">${raw(diagram.svg)}</div></section>
 <section class="card span" aria-label="Cancel"><div data-panel="cancel">${panel('cancel')}</div></section>
 </div>`;
