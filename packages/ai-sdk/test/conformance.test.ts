@@ -51,11 +51,12 @@ const streamed: [ConformanceRun, ConformanceResume] = [
 const throwsInProcess = ['model failure', 'model failure with a TurnError', 'script overrun', 'cancel during a model call'];
 
 /**
- * Streamed only: `@ai-sdk/openai-compatible`'s streaming tool-call tracker gives a repeated wire
- * id a freshly generated id, so the duplicate never reaches turnkit and both calls run. (The JSON
- * path keeps the ids, and core rejects the reply as the scenario expects.)
+ * Streamed only: `@ai-sdk/openai-compatible`'s streaming tool-call tracker gives an id repeated in
+ * one reply a freshly generated id of its own, so the repeat never reaches turnkit and the second
+ * call's id is the provider's, not core's `x~2`. (The JSON path keeps the wire ids, and core
+ * derives the id as the scenario expects.) Both calls still run once, each with its own result.
  */
-const providerRenamesDuplicateIds = ['invalid model response'];
+const providerRenamesDuplicateIds = ['call ids: one id twice in a reply'];
 
 const overHttpScenarios = (skip: readonly string[]) =>
   scenarios.filter((s) => !skip.includes(s.name)).map((s) => [s.name, s] as const);

@@ -1,6 +1,7 @@
 // A finite alphabet of concrete events per status: what an exhaustive exploration feeds the
 // reducer. Call ids are derived from the state (`freshCallId`), so ids are fresh on every path;
-// only the `reply_repeated_id` event repeats an id (within its reply) on purpose.
+// `reply_repeated_id` and `reply_missing_id` send ids a model server may send (repeated within the
+// reply and across rounds, or none) on purpose, and `reply_bad_id` one core refuses.
 
 import type { JsonValue, ParkedCall, ToolCall, ToolResult, TurnBatch, TurnEvent, TurnState } from '@turnkit/core';
 
@@ -72,11 +73,13 @@ export function labelledEventsFor(state: TurnState): LabelledEvent[] {
 type Add = (label: string, kind: EventKind, event: LabelledEvent['event']) => void;
 
 /**
- * The id of call `i` of the reply to the model call in flight: `modelCalls` grows with every model
- * call, so no two replies of a turn share an id.
+ * The id of call `i` of the reply to the model call in flight: its position in the turn
+ * (`callIds.count + i + 1`), so no two calls of a turn share an id, and the ids a turn has kept
+ * depend on how many calls it has had, not on which replies brought them (paths that differ only
+ * in the replies' sizes meet again).
  */
 export function freshCallId(state: TurnState, i: number): string {
-  return `call-${state.usage.modelCalls}-${i}`;
+  return `call-${state.callIds.count + i + 1}`;
 }
 
 function callingModel(state: TurnState, add: Add): void {
@@ -129,12 +132,23 @@ function callingModel(state: TurnState, add: Add): void {
       },
     });
   }
+  // Ids a model server does not keep unique: `call-1` twice in the reply, and (from the turn's
+  // second call on) again in a later round; and a call without an id. Core derives their ids.
   add(
     'reply_repeated_id',
+    'progress',
+    reply([
+      { id: 'call-1', ...SEARCH },
+      { id: 'call-1', ...READ },
+    ]),
+  );
+  add('reply_missing_id', 'progress', reply([{ id: '', ...SEARCH }]));
+  add(
+    'reply_bad_id',
     'fatal',
     reply([
       { id: id(0), ...SEARCH },
-      { id: id(0), ...READ },
+      { id: 'bad\u0007id', ...READ },
     ]),
   );
   add('model_failed', 'fatal', {

@@ -90,7 +90,7 @@ function concrete(type: SpecType, state: TurnState): TurnEvent | { type: string;
     case 'REPLY_OVER_BUDGET':
       return reply([{ id: `call-${n}-0`, name: 'search', input: {} }], { inputTokens: 4000, outputTokens: 1000 });
     case 'REPLY_BAD_ID':
-      return reply([{ id: '', name: 'search', input: {} }]);
+      return reply([{ id: 'bad\u0007id', name: 'search', input: {} }]);
     case 'REPLY_FINAL':
       return reply([{ id: `call-${n}-0`, name: 'search', input: {} }]);
     case 'MODEL_FAILED':

@@ -112,11 +112,14 @@ function jsonField(value: unknown, what: string, index: number, name: string): J
 /** A tool call; `index` places it in a list (`what[index]`), -1 for none. */
 export function readToolCall(value: unknown, what: string, index = -1): ToolCall {
   if (!record(value)) throw new Bad(`${at(what, index)} must be an object`);
-  const id = field(value.id, what, index, 'id');
+  // A missing id is an empty one: core gives the call an id of its own (turn.ts, `identifyCalls`).
+  const id = value.id === undefined || value.id === null ? '' : field(value.id, what, index, 'id');
   const name = field(value.name, what, index, 'name');
   const input = value.input === undefined ? null : jsonField(value.input, what, index, 'input');
   const inputError = optField(value.inputError, what, index, 'inputError');
-  return inputError === undefined ? { id, name, input } : { id, name, input, inputError };
+  const originalId = optField(value.originalId, what, index, 'originalId');
+  const call: ToolCall = inputError === undefined ? { id, name, input } : { id, name, input, inputError };
+  return originalId === undefined ? call : { ...call, originalId };
 }
 
 const ERROR_KIND = /^[a-z][a-z0-9_]{0,63}$/;

@@ -1,6 +1,7 @@
 // Migrations of a persisted turn state from older versions to the current shape (state.ts applies
 // them in order before it checks the state).
 
+import { identifyCalls, NO_CALL_IDS } from './call-ids.js';
 import { bad, isObj, type Obj } from './state-error.js';
 
 /**
@@ -8,7 +9,7 @@ import { bad, isObj, type Obj } from './state-error.js';
  * bumps TURN_STATE_VERSION. A migration refuses (with a `TurnStateError` naming the field) what it
  * cannot carry over without losing something.
  */
-export const MIGRATIONS: ReadonlyArray<(old: Obj) => Obj> = [migrate1to2, migrate2to3];
+export const MIGRATIONS: ReadonlyArray<(old: Obj) => Obj> = [migrate1to2, migrate2to3, migrate3to4];
 
 /** The version 1 fields that hold the batch in flight, now grouped in `batch`. */
 const V1_BATCH_KEYS = ['pending', 'held', 'parked', 'decisions', 'executing'] as const;
@@ -82,4 +83,19 @@ function migrate2to3(old: Obj): Obj {
       : p,
   );
   return { ...old, batch: { ...batch, parked } };
+}
+
+/**
+ * 3 -> 4: `callIds` (call-ids.ts) gives every call of a turn its own id, so an id a model repeats in
+ * a later round gets a derived one. A version 3 state kept no ids of earlier rounds, so its filter
+ * holds the ids of the batch in flight only, and its count starts there: a model id repeated from
+ * an earlier round of such a turn is taken as new once.
+ */
+function migrate3to4(old: Obj): Obj {
+  const batch = old.batch;
+  const calls = isObj(batch) && Array.isArray(batch.calls) ? batch.calls : [];
+  const known = calls.flatMap((c: unknown) =>
+    isObj(c) && typeof c.id === 'string' ? [{ id: c.id, name: '', input: null }] : [],
+  );
+  return { ...old, callIds: identifyCalls(NO_CALL_IDS, known).ids };
 }

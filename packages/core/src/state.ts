@@ -6,6 +6,7 @@
 
 import { errorMessage } from './errors.js';
 import { readDecision, readToolCall, readToolResult } from './events.js';
+import { filterProblem } from './call-ids.js';
 import { isJsonValue } from './json.js';
 import { idProblem } from './ids.js';
 import { LimitError, validateLimits } from './limits.js';
@@ -22,13 +23,14 @@ import type {
   ToolCall,
   TurnBatch,
   TurnLimits,
+  CallIds,
   TurnState,
   TurnStatus,
   TurnUsage,
 } from './types.js';
 
 /** Bumped on any change to the shape of `TurnState`; `parseTurnState` migrates older versions. */
-export const TURN_STATE_VERSION = 3;
+export const TURN_STATE_VERSION = 4;
 
 /** Every status a turn can be in, in the order of the turn contract. */
 export const TURN_STATUSES: readonly TurnStatus[] = [
@@ -63,6 +65,7 @@ const STATE_KEYS = [
   'nextModel',
   'lastRequest',
   'outcome',
+  'callIds',
 ] as const satisfies ReadonlyArray<keyof TurnState>;
 const BATCH_KEYS = ['calls', 'notExecuted', 'held', 'parked', 'decisions'] as const satisfies ReadonlyArray<keyof TurnBatch>;
 const PARKED_KEYS = ['call', 'input', 'reason'] as const satisfies ReadonlyArray<keyof ParkedCall>;
@@ -194,6 +197,7 @@ export function parseTurnState(input: unknown): TurnState {
     nextModel: nullableString(obj, 'nextModel'),
     lastRequest,
     outcome,
+    callIds: readCallIds(obj),
   };
   const [problem] = stateProblems(state);
   if (problem !== undefined) bad(problem.field, problem.message);
@@ -247,6 +251,21 @@ function readTurnBatch(value: unknown, status: TurnStatus): TurnBatch | null {
   }
 
   return { calls, notExecuted, held, parked, decisions };
+}
+
+/** `callIds`: `{ count, filter }` (call-ids.ts). */
+function readCallIds(obj: Obj): CallIds {
+  const value = obj.callIds;
+  if (!isObj(value)) bad('callIds', 'must be an object { count, filter }');
+  refuseUnknownKeys(value, ['count', 'filter'], 'callIds.');
+  const count = nat(value, 'count', 'callIds.count');
+  const filter = value.filter;
+  if (typeof filter !== 'string') bad('callIds.filter', 'must be a string');
+  const problem = filterProblem(filter);
+  if (problem !== null) bad('callIds.filter', problem);
+  if ((count === 0) !== (filter === ''))
+    bad('callIds.filter', count === 0 ? 'must be empty before the first call' : 'must be set once the turn has had a call');
+  return { count, filter };
 }
 
 /** A tool call whose id and name follow the rule for ids (ids.ts), as a model reply's must. */

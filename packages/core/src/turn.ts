@@ -13,6 +13,7 @@
 import { readEvent, type ParsedEvent } from './events.js';
 import { sameBatch } from './signature.js';
 import { idProblem } from './ids.js';
+import { identifyCalls, NO_CALL_IDS } from './call-ids.js';
 import { DEFAULT_LIMITS, MAX_RETRY_DELAY_MS, validateLimits } from './limits.js';
 import { errorMessage } from './errors.js';
 import { rejectionText } from './interpreter.js';
@@ -84,6 +85,7 @@ export function createTurn(options: TurnOptions): TurnState {
     nextModel: null,
     lastRequest: null,
     outcome: null,
+    callIds: NO_CALL_IDS,
   };
 }
 
@@ -187,10 +189,17 @@ function modelResponded(state: TurnState, response: ModelResponse): Step {
   // A forced final reply: tools were disabled, so any tool calls in it are dropped unread.
   if (state.forced !== null) return toFinalizing(state, usage, response.text, [append(assistantMessage(response, []))]);
 
-  const calls = response.toolCalls;
-  const bad = findBadCall(calls);
+  const bad = findBadCall(response.toolCalls);
   if (bad !== null) return finish(usedState(state, usage), failure('invalid_model_response', bad.message, bad.data), []);
+  const { calls, ids } = identifyCalls(state.callIds, response.toolCalls);
+  if (ids === state.callIds) return reply(state, usage, response, calls);
+  const identified = draft(state);
+  identified.callIds = ids;
+  return reply(identified, usage, response, calls);
+}
 
+/** A well-formed reply whose calls have their turn ids (`calls`). */
+function reply(state: TurnState, usage: TurnUsage, response: ModelResponse, calls: readonly ToolCall[]): Step {
   const exceeded = exceededTokenBudget(state, usage);
   if (exceeded !== null) {
     const effects: Effect[] = [append(assistantMessage(response, calls))];
@@ -342,21 +351,14 @@ function toFinalizing(state: TurnState, usage: TurnUsage, text: string, effects:
 }
 
 /**
- * The first call of a reply with an unacceptable id or name (see ids.ts) or an id repeated in the
- * reply, else null. One pass with a Set: linear in the reply, whatever its size. Ids are checked
- * within the reply only: results and decisions are matched against the batch in flight alone, so
- * an id a model reuses from an earlier round cannot be confused with another call, and the state
- * keeps nothing that grows with the turn.
+ * The first call of a reply with an unacceptable id or name (see ids.ts), else null. An empty id
+ * is acceptable: the call gets a derived one (`identifyCalls`).
  */
 function findBadCall(calls: readonly ToolCall[]): { message: string; data: JsonValue } | null {
-  const ids = new Set<string>();
   for (let i = 0; i < calls.length; i++) {
     const call = calls[i] as ToolCall;
-    const bad = badName(i, 'id', call.id) ?? badName(i, 'name', call.name);
+    const bad = (call.id === '' ? null : badName(i, 'id', call.id)) ?? badName(i, 'name', call.name);
     if (bad !== null) return bad;
-    if (ids.has(call.id))
-      return { message: `The model returned the call id '${call.id}' twice in one reply.`, data: { callId: call.id } };
-    ids.add(call.id);
   }
   return null;
 }
@@ -818,6 +820,7 @@ function draft(state: TurnState): Draft {
     nextModel: state.nextModel,
     lastRequest: state.lastRequest,
     outcome: state.outcome,
+    callIds: state.callIds,
   } as Draft;
 }
 

@@ -5,12 +5,23 @@
 export type JsonValue = null | boolean | number | string | readonly JsonValue[] | { readonly [key: string]: JsonValue };
 export type JsonObject = { readonly [key: string]: JsonValue };
 
-/** A tool call as the model asked for it. `inputError` set: the arguments were not valid JSON and `input` holds the raw text. */
+/**
+ * A tool call as the model asked for it. `inputError` set: the arguments were not valid JSON and
+ * `input` holds the raw text.
+ *
+ * In a turn's state, transcript and effects, `id` is unique within the turn: core keeps the
+ * model's id when it is new and gives a derived one (`<id>~<n>`) when the model repeated an id of
+ * the same reply or of an earlier round, or sent none; `originalId` then keeps the model's own id
+ * (absent when it sent none). Results, decisions, journals and every other record of a call are
+ * keyed by `id` (docs/turn-contract.md, "Call identity").
+ */
 export interface ToolCall {
   readonly id: string;
   readonly name: string;
   readonly input: JsonValue;
   readonly inputError?: string;
+  /** The id the model gave, when core had to give the call another one. */
+  readonly originalId?: string;
 }
 
 /** A tool call as loop detection sees it: the id does not matter. */
@@ -258,6 +269,17 @@ export interface TurnState {
   readonly nextModel: string | null;
   readonly lastRequest: CallModelRequest | null;
   readonly outcome: Outcome | null;
+  /** What core keeps to give every call of the turn its own id (see `ToolCall` and `CallIds`). */
+  readonly callIds: CallIds;
+}
+
+/**
+ * The call ids of a turn so far, in a fixed size: how many calls it has had, and a Bloom filter of
+ * the model ids it kept (base64, empty before the first call). docs/turn-contract.md, "Call identity".
+ */
+export interface CallIds {
+  readonly count: number;
+  readonly filter: string;
 }
 
 // ---------------------------------------------------------------------------------------------

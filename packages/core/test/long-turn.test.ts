@@ -11,14 +11,18 @@ function afterRounds(rounds: number): { state: TurnState; effectsPerRound: numbe
   let state = step(createTurn({ id: 'long', limits: { maxIterations: rounds + 1 } }), { type: 'start', input: 'go' })[0];
   const effectsPerRound: number[] = [];
   for (let round = 0; round < rounds; round++) {
-    const id = `call_${round}`;
     let effects = 0;
+    const reply = { text: '', toolCalls: [{ id: `call_${round}`, name: 'add', input: { a: round, b: 1 } }] };
     for (const event of [
-      { type: 'model_responded', response: { text: '', toolCalls: [{ id, name: 'add', input: { a: round, b: 1 } }] } },
-      { type: 'tools_completed', results: [{ callId: id, name: 'add', output: round + 1, isError: false }] },
+      { type: 'model_responded', response: reply },
+      // The result answers the id core gave the call (its own unless its filter took it for a repeat).
+      () => ({
+        type: 'tools_completed',
+        results: [{ callId: state.batch?.calls[0]?.id, name: 'add', output: round + 1, isError: false }],
+      }),
       { type: 'compacted' },
     ]) {
-      const [next, out] = step(state, event);
+      const [next, out] = step(state, typeof event === 'function' ? event() : event);
       state = next;
       effects += out.length;
     }
@@ -28,7 +32,9 @@ function afterRounds(rounds: number): { state: TurnState; effectsPerRound: numbe
 }
 
 // Numbers grow a digit now and then (round, usage, call ids): compare shapes, not digits.
-const shape = (state: TurnState): string => JSON.stringify(state).replace(/\d+/g, '0');
+// The call-id filter is a fixed-size bit set: its length is its shape, its bits are not.
+const shape = (state: TurnState): string =>
+  JSON.stringify({ ...state, callIds: { count: 0, filter: state.callIds.filter.replace(/[^=]/g, 'A') } }).replace(/\d+/g, '0');
 
 describe('a long turn', () => {
   it('keeps a state of the same shape and the same effects per round, however many rounds went before', () => {

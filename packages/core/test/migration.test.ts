@@ -78,6 +78,7 @@ describe('version 1 fixtures migrate to the current version', () => {
         'batch',
         'lastBatch',
         'repeats',
+        'callIds',
         'repairs',
         'recoveries',
         'candidate',
@@ -200,7 +201,7 @@ describe('parseTurnState never silently accepts another shape', () => {
     ['a version 2 batch with pending', () => ({ ...v2(), batch: { ...(v2().batch as Json), pending: [] } }), 'batch.pending'],
   ])('%s -> TurnStateError naming the field', (_name, make, field) => {
     expect(fieldOf(make())).toBe(field);
-    expect(() => parseTurnState(make())).toThrow(`'${field}' is not a field of a version 3 state`);
+    expect(() => parseTurnState(make())).toThrow(`'${field}' is not a field of a version ${TURN_STATE_VERSION} state`);
   });
 
   it.each<[string, () => unknown, string]>([

@@ -2,7 +2,7 @@
 // same function): each state below is one that step can never produce, and resuming it used to run
 // a rejected call, run one approval twice, or run a call nobody approved.
 import { describe, expect, it } from 'vitest';
-import { parseTurnState, resume, stateProblems, step, TurnStateError, type TurnState } from '@turnkit/core';
+import { parseTurnState, resume, stateProblems, step, TURN_STATE_VERSION, TurnStateError, type TurnState } from '@turnkit/core';
 import { readFileSync } from 'node:fs';
 import { call, dispatching, drive, ev, ok } from './helpers.js';
 
@@ -136,13 +136,15 @@ describe('parseTurnState refuses states step never produces', () => {
   });
 });
 
-describe('version 2 states migrate to version 3', () => {
+describe('version 2 states migrate to the current version', () => {
   const fixture = (name: string): Record<string, unknown> =>
     JSON.parse(readFileSync(new URL(`fixtures/v2/${name}.json`, import.meta.url), 'utf8')) as Record<string, unknown>;
 
   it.each(['awaiting_approval', 'executing_approved'])('%s: each parked call gains the input it was sent with', (name) => {
     const state = parseTurnState(fixture(name));
-    expect(state.version).toBe(3);
+    expect(state.version).toBe(TURN_STATE_VERSION);
+    // The calls of the batch in flight are the turn's known ids (migration 3 -> 4).
+    expect(state.callIds.count).toBe(state.batch?.calls.length);
     for (const p of state.batch?.parked ?? []) expect(p.input).toEqual(p.call.input);
   });
 

@@ -33,6 +33,7 @@ describe('createTurn', () => {
       nextModel: null,
       lastRequest: null,
       outcome: null,
+      callIds: { count: 0, filter: '' },
     });
   });
 

@@ -49,39 +49,44 @@ describe('ready', () => {
   });
 });
 
-describe('calling_model: model_responded with a bad call id -> failed (invalid_model_response)', () => {
-  it('an empty id (the message names the field)', () => {
+describe('calling_model: model_responded, call identity (core gives every call of a turn its own id)', () => {
+  it('an empty id gets a derived one (call~<position>); the reply runs', () => {
     const [next, effects] = step(callingModel(), ev.responded([call('a'), call('', 'fetch')]));
-    const expected = outcome.failed(
-      'invalid_model_response',
-      "The model's reply was malformed: response.toolCalls[1].id is empty.",
-      {
-        field: 'response.toolCalls[1].id',
-      },
-    );
-    expect(effects).toEqual([fx.done(expected)]);
-    expect(next.status).toBe('failed');
-    expect(next.outcome).toEqual(expected);
+    const sent = [call('a'), { ...call('', 'fetch'), id: 'call~2' }];
+    expect(effects).toEqual([fx.assistant('', sent), fx.persist('dispatching'), fx.dispatch(sent)]);
+    expect(next.callIds.count).toBe(2);
   });
 
-  it('an id repeated in the reply', () => {
+  it('an id repeated in the reply: the second call gets <id>~<position>, the model id kept as originalId', () => {
     const [next, effects] = step(callingModel(), ev.responded([call('a'), call('a', 'fetch')]));
-    const expected = outcome.failed('invalid_model_response', "The model returned the call id 'a' twice in one reply.", {
-      callId: 'a',
-    });
-    expect(effects).toEqual([fx.done(expected)]);
-    expect(next.outcome).toEqual(expected);
-  });
-
-  it('an id used in an earlier round is accepted: ids are checked within the reply only', () => {
-    const reused = [call('b'), call('a', 'fetch', {})];
-    const [next, effects] = drive(steering([call('a')]), ev.compacted(), ev.responded(reused));
-    expect(effects).toEqual([fx.assistant('', reused), fx.persist('dispatching'), fx.dispatch(reused)]);
+    const sent = [call('a'), { ...call('a', 'fetch'), id: 'a~2', originalId: 'a' }];
+    expect(effects).toEqual([fx.assistant('', sent), fx.persist('dispatching'), fx.dispatch(sent)]);
     expect(next.status).toBe('dispatching');
   });
 
-  it('the tokens of the bad reply still count', () => {
-    const [next] = step(callingModel(), ev.responded([call(''), call('b')], '', { usage: { inputTokens: 7, outputTokens: 3 } }));
+  it('an id used in an earlier round gets a derived id: ids are unique in the turn', () => {
+    const reused = [call('b'), call('a', 'fetch', {})];
+    const [next, effects] = drive(steering([call('a')]), ev.compacted(), ev.responded(reused));
+    const sent = [call('b'), { ...call('a', 'fetch', {}), id: 'a~3', originalId: 'a' }];
+    expect(effects).toEqual([fx.assistant('', sent), fx.persist('dispatching'), fx.dispatch(sent)]);
+    expect(next.status).toBe('dispatching');
+  });
+
+  it('a model id that looks derived (ends in ~<digits>) is derived again, so it cannot take a derived id', () => {
+    const [, effects] = step(callingModel(), ev.responded([call('x~2')]));
+    expect(effects.at(-1)).toEqual(fx.dispatch([{ ...call('x~2'), id: 'x~2~1', originalId: 'x~2' }]));
+  });
+
+  it('an originalId sent by the model is not kept: core sets that field', () => {
+    const [, effects] = step(callingModel(), ev.responded([{ ...call('a'), originalId: 'forged' }]));
+    expect(effects.at(-1)).toEqual(fx.dispatch([call('a')]));
+  });
+
+  it('the tokens of a bad reply still count', () => {
+    const [next] = step(
+      callingModel(),
+      ev.responded([call('\n'), call('b')], '', { usage: { inputTokens: 7, outputTokens: 3 } }),
+    );
     expect(next.usage).toEqual(usage({ modelCalls: 1, inputTokens: 7, outputTokens: 3, totalTokens: 10 }));
   });
 });
@@ -90,7 +95,11 @@ describe('calling_model: a malformed response -> failed (invalid_model_response,
   it.each([
     ['text not a string', { text: 5, toolCalls: [] }, 'response.text must be a string'],
     ['toolCalls not an array', { text: '', toolCalls: {} }, 'response.toolCalls must be an array'],
-    ['a call without a string id', { toolCalls: [{ name: 'x', input: {} }] }, 'response.toolCalls[0].id must be a string'],
+    [
+      'a call whose id is not a string',
+      { toolCalls: [{ id: 5, name: 'x', input: {} }] },
+      'response.toolCalls[0].id must be a string',
+    ],
     [
       'a call whose input is not JSON',
       { toolCalls: [{ id: 'a', name: 'x', input: { n: Number.NaN } }] },

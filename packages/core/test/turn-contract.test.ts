@@ -36,6 +36,7 @@ const FIELDS: Record<keyof TurnState, true> = {
   nextModel: true,
   lastRequest: true,
   outcome: true,
+  callIds: true,
 };
 const BATCH_FIELDS: Record<keyof TurnBatch, true> = { calls: true, notExecuted: true, held: true, parked: true, decisions: true };
 const EVENTS: Record<TurnEventType, true> = {

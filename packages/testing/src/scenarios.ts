@@ -780,11 +780,127 @@ export const scenarios: readonly Scenario[] = [
   },
   {
     name: 'invalid model response',
-    about: 'A reply that repeats a call id fails the turn before anything runs.',
-    setup: setup([toolCalls(call('add', { a: 1, b: 2 }, { id: 'x' }), call('add', { a: 3, b: 4 }, { id: 'x' }))]),
+    about: 'A reply with a call id holding a control character fails the turn before anything runs.',
+    setup: setup([toolCalls(call('add', { a: 1, b: 2 }, { id: 'x' }), call('add', { a: 3, b: 4 }, { id: 'y\u0007' }))]),
     expected: { status: 'failed', errorKind: 'invalid_model_response', transcript: [USER] },
     verify(_result, run) {
       check(run.probe.executed.length === 0, 'no tool may run');
+    },
+  },
+  {
+    name: 'call ids: one id twice in a reply',
+    about: 'Two calls with one id both run: the second gets a derived id, and each result pairs with its own call.',
+    setup: setup([
+      toolCalls(call('add', { a: 1, b: 2 }, { id: 'x' }), call('mul', { a: 3, b: 4 }, { id: 'x' })),
+      text('3 and 12'),
+    ]),
+    expected: {
+      status: 'stopped',
+      stopReason: 'completed',
+      transcript: [USER, 'assistant: [x add, x~2 mul]', 'tool x add: ok 3', 'tool x~2 mul: ok 12', 'assistant: 3 and 12'],
+    },
+    verify(result, run) {
+      check(run.probe.executed.join(',') === 'add,mul', `both tools must run once, ran: ${run.probe.executed.join(',')}`);
+      const sent = run.model.calls[1]?.messages.flatMap((m) => (m.role === 'tool' ? [m.result.callId] : []));
+      check(sent?.join(',') === 'x,x~2', `the next request must pair each result with its call's id, got ${String(sent)}`);
+      const assistant = result.transcript.find((m) => m.role === 'assistant' && m.toolCalls.length === 2);
+      const second = assistant?.role === 'assistant' ? assistant.toolCalls[1] : undefined;
+      check(second?.originalId === 'x', "the derived call must keep the model's id as originalId");
+    },
+  },
+  {
+    name: 'call ids: an id reused in a later round',
+    about: 'A call whose id the model used in an earlier round is a new call: it runs, under a derived id.',
+    setup: setup([
+      toolCalls(call('add', { a: 1, b: 2 }, { id: 'c' })),
+      toolCalls(call('mul', { a: 3, b: 4 }, { id: 'c' })),
+      text('12'),
+    ]),
+    expected: {
+      status: 'stopped',
+      stopReason: 'completed',
+      transcript: [
+        USER,
+        'assistant: [c add]',
+        'tool c add: ok 3',
+        'assistant: [c~2 mul]',
+        'tool c~2 mul: ok 12',
+        'assistant: 12',
+      ],
+    },
+    verify(_result, run) {
+      check(run.probe.executed.join(',') === 'add,mul', `both tools must run once, ran: ${run.probe.executed.join(',')}`);
+    },
+  },
+  {
+    name: 'call ids: an id reused in a later round, behind approval',
+    about: 'A call behind approval whose id was used in an earlier round is asked about and decided on its own.',
+    setup: withApprover(
+      [
+        toolCalls(call('deploy', { service: 'api' }, { id: 'c' })),
+        toolCalls(call('deploy', { service: 'db' }, { id: 'c' })),
+        text('Deployed api; db was rejected.'),
+      ],
+      approver((p) =>
+        Object.fromEntries(p.map((x) => [x.call.id, x.call.id === 'c' ? { type: 'approve' } : { type: 'reject' }])),
+      ),
+    ),
+    expected: {
+      status: 'stopped',
+      stopReason: 'completed',
+      transcript: [
+        USER,
+        'assistant: [c deploy]',
+        'tool c deploy: ok "deployed api"',
+        'assistant: [c~2 deploy]',
+        /^tool c~2 deploy: error rejected/,
+        'assistant: Deployed api; db was rejected.',
+      ],
+    },
+    verify(_result, run) {
+      const asked = run.probe.approvals.map((p) => p.map((x) => x.call.id).join(',')).join(' then ');
+      check(asked === 'c then c~2', `approve must be asked about c, then about c~2; was asked about ${asked}`);
+      check(run.probe.executed.join(',') === 'deploy', 'only the approved deploy may run');
+    },
+  },
+  {
+    name: 'approval: a hook-rewritten call runs the input approved',
+    about: 'A before-hook rewrites a parked call: the person sees the rewritten input, and that input is what runs.',
+    setup: withApprover(
+      [toolCalls(call('deploy', { service: 'api' })), text('Deployed a dry run.')],
+      approver((p) => Object.fromEntries(p.map((x) => [x.call.id, { type: 'approve' }]))),
+      {
+        dispatcher: {
+          hooks: {
+            before: [
+              {
+                name: 'dry-run',
+                run: (info) =>
+                  info.call.name === 'deploy'
+                    ? { kind: 'rewrite', input: { service: `${(info.input as { service: string }).service}-dry-run` } }
+                    : undefined,
+              },
+            ],
+          },
+        },
+      },
+    ),
+    expected: {
+      status: 'stopped',
+      stopReason: 'completed',
+      transcript: [
+        USER,
+        'assistant: [call_1 deploy]',
+        'tool call_1 deploy: ok "deployed api-dry-run"',
+        'assistant: Deployed a dry run.',
+      ],
+    },
+    verify(_result, run) {
+      const shown = run.probe.approvals[0]?.[0]?.input;
+      check(
+        JSON.stringify(shown) === JSON.stringify({ service: 'api-dry-run' }),
+        `the person must be shown the rewritten input, got ${JSON.stringify(shown)}`,
+      );
     },
   },
   {
