@@ -31,6 +31,7 @@ import type {
   NoticeName,
   Outcome,
   ParkedCall,
+  ResumeOptions,
   StopReason,
   ToolCall,
   ToolResult,
@@ -886,12 +887,39 @@ function internalError(state: TurnState, error: unknown): Step {
 // resume
 
 /**
- * Continues a persisted state after a restart. Tools are never re-run: a call of the batch in
- * flight without a result in `completed` gets a synthesised `interrupted` result.
+ * Continues a persisted state after a restart: the state and effects an interpreter continues
+ * with, for every status. Two kinds of interpreter ask:
+ *
+ * - One that keeps no journal (the default): a call of the batch in flight without a result in
+ *   `completed` gets a synthesised `interrupted` result; tools are never run again.
+ * - A durable one (`{ durable: true }`, such as a store's worker) keeps a journal of tool calls and
+ *   a log of what was appended and emitted: the batch in flight is issued again as it stands
+ *   (`dispatch_tools` with its calls, or `execute_approved` with the approved calls and the input
+ *   each parked with), and its journal answers the calls it holds; a parked turn re-emits nothing
+ *   (its log has the notice). `retryWaited: true` says a retry's wait was already spent elsewhere
+ *   (a store keeps the time in its database), so the re-issued model call has no `delayMs`.
+ *
+ * `cancel` (a reason) is a cancel that arrived while the turn was stored: it comes first, as
+ * `step` of `{ type: 'cancel' }`. A `ready` turn is started (with `input`, if given) when the
+ * interpreter is durable or gives an input; otherwise it is handed back as it is.
+ *
+ * @example
+ * const [state, effects] = resume(parseTurnState(saved), { durable: true, cancel: waitingCancel ?? undefined });
  */
-export function resume(state: TurnState, completed: readonly ToolResult[] = []): Step {
+export function resume(state: TurnState, options: readonly ToolResult[] | ResumeOptions = []): Step {
+  const {
+    completed = NONE,
+    durable = false,
+    cancel: cancelled,
+    retryWaited = false,
+    input,
+  } = Array.isArray(options) ? { completed: options as readonly ToolResult[] } : (options as ResumeOptions);
   try {
+    if (isTerminal(state)) return [state, []];
+    if (cancelled !== undefined) return cancel(state, cancelled);
     switch (state.status) {
+      case 'ready':
+        return durable || input !== undefined ? start(state, input) : [state, []];
       case 'calling_model': {
         if (state.lastRequest === null) return [state, []];
         // Re-issuing counts as a call, so it too must fit maxModelCalls.
@@ -899,21 +927,27 @@ export function resume(state: TurnState, completed: readonly ToolResult[] = []):
         if (max !== undefined && !below(state.usage.modelCalls, max)) return finish(state, stopped('budget_exhausted', null), []);
         const next = draft(state);
         next.usage = withUsage(state.usage, { modelCalls: state.usage.modelCalls + 1 });
-        return [next, [{ type: 'call_model', request: state.lastRequest }]];
+        const { delayMs: _spent, ...undelayed } = state.lastRequest;
+        const request = retryWaited ? undelayed : state.lastRequest;
+        return [next, [{ type: 'call_model', request }]];
       }
       case 'dispatching': {
         const { calls } = liveBatch(state);
+        if (durable) return [state, [{ type: 'dispatch_tools', calls }]];
         return applyBatch(state, inCallOrder(calls, withInterrupted(calls, completed)));
       }
       case 'awaiting_approval':
+        if (durable) return [state, []];
         return [state, [emit('awaiting_approval', { pending: liveBatch(state).parked as unknown as JsonValue })]];
-      case 'executing_approved':
-        return applyBatchAfterApproval(state, withInterrupted(approvedCalls(liveBatch(state)), completed));
+      case 'executing_approved': {
+        const approved = approvedCalls(liveBatch(state));
+        if (durable) return [state, [{ type: 'execute_approved', calls: approved }]];
+        return applyBatchAfterApproval(state, withInterrupted(approved, completed));
+      }
       case 'steering':
         return [state, [{ type: 'compact', info: { round: state.round, usage: state.usage } }]];
       case 'finalizing':
         return [state, [{ type: 'check_output', candidate: state.candidate ?? '' }]];
-      case 'ready':
       case 'stopped':
       case 'failed':
       case 'cancelled':

@@ -180,6 +180,20 @@ export interface TurnLimitsInput {
   readonly budget?: TurnBudget;
 }
 
+/** How an interpreter resumes a stored state (`resume`'s second argument). */
+export interface ResumeOptions {
+  /** Results the interpreter kept of the batch in flight (without `durable`: a call without one is `interrupted`). */
+  readonly completed?: readonly ToolResult[];
+  /** The interpreter keeps a journal of tool calls and a log of the turn: the batch in flight is issued again for the journal to answer. */
+  readonly durable?: boolean;
+  /** A cancel that arrived while the turn was stored (its reason): the turn is cancelled first. */
+  readonly cancel?: string;
+  /** A retry's wait was spent elsewhere (in a database): the re-issued model call has no `delayMs`. */
+  readonly retryWaited?: boolean;
+  /** The input of a turn still `ready` (it is started). */
+  readonly input?: string;
+}
+
 export interface TurnOptions {
   readonly id: string;
   readonly limits?: TurnLimitsInput;

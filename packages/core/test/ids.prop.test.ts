@@ -36,9 +36,11 @@ describe('ids: park -> decide -> the decision is applied, for every accepted id'
         fc.array(fc.boolean(), { minLength: 4, maxLength: 4 }),
         fc.boolean(),
         (ids, approve, oneAtATime) => {
-          const calls: ToolCall[] = ids.map((id, i) => call(id, `tool${i}`));
+          const sent = dispatching(ids.map((id, i) => call(id, `tool${i}`)));
+          // The ids core gave the calls (an id ending in `~<digits>` gets a derived one).
+          const calls: readonly ToolCall[] = sent.batch?.calls ?? [];
           const parkedState = drive(
-            dispatching(calls),
+            sent,
             ev.parked(
               [],
               calls.map((c) => ({ call: c })),

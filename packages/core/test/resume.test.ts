@@ -1,6 +1,7 @@
-// `resume(state, completed?)` for every status (docs/architecture.md, "Resume"). A resumed turn never
-// re-runs a tool: no resume ever issues dispatch_tools or execute_approved, and a call of the batch in
-// flight without a completed result gets an `interrupted` result.
+// `resume(state, completed? | options)` for every status (docs/turn-contract.md, "Resume"). Without a
+// journal a resumed turn never re-runs a tool: no such resume issues dispatch_tools or
+// execute_approved, and a call of the batch in flight without a completed result gets an
+// `interrupted` result. A durable interpreter's resume issues the batch again for its journal.
 import { describe, expect, it } from 'vitest';
 import { parseTurnState, resume, step } from '@turnkit/core';
 import type { Effect, TurnState } from '@turnkit/core';
@@ -177,5 +178,57 @@ describe('resume', () => {
     expect(next.status).toBe('failed');
     expect(effects.at(-1)?.type).toBe('done');
     expect(step(next, ev.compacted())[1]).toEqual([]);
+  });
+});
+
+describe('resume for a durable interpreter ({ durable: true }): the batch in flight is issued again for its journal', () => {
+  const parkedBoth = (): TurnState =>
+    drive(
+      dispatching([call('a', 'shell', { cmd: 'rm -rf /srv' }), call('b', 'shell', { cmd: 'ls' })]),
+      ev.parked(
+        [],
+        [
+          { call: call('a', 'shell', { cmd: 'rm -rf /srv' }), input: { cmd: 'rm -rf /srv --dry-run' } },
+          { call: call('b', 'shell', { cmd: 'ls' }) },
+        ],
+      ),
+    )[0];
+
+  it('executing_approved: the approved calls with the input each parked with, never the model input', () => {
+    const [executing] = step(parkedBoth(), ev.decided({ a: { type: 'approve' }, b: { type: 'reject' } }));
+    const [next, effects] = resume(parseTurnState(JSON.stringify(executing)), { durable: true });
+    expect(next.status).toBe('executing_approved');
+    expect(effects).toEqual([{ type: 'execute_approved', calls: [call('a', 'shell', { cmd: 'rm -rf /srv --dry-run' })] }]);
+  });
+
+  it('dispatching: the batch calls as sent', () => {
+    const calls = [call('a'), call('b')];
+    expect(resume(dispatching(calls), { durable: true })[1]).toEqual([fx.dispatch(calls)]);
+  });
+
+  it('awaiting_approval: nothing to do and nothing re-emitted (the log has the notice)', () => {
+    expect(resume(parkedBoth(), { durable: true })).toEqual([parkedBoth(), []]);
+  });
+
+  it('a waiting cancel comes first, closing every open call', () => {
+    const [next, effects] = resume(parkedBoth(), { durable: true, cancel: 'stop it' });
+    expect(next.status).toBe('cancelled');
+    expect(effects.at(-1)).toEqual(fx.done(outcome.cancelled('stop it')));
+  });
+
+  it('ready: the turn is started with its input', () => {
+    const [next, effects] = resume(newTurn(), { durable: true, input: 'hi' });
+    expect(next.status).toBe('calling_model');
+    expect(effects[0]).toEqual(fx.user('hi'));
+  });
+
+  it('retryWaited: a retry whose wait was spent elsewhere is re-issued without delayMs', () => {
+    const [retrying] = step(callingModel({ modelRetryBackoffMs: 500 }), {
+      type: 'model_failed',
+      error: { kind: 'rate_limited', message: 'slow down', retryable: true },
+    });
+    expect(retrying.lastRequest?.delayMs).toBe(500);
+    const [, effects] = resume(retrying, { durable: true, retryWaited: true });
+    expect(effects).toEqual([{ type: 'call_model', request: { iteration: 1, final: false, attempt: 1 } }]);
   });
 });

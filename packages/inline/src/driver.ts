@@ -39,6 +39,7 @@ export { cancelReason, raceAbort } from './abort.js';
 export { askApproval, isDecision, recordCancelled, recordDecisions } from './approvals.js';
 export type { AskOptions } from './approvals.js';
 export { modelRequestFor } from './model.js';
+export { mergeExempt } from './run.js';
 export { checkOutput, parseOutput, CheckFailedError } from './output.js';
 
 /** Everything a handler may use. `transcript` is live: the `append` handler pushes onto it. */

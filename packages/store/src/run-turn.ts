@@ -2,20 +2,10 @@
 // read (or create) its state, pick the effects to start from, and drive it with inline's driver
 // until it ends, parks or its lease is lost. Every turn decision is core's `step`.
 
-import {
-  createTurn,
-  isTerminal,
-  parseTurnState,
-  resume,
-  step,
-  type Effect,
-  type TurnError,
-  type TurnLimitsInput,
-  type TurnState,
-} from '@turnkit/core';
+import { createTurn, isTerminal, parseTurnState, resume, type TurnError, type TurnState } from '@turnkit/core';
 import { createDispatcher, type Dispatcher } from '@turnkit/dispatch';
 import { definedProps } from '@turnkit/core';
-import { driveTurn } from '@turnkit/inline/driver';
+import { driveTurn, mergeExempt } from '@turnkit/inline/driver';
 import { journalingTools } from './batch.js';
 import { TERMINAL } from './columns.js';
 import { crashPoint } from './crash.js';
@@ -79,12 +69,10 @@ function initialState(claim: Claim, agent: AgentDefinition, dispatcher: Dispatch
       });
     }
   }
-  const exempt = dispatcher.loopExemptTools();
-  const merged: TurnLimitsInput = { ...agent.limits, ...claim.limits };
-  const limits =
-    exempt.length === 0 ? merged : { ...merged, loopExemptTools: [...new Set([...(merged.loopExemptTools ?? []), ...exempt])] };
+  // The turn's own limits over the agent's, and the dispatcher's loop-exempt tools, as runTurn joins them.
+  const limits = mergeExempt({ ...agent.limits, ...claim.limits }, dispatcher);
   try {
-    return createTurn({ id, limits });
+    return createTurn(limits === undefined ? { id } : { id, limits });
   } catch (error) {
     throw new TurnFailure({
       kind: 'invalid_limits',
@@ -126,34 +114,17 @@ function prepare(claim: Claim, agents: WorkerOptions['agents'], fence: Fence): P
   }
 }
 
-/** Where the stored state left off: the state to drive from and its pending effects. A waiting cancel comes first. */
-function startingPoint(state: TurnState, claim: Claim, cancelled: string | null): [TurnState, readonly Effect[]] {
-  if (isTerminal(state)) return [state, []];
-  if (cancelled !== null) return step(state, { type: 'cancel', reason: cancelled });
-  if (state.status === 'ready')
-    return step(state, claim.input === null ? { type: 'start' } : { type: 'start', input: claim.input });
-  if (state.status === 'dispatching' && state.batch !== null)
-    return [state, [{ type: 'dispatch_tools', calls: state.batch.calls }]];
-  if (state.status === 'executing_approved' && state.batch !== null) {
-    const { parked, decisions } = state.batch;
-    const calls = parked.map((p) => p.call).filter((c) => decisions[c.id]?.type === 'approve');
-    return [state, [{ type: 'execute_approved', calls }]];
-  }
-  if (state.status === 'awaiting_approval') return [state, []];
-  const [resumed, effects] = resume(state);
-  // A retry's wait was spent in the database (the turn was not claimable until it was due).
-  return [resumed, effects.map((e) => (e.type === 'call_model' && e.request.delayMs !== undefined ? withoutDelay(e) : e))];
-}
-
-function withoutDelay(effect: Extract<Effect, { type: 'call_model' }>): Effect {
-  const { delayMs: _spent, ...request } = effect.request;
-  return { ...effect, request };
-}
-
 async function drive(run: TurnRun, claim: Claim, state: TurnState): Promise<void> {
   const { store, lease } = run.fence;
   const cancelled = isTerminal(state) ? null : run.takeCancel(await store.pendingInbox(lease));
-  const [start, effects] = startingPoint(state, claim, cancelled);
+  // Core says where the stored state goes on: a waiting cancel first, a ready turn started, the
+  // batch in flight issued again for the journal to answer, a retry's wait already spent in the
+  // database (the turn was not claimable until it was due).
+  const [start, effects] = resume(state, {
+    durable: true,
+    retryWaited: true,
+    ...definedProps({ cancel: cancelled ?? undefined, input: claim.input ?? undefined }),
+  });
   const { state: end, outcome } = await driveTurn(start, effects, run.context(claim.transcript), run.handlers());
   if (outcome === null && end.status !== 'awaiting_approval') {
     const message = `The worker found nothing to do for a turn in status '${end.status}'.`;
