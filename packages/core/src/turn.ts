@@ -33,6 +33,7 @@ import type {
   ParkedCall,
   ResumeOptions,
   StopReason,
+  TakenDecision,
   ToolCall,
   ToolResult,
   TurnError,
@@ -633,29 +634,74 @@ function approvalsDecided(
   batch: TurnBatch,
   decisions: ReadonlyArray<readonly [string, ApprovalDecision | null]>,
 ): Step {
-  const parkedIds = new Set(batch.parked.map((p) => p.call.id));
-  const accepted: Record<string, ApprovalDecision> = { ...batch.decisions };
-  const ignoredIds: string[] = [];
-  for (const [callId, decision] of decisions) {
-    if (decision === null || !parkedIds.has(callId) || Object.hasOwn(accepted, callId)) ignoredIds.push(callId);
-    else setOwn(accepted, callId, decision);
-  }
+  const { decided, ignoredIds } = takeDecisions(batch, decisions);
   const effects: Effect[] =
     ignoredIds.length > 0 ? [ignoredNotice('not a valid decision for a parked call still undecided', ignoredIds)] : [];
   const next = draft(state);
-  next.batch = { ...batch, decisions: accepted };
-  if (batch.parked.some((p) => !Object.hasOwn(accepted, p.call.id))) return [next, effects];
+  next.batch = { ...batch, decisions: decided };
+  if (batch.parked.some((p) => !Object.hasOwn(decided, p.call.id))) return [next, effects];
   return settleApprovals(next, effects);
+}
+
+/**
+ * Which decisions of an `approvals_decided` event a parked batch accepts: a valid decision for a
+ * parked call still undecided, the first per call. The rest are ignored (and named).
+ */
+function takeDecisions(
+  batch: TurnBatch,
+  decisions: ReadonlyArray<readonly [string, ApprovalDecision | null]>,
+): { decided: Record<string, ApprovalDecision>; taken: TakenDecision[]; ignoredIds: string[] } {
+  const parked = new Map(batch.parked.map((p) => [p.call.id, p]));
+  const decided: Record<string, ApprovalDecision> = { ...batch.decisions };
+  const taken: TakenDecision[] = [];
+  const ignoredIds: string[] = [];
+  for (const [callId, decision] of decisions) {
+    const call = parked.get(callId);
+    if (decision === null || call === undefined || Object.hasOwn(decided, callId)) ignoredIds.push(callId);
+    else {
+      setOwn(decided, callId, decision);
+      taken.push({ call: call.call, input: call.input ?? call.call.input, decision });
+    }
+  }
+  return { decided, taken, ignoredIds };
 }
 
 function approvalExpired(state: TurnState, batch: TurnBatch): Step {
   const decisions: Record<string, ApprovalDecision> = { ...batch.decisions };
   for (const { call } of batch.parked) {
-    if (!Object.hasOwn(decisions, call.id)) setOwn(decisions, call.id, { type: 'reject', reason: 'approval expired' });
+    if (!Object.hasOwn(decisions, call.id)) setOwn(decisions, call.id, EXPIRED);
   }
   const next = draft(state);
   next.batch = { ...batch, decisions };
   return settleApprovals(next, []);
+}
+
+const EXPIRED: ApprovalDecision = Object.freeze({ type: 'reject', reason: 'approval expired' });
+
+/**
+ * The decisions `step(state, event)` takes: for `approvals_decided` while the turn waits, each
+ * valid decision for a parked call still undecided (the first per call); for `approval_expired`,
+ * a rejection (`expired: true`) of every call still undecided; for anything else, none. An
+ * interpreter records exactly these (the dispatcher's audit record and an approve-and-remember
+ * grant), after the step, so its records follow what core accepted.
+ *
+ * @example
+ * const [next, effects] = step(state, event);
+ * for (const taken of decisionsTaken(state, event)) dispatcher.recordDecision(taken.call, taken.expired ? { type: 'expired' } : taken.decision);
+ */
+export function decisionsTaken(state: TurnState, event: unknown): TakenDecision[] {
+  try {
+    if (state.status !== 'awaiting_approval' || state.batch === null) return [];
+    const parsed = readEvent(event);
+    if (parsed.type === 'approvals_decided') return takeDecisions(state.batch, parsed.decisions).taken;
+    if (parsed.type !== 'approval_expired') return [];
+    const batch = state.batch;
+    return batch.parked
+      .filter((p) => !Object.hasOwn(batch.decisions, p.call.id))
+      .map((p) => ({ call: p.call, input: p.input ?? p.call.input, decision: EXPIRED, expired: true as const }));
+  } catch {
+    return [];
+  }
 }
 
 /** Every parked call has a decision: run the approved ones, or apply the batch if none was approved. */

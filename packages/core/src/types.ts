@@ -105,6 +105,17 @@ export type ApprovalDecision =
   | { readonly type: 'approve'; readonly remember?: 'session' | 'tool' }
   | { readonly type: 'reject'; readonly reason?: string };
 
+/** A decision core took for a parked call (`decisionsTaken`): what an interpreter records. */
+export interface TakenDecision {
+  /** The parked call, as the model sent it (with its turn id). */
+  readonly call: ToolCall;
+  /** The input that runs if it is approved (`ParkedCall.input`). */
+  readonly input: JsonValue;
+  readonly decision: ApprovalDecision;
+  /** Nobody decided before the approval expired: core rejected it (`approval_expired`). */
+  readonly expired?: true;
+}
+
 export interface ParkedCall {
   /** The call as the model sent it. */
   readonly call: ToolCall;

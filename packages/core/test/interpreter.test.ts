@@ -1,6 +1,6 @@
 // The shared vocabulary of interpreters: one definition each, used by inline, stream and testing.
 import { describe, expect, it } from 'vitest';
-import { cancelPreempts, dispatchOutcomeEvent, formatPath, isBlocking, undecided } from '@turnkit/core';
+import { cancelPreempts, decisionsTaken, dispatchOutcomeEvent, formatPath, isBlocking, step, undecided } from '@turnkit/core';
 import type { Effect, TurnEvent } from '@turnkit/core';
 import { call, dispatching, drive, ev, ok } from './helpers.js';
 
@@ -81,5 +81,48 @@ describe('formatPath', () => {
     const long = formatPath(Array.from({ length: 100 }, () => 'abcdef'));
     expect(long.length).toBe(201);
     expect(long.endsWith('…')).toBe(true);
+  });
+});
+
+describe('decisionsTaken: the decisions step takes, for interpreters to record', () => {
+  const parked = () =>
+    drive(
+      dispatching([call('a', 'deploy'), call('b', 'deploy')]),
+      ev.parked([], [{ call: call('a', 'deploy'), input: { dry: true } }, { call: call('b', 'deploy') }]),
+    )[0];
+
+  it('valid decisions for undecided parked calls, the first per call, with the input that runs', () => {
+    const event = {
+      type: 'approvals_decided',
+      decisions: { a: { type: 'approve', remember: 'tool' }, z: { type: 'approve' }, b: { type: 'maybe' } },
+    };
+    expect(decisionsTaken(parked(), event)).toEqual([
+      { call: call('a', 'deploy'), input: { dry: true }, decision: { type: 'approve', remember: 'tool' } },
+    ]);
+  });
+
+  it('a call already decided is not taken again', () => {
+    const [half] = step(parked(), ev.decided({ a: { type: 'reject' } }));
+    expect(decisionsTaken(half, ev.decided({ a: { type: 'approve' }, b: { type: 'approve' } })).map((t) => t.call.id)).toEqual([
+      'b',
+    ]);
+  });
+
+  it('approval_expired: every undecided call, rejected and marked expired', () => {
+    const [half] = step(parked(), ev.decided({ a: { type: 'approve' } }));
+    expect(decisionsTaken(half, { type: 'approval_expired' })).toEqual([
+      {
+        call: call('b', 'deploy'),
+        input: call('b', 'deploy').input,
+        decision: { type: 'reject', reason: 'approval expired' },
+        expired: true,
+      },
+    ]);
+  });
+
+  it('nothing outside awaiting_approval, and nothing for another event or garbage', () => {
+    expect(decisionsTaken(dispatching([call('a')]), ev.decided({ a: { type: 'approve' } }))).toEqual([]);
+    expect(decisionsTaken(parked(), { type: 'cancel' })).toEqual([]);
+    expect(decisionsTaken(parked(), 42)).toEqual([]);
   });
 });

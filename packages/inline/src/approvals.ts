@@ -3,6 +3,7 @@
 
 import {
   errorMessage,
+  decisionsTaken,
   readDecision,
   undecided,
   type ApprovalDecision,
@@ -22,20 +23,25 @@ export function isDecision(value: unknown): value is ApprovalDecision {
 }
 
 /**
- * Tells the dispatcher about decisions core will accept (valid, for an undecided parked call):
- * a rejection's final record now, an approval's when the call runs, and the grant of an
- * approve-and-remember (for the turn, or the session of `scope`).
+ * Rejections `askApproval` made on nobody's behalf, per event it returned: a call the callback left
+ * out (`expired`) or every open call when the callback failed (`approve_failed`). `recordTaken`
+ * records those with their own source instead of as a person's rejection.
  */
-export function recordDecisions(
-  dispatcher: Dispatcher,
-  state: TurnState,
-  decisions: Record<string, unknown>,
-  scope?: DispatchContext,
-): void {
-  for (const { call } of undecided(state)) {
-    if (!Object.hasOwn(decisions, call.id)) continue;
-    const decision = decisions[call.id];
-    if (isDecision(decision)) record(dispatcher, call, decision, scope);
+const madeHere = new WeakMap<TurnEvent, ReadonlyMap<string, ParkedOutcome>>();
+
+/**
+ * Tells the dispatcher about the decisions core took from `event` in `state` (core's
+ * `decisionsTaken`: call it with the state the event was stepped from): a rejection's final
+ * record now, an approval's when the call runs, the grant of an approve-and-remember (for the
+ * turn, or the session of `scope`), and an expiry as `expired`. Every interpreter records
+ * decisions here and nowhere else, so its records and grants follow what core accepted.
+ */
+export function recordTaken(dispatcher: Dispatcher, state: TurnState, event: TurnEvent, scope?: DispatchContext): void {
+  const made = madeHere.get(event);
+  for (const taken of decisionsTaken(state, event)) {
+    const { call, decision } = taken;
+    const own = decision.type === 'reject' ? made?.get(call.id) : undefined;
+    record(dispatcher, call, taken.expired ? { type: 'expired' } : (own ?? decision), scope);
   }
 }
 
@@ -113,32 +119,33 @@ export async function askApproval(
     // The person quit and the turn was cancelled: nobody decided, so nothing is recorded as a
     // decision; the caller turns the cancellation into `cancel`.
     if (cancelled()) throw error;
-    return failedApproval(dispatcher, open, `the approve callback failed (${errorMessage(error)})`, options.scope);
+    return failedApproval(open, `the approve callback failed (${errorMessage(error)})`);
   }
   // A decision that arrives after the turn was cancelled decides nothing, and grants nothing.
   if (cancelled()) throw new Error('the turn was cancelled while the approve callback ran');
   const given = answer !== null && typeof answer === 'object' ? (answer as Record<string, unknown>) : {};
   const decisions: Record<string, ApprovalDecision> = {};
-  let expired = 0;
+  const expired = new Map<string, ParkedOutcome>();
   for (const { call } of open) {
     const final = answerFor(given, call.id, options.whenUndecided ?? 'expire');
     if (final.type === 'await') {
       awaiting.add(call.id);
       continue;
     }
-    if (final.type === 'expired') expired++;
+    if (final.type === 'expired') expired.set(call.id, final);
     const decision: ApprovalDecision = final.type === 'expired' ? { type: 'reject', reason: EXPIRED } : final;
     Object.defineProperty(decisions, call.id, { value: decision, enumerable: true, writable: true, configurable: true });
-    record(dispatcher, call, final, options.scope);
   }
   // Core's `approval_expired` expires every undecided call: only when none is awaited.
-  if (expired === open.length && open.length === waiting.length) return { type: 'approval_expired' };
+  if (expired.size === open.length && open.length === waiting.length) return { type: 'approval_expired' };
   if (Object.keys(decisions).length === 0) return null;
-  return { type: 'approvals_decided', decisions };
+  const event: TurnEvent = { type: 'approvals_decided', decisions };
+  if (expired.size > 0) madeHere.set(event, expired);
+  return event;
 }
 
-/** Every open call rejected because the callback failed: records say so (`approve_failed`). */
-function failedApproval(dispatcher: Dispatcher, open: readonly ParkedCall[], reason: string, scope?: DispatchContext): TurnEvent {
+/** Every open call rejected because the callback failed: `recordTaken` records them as `approve_failed`. */
+function failedApproval(open: readonly ParkedCall[], reason: string): TurnEvent {
   const decisions: Record<string, ApprovalDecision> = {};
   for (const { call } of open) {
     Object.defineProperty(decisions, call.id, {
@@ -147,7 +154,8 @@ function failedApproval(dispatcher: Dispatcher, open: readonly ParkedCall[], rea
       writable: true,
       configurable: true,
     });
-    record(dispatcher, call, { type: 'approve_failed', reason }, scope);
   }
-  return { type: 'approvals_decided', decisions };
+  const event: TurnEvent = { type: 'approvals_decided', decisions };
+  madeHere.set(event, new Map(open.map(({ call }) => [call.id, { type: 'approve_failed', reason }])));
+  return event;
 }

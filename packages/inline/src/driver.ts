@@ -26,7 +26,7 @@ import {
   type TurnState,
 } from '@turnkit/core';
 import { cancellationOf, raceCancellation, type Cancellation, type DispatchContext, type Dispatcher } from '@turnkit/dispatch';
-import { askApproval, recordCancelled } from './approvals.js';
+import { askApproval, recordCancelled, recordTaken } from './approvals.js';
 import { runCompaction } from './compaction.js';
 import { modelRequestFor } from './model.js';
 import { checkOutput, readOutput } from './output.js';
@@ -36,7 +36,7 @@ import type { ApprovalDecision } from '@turnkit/core';
 import type { ApproveFn, CheckFn, CompactFn, OutputSchema, SelectToolsFn, StepRecord, UndecidedPolicy } from './types.js';
 
 export { cancelReason, raceAbort } from './abort.js';
-export { askApproval, isDecision, recordCancelled, recordDecisions } from './approvals.js';
+export { askApproval, isDecision, recordCancelled, recordTaken } from './approvals.js';
 export type { AskOptions } from './approvals.js';
 export { modelRequestFor } from './model.js';
 export { mergeExempt } from './run.js';
@@ -297,6 +297,9 @@ export async function driveTurn(
     )
       recordCancelled(ctx.dispatcher, current, dispatchContext(ctx), event.reason);
     const stepped = step(current, event);
+    // The dispatcher records the decisions core took (audit records, approve-and-remember grants).
+    if (event.type === 'approvals_decided' || event.type === 'approval_expired')
+      recordTaken(ctx.dispatcher, current, event, dispatchContext(ctx));
     current = stepped[0];
     pending = stepped[1];
     if (ctx.onStep !== undefined) {

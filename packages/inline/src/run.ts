@@ -19,7 +19,7 @@ import {
 } from '@turnkit/core';
 import { dispatcherFactory, type Dispatcher, type GrantScope } from '@turnkit/dispatch';
 import { newTurnCancellation, spareAfterTurn } from './spare-signal.js';
-import { recordDecisions } from './approvals.js';
+import { recordTaken } from './approvals.js';
 import { prepareAgent, startTurn } from './agent.js';
 import { TurnContext, type DriveOptions } from './context.js';
 import { driveTurn, defaultHandlers, type EffectHandlers } from './driver.js';
@@ -69,7 +69,6 @@ export async function resumeTurn(options: ResumeTurnOptions, handlers: EffectHan
   const transcript = startTranscript(options.system, options.transcript);
   const decisions = options.decisions ?? {};
   if (state.status === 'awaiting_approval') {
-    recordDecisions(dispatcher, state, decisions, scope);
     const event: TurnEvent | null = Object.keys(decisions).length > 0 ? { type: 'approvals_decided', decisions } : null;
     return drive(options, dispatcher, transcript, state, event, handlers);
   }
@@ -118,6 +117,7 @@ export async function drive(
   else if (first !== null) {
     const event = first as TurnEvent;
     [start, effects] = step(state, event);
+    recordTaken(dispatcher, state, event, { turnId: state.id, ...definedProps({ session: options.session }) });
     try {
       ctx.onStep?.({ event, state: start, effects });
     } catch {

@@ -14,7 +14,7 @@ import {
 } from '@turnkit/core';
 import type { Dispatcher } from '@turnkit/dispatch';
 import { definedProps } from '@turnkit/core';
-import { defaultHandlers, recordDecisions, type EffectHandlers, type HandlerContext } from '@turnkit/inline/driver';
+import { defaultHandlers, type EffectHandlers, type HandlerContext } from '@turnkit/inline/driver';
 import { runBatch } from './batch.js';
 import { crashPoint } from './crash.js';
 import { RetryParked, type Fence } from './fence.js';
@@ -178,7 +178,7 @@ export class TurnRun {
       // defineProperty: a call id such as `__proto__` is a plain key.
       Object.defineProperty(decisions, row.callId, { value: row.decision, enumerable: true, writable: true, configurable: true });
     }
-    recordDecisions(this.dispatcher, current, decisions, { turnId: this.fence.lease.id });
+    // The driver records the decisions core takes from this event (recordTaken), after the step.
     return { type: 'approvals_decided', decisions };
   }
 

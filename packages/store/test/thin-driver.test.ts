@@ -189,4 +189,41 @@ describe('a stored turn asks core what to run (PGlite)', () => {
       ['0~2', 'b'],
     ]);
   });
+
+  it('an approve-and-remember grant is written with the checkpoint and read back by the next worker that claims the turn', async () => {
+    const ran: string[] = [];
+    const tool = (name: string) =>
+      defineTool({
+        name,
+        description: `${name}s a service.`,
+        input: z.object({ service: z.string() }),
+        needsApproval: true,
+        execute: ({ service }) => {
+          ran.push(`${name} ${service}`);
+          return `${name} ${service}`;
+        },
+      });
+    const agents = {
+      deployer: {
+        model: roundsModel([
+          [{ id: 'd1', name: 'deploy', input: { service: 'api' } }],
+          [{ id: 'r1', name: 'restart', input: { service: 'api' } }],
+          [{ id: 'd2', name: 'deploy', input: { service: 'db' } }],
+        ]),
+        tools: [tool('deploy'), tool('restart')],
+      },
+    };
+    const id = await store.submit({ agent: 'deployer', input: 'ship it' });
+    await createWorker({ store, agents }).runUntilIdle();
+    await store.decide(id, { d1: { type: 'approve', remember: 'tool' } });
+    // A new worker applies the grant and parks again on `restart`, which the grant does not cover.
+    await createWorker({ store, agents }).runUntilIdle();
+    expect((await store.get(id))?.parked.map((p) => p.call.id)).toEqual(['r1']);
+    await store.decide(id, { r1: { type: 'approve' } });
+    // Another worker claims the turn: the grant it reads back lets `deploy db` run without asking.
+    await createWorker({ store, agents }).runUntilIdle();
+    const turn = await store.get(id);
+    expect(turn?.status).toBe('stopped');
+    expect(ran).toEqual(['deploy api', 'restart api', 'deploy db']);
+  });
 });

@@ -1,4 +1,4 @@
-import { buildModelRequest, cancelPreempts, createTurn, dispatchOutcomeEvent, isBlocking, step, toTurnError } from '@turnkit/core';
+import { buildModelRequest, cancelPreempts, createTurn, decisionsTaken, dispatchOutcomeEvent, isBlocking, step, toTurnError } from '@turnkit/core';
 import type { ApprovalDecision, Effect, JsonValue, Message, TurnEvent } from '@turnkit/core';
 import type { ConformanceResult, ConformanceRunOptions } from '@turnkit/testing';
 
@@ -22,11 +22,12 @@ export async function runMinimal(o: ConformanceRunOptions): Promise<ConformanceR
       const parked = state.batch?.parked ?? []; // the calls waiting for a decision
       if (o.approve === undefined) return { status: 'suspended', output: null, text, state, transcript, pending: parked };
       const decisions: Record<string, ApprovalDecision> = asked ? {} : await o.approve(parked, { turnId: o.id });
-      for (const { call } of parked) if (decisions[call.id]) o.tools.recordDecision(call, decisions[call.id]!, { turnId: o.id }); // grants of this turn
       [event, asked] = [asked ? { type: 'approval_expired' } : { type: 'approvals_decided', decisions }, true];
     } else [event, asked] = [await perform(last, o, transcript), false];
     // Results of tools that ran are recorded before a cancel (core's rule says which events).
     if (o.signal?.aborted && cancelPreempts(event)) event = { type: 'cancel', reason: String(o.signal.reason) };
+    // The dispatcher records the decisions core takes (audit records, "approve and remember" grants of this turn).
+    for (const t of decisionsTaken(state, event)) o.tools.recordDecision(t.call, t.expired ? { type: 'expired' } : t.decision, { turnId: o.id });
     [state, effects] = step(state, event);
   }
 }
