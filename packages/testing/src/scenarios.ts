@@ -153,17 +153,18 @@ function setup(steps: Steps, extra: SetupOptions = {}): () => ScenarioRun {
     const abort = abortable === true ? controller : undefined;
     // The tools that change something but need no person in these scenarios are allowed by rule
     // (the dispatcher asks by default); `deploy` asks (needsApproval).
-    const makeTools = (): Dispatcher =>
-      createDispatcher({
-        permissions: { allow: ['boom', 'escalate', 'finish', 'slow'] },
-        ...dispatcherOptions,
-        tools: tools(probe, abort),
-      });
+    const made: DispatcherOptions = {
+      permissions: { allow: ['boom', 'escalate', 'finish', 'slow'] },
+      ...dispatcherOptions,
+      tools: tools(probe, abort),
+    };
+    const makeTools = (): Dispatcher => createDispatcher(made);
     const model = scriptedModel(typeof steps === 'function' ? steps(controller) : steps);
     const options: ConformanceRunOptions = {
       id: 'conformance-turn',
       model,
       tools: makeTools(),
+      dispatcherOptions: made,
       input: 'What is 1 + 2?',
       ...rest,
       ...(abort === undefined ? {} : { signal: abort.signal }),

@@ -11,7 +11,7 @@ import type {
   TurnError,
   TurnLimitsInput,
 } from '@turnkit/core';
-import type { Dispatcher, Grant } from '@turnkit/dispatch';
+import type { Dispatcher, DispatcherOptions, Grant } from '@turnkit/dispatch';
 import type { z } from 'zod';
 
 /** The options a conformance scenario passes to the interpreter under test. */
@@ -19,6 +19,12 @@ export interface ConformanceRunOptions {
   readonly id: string;
   readonly model: Model;
   readonly tools: Dispatcher;
+  /**
+   * The options `tools` was made with (`createDispatcher(dispatcherOptions)`), for an interpreter
+   * that makes its own dispatcher from the tool definitions (a durable store wraps each tool with
+   * its journal). An interpreter that takes `tools` as it is ignores this.
+   */
+  readonly dispatcherOptions?: DispatcherOptions;
   readonly input: string;
   readonly system?: string;
   readonly transcript?: readonly Message[];

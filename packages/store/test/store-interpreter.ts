@@ -1,0 +1,258 @@
+// The store as a conformance interpreter: a scenario's run becomes a stored turn. Its options
+// become an agent (model, system prompt, limits, output schema, and the tools with the
+// permissions, hooks and policy the scenario's dispatcher was made with), its input a submitted
+// turn, and workers run the turn until it ends or parks. Approvals go through `store.decide` and a
+// worker picks the turn up again; the scenario's abort signal becomes `store.cancel`. The result
+// is read back with `store.get`, as any caller of the store would read it.
+//
+// With `handBackAfter: k` the first worker hands the turn back right after its k-th effect (the
+// fence's `lose`, as a worker does when its drain deadline passes) and a fresh worker goes on from
+// what was stored, so every effect boundary is a place where the turn changes hands.
+
+import type { ApprovalDecision, Message, Model, ModelCallOptions, ModelRequest, ModelResponse } from '@turnkit/core';
+import type { DispatcherOptions, ToolDefinition } from '@turnkit/dispatch';
+import { type AgentDefinition, createWorker, type Store, type StoredTurn } from '@turnkit/store';
+import type {
+  ConformanceResult,
+  ConformanceResume,
+  ConformanceResumeOptions,
+  ConformanceRun,
+  ConformanceRunOptions,
+} from '@turnkit/testing';
+import { Fence, HandedBack } from '../src/fence.js';
+import { runTurnOnce } from '../src/run-turn.js';
+
+const AGENT = 'conformance';
+
+/**
+ * How long a worker's lease lasts. A running turn hears a cancel when it renews its lease (every
+ * third of it), so a short lease keeps the cancel scenarios quick; it is still long enough that a
+ * busy machine renews it in time.
+ */
+const LEASE_MS = 450;
+
+export interface StoreInterpreterOptions {
+  /** Hand the turn back after this many effects (counted over the run and its resume), once. */
+  readonly handBackAfter?: number;
+}
+
+export interface StoreInterpreter {
+  readonly run: ConformanceRun;
+  readonly resume: ConformanceResume;
+  /** Whether a worker handed the turn back (false when the turn had no more effects than `handBackAfter`). */
+  handedBack(): boolean;
+  /** Effects the workers performed, over the run and its resume. */
+  effects(): number;
+}
+
+let turns = 0;
+
+/** The options the store needs from a run or a resume. */
+type AgentOptions = Omit<ConformanceRunOptions, 'input' | 'tools' | 'id'>;
+
+export function storeInterpreter(store: Store, options: StoreInterpreterOptions = {}): StoreInterpreter {
+  const { handBackAfter } = options;
+  let effects = 0;
+  let handedBack = false;
+  /** The fence of the activation the hand-back is meant for (the first worker's), while it runs. */
+  let handing: Fence | null = null;
+  const faults: unknown[] = [];
+  const report = (error: unknown): void => void faults.push(error);
+  /** Tool runs by call id, over the run and its resume: no call may run twice (no corpus tool is idempotent). */
+  const runs = new Map<string, number>();
+  /** One replaying model per scenario model, so a resume answers as the run did. */
+  const models = new WeakMap<Model, Model>();
+  const modelFor = (model: Model): Model => {
+    let made = models.get(model);
+    if (made === undefined) models.set(model, (made = replaying(model)));
+    return made;
+  };
+
+  const onEffect = (): void => {
+    effects += 1;
+    if (handing !== null && effects === (handBackAfter ?? 0) + 1) {
+      handedBack = true;
+      handing.lose(new HandedBack(handing.lease.id));
+    }
+  };
+
+  function agentFor(run: AgentOptions): AgentDefinition {
+    const {
+      tools = [],
+      permissions,
+      hooks,
+      policy,
+      budget,
+      ...rest
+    } = run.dispatcherOptions ?? ({ tools: [] } as DispatcherOptions);
+    // An option the agent cannot carry would silently change the scenario: refuse it.
+    const unknown = Object.keys(rest);
+    if (unknown.length > 0)
+      throw new Error(`the store adapter cannot give an agent the dispatcher options ${unknown.join(', ')}`);
+    if (Array.isArray(permissions)) throw new Error('the store adapter cannot give an agent named permission sets');
+    return {
+      model: handBackAfter === undefined ? run.model : modelFor(run.model),
+      tools: tools.map((tool) => counted(tool, runs)),
+      ...(run.system === undefined ? {} : { system: run.system }),
+      ...(run.limits === undefined ? {} : { limits: run.limits }),
+      ...(run.output === undefined ? {} : { output: run.output }),
+      ...(permissions === undefined ? {} : { permissions: permissions as NonNullable<AgentDefinition['permissions']> }),
+      ...(hooks === undefined ? {} : { hooks }),
+      ...(policy === undefined ? {} : { policy }),
+      ...(budget === undefined ? {} : { budget }),
+      observe: () => ({ hooks: { onEffect } }),
+    };
+  }
+
+  /** Runs the turn until no worker can take it (it ended, or it is parked with nothing decided). */
+  async function drain(id: string, agents: Record<string, AgentDefinition>): Promise<void> {
+    // Before the hand-back, each activation runs as the worker loop runs it (runTurnOnce with a
+    // fence per claim), with the fence at hand so the effect count can trip it.
+    while (handBackAfter !== undefined && !handedBack) {
+      const claim = await store.claim({ owner: `first-worker-${id}`, leaseMs: LEASE_MS, turnIds: [id] });
+      if (claim === null) return;
+      const fence = new Fence(store, claim.lease, report);
+      handing = fence;
+      try {
+        await runTurnOnce(store, claim, agents, LEASE_MS, report, fence);
+      } finally {
+        handing = null;
+      }
+    }
+    // "Another process": a worker that never saw the turn.
+    await createWorker({ store, agents, turnIds: [id], leaseMs: LEASE_MS, onError: report }).runUntilIdle();
+  }
+
+  /** Drives a submitted (or decided) turn to its end, or until it waits for decisions nobody gives. */
+  async function settle(id: string, run: AgentOptions): Promise<ConformanceResult> {
+    const agents = { [AGENT]: agentFor(run) };
+    let cancelling: Promise<boolean> | null = null;
+    const signal = run.signal;
+    const onAbort = (): void => {
+      cancelling = store.cancel(id, typeof signal?.reason === 'string' ? signal.reason : undefined);
+    };
+    if (signal?.aborted === true) onAbort();
+    else signal?.addEventListener('abort', onAbort, { once: true });
+    // Calls the approve callback left out: they stay parked (a stored approval has no callback to expire it).
+    const leftOut = new Set<string>();
+    try {
+      for (;;) {
+        await drain(id, agents);
+        const cancel: Promise<boolean> | null = cancelling;
+        cancelling = null;
+        // A cancel written after the worker went idle (the turn parked meanwhile) needs a worker to apply it.
+        if (cancel !== null && (await cancel)) continue;
+        const turn = await read(store, id);
+        if (turn.status !== 'awaiting_approval' || run.approve === undefined) break;
+        const asked = turn.parked.filter((p) => !leftOut.has(p.call.id));
+        if (asked.length === 0) break;
+        const decisions = await run.approve(asked, { turnId: id });
+        for (const p of asked) if (!Object.hasOwn(decisions, p.call.id)) leftOut.add(p.call.id);
+        if (Object.keys(decisions).length === 0) break;
+        await store.decide(id, decisions);
+      }
+    } finally {
+      signal?.removeEventListener('abort', onAbort);
+    }
+    if (faults.length > 0) throw new Error(`a worker reported faults: ${faults.map(String).join('; ')}`);
+    const twice = [...runs].filter(([, n]) => n > 1).map(([callId]) => callId);
+    if (twice.length > 0) throw new Error(`tools ran more than once for calls ${twice.join(', ')}`);
+    return resultOf(await read(store, id), run.system);
+  }
+
+  return {
+    async run(options) {
+      // The store takes an input and nothing before it: an earlier transcript cannot be submitted.
+      if (options.transcript !== undefined && options.transcript.length > 0)
+        throw new Error('a stored turn cannot start from an earlier transcript');
+      turns += 1;
+      const id = `conformance-${turns}`;
+      await store.submit({ agent: AGENT, id, input: options.input });
+      const { input: _input, tools: _tools, id: _id, ...rest } = options;
+      return settle(id, rest);
+    },
+    async resume(options: ConformanceResumeOptions) {
+      // The suspended state carries the turn's id: what a caller keeps to find the stored turn again.
+      const id = (options.state as { readonly id?: unknown } | null)?.id;
+      if (typeof id !== 'string') throw new Error('the suspended state has no turn id');
+      await store.decide(id, options.decisions as Record<string, ApprovalDecision>);
+      const {
+        tools: _tools,
+        id: _id,
+        state: _state,
+        transcript: _transcript,
+        decisions: _decisions,
+        grants: _grants,
+        ...rest
+      } = options;
+      return settle(id, rest);
+    },
+    handedBack: () => handedBack,
+    effects: () => effects,
+  };
+}
+
+async function read(store: Store, id: string): Promise<StoredTurn> {
+  const turn = await store.get(id);
+  if (turn === null) throw new Error(`turn '${id}' is not in the store`);
+  return turn;
+}
+
+/** The stored turn as runTurn returns it: the system message first, the outcome's fields spread. */
+function resultOf(turn: StoredTurn, system: string | undefined): ConformanceResult {
+  const transcript: readonly Message[] =
+    system === undefined ? turn.transcript : [{ role: 'system', content: system }, ...turn.transcript];
+  const last = transcript.findLast((m) => m.role === 'assistant');
+  const text = last?.role === 'assistant' ? last.content : '';
+  const base = { text, state: turn.state, transcript };
+  const outcome = turn.outcome;
+  if (turn.status === 'awaiting_approval') return { ...base, status: 'suspended', output: null, pending: turn.parked };
+  if (outcome === null) throw new Error(`turn '${turn.id}' is '${turn.status}' with no outcome, and no worker will take it`);
+  switch (outcome.status) {
+    case 'stopped':
+      return { ...base, status: 'stopped', output: outcome.output, stopReason: outcome.stopReason };
+    case 'failed':
+      return { ...base, status: 'failed', output: null, error: turn.error ?? outcome.error };
+    case 'cancelled':
+      return { ...base, status: 'cancelled', output: null };
+  }
+}
+
+/** A tool that counts its runs by call id. */
+// any: each tool has its own input type.
+function counted(tool: ToolDefinition<any>, runs: Map<string, number>): ToolDefinition<any> {
+  return {
+    ...tool,
+    execute(input: unknown, ctx: { readonly callId: string }) {
+      runs.set(ctx.callId, (runs.get(ctx.callId) ?? 0) + 1);
+      return tool.execute(input, ctx as Parameters<typeof tool.execute>[1]);
+    },
+  };
+}
+
+/**
+ * The scripted model, answering a request it has answered before with the same reply. A model
+ * call is not journaled: a turn handed back before the checkpoint that holds the reply calls the
+ * model again with the same request, and a real model would answer it again. The script, which
+ * counts calls, would instead move on to its next step. A call whose signal is already aborted
+ * (the worker let go of the turn just before it) never reaches the script.
+ */
+function replaying(model: Model): Model {
+  const answers = new Map<string, Promise<ModelResponse>>();
+  return {
+    generate(request: ModelRequest, callOptions: ModelCallOptions): Promise<ModelResponse> {
+      if (callOptions.signal.aborted) {
+        const error = new Error('The model call was aborted.');
+        error.name = 'AbortError';
+        return Promise.reject(error);
+      }
+      const key = JSON.stringify([request.messages, request.toolChoice, request.modelOverride ?? null, request.iteration]);
+      let answer = answers.get(key);
+      if (answer === undefined) {
+        answer = Promise.resolve().then(() => model.generate(request, callOptions));
+        answers.set(key, answer);
+      }
+      return answer;
+    },
+  };
+}
