@@ -720,7 +720,11 @@ function settleApprovals(state: TurnState, effects: Effect[]): Step {
 function approvedCalls(batch: TurnBatch): ToolCall[] {
   return batch.parked
     .filter((p) => Object.hasOwn(batch.decisions, p.call.id) && batch.decisions[p.call.id]?.type === 'approve')
-    .map((p) => ({ id: p.call.id, name: p.call.name, input: p.input ?? p.call.input }));
+    .map((p) => {
+      // The call keeps its identity (id, originalId); its input is the one the person approved.
+      const { inputError: _raw, ...call } = p.call;
+      return { ...call, input: p.input ?? p.call.input };
+    });
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -804,8 +808,9 @@ function callModel(state: TurnState, final: boolean, effects: Effect[]): Step {
   return [next, effects];
 }
 
-function cancel(state: TurnState, reason: string): Step {
-  const effects = closeOpenCalls(state, 'cancelled: the turn was cancelled before this call finished.', 'cancelled');
+/** Cancels the turn; `finished` are results of the batch in flight that a resume knows of (they are kept). */
+function cancel(state: TurnState, reason: string, finished: readonly ToolResult[] = NONE): Step {
+  const effects = closeOpenCalls(state, 'cancelled: the turn was cancelled before this call finished.', 'cancelled', finished);
   return finish(clearBatch(state), { status: 'cancelled', reason }, effects);
 }
 
@@ -830,11 +835,16 @@ function ignoredNotice(reason: string, callIds: readonly string[]): Effect {
  * One result for every call of the batch in flight that has none yet: real held results and
  * denials are kept, everything else gets `text`. In call order.
  */
-function closeOpenCalls(state: TurnState, text: string, errorKind: 'cancelled' | 'not_executed'): Effect[] {
+function closeOpenCalls(
+  state: TurnState,
+  text: string,
+  errorKind: 'cancelled' | 'not_executed',
+  finished: readonly ToolResult[] = NONE,
+): Effect[] {
   const batch = state.batch;
   if (batch === null) return [];
-  // Held results and denials are empty until the batch parks.
-  const byId = new Map([...batch.held, ...denials(batch)].map((r) => [r.callId, r]));
+  // Held results and denials are empty until the batch parks; they win over a `finished` one.
+  const byId = new Map([...finished, ...batch.held, ...denials(batch)].map((r) => [r.callId, r]));
   const effects = batch.calls.map((call) => appendResult(byId.get(call.id) ?? synthetic(call, text, errorKind)));
   for (const result of batch.notExecuted) effects.push(appendResult(result));
   return effects;
@@ -946,7 +956,8 @@ function internalError(state: TurnState, error: unknown): Step {
  *   (a store keeps the time in its database), so the re-issued model call has no `delayMs`.
  *
  * `cancel` (a reason) is a cancel that arrived while the turn was stored: it comes first, as
- * `step` of `{ type: 'cancel' }`. A `ready` turn is started (with `input`, if given) when the
+ * `step` of `{ type: 'cancel' }`, except that the `completed` results of the batch in flight are
+ * kept (only the calls without one get `cancelled: …`). A `ready` turn is started (with `input`, if given) when the
  * interpreter is durable or gives an input; otherwise it is handed back as it is.
  *
  * @example
@@ -962,7 +973,8 @@ export function resume(state: TurnState, options: readonly ToolResult[] | Resume
   } = Array.isArray(options) ? { completed: options as readonly ToolResult[] } : (options as ResumeOptions);
   try {
     if (isTerminal(state)) return [state, []];
-    if (cancelled !== undefined) return cancel(state, cancelled);
+    // A result a call reported before the restart is kept: a tool that ran is never said not to have.
+    if (cancelled !== undefined) return cancel(state, cancelled, completed);
     switch (state.status) {
       case 'ready':
         return durable || input !== undefined ? start(state, input) : [state, []];

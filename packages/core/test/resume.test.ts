@@ -232,3 +232,16 @@ describe('resume for a durable interpreter ({ durable: true }): the batch in fli
     expect(effects).toEqual([{ type: 'call_model', request: { iteration: 1, final: false, attempt: 1 } }]);
   });
 });
+
+describe('resume with a waiting cancel keeps the results the batch in flight reported', () => {
+  it('a call that finished keeps its result; only the others are cancelled', () => {
+    const calls = [call('a', 'add'), call('b', 'slow')];
+    const [next, effects] = resume(dispatching(calls), { durable: true, cancel: 'stop', completed: [ok(call('a', 'add'), 3)] });
+    expect(next.status).toBe('cancelled');
+    const results = effects.flatMap((e) => (e.type === 'append' && e.message.role === 'tool' ? [e.message.result] : []));
+    expect(results.map((r) => [r.callId, r.isError])).toEqual([
+      ['a', false],
+      ['b', true],
+    ]);
+  });
+});

@@ -1,8 +1,8 @@
 // Running one claimed turn in a worker: find its agent, build the dispatcher over journaling tools,
-// read (or create) its state, pick the effects to start from, and drive it with inline's driver
+// read (or create) its state, ask core's `resume` where it goes on, and drive it with inline's driver
 // until it ends, parks or its lease is lost. Every turn decision is core's `step`.
 
-import { createTurn, isTerminal, parseTurnState, resume, type TurnError, type TurnState } from '@turnkit/core';
+import { createTurn, isTerminal, parseTurnState, resume, type ToolResult, type TurnError, type TurnState } from '@turnkit/core';
 import { createDispatcher, type Dispatcher } from '@turnkit/dispatch';
 import { definedProps } from '@turnkit/core';
 import { driveTurn, mergeExempt } from '@turnkit/inline/driver';
@@ -114,6 +114,20 @@ function prepare(claim: Claim, agents: WorkerOptions['agents'], fence: Fence): P
   }
 }
 
+/** The journal's results for the batch in flight (its calls, or the approved ones), as `resume`'s `completed`. */
+async function journaled(run: TurnRun, state: TurnState): Promise<{ completed?: ToolResult[] }> {
+  const calls = state.batch?.calls ?? [];
+  if (calls.length === 0) return {};
+  const { store, lease } = run.fence;
+  const { results } = await run.fence.write(() =>
+    store.journal(
+      lease,
+      calls.map((c) => c.id),
+    ),
+  );
+  return { completed: results };
+}
+
 async function drive(run: TurnRun, claim: Claim, state: TurnState): Promise<void> {
   const { store, lease } = run.fence;
   const cancelled = isTerminal(state) ? null : run.takeCancel(await store.pendingInbox(lease));
@@ -124,6 +138,8 @@ async function drive(run: TurnRun, claim: Claim, state: TurnState): Promise<void
     durable: true,
     retryWaited: true,
     ...definedProps({ cancel: cancelled ?? undefined, input: claim.input ?? undefined }),
+    // A cancel closes the batch in flight: the results its journal holds are kept.
+    ...(cancelled === null ? {} : await journaled(run, state)),
   });
   const { state: end, outcome } = await driveTurn(start, effects, run.context(claim.transcript), run.handlers());
   if (outcome === null && end.status !== 'awaiting_approval') {
