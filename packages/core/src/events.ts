@@ -31,10 +31,11 @@ export type ParsedEvent =
       readonly held: readonly ToolResult[];
       readonly parked: readonly ParkedCall[];
       readonly records: readonly CallRecord[];
+      readonly at: number | undefined;
     }
   /** Each entry's decision is null when it is not a valid decision (the reducer ignores it). */
   | { readonly type: 'approvals_decided'; readonly decisions: ReadonlyArray<readonly [string, ApprovalDecision | null]> }
-  | { readonly type: 'approval_expired' }
+  | { readonly type: 'approval_expired'; readonly now: number | undefined }
   | {
       readonly type: 'approved_tools_completed';
       readonly results: readonly ToolResult[];
@@ -313,14 +314,20 @@ export function readEvent(event: unknown): ReadEvent {
           // Without an input the call parks with the input it was sent with (core looks it up).
           const input = p.input === undefined ? undefined : json(p.input, `parked[${i}].input`);
           const reason = optStr(p.reason, `parked[${i}].reason`);
-          return { call, ...(input === undefined ? {} : { input }), ...(reason === undefined ? {} : { reason }) };
+          const expiresAfterMs = optTime(p.expiresAfterMs, `parked[${i}].expiresAfterMs`);
+          return {
+            call,
+            ...(input === undefined ? {} : { input }),
+            ...(reason === undefined ? {} : { reason }),
+            ...(expiresAfterMs === undefined ? {} : { expiresAfterMs }),
+          };
         });
-        return { type, held, parked, records: readRecords(event.records) };
+        return { type, held, parked, records: readRecords(event.records), at: optTime(event.at, 'tools_parked.at') };
       }
       case 'approvals_decided':
         return { type, decisions: readDecisions(event.decisions) };
       case 'approval_expired':
-        return { type };
+        return { type, now: optTime(event.now, 'approval_expired.now') };
       case 'compacted':
         return { type };
       case 'output_accepted':
@@ -346,4 +353,12 @@ export function readEvent(event: unknown): ReadEvent {
     if (error instanceof Bad) return { type: 'malformed', eventType: type, problem: error.message };
     throw error;
   }
+}
+
+/** An optional time or duration in whole milliseconds (0 to Number.MAX_SAFE_INTEGER). */
+function optTime(value: unknown, what: string): number | undefined {
+  if (value === undefined) return undefined;
+  if (typeof value !== 'number' || !Number.isSafeInteger(value) || value < 0)
+    throw new Bad(`${what} must be a whole number of milliseconds >= 0, got ${JSON.stringify(value) ?? String(value)}`);
+  return value;
 }

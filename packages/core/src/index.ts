@@ -1,5 +1,5 @@
 export type * from './types.js';
-export { createTurn, decisionsTaken, isTerminal, resume, step } from './turn.js';
+export { approvalDeadline, createTurn, decisionsTaken, isTerminal, resume, step } from './turn.js';
 export { parseTurnState, TurnStateError, TURN_STATE_VERSION, TURN_STATUSES } from './state.js';
 export { stateProblems } from './state-invariants.js';
 export type { StateProblem } from './state-invariants.js';

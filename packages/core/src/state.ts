@@ -68,7 +68,7 @@ const STATE_KEYS = [
   'callIds',
 ] as const satisfies ReadonlyArray<keyof TurnState>;
 const BATCH_KEYS = ['calls', 'notExecuted', 'held', 'parked', 'decisions'] as const satisfies ReadonlyArray<keyof TurnBatch>;
-const PARKED_KEYS = ['call', 'input', 'reason'] as const satisfies ReadonlyArray<keyof ParkedCall>;
+const PARKED_KEYS = ['call', 'input', 'reason', 'expiresAfterMs', 'expiresAt'] as const satisfies ReadonlyArray<keyof ParkedCall>;
 const STOP_REASONS = ['completed', 'max_iterations', 'loop_detected', 'budget_exhausted', 'hook_stopped'];
 
 /** A key that is not part of the shape: most likely a field of another version, so nothing is guessed. */
@@ -240,7 +240,12 @@ function readTurnBatch(value: unknown, status: TurnStatus): TurnBatch | null {
     if (!('input' in p) || !isJsonValue(p.input)) bad(`batch.parked[${i}].input`, 'must be the JSON input that runs if approved');
     if (p.reason !== undefined && typeof p.reason !== 'string') bad(`batch.parked[${i}].reason`, 'must be a string');
     const input = p.input as JsonValue;
-    return p.reason === undefined ? { call, input } : { call, input, reason: p.reason };
+    const times: { expiresAfterMs?: number; expiresAt?: number } = {};
+    for (const key of ['expiresAfterMs', 'expiresAt'] as const) {
+      if (p[key] === undefined) continue;
+      times[key] = nat(p, key, `batch.parked[${i}].${key}`);
+    }
+    return { ...(p.reason === undefined ? { call, input } : { call, input, reason: p.reason }), ...times };
   });
   if (!isObj(value.decisions)) bad('batch.decisions', 'must be an object keyed by call id');
   const decisions: Record<string, ApprovalDecision> = {};

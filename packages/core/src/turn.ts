@@ -16,7 +16,7 @@ import { idProblem } from './ids.js';
 import { identifyCalls, NO_CALL_IDS } from './call-ids.js';
 import { DEFAULT_LIMITS, MAX_RETRY_DELAY_MS, validateLimits } from './limits.js';
 import { errorMessage } from './errors.js';
-import { rejectionText } from './interpreter.js';
+import { rejectionText, undecided } from './interpreter.js';
 import { TURN_STATE_VERSION } from './state.js';
 import type {
   ApprovalDecision,
@@ -131,12 +131,13 @@ function transition(state: TurnState, event: ParsedEvent): Step {
       break;
     case 'dispatching':
       if (event.type === 'tools_completed') return withHookNotices(event.records, toolsCompleted(state, event.results));
-      if (event.type === 'tools_parked') return withHookNotices(event.records, toolsParked(state, event.held, event.parked));
+      if (event.type === 'tools_parked')
+        return withHookNotices(event.records, toolsParked(state, event.held, event.parked, event.at));
       if (event.type === 'effect_failed' && event.effect === 'dispatch_tools') return dispatcherFailed(state, event.error);
       break;
     case 'awaiting_approval':
       if (event.type === 'approvals_decided') return approvalsDecided(state, liveBatch(state), event.decisions);
-      if (event.type === 'approval_expired') return approvalExpired(state, liveBatch(state));
+      if (event.type === 'approval_expired') return approvalExpired(state, liveBatch(state), event.now);
       break;
     case 'executing_approved':
       if (event.type === 'approved_tools_completed')
@@ -492,7 +493,7 @@ function toolsCompleted(state: TurnState, results: readonly ToolResult[]): Step 
   return applyBatch(state, inCallOrder(calls, results));
 }
 
-function toolsParked(state: TurnState, held: readonly ToolResult[], parked: readonly ParkedCall[]): Step {
+function toolsParked(state: TurnState, held: readonly ToolResult[], parked: readonly ParkedCall[], at?: number): Step {
   const batch = liveBatch(state);
   const received = [...held.map((r) => r.callId), ...parked.map((p) => p.call.id)];
   const mismatch = compareIds(
@@ -507,7 +508,11 @@ function toolsParked(state: TurnState, held: readonly ToolResult[], parked: read
   const parkedCalls = parked.map((p): ParkedCall => {
     const call = sentById.get(p.call.id) ?? p.call;
     const input = p.input ?? call.input;
-    return p.reason === undefined ? { call, input } : { call, input, reason: p.reason };
+    const parkedCall: ParkedCall = p.reason === undefined ? { call, input } : { call, input, reason: p.reason };
+    if (p.expiresAfterMs === undefined) return parkedCall;
+    // The approval's deadline counts from the interpreter's clock when the batch parked.
+    const expiresAt = at === undefined ? undefined : Math.min(at + p.expiresAfterMs, Number.MAX_SAFE_INTEGER);
+    return { ...parkedCall, expiresAfterMs: p.expiresAfterMs, ...(expiresAt === undefined ? {} : { expiresAt }) };
   });
   const next = draft(state);
   next.status = 'awaiting_approval';
@@ -666,14 +671,35 @@ function takeDecisions(
   return { decided, taken, ignoredIds };
 }
 
-function approvalExpired(state: TurnState, batch: TurnBatch): Step {
+function approvalExpired(state: TurnState, batch: TurnBatch, now: number | undefined): Step {
+  const due = dueCalls(batch, now);
+  if (due.length === 0) return ignored(state, `no parked call's approval is due at ${String(now)}`, []);
   const decisions: Record<string, ApprovalDecision> = { ...batch.decisions };
-  for (const { call } of batch.parked) {
-    if (!Object.hasOwn(decisions, call.id)) setOwn(decisions, call.id, EXPIRED);
-  }
+  for (const { call } of due) setOwn(decisions, call.id, EXPIRED);
   const next = draft(state);
   next.batch = { ...batch, decisions };
+  if (batch.parked.some((p) => !Object.hasOwn(decisions, p.call.id))) return [next, []];
   return settleApprovals(next, []);
+}
+
+/** The undecided parked calls an `approval_expired` expires: all of them without `now`, else those due by `now`. */
+function dueCalls(batch: TurnBatch, now: number | undefined): ParkedCall[] {
+  return batch.parked.filter(
+    (p) => !Object.hasOwn(batch.decisions, p.call.id) && (now === undefined || (p.expiresAt !== undefined && p.expiresAt <= now)),
+  );
+}
+
+/**
+ * When the next approval of a parked turn expires (epoch ms): the earliest `expiresAt` of its
+ * undecided calls, or null when none has one (or the turn is not waiting). A durable interpreter
+ * wakes the turn then and steps `approval_expired { now }`.
+ */
+export function approvalDeadline(state: TurnState): number | null {
+  if (state.status !== 'awaiting_approval' || state.batch === null) return null;
+  let earliest: number | null = null;
+  for (const p of undecided(state))
+    if (p.expiresAt !== undefined && (earliest === null || p.expiresAt < earliest)) earliest = p.expiresAt;
+  return earliest;
 }
 
 const EXPIRED: ApprovalDecision = Object.freeze({ type: 'reject', reason: 'approval expired' });
@@ -695,10 +721,12 @@ export function decisionsTaken(state: TurnState, event: unknown): TakenDecision[
     const parsed = readEvent(event);
     if (parsed.type === 'approvals_decided') return takeDecisions(state.batch, parsed.decisions).taken;
     if (parsed.type !== 'approval_expired') return [];
-    const batch = state.batch;
-    return batch.parked
-      .filter((p) => !Object.hasOwn(batch.decisions, p.call.id))
-      .map((p) => ({ call: p.call, input: p.input ?? p.call.input, decision: EXPIRED, expired: true as const }));
+    return dueCalls(state.batch, parsed.now).map((p) => ({
+      call: p.call,
+      input: p.input ?? p.call.input,
+      decision: EXPIRED,
+      expired: true as const,
+    }));
   } catch {
     return [];
   }

@@ -126,6 +126,13 @@ export interface ParkedCall {
    */
   readonly input?: JsonValue;
   readonly reason?: string;
+  /** How long a person has to decide, in ms (the tool's or the dispatcher's `approvalTimeoutMs`). */
+  readonly expiresAfterMs?: number;
+  /**
+   * When the approval expires (epoch ms): the parking event's `at` plus `expiresAfterMs`, set by
+   * core. An `approval_expired { now }` at or past it rejects the call as expired.
+   */
+  readonly expiresAt?: number;
 }
 
 export type StopReason = 'completed' | 'max_iterations' | 'loop_detected' | 'budget_exhausted' | 'hook_stopped';
@@ -324,9 +331,15 @@ export type TurnEvent =
       readonly held: readonly ToolResult[];
       readonly parked: readonly ParkedCall[];
       readonly records?: readonly CallRecord[];
+      /** The interpreter's clock when the batch parked (epoch ms): a parked call's `expiresAt` counts from it. */
+      readonly at?: number;
     }
   | { readonly type: 'approvals_decided'; readonly decisions: { readonly [callId: string]: ApprovalDecision } }
-  | { readonly type: 'approval_expired' }
+  /**
+   * Nobody decided in time. Without `now`, every undecided parked call expires; with `now` (the
+   * interpreter's clock, epoch ms), those whose `expiresAt` is at or before it.
+   */
+  | { readonly type: 'approval_expired'; readonly now?: number }
   | {
       readonly type: 'approved_tools_completed';
       readonly results: readonly ToolResult[];

@@ -1,7 +1,7 @@
 // One example per row of the transition table (docs/architecture.md, "The transition table"), each
 // comparing the WHOLE effect list and the fields of the next state that the row is about.
 import { describe, expect, it } from 'vitest';
-import { createTurn, isTerminal, parseTurnState, step } from '@turnkit/core';
+import { approvalDeadline, createTurn, isTerminal, parseTurnState, step } from '@turnkit/core';
 import type { CallRecord, ToolCall, TurnState } from '@turnkit/core';
 import {
   call,
@@ -1326,5 +1326,57 @@ describe('audit records on the events that report tool results', () => {
     expect(next).toEqual(plainNext);
     const [, notRecords] = step(dispatching([a]), { type: 'tools_completed', results: [ok(a)], records: 'none' });
     expect(notRecords).toEqual(step(dispatching([a]), { type: 'tools_completed', results: [ok(a)] })[1]);
+  });
+});
+
+describe('awaiting_approval: approvals that expire by time (expiresAfterMs, tools_parked.at, approval_expired.now)', () => {
+  const timed = () =>
+    drive(dispatching([call('a', 'deploy'), call('b', 'deploy')]), {
+      type: 'tools_parked',
+      held: [],
+      parked: [
+        { call: call('a', 'deploy'), expiresAfterMs: 1_000 },
+        { call: call('b', 'deploy'), expiresAfterMs: 5_000 },
+      ],
+      at: 10_000,
+    })[0];
+
+  it('a parked call gets expiresAt = at + expiresAfterMs; approvalDeadline is the earliest undecided one', () => {
+    const state = timed();
+    expect(state.batch?.parked.map((p) => p.expiresAt)).toEqual([11_000, 15_000]);
+    expect(approvalDeadline(state)).toBe(11_000);
+    expect(approvalDeadline(step(state, ev.decided({ a: { type: 'approve' } }))[0])).toBe(15_000);
+  });
+
+  it('approval_expired { now } before any deadline: ignored with a notice, nothing changes', () => {
+    const state = timed();
+    const [next, effects] = step(state, { type: 'approval_expired', now: 10_999 });
+    expect(next).toBe(state);
+    expect(effects).toEqual([fx.emit('ignored_event', { reason: "no parked call's approval is due at 10999", callIds: [] })]);
+  });
+
+  it('approval_expired { now } past one deadline: that call is rejected as expired, the other still waits', () => {
+    const [next, effects] = step(timed(), { type: 'approval_expired', now: 11_000 });
+    expect(next.status).toBe('awaiting_approval');
+    expect(next.batch?.decisions).toEqual({ a: { type: 'reject', reason: 'approval expired' } });
+    expect(effects).toEqual([]);
+    expect(approvalDeadline(next)).toBe(15_000);
+  });
+
+  it('approval_expired { now } past every deadline: every undecided call expires and the batch is applied', () => {
+    const [next] = step(timed(), { type: 'approval_expired', now: 20_000 });
+    expect(next.status).toBe('steering');
+  });
+
+  it('a call without expiresAfterMs never expires by time; approval_expired without now still expires it', () => {
+    const state = drive(dispatching([call('a', 'deploy')]), ev.parked([], [{ call: call('a', 'deploy') }]))[0];
+    expect(approvalDeadline(state)).toBeNull();
+    expect(step(state, { type: 'approval_expired', now: Number.MAX_SAFE_INTEGER })[0]).toBe(state);
+    expect(step(state, { type: 'approval_expired' })[0].status).toBe('steering');
+  });
+
+  it('a time that is not a whole number of ms >= 0 is a malformed event', () => {
+    const [next] = step(timed(), { type: 'approval_expired', now: -1 });
+    expect(next.status).toBe('failed');
   });
 });

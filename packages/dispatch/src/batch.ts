@@ -65,7 +65,16 @@ export async function dispatchBatch(
       announce(turn, verdict.result);
     } else if (verdict.kind === 'execute') jobs.push(i);
     // An approved batch never parks (the person decided); parking is the dispatch path.
-    else parked.push({ call: verdict.call, input: verdict.input, reason: verdict.reason });
+    else {
+      const tool = p.config.tools.get(verdict.call.name);
+      const expiresAfterMs = tool?.approvalTimeoutMs ?? p.config.approvalTimeoutMs;
+      parked.push({
+        call: verdict.call,
+        input: verdict.input,
+        reason: verdict.reason,
+        ...(expiresAfterMs === undefined ? {} : { expiresAfterMs }),
+      });
+    }
   }
   await pool(jobs, p.config.concurrency, async (index) => {
     const verdict = verdicts[index] as Extract<Verdict, { kind: 'execute' }>;

@@ -38,6 +38,8 @@ export interface DispatcherConfig {
   readonly concurrency: number;
   readonly maxOutputChars: number;
   readonly defaultTimeoutMs: number;
+  /** How long a person has to decide a parked call of a tool without its own `approvalTimeoutMs`; undefined: no limit. */
+  readonly approvalTimeoutMs: number | undefined;
   /** The permission sets in order: the first with a matching rule decides (a single `permissions` object is one unnamed set). */
   readonly permissionSets: readonly PermissionSet[];
   readonly hooks: { readonly before: readonly BeforeHook[]; readonly after: readonly AfterHook[] };
@@ -76,6 +78,7 @@ const OPTION_KEYS = new Set([
   'concurrency',
   'maxOutputChars',
   'defaultTimeoutMs',
+  'approvalTimeoutMs',
   'nonInteractive',
   'defaultDecision',
   'yolo',
@@ -243,8 +246,14 @@ export function resolveConfig(options: DispatcherOptions): DispatcherConfig {
   const maxOutputChars = options.maxOutputChars === undefined ? 8000 : checkCount(options.maxOutputChars, 'maxOutputChars', 1);
   const defaultTimeoutMs =
     options.defaultTimeoutMs === undefined ? 30_000 : checkCount(options.defaultTimeoutMs, 'defaultTimeoutMs', 1, MAX_TIMEOUT_MS);
+  const approvalTimeoutMs =
+    options.approvalTimeoutMs === undefined
+      ? undefined
+      : checkCount(options.approvalTimeoutMs, 'approvalTimeoutMs', 1, Number.MAX_SAFE_INTEGER);
   for (const tool of tools.values()) {
     if (tool.timeoutMs !== undefined) checkCount(tool.timeoutMs, `timeoutMs of tool ${quote(tool.name)}`, 1, MAX_TIMEOUT_MS);
+    if (tool.approvalTimeoutMs !== undefined)
+      checkCount(tool.approvalTimeoutMs, `approvalTimeoutMs of tool ${quote(tool.name)}`, 1, Number.MAX_SAFE_INTEGER);
   }
   const permissionSets = checkPermissionSets(options.permissions);
   const defaultDecision = options.defaultDecision ?? 'ask';
@@ -281,6 +290,7 @@ export function resolveConfig(options: DispatcherOptions): DispatcherConfig {
     concurrency,
     maxOutputChars,
     defaultTimeoutMs,
+    approvalTimeoutMs,
     permissionSets,
     hooks,
     policy: options.policy,

@@ -38,6 +38,11 @@ export interface ToolConfig<Schema extends zc.$ZodType> {
   execute(input: zc.output<Schema>, ctx: ToolContext): unknown;
   /** One deadline for the whole call, every try and every wait between tries included; defaults to the dispatcher's `defaultTimeoutMs`. */
   readonly timeoutMs?: number;
+  /**
+   * How long a person has to decide a parked call of this tool (ms); then it is rejected as expired.
+   * Defaults to the dispatcher's `approvalTimeoutMs` (none: a parked call waits until decided).
+   */
+  readonly approvalTimeoutMs?: number;
   /** The tool changes nothing: a call no rule decided runs without asking (others ask by default). Default false. */
   readonly readOnly?: boolean;
   readonly needsApproval?: boolean | ((input: zc.output<Schema>) => boolean);
@@ -73,6 +78,7 @@ export interface ToolDefinition<Input = unknown> {
   readonly inputSchema: JsonObject;
   execute(input: Input, ctx: ToolContext): unknown;
   readonly timeoutMs?: number;
+  readonly approvalTimeoutMs?: number;
   readonly readOnly: boolean;
   readonly needsApproval: boolean | ((input: Input) => boolean);
   readonly retry?: RetryOptions;
@@ -107,6 +113,7 @@ const KNOWN_KEYS = new Set([
   'input',
   'execute',
   'timeoutMs',
+  'approvalTimeoutMs',
   'readOnly',
   'needsApproval',
   'retry',
@@ -165,6 +172,8 @@ export function defineTool<Schema extends zc.$ZodType>(config: ToolConfig<Schema
   if (typeof config.execute !== 'function') fail('execute must be a function (input, ctx) => result.');
   if (config.timeoutMs !== undefined && !isPositiveInteger(config.timeoutMs))
     fail(`timeoutMs must be a whole number of milliseconds ≥ 1, got ${String(config.timeoutMs)}.`);
+  if (config.approvalTimeoutMs !== undefined && !isPositiveInteger(config.approvalTimeoutMs))
+    fail(`approvalTimeoutMs must be a whole number of milliseconds ≥ 1, got ${String(config.approvalTimeoutMs)}.`);
   if (config.readOnly !== undefined && typeof config.readOnly !== 'boolean') fail('readOnly must be a boolean.');
   if (config.loopExempt !== undefined && typeof config.loopExempt !== 'boolean') fail('loopExempt must be a boolean.');
   if (config.idempotent !== undefined && typeof config.idempotent !== 'boolean') fail('idempotent must be a boolean.');
@@ -217,6 +226,7 @@ export function defineTool<Schema extends zc.$ZodType>(config: ToolConfig<Schema
     inputSchema,
     execute: config.execute,
     ...definedProps({ timeoutMs: config.timeoutMs }),
+    ...definedProps({ approvalTimeoutMs: config.approvalTimeoutMs }),
     readOnly: config.readOnly ?? false,
     needsApproval: config.needsApproval ?? false,
     ...definedProps({ retry }),

@@ -263,6 +263,12 @@ export interface DispatcherOptions {
   readonly maxOutputChars?: number;
   /** Default 30000. */
   readonly defaultTimeoutMs?: number;
+  /**
+   * How long a person has to decide a parked call (ms) of a tool without its own
+   * `approvalTimeoutMs`: a parked call carries it as `expiresAfterMs`, and an interpreter that keeps
+   * time (a store's worker) rejects the call as expired when it falls due. Default: no limit.
+   */
+  readonly approvalTimeoutMs?: number;
   /** No one can approve: an `ask` becomes a denial. */
   readonly nonInteractive?: boolean;
   /** Receives every decision record. Must not throw; if it does, the error is ignored. */

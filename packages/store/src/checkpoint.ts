@@ -44,10 +44,14 @@ const SET_TURN = `
   run_after = CASE WHEN $12::int IS NULL THEN run_after ELSE now() + $12::int * interval '1 millisecond' END,
   trace_context = coalesce($15::jsonb, trace_context)`;
 
-/** Runnable after a release only with something to do: a state in flight, or a decision or cancel waiting (SQL, over the parameters named). */
-const runnable = (p: { id: string; status: string; terminal: string; release: string; applied: string }): string =>
+/**
+ * Runnable after a release only with something to do: a state in flight, a decision or cancel
+ * waiting, or a time to wake at (`wake`: a parked turn whose approval expires then; `run_after`
+ * holds the time) (SQL, over the parameters named).
+ */
+const runnable = (p: { id: string; status: string; terminal: string; release: string; applied: string; wake: string }): string =>
   `runnable = CASE WHEN ${p.terminal}::bool THEN false
-  WHEN ${p.release}::bool THEN (${p.status}::text <> 'awaiting_approval' OR EXISTS (SELECT 1 FROM turnkit_inbox
+  WHEN ${p.release}::bool THEN (${p.status}::text <> 'awaiting_approval' OR ${p.wake} OR EXISTS (SELECT 1 FROM turnkit_inbox
     WHERE turn_id = ${p.id} AND status = 'pending' AND NOT (id = ANY(${p.applied}::bigint[]))))
   ELSE runnable END`;
 
@@ -65,7 +69,7 @@ const APPEND_LOG = `INSERT INTO turnkit_log (turn_seq, seq, kind, data, lease_to
 const CHECKPOINT_SQL = `
 WITH seen AS (SELECT xmin FROM turnkit_turns WHERE id = $1),
 t AS (
-  UPDATE turnkit_turns SET ${SET_TURN}, ${runnable({ id: '$1', status: '$5', terminal: '$10', release: '$11', applied: '$16' })}
+  UPDATE turnkit_turns SET ${SET_TURN}, ${runnable({ id: '$1', status: '$5', terminal: '$10', release: '$11', applied: '$16', wake: '$12::int IS NOT NULL' })}
   WHERE id = $1 AND lease_token = $2::int AND version = $3::int AND xmin = (SELECT xmin FROM seen)
   RETURNING seq, version, log_seq, runnable, run_after
 ),
@@ -118,15 +122,15 @@ async function checkpointInSteps(tx: SqlQuery, lease: Lease, values: unknown[]):
   }
   // Sees every inbox row committed before it: a decision or cancel commits before the update above
   // locked the turn's row, or waits for this transaction and then finds the turn as written here.
-  const [id, , , , status, , , , , terminal, release, , , , , applied] = values;
+  const [id, , , , status, , , , , terminal, release, wakeAfterMs, , , , applied] = values;
   await tx.query(
     `WITH inbox AS (
        UPDATE turnkit_inbox SET status = CASE WHEN id = ANY($5::bigint[]) THEN 'applied' ELSE 'ignored' END, applied_at = now()
        WHERE turn_id = $1 AND status = 'pending' AND (id = ANY($5::bigint[]) OR $3::bool)),
-     t AS (UPDATE turnkit_turns SET ${runnable({ id: '$1', status: '$2', terminal: '$3', release: '$4', applied: '$5' })}
+     t AS (UPDATE turnkit_turns SET ${runnable({ id: '$1', status: '$2', terminal: '$3', release: '$4', applied: '$5', wake: '$6::bool' })}
            WHERE id = $1 AND ($3::bool OR $4::bool) RETURNING runnable, run_after)
      SELECT pg_notify(${CHANNEL_SQL}, $1) FROM t WHERE $4::bool AND NOT $3::bool AND t.runnable AND t.run_after IS NULL`,
-    [id, status, terminal, release, applied],
+    [id, status, terminal, release, applied, wakeAfterMs !== null],
   );
   return Number(row.version);
 }

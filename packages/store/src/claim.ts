@@ -46,7 +46,7 @@ claimed AS (
   FROM ranked WHERE t.id = ranked.id AND (ranked.room IS NULL OR ranked.n <= ranked.room)
   RETURNING t.id, t.seq, t.agent, t.input, t.limits, t.state, t.state_limits, t.grants, t.budget_usage, t.lease_token, t.version, t.status, t.log_seq, t.trace_context
 )
-SELECT c.*,
+SELECT c.*, floor(extract(epoch FROM now()) * 1000)::float8 AS db_now,
   (SELECT coalesce(max(l.seq), 0) FROM turnkit_log_entries l WHERE l.turn_id = c.id) AS logged,
   (SELECT coalesce(json_agg(l.data ORDER BY l.seq), '[]') FROM turnkit_log_entries l WHERE l.turn_id = c.id AND l.kind = 'message') AS transcript,
   (SELECT coalesce(json_agg(json_build_object('id', i.id::text, 'kind', i.kind, 'call_id', i.call_id, 'body', i.body) ORDER BY i.id), '[]')
@@ -97,6 +97,7 @@ export async function claimTurns(sql: Sql, options: ClaimManyOptions): Promise<C
       transcript: reread.get(id) ?? ((row.transcript ?? []) as Message[]),
       pending: ((row.pending ?? []) as Row[]).map(toPending),
       traceContext: row.trace_context ?? null,
+      now: Number(row.db_now),
     };
   });
 }
@@ -118,12 +119,14 @@ async function readTranscripts(db: SqlQuery, ids: readonly string[]): Promise<Ma
 
 /**
  * Milliseconds until the next runnable turn becomes claimable, or null when none waits for time to
- * pass: `retries` counts retries falling due; `any` also leases expiring (a dead worker's turns).
+ * pass: `retries` counts retries falling due; `any` also leases expiring (a dead worker's turns) and
+ * parked turns whose approval expires (a running worker wakes for those; `runUntilIdle` does not wait).
  */
 export async function nextDue(db: SqlQuery, what: 'any' | 'retries'): Promise<number | null> {
   const [row] = await db.query(
     what === 'retries'
-      ? `SELECT ceil(extract(epoch FROM min(run_after) - now()) * 1000)::float8 AS ms FROM turnkit_turns WHERE runnable AND run_after > now()`
+      ? `SELECT ceil(extract(epoch FROM min(run_after) - now()) * 1000)::float8 AS ms FROM turnkit_turns
+         WHERE runnable AND run_after > now() AND status <> 'awaiting_approval'`
       : `SELECT ceil(extract(epoch FROM min(greatest(coalesce(run_after, '-infinity'), coalesce(lease_expires_at, '-infinity'))) - now()) * 1000)::float8 AS ms
          FROM turnkit_turns WHERE runnable AND (run_after > now() OR lease_expires_at > now())`,
   );

@@ -1,7 +1,7 @@
 // Small helpers shared by the store's queries: statuses, timestamps as ISO text, row readers.
 
 import { readDecision, type TurnState } from '@turnkit/core';
-import { fromLean, LIMITS_BASE, STATE_BASE, toLean } from './lean.js';
+import { fromLean, LIMITS_BASE, STATE_BASES, toLean } from './lean.js';
 import type { Row } from './sql.js';
 import type { InboxEntry, StoredStatus } from './types.js';
 
@@ -31,7 +31,7 @@ export const ISO = (column: string, as = column): string => `to_json(${column}) 
 export function restoredState(id: unknown, state: unknown, limits: unknown): unknown {
   if (state === null || state === undefined) return null;
   if (typeof state !== 'object' || Array.isArray(state)) return state; // parseTurnState says what is wrong
-  const full = fromLean(state, STATE_BASE) as Record<string, unknown>;
+  const full = fromLean(state, STATE_BASES) as Record<string, unknown>;
   return limits === null || limits === undefined ? { ...full, id } : { ...full, id, limits: fromLean(limits, LIMITS_BASE) };
 }
 
@@ -42,11 +42,17 @@ export function restoredState(id: unknown, state: unknown, limits: unknown): unk
 export function storedState(state: TurnState | undefined): { state: string | null; limits: string | null } {
   if (state === undefined) return { state: null, limits: null };
   const { id: _id, limits, ...rest } = state;
-  return { state: JSON.stringify(leanOrAsIs(rest, STATE_BASE)), limits: JSON.stringify(leanOrAsIs(limits, LIMITS_BASE)) ?? null };
+  return {
+    state: JSON.stringify(leanOrAsIs(rest, STATE_BASES)),
+    limits: JSON.stringify(leanOrAsIs(limits, LIMITS_BASE)) ?? null,
+  };
 }
 
 /** An object in its lean form; anything else as it is (a malformed state is stored for inspection, as given). */
-function leanOrAsIs(value: unknown, base: Readonly<Record<string, unknown>>): unknown {
+function leanOrAsIs(
+  value: unknown,
+  base: Readonly<Record<string, unknown>> | readonly Readonly<Record<string, unknown>>[],
+): unknown {
   return typeof value === 'object' && value !== null && !Array.isArray(value)
     ? toLean(value as Record<string, unknown>, base)
     : value;

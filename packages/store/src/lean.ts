@@ -7,12 +7,11 @@
 
 import { sameJson, type JsonValue } from '@turnkit/core';
 
-/** The mark of a lean row, and its version. */
+/** The mark of a lean row; its value is the version of the base it was written against (`STATE_BASES`). */
 export const LEAN_MARK = '~';
-const LEAN_VERSION = 1;
 
 /** A fresh state (status `ready`, state version 3) without its id and limits; `batch` as a batch with nothing in it. */
-export const STATE_BASE: Readonly<Record<string, JsonValue>> = deepFreeze({
+const STATE_BASE_1: Readonly<Record<string, JsonValue>> = deepFreeze({
   version: 3,
   status: 'ready',
   round: 0,
@@ -28,6 +27,18 @@ export const STATE_BASE: Readonly<Record<string, JsonValue>> = deepFreeze({
   lastRequest: null,
   outcome: null,
 });
+
+/** A fresh state of version 4: version 3's with `callIds` (a turn with no calls yet). */
+const STATE_BASE_2: Readonly<Record<string, JsonValue>> = deepFreeze({
+  ...STATE_BASE_1,
+  version: 4,
+  callIds: { count: 0, filter: '' },
+});
+
+/** The state bases by lean version (index = version - 1): a row is read against the base it was written with. */
+export const STATE_BASES: readonly Readonly<Record<string, JsonValue>>[] = [STATE_BASE_1, STATE_BASE_2];
+/** The base new rows are written against. */
+export const STATE_BASE = STATE_BASE_2;
 
 /** Core's default limits. */
 export const LIMITS_BASE: Readonly<Record<string, JsonValue>> = deepFreeze({
@@ -84,19 +95,30 @@ function merge(stored: unknown, base: unknown): unknown {
   return out;
 }
 
-/** The lean form of an object (a copy with the mark), or the object itself when the encoding cannot express it. */
-export function toLean(value: Obj, base: Readonly<Obj>): Obj {
+/**
+ * The lean form of an object (a copy with the mark), or the object itself when the encoding cannot
+ * express it. Against a list of bases by version, the newest is used and its version is the mark.
+ */
+export function toLean(value: Obj, bases: Readonly<Obj> | readonly Readonly<Obj>[]): Obj {
   if (Object.hasOwn(value, LEAN_MARK)) return value;
-  const d = diff(value, base);
+  const list = Array.isArray(bases) ? (bases as readonly Readonly<Obj>[]) : [bases as Readonly<Obj>];
+  const d = diff(value, list.at(-1));
   if (d === UNEXPRESSIBLE) return value;
-  const out: Obj = { [LEAN_MARK]: LEAN_VERSION };
+  const out: Obj = { [LEAN_MARK]: list.length };
   if (d !== SAME) for (const key of Object.keys(d as Obj)) put(out, key, (d as Obj)[key]);
   return out;
 }
 
-/** Reads a stored value back: a lean object is merged over `base`; anything else is returned as it is. */
-export function fromLean(stored: unknown, base: Readonly<Obj>): unknown {
-  if (!isObject(stored) || stored[LEAN_MARK] !== LEAN_VERSION) return stored;
+/**
+ * Reads a stored value back: a lean object is merged over its base (`bases[version - 1]` for a list
+ * of bases by lean version; one base serves every version); anything else is returned as it is.
+ */
+export function fromLean(stored: unknown, bases: Readonly<Obj> | readonly Readonly<Obj>[]): unknown {
+  if (!isObject(stored)) return stored;
+  const version = stored[LEAN_MARK];
+  const list = Array.isArray(bases) ? (bases as readonly Readonly<Obj>[]) : [bases as Readonly<Obj>];
+  const base = typeof version === 'number' && Number.isInteger(version) && version >= 1 ? list[version - 1] : undefined;
+  if (base === undefined) return stored;
   const rest: Obj = {};
   for (const key of Object.keys(stored)) if (key !== LEAN_MARK) put(rest, key, stored[key]);
   return merge(rest, base);

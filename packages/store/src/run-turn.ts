@@ -48,6 +48,7 @@ function makeDispatcher(claim: Claim, agent: AgentDefinition, fence: Fence, obse
       ...definedProps({ permissions: agent.permissions }),
       ...definedProps({ hooks: agent.hooks }),
       ...definedProps({ budget: agent.budget }),
+      ...definedProps({ approvalTimeoutMs: agent.approvalTimeoutMs }),
       grants: claim.grants,
       ...(claim.budgetUsage === null ? {} : { budgetUsage: claim.budgetUsage }),
     });
@@ -107,7 +108,7 @@ function prepare(claim: Claim, agents: WorkerOptions['agents'], fence: Fence): P
     const observer = observe(claim, agent, fence.report);
     const dispatcher = makeDispatcher(claim, agent, fence, observer);
     const state = initialState(claim, agent, dispatcher);
-    return { run: new TurnRun(fence, agent, dispatcher, observer, claim.traceContext), state };
+    return { run: new TurnRun(fence, agent, dispatcher, observer, claim.traceContext, claim.now), state };
   } catch (error) {
     if (error instanceof TurnFailure) return { error: error.error };
     throw error;

@@ -4,6 +4,7 @@
 // a write may happen at all, is the protocol's decision (the fence's `decide`).
 
 import {
+  approvalDeadline,
   isTerminal,
   type ApprovalDecision,
   type Effect,
@@ -23,6 +24,9 @@ import type { InboxRow, ProtocolEffect } from './protocol/protocol.js';
 import type { PendingInbox } from './types.js';
 import type { AgentDefinition } from './worker.js';
 
+/** The longest wait a turn row's `run_after` takes at once; a later deadline is reached in steps. */
+const MAX_WAIT_MS = 2_147_483_647;
+
 export class TurnRun {
   private readonly unwritten = { messages: [] as Message[], notices: [] as Notice[] };
   private readonly idempotent: ReadonlySet<string>;
@@ -36,6 +40,9 @@ export class TurnRun {
     readonly notices: Notice[];
   } | null = null;
 
+  /** The turn's time (epoch ms, the database's clock): when a batch parks, and whether an approval is due. */
+  readonly clock: () => number;
+
   /** The trace context as last saved (JSON text), so an unchanged one is not written again. */
   private savedTrace: string | null;
   private traceRefused = false;
@@ -46,8 +53,12 @@ export class TurnRun {
     readonly dispatcher: Dispatcher,
     private readonly observer: ActivationObserver | null = null,
     claimedTrace: unknown = null,
+    claimedAt: number = Date.now(),
   ) {
     this.savedTrace = claimedTrace === null ? null : JSON.stringify(claimedTrace);
+    // The database's clock at the claim, carried forward by this process's monotonic clock.
+    const started = performance.now();
+    this.clock = () => Math.floor(claimedAt + (performance.now() - started));
     this.idempotent = new Set((agent.tools ?? []).filter((t) => t.idempotent).map((t) => t.name));
   }
 
@@ -69,11 +80,15 @@ export class TurnRun {
     const { store } = this.fence;
     const lease = this.fence.fencedLease(commit.token);
     crashPoint('before_commit');
+    // A parked turn whose approval expires is woken then (core says when: approvalDeadline).
+    const deadline = release ? approvalDeadline(current) : null;
+    const wake = deadline === null ? {} : { retryAfterMs: Math.min(Math.max(1, deadline - this.clock()), MAX_WAIT_MS) };
     await this.fence.write(() =>
       store.commit(lease, {
         state: current,
         messages,
         notices,
+        ...wake,
         applied: [...commit.applied],
         // The claim's grants (for this turn's dispatcher) and the grants given during this run.
         grants: [...this.dispatcher.grants(), ...this.dispatcher.grants({ turnId: lease.id })],
@@ -170,7 +185,12 @@ export class TurnRun {
       return null;
     }
     const apply = taken.find((e) => e.type === 'apply_decisions');
-    if (apply === undefined) return null;
+    if (apply === undefined) {
+      // Nobody decided: an approval past its deadline expires (core decides which calls are due).
+      const deadline = approvalDeadline(current);
+      const now = this.clock();
+      return deadline !== null && deadline <= now ? { type: 'approval_expired', now } : null;
+    }
     const decisions: Record<string, ApprovalDecision> = {};
     for (const id of apply.rows) {
       const row = inbox.find((r) => r.inboxId === id);
@@ -199,7 +219,11 @@ export class TurnRun {
         await this.write(current, false, effect.checkpoint === 'boundary');
         if (current.status === 'dispatching') crashPoint('dispatching_persisted');
       },
-      dispatch_tools: (effect, ctx) => runBatch(effect.calls, false, ctx, this.fence, this.dispatcher, this.idempotent),
+      // A parked batch says when it parked, so core can give each parked call its deadline.
+      dispatch_tools: async (effect, ctx) => {
+        const event = await runBatch(effect.calls, false, ctx, this.fence, this.dispatcher, this.idempotent);
+        return event.type === 'tools_parked' ? { ...event, at: this.clock() } : event;
+      },
       execute_approved: (effect, ctx) => runBatch(effect.calls, true, ctx, this.fence, this.dispatcher, this.idempotent),
       parked: (current) => this.takeDecisions(current),
     };

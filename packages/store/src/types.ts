@@ -153,6 +153,8 @@ export interface Claim {
   readonly traceContext: unknown;
   /** The turn's pending inbox rows when it was claimed (a store answers the worker's first inbox read with them). */
   readonly pending: readonly PendingInbox[];
+  /** The database's clock when the turn was claimed (epoch ms): the worker keeps a turn's time by it (approval deadlines). */
+  readonly now?: number;
 }
 
 /** One write: state, the messages and notices since the last write, and inbox rows applied. */

@@ -26,6 +26,12 @@ export interface AgentDefinition {
   readonly permissions?: Permissions;
   readonly hooks?: { readonly before?: readonly BeforeHook[]; readonly after?: readonly AfterHook[] };
   readonly budget?: Budget;
+  /**
+   * How long a person has to decide a parked call (ms) of a tool without its own
+   * `approvalTimeoutMs`; then the stored turn rejects it as expired (the time is kept in the
+   * database). Default: a parked call waits until it is decided.
+   */
+  readonly approvalTimeoutMs?: number;
   readonly output?: OutputSchema;
   readonly check?: CheckFn;
   /**
@@ -143,7 +149,8 @@ export function createWorker(options: WorkerOptions): Worker {
         const running = loop.running();
         if (running.length > 0) await Promise.race(running);
         else if (claimed === 0) {
-          // Nothing runs and nothing was claimable: done, unless a retry waits in the database.
+          // Nothing runs and nothing was claimable: done, unless a retry waits in the database (a turn
+          // waiting for a person is idle, whenever its approval expires).
           const due = await store.nextDue('retries');
           if (due === null) return;
           await new Promise((resolve) => setTimeout(resolve, Math.max(1, due)));

@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { arbitraryEventScenario, runEventScenario } from '@turnkit/check';
 import { createTurn, parseTurnState, type TurnState } from '@turnkit/core';
 import { restoredState, storedState } from '../src/columns.js';
-import { fromLean, LEAN_MARK, LIMITS_BASE, STATE_BASE, toLean } from '../src/lean.js';
+import { fromLean, LEAN_MARK, LIMITS_BASE, STATE_BASE, STATE_BASES, toLean } from '../src/lean.js';
 
 const NUM_RUNS = 300;
 
@@ -55,10 +55,25 @@ describe('lean rows (fast-check)', () => {
 
   it("a fresh turn's state is stored as the mark and its null batch (the base's is an empty one), default limits as the mark", () => {
     const stored = storedState(createTurn({ id: 't' }));
-    expect(JSON.parse(stored.state as string)).toEqual({ [LEAN_MARK]: 1, batch: null });
+    expect(JSON.parse(stored.state as string)).toEqual({ [LEAN_MARK]: 2, batch: null });
     expect(JSON.parse(stored.limits as string)).toEqual({ [LEAN_MARK]: 1 });
     expect(roundTrip(createTurn({ id: 't', limits: { maxIterations: 3 } }))).toEqual(
       createTurn({ id: 't', limits: { maxIterations: 3 } }),
     );
+  });
+});
+
+describe('rows written against an older base', () => {
+  it('a lean row of a version 3 state (mark 1) reads back against its own base and migrates to the current state', () => {
+    const row = { [LEAN_MARK]: 1, batch: null };
+    const full = fromLean(row, STATE_BASES) as Record<string, unknown>;
+    expect(full.version).toBe(3);
+    expect(full.callIds).toBeUndefined();
+    const state = parseTurnState({ ...full, id: 't', limits: fromLean({ [LEAN_MARK]: 1 }, LIMITS_BASE) });
+    expect(state.callIds).toEqual({ count: 0, filter: '' });
+  });
+
+  it('a mark with no base (a later version, or garbage) is read as it is', () => {
+    expect(fromLean({ [LEAN_MARK]: 3, status: 'x' }, STATE_BASES)).toEqual({ [LEAN_MARK]: 3, status: 'x' });
   });
 });

@@ -227,3 +227,72 @@ describe('a stored turn asks core what to run (PGlite)', () => {
     expect(ran).toEqual(['deploy api', 'restart api', 'deploy db']);
   });
 });
+
+describe('approvals that expire in a stored turn (PGlite)', () => {
+  let store: Store;
+  beforeAll(async () => void (store = await openStore('memory://')));
+  afterAll(async () => store?.close());
+
+  const deployTool = (ran: string[], approvalTimeoutMs?: number) =>
+    defineTool({
+      name: 'deploy',
+      description: 'Deploys a service.',
+      input: z.object({ service: z.string() }),
+      needsApproval: true,
+      ...(approvalTimeoutMs === undefined ? {} : { approvalTimeoutMs }),
+      execute: ({ service }) => {
+        ran.push(service);
+        return `deployed ${service}`;
+      },
+    });
+
+  it('nobody decides: the worker wakes the turn at the deadline and the call is rejected as expired', async () => {
+    const ran: string[] = [];
+    const errors: string[] = [];
+    const agents = {
+      timed: {
+        model: roundsModel([[{ id: 'd1', name: 'deploy', input: { service: 'api' } }]]),
+        tools: [deployTool(ran)],
+        approvalTimeoutMs: 300,
+      },
+    };
+    const worker = createWorker({ store, agents, onError: (e) => errors.push(String(e)) });
+    const id = await store.submit({ agent: 'timed', input: 'ship it' });
+    await worker.runUntilIdle();
+    const parked = await store.get(id);
+    expect(parked?.status).toBe('awaiting_approval');
+    const expiresAt = parked?.parked[0]?.expiresAt;
+    expect(typeof expiresAt).toBe('number');
+    worker.start();
+    await waitFor(async () => (await store.get(id))?.status === 'stopped', 'the approval to expire and the turn to end');
+    await worker.stop();
+    const turn = await store.get(id);
+    expect(ran).toEqual([]);
+    const result = turn?.transcript.find((m) => m.role === 'tool');
+    expect(result).toMatchObject({
+      result: { callId: 'd1', isError: true, output: expect.stringMatching(/^rejected: approval expired/) },
+    });
+    expect(errors).toEqual([]);
+  });
+
+  it('a decision before the deadline is applied at once, and the deadline of a tool overrides the agent default', async () => {
+    const ran: string[] = [];
+    const agents = {
+      patient: {
+        model: roundsModel([[{ id: 'd1', name: 'deploy', input: { service: 'db' } }]]),
+        tools: [deployTool(ran, 3_600_000)],
+        approvalTimeoutMs: 50,
+      },
+    };
+    const worker = createWorker({ store, agents });
+    const id = await store.submit({ agent: 'patient', input: 'ship it' });
+    await worker.runUntilIdle();
+    const parked = await store.get(id);
+    expect(parked?.parked[0]?.expiresAfterMs).toBe(3_600_000);
+    await pause(100); // past the agent's 50 ms: the tool's hour applies
+    await store.decide(id, { d1: { type: 'approve' } });
+    await worker.runUntilIdle();
+    expect((await store.get(id))?.status).toBe('stopped');
+    expect(ran).toEqual(['db']);
+  });
+});
