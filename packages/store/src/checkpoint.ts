@@ -4,7 +4,8 @@
 // renewal committed meanwhile), nothing is written and the checkpoint is made again as a
 // transaction of statements that each see the latest rows.
 
-import { storedState, TERMINAL } from './columns.js';
+import { parseTurnState, readDecision, undecided, type TurnState } from '@turnkit/core';
+import { restoredState, storedState, TERMINAL } from './columns.js';
 import { ConflictError, LeaseLostError } from './errors.js';
 import { type JournalRead, toJournalRead } from './journal.js';
 import { checkLeaseMs } from './lease.js';
@@ -33,7 +34,7 @@ const json = (value: unknown): string | null => (value === undefined ? null : JS
 // $1 id, $2 token, $3 version, $4 state, $5 status, $6 fail, $7 grants, $8 budget usage, $9 log rows
 // appended, $10 terminal, $11 release, $12 retry after ms, $13 the log rows, $14 the state's limits,
 // $15 the observer's trace context, $16 inbox ids applied, $17 call ids whose journal to read (the
-// batch this checkpoint starts), or null.
+// batch this checkpoint starts), or null, $18 the inbox ids of $16 that core skipped (marked ignored).
 const SET_TURN = `
   state = coalesce($4::json, state), state_limits = coalesce($14::json, state_limits), status = $5::text, error = coalesce($6::jsonb, error),
   grants = coalesce($7::json, grants), budget_usage = coalesce($8::json, budget_usage),
@@ -71,7 +72,7 @@ t AS (
 ),
 log AS (${APPEND_LOG}),
 inbox AS (
-  UPDATE turnkit_inbox SET status = CASE WHEN id = ANY($16::bigint[]) THEN 'applied' ELSE 'ignored' END, applied_at = now()
+  UPDATE turnkit_inbox SET status = CASE WHEN id = ANY($16::bigint[]) AND NOT id = ANY($18::bigint[]) THEN 'applied' ELSE 'ignored' END, applied_at = now()
   WHERE turn_id = $1 AND status = 'pending' AND (id = ANY($16::bigint[]) OR $10::bool) AND EXISTS (SELECT 1 FROM t)
 ),
 durability AS (SELECT set_config('synchronous_commit', 'off', true) FROM t WHERE NOT ($10::bool OR $11::bool))
@@ -82,7 +83,13 @@ SELECT t.version,
   (SELECT count(*) FROM durability) AS relaxed
 FROM t`;
 
-function params(lease: Lease, commit: Commit, status: StoredStatus, rows: readonly unknown[]): unknown[] {
+function params(
+  lease: Lease,
+  commit: Commit,
+  status: StoredStatus,
+  rows: readonly unknown[],
+  skipped: readonly string[],
+): unknown[] {
   const batch = commit.state?.batch;
   const stored = storedState(commit.state);
   return [
@@ -103,6 +110,7 @@ function params(lease: Lease, commit: Commit, status: StoredStatus, rows: readon
     commit.traceContext ?? null,
     commit.applied ?? [],
     batch === null || batch === undefined ? null : batch.calls.map((c) => c.id),
+    skipped,
   ];
 }
 
@@ -118,17 +126,47 @@ async function checkpointInSteps(tx: SqlQuery, lease: Lease, values: unknown[]):
   }
   // Sees every inbox row committed before it: a decision or cancel commits before the update above
   // locked the turn's row, or waits for this transaction and then finds the turn as written here.
-  const [id, , , , status, , , , , terminal, release, , , , , applied] = values;
+  const [id, , , , status, , , , , terminal, release, , , , , applied, , skipped] = values;
   await tx.query(
     `WITH inbox AS (
-       UPDATE turnkit_inbox SET status = CASE WHEN id = ANY($5::bigint[]) THEN 'applied' ELSE 'ignored' END, applied_at = now()
+       UPDATE turnkit_inbox SET status = CASE WHEN id = ANY($5::bigint[]) AND NOT id = ANY($6::bigint[]) THEN 'applied' ELSE 'ignored' END, applied_at = now()
        WHERE turn_id = $1 AND status = 'pending' AND (id = ANY($5::bigint[]) OR $3::bool)),
      t AS (UPDATE turnkit_turns SET ${runnable({ id: '$1', status: '$2', terminal: '$3', release: '$4', applied: '$5' })}
            WHERE id = $1 AND ($3::bool OR $4::bool) RETURNING runnable, run_after)
      SELECT pg_notify(${CHANNEL_SQL}, $1) FROM t WHERE $4::bool AND NOT $3::bool AND t.runnable AND t.run_after IS NULL`,
-    [id, status, terminal, release, applied],
+    [id, status, terminal, release, applied, skipped],
   );
   return Number(row.version);
+}
+
+/**
+ * The decision rows of `applied` that core's `approvals_decided` skips, so the checkpoint marks
+ * them `ignored` rather than `applied`: a row for a call the turn has not parked, or has decided
+ * already, or whose body is not a decision (`decide` writes none of these, but another writer of
+ * the table may have). The worker took the rows while the turn waited in the state stored now (it
+ * is written before the turn waits), so that state says what core did with them; should the turn
+ * have been written since, the compare-and-swap that follows writes nothing anyway. Read only for a
+ * checkpoint that applies rows, which few do.
+ */
+async function skippedDecisions(sql: Sql, lease: Lease, applied: readonly string[]): Promise<string[]> {
+  const [row] = await sql.query(
+    `SELECT t.status, t.state, t.state_limits, t.version,
+       (SELECT coalesce(json_agg(json_build_object('id', i.id::text, 'call_id', i.call_id, 'body', i.body)), '[]')
+        FROM turnkit_inbox i WHERE i.turn_id = t.id AND i.kind = 'decision' AND i.id = ANY($2::bigint[])) AS rows
+     FROM turnkit_turns t WHERE t.id = $1`,
+    [lease.id, applied],
+  );
+  if (row === undefined || row.status !== 'awaiting_approval' || Number(row.version) !== lease.version) return [];
+  let state: TurnState;
+  try {
+    state = parseTurnState(restoredState(lease.id, row.state, row.state_limits));
+  } catch {
+    return []; // a state the worker could not have read: nothing to tell the rows apart by
+  }
+  const waiting = new Set(undecided(state).map((p) => p.call.id));
+  return (row.rows as Row[])
+    .filter((r) => typeof r.call_id !== 'string' || !waiting.has(r.call_id) || readDecision(r.body) === null)
+    .map((r) => String(r.id));
 }
 
 /**
@@ -138,7 +176,8 @@ async function checkpointInSteps(tx: SqlQuery, lease: Lease, values: unknown[]):
 export async function commitTurn(sql: Sql, lease: Lease, commit: Commit): Promise<JournalRead | null> {
   if (commit.retryAfterMs !== undefined) checkLeaseMs(commit.retryAfterMs, 'retryAfterMs');
   const { status, rows } = logRows(lease, commit);
-  const values = params(lease, commit, status, rows);
+  const skipped = (commit.applied?.length ?? 0) > 0 ? await skippedDecisions(sql, lease, commit.applied ?? []) : [];
+  const values = params(lease, commit, status, rows, skipped);
   const [row] = await sql.query(CHECKPOINT_SQL, values);
   let journal: JournalRead | null = null;
   if (row !== undefined) {

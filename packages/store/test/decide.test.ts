@@ -1,4 +1,5 @@
-// `store.decide`'s refusals as typed errors (all or nothing): on PGlite in memory and, when
+// `store.decide`'s refusals as typed errors (all or nothing), and what a worker marks a decision row
+// it takes for a call the turn has not parked: on PGlite in memory and, when
 // TURNKIT_TEST_POSTGRES_URL is set, on a real Postgres in a scratch schema.
 
 import { z } from 'zod';
@@ -119,6 +120,43 @@ describe.each(targets)('store.decide on $name', ({ open, skip }) => {
       expect((ended as Error).message).toBe(
         `store.decide: turn '${id}' is not waiting for approval (its status is stopped); only a turn in status awaiting_approval takes decisions.`,
       );
+    });
+  });
+
+  it.skipIf(Boolean(skip))('a worker marks a decision row for a call the turn has not parked ignored, not applied', async () => {
+    await parked(async (store, sql, id, paid) => {
+      // A row no store.decide writes (another writer of the table's) for a call the turn has not
+      // parked; the turn is marked runnable as a decision would mark it.
+      await sql.query(
+        `INSERT INTO turnkit_inbox (turn_id, kind, call_id, body) VALUES ($1, 'decision', 'c7', '{"type":"approve"}'::jsonb)`,
+        [id],
+      );
+      await sql.query('UPDATE turnkit_turns SET runnable = true WHERE id = $1', [id]);
+      await createWorker({ store, agents: agents(paid) }).runUntilIdle();
+      expect((await store.get(id))?.status).toBe('awaiting_approval');
+      expect(await statuses(store, id)).toEqual([['c7', 'ignored']]);
+      // Nothing is left for a worker: the turn is not runnable until a decision comes.
+      const [row] = await sql.query('SELECT runnable FROM turnkit_turns WHERE id = $1', [id]);
+      expect(row?.runnable).toBe(false);
+
+      // Beside real decisions, taken with them in one checkpoint: only the real ones are applied.
+      await sql.query(
+        `INSERT INTO turnkit_inbox (turn_id, kind, call_id, body) VALUES ($1, 'decision', 'c8', '{"type":"reject"}'::jsonb)`,
+        [id],
+      );
+      expect(await store.decide(id, { c1: { type: 'approve' }, c2: { type: 'reject' } })).toEqual({
+        accepted: ['c1', 'c2'],
+        ignored: [],
+      });
+      await createWorker({ store, agents: agents(paid) }).runUntilIdle();
+      expect((await store.get(id))?.status).toBe('stopped');
+      expect(await statuses(store, id)).toEqual([
+        ['c7', 'ignored'],
+        ['c8', 'ignored'],
+        ['c1', 'applied'],
+        ['c2', 'applied'],
+      ]);
+      expect(paid).toEqual(['c1']);
     });
   });
 });
