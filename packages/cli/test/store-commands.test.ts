@@ -38,7 +38,10 @@ async function approvalFlow(store: string, cwd: string): Promise<void> {
   expect([approved.code, approved.stdout.split('\n')[0]]).toEqual([0, `Approved call_1 of turn ${id} (stored).`]);
   // First decision wins: a second one is refused, exit 1; nothing ran yet (no worker).
   const again = await turnkit(['reject', id, 'call_1', '--store', store], { cwd });
-  expect([again.code, again.stderr]).toEqual([1, `Call call_1 of turn ${id} was decided already; the first decision stands.\n`]);
+  expect([again.code, again.stderr]).toEqual([
+    1,
+    `turnkit: call 'call_1' of turn '${id}' has a decision already, and the first decision per call stands; nothing of this request was stored, so send any other decisions again without it.\n`,
+  ]);
   expect(await charges(cwd)).toEqual([]);
 
   // The worker (the scenario file as the agents file) charges, parks on call_2.
@@ -158,7 +161,7 @@ describe('turnkit run --store and the commands on stored turns', () => {
     const bad = await turnkit(['approve', turnIdOf(run.stdout), 'call_9', '--store', store], { cwd: dir });
     expect([bad.code, bad.stderr]).toEqual([
       2,
-      `turnkit: turn '${turnIdOf(run.stdout)}' has no parked call 'call_9'; its parked calls are 'call_1'.\n`,
+      `turnkit: turn '${turnIdOf(run.stdout)}' has no parked call 'call_9'; its calls waiting for a decision are 'call_1'. Nothing of this request was stored; send decisions for waiting calls only.\n`,
     ]);
   }, 120_000);
 });

@@ -4,7 +4,14 @@
 
 import { createRoute, OpenAPIHono, z } from '@hono/zod-openapi';
 import { type ApprovalDecision, definedProps, type TurnLimitsInput } from '@turnkit/core';
-import { type Store, TurnExistsError } from '@turnkit/store';
+import {
+  CallAlreadyDecidedError,
+  type Store,
+  TurnExistsError,
+  TurnNotFoundError,
+  TurnNotWaitingError,
+  UnknownCallError,
+} from '@turnkit/store';
 import { type ApiError, callerError, errorReply, validationError } from './errors.js';
 import { jsonMessage, startAfter, watchStream } from './events.js';
 import {
@@ -88,9 +95,12 @@ export const routes = {
     security,
     request: { params: TurnParams, ...body(DecideBody) },
     responses: {
-      200: json(Decided, 'Durable: the first decision per call wins.'),
+      200: json(Decided, 'Durable: every decision given was stored (all or nothing).'),
       404: json(ErrorBody, 'No such turn.'),
-      409: json(ErrorBody, 'The turn is not waiting for approval, or has no such parked call.'),
+      409: json(
+        ErrorBody,
+        'Nothing was stored: the turn is not waiting for approval (`not_waiting`), has not parked a call given (`unknown_call`), or a call given has a decision already (`already_decided`).',
+      ),
       ...bodyErrors,
     },
   }),
@@ -166,13 +176,13 @@ export function createApi(store: Store, options: { readonly pollMs: number }): O
     const { id } = c.req.valid('param');
     const decisions = ownDecisions((await c.req.json()) as { decisions: Record<string, unknown> });
     if (!(decisions instanceof Map)) return errorReply(c, 400, decisions);
-    const problem = await decideProblem(store, id, [...decisions.keys()]);
-    if (problem !== null) return errorReply(c, problem.status, problem.error);
     try {
       const result = await store.decide(id, Object.fromEntries(decisions));
       return c.json({ accepted: [...result.accepted], ignored: [...result.ignored] }, 200);
     } catch (error) {
-      return errorReply(c, 409, { code: 'conflict', message: error instanceof Error ? error.message : String(error) });
+      // The store decides what a decision may change; its refusal is the answer (rethrown: a 500).
+      const problem = decideProblem(error);
+      return errorReply(c, problem.status, problem.error);
     }
   });
 
@@ -214,28 +224,24 @@ function ownDecisions(raw: { decisions: Record<string, unknown> }): Map<string, 
   return decisions;
 }
 
-/** Why a decision cannot be taken now (404/409 with a clear message), or null. */
-async function decideProblem(store: Store, id: string, callIds: readonly string[]) {
-  const turn = await store.get(id);
-  if (turn === null)
-    return {
-      status: 404 as const,
-      error: { code: 'not_found', message: `There is no turn '${id}'; list turns with GET /api/turns.` },
-    };
-  if (turn.status !== 'awaiting_approval')
-    return {
-      status: 409 as const,
-      error: { code: 'not_waiting', message: `Turn '${id}' is not waiting for approval (its status is ${turn.status}).` },
-    };
-  const parked = new Set((turn.state?.batch?.parked ?? []).map((p) => p.call.id));
-  const unknown = callIds.filter((callId) => !parked.has(callId));
-  if (unknown.length === 0) return null;
-  return {
-    status: 409 as const,
-    error: {
-      code: 'unknown_call',
-      message: `Turn '${id}' has no parked call ${unknown.map((u) => `'${u}'`).join(', ')}; its parked calls are ${[...parked].map((p) => `'${p}'`).join(', ')}.`,
-      field: 'body.decisions',
-    },
+/**
+ * The answer to a refusal of `store.decide` (404 for no such turn, 409 for a turn not waiting, a
+ * call it has not parked or one decided already), with the store's message; anything else is rethrown.
+ */
+function decideProblem(error: unknown): { status: 404 | 409; error: ApiError } {
+  const told = (e: Error): string => {
+    const text = e.message.replace(/^store\.decide: /, '');
+    return text.charAt(0).toUpperCase() + text.slice(1);
   };
+  if (error instanceof TurnNotFoundError)
+    return {
+      status: 404,
+      error: { code: 'not_found', message: `There is no turn '${error.turnId}'; list turns with GET /api/turns.` },
+    };
+  if (error instanceof TurnNotWaitingError) return { status: 409, error: { code: 'not_waiting', message: told(error) } };
+  if (error instanceof UnknownCallError)
+    return { status: 409, error: { code: 'unknown_call', message: told(error), field: 'body.decisions' } };
+  if (error instanceof CallAlreadyDecidedError)
+    return { status: 409, error: { code: 'already_decided', message: told(error), field: 'body.decisions' } };
+  throw error;
 }

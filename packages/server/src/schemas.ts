@@ -91,9 +91,10 @@ export const DecideBody = z
   .strict()
   .openapi('Decide');
 
-export const Decided = z
-  .object({ accepted: z.array(z.string()), ignored: z.array(z.string()) })
-  .openapi('Decided', { description: 'The first decision per call wins; later ones are ignored.' });
+export const Decided = z.object({ accepted: z.array(z.string()), ignored: z.array(z.string()) }).openapi('Decided', {
+  description:
+    'The calls decided: `accepted` lists every call given. `ignored` is always empty (a call with a decision already is answered 409 `already_decided`).',
+});
 
 export const CancelBody = z
   .object({ reason: z.string().max(2000).optional() })

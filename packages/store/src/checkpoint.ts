@@ -33,7 +33,7 @@ const json = (value: unknown): string | null => (value === undefined ? null : JS
 // $1 id, $2 token, $3 version, $4 state, $5 status, $6 fail, $7 grants, $8 budget usage, $9 log rows
 // appended, $10 terminal, $11 release, $12 retry after ms, $13 the log rows, $14 the state's limits,
 // $15 the observer's trace context, $16 inbox ids applied, $17 call ids whose journal to read (the
-// batch this checkpoint starts), or null.
+// batch this checkpoint starts), or null, $18 the inbox ids of $16 that core did not take (the worker's `ignored`: marked ignored).
 const SET_TURN = `
   state = coalesce($4::json, state), state_limits = coalesce($14::json, state_limits), status = $5::text, error = coalesce($6::jsonb, error),
   grants = coalesce($7::json, grants), budget_usage = coalesce($8::json, budget_usage),
@@ -75,7 +75,7 @@ t AS (
 ),
 log AS (${APPEND_LOG}),
 inbox AS (
-  UPDATE turnkit_inbox SET status = CASE WHEN id = ANY($16::bigint[]) THEN 'applied' ELSE 'ignored' END, applied_at = now()
+  UPDATE turnkit_inbox SET status = CASE WHEN id = ANY($16::bigint[]) AND NOT id = ANY($18::bigint[]) THEN 'applied' ELSE 'ignored' END, applied_at = now()
   WHERE turn_id = $1 AND status = 'pending' AND (id = ANY($16::bigint[]) OR $10::bool) AND EXISTS (SELECT 1 FROM t)
 ),
 durability AS (SELECT set_config('synchronous_commit', 'off', true) FROM t WHERE NOT ($10::bool OR $11::bool))
@@ -107,6 +107,7 @@ function params(lease: Lease, commit: Commit, status: StoredStatus, rows: readon
     commit.traceContext ?? null,
     commit.applied ?? [],
     batch === null || batch === undefined ? null : batch.calls.map((c) => c.id),
+    commit.ignored ?? [],
   ];
 }
 
@@ -122,15 +123,15 @@ async function checkpointInSteps(tx: SqlQuery, lease: Lease, values: unknown[]):
   }
   // Sees every inbox row committed before it: a decision or cancel commits before the update above
   // locked the turn's row, or waits for this transaction and then finds the turn as written here.
-  const [id, , , , status, , , , , terminal, release, wakeAfterMs, , , , applied] = values;
+  const [id, , , , status, , , , , terminal, release, wakeAfterMs, , , , applied, , skipped] = values;
   await tx.query(
     `WITH inbox AS (
-       UPDATE turnkit_inbox SET status = CASE WHEN id = ANY($5::bigint[]) THEN 'applied' ELSE 'ignored' END, applied_at = now()
+       UPDATE turnkit_inbox SET status = CASE WHEN id = ANY($5::bigint[]) AND NOT id = ANY($6::bigint[]) THEN 'applied' ELSE 'ignored' END, applied_at = now()
        WHERE turn_id = $1 AND status = 'pending' AND (id = ANY($5::bigint[]) OR $3::bool)),
-     t AS (UPDATE turnkit_turns SET ${runnable({ id: '$1', status: '$2', terminal: '$3', release: '$4', applied: '$5', wake: '$6::bool' })}
+     t AS (UPDATE turnkit_turns SET ${runnable({ id: '$1', status: '$2', terminal: '$3', release: '$4', applied: '$5', wake: '$7::bool' })}
            WHERE id = $1 AND ($3::bool OR $4::bool) RETURNING runnable, run_after)
      SELECT pg_notify(${CHANNEL_SQL}, $1) FROM t WHERE $4::bool AND NOT $3::bool AND t.runnable AND t.run_after IS NULL`,
-    [id, status, terminal, release, applied, wakeAfterMs !== null],
+    [id, status, terminal, release, applied, skipped, wakeAfterMs !== null],
   );
   return Number(row.version);
 }

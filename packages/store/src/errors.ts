@@ -1,11 +1,81 @@
-// The errors the store throws that callers tell apart: a submit whose id is taken, and the errors
-// of a fenced write (the worker that gets one stops working on the turn).
+// The errors the store throws that callers tell apart: a submit whose id is taken, the reasons
+// `decide` refuses decisions (a server answers them with 404 or 409 instead of looking at the
+// parked calls itself), and the errors of a fenced write (the worker that gets one stops working
+// on the turn).
 
 /** `submit` was given an id a turn has already (a server answers it with 409, not 500). */
 export class TurnExistsError extends Error {
   constructor(readonly turnId: string) {
     super(`store.submit: a turn with id '${turnId}' exists already; pick another id or leave \`id\` out.`);
     this.name = 'TurnExistsError';
+  }
+}
+
+const quoted = (ids: readonly string[]): string => ids.map((id) => `'${id}'`).join(', ');
+
+/** `decide` or `cancel` was given an id no turn has (a server answers it with 404). */
+export class TurnNotFoundError extends Error {
+  constructor(
+    readonly turnId: string,
+    method: 'decide' | 'cancel' = 'decide',
+  ) {
+    super(`store.${method}: there is no turn '${turnId}'; check the turn id (store.list lists the stored turns).`);
+    this.name = 'TurnNotFoundError';
+  }
+}
+
+/** `decide` was given a turn that is not parked on calls waiting for approval (a server answers it with 409). */
+export class TurnNotWaitingError extends Error {
+  constructor(
+    readonly turnId: string,
+    readonly status: string,
+  ) {
+    super(
+      `store.decide: turn '${turnId}' is not waiting for approval (its status is ${status}); only a turn in status awaiting_approval takes decisions.`,
+    );
+    this.name = 'TurnNotWaitingError';
+  }
+}
+
+/**
+ * `decide` was given call ids the turn has not parked (a server answers it with 409). `callIds`:
+ * the unknown ones; `waiting`: the parked calls that take a decision now. Nothing was stored.
+ */
+export class UnknownCallError extends Error {
+  constructor(
+    readonly turnId: string,
+    readonly callIds: readonly string[],
+    readonly waiting: readonly string[],
+  ) {
+    const calls = callIds.length === 1 ? 'call' : 'calls';
+    const rest =
+      waiting.length === 0
+        ? 'and none of its calls waits for a decision now'
+        : `its calls waiting for a decision are ${quoted(waiting)}`;
+    super(
+      `store.decide: turn '${turnId}' has no parked ${calls} ${quoted(callIds)}; ${rest}. Nothing of this request was stored; send decisions for waiting calls only.`,
+    );
+    this.name = 'UnknownCallError';
+  }
+}
+
+/**
+ * `decide` was given calls that have a decision already, applied or waiting for a worker (a
+ * server answers it with 409). The first decision per call stands; nothing of this request was stored.
+ */
+export class CallAlreadyDecidedError extends Error {
+  constructor(
+    readonly turnId: string,
+    readonly callIds: readonly string[],
+  ) {
+    const which =
+      callIds.length === 1
+        ? `call ${quoted(callIds)} of turn '${turnId}' has`
+        : `calls ${quoted(callIds)} of turn '${turnId}' have`;
+    super(
+      `store.decide: ${which} a decision already, and the first decision per call stands; nothing of this request was stored, so send any other decisions again without ${callIds.length === 1 ? 'it' : 'them'}.`,
+    );
+    this.name = 'CallAlreadyDecidedError';
   }
 }
 

@@ -4,7 +4,7 @@
 import { parseTurnState, readDecision, type ApprovalDecision, type TurnState } from '@turnkit/core';
 import { restoredState, TERMINAL } from './columns.js';
 import { crashPoint } from './crash.js';
-import { messageOf } from './errors.js';
+import { CallAlreadyDecidedError, messageOf, TurnNotFoundError, TurnNotWaitingError, UnknownCallError } from './errors.js';
 import { CHANNEL_SQL } from './notify.js';
 import type { Row, Sql, SqlQuery } from './sql.js';
 import type { DecideResult, Lease, PendingInbox, StoredStatus } from './types.js';
@@ -28,12 +28,11 @@ function checkDecisions(decisions: Record<string, ApprovalDecision>): [string, A
   });
 }
 
-/** The turn's state, locked for this transaction, when it waits for approval; else a clear error. */
+/** The turn's state, locked for this transaction, when it waits for approval; else the error that says why not. */
 async function lockParkedState(tx: SqlQuery, id: string): Promise<TurnState> {
   const [row] = await tx.query('SELECT status, state, state_limits FROM turnkit_turns WHERE id = $1 FOR UPDATE', [id]);
-  if (row === undefined) throw new Error(`store.decide: there is no turn '${id}'.`);
-  if (row.status !== 'awaiting_approval')
-    throw new Error(`store.decide: turn '${id}' is not waiting for approval (its status is ${String(row.status)}).`);
+  if (row === undefined) throw new TurnNotFoundError(id);
+  if (row.status !== 'awaiting_approval') throw new TurnNotWaitingError(id, String(row.status));
   try {
     return parseTurnState(restoredState(id, row.state, row.state_limits));
   } catch (error) {
@@ -41,12 +40,31 @@ async function lockParkedState(tx: SqlQuery, id: string): Promise<TurnState> {
   }
 }
 
-function checkParked(id: string, state: TurnState, callIds: readonly string[]): void {
-  const parked = new Set((state.batch?.parked ?? []).map((p) => p.call.id));
-  const unknown = callIds.filter((callId) => !parked.has(callId));
-  if (unknown.length === 0) return;
-  const quote = (ids: Iterable<string>): string => [...ids].map((c) => `'${c}'`).join(', ') || '(none)';
-  throw new Error(`store.decide: turn '${id}' has no parked call ${quote(unknown)}; its parked calls are ${quote(parked)}.`);
+/**
+ * Throws unless every call id is a parked call that takes a decision now: unknown ids first
+ * (UnknownCallError), then calls with a decision already, applied to the state or in the inbox
+ * (CallAlreadyDecidedError). An inbox row of any status counts: the inbox keeps one decision row
+ * per call, so no second one could be stored.
+ */
+async function checkParked(tx: SqlQuery, id: string, state: TurnState, callIds: readonly string[]): Promise<void> {
+  const batch = state.batch;
+  const parked = (batch?.parked ?? []).map((p) => p.call.id);
+  const rows = await tx.query(
+    `SELECT call_id FROM turnkit_inbox WHERE turn_id = $1 AND kind = 'decision' AND call_id = ANY($2::text[])`,
+    [id, parked],
+  );
+  const inInbox = new Set(rows.map((r) => String(r.call_id)));
+  const decided = (callId: string): boolean => Object.hasOwn(batch?.decisions ?? {}, callId) || inInbox.has(callId);
+  const known = new Set(parked);
+  const unknown = callIds.filter((callId) => !known.has(callId));
+  if (unknown.length > 0)
+    throw new UnknownCallError(
+      id,
+      unknown,
+      parked.filter((callId) => !decided(callId)),
+    );
+  const taken = callIds.filter(decided);
+  if (taken.length > 0) throw new CallAlreadyDecidedError(id, taken);
 }
 
 /** Marks a turn runnable and wakes listening workers (delivered when the transaction commits). */
@@ -59,30 +77,34 @@ function markRunnable(tx: SqlQuery, id: string): Promise<unknown> {
   );
 }
 
+/**
+ * Stores decisions for parked calls, all or none: when any call id is unknown or any call has a
+ * decision already, it throws (see checkParked) and stores nothing, so a caller never has to find
+ * out which part of a request was taken. `ignored` is always empty (a call decided already is an
+ * error); it stays in the answer so that callers reading it keep working.
+ */
 export async function decideTurn(sql: Sql, id: string, decisions: Record<string, ApprovalDecision>): Promise<DecideResult> {
   const entries = checkDecisions(decisions);
   const result = await sql.transaction(async (tx) => {
     const state = await lockParkedState(tx, id);
-    checkParked(
+    await checkParked(
+      tx,
       id,
       state,
       entries.map(([callId]) => callId),
     );
-    const accepted: string[] = [];
-    const ignored: string[] = [];
     for (const [callId, decision] of entries) {
-      const inserted = Object.hasOwn(state.batch?.decisions ?? {}, callId)
-        ? []
-        : await tx.query(
-            `INSERT INTO turnkit_inbox (turn_id, kind, call_id, body) VALUES ($1, 'decision', $2, $3::jsonb) ON CONFLICT (turn_id, call_id) WHERE kind = 'decision' DO NOTHING RETURNING id`,
-            [id, callId, JSON.stringify(decision)],
-          );
-      (inserted.length > 0 ? accepted : ignored).push(callId);
+      const inserted = await tx.query(
+        `INSERT INTO turnkit_inbox (turn_id, kind, call_id, body) VALUES ($1, 'decision', $2, $3::jsonb) ON CONFLICT (turn_id, call_id) WHERE kind = 'decision' DO NOTHING RETURNING id`,
+        [id, callId, JSON.stringify(decision)],
+      );
+      // checkParked saw no row for the call under the turn's lock; throwing rolls back any row stored above.
+      if (inserted.length === 0) throw new CallAlreadyDecidedError(id, [callId]);
     }
-    if (accepted.length > 0) await markRunnable(tx, id);
-    return { accepted, ignored };
+    await markRunnable(tx, id);
+    return { accepted: entries.map(([callId]) => callId), ignored: [] };
   });
-  if (result.accepted.length > 0) crashPoint('decision_written');
+  crashPoint('decision_written');
   return result;
 }
 
@@ -90,7 +112,7 @@ export async function cancelTurn(sql: Sql, id: string, reason: string | undefine
   if (reason !== undefined && typeof reason !== 'string') throw new TypeError('store.cancel: `reason` must be a string.');
   return sql.transaction(async (tx) => {
     const [row] = await tx.query('SELECT status FROM turnkit_turns WHERE id = $1 FOR UPDATE', [id]);
-    if (row === undefined) throw new Error(`store.cancel: there is no turn '${id}'.`);
+    if (row === undefined) throw new TurnNotFoundError(id, 'cancel');
     if (TERMINAL.has(row.status as StoredStatus)) return false;
     await tx.query(
       `INSERT INTO turnkit_inbox (turn_id, kind, body) VALUES ($1, 'cancel', $2::jsonb) ON CONFLICT (turn_id) WHERE kind = 'cancel' DO NOTHING`,

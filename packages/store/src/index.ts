@@ -1,4 +1,15 @@
-export { openStore, openSql, createStore, LeaseLostError, ConflictError, TurnExistsError } from './store.js';
+export {
+  openStore,
+  openSql,
+  createStore,
+  LeaseLostError,
+  ConflictError,
+  TurnExistsError,
+  TurnNotFoundError,
+  TurnNotWaitingError,
+  UnknownCallError,
+  CallAlreadyDecidedError,
+} from './store.js';
 export type { OpenStoreOptions, Store } from './store.js';
 export { createWorker } from './worker.js';
 export type { AgentDefinition, Worker, WorkerOptions } from './worker.js';

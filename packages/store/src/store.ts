@@ -31,7 +31,15 @@ import type {
 } from './types.js';
 import { watchTurn } from './watch.js';
 
-export { ConflictError, LeaseLostError, TurnExistsError } from './errors.js';
+export {
+  CallAlreadyDecidedError,
+  ConflictError,
+  LeaseLostError,
+  TurnExistsError,
+  TurnNotFoundError,
+  TurnNotWaitingError,
+  UnknownCallError,
+} from './errors.js';
 
 export interface OpenStoreOptions {
   /** A Postgres schema to keep the tables in (created if missing); default: the connection's search_path. */
@@ -54,7 +62,11 @@ export interface Store {
   /** The turn, or null when there is none with that id. */
   get(id: string): Promise<StoredTurn | null>;
   list(options?: ListOptions): Promise<TurnPage>;
-  /** Decides parked calls; durable when it resolves. The first decision per call wins. */
+  /**
+   * Decides parked calls; durable when it resolves. All or nothing: throws TurnNotFoundError,
+   * TurnNotWaitingError, UnknownCallError (a call id the turn has not parked) or
+   * CallAlreadyDecidedError (the first decision per call stands) and then stores none of them.
+   */
   decide(id: string, decisions: Record<string, ApprovalDecision>): Promise<DecideResult>;
   /** Asks for the turn to be cancelled; durable when it resolves. False when the turn has already ended. */
   cancel(id: string, reason?: string): Promise<boolean>;

@@ -5,6 +5,7 @@
 
 import {
   approvalDeadline,
+  decisionsTaken,
   isTerminal,
   type ApprovalDecision,
   type Effect,
@@ -29,6 +30,8 @@ const MAX_WAIT_MS = 2_147_483_647;
 
 export class TurnRun {
   private readonly unwritten = { messages: [] as Message[], notices: [] as Notice[] };
+  /** Inbox rows taken for core that core did not apply, for the next commit to mark `ignored`. */
+  private readonly ignoredRows: string[] = [];
   private readonly idempotent: ReadonlySet<string>;
   /** The state after the last step (what a retry parks). */
   private latest: TurnState | null = null;
@@ -90,6 +93,7 @@ export class TurnRun {
         notices,
         ...wake,
         applied: [...commit.applied],
+        ignored: this.ignoredRows.splice(0),
         // The claim's grants (for this turn's dispatcher) and the grants given during this run.
         grants: [...this.dispatcher.grants(), ...this.dispatcher.grants({ turnId: lease.id })],
         budgetUsage: this.dispatcher.budgetUsage(),
@@ -198,8 +202,15 @@ export class TurnRun {
       // defineProperty: a call id such as `__proto__` is a plain key.
       Object.defineProperty(decisions, row.callId, { value: row.decision, enumerable: true, writable: true, configurable: true });
     }
-    // The driver records the decisions core takes from this event (recordTaken), after the step.
-    return { type: 'approvals_decided', decisions };
+    const event: TurnEvent = { type: 'approvals_decided', decisions };
+    // Rows core does not take (no such parked call, decided already, not a decision) are written
+    // `ignored` with the commit that settles them; the driver records the taken ones (recordTaken).
+    const decided = new Set(decisionsTaken(current, event).map((t) => t.call.id));
+    for (const id of apply.rows) {
+      const callId = inbox.find((r) => r.inboxId === id)?.callId;
+      if (callId == null || !decided.has(callId)) this.ignoredRows.push(id);
+    }
+    return event;
   }
 
   handlers(): EffectHandlers {

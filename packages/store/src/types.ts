@@ -98,9 +98,11 @@ export interface TurnPage {
   readonly cursor: string | null;
 }
 
-/** What `decide` did: first decision per call wins, later ones are ignored. */
+/** What `decide` stored: every call id given (a request with any call it cannot take throws and stores nothing). */
 export interface DecideResult {
+  /** The call ids decided, in the order given. */
   readonly accepted: readonly string[];
+  /** Always empty: a call with a decision already makes `decide` throw CallAlreadyDecidedError. Kept so callers reading it keep working. */
   readonly ignored: readonly string[];
 }
 
@@ -164,6 +166,8 @@ export interface Commit {
   readonly notices?: readonly Notice[];
   /** Inbox rows whose effect `state` includes: marked applied in the same transaction. */
   readonly applied?: readonly string[];
+  /** Of `applied`, the decision rows core did not take (`decisionsTaken`): marked ignored instead. */
+  readonly ignored?: readonly string[];
   readonly grants?: readonly Grant[];
   readonly budgetUsage?: BudgetUsage;
   /** The store fails the turn (state is left as stored). */

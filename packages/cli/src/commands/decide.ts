@@ -2,6 +2,7 @@
 // parked call of a stored turn. A worker applies it (`turnkit worker`).
 
 import type { ApprovalDecision } from '@turnkit/core';
+import { CallAlreadyDecidedError } from '@turnkit/store';
 import { type Command, Option } from 'commander';
 import { oneLine, UsageError } from '../errors.js';
 import { safeText, shellCommand } from '../safe-text.js';
@@ -14,21 +15,24 @@ interface DecideFlags {
   readonly reason?: string;
 }
 
+/** The store's message on one line, without the `store.decide:` it starts with (the command names itself). */
+const storeMessage = (error: unknown): string => oneLine(error).replace(/^store\.decide: /, '');
+
 async function decideCommand(turnId: string, callId: string, decision: ApprovalDecision, store: string): Promise<number> {
   return withStore(store, async (opened) => {
     const turn = await getTurn(opened, turnId, store);
-    let result;
     try {
-      result = await opened.decide(turnId, { [callId]: decision });
+      await opened.decide(turnId, { [callId]: decision });
     } catch (error) {
-      // Not parked, no such call: the store's message names the turn, the call and the parked ones.
-      throw new UsageError(oneLine(error).replace(/^store\.decide: /, ''));
+      // The first decision stands: not a usage error, so the exit is `failed`, as for any decision not taken.
+      if (error instanceof CallAlreadyDecidedError) {
+        process.stderr.write(`turnkit: ${safeText(storeMessage(error))}\n`);
+        return EXIT.failed;
+      }
+      // Not parked, no such call: the store's message names the turn, the call and the waiting ones.
+      throw new UsageError(storeMessage(error));
     }
     const verb = decision.type === 'approve' ? 'Approved' : 'Rejected';
-    if (result.ignored.length > 0) {
-      process.stderr.write(`${safeText(`Call ${callId} of turn ${turnId} was decided already; the first decision stands.`)}\n`);
-      return EXIT.failed;
-    }
     const worker = shellCommand(['turnkit', 'worker', '--agents', 'AGENTS_FILE', '--until-idle', ...storeArgs(store)]);
     const waiting = turn.parked.filter((p) => p.call.id !== callId).map((p) => p.call.id);
     process.stdout.write(

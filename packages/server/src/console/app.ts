@@ -4,7 +4,15 @@
 // the session's CSRF token.
 
 import { type ApprovalDecision, definedProps } from '@turnkit/core';
-import type { DecideResult, Store, StoredStatus, WatchEvent } from '@turnkit/store';
+import {
+  CallAlreadyDecidedError,
+  type Store,
+  type StoredStatus,
+  TurnNotFoundError,
+  TurnNotWaitingError,
+  UnknownCallError,
+  type WatchEvent,
+} from '@turnkit/store';
 import { type Context, Hono } from 'hono';
 import { deleteCookie, getCookie, setCookie } from 'hono/cookie';
 import { csrf } from 'hono/csrf';
@@ -196,14 +204,19 @@ function addTurnPages(app: Hono<Env>, options: ConsoleOptions): void {
       );
     const { call, action } = form.data;
     const reason = form.data.reason?.trim() ?? '';
-    const turn = await store.get(id);
-    if (turn === null) return problem(c, 404, `There is no turn '${id}'.`);
-    const parked = turn.parked.find((p) => p.call.id === call);
-    if (parked === undefined)
-      return problem(c, 409, `Call '${call}' of turn '${id}' is not waiting for a decision (it may have been decided already).`);
     const csrfToken = c.get('session').csrf;
     // Reject asks for the reason the model reads first: a second step, never a reject without one.
-    if (action === 'reject' && reason === '')
+    // That step shows the parked call, so it reads the turn; the decision itself is the store's to refuse.
+    if (action === 'reject' && reason === '') {
+      const turn = await store.get(id);
+      if (turn === null) return problem(c, 404, `There is no turn '${id}'.`);
+      const parked = turn.parked.find((p) => p.call.id === call);
+      if (parked === undefined)
+        return problem(
+          c,
+          409,
+          `Call '${call}' of turn '${id}' is not waiting for a decision (it may have been decided already).`,
+        );
       return c.html(
         page(
           { title: `Reject ${call}`, csrf: csrfToken, waiting: (await listView(store, {})).waiting },
@@ -216,25 +229,19 @@ function addTurnPages(app: Hono<Env>, options: ConsoleOptions): void {
         ),
         form.data.reason === undefined ? 200 : 400,
       );
+    }
     const decision: ApprovalDecision =
       action === 'reject'
         ? { type: 'reject', reason }
         : action === 'approve_always'
           ? { type: 'approve', remember: 'tool' }
           : { type: 'approve' };
-    let result: DecideResult;
     try {
-      result = await store.decide(id, Object.fromEntries([[call, decision]]));
+      await store.decide(id, Object.fromEntries([[call, decision]]));
     } catch (error) {
-      return problem(c, 409, error instanceof Error ? error.message : String(error));
+      const refused = decideRefusal(error, id, call);
+      return problem(c, refused.status, refused.message);
     }
-    // The store answers which decisions it took: an ignored one changed nothing, and the page says so.
-    if (!result.accepted.includes(call))
-      return problem(
-        c,
-        409,
-        `Call '${call}' of turn '${id}' already has a decision in the store, so this one was not taken; the call still waits. Reload the turn to see its decisions, or cancel the turn.`,
-      );
     return c.redirect(`/console/turns/${encodeURIComponent(id)}`, 303);
   });
 
@@ -247,6 +254,27 @@ function addTurnPages(app: Hono<Env>, options: ConsoleOptions): void {
     await store.cancel(id, reason ? reason : 'cancelled from the console');
     return c.redirect(`/console/turns/${encodeURIComponent(id)}`, 303);
   });
+}
+
+/** What the page says when the store refuses a decision (404 or 409); anything else is rethrown. */
+function decideRefusal(error: unknown, id: string, call: string): { status: 404 | 409; message: string } {
+  if (error instanceof TurnNotFoundError) return { status: 404, message: `There is no turn '${id}'.` };
+  if (error instanceof TurnNotWaitingError)
+    return {
+      status: 409,
+      message: `Turn '${id}' is not waiting for approval (its status is ${error.status}); reload the page to see where it is.`,
+    };
+  if (error instanceof UnknownCallError)
+    return {
+      status: 409,
+      message: `Turn '${id}' has no parked call '${call}'; reload the page to see the calls waiting for a decision.`,
+    };
+  if (error instanceof CallAlreadyDecidedError)
+    return {
+      status: 409,
+      message: `Call '${call}' of turn '${id}' already has a decision in the store, so this one was not taken; the call still waits. Reload the turn to see its decisions, or cancel the turn.`,
+    };
+  throw error;
 }
 
 /**

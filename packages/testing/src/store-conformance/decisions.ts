@@ -12,7 +12,10 @@ export function decisionsTests<S extends ConformanceStore>(ctx: SuiteContext<S>)
     const { id, agent } = await ctx.parkedTurn(runs, 'approve');
     expect((await ctx.store.get(id))?.parked.map((p) => p.call.id)).toEqual(['c2']);
     expect(await ctx.store.decide(id, { c2: { type: 'approve' } })).toEqual({ accepted: ['c2'], ignored: [] });
-    expect(await ctx.store.decide(id, { c2: { type: 'reject', reason: 'too late' } })).toEqual({ accepted: [], ignored: ['c2'] });
+    // A second decision for the call is refused, naming it: the first one stands.
+    const late = ctx.store.decide(id, { c2: { type: 'reject', reason: 'too late' } });
+    await expect(late).rejects.toMatchObject({ name: 'CallAlreadyDecidedError', turnId: id, callIds: ['c2'] });
+    await expect(late).rejects.toThrow(/call 'c2' of turn '.*' has a decision already/);
     const before = await ctx.store.get(id);
     expect(before?.parked).toEqual([]);
     expect(before?.decisions.map((d) => [d.callId, d.status])).toEqual([['c2', 'pending']]);
@@ -22,15 +25,29 @@ export function decisionsTests<S extends ConformanceStore>(ctx: SuiteContext<S>)
     expect(turn?.status).toBe('stopped');
     expect(turn?.decisions.map((d) => [d.callId, d.status])).toEqual([['c2', 'applied']]);
     expect(Object.fromEntries(runs)).toEqual({ c1: 1, c2: 1 });
-    await expect(ctx.store.decide(id, { c2: { type: 'approve' } })).rejects.toThrow(/not waiting for approval/);
+    await expect(ctx.store.decide(id, { c2: { type: 'approve' } })).rejects.toMatchObject({
+      name: 'TurnNotWaitingError',
+      turnId: id,
+      status: 'stopped',
+      message: expect.stringMatching(/not waiting for approval \(its status is stopped\)/),
+    });
   });
 
   it('decisions: an unknown turn, an unknown call or a malformed decision is a clear error and changes nothing', async () => {
     const { id, agent } = await ctx.parkedTurn(new Map(), 'baddecide');
-    await expect(ctx.store.decide('no_such_turn', { c2: { type: 'approve' } })).rejects.toThrow(/no turn 'no_such_turn'/);
-    await expect(ctx.store.decide(id, { c2: { type: 'approve' }, c9: { type: 'approve' } })).rejects.toThrow(
-      /no parked call 'c9'/,
-    );
+    await expect(ctx.store.decide('no_such_turn', { c2: { type: 'approve' } })).rejects.toMatchObject({
+      name: 'TurnNotFoundError',
+      turnId: 'no_such_turn',
+      message: expect.stringMatching(/no turn 'no_such_turn'/),
+    });
+    // A request with an unknown call stores none of its decisions, the valid one (c2) included.
+    await expect(ctx.store.decide(id, { c2: { type: 'approve' }, c9: { type: 'approve' } })).rejects.toMatchObject({
+      name: 'UnknownCallError',
+      turnId: id,
+      callIds: ['c9'],
+      waiting: ['c2'],
+      message: expect.stringMatching(/no parked call 'c9'; its calls waiting for a decision are 'c2'/),
+    });
     await expect(ctx.store.decide(id, { c2: { type: 'yes' } as unknown as ApprovalDecision })).rejects.toThrow(
       /decision for call 'c2'/,
     );
@@ -38,6 +55,53 @@ export function decisionsTests<S extends ConformanceStore>(ctx: SuiteContext<S>)
     expect(await ctx.store.cancel(id, 'cleanup')).toBe(true);
     await ctx.worker({ baddecide: agent }).runUntilIdle();
     expect((await ctx.store.get(id))?.status).toBe('cancelled');
+  });
+
+  it('decisions: all or nothing: a request naming a call decided already stores none of its decisions', async () => {
+    const runs = new Map<string, number>();
+    const { add, pay } = countingTools(runs);
+    const agent = {
+      model: transcriptModel([
+        { id: 'c1', name: 'add', input: { a: 1, b: 2 } },
+        { id: 'c2', name: 'pay', input: { n: 3 } },
+        { id: 'c3', name: 'pay', input: { n: 4 } },
+      ]),
+      tools: [add, pay],
+    };
+    const id = await ctx.store.submit({ agent: 'allornothing', input: 'add and pay twice' });
+    await ctx.worker({ allornothing: agent }).runUntilIdle();
+    expect((await ctx.store.get(id))?.parked.map((p) => p.call.id)).toEqual(['c2', 'c3']);
+    await ctx.store.decide(id, { c2: { type: 'approve' } });
+    await expect(ctx.store.decide(id, { c3: { type: 'approve' }, c2: { type: 'reject' } })).rejects.toMatchObject({
+      name: 'CallAlreadyDecidedError',
+      turnId: id,
+      callIds: ['c2'],
+    });
+    // An unknown call is named before a decided one, with the calls that still take a decision.
+    await expect(ctx.store.decide(id, { c2: { type: 'reject' }, c7: { type: 'approve' } })).rejects.toMatchObject({
+      name: 'UnknownCallError',
+      callIds: ['c7'],
+      waiting: ['c3'],
+    });
+    const turn = await ctx.store.get(id);
+    expect(turn?.parked.map((p) => p.call.id)).toEqual(['c3']);
+    expect(turn?.decisions.map((d) => [d.callId, d.status])).toEqual([['c2', 'pending']]);
+    // A worker applies c2 and waits for c3; c2 is decided in the state now, and still refused.
+    await ctx.worker({ allornothing: agent }).runUntilIdle();
+    expect((await ctx.store.get(id))?.status).toBe('awaiting_approval');
+    await expect(ctx.store.decide(id, { c2: { type: 'approve' } })).rejects.toMatchObject({ name: 'CallAlreadyDecidedError' });
+    expect(await ctx.store.decide(id, { c3: { type: 'reject', reason: 'once is enough' } })).toEqual({
+      accepted: ['c3'],
+      ignored: [],
+    });
+    await ctx.worker({ allornothing: agent }).runUntilIdle();
+    const done = await ctx.store.get(id);
+    expect(done?.status).toBe('stopped');
+    expect(done?.decisions.map((d) => [d.callId, d.status])).toEqual([
+      ['c2', 'applied'],
+      ['c3', 'applied'],
+    ]);
+    expect(Object.fromEntries(runs)).toEqual({ c1: 1, c2: 1 });
   });
 
   it('cancel: a parked turn ends cancelled with a result for every call; a second cancel or one after the end changes nothing', async () => {
