@@ -48,7 +48,18 @@ export const TurnSummary = z
 export const TurnPage = z.object({ turns: z.array(TurnSummary), cursor: z.string().nullable() }).openapi('TurnPage');
 
 const Json = z.unknown().openapi({ description: 'Plain JSON as core defines it.' });
-const ToolCall = z.object({ id: z.string(), name: z.string(), input: Json }).openapi('ToolCall');
+const ToolCall = z
+  .object({
+    id: z
+      .string()
+      .openapi({
+        description: "The call's id, unique in the turn (core derives `<id>~<n>` for a repeated or missing model id).",
+      }),
+    name: z.string(),
+    input: Json,
+    originalId: z.string().optional().openapi({ description: "The model's own id, when core gave the call another." }),
+  })
+  .openapi('ToolCall');
 
 export const StoredTurn = z
   .object({
@@ -65,6 +76,12 @@ export const StoredTurn = z
           description: "The input that runs if the call is approved (after the dispatcher's before-hooks); show this one.",
         }),
         reason: z.string().optional(),
+        expiresAfterMs: z.number().int().optional().openapi({ description: 'How long a person has to decide (ms).' }),
+        expiresAt: z
+          .number()
+          .int()
+          .optional()
+          .openapi({ description: 'When the approval expires (epoch ms); then the call is rejected as expired.' }),
       }),
     ),
     decisions: z.array(z.record(z.string(), z.unknown()).openapi({ description: 'an inbox entry' })),

@@ -87,8 +87,11 @@ export function turnLines(turn: StoredTurn, url: string, agentsFile?: string): s
     const store = storeArgs(url);
     lines.push('', 'Waiting for a decision on:');
     // The input that runs if approved (a before-hook may have rewritten the model's).
-    for (const p of turn.parked)
+    for (const p of turn.parked) {
       lines.push(`  ${p.call.id} ${p.call.name} ${JSON.stringify(p.input === undefined ? p.call.input : p.input)}`);
+      if (p.expiresAt !== undefined)
+        lines.push(`    decide by ${new Date(p.expiresAt).toISOString()} (then it is rejected as expired)`);
+    }
     lines.push('Decide each one, then run a worker to continue the turn:');
     const first = turn.parked[0]?.call.id ?? '';
     lines.push(`  ${shellCommand(['turnkit', 'approve', turn.id, first, ...store])}`);

@@ -27,8 +27,15 @@ export const inputThatRuns = (p: ParkedCall): unknown => (p.input === undefined 
 
 /** One parked call: its name, id, why it waits and exactly the input that will run. */
 export function parkedCall(p: ParkedCall): Html {
-  return html`<h3><span class="tool">${p.call.name}</span> <code>${p.call.id}</code></h3>${p.reason ? html`<p class="muted">${p.reason}</p>` : ''}
+  return html`<h3><span class="tool">${p.call.name}</span> <code>${p.call.id}</code></h3>${p.reason ? html`<p class="muted">${p.reason}</p>` : ''}${deadline(p)}
 <p class="label">This input will run:</p>${jsonBlock(inputThatRuns(p), `input of ${p.call.id}`)}`;
+}
+
+/** When the approval expires (the call is then rejected as expired), if it does. */
+function deadline(p: ParkedCall): Html | string {
+  if (p.expiresAt === undefined) return '';
+  const at = new Date(p.expiresAt).toISOString();
+  return html`<p class="muted deadline">Decide by <time datetime="${at}">${at.replace('T', ' ').replace(/\.\d+Z$/, ' UTC')}</time>; then it is rejected as expired.</p>`;
 }
 
 /** The calls waiting for a person, each with exactly the input that will run and the three decisions. */
