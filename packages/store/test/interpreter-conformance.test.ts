@@ -15,7 +15,7 @@ const skipped: Readonly<Record<string, string>> = {
   'system prompt and earlier transcript':
     'store.submit takes an input only: a stored turn cannot start from an earlier transcript',
   'approval: expire':
-    "the store asks no approve callback (a call left out stays parked and the turn is reported suspended); expiry of a stored approval is a durable deadline, tested with the store's approval expiry",
+    "the store asks no approve callback (a call left out stays parked and the turn is reported suspended); expiry of a stored approval is a durable deadline (a tool's or agent's approvalTimeoutMs), tested in thin-driver.test.ts",
   'cancel during a model call':
     "the script throws the model call's AbortError at once, as if the interpreter's own signal had aborted it; a stored turn hears a cancel through its inbox (at its next lease renewal), so the model's error fails the turn first",
 };
