@@ -7,21 +7,38 @@ import { median } from './stats.js';
 
 const TRANSITIONS_PER_ROUND = 3;
 
-function roundEvents(round: number): readonly TurnEvent[] {
-  const id = `call_${round}`;
-  return [
-    {
+/**
+ * The events of `rounds` tool rounds, built once before any timing. A result answers the id core
+ * gave its call (core keeps the model's id unless it takes it for a repeat: call identity), so the
+ * turn is stepped once here to learn those ids; step is pure, so every timed pass gives the same.
+ */
+function plannedEvents(rounds: number): TurnEvent[] {
+  const events: TurnEvent[] = [];
+  let state: TurnState = step(createTurn({ id: 'long', limits: { maxIterations: rounds + 1 } }), {
+    type: 'start',
+    input: 'go',
+  })[0];
+  for (let round = 0; round < rounds; round++) {
+    const replied: TurnEvent = {
       type: 'model_responded',
       // A different input every round: identical batches in a row would be a loop.
       response: {
         text: '',
-        toolCalls: [{ id, name: 'add', input: { a: round, b: 1 } }],
+        toolCalls: [{ id: `call_${round}`, name: 'add', input: { a: round, b: 1 } }],
         usage: { inputTokens: 10, outputTokens: 5 },
       },
-    },
-    { type: 'tools_completed', results: [{ callId: id, name: 'add', output: round + 1, isError: false }] },
-    { type: 'compacted' },
-  ];
+    };
+    state = step(state, replied)[0];
+    const id = state.batch?.calls[0]?.id ?? `call_${round}`;
+    const completed: TurnEvent = {
+      type: 'tools_completed',
+      results: [{ callId: id, name: 'add', output: round + 1, isError: false }],
+    };
+    const compacted: TurnEvent = { type: 'compacted' };
+    state = step(step(state, completed)[0], compacted)[0];
+    events.push(replied, completed, compacted);
+  }
+  return events;
 }
 
 /**
@@ -32,12 +49,15 @@ function roundEvents(round: number): readonly TurnEvent[] {
 export function measureLongTurn(rounds: number, block = 1_000, passes = 3): LongTurnFigure {
   const blocks = Math.ceil(rounds / block);
   const samples: number[][] = Array.from({ length: blocks }, () => []);
+  const planned = plannedEvents(rounds);
   for (let pass = 0; pass < passes; pass++) {
     const limits = { maxIterations: rounds + 1 };
     let state: TurnState = step(createTurn({ id: 'long', limits }), { type: 'start', input: 'go' })[0];
     for (let index = 0; index < blocks; index++) {
-      const events: TurnEvent[] = [];
-      for (let round = index * block; round < Math.min(rounds, (index + 1) * block); round++) events.push(...roundEvents(round));
+      const events = planned.slice(
+        index * block * TRANSITIONS_PER_ROUND,
+        Math.min(rounds, (index + 1) * block) * TRANSITIONS_PER_ROUND,
+      );
       const started = process.hrtime.bigint();
       for (const event of events) state = step(state, event)[0];
       samples[index]?.push(Number(process.hrtime.bigint() - started) / events.length);
