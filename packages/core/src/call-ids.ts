@@ -20,6 +20,8 @@ const BITS = 1024;
 const BYTES = BITS / 8;
 const DERIVED = /~\d+$/;
 const B64 = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/';
+const B64_CODES = Uint8Array.from(B64, (c) => c.charCodeAt(0));
+const PAD = '='.charCodeAt(0);
 
 /** The call ids of a turn with no calls yet. */
 export const NO_CALL_IDS: CallIds = Object.freeze({ count: 0, filter: '' });
@@ -49,7 +51,8 @@ export function identifyCalls(ids: CallIds, calls: readonly ToolCall[]): { calls
     const id = `${own === '' ? 'call' : own.slice(0, MAX_ID_LENGTH - suffix.length)}${suffix}`;
     return own === '' ? { ...rest, id } : { ...rest, id, originalId: own };
   });
-  return { calls: changed ? out : calls, ids: { count: ids.count + calls.length, filter: encode(bits) } };
+  const filter = reply.size === 0 ? ids.filter : encode(bits);
+  return { calls: changed ? out : calls, ids: { count: ids.count + calls.length, filter } };
 }
 
 /** Why `filter` is not a call-id filter (empty, or the base64 of 128 bytes), or null. */
@@ -96,13 +99,15 @@ function decode(text: string): Uint8Array {
 }
 
 function encode(bits: Uint8Array): string {
-  let out = '';
+  // One string from one array of character codes (no string built up piece by piece).
+  const codes = new Uint8Array(Math.ceil(bits.length / 3) * 4);
+  let j = 0;
   for (let i = 0; i < bits.length; i += 3) {
     const n = ((bits[i] as number) << 16) | ((bits[i + 1] ?? 0) << 8) | (bits[i + 2] ?? 0);
-    out += B64[(n >> 18) & 63] as string;
-    out += B64[(n >> 12) & 63] as string;
-    out += i + 1 < bits.length ? (B64[(n >> 6) & 63] as string) : '=';
-    out += i + 2 < bits.length ? (B64[n & 63] as string) : '=';
+    codes[j++] = B64_CODES[(n >> 18) & 63] as number;
+    codes[j++] = B64_CODES[(n >> 12) & 63] as number;
+    codes[j++] = i + 1 < bits.length ? (B64_CODES[(n >> 6) & 63] as number) : PAD;
+    codes[j++] = i + 2 < bits.length ? (B64_CODES[n & 63] as number) : PAD;
   }
-  return out;
+  return String.fromCharCode(...codes);
 }
