@@ -268,8 +268,8 @@ function readCallIds(obj: Obj): CallIds {
   if (typeof filter !== 'string') bad('callIds.filter', 'must be a string');
   const problem = filterProblem(filter);
   if (problem !== null) bad('callIds.filter', problem);
-  if ((count === 0) !== (filter === ''))
-    bad('callIds.filter', count === 0 ? 'must be empty before the first call' : 'must be set once the turn has had a call');
+  // Empty until the turn keeps a model's id (a turn whose calls all got derived ids has none).
+  if (count === 0 && filter !== '') bad('callIds.filter', 'must be empty before the first call');
   return { count, filter };
 }
 
