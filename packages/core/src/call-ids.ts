@@ -6,17 +6,18 @@
 // - `count` is the number of calls the turn has had; a call's position is `count + 1`.
 // - A model id is kept when it is not empty, does not end like a derived id (`~<digits>`), is not
 //   an id kept earlier in the same reply, and is not in `filter`, a Bloom filter of every id kept in
-//   earlier rounds (1,024 bits, two hashes). A Bloom filter never misses an id it holds, so a
-//   repeated id is always caught; now and then (about 1% of new ids by the turn's 50th call, 10% by
-//   its 200th) it takes a new id for a repeat, and that call gets a derived id it did not need:
-//   harmless, since every id stays unique and the model's id is kept beside it.
+//   earlier rounds (768 bits, two hashes: 128 characters in a state). A Bloom filter never misses an
+//   id it holds, so a repeated id is always caught; now and then (about 1.5% of new ids by the
+//   turn's 50th call, 16% by its 200th) it takes a new id for a repeat, and that call gets a
+//   derived id it did not need: harmless, since every id stays unique and the model's id is kept
+//   beside it.
 // - Any other call gets `<id>~<position>` (`call~<position>` without an id): unique, since no two
 //   calls share a position and no kept id ends that way.
 
 import { MAX_ID_LENGTH } from './ids.js';
 import type { CallIds, ToolCall } from './types.js';
 
-const BITS = 1024;
+const BITS = 768;
 const BYTES = BITS / 8;
 const DERIVED = /~\d+$/;
 const B64 = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/';
@@ -29,8 +30,8 @@ export const NO_CALL_IDS: CallIds = Object.freeze({ count: 0, filter: '' });
 /** The calls of a reply with their turn ids, and the turn's call ids after them. */
 export function identifyCalls(ids: CallIds, calls: readonly ToolCall[]): { calls: readonly ToolCall[]; ids: CallIds } {
   if (calls.length === 0) return { calls, ids };
-  // Ids of earlier rounds are looked up in the filter; the reply's own ids in an exact set, so a
-  // large reply does not fill the filter against itself.
+  // Ids of earlier rounds are looked up in the filter as it was; the reply's own ids in an exact
+  // set, so a large reply does not fill the filter against itself.
   const earlier = decode(ids.filter);
   const bits = earlier.slice();
   const reply = new Set<string>();
@@ -63,24 +64,25 @@ export function filterProblem(filter: string): string | null {
   return null;
 }
 
-/** Two positions of `id` (FNV-1a with two offsets: enough spread for a filter that only ever errs towards renaming). */
-function positions(id: string): [number, number] {
-  let a = 0x811c9dc5;
-  let b = 0x01000193;
-  for (let i = 0; i < id.length; i++) {
-    const c = id.charCodeAt(i);
-    a = Math.imul(a ^ c, 0x01000193) >>> 0;
-    b = Math.imul(b ^ c, 0x5bd1e995) >>> 0;
-  }
-  return [a % BITS, b % BITS];
+/** Position `k` (0 or 1) of `id` in the filter: FNV-1a with two multipliers, enough spread for a filter that only ever errs towards renaming. */
+function position(id: string, k: 0 | 1): number {
+  let h = 0x811c9dc5;
+  const prime = k === 0 ? 0x01000193 : 0x5bd1e995;
+  for (let i = 0; i < id.length; i++) h = Math.imul(h ^ id.charCodeAt(i), prime) >>> 0;
+  return h % BITS;
 }
 
+const isSet = (bits: Uint8Array, p: number): boolean => ((bits[p >> 3] as number) & (1 << (p & 7))) !== 0;
+
 function has(bits: Uint8Array, id: string): boolean {
-  return positions(id).every((p) => ((bits[p >> 3] as number) & (1 << (p & 7))) !== 0);
+  return isSet(bits, position(id, 0)) && isSet(bits, position(id, 1));
 }
 
 function add(bits: Uint8Array, id: string): void {
-  for (const p of positions(id)) bits[p >> 3] = (bits[p >> 3] as number) | (1 << (p & 7));
+  const a = position(id, 0);
+  const b = position(id, 1);
+  bits[a >> 3] = (bits[a >> 3] as number) | (1 << (a & 7));
+  bits[b >> 3] = (bits[b >> 3] as number) | (1 << (b & 7));
 }
 
 function decode(text: string): Uint8Array {
@@ -93,7 +95,9 @@ function decode(text: string): Uint8Array {
       (B64.indexOf(text[i + 1] as string) << 12) |
       (Math.max(0, B64.indexOf(text[i + 2] as string)) << 6) |
       Math.max(0, B64.indexOf(text[i + 3] as string));
-    for (const byte of [(n >> 16) & 255, (n >> 8) & 255, n & 255]) if (j < BYTES) bits[j++] = byte;
+    if (j < BYTES) bits[j++] = (n >> 16) & 255;
+    if (j < BYTES) bits[j++] = (n >> 8) & 255;
+    if (j < BYTES) bits[j++] = n & 255;
   }
   return bits;
 }
@@ -109,5 +113,6 @@ function encode(bits: Uint8Array): string {
     codes[j++] = i + 1 < bits.length ? (B64_CODES[(n >> 6) & 63] as number) : PAD;
     codes[j++] = i + 2 < bits.length ? (B64_CODES[n & 63] as number) : PAD;
   }
-  return String.fromCharCode(...codes);
+  // `apply` takes the typed array as it is (a spread would copy it through an iterator first).
+  return String.fromCharCode.apply(null, codes as unknown as number[]);
 }

@@ -50,11 +50,9 @@ export const TurnPage = z.object({ turns: z.array(TurnSummary), cursor: z.string
 const Json = z.unknown().openapi({ description: 'Plain JSON as core defines it.' });
 const ToolCall = z
   .object({
-    id: z
-      .string()
-      .openapi({
-        description: "The call's id, unique in the turn (core derives `<id>~<n>` for a repeated or missing model id).",
-      }),
+    id: z.string().openapi({
+      description: "The call's id, unique in the turn (core derives `<id>~<n>` for a repeated or missing model id).",
+    }),
     name: z.string(),
     input: Json,
     originalId: z.string().optional().openapi({ description: "The model's own id, when core gave the call another." }),
