@@ -1,7 +1,7 @@
 // The inbox: decisions and cancels from callers (`store.decide`, `store.cancel`), durable when the
 // call returns, applied by a worker in the same transaction as the state that includes them.
 
-import { parseTurnState, readDecision, type ApprovalDecision, type TurnState } from '@turnkit/core';
+import { parseTurnState, readDecision, undecided, type ApprovalDecision, type TurnState } from '@turnkit/core';
 import { restoredState, TERMINAL } from './columns.js';
 import { crashPoint } from './crash.js';
 import { CallAlreadyDecidedError, messageOf, TurnNotFoundError, TurnNotWaitingError, UnknownCallError } from './errors.js';
@@ -47,14 +47,15 @@ async function lockParkedState(tx: SqlQuery, id: string): Promise<TurnState> {
  * per call, so no second one could be stored.
  */
 async function checkParked(tx: SqlQuery, id: string, state: TurnState, callIds: readonly string[]): Promise<void> {
-  const batch = state.batch;
-  const parked = (batch?.parked ?? []).map((p) => p.call.id);
+  const parked = (state.batch?.parked ?? []).map((p) => p.call.id);
+  // Which parked calls still take a decision in the state is core's answer (`undecided`).
+  const open = new Set(undecided(state).map((p) => p.call.id));
   const rows = await tx.query(
     `SELECT call_id FROM turnkit_inbox WHERE turn_id = $1 AND kind = 'decision' AND call_id = ANY($2::text[])`,
     [id, parked],
   );
   const inInbox = new Set(rows.map((r) => String(r.call_id)));
-  const decided = (callId: string): boolean => Object.hasOwn(batch?.decisions ?? {}, callId) || inInbox.has(callId);
+  const decided = (callId: string): boolean => !open.has(callId) || inInbox.has(callId);
   const known = new Set(parked);
   const unknown = callIds.filter((callId) => !known.has(callId));
   if (unknown.length > 0)
