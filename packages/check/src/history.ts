@@ -89,7 +89,7 @@ function limitsHeld(
 ): Pick<MonitorState, 'modelCalls'> {
   let modelCalls = monitor.modelCalls;
   for (const effect of record.effects) {
-    if (effect.type === 'call_model') {
+    if (effect.type === 'call_llm') {
       modelCalls += 1;
       const attempt = effect.request.attempt ?? 0;
       if (attempt > limits.maxModelRetries)
@@ -195,7 +195,7 @@ function loopsStopped(limits: TurnLimits, record: TraceStep, monitor: MonitorSta
     if (effect.type === 'append' && effect.message.role === 'assistant') {
       const calls = effect.message.toolCalls;
       if (calls.length > 0 && record.state.forced === null) batch = { calls, dispatched: dispatchedNow };
-    } else if (effect.type === 'call_model') {
+    } else if (effect.type === 'call_llm') {
       // A retry repeats the call in hand: it is not another call after a loop.
       if (callsAfterLoop !== null && (effect.request.attempt ?? 0) === 0) {
         callsAfterLoop += 1;
@@ -218,8 +218,8 @@ function loopsStopped(limits: TurnLimits, record: TraceStep, monitor: MonitorSta
     report(10, `batch ${loopRun} of ${limits.loopThreshold} identical batches in a row was dispatched`);
   if (isLoop && !isTerminal(record.next)) {
     if (record.next.round !== record.state.round) report(10, 'a batch skipped as a loop counted as a tool round');
-    const call = record.effects.find((e) => e.type === 'call_model');
-    if (call?.type === 'call_model' && !call.request.final) {
+    const call = record.effects.find((e) => e.type === 'call_llm');
+    if (call?.type === 'call_llm' && !call.request.final) {
       // A loop recovery: the model keeps its tools, at most loopRecoveries times a turn, and the
       // same batch once more is the next loop.
       recoveries += 1;

@@ -18,7 +18,7 @@ import { testLog } from '../../../test-log.ts';
 /** Bug 1: forgets to count issued model calls, so `maxModelCalls` never bites. */
 const forgetsToCount: StepFunction = (state, event) => {
   const [next, effects] = step(state, event);
-  if (!effects.some((e) => e.type === 'call_model')) return [next, effects];
+  if (!effects.some((e) => e.type === 'call_llm')) return [next, effects];
   return [{ ...next, usage: { ...next.usage, modelCalls: state.usage.modelCalls } }, effects];
 };
 

@@ -101,7 +101,7 @@ export class Timeline {
   /** For runTurn's `onEffect`. */
   onEffect = (effect: Effect): void => {
     switch (effect.type) {
-      case 'call_model':
+      case 'call_llm':
         this.#startModelCall(effect.request.final);
         return;
       case 'append':

@@ -1,10 +1,10 @@
 // Helpers every interpreter needs, kept here so no interpreter carries its own copy.
-import type { BlockingEffect, CallModelRequest, Effect, Message, ModelRequest, ToolSpec } from './types.js';
+import type { BlockingEffect, CallLlmRequest, Effect, Message, ModelRequest, ToolSpec } from './types.js';
 
 /** True for the effect types after which an interpreter feeds back one event (`done` included). */
 export function isBlocking(effect: Effect): effect is BlockingEffect {
   switch (effect.type) {
-    case 'call_model':
+    case 'call_llm':
     case 'dispatch_tools':
     case 'execute_approved':
     case 'compact':
@@ -17,11 +17,11 @@ export function isBlocking(effect: Effect): effect is BlockingEffect {
 }
 
 /**
- * The request a model sees for a `call_model` effect: the transcript so far, and the tools unless
+ * The request a model sees for a `call_llm` effect: the transcript so far, and the tools unless
  * the call is a forced final one (then no tools and `toolChoice: 'none'`).
  */
 export function buildModelRequest(
-  request: CallModelRequest,
+  request: CallLlmRequest,
   messages: readonly Message[],
   tools: readonly ToolSpec[],
 ): ModelRequest {

@@ -22,7 +22,7 @@ import type {
   ApprovalDecision,
   BatchCall,
   CallRecord,
-  CallModelRequest,
+  CallLlmRequest,
   Effect,
   ForcedReason,
   JsonValue,
@@ -279,17 +279,17 @@ function modelFailed(state: TurnState, error: TurnError, partialOutput: boolean)
     return finish(state, { status: 'failed', error }, []);
   }
   const delayMs = retryDelayMs(state.limits.modelRetryBackoffMs, attempt, error);
-  const base: CallModelRequest =
+  const base: CallLlmRequest =
     last.modelOverride === undefined
       ? { iteration: last.iteration, final: last.final }
       : { iteration: last.iteration, final: last.final, modelOverride: last.modelOverride };
-  const request: CallModelRequest = { ...base, attempt, delayMs };
+  const request: CallLlmRequest = { ...base, attempt, delayMs };
   const next = draft(state);
   next.usage = withUsage(state.usage, { modelCalls: state.usage.modelCalls + 1 });
   next.lastRequest = request;
   return [
     next,
-    [emit('model_retry', { attempt, delayMs, error: error as unknown as JsonValue }), { type: 'call_model', request }],
+    [emit('model_retry', { attempt, delayMs, error: error as unknown as JsonValue }), { type: 'call_llm', request }],
   ];
 }
 
@@ -824,7 +824,7 @@ function callModel(state: TurnState, final: boolean, effects: Effect[]): Step {
   const max = state.limits.budget.maxModelCalls;
   if (max !== undefined && !below(state.usage.modelCalls, max)) return finish(state, stopped('budget_exhausted', null), effects);
   const iteration = state.round + 1;
-  const request: CallModelRequest =
+  const request: CallLlmRequest =
     !final && state.nextModel !== null ? { iteration, final, modelOverride: state.nextModel } : { iteration, final };
   const next = draft(state);
   next.status = 'calling_model';
@@ -832,7 +832,7 @@ function callModel(state: TurnState, final: boolean, effects: Effect[]): Step {
   next.nextModel = null;
   next.candidate = null;
   next.lastRequest = request;
-  effects.push({ type: 'call_model', request });
+  effects.push({ type: 'call_llm', request });
   return [next, effects];
 }
 
@@ -1015,7 +1015,7 @@ export function resume(state: TurnState, options: readonly ToolResult[] | Resume
         next.usage = withUsage(state.usage, { modelCalls: state.usage.modelCalls + 1 });
         const { delayMs: _spent, ...undelayed } = state.lastRequest;
         const request = retryWaited ? undelayed : state.lastRequest;
-        return [next, [{ type: 'call_model', request }]];
+        return [next, [{ type: 'call_llm', request }]];
       }
       case 'dispatching': {
         const { calls } = liveBatch(state);

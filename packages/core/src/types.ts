@@ -242,7 +242,7 @@ export interface TurnUsage extends Usage {
 /** Why the next model call is a forced final one (tools disabled). */
 export type ForcedReason = 'max_iterations' | 'loop_detected';
 
-export interface CallModelRequest {
+export interface CallLlmRequest {
   readonly iteration: number;
   /** Tools disabled: the model must answer in text. */
   readonly final: boolean;
@@ -299,7 +299,7 @@ export interface TurnState {
   readonly candidate: string | null;
   /** The one-shot model override for the next model call. */
   readonly nextModel: string | null;
-  readonly lastRequest: CallModelRequest | null;
+  readonly lastRequest: CallLlmRequest | null;
   readonly outcome: Outcome | null;
   /** What core keeps to give every call of the turn its own id (see `ToolCall` and `CallIds`). */
   readonly callIds: CallIds;
@@ -399,7 +399,7 @@ export type Effect =
   | { readonly type: 'emit'; readonly notice: Notice }
   | { readonly type: 'persist'; readonly checkpoint: Checkpoint }
   // Blocking: at most one per list, always last.
-  | { readonly type: 'call_model'; readonly request: CallModelRequest }
+  | { readonly type: 'call_llm'; readonly request: CallLlmRequest }
   | { readonly type: 'dispatch_tools'; readonly calls: readonly ToolCall[] }
   /** The approved calls, in parked order, each with the input it parked with (`ParkedCall.input`). */
   | { readonly type: 'execute_approved'; readonly calls: readonly ToolCall[] }
@@ -410,7 +410,7 @@ export type Effect =
 export type EffectType = Effect['type'];
 export type BlockingEffect = Extract<
   Effect,
-  { type: 'call_model' | 'dispatch_tools' | 'execute_approved' | 'compact' | 'check_output' | 'done' }
+  { type: 'call_llm' | 'dispatch_tools' | 'execute_approved' | 'compact' | 'check_output' | 'done' }
 >;
 
 // ---------------------------------------------------------------------------------------------

@@ -113,8 +113,8 @@ export const fx = {
   persist: (checkpoint: 'dispatching' | 'parked' | 'boundary'): Effect => ({ type: 'persist', checkpoint }),
   callModel: (iteration: number, final: boolean, modelOverride?: string): Effect =>
     modelOverride === undefined
-      ? { type: 'call_model', request: { iteration, final } }
-      : { type: 'call_model', request: { iteration, final, modelOverride } },
+      ? { type: 'call_llm', request: { iteration, final } }
+      : { type: 'call_llm', request: { iteration, final, modelOverride } },
   dispatch: (calls: readonly ToolCall[]): Effect => ({ type: 'dispatch_tools', calls }),
   execute: (calls: readonly ToolCall[]): Effect => ({ type: 'execute_approved', calls }),
   compact: (round: number, u: TurnUsage): Effect => ({ type: 'compact', info: { round, usage: u } }),

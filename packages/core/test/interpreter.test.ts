@@ -10,13 +10,13 @@ describe('isBlocking', () => {
       { type: 'append', message: { role: 'user', content: 'hi' } },
       { type: 'emit', notice: { name: 'iteration', data: { iteration: 1 } } },
       { type: 'persist', checkpoint: 'boundary' },
-      { type: 'call_model', request: { iteration: 1, final: false } },
+      { type: 'call_llm', request: { iteration: 1, final: false } },
       { type: 'done', outcome: { status: 'cancelled', reason: 'x' } },
     ];
     expect(effects.map((e) => isBlocking(e))).toEqual([false, false, false, true, true]);
     const blocking = effects.filter(isBlocking);
     // Narrowed: `append` is not a member of the filtered type.
-    expect(blocking.map((e) => e.type)).toEqual(['call_model', 'done']);
+    expect(blocking.map((e) => e.type)).toEqual(['call_llm', 'done']);
   });
 });
 

@@ -122,7 +122,7 @@ describe('a suspended version 1 turn resumes and completes with core alone', () 
       { type: 'compacted' },
       [
         { type: 'emit', notice: { name: 'iteration', data: { iteration: 2 } } },
-        { type: 'call_model', request: { iteration: 2, final: false } },
+        { type: 'call_llm', request: { iteration: 2, final: false } },
       ],
     ],
     [

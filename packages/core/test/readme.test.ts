@@ -29,7 +29,7 @@ describe('README', () => {
       lines.push(args.map((a) => (typeof a === 'string' ? a : JSON.stringify(a))).join(' '));
     });
     await import(pathToFileURL(file).href);
-    expect(lines[0]).toBe('calling_model → append, emit, emit, call_model');
+    expect(lines[0]).toBe('calling_model → append, emit, emit, call_llm');
     expect(lines[1]).toBe('dispatching   → append, persist, dispatch_tools');
     expect(lines.at(-1)).toBe('stopped {"status":"stopped","stopReason":"completed","output":"2 + 3 = 5"}');
   });

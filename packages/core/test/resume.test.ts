@@ -37,7 +37,7 @@ describe('resume', () => {
     expect(effects).toEqual([]);
   });
 
-  it('calling_model: re-issues the last call_model and counts it again', () => {
+  it('calling_model: re-issues the last call_llm and counts it again', () => {
     const state = callingModel();
     const [next, effects] = resumeFromDisk(state);
     expect(effects).toEqual([fx.callModel(1, false)]);
@@ -229,7 +229,7 @@ describe('resume for a durable interpreter ({ durable: true }): the batch in fli
     });
     expect(retrying.lastRequest?.delayMs).toBe(500);
     const [, effects] = resume(retrying, { durable: true, retryWaited: true });
-    expect(effects).toEqual([{ type: 'call_model', request: { iteration: 1, final: false, attempt: 1 } }]);
+    expect(effects).toEqual([{ type: 'call_llm', request: { iteration: 1, final: false, attempt: 1 } }]);
   });
 });
 

@@ -1,5 +1,5 @@
 // Model-call retries are core's decision: a retryable `model_failed` is answered with the next
-// `call_model` (its `attempt` and `delayMs`), counted in usage and bounded by the limits.
+// `call_llm` (its `attempt` and `delayMs`), counted in usage and bounded by the limits.
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { parseTurnState, step } from '@turnkit/core';
@@ -15,7 +15,7 @@ const rateLimited = (data?: JsonValue): TurnError => ({
 const failed = (error: TurnError, extra: Record<string, unknown> = {}) => ({ type: 'model_failed', error, ...extra });
 const retry = (attempt: number, delayMs: number, error: TurnError, iteration = 1, final = false): Effect[] => [
   { type: 'emit', notice: { name: 'model_retry', data: { attempt, delayMs, error: error as unknown as JsonValue } } },
-  { type: 'call_model', request: { iteration, final, attempt, delayMs } },
+  { type: 'call_llm', request: { iteration, final, attempt, delayMs } },
 ];
 
 describe('calling_model + model_failed (retryable) -> calling_model again', () => {
@@ -77,7 +77,7 @@ describe('calling_model + model_failed (retryable) -> calling_model again', () =
     expect(step(forced, failed(error))[1]).toEqual(retry(1, 500, error, 2, true));
     const overridden = { ...callingModel(), lastRequest: { iteration: 1, final: false, modelOverride: 'large' } };
     expect(step(overridden, failed(error))[1].at(-1)).toEqual({
-      type: 'call_model',
+      type: 'call_llm',
       request: { iteration: 1, final: false, modelOverride: 'large', attempt: 1, delayMs: 500 },
     });
   });
@@ -151,11 +151,11 @@ describe('property: retries stay within the limits', () => {
               ...(retryAfterMs === undefined ? {} : { data: { retryAfterMs } }),
             };
             const [next, effects] = step(state, failed(error));
-            const call = effects.find((e) => e.type === 'call_model');
+            const call = effects.find((e) => e.type === 'call_llm');
             if (call !== undefined) {
               calls += 1;
               expect(retryable).toBe(true);
-              const request = (call as Extract<Effect, { type: 'call_model' }>).request;
+              const request = (call as Extract<Effect, { type: 'call_llm' }>).request;
               expect(request.attempt).toBe(calls - 1);
               expect(request.delayMs).toBeGreaterThanOrEqual(0);
               expect(request.delayMs).toBeLessThanOrEqual(60_000);

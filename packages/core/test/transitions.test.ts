@@ -819,7 +819,7 @@ describe('finalizing', () => {
   });
 });
 
-describe('about to issue call_model beyond maxModelCalls -> stopped (budget_exhausted) instead of the call', () => {
+describe('about to issue call_llm beyond maxModelCalls -> stopped (budget_exhausted) instead of the call', () => {
   it('at start', () => {
     const [next, effects] = step(newTurn({ budget: { maxModelCalls: 0 } }), ev.start('hi'));
     expect(effects).toEqual([
@@ -1196,7 +1196,7 @@ describe('effect_failed: the compact or check_output function broke', () => {
   it('the wrong effect for the status, or a bad effect name, is an unexpected event', () => {
     const [wrong] = step(steering([s]), { type: 'effect_failed', effect: 'check_output', error });
     expect(wrong.outcome).toMatchObject({ status: 'failed', error: { kind: 'unexpected_event' } });
-    const [bad] = step(finalizing(), { type: 'effect_failed', effect: 'call_model', error });
+    const [bad] = step(finalizing(), { type: 'effect_failed', effect: 'call_llm', error });
     expect(bad.outcome).toMatchObject({ status: 'failed', error: { kind: 'unexpected_event' } });
   });
 });

@@ -63,7 +63,7 @@ const EFFECTS: Record<EffectType, true> = {
   append: true,
   emit: true,
   persist: true,
-  call_model: true,
+  call_llm: true,
   dispatch_tools: true,
   execute_approved: true,
   compact: true,

@@ -40,7 +40,7 @@ function playOut(
     switch (last.type) {
       case 'done':
         return { outcome: last.outcome, modelCalls, blocking };
-      case 'call_model':
+      case 'call_llm':
         modelCalls += 1;
         event = ev.responded([call(`m${modelCalls}`, 'search', { n: modelCalls })]);
         break;

@@ -1,7 +1,7 @@
 // The driver: a loop over core's effects and a table from effect type to handler. It holds no turn
 // logic: every decision is made by `step`; the driver performs effects and feeds back exactly one
 // event per blocking effect (docs/turn-contract.md, "The interpreter's side"). Other interpreters (such as @turnkit/stream) reuse this
-// loop and replace or extend single handlers: `{ ...defaultHandlers, call_model: streamingCall }`.
+// loop and replace or extend single handlers: `{ ...defaultHandlers, call_llm: streamingCall }`.
 //
 // This module is the entry point `@turnkit/inline/driver`: the kit for interpreter authors. It
 // also re-exports the helpers the default handlers are made of.
@@ -92,7 +92,7 @@ export interface EffectHandlers {
   append(effect: EffectOf<'append'>, ctx: HandlerContext): void | Promise<void>;
   emit(effect: EffectOf<'emit'>, ctx: HandlerContext): void | Promise<void>;
   persist(effect: EffectOf<'persist'>, ctx: HandlerContext, state: TurnState): void | Promise<void>;
-  call_model(effect: EffectOf<'call_model'>, ctx: HandlerContext): TurnEvent | Promise<TurnEvent>;
+  call_llm(effect: EffectOf<'call_llm'>, ctx: HandlerContext): TurnEvent | Promise<TurnEvent>;
   dispatch_tools(effect: EffectOf<'dispatch_tools'>, ctx: HandlerContext): TurnEvent | Promise<TurnEvent>;
   execute_approved(effect: EffectOf<'execute_approved'>, ctx: HandlerContext): TurnEvent | Promise<TurnEvent>;
   compact(effect: EffectOf<'compact'>, ctx: HandlerContext): TurnEvent | Promise<TurnEvent>;
@@ -114,7 +114,7 @@ export const defaultHandlers: EffectHandlers = {
   },
   // A model that throws becomes `model_failed` (see `handlerFailed`); core decides on a retry.
   // A broken selectTools throws a ToolSelectionError: model_failed (tool_selection_failed, not retried).
-  call_model(effect, ctx) {
+  call_llm(effect, ctx) {
     const request = modelRequestFor(effect.request, ctx.transcript, ctx.dispatcher.toolSpecs(), ctx);
     const response = ctx.model.generate(request, modelCallOptions(ctx));
     return isThenable(response) ? response.then(modelResponded) : modelResponded(response);

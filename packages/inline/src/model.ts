@@ -1,10 +1,10 @@
-// Calling the model: the request a `call_model` effect asks for, built with core's
-// `buildModelRequest`. Retries are core's decision (a retry is another `call_model`).
+// Calling the model: the request a `call_llm` effect asks for, built with core's
+// `buildModelRequest`. Retries are core's decision (a retry is another `call_llm`).
 
 import {
   buildModelRequest,
   errorMessage,
-  type CallModelRequest,
+  type CallLlmRequest,
   type Message,
   type ModelRequest,
   type ToolSpec,
@@ -29,14 +29,14 @@ export class ToolSelectionError extends Error {
 }
 
 /**
- * The request the model sees for a `call_model` effect (a copy of the transcript, so later
+ * The request the model sees for a `call_llm` effect (a copy of the transcript, so later
  * appends do not show). With `selection.selectTools`, only the tools it names and the
  * `alwaysOffer` ones are offered, in the dispatcher's order; a forced final call offers none and
  * does not ask. Throws a ToolSelectionError when `selectTools` throws or returns anything but
  * names of defined tools.
  */
 export function modelRequestFor(
-  request: CallModelRequest,
+  request: CallLlmRequest,
   transcript: readonly Message[],
   tools: readonly ToolSpec[],
   selection: ToolSelection = {},

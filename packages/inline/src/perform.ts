@@ -25,10 +25,10 @@ export function startEffect(
   if (cancel.aborted) return cancelEvent(cancel);
   try {
     switch (effect.type) {
-      case 'call_model':
+      case 'call_llm':
         return (effect.request.delayMs ?? 0) > 0
           ? retryAfterDelay(effect, ctx, handlers, cancel)
-          : handlers.call_model(effect, ctx);
+          : handlers.call_llm(effect, ctx);
       case 'dispatch_tools':
         return handlers.dispatch_tools(effect, ctx);
       case 'execute_approved':
@@ -44,14 +44,14 @@ export function startEffect(
 }
 
 async function retryAfterDelay(
-  effect: EffectOf<'call_model'>,
+  effect: EffectOf<'call_llm'>,
   ctx: HandlerContext,
   handlers: EffectHandlers,
   cancel: Cancellation,
 ): Promise<TurnEvent> {
   await sleep(effect.request.delayMs ?? 0, cancel);
   if (cancel.aborted) return cancelEvent(cancel);
-  return handlers.call_model(effect, ctx);
+  return handlers.call_llm(effect, ctx);
 }
 
 /**
@@ -116,7 +116,7 @@ export function isThenable<T>(value: T | PromiseLike<T>): value is PromiseLike<T
  */
 export function handlerFailed(effect: Performed, error: unknown): TurnEvent {
   switch (effect.type) {
-    case 'call_model':
+    case 'call_llm':
       return { type: 'model_failed', error: toTurnError(error) };
     case 'dispatch_tools':
     case 'execute_approved':

@@ -6,12 +6,12 @@ import { scriptedModel, text } from '@turnkit/testing';
 import { interpreterConformance } from '@turnkit/testing/conformance';
 
 /**
- * What @turnkit/stream does: replace only the call_model handler (here: collect `model.stream()`
+ * What @turnkit/stream does: replace only the call_llm handler (here: collect `model.stream()`
  * parts into a response) and keep every other handler of inline's driver.
  */
 const streaming: EffectHandlers = {
   ...defaultHandlers,
-  async call_model(effect, ctx) {
+  async call_llm(effect, ctx) {
     const request = modelRequestFor(effect.request, ctx.transcript, ctx.dispatcher.toolSpecs());
     const response = await (async (): Promise<ModelResponse> => {
       const stream = ctx.model.stream?.(request, { signal: ctx.signal });
@@ -38,7 +38,7 @@ const streaming: EffectHandlers = {
   },
 };
 
-interpreterConformance('inline driver with a streaming call_model handler', (options) => runTurn(options, streaming));
+interpreterConformance('inline driver with a streaming call_llm handler', (options) => runTurn(options, streaming));
 
 describe('handler table', () => {
   it('uses a replaced handler and observes appends through an extended one', async () => {

@@ -11,7 +11,7 @@ describe('runTurn: model-call retries', () => {
     expect(result.status).toBe('stopped');
     expect(result.output).toBe('ok');
     expect(model.calls).toHaveLength(3);
-    // Core decides each retry: every one is a call_model of its own and counts as a model call.
+    // Core decides each retry: every one is a call_llm of its own and counts as a model call.
     expect(result.usage.modelCalls).toBe(3);
     expect(result.state.limits.modelRetryBackoffMs).toBe(0);
   });
@@ -32,7 +32,7 @@ describe('runTurn: model-call retries', () => {
     ]);
     const requests = result.trace?.entries
       .flatMap((e) => e.effects)
-      .filter((e) => e.type === 'call_model')
+      .filter((e) => e.type === 'call_llm')
       .map((e) => e.request);
     expect(requests).toEqual([
       { iteration: 1, final: false },

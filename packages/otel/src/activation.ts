@@ -104,7 +104,7 @@ export class Activation {
     this.#agent?.setAttribute(ATTR.conversationId, id);
   }
 
-  #startChat(effect: Extract<Effect, { type: 'call_model' }>): void {
+  #startChat(effect: Extract<Effect, { type: 'call_llm' }>): void {
     const parent = this.agentContext();
     this.#endChat(undefined, { kind: 'interrupted', message: 'a new model call started before this one reported' });
     const s = this.#s;
@@ -156,7 +156,7 @@ export class Activation {
     quietly(() => {
       this.agentContext();
       if (effect.type === 'append') this.#transcript.push(effect.message);
-      else if (effect.type === 'call_model') this.#startChat(effect);
+      else if (effect.type === 'call_llm') this.#startChat(effect);
       else if (effect.type === 'done') this.#done(effect.outcome);
     });
   }

@@ -133,7 +133,7 @@ export class TurnRun {
    * `parkRetry` writes the state with the time the turn may run again.
    */
   private onEffect(effect: Effect): void {
-    if (effect.type !== 'call_model' || this.latest === null || this.retry !== null) return;
+    if (effect.type !== 'call_llm' || this.latest === null || this.retry !== null) return;
     const delayMs = effect.request.delayMs ?? 0;
     if (delayMs <= 0) return;
     const { messages, notices } = this.unwritten;

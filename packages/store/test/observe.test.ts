@@ -72,7 +72,7 @@ describe("an agent's observe", () => {
     ]);
     expect(seen.activations[1]?.transcript.map((m) => m.role)).toEqual(['user', 'assistant']);
     expect(seen.ends).toEqual(['suspended', 'stopped']);
-    expect(seen.effects[0]).toContain('call_model');
+    expect(seen.effects[0]).toContain('call_llm');
     expect(seen.effects[1]).toContain('execute_approved');
     expect(seen.steps[0]).toBeGreaterThan(0);
     expect(seen.executions.map((e) => [e.turnId, e.tool, e.call.id])).toEqual([[id, 'deploy', 'call_1']]);

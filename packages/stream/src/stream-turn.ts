@@ -99,7 +99,7 @@ export function streamingHandlers(sink: EventSink<TurnStreamEvent>, base: Effect
       if (effect.notice.name === 'awaiting_approval')
         await send({ type: 'awaiting_approval', pending: pendingOf(effect.notice.data) });
     },
-    async call_model(effect, ctx) {
+    async call_llm(effect, ctx) {
       const request = modelRequestFor(effect.request, ctx.transcript, ctx.dispatcher.toolSpecs(), ctx);
       // Whether part of the reply reached the reader: core never retries such a call.
       let sent = false;

@@ -35,7 +35,7 @@ export async function runMinimal(o: ConformanceRunOptions): Promise<ConformanceR
 async function perform(effect: Effect, o: ConformanceRunOptions, transcript: Message[]): Promise<TurnEvent> {
   const ctx = { turnId: o.id, ...(o.signal ? { signal: o.signal } : {}) };
   switch (effect.type) {
-    case 'call_model':
+    case 'call_llm':
       try {
         await new Promise((wake) => setTimeout(wake, effect.request.delayMs ?? 0)); // core's wait before a retry
         const request = buildModelRequest(effect.request, transcript.slice(), o.tools.toolSpecs());

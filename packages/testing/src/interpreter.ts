@@ -29,7 +29,7 @@ export interface StartTurnOptions {
   readonly limits?: TurnLimitsInput;
   /** Earlier messages (a system message included) that model requests start with. */
   readonly transcript?: readonly Message[];
-  /** Answers `call_model` in `runUntil` (a `scriptedModel`, say). */
+  /** Answers `call_llm` in `runUntil` (a `scriptedModel`, say). */
   readonly model?: Model;
   /** Answers `dispatch_tools` and `execute_approved` in `runUntil`. */
   readonly dispatcher?: Pick<Dispatcher, 'toolSpecs' | 'dispatch' | 'executeApproved'>;
@@ -59,7 +59,7 @@ export interface TestTurn {
   /**
    * Answers blocking effects (with `respond`, the model or the dispatcher) until `predicate` holds,
    * the turn ends, or it parks. Without a predicate it runs to the end. A retry's `delayMs` is not
-   * waited (a test stays fast); the wait is on the `call_model` effect for a test to read.
+   * waited (a test stays fast); the wait is on the `call_llm` effect for a test to read.
    */
   runUntil(predicate?: (turn: TestTurn) => boolean): Promise<TestTurn>;
   trace(): Trace;
@@ -70,7 +70,7 @@ export interface TestTurn {
  *
  * @example
  * const t = startTurn({ input: 'hi', model: scriptedModel([text('hello')]) });
- * expect(t.blocking?.type).toBe('call_model');
+ * expect(t.blocking?.type).toBe('call_llm');
  * await t.runUntil((turn) => turn.state.status === 'finalizing');
  * t.send({ type: 'output_accepted', output: 'hello' });
  */
@@ -126,7 +126,7 @@ export function startTurn(options: StartTurnOptions = {}): TestTurn {
       );
     };
     switch (effect.type) {
-      case 'call_model': {
+      case 'call_llm': {
         const model = options.model ?? missing('a model');
         const request = buildModelRequest(effect.request, transcript.slice(), options.dispatcher?.toolSpecs() ?? []);
         try {

@@ -55,7 +55,7 @@ export function replay(trace: Trace): ReplayReport {
   for (const [index, entry] of trace.entries.entries()) {
     const [next, effects] = step(state, entry.event);
     for (const part of ['state', 'effects'] as const) {
-      const recorded = part === 'state' ? entry.state : entry.effects;
+      const recorded = part === 'state' ? entry.state : currentEffects(entry.effects);
       const replayed = toJson(part === 'state' ? next : effects);
       const diff = firstDifference(toJson(recorded), replayed, '');
       if (diff !== null) {
@@ -80,6 +80,19 @@ export function replay(trace: Trace): ReplayReport {
     state = toJson(entry.state);
   }
   return { ok: true, steps: trace.entries.length };
+}
+
+/**
+ * Effect names a recording may hold from an earlier release, and today's name for each: a trace
+ * recorded when the model call was the `call_model` effect replays against today's `call_llm`.
+ */
+const RENAMED_EFFECTS: ReadonlyMap<string, Effect['type']> = new Map([['call_model', 'call_llm']]);
+
+function currentEffects(effects: readonly Effect[]): readonly Effect[] {
+  return effects.map((effect) => {
+    const renamed = RENAMED_EFFECTS.get((effect as { type: string }).type);
+    return renamed === undefined ? effect : ({ ...effect, type: renamed } as Effect);
+  });
 }
 
 type Diff = { path: string; recorded: unknown; replayed: unknown };

@@ -22,7 +22,7 @@ describe('startTurn', () => {
   it('starts the turn and shows the first blocking effect', () => {
     const t = startTurn({ input: 'hi' });
     expect(t.state.status).toBe('calling_model');
-    expect(t.blocking).toEqual({ type: 'call_model', request: { iteration: 1, final: false } });
+    expect(t.blocking).toEqual({ type: 'call_llm', request: { iteration: 1, final: false } });
     expect(transcriptLines(t.transcript)).toEqual(['user: hi']);
   });
 
@@ -52,7 +52,7 @@ describe('startTurn', () => {
     const delays: Array<number | undefined> = [];
     await t.runUntil((turn) => {
       const blocking = turn.blocking;
-      if (blocking?.type === 'call_model') delays.push(blocking.request.delayMs);
+      if (blocking?.type === 'call_llm') delays.push(blocking.request.delayMs);
       return false;
     });
     expect(delays).toEqual([undefined, 60_000, 60_000]);
@@ -123,7 +123,7 @@ describe('startTurn', () => {
 
   it('says what is missing when nothing can answer an effect', async () => {
     const t = startTurn({ input: 'x' });
-    await expect(t.runUntil()).rejects.toThrow("nothing answers 'call_model'. Pass a model");
+    await expect(t.runUntil()).rejects.toThrow("nothing answers 'call_llm'. Pass a model");
   });
 
   it('maps a model error to model_failed', async () => {

@@ -68,7 +68,7 @@ function plausible(t: TestTurn, choice: number): TurnEvent {
     return { type: 'approvals_decided', decisions };
   }
   switch (blocking.type) {
-    case 'call_model': {
+    case 'call_llm': {
       if (choice < 5) return { type: 'model_responded', response: { text: 'Here is the answer.', toolCalls: [] } };
       const n = state.usage.modelCalls;
       const calls =

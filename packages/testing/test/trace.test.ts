@@ -24,6 +24,15 @@ describe('replay', () => {
     expect(replay(recorded())).toEqual({ ok: true, steps: 3 });
   });
 
+  it('replays a trace recorded when the model call was the `call_model` effect', () => {
+    const trace = recorded();
+    const legacy = JSON.parse(JSON.stringify(trace).replaceAll('"call_llm"', '"call_model"')) as Trace;
+    expect(JSON.stringify(legacy)).toContain('"call_model"');
+    expect(replay(legacy)).toEqual({ ok: true, steps: 3 });
+    const changed = JSON.parse(JSON.stringify(trace).replaceAll('"call_llm"', '"call_other"')) as Trace;
+    expect(replay(changed).ok).toBe(false);
+  });
+
   it('reproduces model retries: a recorded trace with two retries replays identically', async () => {
     const limited = Object.assign(new Error('Too many requests.'), { retryable: true });
     const t = startTurn({ input: 'hi', model: scriptedModel([fail(limited), fail(limited), text('hello')]) });
@@ -31,7 +40,7 @@ describe('replay', () => {
     const trace = JSON.parse(JSON.stringify(t.trace())) as Trace;
     const retries = trace.entries
       .flatMap((e) => e.effects)
-      .flatMap((e) => (e.type === 'call_model' && e.request.attempt !== undefined ? [e.request] : []));
+      .flatMap((e) => (e.type === 'call_llm' && e.request.attempt !== undefined ? [e.request] : []));
     expect(retries).toEqual([
       { iteration: 1, final: false, attempt: 1, delayMs: 500 },
       { iteration: 1, final: false, attempt: 2, delayMs: 1000 },
