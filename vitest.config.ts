@@ -1,18 +1,15 @@
-import { fileURLToPath } from 'node:url';
 import { defineConfig } from 'vitest/config';
 import projects from './vitest.workspace.ts';
 
-const packagesDir = fileURLToPath(new URL('./packages/', import.meta.url));
+// Vite's default conditions, with the repository's own first: a workspace package (linked into
+// node_modules by pnpm) resolves through its package.json `exports` to its sources, the same entry
+// points TypeScript (tsconfig.base.json's customConditions) and `tsx --conditions=@turnkit/source` use.
+const SOURCE = '@turnkit/source';
+const conditions = [SOURCE, 'module', 'node', 'development|production'];
 
 export default defineConfig({
-  resolve: {
-    // Tests run against each package's sources, not its build output.
-    // A subpath export such as '@turnkit/testing/conformance' maps to src/conformance.ts.
-    alias: [
-      { find: /^@turnkit\/([a-z-]+)$/, replacement: `${packagesDir}$1/src/index.ts` },
-      { find: /^@turnkit\/([a-z-]+)\/([a-z-]+)$/, replacement: `${packagesDir}$1/src/$2.ts` },
-    ],
-  },
+  resolve: { conditions },
+  ssr: { resolve: { conditions, externalConditions: [SOURCE] } },
   test: {
     projects,
     testTimeout: 60_000,

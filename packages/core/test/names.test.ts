@@ -1,6 +1,6 @@
 // One meaning per name: a name exported by two packages must be the same thing (one package
 // re-exporting another's declaration), never two different declarations under one name.
-import { existsSync, readdirSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import ts from 'typescript';
@@ -8,15 +8,16 @@ import { describe, expect, it } from 'vitest';
 
 const REPO = fileURLToPath(new URL('../../../', import.meta.url));
 
-/** Every entry point (`exports` subpath) of every package, as a source file. */
+/** Every entry point (`exports` subpath) of every package, as a source file (its `@turnkit/source` target). */
 function entryPoints(): string[] {
   const entries: string[] = [];
   for (const dir of readdirSync(join(REPO, 'packages'))) {
-    const src = join(REPO, 'packages', dir, 'src');
-    if (!existsSync(join(src, 'index.ts'))) continue;
-    entries.push(join(src, 'index.ts'));
-    for (const sub of ['conformance', 'store-conformance', 'driver']) {
-      if (existsSync(join(src, `${sub}.ts`))) entries.push(join(src, `${sub}.ts`));
+    const manifest = join(REPO, 'packages', dir, 'package.json');
+    if (!existsSync(manifest)) continue;
+    const { exports } = JSON.parse(readFileSync(manifest, 'utf8')) as { exports: Record<string, unknown> };
+    for (const target of Object.values(exports)) {
+      const source = typeof target === 'object' && target !== null ? (target as Record<string, unknown>)['@turnkit/source'] : undefined;
+      if (typeof source === 'string') entries.push(join(REPO, 'packages', dir, source));
     }
   }
   return entries;

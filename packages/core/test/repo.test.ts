@@ -103,10 +103,20 @@ describe('every published package', () => {
   it.each(packages)('%s: the source condition is @turnkit/source, and @turnkit dependencies are workspace:^', (dir) => {
     const pkg = manifest(dir);
     const entry = pkg.exports['.'] as Record<string, string>;
-    expect(Object.keys(entry)[0]).toBe('types');
     expect(entry['@turnkit/source']).toBe('./src/index.ts');
-    expect(entry).not.toHaveProperty('source');
     expect(entry.default).toBe('./dist/index.js');
+    // Every entry point: the repository's condition first (so TypeScript's customConditions, vitest
+    // and tsx all reach the sources), then the declarations and the build a user gets.
+    for (const [subpath, target] of Object.entries(pkg.exports)) {
+      if (subpath === './package.json') continue;
+      const name = subpath === '.' ? 'index' : subpath.slice(2);
+      expect(target, `${dir} ${subpath}`).toEqual({
+        '@turnkit/source': `./src/${name}.ts`,
+        types: `./dist/${name}.d.ts`,
+        default: `./dist/${name}.js`,
+      });
+      expect(Object.keys(target as object), `${dir} ${subpath}`).toEqual(['@turnkit/source', 'types', 'default']);
+    }
     for (const deps of [pkg.dependencies, pkg.devDependencies]) {
       for (const [name, range] of Object.entries(deps ?? {}))
         if (name.startsWith('@turnkit/')) expect(range, `${dir} → ${name}`).toBe('workspace:^');
