@@ -16,7 +16,8 @@ function entryPoints(): string[] {
     if (!existsSync(manifest)) continue;
     const { exports } = JSON.parse(readFileSync(manifest, 'utf8')) as { exports: Record<string, unknown> };
     for (const target of Object.values(exports)) {
-      const source = typeof target === 'object' && target !== null ? (target as Record<string, unknown>)['@turnkit/source'] : undefined;
+      const source =
+        typeof target === 'object' && target !== null ? (target as Record<string, unknown>)['@turnkit/source'] : undefined;
       if (typeof source === 'string') entries.push(join(REPO, 'packages', dir, source));
     }
   }
