@@ -1,28 +1,81 @@
-// The list of test projects, one per package. Vitest 4 no longer reads this file on its own:
-// vitest.config.ts imports it as `test.projects`.
-const packages = [
-  'core',
-  'dispatch',
-  'testing',
-  'inline',
-  'stream',
-  'check',
-  'ai-sdk',
-  'cli',
-  'bench',
-  'store',
-  'server',
-  'otel',
-  'mcp',
-];
+// The test projects, imported by vitest.config.ts as `test.projects`:
+//
+// - `unit`: in-process tests, every package (`pnpm test:unit`, a few minutes on 2 cores). They
+//   start no process, open no Postgres and no browser and pack nothing; PGlite (in-process) and
+//   in-memory stores are fine. packages/core/test/repo.test.ts keeps it so.
+// - `slow`: the files below, each with what makes it slow: child processes (the CLI binary, tsx
+//   programs, crash, chaos and partition drills), the real Postgres of TURNKIT_TEST_POSTGRES_URL,
+//   a browser, packing and installing the packages. `pnpm test` (CI) runs both.
+//
+// One package's tests alone: `pnpm vitest run packages/<name>`.
+import { configDefaults } from 'vitest/config';
 
-export const projects = packages.map((name) => ({
-  extends: true as const,
-  test: {
-    name,
-    root: `packages/${name}`,
-    include: ['test/**/*.test.ts'],
+/** Test files of the `slow` project, relative to the repository, and why each is slow. */
+export const slowTests: Readonly<Record<string, string>> = {
+  'packages/bench/test/store-bench.test.ts': 'Postgres',
+  'packages/cli/test/commands.test.ts': 'the CLI binary, as child processes',
+  'packages/cli/test/consumer.test.ts': 'packs the packages and installs them with npm',
+  'packages/cli/test/docs.test.ts': 'the CLI binary, as child processes',
+  'packages/cli/test/mcp.test.ts': 'the CLI binary, as child processes',
+  'packages/cli/test/resume-safety.test.ts': 'the CLI binary, as child processes',
+  'packages/cli/test/run.test.ts': 'the CLI binary, as child processes',
+  'packages/cli/test/safe-text.prop.test.ts': 'bash, as child processes',
+  'packages/cli/test/serve.test.ts': 'the CLI binary, as child processes',
+  'packages/cli/test/signals.test.ts': 'the CLI binary, signalled',
+  'packages/cli/test/store-commands.test.ts': 'the CLI binary, as child processes; Postgres',
+  'packages/cli/test/worker-drain.test.ts': 'the CLI binary, as child processes',
+  'packages/inline/test/resume-process.test.ts': 'a child process',
+  'packages/inline/test/suspend-resume-doc.test.ts': 'tsx child processes',
+  'packages/mcp/test/stdio.test.ts': 'MCP servers as child processes',
+  'packages/otel/test/resume-process.test.ts': 'tsx child processes',
+  'packages/otel/test/store.test.ts': 'tsx child processes',
+  'packages/server/test/browser.test.ts': 'a browser (chromium)',
+  'packages/server/test/console-script.test.ts': 'tsx child processes',
+  'packages/server/test/decide.test.ts': 'Postgres',
+  'packages/server/test/postgres.test.ts': 'Postgres',
+  'packages/store/test/chaos.test.ts': 'worker processes killed at random, Postgres restarted',
+  'packages/store/test/checkpoint.test.ts': 'Postgres',
+  'packages/store/test/conformance.test.ts': 'Postgres',
+  'packages/store/test/crash.test.ts': 'processes killed mid-turn (SIGKILL); Postgres',
+  'packages/store/test/decide.test.ts': 'Postgres',
+  'packages/store/test/open.test.ts': 'processes racing for a PGlite lock',
+  'packages/store/test/partition.test.ts': 'a network partition between worker processes and Postgres',
+  'packages/store/test/submit.test.ts': 'Postgres',
+  'packages/store/test/workers.test.ts': 'Postgres',
+  'packages/testing/test/entry-points.test.ts': 'tsx child processes',
+};
+
+const slow = Object.keys(slowTests);
+
+export const projects = [
+  {
+    extends: true as const,
+    test: {
+      name: 'unit',
+      include: ['packages/*/test/**/*.test.ts'],
+      // One worker thread per core, each running its files one after another in one module graph
+      // (the sources, zod, fast-check and PGlite's WebAssembly are loaded once per worker, not per file).
+      pool: 'threads' as const,
+      isolate: false,
+      maxWorkers: 2,
+      // The model checks and property tests are CPU-bound and share the cores with the slow
+      // project's processes: a limit here only catches a hang.
+      testTimeout: 120_000,
+      hookTimeout: 120_000,
+      exclude: [...configDefaults.exclude, ...slow],
+    },
   },
-}));
+  {
+    extends: true as const,
+    test: {
+      name: 'slow',
+      include: slow,
+      // A process per file (these files start processes, signal them and restart Postgres); most of
+      // their time is spent waiting for those, so two files run at once next to the unit tests.
+      pool: 'forks' as const,
+      maxWorkers: 2,
+    },
+  },
+];
 
 export default projects;

@@ -5,6 +5,7 @@ import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
+import { projects, slowTests } from '../../../vitest.workspace.ts';
 
 const REPO = fileURLToPath(new URL('../../../', import.meta.url));
 const read = (path: string): string => readFileSync(join(REPO, path), 'utf8');
@@ -169,5 +170,37 @@ describe('test output', () => {
       /\bconsole\.(log|info|table|dir|debug)\s*\(|process\.stdout\.write\s*\(/.test(read(file)),
     );
     expect(printing).toEqual([]);
+  });
+});
+
+describe('the unit and slow test projects (vitest.workspace.ts)', () => {
+  const testFiles = packages.flatMap((dir) =>
+    readdirSync(join(REPO, 'packages', dir, 'test'), { recursive: true, encoding: 'utf8' })
+      .filter((file) => file.endsWith('.test.ts'))
+      .map((file) => `packages/${dir}/test/${file}`),
+  );
+  /** A test file and the test helpers it imports (relative imports inside test/, followed). */
+  function withHelpers(file: string, seen = new Set<string>()): string[] {
+    if (seen.has(file) || !existsSync(join(REPO, file))) return [];
+    seen.add(file);
+    for (const [, path] of read(file).matchAll(/from '(\.{1,2}\/[^']+)'/g)) {
+      const helper = join(file, '..', (path as string).replace(/\.js$/, '.ts'));
+      if (helper.includes('/test/')) withHelpers(helper, seen);
+    }
+    return [...seen];
+  }
+  const SLOW = /node:child_process|POSTGRES_URL|playwright|chromium|'pack'/;
+
+  it('every slow file exists, and the two projects split the test files', () => {
+    for (const file of Object.keys(slowTests)) expect(testFiles, file).toContain(file);
+    expect(projects.map((project) => project.test.name)).toEqual(['unit', 'slow']);
+  });
+
+  it('a unit test starts no process, opens no Postgres or browser and packs nothing (else it is listed as slow)', () => {
+    // (This file names the patterns, and is a unit test.)
+    const unit = testFiles.filter((file) => !(file in slowTests) && file !== 'packages/core/test/repo.test.ts');
+    expect(unit.length).toBeGreaterThan(100);
+    const offending = unit.filter((file) => withHelpers(file).some((each) => SLOW.test(read(each))));
+    expect(offending).toEqual([]);
   });
 });

@@ -5,7 +5,7 @@
 // processes one after another) and on Postgres when TURNKIT_TEST_POSTGRES_URL is set.
 
 import { spawn } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { cpSync, existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -99,11 +99,11 @@ async function sideEffects(sql: Sql, turnId: string): Promise<Record<string, num
 }
 
 /** One test per crash point; `target` gives each its database (a PGlite directory, or a Postgres schema). */
-function crashSuite(name: string, skip: string | false, target: (at: string) => { url: string; schema: string }): void {
+function crashSuite(name: string, skip: string | false, target: (at: string) => Promise<{ url: string; schema: string }>): void {
   describe.skipIf(Boolean(skip))(`crash points: ${name}${skip ? ` (skipped: ${skip})` : ''}`, () => {
     for (const { at, what } of CASES) {
       it(`SIGKILL at ${at} (${what}): another process recovers the turn`, async () => {
-        const { url, schema } = target(at);
+        const { url, schema } = await target(at);
         const turnId = `crash_${at.replace(':', '_')}`;
         const before = await open(url, schema);
         await before.store.submit({ agent: 'crash', input: 'add, then pay', id: turnId });
@@ -134,17 +134,22 @@ function crashSuite(name: string, skip: string | false, target: (at: string) => 
 
 const dir = mkdtempSync(join(tmpdir(), 'turnkit-crash-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
-crashSuite('PGlite (a data directory, one process at a time)', false, (at) => ({
-  url: join(dir, at.replace(':', '_')),
-  schema: '-',
-}));
+// Each case gets a copy of one new, closed store directory (creating a PGlite database costs far
+// more than copying one).
+const template = join(dir, 'template');
+crashSuite('PGlite (a data directory, one process at a time)', false, async (at) => {
+  if (!existsSync(template)) await (await openSql(template)).close();
+  const url = join(dir, at.replace(':', '_'));
+  cpSync(template, url, { recursive: true });
+  return { url, schema: '-' };
+});
 
 // A schema per case: a worker claims any runnable turn, and each case's turn must be its own.
 const schemas: string[] = [];
 afterAll(async () => {
   for (const schema of schemas) await dropSchema(schema);
 });
-crashSuite('Postgres', POSTGRES_URL === undefined ? WHY_SKIPPED : false, (at) => {
+crashSuite('Postgres', POSTGRES_URL === undefined ? WHY_SKIPPED : false, async (at) => {
   const schema = scratchSchema(`crash_${at.replace(':', '_')}`);
   schemas.push(schema);
   return { url: POSTGRES_URL ?? '', schema };

@@ -16,7 +16,7 @@ describe('docs/streaming.md', () => {
     const block = doc.split('## Consuming the stream\n')[1]?.match(/```ts\n([\s\S]*?)```/)?.[1];
     expect(block, 'docs/streaming.md has a ts block under "Consuming the stream"').toBeDefined();
     const prelude = [
-      `import { z } from 'zod';`,
+      `import { z } from ${JSON.stringify(import.meta.resolve('zod'))};`, // the file is outside the repository
       `import { defineTool } from ${src('dispatch')};`,
       `import { call, scriptedModel, text, toolCalls } from ${src('testing')};`,
       `const add = defineTool({ name: 'add', description: 'Adds.', input: z.object({ a: z.number(), b: z.number() }), readOnly: true, execute: ({ a, b }) => a + b });`,
