@@ -39,7 +39,7 @@ describe('docs/getting-started.md', () => {
 
   it('the first turn prints what the page says', async () => {
     const printed = doc.split('It prints:\n\n```text\n')[1]?.split('```')[0];
-    expect((await runExample('first-turn.js')).join('\n') + '\n').toBe(printed);
+    expect(`${(await runExample('first-turn.js')).join('\n')}\n`).toBe(printed);
   });
 
   it('the real-model turn runs the tool round against a Chat Completions server', async () => {

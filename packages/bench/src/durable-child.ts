@@ -120,7 +120,9 @@ async function langgraph(): Promise<number> {
   await go();
   for (let i = 0; i < count; i += 1) {
     const model = fakeModel();
-    ADD_INPUTS.forEach((input, n) => model.respondWithTools([{ name: 'add', args: input, id: `c${n}` }]));
+    ADD_INPUTS.forEach((input, n) => {
+      model.respondWithTools([{ name: 'add', args: input, id: `c${n}` }]);
+    });
     model.respond(new AIMessage(EXPECTED_TEXT));
     const agent = createAgent({ model, tools: [add], checkpointer, middleware });
     const config = { configurable: { thread_id: `${process.pid}_${i}` }, recursionLimit: 25 };

@@ -225,7 +225,9 @@ async function langChainSystem(): Promise<BenchSystem> {
     kind: 'peer',
     run: async () => {
       const model = testing.fakeModel();
-      ADD_INPUTS.forEach((input, i) => model.respondWithTools([{ name: 'add', args: input, id: `c${i}` }]));
+      ADD_INPUTS.forEach((input, i) => {
+        model.respondWithTools([{ name: 'add', args: input, id: `c${i}` }]);
+      });
       model.respond(new messages.AIMessage('done'));
       const agent = langchain.createAgent({ model, tools: [addTool] });
       const r = await agent.invoke({ messages: [{ role: 'user', content: 'go' }] }, { recursionLimit: 25 });

@@ -37,7 +37,9 @@ function place(frame: ProfileNode['callFrame']): string {
 /** The functions with the most self time in a CPU profile, merged by name and place. */
 export function topEntries(profile: CpuProfile, count: number): ProfileEntry[] {
   const byNode = new Map<number, number>();
-  profile.samples.forEach((id, i) => byNode.set(id, (byNode.get(id) ?? 0) + (profile.timeDeltas[i] ?? 0)));
+  profile.samples.forEach((id, i) => {
+    byNode.set(id, (byNode.get(id) ?? 0) + (profile.timeDeltas[i] ?? 0));
+  });
   const byPlace = new Map<string, number>();
   let total = 0;
   for (const node of profile.nodes) {

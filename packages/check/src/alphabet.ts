@@ -3,7 +3,7 @@
 // `reply_repeated_id` and `reply_missing_id` send ids a model server may send (repeated within the
 // reply and across rounds, or none) on purpose, and `reply_bad_id` one core refuses.
 
-import type { JsonValue, ParkedCall, ToolCall, ToolResult, TurnBatch, TurnEvent, TurnState } from '@turnkit/core';
+import type { ParkedCall, ToolCall, ToolResult, TurnBatch, TurnEvent, TurnState } from '@turnkit/core';
 
 /** `progress` events are plausible replies that move a turn on; `fatal` ones end it. */
 export type EventKind = 'progress' | 'fatal';

@@ -47,6 +47,7 @@ describe('deepEqual', () => {
     const pairs: [unknown, unknown][] = [
       [0, -0],
       [
+        // biome-ignore lint/suspicious/noSparseArray: a hole is what this pair tells apart from undefined
         [, 1],
         [undefined, 1],
       ],

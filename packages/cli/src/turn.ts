@@ -293,9 +293,9 @@ function printNdjson(result: TurnResult, savedTo: string | undefined): void {
   const trace = result.trace;
   if (trace !== undefined) {
     out.push(JSON.stringify({ kind: 'initial', state: trace.initial }));
-    trace.entries.forEach((entry, index) =>
-      out.push(JSON.stringify({ kind: 'step', index, event: entry.event, state: entry.state, effects: entry.effects })),
-    );
+    trace.entries.forEach((entry, index) => {
+      out.push(JSON.stringify({ kind: 'step', index, event: entry.event, state: entry.state, effects: entry.effects }));
+    });
   }
   out.push(
     JSON.stringify({

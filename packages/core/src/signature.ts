@@ -1,6 +1,6 @@
 // Batch signatures for loop detection: two batches are "identical" when they call the same tools
 // with the same arguments in the same order, whatever the call ids and whatever the key order.
-import type { BatchCall, JsonValue, ToolCall } from './types.js';
+import type { BatchCall, JsonValue } from './types.js';
 
 /** Strings that JSON.stringify would leave as they are (no quote, backslash, control or lone surrogate). */
 const PLAIN = /^[^"\\\u0000-\u001f\ud800-\udfff]*$/;

@@ -62,7 +62,9 @@ function batchProblems(batch: TurnBatch, status: TurnState['status'], bad: Repor
     if (answered.has(id)) bad(path, `answers the call '${id}' a second time`);
     answered.add(id);
   };
-  held.forEach((r, i) => answer(r.callId, r.name, `batch.held[${i}].callId`));
+  held.forEach((r, i) => {
+    answer(r.callId, r.name, `batch.held[${i}].callId`);
+  });
   parked.forEach((p, i) => {
     answer(p.call.id, p.call.name, `batch.parked[${i}].call.id`);
     const call = sent.get(p.call.id);

@@ -11,7 +11,7 @@ const diagram = /<!-- pipeline diagram[^>]*-->\n```\n([\s\S]*?)```/.exec(docs)?.
 
 describe('the pipeline diagram in docs/tools.md', () => {
   it('names the stages 1 to 9, each with the function pipeline.ts calls for it, in call order', () => {
-    const stages = [...diagram.matchAll(/^ (\d)  (\w+)/gm)].map(([, n, name]) => [Number(n), name as string] as const);
+    const stages = [...diagram.matchAll(/^ (\d) {2}(\w+)/gm)].map(([, n, name]) => [Number(n), name as string] as const);
     expect(stages.map(([n]) => n)).toEqual([1, 2, 3, 4, 5, 6, 7, 8, 9]);
     let at = 0;
     for (const [n, name] of stages) {

@@ -1,8 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { z } from 'zod';
 import type { ApprovalDecision, ParkedCall, ToolSpec } from '@turnkit/core';
-import { defineTool } from '@turnkit/dispatch';
 import { createAgent, runTurn, type AgentOptions } from '@turnkit/inline';
 import { call, fail, scriptedModel, text, toolCalls, transcriptLines, type ScriptStep } from '@turnkit/testing';
 import { testLog } from '../../../test-log.ts';
@@ -53,7 +51,9 @@ describe('createAgent', () => {
     });
     expect(seen).toHaveLength(2);
     expect(seen[1]?.map((t) => t.name)).toEqual(['add', 'deploy']);
-    seen[1]?.forEach((spec, i) => expect(spec.inputSchema).toBe(seen[0]?.[i]?.inputSchema));
+    seen[1]?.forEach((spec, i) => {
+      expect(spec.inputSchema).toBe(seen[0]?.[i]?.inputSchema);
+    });
   });
 
   it('keeps each turn its own: a grant remembered in one turn does not approve a call in the next', async () => {

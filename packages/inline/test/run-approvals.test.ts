@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { createDispatcher, type DecisionRecord } from '@turnkit/dispatch';
 import { runTurn } from '@turnkit/inline';
-import { call, fail, scriptedModel, text, toolCalls, transcriptLines } from '@turnkit/testing';
+import { call, scriptedModel, text, toolCalls, transcriptLines } from '@turnkit/testing';
 import { deploy } from './run-tools.ts';
 
 describe('runTurn: approvals (callback, records, grants)', () => {

@@ -8,7 +8,7 @@ import { linearJsonSchemaValidator, mcpTools } from '@turnkit/mcp';
 import { afterEach, describe, expect, it } from 'vitest';
 
 const EVIL = '(a+)+$';
-const evil = 'a'.repeat(40) + '!';
+const evil = `${'a'.repeat(40)}!`;
 
 const open: Client[] = [];
 afterEach(async () => {

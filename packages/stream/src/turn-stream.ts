@@ -214,6 +214,7 @@ class ResultPromise<T> extends Promise<T> {
     this.#observed = callback;
   }
 
+  // biome-ignore lint/suspicious/noThenProperty: a turn stream is awaited for its result, by design
   override then<A = T, B = never>(
     onFulfilled?: ((value: T) => A | PromiseLike<A>) | null,
     onRejected?: ((reason: unknown) => B | PromiseLike<B>) | null,

@@ -190,7 +190,6 @@ function withApprover(steps: Steps, approve: ReturnType<typeof approver>, extra:
 }
 
 const toolNames = (specs: readonly ToolSpec[]): string[] => specs.map((s) => s.name);
-const REJECTED = /^tool call_1 deploy: error rejected/;
 
 // ---------------------------------------------------------------------------------------------
 // The corpus
