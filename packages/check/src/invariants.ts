@@ -4,8 +4,10 @@
 // the effects. Per-step invariants (1–5, 9) look at one step; history invariants (6, 7, 8, 10)
 // need what came before, so they run as a small monitor folded over the steps (history.ts).
 
-import { errorMessage, isBlocking, isTerminal, parseTurnState, stateProblems, step as coreStep } from '@turnkit/core';
-import type { Effect, TurnLimits, TurnState } from '@turnkit/core';
+import { errorMessage } from '@turnkit/core/internal';
+import { isBlocking, isTerminal, parseTurnState, stateProblems, step as coreStep } from '@turnkit/core';
+import type { Effect, TurnState } from '@turnkit/core';
+import type { TurnLimits } from '@turnkit/core/internal';
 import { deepEqual } from './equal.js';
 import type { StepFunction } from './logic.js';
 import { initialMonitor, observeHistory, type MonitorState, type Report } from './history.js';

@@ -10,7 +10,7 @@ import { call, fail, scriptedModel, text, toolCalls, type ScriptStep } from '@tu
 import { z } from 'zod';
 import { oneLine, UsageError } from './errors.js';
 import type { ScenarioFile } from './scenario.js';
-import { definedProps } from '@turnkit/core';
+import { definedProps } from '@turnkit/core/internal';
 
 const json: z.ZodType<JsonValue> = z.json() as z.ZodType<JsonValue>;
 const jsonSchema = z.record(z.string(), json);

@@ -25,7 +25,7 @@ import { loadScenarioFile } from './scenario.js';
 import { safeText } from './safe-text.js';
 import { readSuspended } from './suspended.js';
 import { EXIT, runTurnCommand, undecidedIds } from './turn.js';
-import { definedProps } from '@turnkit/core';
+import { definedProps } from '@turnkit/core/internal';
 
 interface RunFlags {
   readonly stream?: boolean;

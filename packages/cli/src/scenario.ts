@@ -12,7 +12,7 @@ import type { OutputSchema } from '@turnkit/inline';
 import { tsImport } from 'tsx/esm/api';
 import { oneLine, UsageError } from './errors.js';
 import { scenarioFromJson } from './json-scenario.js';
-import { definedProps } from '@turnkit/core';
+import { definedProps } from '@turnkit/core/internal';
 
 /** What a scenario's model function is given: the model calls the turn has made already. */
 export interface ModelStart {

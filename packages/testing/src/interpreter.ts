@@ -10,7 +10,6 @@ import {
   isTerminal,
   step,
   toTurnError,
-  type BlockingEffect,
   type CallRecord,
   type Effect,
   type Message,
@@ -20,6 +19,7 @@ import {
   type TurnLimitsInput,
   type TurnState,
 } from '@turnkit/core';
+import { type BlockingEffect } from '@turnkit/core/internal';
 import type { Dispatcher } from '@turnkit/dispatch';
 import { recordTrace } from './trace.js';
 
