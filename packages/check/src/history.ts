@@ -7,7 +7,7 @@ import { batchSignature } from '@turnkit/core/internal';
 import { isTerminal } from '@turnkit/core';
 import type { ToolCall, TurnState } from '@turnkit/core';
 import type { TurnLimits } from '@turnkit/core/internal';
-import type { InvariantNumber, TraceStep } from './invariants.js';
+import type { InvariantNumber, TraceStep } from './trace-types.js';
 
 /** What the history invariants remember between steps. Plain JSON. */
 export interface MonitorState {
