@@ -1,6 +1,6 @@
 // Testing agents without a network: scripted models, a step-by-step test interpreter, traces and
 // replay, the conformance scenarios every interpreter passes, and a fake Chat Completions server.
-// The vitest suites are at `@turnkit/testing/conformance` and `@turnkit/testing/store-conformance`.
+// The vitest suites (which import vitest) are subpaths of their own.
 export { scriptedModel, text, toolCalls, call, fail } from './scripted.js';
 export type { ScriptStep } from './scripted.js';
 export { recordTrace, replay } from './trace.js';
