@@ -4,7 +4,7 @@
 //
 // One counter serves both the public-names test (packages/bench/test/public-names.test.ts) and
 // `pnpm structure`, so the figure in docs/architecture.md is the one the test guards.
-import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import ts from 'typescript';
 
@@ -78,4 +78,25 @@ export function namesPerPackage(root: string, names = publicNames(root)): Record
   const counts: Record<string, number> = {};
   for (const entry of entryPoints(root)) counts[entry.dir] = (counts[entry.dir] ?? 0) + (names[entry.specifier]?.length ?? 0);
   return counts;
+}
+
+/** Where the reviewed list of public names is kept (one sorted array per entry point). */
+export const NAMES_FILE = 'packages/bench/public-names.json';
+
+/** The list as it is written to NAMES_FILE: entry points sorted, names sorted, one per line. */
+export function namesFileText(names: Record<string, string[]>): string {
+  const sorted = Object.fromEntries(
+    Object.keys(names)
+      .sort()
+      .map((entry) => [entry, names[entry]]),
+  );
+  return `${JSON.stringify(sorted, null, 2)}\n`;
+}
+
+const isMain = process.argv[1] !== undefined && import.meta.url === new URL(`file://${process.argv[1]}`).href;
+if (isMain) {
+  // pnpm public-names: writes the current names to NAMES_FILE, for review in the diff.
+  const root = process.cwd();
+  writeFileSync(join(root, NAMES_FILE), namesFileText(publicNames(root)));
+  process.stdout.write(`Wrote ${NAMES_FILE}; review the added and removed names in its diff.\n`);
 }
