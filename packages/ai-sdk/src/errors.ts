@@ -3,7 +3,7 @@
 // flags; it never guesses retryability from status codes itself.
 import { AISDKError, APICallError } from '@ai-sdk/provider';
 import type { JsonValue, TurnError } from '@turnkit/core';
-import { definedProps } from '@turnkit/core';
+import { definedProps } from '@turnkit/core/internal';
 
 /**
  * The error `generate` and `stream` throw. `turnError` is ready to be fed back as

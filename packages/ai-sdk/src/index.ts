@@ -1,6 +1,4 @@
+// Any AI SDK provider model as a turnkit Model, and its errors as turnkit's.
 export { fromAISDK, type FromAISDKOptions } from './model.js';
-export { costOf, type ModelPrice, type Pricing } from './pricing.js';
+export type { Pricing } from './pricing.js';
 export { ModelCallError, fromAISDKError } from './errors.js';
-export { toCallOptions, toPrompt, type CallSettings } from './prompt.js';
-export { fromGenerateResult, toToolCall, toUsage } from './response.js';
-export { toModelStreamParts } from './stream.js';

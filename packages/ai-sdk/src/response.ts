@@ -3,7 +3,7 @@
 import type { LanguageModelV3GenerateResult, LanguageModelV3Usage } from '@ai-sdk/provider';
 import type { JsonValue, ModelResponse, ToolCall, Usage } from '@turnkit/core';
 import { costOf, type ModelPrice } from './pricing.js';
-import { definedProps } from '@turnkit/core';
+import { definedProps } from '@turnkit/core/internal';
 
 /** A `doGenerate` result as a turnkit ModelResponse; `modelId` falls back to the model's own id. */
 export function fromGenerateResult(result: LanguageModelV3GenerateResult, modelId: string, price?: ModelPrice): ModelResponse {

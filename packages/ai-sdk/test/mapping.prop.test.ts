@@ -1,4 +1,5 @@
-import { toToolCall, fromAISDKError } from '@turnkit/ai-sdk';
+import { toToolCall } from '../src/response.ts';
+import { fromAISDKError } from '@turnkit/ai-sdk';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { testLog } from '../../../test-log.ts';

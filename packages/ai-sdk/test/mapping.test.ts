@@ -1,7 +1,8 @@
 import { APICallError } from '@ai-sdk/provider';
 import type { LanguageModelV3 } from '@ai-sdk/provider';
 import type { Message } from '@turnkit/core';
-import { fromAISDK, type FromAISDKOptions, ModelCallError, toPrompt, fromAISDKError } from '@turnkit/ai-sdk';
+import { fromAISDK, type FromAISDKOptions, ModelCallError, fromAISDKError } from '@turnkit/ai-sdk';
+import { toPrompt } from '../src/prompt.ts';
 import { describe, expect, it } from 'vitest';
 import { scriptedModel, usage } from './scripted-model.js';
 import { drain, request, signal, userAsks } from './setup.js';

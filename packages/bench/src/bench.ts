@@ -17,7 +17,7 @@ import { measureStep } from './step-bench.js';
 import { currentDurableSection, withDurableSection } from './durable-report.js';
 import { currentStoreSection, withStoreSection } from './store-report.js';
 import { deltasPerSecond, measureSuspendedHeap, turnkitDeltaStream, turnkitSystems } from './turnkit.js';
-import { definedProps } from '@turnkit/core';
+import { definedProps } from '@turnkit/core/internal';
 
 export interface BenchSettings {
   /** turnkit systems only, small counts (CI). */

@@ -2,7 +2,7 @@
 // checked against the invariants).
 import { exploreTurn } from '@turnkit/check';
 import type { TurnLimitsInput } from '@turnkit/core';
-import type { ExploreFigure } from './report.js';
+import type { ExploreFigure } from './report-types.js';
 
 /** Explores every reachable state under `limits`; throws if the exploration reports a violation. */
 export function measureExplore(limits: TurnLimitsInput, maxDepth: number): ExploreFigure {

@@ -3,7 +3,7 @@
 // barely moves between runs on one Node version, so the guard can fail a build without flaking.
 // The figure depends on V8, so it is recorded per Node major version; on another version the guard
 // reports the figure and checks nothing.
-import type { BenchReport } from './report.js';
+import type { BenchReport } from './report-types.js';
 import { fixed, int } from './targets.js';
 import { TURNKIT_REFERENCE } from './turnkit.js';
 

@@ -2,7 +2,7 @@
 // compaction) timed per 1,000 rounds, so a cost that grows with the turn's length shows as a
 // rising line instead of hiding in an average over short turns.
 import { createTurn, step, type TurnEvent, type TurnState } from '@turnkit/core';
-import type { LongTurnFigure } from './report.js';
+import type { LongTurnFigure } from './report-types.js';
 import { median } from './stats.js';
 
 const TRANSITIONS_PER_ROUND = 3;

@@ -10,7 +10,7 @@ import { spawnSync } from 'node:child_process';
 import { relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
-import { errorMessage } from '@turnkit/core';
+import { errorMessage } from '@turnkit/core/internal';
 import { runBench, writeBenchmarksDoc, type BenchSettings } from './bench.js';
 import { checkAllocationGuard } from './guard.js';
 import { formatTerminal } from './report.js';

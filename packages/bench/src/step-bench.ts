@@ -2,7 +2,7 @@
 // is the reducer's own cost (no model, no tools, no promises, no event construction).
 import { createTurn, step, type TurnEvent, type TurnState, type TurnStatus } from '@turnkit/core';
 import { median } from './stats.js';
-import type { StepFigure } from './report.js';
+import type { StepFigure } from './report-types.js';
 
 const call = (id: string, a: number) => ({ id, name: 'add', input: { a, b: 1 } });
 const result = (id: string, output: number) => ({ callId: id, name: 'add', output, isError: false });

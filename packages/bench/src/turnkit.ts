@@ -10,7 +10,7 @@ import { streamTurn } from '@turnkit/stream';
 import { call, scriptedModel, text, toolCalls, type ScriptStep } from '@turnkit/testing';
 import { z } from 'zod';
 import { ADD_INPUTS, EXPECTED_TEXT, type BenchSystem, type TurnOutcome } from './scenario.js';
-import type { SuspendedHeapFigure } from './report.js';
+import type { SuspendedHeapFigure } from './report-types.js';
 import { median } from './stats.js';
 
 const addInput = z.object({ a: z.number(), b: z.number() });

@@ -2,24 +2,18 @@ import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 import { describe, expect, it } from 'vitest';
 import { testLog } from '../../../test-log.ts';
-import {
-  ALLOCATION_GUARD,
-  bytesPerTurn,
-  checkAllocationGuard,
-  floorTurn,
-  measureLongTurn,
-  topEntries,
-  checkTargets,
-  measureStep,
-  quantile,
-  renderMarkdown,
-  formatTerminal,
-  runBench,
-  timeTurns,
-  verifyOutcome,
-  type BenchReport,
-  type BenchSystem,
-} from '@turnkit/bench';
+import { ALLOCATION_GUARD, checkAllocationGuard } from '../src/guard.ts';
+import { bytesPerTurn } from '../src/allocation.ts';
+import { floorTurn } from '../src/floor.ts';
+import { measureLongTurn } from '../src/long-turn.ts';
+import { topEntries } from '../src/profile.ts';
+import { checkTargets } from '../src/targets.ts';
+import { measureStep } from '../src/step-bench.ts';
+import { quantile } from '../src/stats.ts';
+import { renderMarkdown, formatTerminal, type BenchReport } from '../src/report.ts';
+import { runBench } from '../src/bench.ts';
+import { timeTurns } from '../src/harness.ts';
+import { verifyOutcome, type BenchSystem } from '../src/scenario.ts';
 
 // The heap figure needs a full GC; vitest does not run with --expose-gc, so expose it here.
 function exposeGc(): () => void {

@@ -2,7 +2,8 @@
 // set, Postgres), its section renders, and `pnpm bench --write` keeps the section it does not write.
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { renderStoreSection, runStoreBench, STORE_END, STORE_START, withStoreSection } from '@turnkit/bench';
+import { renderStoreSection, STORE_END, STORE_START, withStoreSection } from '../src/store-report.ts';
+import { runStoreBench } from '../src/store-bench.ts';
 import { testLog } from '../../../test-log.js';
 
 const POSTGRES_URL = process.env.TURNKIT_TEST_POSTGRES_URL || undefined;

@@ -3,7 +3,8 @@
 // state plus the invariant monitor, so the history invariants stay sound even when a (buggy)
 // reducer reaches one state along two histories; `states` counts distinct turn states.
 
-import { createTurn, errorMessage, isTerminal, step as coreStep } from '@turnkit/core';
+import { createTurn, isTerminal, step as coreStep } from '@turnkit/core';
+import { errorMessage } from '@turnkit/core/internal';
 import type { TurnLimitsInput, TurnState } from '@turnkit/core';
 import { labelledEventsFor, type LabelledEvent } from './alphabet.js';
 import { checkStep, initialMonitor, stateJson, type InvariantNumber, type MonitorState } from './invariants.js';

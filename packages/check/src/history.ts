@@ -3,9 +3,11 @@
 // key its nodes by (state, monitor) and stay sound even when a buggy reducer reaches one state
 // along two different histories.
 
-import { batchSignature, isTerminal } from '@turnkit/core';
-import type { ToolCall, TurnLimits, TurnState } from '@turnkit/core';
-import type { InvariantNumber, TraceStep } from './invariants.js';
+import { batchSignature } from '@turnkit/core/internal';
+import { isTerminal } from '@turnkit/core';
+import type { ToolCall, TurnState } from '@turnkit/core';
+import type { TurnLimits } from '@turnkit/core/internal';
+import type { InvariantNumber, TraceStep } from './trace-types.js';
 
 /** What the history invariants remember between steps. Plain JSON. */
 export interface MonitorState {

@@ -1,20 +1,13 @@
-export { turnLogic, serializeTurnSnapshot } from './logic.js';
-export type { StepFunction, TurnContext, TurnLogicEvent, TurnLogicOptions } from './logic.js';
-export { eventsFor, labelledEventsFor, MALFORMED_EVENT } from './alphabet.js';
-export type { EventKind, LabelledEvent } from './alphabet.js';
-export { checkInvariants, checkStep, initialMonitor, traceFrom, deepClone, deepFreeze } from './invariants.js';
-export type { CheckOptions, InvariantNumber, MonitorState, StepTrace, TraceStep, Violation } from './invariants.js';
-export { exploreTurn, outcomeLabel } from './explore.js';
-export type { ExploreOptions, ExploreResult, ExploreViolation } from './explore.js';
-export {
-  arbitraryChoice,
-  arbitraryEvent,
-  arbitraryLimits,
-  arbitraryEventScenario,
-  eventFromChoice,
-  runEventScenario,
-} from './arbitraries.js';
-export type { EventChoice, EventScenario } from './arbitraries.js';
+// Model checking of the real `step`: exhaustive exploration, the turn contract's invariants on a
+// trace, fast-check arbitraries of events, and the reader-level statechart with its diagrams.
+export { exploreTurn } from './explore.js';
+export type { ExploreResult } from './explore.js';
+export { checkInvariants, traceFrom } from './invariants.js';
+export type { Violation } from './invariants.js';
+export type { StepFunction } from './logic.js';
+export { arbitraryEvent, arbitraryEventScenario, arbitraryLimits, runEventScenario } from './arbitraries.js';
+export type { EventScenario } from './arbitraries.js';
+export { eventsFor } from './alphabet.js';
+export { turnLogic } from './logic.js';
 export { turnSpec } from './spec.js';
-export type { TurnSpecEvent } from './spec.js';
-export { toMermaid, toDot, replaceDiagram, DIAGRAM_START, DIAGRAM_END } from './diagram.js';
+export { toDot, toMermaid } from './diagram.js';

@@ -4,48 +4,18 @@
 // the effects. Per-step invariants (1–5, 9) look at one step; history invariants (6, 7, 8, 10)
 // need what came before, so they run as a small monitor folded over the steps (history.ts).
 
-import { errorMessage, isBlocking, isTerminal, parseTurnState, stateProblems, step as coreStep } from '@turnkit/core';
-import type { Effect, TurnLimits, TurnState } from '@turnkit/core';
+import { errorMessage } from '@turnkit/core/internal';
+import { isBlocking, isTerminal, parseTurnState, stateProblems, step as coreStep } from '@turnkit/core';
+import type { Effect, TurnState } from '@turnkit/core';
+import type { TurnLimits } from '@turnkit/core/internal';
 import { deepEqual } from './equal.js';
 import type { StepFunction } from './logic.js';
 import { initialMonitor, observeHistory, type MonitorState, type Report } from './history.js';
 
 export { initialMonitor, type MonitorState };
 
-/** One step of a trace: `[next, effects] = step(state, event)`; `thrown` when step threw. */
-export interface TraceStep {
-  readonly state: TurnState;
-  readonly event: unknown;
-  readonly next: TurnState;
-  readonly effects: readonly Effect[];
-  readonly thrown?: string;
-}
-
-/**
- * A run of one turn. `steps[i + 1].state` is `steps[i].next`. Traces start at any state (usually a
- * fresh `createTurn`); counts such as model calls start from that state's counters. Build one
- * with `runEvents`.
- */
-export interface StepTrace {
-  readonly limits: TurnLimits;
-  readonly steps: readonly TraceStep[];
-}
-
-export type InvariantNumber = 1 | 2 | 3 | 4 | 5 | 6 | 7 | 8 | 9 | 10;
-
-export interface Violation {
-  readonly invariant: InvariantNumber;
-  /** Index of the offending step in the trace. */
-  readonly step: number;
-  readonly message: string;
-}
-
-export interface CheckOptions {
-  /** The reducer re-run for invariants 2 and 3 (default: core's `step`). */
-  readonly step?: StepFunction;
-  /** Check only these invariants (default: all ten). */
-  readonly only?: readonly InvariantNumber[];
-}
+export type { CheckOptions, InvariantNumber, StepTrace, TraceStep, Violation } from './trace-types.js';
+import type { CheckOptions, InvariantNumber, StepTrace, TraceStep, Violation } from './trace-types.js';
 
 /**
  * Checks every invariant of docs/turn-contract.md that a trace can show. Never throws; returns the violations in

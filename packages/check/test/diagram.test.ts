@@ -1,7 +1,8 @@
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { DIAGRAM_END, DIAGRAM_START, replaceDiagram, toDot, toMermaid, turnSpec } from '@turnkit/check';
+import { DIAGRAM_END, DIAGRAM_START, replaceDiagram } from '../src/diagram.ts';
+import { toDot, toMermaid, turnSpec } from '@turnkit/check';
 
 const docPath = fileURLToPath(new URL('../../../docs/turn-machine.md', import.meta.url));
 const REGENERATE =

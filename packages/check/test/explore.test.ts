@@ -5,7 +5,8 @@ import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { getAdjacencyMap, getShortestPaths, getSimplePaths } from 'xstate/graph';
-import { eventsFor, exploreTurn, serializeTurnSnapshot, turnLogic, type ExploreResult } from '@turnkit/check';
+import { eventsFor, exploreTurn, turnLogic, type ExploreResult } from '@turnkit/check';
+import { serializeTurnSnapshot } from '../src/logic.ts';
 import type { TurnLimitsInput } from '@turnkit/core';
 import { testLog } from '../../../test-log.ts';
 

@@ -9,18 +9,10 @@ import { isDeepStrictEqual } from 'node:util';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { isTerminal, step, type TurnStatus } from '@turnkit/core';
-import {
-  arbitraryChoice,
-  arbitraryEventScenario,
-  checkInvariants,
-  deepClone,
-  deepFreeze,
-  eventFromChoice,
-  outcomeLabel,
-  runEventScenario,
-  type InvariantNumber,
-  type StepTrace,
-} from '@turnkit/check';
+import { arbitraryChoice, eventFromChoice } from '../src/arbitraries.ts';
+import { arbitraryEventScenario, checkInvariants, runEventScenario } from '@turnkit/check';
+import { deepClone, deepFreeze, type InvariantNumber, type StepTrace } from '../src/invariants.ts';
+import { outcomeLabel } from '../src/explore.ts';
 import { testLog } from '../../../test-log.ts';
 
 const NUM_RUNS = 1000;

@@ -6,7 +6,8 @@ import { describe, expect, it } from 'vitest';
 import { createActor } from 'xstate';
 import { getShortestPaths } from 'xstate/graph';
 import { createTurn, step, type TurnEvent, type TurnLimitsInput, type TurnState } from '@turnkit/core';
-import { turnSpec, type TurnSpecEvent } from '@turnkit/check';
+import { turnSpec } from '@turnkit/check';
+import { type TurnSpecEvent } from '../src/spec.ts';
 import { testLog } from '../../../test-log.ts';
 
 type SpecType = TurnSpecEvent['type'];

@@ -2,7 +2,7 @@
 // file, missing API key) exits 2, like commander's own parse errors, so scripts can tell "you
 // called it wrong" (2) from "the turn failed" (1).
 
-import { errorMessage } from '@turnkit/core';
+import { errorMessage } from '@turnkit/core/internal';
 
 /** A mistake in how turnkit was called or in a file it was given; printed as one line, exit 2. */
 export class UsageError extends Error {

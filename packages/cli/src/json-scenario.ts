@@ -9,8 +9,8 @@ import type { OutputSchema } from '@turnkit/inline';
 import { call, fail, scriptedModel, text, toolCalls, type ScriptStep } from '@turnkit/testing';
 import { z } from 'zod';
 import { oneLine, UsageError } from './errors.js';
-import type { ScenarioFile } from './scenario.js';
-import { definedProps } from '@turnkit/core';
+import type { ScenarioFile } from './scenario-file.js';
+import { definedProps } from '@turnkit/core/internal';
 
 const json: z.ZodType<JsonValue> = z.json() as z.ZodType<JsonValue>;
 const jsonSchema = z.record(z.string(), json);

@@ -7,7 +7,7 @@ import { createOpenAICompatible } from '@ai-sdk/openai-compatible';
 import { fromAISDK } from '@turnkit/ai-sdk';
 import type { Model } from '@turnkit/core';
 import { UsageError } from './errors.js';
-import { definedProps } from '@turnkit/core';
+import { definedProps } from '@turnkit/core/internal';
 
 export const PROVIDERS = ['openai', 'anthropic', 'openai-compatible'] as const;
 export type ProviderName = (typeof PROVIDERS)[number];

@@ -4,7 +4,18 @@
 
 import { link, open, readFile, unlink } from 'node:fs/promises';
 import { oneLine, UsageError } from './errors.js';
-import type { ConsumedMark } from './suspended.js';
+
+/** Written into a file when a resume claims it: its approvals are used, it cannot be resumed again. */
+export interface ConsumedMark {
+  /** When the resume claimed the file (ISO 8601). */
+  readonly at: string;
+  /** The process that claimed it. */
+  readonly pid: number;
+  /** How the resumed turn ended, once it has (`suspended` when it waits for approval again). */
+  readonly outcome?: string;
+  /** Where the turn was saved when it suspended again into another file. */
+  readonly savedTo?: string;
+}
 
 /**
  * Creates `lock` holding `mark`, in one step: the mark is written and fsynced to a file of this

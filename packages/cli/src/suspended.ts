@@ -12,13 +12,14 @@ import { randomUUID } from 'node:crypto';
 import { constants } from 'node:fs';
 import { access, open, readFile, rename, rm, stat, unlink } from 'node:fs/promises';
 import { dirname, join, resolve } from 'node:path';
-import { parseTurnState, type Message, type ParkedCall, type TurnState, definedProps } from '@turnkit/core';
+import { parseTurnState, type Message, type ParkedCall, type TurnState } from '@turnkit/core';
+import { definedProps } from '@turnkit/core/internal';
 import { createDispatcher, type BudgetUsage, type Grant } from '@turnkit/dispatch';
 import type { TurnResult } from '@turnkit/inline';
 import { z } from 'zod';
 import { oneLine, UsageError } from './errors.js';
 import { PROVIDERS, type ProviderOptions } from './provider.js';
-import { createLock } from './resume-lock.js';
+import { createLock, type ConsumedMark } from './resume-lock.js';
 import { mustBeFile } from './scenario.js';
 import { shellQuote } from './safe-text.js';
 
@@ -32,17 +33,7 @@ export interface SavedOptions {
   readonly provider: ProviderOptions | null;
 }
 
-/** Written into a file when a resume claims it: its approvals are used, it cannot be resumed again. */
-export interface ConsumedMark {
-  /** When the resume claimed the file (ISO 8601). */
-  readonly at: string;
-  /** The process that claimed it. */
-  readonly pid: number;
-  /** How the resumed turn ended, once it has (`suspended` when it waits for approval again). */
-  readonly outcome?: string;
-  /** Where the turn was saved when it suspended again into another file. */
-  readonly savedTo?: string;
-}
+export type { ConsumedMark } from './resume-lock.js';
 
 /** What @turnkit/mcp's `connection.snapshot(pending)` returns, as saved in the file. */
 export interface SavedMcp {

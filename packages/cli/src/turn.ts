@@ -25,7 +25,7 @@ import {
   type ReadSuspended,
 } from './suspended.js';
 import { Timeline } from './timeline.js';
-import { definedProps } from '@turnkit/core';
+import { definedProps } from '@turnkit/core/internal';
 
 /** Exit codes: 0 stopped, 1 failed or cancelled, 2 usage error, 3 suspended (waiting for approval). */
 export const EXIT = { ok: 0, failed: 1, usage: 2, suspended: 3 } as const;

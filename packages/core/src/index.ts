@@ -1,23 +1,40 @@
-export type * from './types.js';
+// What users of the turn machine call: create, step and resume a turn, read a saved state, and
+// the helpers an interpreter of their own needs (see docs/custom-interpreter.md). Plumbing that
+// only turnkit's own packages share is at `@turnkit/core/internal`, not here.
+export type {
+  ApprovalDecision,
+  CallRecord,
+  Effect,
+  JsonValue,
+  Message,
+  Model,
+  ModelCallOptions,
+  ModelRequest,
+  ModelResponse,
+  ModelStreamPart,
+  Notice,
+  Outcome,
+  ParkedCall,
+  ResumeOptions,
+  StopReason,
+  ToolCall,
+  ToolResult,
+  ToolSpec,
+  Trace,
+  TraceEntry,
+  TurnBatch,
+  TurnError,
+  TurnEvent,
+  TurnLimitsInput,
+  TurnOptions,
+  TurnState,
+  TurnStatus,
+  Usage,
+} from './types.js';
 export { approvalDeadline, createTurn, decisionsTaken, isTerminal, resume, step } from './turn.js';
-export { parseTurnState, TurnStateError, TURN_STATE_VERSION, TURN_STATUSES } from './state.js';
+export { parseTurnState, TurnStateError, TURN_STATE_VERSION } from './state.js';
 export { stateProblems } from './state-invariants.js';
-export type { StateProblem } from './state-invariants.js';
-export { batchSignature, canonicalJson, sameBatch, sameJson } from './signature.js';
 export { buildModelRequest, isBlocking } from './request.js';
-export { readDecision } from './events.js';
-export { errorMessage, toTurnError } from './errors.js';
-export {
-  cancelPreempts,
-  cleanReason,
-  dispatchOutcomeEvent,
-  formatPath,
-  MAX_REJECTION_REASON,
-  rejectionText,
-  undecided,
-} from './interpreter.js';
-export type { DispatchOutcome } from './interpreter.js';
-export { definedProps } from './props.js';
-export { copyJson, isJsonValue } from './json.js';
-export { MIN_SEAL_SECRET_BYTES, SealError, sealParts, verifySeal } from './seal.js';
-export type { Seal } from './seal.js';
+export { toTurnError } from './errors.js';
+export { cancelPreempts, dispatchOutcomeEvent, undecided } from './interpreter.js';
+export { SealError } from './seal.js';

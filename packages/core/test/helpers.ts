@@ -1,17 +1,8 @@
 // Builders shared by the example tests: events to feed `step`, and the exact effects to expect.
 // Expected effects are written out as data so each test compares the whole effect list.
 import { createTurn, step } from '@turnkit/core';
-import type {
-  Effect,
-  JsonValue,
-  Outcome,
-  ParkedCall,
-  ToolCall,
-  ToolResult,
-  TurnLimitsInput,
-  TurnState,
-  TurnUsage,
-} from '@turnkit/core';
+import type { Effect, JsonValue, Outcome, ParkedCall, ToolCall, ToolResult, TurnLimitsInput, TurnState } from '@turnkit/core';
+import type { TurnUsage } from '../src/types.ts';
 
 export type Step = [TurnState, Effect[]];
 

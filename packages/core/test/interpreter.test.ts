@@ -1,6 +1,7 @@
 // The shared vocabulary of interpreters: one definition each, used by inline, stream and testing.
 import { describe, expect, it } from 'vitest';
-import { cancelPreempts, decisionsTaken, dispatchOutcomeEvent, formatPath, isBlocking, step, undecided } from '@turnkit/core';
+import { cancelPreempts, decisionsTaken, dispatchOutcomeEvent, isBlocking, step, undecided } from '@turnkit/core';
+import { formatPath } from '../src/interpreter.ts';
 import type { Effect, TurnEvent } from '@turnkit/core';
 import { call, dispatching, drive, ev, ok } from './helpers.js';
 

@@ -2,7 +2,8 @@
 // Proxy in a model's reply cannot show one value to the state and another to the dispatcher.
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { copyJson, step } from '@turnkit/core';
+import { copyJson } from '../src/json.ts';
+import { step } from '@turnkit/core';
 import { callingModel } from './helpers.js';
 
 describe('a model reply is copied once into plain JSON', () => {

@@ -1,7 +1,7 @@
 // docs/limits.md lists every option of `limits` with core's default, every budget option of core
 // and of the dispatcher, and nothing that does not exist.
 import { describe, expect, it } from 'vitest';
-import type { TurnBudget } from '@turnkit/core';
+import type { TurnBudget } from '../src/types.ts';
 import type { Budget } from '@turnkit/dispatch';
 import { createTurn } from '../src/turn.js';
 import { DEFAULT_LIMITS } from '../src/limits.js';

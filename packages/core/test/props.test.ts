@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { definedProps } from '../src/index.js';
+import { definedProps } from '../src/props.js';
 
 describe('definedProps', () => {
   it('keeps exactly the defined properties, with their values (numRuns 200)', () => {

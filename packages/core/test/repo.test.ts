@@ -22,7 +22,7 @@ interface PackageJson {
   repository?: { type?: string; url?: string; directory?: string };
   publishConfig?: { access?: string };
   files?: string[];
-  exports: Record<string, unknown>;
+  exports?: Record<string, unknown>;
   dependencies?: Record<string, string>;
   devDependencies?: Record<string, string>;
   peerDependencies?: Record<string, string>;
@@ -103,20 +103,24 @@ describe('every published package', () => {
 
   it.each(packages)('%s: the source condition is @turnkit/source, and @turnkit dependencies are workspace:^', (dir) => {
     const pkg = manifest(dir);
-    const entry = pkg.exports['.'] as Record<string, string>;
-    expect(entry['@turnkit/source']).toBe('./src/index.ts');
-    expect(entry.default).toBe('./dist/index.js');
-    // Every entry point: the repository's condition first (so TypeScript's customConditions, vitest
-    // and tsx all reach the sources), then the declarations and the build a user gets.
-    for (const [subpath, target] of Object.entries(pkg.exports)) {
-      if (subpath === './package.json') continue;
-      const name = subpath === '.' ? 'index' : subpath.slice(2);
-      expect(target, `${dir} ${subpath}`).toEqual({
-        '@turnkit/source': `./src/${name}.ts`,
-        types: `./dist/${name}.d.ts`,
-        default: `./dist/${name}.js`,
-      });
-      expect(Object.keys(target as object), `${dir} ${subpath}`).toEqual(['@turnkit/source', 'types', 'default']);
+    // A private tool (bench) has no library face: no exports at all.
+    if (pkg.exports === undefined) expect(pkg.private, `${dir} has no exports`).toBe(true);
+    else {
+      const entry = pkg.exports['.'] as Record<string, string>;
+      expect(entry['@turnkit/source']).toBe('./src/index.ts');
+      expect(entry.default).toBe('./dist/index.js');
+      // Every entry point: the repository's condition first (so TypeScript's customConditions, vitest
+      // and tsx all reach the sources), then the declarations and the build a user gets.
+      for (const [subpath, target] of Object.entries(pkg.exports)) {
+        if (subpath === './package.json') continue;
+        const name = subpath === '.' ? 'index' : subpath.slice(2);
+        expect(target, `${dir} ${subpath}`).toEqual({
+          '@turnkit/source': `./src/${name}.ts`,
+          types: `./dist/${name}.d.ts`,
+          default: `./dist/${name}.js`,
+        });
+        expect(Object.keys(target as object), `${dir} ${subpath}`).toEqual(['@turnkit/source', 'types', 'default']);
+      }
     }
     for (const deps of [pkg.dependencies, pkg.devDependencies]) {
       for (const [name, range] of Object.entries(deps ?? {}))

@@ -1,6 +1,7 @@
 // createTurn's option checks, parseTurnState's validation and versioning, batchSignature, isTerminal.
 import { describe, expect, it } from 'vitest';
-import { batchSignature, createTurn, isTerminal, parseTurnState, TURN_STATE_VERSION, TurnStateError } from '@turnkit/core';
+import { batchSignature } from '../src/signature.ts';
+import { createTurn, isTerminal, parseTurnState, TURN_STATE_VERSION, TurnStateError } from '@turnkit/core';
 import type { TurnOptions, TurnState } from '@turnkit/core';
 import { call, callingModel, dispatching, drive, ev, finalizing, newTurn, ok, steering } from './helpers.js';
 

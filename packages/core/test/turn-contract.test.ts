@@ -3,7 +3,8 @@
 // typed against core's unions, so `pnpm typecheck` fails when a type gains or loses a member and
 // this list is not updated; the tests then ask the doc for the new name.
 import { describe, expect, it } from 'vitest';
-import type { EffectType, NoticeName, StopReason, TurnBatch, TurnEventType, TurnState, TurnStatus } from '@turnkit/core';
+import type { EffectType, NoticeName, TurnEventType } from '../src/types.ts';
+import type { StopReason, TurnBatch, TurnState, TurnStatus } from '@turnkit/core';
 import type { ParsedEvent } from '../src/events.js';
 import { codeNames, readDoc, section, tableRows } from './markdown.js';
 

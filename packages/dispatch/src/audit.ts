@@ -1,7 +1,8 @@
 // Audit records: one `CallRecord` per call that got a result from `dispatch` or `executeApproved`,
 // built by pure functions from what the pipeline knows, and handed to the observers in one place.
 
-import type { JsonObject, JsonValue, ToolResult } from '@turnkit/core';
+import type { JsonObject } from '@turnkit/core/internal';
+import type { JsonValue, ToolResult } from '@turnkit/core';
 import type { Turn } from './context.js';
 import { toJsonValue } from './shape.js';
 import type { CallRecord } from './types.js';

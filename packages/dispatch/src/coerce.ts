@@ -4,7 +4,8 @@
 // out as they are change; anything unsure (a union that allows strings, a $ref) is left alone,
 // and the tool's zod schema still validates the result.
 
-import type { JsonObject, JsonValue } from '@turnkit/core';
+import type { JsonObject } from '@turnkit/core/internal';
+import type { JsonValue } from '@turnkit/core';
 
 const NUMBER = /^-?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][+-]?\d+)?$/;
 

@@ -2,7 +2,8 @@
 // names the bad entry and says what to pass instead. Nothing later reads the caller's options
 // object again, so changing it after `createDispatcher` changes nothing.
 
-import { isJsonValue, type JsonObject, type ToolSpec } from '@turnkit/core';
+import { isJsonValue, type JsonObject } from '@turnkit/core/internal';
+import { type ToolSpec } from '@turnkit/core';
 import type { BudgetLimits } from './budget.js';
 import type { ToolDefinition } from './define.js';
 import { deepFreeze } from './context.js';

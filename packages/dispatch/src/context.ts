@@ -2,7 +2,8 @@
 // and its cancellation, mirrored into one of the dispatcher's own. Reading never throws: a context
 // that cannot be read gives the reason instead, and the pipeline fails every call of it.
 
-import { isJsonValue, readDecision, type ApprovalDecision, type JsonObject, type Message, type ToolResult } from '@turnkit/core';
+import { isJsonValue, readDecision, type JsonObject } from '@turnkit/core/internal';
+import { type ApprovalDecision, type Message, type ToolResult } from '@turnkit/core';
 import { LazyCancellation, type Cancellation } from './cancellation.js';
 import { errorMessage, quote } from './text.js';
 import type { CallRecord } from './types.js';

@@ -1,12 +1,12 @@
 // Tool definitions: `defineTool` checks a definition once, at definition time, so a mistake in a
 // tool is a thrown error naming the tool while the program starts, never a surprise mid-turn.
 
-import type { JsonObject } from '@turnkit/core';
+import type { JsonObject } from '@turnkit/core/internal';
 import * as z from 'zod';
 // Public types use zod 4's core types, which every zod 4 release (and zod/mini) shares, so a tool
 // written against any zod 4 minor type-checks here.
 import type * as zc from 'zod/v4/core';
-import { definedProps } from '@turnkit/core';
+import { definedProps } from '@turnkit/core/internal';
 import { checkRetryPolicy, type RetryPolicy } from './retry.js';
 
 /** What a running tool gets besides its input. */

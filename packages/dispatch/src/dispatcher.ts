@@ -2,7 +2,8 @@
 // pipeline (pipeline.ts) behind the methods of `Dispatcher`. Each method reads the caller's context
 // once (context.ts) and releases it when its work is done; none of the running methods throws.
 
-import type { ApprovalDecision, JsonObject, ToolCall } from '@turnkit/core';
+import type { ApprovalDecision, ToolCall } from '@turnkit/core';
+import type { JsonObject } from '@turnkit/core/internal';
 import { BudgetLedger } from './budget.js';
 import { resolveConfig, type DispatcherConfig } from './config.js';
 import { badContextText, readContext, releaseNothing, type Turn } from './context.js';

@@ -20,15 +20,8 @@
 // - Mutable state (grants, budget counters) lives in `Pipeline`; classifying reads it and never
 //   changes it.
 
-import {
-  copyJson,
-  definedProps,
-  rejectionText,
-  type ApprovalDecision,
-  type ParkedCall,
-  type ToolCall,
-  type ToolResult,
-} from '@turnkit/core';
+import { copyJson, definedProps, rejectionText } from '@turnkit/core/internal';
+import { type ApprovalDecision, type ParkedCall, type ToolCall, type ToolResult } from '@turnkit/core';
 import type { ApprovalLedger } from './approvals.js';
 import type { BudgetLedger } from './budget.js';
 import type { AnyTool, DispatcherConfig } from './config.js';

@@ -7,7 +7,8 @@
 // when that happens; `user_approved` when the approved call reaches `executeApproved`, unless a
 // deny rule in force then stops it (a `deny` naming the rule).
 
-import { cleanReason, definedProps, type ApprovalDecision, type ToolCall } from '@turnkit/core';
+import { cleanReason, definedProps } from '@turnkit/core/internal';
+import { type ApprovalDecision, type ToolCall } from '@turnkit/core';
 import type { DecisionRecord, ParkedOutcome, Verdict } from './types.js';
 
 /** The source of a decision given up front (`DispatchContext.decisions`). */

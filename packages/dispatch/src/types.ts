@@ -1,18 +1,8 @@
 // The public types of the dispatcher. Data crossing into the turn (results, parked calls, grants,
 // decision records) is plain JSON; hooks and policies are the only functions.
 
-import type {
-  ApprovalDecision,
-  CallRecord,
-  DispatchOutcome,
-  JsonObject,
-  JsonValue,
-  Message,
-  ParkedCall,
-  ToolCall,
-  ToolResult,
-  ToolSpec,
-} from '@turnkit/core';
+import type { ApprovalDecision, CallRecord, JsonValue, Message, ParkedCall, ToolCall, ToolResult, ToolSpec } from '@turnkit/core';
+import type { DispatchOutcome, JsonObject } from '@turnkit/core/internal';
 import type { Cancellation } from './cancellation.js';
 import type { ToolDefinition } from './define.js';
 import type { ToolErrorKind } from './errors.js';

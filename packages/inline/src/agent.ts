@@ -4,7 +4,8 @@
 // own grants and budget counts). `runTurn` is an agent prepared for one run.
 
 import { randomUUID } from 'node:crypto';
-import { createTurn, type Message, type Model, type Notice, type Effect, type TurnEvent, type TurnLimits } from '@turnkit/core';
+import { createTurn, type Message, type Model, type Notice, type Effect, type TurnEvent } from '@turnkit/core';
+import { type TurnLimits } from '@turnkit/core/internal';
 import type { Dispatcher } from '@turnkit/dispatch';
 import type { DriveOptions } from './context.js';
 import { defaultHandlers, type EffectHandlers } from './driver.js';

@@ -1,10 +1,9 @@
 // Approvals: asking the `approve` callback about parked calls, and telling the dispatcher what was
 // decided (each call's final audit record, and the grant of an "approve and remember").
 
+import { errorMessage, readDecision } from '@turnkit/core/internal';
 import {
-  errorMessage,
   decisionsTaken,
-  readDecision,
   undecided,
   type ApprovalDecision,
   type ParkedCall,

@@ -1,7 +1,8 @@
 // Compaction: shrinking the transcript between rounds. The driver calls the user's `compact`;
 // `keepLastMessages` is the one helper shipped.
 
-import { errorMessage, type CompactInfo, type Message } from '@turnkit/core';
+import { errorMessage, type CompactInfo } from '@turnkit/core/internal';
+import { type Message } from '@turnkit/core';
 import type { CompactFn } from './types.js';
 
 /** Thrown when the user's `compact` function fails; the driver turns it into a failed turn. */

@@ -3,7 +3,8 @@
 // `signal`. The `{ signal }` of a model call and the dispatch context are made once per turn and
 // kept on it.
 
-import type { ApprovalDecision, CallRecord, JsonObject, Message, Model } from '@turnkit/core';
+import type { ApprovalDecision, CallRecord, Message, Model } from '@turnkit/core';
+import type { JsonObject } from '@turnkit/core/internal';
 import type { Cancellation, DispatchContext, Dispatcher, LazyCancellation } from '@turnkit/dispatch';
 import type { HandlerContext } from './driver.js';
 import type { ApproveFn, CheckFn, CompactFn, OutputSchema, SelectToolsFn, StepRecord, UndecidedPolicy } from './types.js';

@@ -8,15 +8,12 @@
 
 import {
   cancelPreempts,
-  definedProps,
   dispatchOutcomeEvent,
   isBlocking,
   isTerminal,
   step,
-  type BlockingEffect,
   type CallRecord,
   type Effect,
-  type JsonObject,
   type Message,
   type Model,
   type ModelResponse,
@@ -25,6 +22,7 @@ import {
   type TurnEvent,
   type TurnState,
 } from '@turnkit/core';
+import { definedProps, type BlockingEffect, type JsonObject } from '@turnkit/core/internal';
 import { cancellationOf, raceCancellation, type Cancellation, type DispatchContext, type Dispatcher } from '@turnkit/dispatch';
 import { askApproval, recordCancelled, recordTaken } from './approvals.js';
 import { runCompaction } from './compaction.js';

@@ -1,15 +1,8 @@
 // Calling the model: the request a `call_llm` effect asks for, built with core's
 // `buildModelRequest`. Retries are core's decision (a retry is another `call_llm`).
 
-import {
-  buildModelRequest,
-  errorMessage,
-  type CallLlmRequest,
-  type Message,
-  type ModelRequest,
-  type ToolSpec,
-  type TurnError,
-} from '@turnkit/core';
+import { buildModelRequest, type Message, type ModelRequest, type ToolSpec, type TurnError } from '@turnkit/core';
+import { errorMessage, type CallLlmRequest } from '@turnkit/core/internal';
 import type { SelectToolsFn, ToolSelectionInfo } from './types.js';
 
 /** How the tools of one model call are chosen (`selectTools` and `alwaysOffer` of runTurn). */

@@ -1,7 +1,8 @@
 // Performing one blocking effect for the driver: starting its handler, waiting for it under the
 // turn's cancellation, and the event for a handler that failed.
 
-import { errorMessage, toTurnError, type BlockingEffect, type TurnEvent } from '@turnkit/core';
+import { errorMessage, type BlockingEffect } from '@turnkit/core/internal';
+import { toTurnError, type TurnEvent } from '@turnkit/core';
 import { sleep, type Cancellation } from '@turnkit/dispatch';
 import { reasonText } from './abort.js';
 import { CompactFailedError } from './compaction.js';

@@ -12,11 +12,8 @@ import {
   type TurnLimitsInput,
   type TurnState,
   type JsonValue,
-  definedProps,
-  sealParts,
-  verifySeal,
-  isJsonValue,
 } from '@turnkit/core';
+import { definedProps, sealParts, verifySeal, isJsonValue } from '@turnkit/core/internal';
 import { dispatcherFactory, type Dispatcher, type GrantScope } from '@turnkit/dispatch';
 import { newTurnCancellation, spareAfterTurn } from './spare-signal.js';
 import { recordTaken } from './approvals.js';

@@ -3,16 +3,13 @@
 
 import type {
   ApprovalDecision,
-  CompactInfo,
   Effect,
-  JsonObject,
   JsonValue,
   Message,
   Model,
   Notice,
   Outcome,
   ParkedCall,
-  Seal,
   StopReason,
   Trace,
   TraceEntry,
@@ -20,9 +17,9 @@ import type {
   TurnEvent,
   TurnLimitsInput,
   TurnState,
-  TurnUsage,
   ToolSpec,
 } from '@turnkit/core';
+import type { CompactInfo, JsonObject, Seal, TurnUsage } from '@turnkit/core/internal';
 import type {
   BeforeHook,
   AfterHook,

@@ -3,7 +3,8 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { MIN_SEAL_SECRET_BYTES, SealError } from '@turnkit/core';
+import { MIN_SEAL_SECRET_BYTES } from '@turnkit/core/internal';
+import { SealError } from '@turnkit/core';
 import { createDispatcher, defineTool, type BeforeHook, type DecisionRecord } from '@turnkit/dispatch';
 import { resumeTurn, runTurn } from '@turnkit/inline';
 import { call, scriptedModel, text, toolCalls, transcriptLines } from '@turnkit/testing';

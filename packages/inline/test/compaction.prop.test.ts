@@ -1,6 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import type { CompactInfo, Message } from '@turnkit/core';
+import type { CompactInfo } from '@turnkit/core/internal';
+import type { Message } from '@turnkit/core';
 import { keepLastMessages } from '@turnkit/inline';
 import { testLog } from '../../../test-log.ts';
 

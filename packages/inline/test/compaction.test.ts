@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import type { CompactInfo, Message } from '@turnkit/core';
+import type { CompactInfo } from '@turnkit/core/internal';
+import type { Message } from '@turnkit/core';
 import { keepLastMessages } from '@turnkit/inline';
 
 const info: CompactInfo = {

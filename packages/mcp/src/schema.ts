@@ -5,7 +5,7 @@
 // each schema is compiled on its own, so no schema's `$id` stands in for another's.
 
 import { createHash } from 'node:crypto';
-import type { JsonObject } from '@turnkit/core';
+import type { JsonObject } from '@turnkit/core/internal';
 import type { JsonSchemaType, JsonSchemaValidator, jsonSchemaValidator } from '@modelcontextprotocol/client';
 import { Ajv, type Options } from 'ajv';
 import { Ajv2019 } from 'ajv/dist/2019.js';

@@ -8,7 +8,7 @@ import type { ParkedCall } from '@turnkit/core';
 import { ToolError, type ToolContext, type ToolDefinition } from '@turnkit/dispatch';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
-import { definedProps } from '@turnkit/core';
+import { definedProps } from '@turnkit/core/internal';
 import { checkMcpServers, type McpServerConfig, type McpServers } from './config.js';
 import { linearJsonSchemaValidator } from './schema.js';
 import { type McpToolInfo, mcpToolSet } from './tools.js';

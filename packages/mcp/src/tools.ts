@@ -4,8 +4,8 @@
 // server, and results are read defensively. A schema's regular expressions run in linear time
 // (see regex.ts): a pattern that needs backtracking is refused and its tool left out.
 
-import type { JsonObject } from '@turnkit/core';
-import { definedProps } from '@turnkit/core';
+import type { JsonObject } from '@turnkit/core/internal';
+import { definedProps } from '@turnkit/core/internal';
 import type { ToolContext, ToolDefinition } from '@turnkit/dispatch';
 import type { Client } from '@modelcontextprotocol/client';
 import { SERVER_NAME, toolNames } from './names.js';

@@ -1,5 +1,4 @@
-export { ATTR, OPERATION, SEMCONV_VERSION, TURNKIT_ATTR } from './conventions.js';
-export { readTraceContext, saveTraceContext } from './trace-context.js';
-export type { SavedTraceContext } from './trace-context.js';
+// OpenTelemetry traces of turns: `traceTurn`, and the GenAI attribute names it writes.
+export { ATTR, OPERATION, SEMCONV_VERSION } from './conventions.js';
 export { traceTurn } from './trace-turn.js';
-export type { ActivationEnd, TraceTurnOptions, TurnHooks, TurnTracing } from './trace-turn.js';
+export type { TraceTurnOptions } from './trace-turn.js';

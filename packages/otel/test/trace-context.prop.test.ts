@@ -1,7 +1,7 @@
 // The saved trace context is read back from a file or a row: any value is answered, never thrown
 // at, and a saved context reads back as the span context it came from.
 import { TraceFlags } from '@opentelemetry/api';
-import { readTraceContext, saveTraceContext } from '@turnkit/otel';
+import { readTraceContext, saveTraceContext } from '../src/trace-context.ts';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { testLog } from '../../../test-log.js';

@@ -1,8 +1,4 @@
-export { createServer, serve } from './server.js';
-export type { RunningServer, ServeOptions, ServerOptions } from './server.js';
-export { routes } from './api.js';
-export { generateToken, loadToken, MIN_TOKEN_LENGTH, TOKEN_ENV, tokenCheck, tokenMatches } from './token.js';
-export type { LoadedToken, TokenCheck } from './token.js';
-export { renderDiagram, turnDiagram } from './console/diagram.js';
-export type { Diagram } from './console/diagram.js';
-export * as schemas from './schemas.js';
+// Run the API and the console over a store: `serve` is the one way (see docs/console.md).
+export { serve } from './server.js';
+export type { RunningServer, ServeOptions } from './server.js';
+export { generateToken, loadToken, TOKEN_ENV } from './token.js';

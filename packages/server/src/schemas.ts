@@ -2,7 +2,8 @@
 // description is generated from them, and the tests check real replies against them.
 
 import { z } from '@hono/zod-openapi';
-import { TURN_STATUSES, type TurnStatus } from '@turnkit/core';
+import { TURN_STATUSES } from '@turnkit/core/internal';
+import { type TurnStatus } from '@turnkit/core';
 
 export const STATUSES = [...TURN_STATUSES];
 export const TERMINAL: ReadonlySet<TurnStatus> = new Set(['stopped', 'failed', 'cancelled']);

@@ -1,6 +1,6 @@
 // A real server on 127.0.0.1 over an in-memory store, with a worker running the demo agents.
 
-import { definedProps } from '@turnkit/core';
+import { definedProps } from '@turnkit/core/internal';
 import { type AgentDefinition, createWorker, openStore, type Store, type Worker } from '@turnkit/store';
 import { demoAgents } from '../examples/demo-agents.js';
 import { type RunningServer, serve } from '../src/index.js';

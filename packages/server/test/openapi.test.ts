@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createServer, routes } from '../src/index.js';
+import { routes } from '../src/api.js';
+import { createServer } from '../src/server.js';
 import { startServer, type TestServer, TOKEN, waitForStatus } from './helpers.js';
 
 let t: TestServer;

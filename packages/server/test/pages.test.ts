@@ -6,7 +6,7 @@ import { diagramState } from '../src/console/diagram.js';
 import { timelineItem, transcriptView } from '../src/console/parts.js';
 import { escapeHtml, html } from '../src/html.js';
 import { STATUSES } from '../src/schemas.js';
-import { turnDiagram } from '../src/index.js';
+import { turnDiagram } from '../src/console/diagram.js';
 
 describe('pages escape everything from a turn', () => {
   it('html`` escapes any interpolated string (fast-check)', () => {

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { loadToken, MIN_TOKEN_LENGTH, TOKEN_ENV, tokenCheck, tokenMatches } from '../src/index.js';
+import { loadToken, MIN_TOKEN_LENGTH, TOKEN_ENV, tokenCheck, tokenMatches } from '../src/token.js';
 import { startServer, type TestServer, TOKEN } from './helpers.js';
 
 let t: TestServer;

@@ -3,7 +3,8 @@
 // the journal and never runs a started call again (it gets an `interrupted` result) unless its
 // tool is `idempotent`. Each of these choices is the protocol's (the fence's `decide`).
 
-import { definedProps, type CallRecord, type ToolCall, type ToolResult, type TurnEvent } from '@turnkit/core';
+import { definedProps } from '@turnkit/core/internal';
+import { type CallRecord, type ToolCall, type ToolResult, type TurnEvent } from '@turnkit/core';
 import type { DispatchContext, Dispatcher, ToolDefinition } from '@turnkit/dispatch';
 import type { HandlerContext } from '@turnkit/inline/driver';
 import { crashArmed, crashPoint, TOOL_RUNNING_MS } from './crash.js';

@@ -1,6 +1,7 @@
 // Small helpers shared by the store's queries: statuses, timestamps as ISO text, row readers.
 
-import { readDecision, type TurnState } from '@turnkit/core';
+import { readDecision } from '@turnkit/core/internal';
+import { type TurnState } from '@turnkit/core';
 import { fromLean, LIMITS_BASE, STATE_BASES, toLean } from './lean.js';
 import type { Row } from './sql.js';
 import type { InboxEntry, StoredStatus } from './types.js';

@@ -1,7 +1,8 @@
 // The inbox: decisions and cancels from callers (`store.decide`, `store.cancel`), durable when the
 // call returns, applied by a worker in the same transaction as the state that includes them.
 
-import { parseTurnState, readDecision, undecided, type ApprovalDecision, type TurnState } from '@turnkit/core';
+import { parseTurnState, undecided, type ApprovalDecision, type TurnState } from '@turnkit/core';
+import { readDecision } from '@turnkit/core/internal';
 import { restoredState, TERMINAL } from './columns.js';
 import { crashPoint } from './crash.js';
 import { CallAlreadyDecidedError, messageOf, TurnNotFoundError, TurnNotWaitingError, UnknownCallError } from './errors.js';

@@ -5,7 +5,8 @@
 // whatever a later core starts a turn with. A row without the mark is read as it is (rows written
 // before this encoding, or a value the encoding cannot express).
 
-import { sameJson, type JsonValue } from '@turnkit/core';
+import { sameJson } from '@turnkit/core/internal';
+import { type JsonValue } from '@turnkit/core';
 
 /** The mark of a lean row; its value is the version of the base it was written against (`STATE_BASES`). */
 export const LEAN_MARK = '~';

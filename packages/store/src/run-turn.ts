@@ -4,7 +4,7 @@
 
 import { createTurn, isTerminal, parseTurnState, resume, type ToolResult, type TurnError, type TurnState } from '@turnkit/core';
 import { createDispatcher, type Dispatcher } from '@turnkit/dispatch';
-import { definedProps } from '@turnkit/core';
+import { definedProps } from '@turnkit/core/internal';
 import { driveTurn, mergeExempt } from '@turnkit/inline/driver';
 import { journalingTools } from './batch.js';
 import { TERMINAL } from './columns.js';

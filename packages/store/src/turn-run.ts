@@ -15,7 +15,7 @@ import {
   type TurnState,
 } from '@turnkit/core';
 import type { Dispatcher } from '@turnkit/dispatch';
-import { definedProps } from '@turnkit/core';
+import { definedProps } from '@turnkit/core/internal';
 import { defaultHandlers, type EffectHandlers, type HandlerContext } from '@turnkit/inline/driver';
 import { runBatch } from './batch.js';
 import { crashPoint } from './crash.js';

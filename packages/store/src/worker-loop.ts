@@ -4,7 +4,7 @@
 // only the fallback. A worker at capacity runs no claim at all, so a burst of notifications costs
 // one claim per free slot, not one per worker per notification.
 
-import { definedProps } from '@turnkit/core';
+import { definedProps } from '@turnkit/core/internal';
 import { messageOf } from './errors.js';
 import { Fence, HandedBack, type Report } from './fence.js';
 import { claimLimit } from './protocol/protocol.js';

@@ -5,7 +5,8 @@
 // (checkpoints, decisions, cancels, the lease) and batch.ts (the tool journal).
 
 import { randomUUID } from 'node:crypto';
-import { createTurn, definedProps, type Model, type TurnLimitsInput } from '@turnkit/core';
+import { createTurn, type Model, type TurnLimitsInput } from '@turnkit/core';
+import { definedProps } from '@turnkit/core/internal';
 import type { AfterHook, BeforeHook, Budget, Permissions, Policy, ToolDefinition } from '@turnkit/dispatch';
 import type { CheckFn, OutputSchema } from '@turnkit/inline';
 import { armedCrash } from './crash.js';

@@ -4,7 +4,7 @@
 // store-interpreter.ts). Then the corpus again with the turn handed from one worker to a fresh one
 // after its k-th effect, for every k: a stored turn must end the same whichever worker finishes it.
 
-import { errorMessage } from '@turnkit/core';
+import { errorMessage } from '@turnkit/core/internal';
 import { openStore, type Store } from '@turnkit/store';
 import { runScenario, scenarios } from '@turnkit/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';

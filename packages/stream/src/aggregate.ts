@@ -16,15 +16,14 @@
 // = the parse error. A start that reuses the id of a call that already ended is unambiguous, so it
 // is not a protocol error: both calls go into the response, and the turn machine fails the reply
 // as `invalid_model_response` for the repeated id, exactly as it does for generate().
+import { errorMessage, definedProps } from '@turnkit/core/internal';
 import {
-  errorMessage,
   type JsonValue,
   type ModelResponse,
   type ModelStreamPart,
   type ToolCall,
   type TurnError,
   type Usage,
-  definedProps,
 } from '@turnkit/core';
 import type { ModelStreamEvent } from './events.js';
 

@@ -1,6 +1,5 @@
-export { resumeStreamTurn, streamingHandlers, streamTurn, type StreamTurnOptions } from './stream-turn.js';
-export { formatSSE, SSE_HEADERS, TurnStream, type StreamRun } from './turn-stream.js';
-export type { ModelStreamEvent, TurnStreamEvent, TurnStreamEventType } from './events.js';
-export { createAggregator, StreamProtocolError, type Aggregator } from './aggregate.js';
-export { streamModelResponse } from './model-call.js';
-export type { EventSink } from './handoff.js';
+// A turn as a stream of events (and server-sent events), with the aggregator that checks them.
+export { resumeStreamTurn, streamTurn, type StreamTurnOptions } from './stream-turn.js';
+export { SSE_HEADERS, TurnStream } from './turn-stream.js';
+export type { TurnStreamEvent } from './events.js';
+export { createAggregator, StreamProtocolError } from './aggregate.js';

@@ -2,7 +2,7 @@
 // stream / SSE views of the same events. It holds no turn logic: `run` (the shared driver with
 // streaming handlers) produces the events into a single-slot handoff; this file only decides when
 // the run starts, who reads, and what cancels it.
-import { errorMessage } from '@turnkit/core';
+import { errorMessage } from '@turnkit/core/internal';
 import type { TurnStreamEvent } from './events.js';
 import { type EventSink, Handoff } from './handoff.js';
 

@@ -4,7 +4,7 @@
 // Exported by @turnkit/testing for any package's tests (and users'): point `createOpenAICompatible({ baseURL: server.baseURL })` at it.
 import { createServer, type IncomingHttpHeaders, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { definedProps } from '@turnkit/core';
+import { definedProps } from '@turnkit/core/internal';
 
 export type FakeReply =
   /** A JSON body with a status (default 200). */

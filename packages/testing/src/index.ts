@@ -1,14 +1,13 @@
-export { scriptedModel, text, toolCalls, call, fail, splitText } from './scripted.js';
-export type { ReplyExtras, ScriptedCall, ScriptedModel, ScriptedModelOptions, ScriptStep } from './scripted.js';
+// Testing agents without a network: scripted models, a step-by-step test interpreter, traces and
+// replay, the conformance scenarios every interpreter passes, and a fake Chat Completions server.
+// The vitest suites (which import vitest) are subpaths of their own.
+export { scriptedModel, text, toolCalls, call, fail } from './scripted.js';
+export type { ScriptStep } from './scripted.js';
 export { recordTrace, replay } from './trace.js';
-export type { ReplayDifference, ReplayReport, Trace, TraceEntry, TraceRecorder } from './trace.js';
-export { startTurn } from './interpreter.js';
-export type { StartTurnOptions, TestTurn } from './interpreter.js';
-// interpreterConformance is in '@turnkit/testing/conformance' (it imports vitest).
-export { compareOutcome, runScenario } from './run-scenario.js';
-export type { ConformanceOptions } from './run-scenario.js';
+export { testTurn } from './interpreter.js';
+export type { TestTurn } from './interpreter.js';
+export { runScenario } from './run-scenario.js';
 export { scenarios } from './scenarios.js';
-export type { ExpectedOutcome, Probe, Scenario, ScenarioRun } from './scenarios.js';
 export { messageLine, transcriptLines } from './transcript.js';
 export type {
   ConformanceResult,
@@ -18,4 +17,4 @@ export type {
   ConformanceRunOptions,
 } from './types.js';
 export { chunk, completion, errorReply, FAKE_MODEL, sse, startFakeOpenAIServer } from './fake-openai-server.js';
-export type { FakeOpenAIServer, FakeReply, FakeToolCall, FakeUsage, RecordedRequest } from './fake-openai-server.js';
+export type { FakeOpenAIServer, FakeReply, FakeToolCall, FakeUsage } from './fake-openai-server.js';

@@ -10,7 +10,6 @@ import {
   isTerminal,
   step,
   toTurnError,
-  type BlockingEffect,
   type CallRecord,
   type Effect,
   type Message,
@@ -20,10 +19,11 @@ import {
   type TurnLimitsInput,
   type TurnState,
 } from '@turnkit/core';
+import { type BlockingEffect } from '@turnkit/core/internal';
 import type { Dispatcher } from '@turnkit/dispatch';
 import { recordTrace } from './trace.js';
 
-export interface StartTurnOptions {
+export interface TestTurnOptions {
   readonly id?: string;
   readonly input?: string;
   readonly limits?: TurnLimitsInput;
@@ -69,12 +69,12 @@ export interface TestTurn {
  * Starts a turn (feeds `start`) for a step-by-step test.
  *
  * @example
- * const t = startTurn({ input: 'hi', model: scriptedModel([text('hello')]) });
+ * const t = testTurn({ input: 'hi', model: scriptedModel([text('hello')]) });
  * expect(t.blocking?.type).toBe('call_llm');
  * await t.runUntil((turn) => turn.state.status === 'finalizing');
  * t.send({ type: 'output_accepted', output: 'hello' });
  */
-export function startTurn(options: StartTurnOptions = {}): TestTurn {
+export function testTurn(options: TestTurnOptions = {}): TestTurn {
   const initial = createTurn(
     options.limits === undefined ? { id: options.id ?? 'test-turn' } : { id: options.id ?? 'test-turn', limits: options.limits },
   );
@@ -122,7 +122,7 @@ export function startTurn(options: StartTurnOptions = {}): TestTurn {
     if (given !== undefined) return given;
     const missing = (what: string): never => {
       throw new Error(
-        `startTurn: nothing answers '${effect.type}'. Pass ${what} or a respond option that returns an event for it.`,
+        `testTurn: nothing answers '${effect.type}'. Pass ${what} or a respond option that returns an event for it.`,
       );
     };
     switch (effect.type) {

@@ -1,7 +1,7 @@
 // Running one scenario of the corpus through an interpreter and comparing what it did with the
 // scenario's hand-written transcript and outcome. No test framework needed: `runScenario` throws.
 
-import { errorMessage } from '@turnkit/core';
+import { errorMessage } from '@turnkit/core/internal';
 import type { ExpectedOutcome, Scenario } from './scenarios.js';
 import { transcriptLines } from './transcript.js';
 import type { ConformanceResult, ConformanceResume, ConformanceRun } from './types.js';

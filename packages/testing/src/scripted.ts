@@ -2,7 +2,7 @@
 // Tests of an agent turn use it instead of a real model, so a run is the same every time.
 
 import type { JsonValue, Model, ModelRequest, ModelResponse, ModelStreamPart, ToolCall, Usage } from '@turnkit/core';
-import { definedProps } from '@turnkit/core';
+import { definedProps } from '@turnkit/core/internal';
 
 /** A tool call in a script. Without an `id` the model numbers it: `call_1`, `call_2`, … */
 export interface ScriptedCall {

@@ -4,7 +4,7 @@
 // passed in (this package does not depend on @turnkit/store); store-conformance/types.ts is the
 // slice of their API the suite uses. The tests are in store-conformance/, one file per part.
 
-import { definedProps } from '@turnkit/core';
+import { definedProps } from '@turnkit/core/internal';
 import { afterAll, beforeAll, describe, expect } from 'vitest';
 import { decisionsTests } from './store-conformance/decisions.js';
 import { lifecycleTests } from './store-conformance/lifecycle.js';

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { compareOutcome, runScenario, scenarios, type ConformanceRun } from '@turnkit/testing';
+import { compareOutcome } from '../src/run-scenario.ts';
+import { runScenario, scenarios, type ConformanceRun } from '@turnkit/testing';
 import { runMinimal } from '../examples/minimal-interpreter.js';
 import { testLog } from '../../../test-log.ts';
 

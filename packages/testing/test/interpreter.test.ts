@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { createDispatcher, defineTool } from '@turnkit/dispatch';
-import { call, fail, replay, scriptedModel, startTurn, text, toolCalls, transcriptLines } from '@turnkit/testing';
+import { call, fail, replay, scriptedModel, testTurn, text, toolCalls, transcriptLines } from '@turnkit/testing';
 
 const add = defineTool({
   name: 'add',
@@ -18,16 +18,16 @@ const deploy = defineTool({
   execute: () => 'deployed',
 });
 
-describe('startTurn', () => {
+describe('testTurn', () => {
   it('starts the turn and shows the first blocking effect', () => {
-    const t = startTurn({ input: 'hi' });
+    const t = testTurn({ input: 'hi' });
     expect(t.state.status).toBe('calling_model');
     expect(t.blocking).toEqual({ type: 'call_llm', request: { iteration: 1, final: false } });
     expect(transcriptLines(t.transcript)).toEqual(['user: hi']);
   });
 
   it('takes events one at a time with send', () => {
-    const t = startTurn({ input: 'hi' });
+    const t = testTurn({ input: 'hi' });
     t.send({ type: 'model_responded', response: { text: 'hello', toolCalls: [] } });
     expect(t.state.status).toBe('finalizing');
     expect(t.blocking).toEqual({ type: 'check_output', candidate: 'hello' });
@@ -39,7 +39,7 @@ describe('startTurn', () => {
     const limited = Object.assign(new Error('slow down'), {
       turnError: { kind: 'rate_limited', message: 'slow down', retryable: true },
     });
-    const t = startTurn({ input: 'hi', model: scriptedModel([fail(limited)]), limits: { maxModelRetries: 0 } });
+    const t = testTurn({ input: 'hi', model: scriptedModel([fail(limited)]), limits: { maxModelRetries: 0 } });
     await t.runUntil();
     expect(t.state.outcome).toEqual({ status: 'failed', error: { kind: 'rate_limited', message: 'slow down', retryable: true } });
   });
@@ -48,7 +48,7 @@ describe('startTurn', () => {
     const limited = Object.assign(new Error('slow down'), { retryable: true });
     const model = scriptedModel([fail(limited), fail(limited), text('ok')]);
     // A minute per retry: runUntil would time out if it waited.
-    const t = startTurn({ input: 'hi', model, limits: { modelRetryBackoffMs: 60_000 } });
+    const t = testTurn({ input: 'hi', model, limits: { modelRetryBackoffMs: 60_000 } });
     const delays: Array<number | undefined> = [];
     await t.runUntil((turn) => {
       const blocking = turn.blocking;
@@ -62,7 +62,7 @@ describe('startTurn', () => {
 
   it('runs with a model and dispatcher until the predicate holds', async () => {
     const model = scriptedModel([toolCalls(call('add', { a: 1, b: 2 })), text('3')]);
-    const t = startTurn({ input: 'add', model, dispatcher: createDispatcher({ tools: [add] }) });
+    const t = testTurn({ input: 'add', model, dispatcher: createDispatcher({ tools: [add] }) });
     await t.runUntil((turn) => turn.state.status === 'steering');
     expect(t.state.round).toBe(1);
     expect(transcriptLines(t.transcript).at(-1)).toBe('tool call_1 add: ok 3');
@@ -73,7 +73,7 @@ describe('startTurn', () => {
   });
 
   it('uses respond first and falls back for effects it leaves', async () => {
-    const t = startTurn({
+    const t = testTurn({
       input: 'x',
       model: scriptedModel([text('not json')]),
       respond: (effect) => (effect.type === 'check_output' ? { type: 'output_rejected', reason: 'JSON please' } : undefined),
@@ -84,7 +84,7 @@ describe('startTurn', () => {
   });
 
   it('stops at a parked turn, which a test can then decide', async () => {
-    const t = startTurn({
+    const t = testTurn({
       input: 'ship',
       model: scriptedModel([toolCalls(call('deploy')), text('shipped')]),
       dispatcher: createDispatcher({ tools: [deploy] }),
@@ -100,7 +100,7 @@ describe('startTurn', () => {
 
   it('cancelBatch ends the batch in flight and the turn goes on: the next model call sees the cancelled results', async () => {
     const model = scriptedModel([toolCalls(call('add', { a: 1, b: 2 })), text('I could not add them.')]);
-    const t = startTurn({ input: 'add', model, dispatcher: createDispatcher({ tools: [add] }) });
+    const t = testTurn({ input: 'add', model, dispatcher: createDispatcher({ tools: [add] }) });
     await t.runUntil((turn) => turn.blocking?.type === 'dispatch_tools');
     t.cancelBatch('the user moved on');
     expect(t.state.status).toBe('steering');
@@ -122,12 +122,12 @@ describe('startTurn', () => {
   });
 
   it('says what is missing when nothing can answer an effect', async () => {
-    const t = startTurn({ input: 'x' });
+    const t = testTurn({ input: 'x' });
     await expect(t.runUntil()).rejects.toThrow("nothing answers 'call_llm'. Pass a model");
   });
 
   it('maps a model error to model_failed', async () => {
-    const t = startTurn({ input: 'x', model: scriptedModel([]) });
+    const t = testTurn({ input: 'x', model: scriptedModel([]) });
     await t.runUntil();
     expect(t.state.outcome).toMatchObject({
       status: 'failed',

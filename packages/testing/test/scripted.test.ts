@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { ModelRequest, ModelStreamPart } from '@turnkit/core';
-import { call, fail, scriptedModel, splitText, text, toolCalls } from '@turnkit/testing';
+import { call, fail, scriptedModel, text, toolCalls } from '@turnkit/testing';
+import { splitText } from '../src/scripted.ts';
 
 const request = (iteration = 1): ModelRequest => ({
   messages: [{ role: 'user', content: 'hi' }],

@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { isTerminal, type ToolCall, type TurnEvent, type TurnLimitsInput } from '@turnkit/core';
-import { replay, startTurn, type TestTurn } from '@turnkit/testing';
+import { replay, testTurn, type TestTurn } from '@turnkit/testing';
 import { testLog } from '../../../test-log.ts';
 
 const NUM_RUNS = 500;
@@ -106,7 +106,7 @@ describe('trace properties', () => {
     let live = 0;
     fc.assert(
       fc.property(limits, fc.array(stepChoice, { minLength: 20, maxLength: 40 }), fc.nat(), (turnLimits, steps, pick) => {
-        const t = startTurn({ input: 'go', limits: turnLimits });
+        const t = testTurn({ input: 'go', limits: turnLimits });
         for (const next of steps) {
           if (!isTerminal(t.state)) live += 1;
           t.send('event' in next ? next.event : plausible(t, next.choice));

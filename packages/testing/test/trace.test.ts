@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { createTurn, step, type TurnEvent } from '@turnkit/core';
-import { fail, recordTrace, replay, scriptedModel, startTurn, text, type Trace } from '@turnkit/testing';
+import { fail, recordTrace, replay, scriptedModel, testTurn, text } from '@turnkit/testing';
+import { type Trace } from '@turnkit/core';
 
 function recorded(): Trace {
   const initial = createTurn({ id: 't' });
@@ -35,7 +36,7 @@ describe('replay', () => {
 
   it('reproduces model retries: a recorded trace with two retries replays identically', async () => {
     const limited = Object.assign(new Error('Too many requests.'), { retryable: true });
-    const t = startTurn({ input: 'hi', model: scriptedModel([fail(limited), fail(limited), text('hello')]) });
+    const t = testTurn({ input: 'hi', model: scriptedModel([fail(limited), fail(limited), text('hello')]) });
     await t.runUntil();
     const trace = JSON.parse(JSON.stringify(t.trace())) as Trace;
     const retries = trace.entries

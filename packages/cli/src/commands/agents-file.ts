@@ -6,7 +6,7 @@
 import { basename, extname } from 'node:path';
 import type { Model } from '@turnkit/core';
 import type { AgentDefinition } from '@turnkit/store';
-import { definedProps } from '@turnkit/core';
+import { definedProps } from '@turnkit/core/internal';
 import { UsageError } from '../errors.js';
 import { importFile, loadScenarioFile, type LoadedScenarioFile } from '../scenario.js';
 

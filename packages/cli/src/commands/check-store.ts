@@ -14,7 +14,7 @@ import {
   type StoreCheckReport,
   type StoreCheckSpec,
 } from '@turnkit/store/protocol';
-import { definedProps } from '@turnkit/core';
+import { definedProps } from '@turnkit/core/internal';
 import pc from 'picocolors';
 import { UsageError } from '../errors.js';
 import { duration } from '../format.js';

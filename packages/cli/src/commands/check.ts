@@ -2,7 +2,8 @@
 // the invariants checked on every transition. A progress bar runs on stderr on a TTY.
 
 import { exploreTurn, type ExploreResult, type StepFunction } from '@turnkit/check';
-import { createTurn, type TurnLimitsInput, definedProps } from '@turnkit/core';
+import { createTurn, type TurnLimitsInput } from '@turnkit/core';
+import { definedProps } from '@turnkit/core/internal';
 import pc from 'picocolors';
 import { oneLine, UsageError } from '../errors.js';
 import { duration } from '../format.js';

@@ -2,7 +2,8 @@
 // replay) and says whether every state and effect list is identical to the recording.
 
 import { resolve } from 'node:path';
-import { replay, type Trace } from '@turnkit/testing';
+import { replay } from '@turnkit/testing';
+import { type Trace } from '@turnkit/core';
 import pc from 'picocolors';
 import { oneLine, UsageError } from '../errors.js';
 import { safeText } from '../safe-text.js';

@@ -2,7 +2,8 @@
 // code: each runs under the turn's cancellation and inside a `try`. Failing closed: a before-hook
 // that fails denies the call; an after-hook that fails withholds the output.
 
-import type { JsonObject, Message, ToolCall } from '@turnkit/core';
+import type { JsonObject } from '@turnkit/core/internal';
+import type { Message, ToolCall } from '@turnkit/core';
 import type { Cancellation } from '../cancellation.js';
 import type { AnyTool } from '../config.js';
 import { CANCELLED, raceUserCode } from '../race.js';

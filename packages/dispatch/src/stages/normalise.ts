@@ -2,7 +2,8 @@
 // Each field of the call is read once, into a plain copy; nothing of the original is read again.
 
 import * as z from 'zod';
-import { copyJson, type JsonValue, type ToolCall } from '@turnkit/core';
+import { copyJson } from '@turnkit/core/internal';
+import { type JsonValue, type ToolCall } from '@turnkit/core';
 import { coerceBySchema } from '../coerce.js';
 import type { AnyTool } from '../config.js';
 import { deny, type Denial } from '../results.js';

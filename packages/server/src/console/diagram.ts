@@ -1,11 +1,12 @@
-// The turn machine's diagram: the Mermaid text @turnkit/check generates (`toMermaid(turnSpec)`),
+// The turn machine's diagram: the Mermaid text @turnkit/check generates (`toMermaid(turnSpec)`,
+// checked in as ./turn-machine.ts so neither @turnkit/check nor xstate loads at run time),
 // rendered to SVG on the server by beautiful-mermaid (no DOM, no browser, no network). The SVG is
 // made once per process; the current state is highlighted by CSS from a `data-current` attribute,
 // so a status change in the page changes one attribute and never re-draws the diagram.
 
-import { toMermaid, turnSpec } from '@turnkit/check';
 import type { TurnState } from '@turnkit/core';
 import { renderMermaidSVG } from 'beautiful-mermaid';
+import { TURN_MACHINE_MERMAID } from './turn-machine.js';
 
 export interface Diagram {
   /** The SVG without its own <style> (the console's stylesheet carries it, so the page needs no inline styles). */
@@ -22,7 +23,7 @@ let cached: Diagram | null = null;
 
 /** The diagram of core's turn machine (rendered on first use, about half a second, then kept). */
 export function turnDiagram(): Diagram {
-  cached ??= renderDiagram(toMermaid(turnSpec));
+  cached ??= renderDiagram(TURN_MACHINE_MERMAID);
   return cached;
 }
 

@@ -1,0 +1,40 @@
+// The shapes of a trace and of what the invariants report: plain types, shared by the checks
+// (invariants.ts) and the history monitor (history.ts).
+import type { Effect, TurnState } from '@turnkit/core';
+import type { TurnLimits } from '@turnkit/core/internal';
+import type { StepFunction } from './logic.js';
+
+/** One step of a trace: `[next, effects] = step(state, event)`; `thrown` when step threw. */
+export interface TraceStep {
+  readonly state: TurnState;
+  readonly event: unknown;
+  readonly next: TurnState;
+  readonly effects: readonly Effect[];
+  readonly thrown?: string;
+}
+
+/**
+ * A run of one turn. `steps[i + 1].state` is `steps[i].next`. Traces start at any state (usually a
+ * fresh `createTurn`); counts such as model calls start from that state's counters. Build one
+ * with `runEvents`.
+ */
+export interface StepTrace {
+  readonly limits: TurnLimits;
+  readonly steps: readonly TraceStep[];
+}
+
+export type InvariantNumber = 1 | 2 | 3 | 4 | 5 | 6 | 7 | 8 | 9 | 10;
+
+export interface Violation {
+  readonly invariant: InvariantNumber;
+  /** Index of the offending step in the trace. */
+  readonly step: number;
+  readonly message: string;
+}
+
+export interface CheckOptions {
+  /** The reducer re-run for invariants 2 and 3 (default: core's `step`). */
+  readonly step?: StepFunction;
+  /** Check only these invariants (default: all ten). */
+  readonly only?: readonly InvariantNumber[];
+}

@@ -1,0 +1,115 @@
+// `turnkit run`: a scenario in-process (or stored with --store), and the output flags it shares
+// with `turnkit resume`.
+
+import { definedProps } from '@turnkit/core/internal';
+import { type Command, InvalidArgumentError, Option } from 'commander';
+import { UsageError } from '../errors.js';
+import { PROVIDERS, type ProviderName, type ProviderOptions } from '../provider.js';
+import { loadScenarioFile } from '../scenario.js';
+import { runTurnCommand } from '../turn.js';
+import { runStoredCommand } from './run-stored.js';
+import { STORE_HELP, type CommandKit } from './store-common.js';
+
+export interface RunFlags {
+  readonly stream?: boolean;
+  readonly json?: boolean;
+  readonly trace?: string;
+  readonly save?: string;
+  readonly provider?: ProviderName;
+  readonly model?: string;
+  readonly baseUrl?: string;
+  readonly store?: string | true;
+  readonly id?: string;
+}
+
+/** `turnkit run`: a scenario in-process, or stored with --store. */
+export function addRunCommand(program: Command, { configure, setExit }: CommandKit, examples: string): void {
+  const providerOption = new Option('--provider <name>', 'run against a real model through the AI SDK').choices(PROVIDERS);
+  configure(program.command('run'))
+    .description('Run a scenario (.ts, .js or .json) and print its timeline.')
+    .argument('<scenario>', 'the scenario file')
+    .option('--stream', 'use the streaming interpreter (text appears as it is generated)')
+    .option('--json', 'print the trace as NDJSON instead of the timeline')
+    .option('--trace <file>', 'save the trace (for `turnkit replay`)')
+    .option('--save <file>', 'where to write a suspended turn (default ./turnkit-suspended-<turnId>.json)')
+    .addOption(providerOption)
+    .option('--model <name>', 'the model id for --provider, e.g. gpt-4.1-mini')
+    .option('--base-url <url>', 'the API base URL (required for openai-compatible)', parseUrl)
+    .option('--store [url]', `store the turn (see \`turnkit ls\`): ${STORE_HELP}`)
+    .option('--id <turn>', 'with --store: the id of the stored turn (default turn_<uuid>)')
+    .addHelpText(
+      'after',
+      [
+        '',
+        'Examples:',
+        `  $ turnkit run ${examples}/trip-planner.ts`,
+        `  $ turnkit run ${examples}/delete-files.ts --save turn.json`,
+        `  $ turnkit run ${examples}/delete-files.ts --store`,
+        `  $ turnkit run ${examples}/trip-planner.ts --json > trace.ndjson`,
+        `  $ OPENAI_API_KEY=sk-... turnkit run ${examples}/trip-planner.ts --provider openai --model gpt-4.1-mini`,
+        '  $ turnkit run scenario.json --provider openai-compatible --model qwen3:8b --base-url http://localhost:11434/v1',
+        '',
+        'Keys: OPENAI_API_KEY, ANTHROPIC_API_KEY, OPENAI_COMPATIBLE_API_KEY (optional).',
+      ].join('\n'),
+    )
+    .action(async (file: string, flags: RunFlags) => {
+      const provider = providerFlags(flags);
+      const scenario = await loadScenarioFile(file);
+      if (flags.id !== undefined && flags.store === undefined)
+        throw new UsageError('--id names a stored turn: use it with --store.');
+      if (flags.store !== undefined) {
+        const unsupported = (['stream', 'json', 'trace', 'save'] as const)
+          .filter((f) => flags[f] !== undefined)
+          .map((f) => `--${f}`);
+        const stored = { scenarioFile: file, scenario, provider, store: flags.store, unsupported };
+        setExit(await runStoredCommand({ ...stored, ...definedProps({ id: flags.id }) }));
+        return;
+      }
+      setExit(await runTurnCommand({ scenarioFile: file, scenario, provider, ...outputFlags(flags) }));
+    });
+}
+
+function parseUrl(value: string): string {
+  let url: URL;
+  try {
+    url = new URL(value);
+  } catch {
+    throw new InvalidArgumentError('Expected a URL such as http://localhost:11434/v1.');
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:')
+    throw new InvalidArgumentError('Expected an http:// or https:// URL.');
+  return value;
+}
+
+function providerFlags(flags: RunFlags): ProviderOptions | null {
+  if (flags.provider === undefined) {
+    if (flags.model !== undefined)
+      throw new UsageError(
+        "--model needs --provider (openai, anthropic or openai-compatible); without it the scenario's own model runs.",
+      );
+    if (flags.baseUrl !== undefined)
+      throw new UsageError('--base-url needs --provider (openai, anthropic or openai-compatible).');
+    return null;
+  }
+  if (flags.model === undefined || flags.model.trim() === '')
+    throw new UsageError(`--provider ${flags.provider} needs --model NAME, e.g. --model ${exampleModel(flags.provider)}.`);
+  return { provider: flags.provider, model: flags.model, ...definedProps({ baseUrl: flags.baseUrl }) };
+}
+
+function exampleModel(provider: ProviderName): string {
+  return provider === 'openai' ? 'gpt-4.1-mini' : provider === 'anthropic' ? 'claude-sonnet-4-5' : 'qwen3:8b';
+}
+
+export function outputFlags(flags: Pick<RunFlags, 'stream' | 'json' | 'trace' | 'save'>): {
+  stream: boolean;
+  json: boolean;
+  trace?: string;
+  save?: string;
+} {
+  return {
+    stream: flags.stream === true,
+    json: flags.json === true,
+    ...definedProps({ trace: flags.trace }),
+    ...definedProps({ save: flags.save }),
+  };
+}

@@ -1,0 +1,43 @@
+// The shape of a scenario file (what `turnkit run` loads): types only, shared by the loader of
+// module scenarios (scenario.ts) and of JSON ones (json-scenario.ts).
+import type { Model, TurnLimitsInput } from '@turnkit/core';
+import type { ToolDefinition } from '@turnkit/dispatch';
+import type { OutputSchema } from '@turnkit/inline';
+
+/** What a scenario's model function is given: the model calls the turn has made already. */
+export interface ModelStart {
+  /** 0 for `turnkit run`; for `turnkit resume`, the calls the suspended run's model answered. */
+  readonly startAt: number;
+}
+
+/** A scenario's model as a function, called once per run; a scripted model passes `startAt` on. */
+export type ModelFactory = (start: ModelStart) => Model;
+
+/**
+ * What a scenario module exports, as `export default { … }` or `export const scenario = { … }`.
+ *
+ * @example
+ * export const scenario: ScenarioFile = { input: 'What is 1 + 2?', tools: [add], model: ({ startAt }) => scriptedModel([...], { startAt }) };
+ */
+export interface ScenarioFile {
+  /** The user's message. */
+  readonly input: string;
+  /** Tools made with `defineTool` from @turnkit/dispatch. */
+  // any: each tool has its own input type.
+  readonly tools: readonly ToolDefinition<any>[];
+  /**
+   * The model, or a function making it (called once per run with `{ startAt }`). Optional when
+   * `--provider` is given. A turn can be resumed only with a function: a scripted model must
+   * start at `startAt`, the replies the suspended run used.
+   */
+  readonly model?: Model | ModelFactory;
+  readonly limits?: TurnLimitsInput;
+  readonly system?: string;
+  /** A zod schema the final answer (parsed as JSON) must match; a failure is sent back for repair. */
+  readonly output?: OutputSchema;
+  /**
+   * MCP servers whose tools join `tools`, by name: `{ command, args? }` (stdio) or `{ url }` (HTTP),
+   * checked by @turnkit/mcp (`McpServers`), which must be installed next to the CLI.
+   */
+  readonly mcpServers?: { readonly [server: string]: object };
+}

@@ -1,0 +1,21 @@
+// Plumbing shared by turnkit's own packages (dispatch, inline, stream, store, testing, …): JSON
+// copies and checks, the texts every interpreter writes the same way, the seal's primitives. Not
+// part of the public face: it may change in any release. Users import from `@turnkit/core`.
+export type {
+  BlockingEffect,
+  CallLlmRequest,
+  CompactInfo,
+  JsonObject,
+  TurnLimits,
+  TurnUsage,
+} from './types.js';
+export { TURN_STATUSES } from './state.js';
+export { batchSignature, canonicalJson, sameJson } from './signature.js';
+export { readDecision } from './events.js';
+export { errorMessage } from './errors.js';
+export { cleanReason, formatPath, rejectionText } from './interpreter.js';
+export type { DispatchOutcome } from './interpreter.js';
+export { definedProps } from './props.js';
+export { copyJson, isJsonValue } from './json.js';
+export { MIN_SEAL_SECRET_BYTES, sealParts, verifySeal } from './seal.js';
+export type { Seal } from './seal.js';
