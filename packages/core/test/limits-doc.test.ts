@@ -2,7 +2,7 @@
 // and of the dispatcher, and nothing that does not exist.
 import { describe, expect, it } from 'vitest';
 import type { TurnBudget } from '../src/types.ts';
-import type { Budget } from '@turnkit/dispatch';
+import type { Budget } from '../../dispatch/src/types.ts';
 import { createTurn } from '../src/turn.js';
 import { DEFAULT_LIMITS } from '../src/limits.js';
 import { codeNames, readDoc, section, tableRows } from './markdown.js';
