@@ -3,15 +3,8 @@
 
 export { openStore } from './open.js';
 export type { OpenStoreOptions, Store } from './open.js';
-export type {
-  InboxEntry,
-  StoreClient,
-  StoredStatus,
-  StoredTurn,
-  SubmitOptions,
-  TurnSummary,
-  WatchEvent,
-} from './client/types.js';
+export type { StoreClient } from './client/types.js';
+export type { InboxEntry, StoredStatus, StoredTurn, SubmitOptions, TurnSummary, WatchEvent } from './types.js';
 export { STORED_STATUSES } from './statuses.js';
 export { newTurnId } from './ids.js';
 export {

@@ -1,6 +1,6 @@
 // The statuses a stored turn can have, and which of them end it.
 
-import type { StoredStatus } from './client/types.js';
+import type { StoredStatus } from './types.js';
 
 export const TERMINAL: ReadonlySet<StoredStatus> = new Set<StoredStatus>(['stopped', 'failed', 'cancelled']);
 /** Every status a stored turn can have (for `store.list({ status })`). */

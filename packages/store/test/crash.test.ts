@@ -12,7 +12,8 @@ import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
 import { testLog } from '../../../test-log.js';
 import { type Store } from '@turnkit/store';
-import { createStore, CRASH_ENV, openSql, type Sql } from '../src/internal.js';
+import { CRASH_ENV } from '../src/crash.js';
+import { createStore, openSql, type Sql } from '../src/internal.js';
 import { dropSchema, POSTGRES_URL, scratchSchema, WHY_SKIPPED } from './postgres.js';
 
 const DRIVE = fileURLToPath(new URL('./fixtures/crash-drive.ts', import.meta.url));

@@ -6,8 +6,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
 import { openStore } from '@turnkit/store';
-import { lockPath } from '../src/internal.js';
-import { removeStale } from '../src/db/lock.js';
+import { lockPath, removeStale } from '../src/db/lock.js';
 import { OPEN_RETRY_MS } from '../src/open.js';
 import { dropSchema, POSTGRES_URL, scratchSchema } from './postgres.js';
 

@@ -196,7 +196,7 @@ function afterBatch(config: WorldConfig, held: HoldModel): void {
   );
 }
 
-/** The checkpoint (lease.ts commitTurn): fenced on the token, compare-and-swapped on the version, inbox rows settled. */
+/** The checkpoint (the store's commit.ts): fenced on the token, compare-and-swapped on the version, inbox rows settled. */
 function commit(
   config: WorldConfig,
   world: World,
@@ -243,7 +243,7 @@ function depart(world: World, w: number, held: HoldModel, protocol: Protocol): v
   world.workers[w] = null;
 }
 
-/** The retry's commit (turn-run.ts parkRetry): fenced and compare-and-swapped, the state before the wait, `run_after` ahead, released. */
+/** The retry's commit (the store's held-turn.ts parkRetry): fenced and compare-and-swapped, the state before the wait, `run_after` ahead, released. */
 function parkRetry(world: World, w: number, held: HoldModel, effect: Extract<ProtocolEffect, { type: 'park_retry' }>): void {
   const row = world.rows[held.turn] as TurnRow;
   if (row.token !== effect.token || row.version !== held.version) return; // refused: the turn was lost meanwhile

@@ -164,7 +164,7 @@ function cancel(world: World, turn: number): void {
   insert(world, { id: `${turn}/cancel`, turn, kind: 'cancel', call: null, status: 'pending', timesApplied: 0 });
 }
 
-/** Inserts an inbox row (kept sorted by id) and marks the turn runnable, as inbox.ts does. */
+/** Inserts an inbox row (kept sorted by id) and marks the turn runnable, as the store's decide.ts and cancel.ts do. */
 function insert(world: World, entry: InboxEntry): void {
   world.inbox = [...world.inbox, entry].sort((a, b) => a.id.localeCompare(b.id));
   (world.rows[entry.turn] as TurnRow).runnable = true;
@@ -176,7 +176,7 @@ function needsRenewal(world: World, held: HoldModel): boolean {
   return row.token !== held.hold.token || !row.live;
 }
 
-/** The renewal statement (lease.ts renewLease): fenced on the token only. */
+/** The renewal statement (the store's renew.ts): fenced on the token only. */
 function renew(config: WorldConfig, world: World, w: number, protocol: Protocol): void {
   const held = world.workers[w] as HoldModel;
   const row = world.rows[held.turn] as TurnRow;

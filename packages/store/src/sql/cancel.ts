@@ -1,7 +1,7 @@
 // `store.cancel`: a cancel in the inbox, durable when the call returns; a worker takes it at its
 // next look (while the turn runs, at each lease renewal).
 
-import type { StoredStatus } from '../client/types.js';
+import type { StoredStatus } from '../types.js';
 import type { Sql } from '../db/types.js';
 import { TurnNotFoundError } from '../errors.js';
 import { TERMINAL } from '../statuses.js';

@@ -4,9 +4,8 @@
 
 import type { Message, TurnLimitsInput } from '@turnkit/core';
 import type { BudgetUsage, Grant } from '@turnkit/dispatch';
-import type { StoredStatus } from '../client/types.js';
 import type { Row, Sql, SqlQuery } from '../db/types.js';
-import type { Claim, ClaimManyOptions } from '../worker/types.js';
+import type { Claim, ClaimManyOptions, StoredStatus } from '../types.js';
 import { checkLeaseMs, restoredState, toPending } from './values.js';
 
 // Any constant: the key of the advisory lock that makes capped claims take turns (see claimTurns).

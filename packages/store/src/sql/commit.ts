@@ -4,12 +4,11 @@
 // renewal committed meanwhile), nothing is written and the checkpoint is made again as a
 // transaction of statements that each see the latest rows.
 
-import type { StoredStatus } from '../client/types.js';
 import { CHANNEL_SQL } from '../db/notify.js';
 import type { Row, Sql, SqlQuery } from '../db/types.js';
 import { ConflictError, LeaseLostError } from '../errors.js';
 import { TERMINAL } from '../statuses.js';
-import type { Commit, JournalRead, Lease } from '../worker/types.js';
+import type { Commit, JournalRead, Lease, StoredStatus } from '../types.js';
 import { checkLeaseMs, storedState, toJournalRead } from './values.js';
 
 /** A log entry as an 'entries' row keeps it: [kind's letter, data] (turnkit_log_entries spells the kind out). */

@@ -3,7 +3,7 @@
 // a decision is core's answer (`undecided`), over the state core parses (`parseTurnState`).
 
 import { parseTurnState, readDecision, undecided, type ApprovalDecision, type TurnState } from '@turnkit/core';
-import type { DecideResult } from '../client/types.js';
+import type { DecideResult } from '../types.js';
 import { crashPoint } from '../crash.js';
 import type { Sql, SqlQuery } from '../db/types.js';
 import { CallAlreadyDecidedError, messageOf, TurnNotFoundError, TurnNotWaitingError, UnknownCallError } from '../errors.js';

@@ -10,7 +10,7 @@ import {
   type TurnError,
   type TurnState,
 } from '@turnkit/core';
-import type { InboxEntry, JournalEntry, StoredStatus, StoredTurn } from '../client/types.js';
+import type { InboxEntry, JournalEntry, StoredStatus, StoredTurn } from '../types.js';
 import type { Row, SqlQuery } from '../db/types.js';
 import { messageOf } from '../errors.js';
 import { ISO, MESSAGES_SQL, restoredState, rowResult, toInboxEntry } from './values.js';

@@ -5,7 +5,7 @@
 import type { ToolResult } from '@turnkit/core';
 import type { SqlQuery } from '../db/types.js';
 import { LeaseLostError } from '../errors.js';
-import type { Lease } from '../worker/types.js';
+import type { Lease } from '../types.js';
 
 /** A result as its journal row keeps it: without the `callId` and `name` the row has. */
 function storedResult(result: ToolResult): { lean: string; full: string } {

@@ -1,6 +1,6 @@
 // `store.list`: turns in the order they were submitted, a page at a time.
 
-import type { ListOptions, StoredStatus, TurnPage, TurnSummary } from '../client/types.js';
+import type { ListOptions, StoredStatus, TurnPage, TurnSummary } from '../types.js';
 import type { SqlQuery } from '../db/types.js';
 import { STATUSES } from '../statuses.js';
 import { ISO } from './values.js';

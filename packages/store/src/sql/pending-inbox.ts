@@ -1,7 +1,7 @@
 // A held turn's inbox rows not yet applied: decisions and a cancel waiting for its worker.
 
 import type { SqlQuery } from '../db/types.js';
-import type { Lease, PendingInbox } from '../worker/types.js';
+import type { Lease, PendingInbox } from '../types.js';
 import { toPending } from './values.js';
 
 export async function pendingInbox(db: SqlQuery, lease: Lease): Promise<PendingInbox[]> {

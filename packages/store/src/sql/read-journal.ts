@@ -1,7 +1,7 @@
 // Reading the tool journal of some calls: results written, and calls started without a result.
 
 import type { SqlQuery } from '../db/types.js';
-import type { JournalRead, Lease } from '../worker/types.js';
+import type { JournalRead, Lease } from '../types.js';
 import { toJournalRead } from './values.js';
 
 export async function readJournal(db: SqlQuery, lease: Lease, callIds: readonly string[]): Promise<JournalRead> {

@@ -2,7 +2,7 @@
 
 import type { SqlQuery } from '../db/types.js';
 import { LeaseLostError } from '../errors.js';
-import type { Lease } from '../worker/types.js';
+import type { Lease } from '../types.js';
 import { checkLeaseMs } from './values.js';
 
 export async function renewLease(db: SqlQuery, lease: Lease, leaseMs: number): Promise<void> {

@@ -1,7 +1,7 @@
 // `store.submit`: a turn queued for a worker, and listening workers woken, in one statement.
 
 import { createTurn } from '@turnkit/core';
-import type { SubmitOptions } from '../client/types.js';
+import type { SubmitOptions } from '../types.js';
 import { CHANNEL_SQL } from '../db/notify.js';
 import type { SqlQuery } from '../db/types.js';
 import { TurnExistsError } from '../errors.js';

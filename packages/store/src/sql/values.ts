@@ -2,9 +2,8 @@
 // text, a state without its id and limits (each lean), inbox and journal rows, lease lengths.
 
 import { readDecision, type ToolResult, type TurnState } from '@turnkit/core';
-import type { InboxEntry } from '../client/types.js';
 import type { Row } from '../db/types.js';
-import type { JournalRead, PendingInbox } from '../worker/types.js';
+import type { InboxEntry, JournalRead, PendingInbox } from '../types.js';
 import { fromLean, LIMITS_BASE, STATE_BASES, toLean } from './lean.js';
 
 /** A timestamp column as ISO 8601 text. */

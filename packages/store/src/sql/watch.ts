@@ -2,7 +2,7 @@
 // by polling, until the turn ends.
 
 import type { Message, Notice, Outcome } from '@turnkit/core';
-import type { StoredStatus, WatchEvent, WatchOptions } from '../client/types.js';
+import type { StoredStatus, WatchEvent, WatchOptions } from '../types.js';
 import type { Row, Sql } from '../db/types.js';
 import { TERMINAL } from '../statuses.js';
 

@@ -14,7 +14,8 @@ import { HeldTurn } from './held-turn.js';
 import type { ActivationObserver, ActivationStatus } from './observe.js';
 import type { Departure } from './protocol.js';
 import { journalingTools } from './tool-journal.js';
-import type { AgentDefinition, Claim, Leases, WorkerOptions } from './types.js';
+import type { Claim } from '../types.js';
+import type { AgentDefinition, Leases, WorkerOptions } from './types.js';
 
 type Prepared = { readonly run: HeldTurn; readonly state: TurnState } | { readonly error: TurnError };
 

@@ -1,6 +1,6 @@
 // A worker's hold on one turn, as its running work sees it: the lease, the cancellation that
 // stops the turn's model and tool calls, and the reason this worker stopped working on the turn.
-// The hold's decisions are the protocol's (protocol/protocol.ts): `decide` feeds it an event and
+// The hold's decisions are the protocol's (protocol.ts): `decide` feeds it an event and
 // returns the effects to perform. Every database call of a running turn goes through `write`: one
 // that fails trips the fence, whether the lease was lost (LeaseLostError, ConflictError) or the
 // database could not be reached (the write may or may not have committed, so the turn is
@@ -9,7 +9,8 @@
 import { LazyCancellation } from '@turnkit/dispatch';
 import { isFencedOut, messageOf } from '../errors.js';
 import { openHold, protocolStep, type Hold, type LostReason, type ProtocolEffect, type ProtocolEvent } from './protocol.js';
-import type { Lease, Leases } from './types.js';
+import type { Lease } from '../types.js';
+import type { Leases } from './types.js';
 
 export type Report = (error: unknown, turnId: string | null) => void;
 

@@ -22,7 +22,8 @@ import { RetryParked, type Fence } from './fence.js';
 import { type ActivationObserver, type ActivationStatus, traceContextText } from './observe.js';
 import type { InboxRow, ProtocolEffect } from './protocol.js';
 import { runJournaledBatch } from './tool-journal.js';
-import type { AgentDefinition, PendingInbox } from './types.js';
+import type { PendingInbox } from '../types.js';
+import type { AgentDefinition } from './types.js';
 
 /** The longest wait a turn row's `run_after` takes at once; a later deadline is reached in steps. */
 const MAX_WAIT_MS = 2_147_483_647;

@@ -12,7 +12,8 @@ import { pendingInbox } from '../sql/pending-inbox.js';
 import { readJournal } from '../sql/read-journal.js';
 import { releaseLease } from '../sql/release.js';
 import { renewLease } from '../sql/renew.js';
-import type { Claim, Commit, JournalRead, Lease, Leases, PendingInbox } from './types.js';
+import type { Claim, Commit, JournalRead, Lease, PendingInbox } from '../types.js';
+import type { Leases } from './types.js';
 
 /** The lease API over a connection (`db` throws once the store is closed). */
 export function createLeases(db: () => Sql, wakeups: Wakeups): Leases {

@@ -10,7 +10,8 @@ import { runActivation } from './activation.js';
 import type { WorkerEvent, WorkerObserver, WorkerStats } from './events.js';
 import { Fence, HandedBack, type Report } from './fence.js';
 import { claimLimit, type Departure } from './protocol.js';
-import type { AgentDefinition, Claim, Leases } from './types.js';
+import type { Claim } from '../types.js';
+import type { AgentDefinition, Leases } from './types.js';
 
 export interface LoopOptions {
   readonly store: Leases;

@@ -1,90 +1,12 @@
-// The worker's types: what it is given (agents, options) and the lease API it uses (`Leases`). One
-// writer per turn: every write carries the lease's token.
+// The worker's types: what it is given (agents, options) and the lease API it uses (`Leases`).
 
-import type { Message, Model, Notice, ToolResult, TurnError, TurnLimitsInput, TurnState } from '@turnkit/core';
-import type { AfterHook, BeforeHook, Budget, BudgetUsage, Grant, Permissions, Policy, ToolDefinition } from '@turnkit/dispatch';
+import type { Model, ToolResult, TurnLimitsInput } from '@turnkit/core';
+import type { AfterHook, BeforeHook, Budget, Permissions, Policy, ToolDefinition } from '@turnkit/dispatch';
 import type { CheckFn, OutputSchema } from '@turnkit/inline';
-import type { StoredStatus } from '../client/types.js';
 import type { ListenHandlers } from '../db/types.js';
+import type { Claim, ClaimManyOptions, ClaimOptions, Commit, JournalRead, Lease, PendingInbox } from '../types.js';
 import type { WorkerObserver, WorkerStats } from './events.js';
 import type { ActivationObserver, StoredActivation } from './observe.js';
-
-/** A worker's hold on one turn. `version` moves forward with each write (compare-and-swap). */
-export interface Lease {
-  readonly id: string;
-  readonly owner: string;
-  readonly token: number;
-  version: number;
-  status: StoredStatus;
-}
-
-/** A pending inbox row, as a worker reads it. */
-export interface PendingInbox {
-  readonly inboxId: string;
-  readonly kind: 'decision' | 'cancel';
-  readonly callId: string | null;
-  readonly decision: unknown;
-  readonly reason: string | null;
-}
-
-/** A claimed turn: everything a worker needs to run it. `state` is raw (parse it with parseTurnState). */
-export interface Claim {
-  readonly lease: Lease;
-  readonly agent: string;
-  readonly input: string | null;
-  readonly limits: TurnLimitsInput | null;
-  readonly state: unknown;
-  readonly grants: readonly Grant[];
-  readonly budgetUsage: BudgetUsage | null;
-  readonly transcript: readonly Message[];
-  /** What the last activation's observer saved (`AgentDefinition.observe`), as read back: untrusted; null when none. */
-  readonly traceContext: unknown;
-  /** The turn's pending inbox rows when it was claimed (a store answers the worker's first inbox read with them). */
-  readonly pending: readonly PendingInbox[];
-  /** The database's clock when the turn was claimed (epoch ms): the worker keeps a turn's time by it (approval deadlines). */
-  readonly now?: number;
-}
-
-/** One write: state, the messages and notices since the last write, and inbox rows applied. */
-export interface Commit {
-  readonly state?: TurnState;
-  readonly messages?: readonly Message[];
-  readonly notices?: readonly Notice[];
-  /** Inbox rows whose effect `state` includes: marked applied in the same transaction. */
-  readonly applied?: readonly string[];
-  /** Of `applied`, the decision rows core did not take (`decisionsTaken`): marked ignored instead. */
-  readonly ignored?: readonly string[];
-  readonly grants?: readonly Grant[];
-  readonly budgetUsage?: BudgetUsage;
-  /** The store fails the turn (state is left as stored). */
-  readonly fail?: TurnError;
-  /** Give the turn back: it becomes claimable again only if there is something to do. */
-  readonly release?: boolean;
-  /** With `release`: the turn waits in the database this long (a model call's retry backoff) before any worker may take it. */
-  readonly retryAfterMs?: number;
-  /** JSON text the activation's observer asks to keep with the turn (its trace context), for the next activation. */
-  readonly traceContext?: string;
-}
-
-export interface ClaimOptions {
-  readonly owner: string;
-  readonly leaseMs: number;
-  /** Claim only these turns (default: any runnable turn). */
-  readonly turnIds?: readonly string[];
-}
-
-export interface ClaimManyOptions extends ClaimOptions {
-  /** At most this many turns (the worker's free capacity). */
-  readonly limit: number;
-  /** At most this many turns of an agent held at once, counted across every worker of the database. */
-  readonly caps?: Readonly<Record<string, number>>;
-}
-
-/** What the journal knows of some calls: results written, and calls started without a result. */
-export interface JournalRead {
-  readonly results: ToolResult[];
-  readonly started: string[];
-}
 
 /** The lease API of a store: what a worker uses to claim turns and write them, fenced by the lease's token. */
 export interface Leases {

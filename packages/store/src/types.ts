@@ -1,0 +1,201 @@
+// What a store keeps and hands out: what a caller submits and reads back, and what a worker claims
+// and writes under its lease. Everything stored is plain JSON.
+
+import type {
+  ApprovalDecision,
+  Message,
+  Notice,
+  Outcome,
+  ParkedCall,
+  ToolResult,
+  TurnError,
+  TurnLimitsInput,
+  TurnState,
+} from '@turnkit/core';
+import type { BudgetUsage, Grant } from '@turnkit/dispatch';
+
+/** A turn's status: core's status, or `failed` when the store failed it (unknown agent, unreadable state). */
+export type StoredStatus = TurnState['status'];
+
+export interface SubmitOptions {
+  /** The name of an agent a worker registers (`createWorker({ agents: { [name]: … } })`). */
+  readonly agent: string;
+  readonly input?: string;
+  /** Default: `turn_<uuid>`, a version 7 UUID (time-ordered: see `newTurnId`). Submitting an id that exists is an error. */
+  readonly id?: string;
+  /** Merged over the agent's limits (these win). Checked now: a bad limit throws here. */
+  readonly limits?: TurnLimitsInput;
+}
+
+/** A decision or cancel as the inbox holds it: `pending` until a worker applies it with the state it changes. */
+export interface InboxEntry {
+  readonly kind: 'decision' | 'cancel';
+  /** The call decided (decisions only). */
+  readonly callId: string | null;
+  /** The decision; null for a cancel, or for a decision row that cannot be read (it decides nothing). */
+  readonly decision: ApprovalDecision | null;
+  /** Why the turn was cancelled (cancels only). */
+  readonly reason: string | null;
+  readonly status: 'pending' | 'applied' | 'ignored';
+  readonly createdAt: string;
+  readonly appliedAt: string | null;
+}
+
+/** One call in the tool journal: started (a tool began), finished (its result is written). */
+export interface JournalEntry {
+  readonly callId: string;
+  readonly name: string;
+  readonly startedAt: string | null;
+  readonly finishedAt: string | null;
+  readonly result: ToolResult | null;
+}
+
+/** A turn as `store.get` reads it. Times are ISO 8601 strings. */
+export interface StoredTurn {
+  readonly id: string;
+  readonly agent: string;
+  readonly status: StoredStatus;
+  readonly input: string | null;
+  /** The last written state; null before a worker first took the turn, or when the stored state cannot be read (see `error`). */
+  readonly state: TurnState | null;
+  /** The conversation as written so far (the agent's system prompt is not stored: it is code). */
+  readonly transcript: readonly Message[];
+  /**
+   * Parked calls with no decision yet (neither applied nor waiting in the inbox). Each has `call`, as
+   * the model sent it, and `input`, the input that runs if it is approved: show `input`.
+   */
+  readonly parked: readonly ParkedCall[];
+  /** Every decision and cancel received, in order. */
+  readonly decisions: readonly InboxEntry[];
+  readonly toolCalls: readonly JournalEntry[];
+  readonly outcome: Outcome | null;
+  /** Why the store failed the turn (unknown agent, unreadable state), else the outcome's error, else null. */
+  readonly error: TurnError | null;
+  readonly createdAt: string;
+  readonly updatedAt: string;
+  readonly endedAt: string | null;
+}
+
+export interface TurnSummary {
+  readonly id: string;
+  readonly agent: string;
+  readonly status: StoredStatus;
+  readonly createdAt: string;
+  readonly updatedAt: string;
+}
+
+export interface ListOptions {
+  readonly status?: StoredStatus;
+  /** Default 50, at most 1000. */
+  readonly limit?: number;
+  /** The `cursor` of the previous page. */
+  readonly cursor?: string | null;
+}
+
+export interface TurnPage {
+  readonly turns: readonly TurnSummary[];
+  /** Pass to `list` for the next page; null on the last page. */
+  readonly cursor: string | null;
+}
+
+/** What `decide` stored: every call id given (a request with any call it cannot take throws and stores nothing). */
+export interface DecideResult {
+  /** The call ids decided, in the order given. */
+  readonly accepted: readonly string[];
+  /** Always empty: a call with a decision already makes `decide` throw CallAlreadyDecidedError. Kept so callers reading it keep working. */
+  readonly ignored: readonly string[];
+}
+
+/** What happens to a turn, in the order it was written. `seq` counts from 1 per turn. */
+export type WatchEvent =
+  | { readonly type: 'message'; readonly seq: number; readonly message: Message }
+  | { readonly type: 'notice'; readonly seq: number; readonly notice: Notice }
+  | { readonly type: 'status'; readonly seq: number; readonly status: StoredStatus; readonly outcome: Outcome | null };
+
+export interface WatchOptions {
+  /** Start after this `seq` (default 0: the whole history, then what follows). */
+  readonly after?: number;
+  /** How often to look for new rows. Default 200. */
+  readonly pollMs?: number;
+  readonly signal?: AbortSignal;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Under a lease: one writer per turn, and every write carries the lease's token.
+
+/** A worker's hold on one turn. `version` moves forward with each write (compare-and-swap). */
+export interface Lease {
+  readonly id: string;
+  readonly owner: string;
+  readonly token: number;
+  version: number;
+  status: StoredStatus;
+}
+
+/** A pending inbox row, as a worker reads it. */
+export interface PendingInbox {
+  readonly inboxId: string;
+  readonly kind: 'decision' | 'cancel';
+  readonly callId: string | null;
+  readonly decision: unknown;
+  readonly reason: string | null;
+}
+
+/** A claimed turn: everything a worker needs to run it. `state` is raw (parse it with parseTurnState). */
+export interface Claim {
+  readonly lease: Lease;
+  readonly agent: string;
+  readonly input: string | null;
+  readonly limits: TurnLimitsInput | null;
+  readonly state: unknown;
+  readonly grants: readonly Grant[];
+  readonly budgetUsage: BudgetUsage | null;
+  readonly transcript: readonly Message[];
+  /** What the last activation's observer saved (`AgentDefinition.observe`), as read back: untrusted; null when none. */
+  readonly traceContext: unknown;
+  /** The turn's pending inbox rows when it was claimed (a store answers the worker's first inbox read with them). */
+  readonly pending: readonly PendingInbox[];
+  /** The database's clock when the turn was claimed (epoch ms): the worker keeps a turn's time by it (approval deadlines). */
+  readonly now?: number;
+}
+
+/** One write: state, the messages and notices since the last write, and inbox rows applied. */
+export interface Commit {
+  readonly state?: TurnState;
+  readonly messages?: readonly Message[];
+  readonly notices?: readonly Notice[];
+  /** Inbox rows whose effect `state` includes: marked applied in the same transaction. */
+  readonly applied?: readonly string[];
+  /** Of `applied`, the decision rows core did not take (`decisionsTaken`): marked ignored instead. */
+  readonly ignored?: readonly string[];
+  readonly grants?: readonly Grant[];
+  readonly budgetUsage?: BudgetUsage;
+  /** The store fails the turn (state is left as stored). */
+  readonly fail?: TurnError;
+  /** Give the turn back: it becomes claimable again only if there is something to do. */
+  readonly release?: boolean;
+  /** With `release`: the turn waits in the database this long (a model call's retry backoff) before any worker may take it. */
+  readonly retryAfterMs?: number;
+  /** JSON text the activation's observer asks to keep with the turn (its trace context), for the next activation. */
+  readonly traceContext?: string;
+}
+
+export interface ClaimOptions {
+  readonly owner: string;
+  readonly leaseMs: number;
+  /** Claim only these turns (default: any runnable turn). */
+  readonly turnIds?: readonly string[];
+}
+
+export interface ClaimManyOptions extends ClaimOptions {
+  /** At most this many turns (the worker's free capacity). */
+  readonly limit: number;
+  /** At most this many turns of an agent held at once, counted across every worker of the database. */
+  readonly caps?: Readonly<Record<string, number>>;
+}
+
+/** What the journal knows of some calls: results written, and calls started without a result. */
+export interface JournalRead {
+  readonly results: ToolResult[];
+  readonly started: string[];
+}
