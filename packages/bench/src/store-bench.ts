@@ -6,7 +6,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Model, ModelRequest } from '@turnkit/core';
 import { defineTool } from '@turnkit/dispatch';
-import { createStore, createWorker, openSql, type Sql, type SqlQuery } from '@turnkit/store';
+import { createWorker } from '@turnkit/store';
+import { createStore, openSql, type Sql, type SqlQuery } from '@turnkit/store/internal';
 import { z } from 'zod';
 import { ADD_INPUTS, EXPECTED_TEXT, verifyOutcome } from './scenario.js';
 

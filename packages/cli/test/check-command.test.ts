@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import type { StepFunction } from '@turnkit/check';
 import { step } from '@turnkit/core';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { PROTOCOL_MUTANTS, STORE_CHECK_MARKERS, STORE_CHECKS } from '@turnkit/store/protocol';
+import { PROTOCOL_MUTANTS, STORE_CHECK_MARKERS, STORE_CHECKS } from '@turnkit/check/store';
 import { checkCommand } from '../src/commands/check.ts';
 import { checkStoreCommand } from '../src/commands/check-store.ts';
 

@@ -6,7 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { openSql, createStore } from '@turnkit/store';
+import { openSql, createStore } from '@turnkit/store/internal';
 import { turnkitChild } from './run-cli.js';
 
 const AGENTS = fileURLToPath(new URL('./fixtures/hang-agents.mts', import.meta.url));

@@ -7,7 +7,7 @@ import { type ApprovalDecision, type TurnLimitsInput } from '@turnkit/core';
 import { definedProps } from '@turnkit/core/internal';
 import {
   CallAlreadyDecidedError,
-  type Store,
+  type StoreClient,
   TurnExistsError,
   TurnNotFoundError,
   TurnNotWaitingError,
@@ -119,7 +119,7 @@ const notFound = (c: Parameters<typeof errorReply>[0], id: string) =>
   errorReply(c, 404, { code: 'not_found', message: `There is no turn '${id}'; list turns with GET /api/turns.` });
 
 /** The API routes (mounted under /api by the server, which adds the token check and body limit). */
-export function createApi(store: Store, options: { readonly pollMs: number }): OpenAPIHono {
+export function createApi(store: StoreClient, options: { readonly pollMs: number }): OpenAPIHono {
   const api = new OpenAPIHono({
     defaultHook: (result, c) => {
       if (!result.success) return errorReply(c, 400, validationError(result.target, result.error));

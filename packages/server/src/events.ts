@@ -1,7 +1,7 @@
 // Server-sent events from `store.watch`: the API streams the watch events as JSON, the console as
 // rendered HTML. One loop for both; it stops when the turn ends or the reader goes away.
 
-import type { Store, WatchEvent } from '@turnkit/store';
+import type { StoreClient, WatchEvent } from '@turnkit/store';
 import type { Context } from 'hono';
 import { streamSSE, type SSEMessage } from 'hono/streaming';
 
@@ -30,7 +30,7 @@ function within<T>(promise: Promise<T>, ms: number): Promise<T | null> {
  */
 export function watchStream(
   c: Context,
-  store: Store,
+  store: StoreClient,
   id: string,
   after: number,
   messages: EventMessages,

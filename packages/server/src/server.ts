@@ -4,7 +4,7 @@
 
 import type { AddressInfo } from 'node:net';
 import { serve as listen } from '@hono/node-server';
-import type { Store } from '@turnkit/store';
+import type { StoreClient } from '@turnkit/store';
 import { Hono } from 'hono';
 import { HTTPException } from 'hono/http-exception';
 import type { ContentfulStatusCode } from 'hono/utils/http-status';
@@ -16,7 +16,7 @@ import { errorReply } from './errors.js';
 import { type TokenCheck, tokenCheck, tokenMatches } from './token.js';
 
 export interface ServerOptions {
-  readonly store: Store;
+  readonly store: StoreClient;
   /** The bearer token, or its check (from `loadToken`). */
   readonly token: string | TokenCheck;
   /** Largest API request body in bytes. Default 262144 (256 KiB); console forms get 16 KiB. */

@@ -3,7 +3,8 @@
 
 import type { Model } from '@turnkit/core';
 import { defineTool } from '@turnkit/dispatch';
-import { type AgentDefinition, createStore, createWorker, openSql } from '@turnkit/store';
+import { type AgentDefinition, createWorker } from '@turnkit/store';
+import { createStore, openSql } from '@turnkit/store/internal';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { demoAgents } from '../examples/demo-agents.js';

@@ -4,7 +4,8 @@
 
 import type { Model } from '@turnkit/core';
 import { defineTool } from '@turnkit/dispatch';
-import { createWorker, openSql, openStore, type Store } from '@turnkit/store';
+import { createWorker, openStore, type Store } from '@turnkit/store';
+import { openSql } from '@turnkit/store/internal';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { type RunningServer, serve } from '../src/index.js';

@@ -1,6 +1,7 @@
 // The API over a real Postgres, when TURNKIT_TEST_POSTGRES_URL names one (.ci/run starts it);
 // skipped otherwise. The tables live in a scratch schema, dropped at the end.
-import { openSql, openStore, type Store } from '@turnkit/store';
+import { openStore, type Store } from '@turnkit/store';
+import { openSql } from '@turnkit/store/internal';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type RunningServer, serve } from '../src/index.js';
 import { TOKEN } from './helpers.js';

@@ -1,5 +1,5 @@
-// The public types of the store: what a caller submits and reads back, and the lease API a worker
-// (or a test of another backend) uses. Everything stored is plain JSON.
+// What a store keeps and hands out: what a caller submits and reads back, and what a worker claims
+// and writes under its lease. Everything stored is plain JSON.
 
 import type {
   ApprovalDecision,
@@ -121,7 +121,7 @@ export interface WatchOptions {
 }
 
 // ---------------------------------------------------------------------------------------------
-// The lease API: what a worker uses. One writer per turn: every write carries the lease's token.
+// Under a lease: one writer per turn, and every write carries the lease's token.
 
 /** A worker's hold on one turn. `version` moves forward with each write (compare-and-swap). */
 export interface Lease {
@@ -192,4 +192,10 @@ export interface ClaimManyOptions extends ClaimOptions {
   readonly limit: number;
   /** At most this many turns of an agent held at once, counted across every worker of the database. */
   readonly caps?: Readonly<Record<string, number>>;
+}
+
+/** What the journal knows of some calls: results written, and calls started without a result. */
+export interface JournalRead {
+  readonly results: ToolResult[];
+  readonly started: string[];
 }

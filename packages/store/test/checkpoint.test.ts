@@ -3,7 +3,8 @@ import { z } from 'zod';
 import { afterAll, describe, expect, it } from 'vitest';
 import type { Model } from '@turnkit/core';
 import { defineTool } from '@turnkit/dispatch';
-import { createStore, createWorker, openSql, openStore, type Sql, type SqlQuery } from '@turnkit/store';
+import { createWorker, openStore } from '@turnkit/store';
+import { createStore, openSql, type Sql, type SqlQuery } from '../src/internal.js';
 import { dropSchema, POSTGRES_URL, scratchSchema } from './postgres.js';
 
 /** Answers with an `add` call per tool result so far, then 'done' (two calls, then the answer). */

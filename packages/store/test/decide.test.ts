@@ -8,15 +8,13 @@ import type { Model } from '@turnkit/core';
 import { defineTool } from '@turnkit/dispatch';
 import {
   CallAlreadyDecidedError,
-  createStore,
   createWorker,
-  openSql,
-  type Sql,
   type Store,
   TurnNotFoundError,
   TurnNotWaitingError,
   UnknownCallError,
 } from '@turnkit/store';
+import { createStore, openSql, type Sql } from '../src/internal.js';
 import { dropSchema, POSTGRES_URL, scratchSchema, WHY_SKIPPED } from './postgres.js';
 
 /** Asks for `pay` c1 and c2 (both need approval), then answers 'done'. */

@@ -4,9 +4,10 @@ import { join } from 'node:path';
 import { PGlite } from '@electric-sql/pglite';
 import { afterAll, describe, expect, it } from 'vitest';
 import { createTurn, step, type Message, type Notice } from '@turnkit/core';
-import { createStore, createWorker, openSql, type WatchEvent } from '@turnkit/store';
+import { createWorker, type WatchEvent } from '@turnkit/store';
+import { createStore, openSql } from '../src/internal.js';
 import { scriptedModel, text } from '@turnkit/testing';
-import { MIGRATIONS, SCHEMA_VERSION } from '../src/schema.js';
+import { MIGRATIONS, SCHEMA_VERSION } from '../src/schema/migrations.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'turnkit-migrate-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));

@@ -5,9 +5,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
-import { lockPath, openStore } from '@turnkit/store';
-import { removeStale } from '../src/sql.js';
-import { OPEN_RETRY_MS } from '../src/store.js';
+import { openStore } from '@turnkit/store';
+import { lockPath, removeStale } from '../src/db/lock.js';
+import { OPEN_RETRY_MS } from '../src/open.js';
 import { dropSchema, POSTGRES_URL, scratchSchema } from './postgres.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'turnkit-store-'));

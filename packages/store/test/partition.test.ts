@@ -10,7 +10,7 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
 import { testLog } from '../../../test-log.js';
-import { createStore, openSql } from '@turnkit/store';
+import { createStore, openSql } from '../src/internal.js';
 import { type Link, openLink } from './fixtures/partition-link.js';
 import { dropSchema, POSTGRES_URL, scratchSchema, WHY_SKIPPED } from './postgres.js';
 

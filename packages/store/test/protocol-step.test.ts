@@ -1,8 +1,8 @@
 // The protocol function on its own: properties of `protocolStep` over generated event sequences,
 // the claim statement against `claimable` on the same rows (PGlite), and the subpath's imports.
 
-import { readdirSync, readFileSync } from 'node:fs';
-import { createStore, openSql } from '@turnkit/store';
+import { readFileSync } from 'node:fs';
+import { createStore, openSql } from '../src/internal.js';
 import {
   claimable,
   claimLimit,
@@ -236,11 +236,10 @@ describe('the claim statement is `claimable` in SQL (PGlite)', () => {
 
 describe('@turnkit/store/protocol', () => {
   it('imports nothing outside its own files (no pg, no PGlite, no other package)', () => {
-    const dir = new URL('../src/protocol/', import.meta.url);
-    const files = [new URL('../src/protocol.ts', import.meta.url), ...readdirSync(dir).map((f) => new URL(f, dir))];
+    const files = [new URL('../src/protocol.ts', import.meta.url), new URL('../src/worker/protocol.ts', import.meta.url)];
     for (const file of files) {
       const imports = [...readFileSync(file, 'utf8').matchAll(/from '([^']+)'/g)].map((m) => m[1]);
-      for (const spec of imports) expect(spec, `${file.pathname} imports ${spec}`).toMatch(/^\.\/(protocol\/)?[a-z-]+\.js$/);
+      for (const spec of imports) expect(spec, `${file.pathname} imports ${spec}`).toMatch(/^\.\/(worker\/)?protocol\.js$/);
     }
   });
 });

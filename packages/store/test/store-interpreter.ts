@@ -19,8 +19,8 @@ import type {
   ConformanceRun,
   ConformanceRunOptions,
 } from '@turnkit/testing';
-import { Fence, HandedBack } from '../src/fence.js';
-import { runTurnOnce } from '../src/run-turn.js';
+import { Fence, HandedBack } from '../src/worker/fence.js';
+import { runActivation } from '../src/worker/activation.js';
 
 const AGENT = 'conformance';
 
@@ -106,7 +106,7 @@ export function storeInterpreter(store: Store, options: StoreInterpreterOptions 
 
   /** Runs the turn until no worker can take it (it ended, or it is parked with nothing decided). */
   async function drain(id: string, agents: Record<string, AgentDefinition>): Promise<void> {
-    // Before the hand-back, each activation runs as the worker loop runs it (runTurnOnce with a
+    // Before the hand-back, each activation runs as the worker loop runs it (runActivation with a
     // fence per claim), with the fence at hand so the effect count can trip it.
     while (handBackAfter !== undefined && !handedBack) {
       const claim = await store.claim({ owner: `first-worker-${id}`, leaseMs: LEASE_MS, turnIds: [id] });
@@ -114,7 +114,7 @@ export function storeInterpreter(store: Store, options: StoreInterpreterOptions 
       const fence = new Fence(store, claim.lease, report);
       handing = fence;
       try {
-        await runTurnOnce(store, claim, agents, LEASE_MS, report, fence);
+        await runActivation(store, claim, agents, LEASE_MS, report, fence);
       } finally {
         handing = null;
       }

@@ -1,4 +1,4 @@
-// `turnkit check --store`: the durable protocol's model check (@turnkit/store/protocol): every
+// `turnkit check --store`: the durable protocol's model check (@turnkit/check/store): every
 // bounded exploration of the real protocol with the invariants on every edge, then each planted
 // mutant, which must be caught. `--write <file>` replaces the figures' section of that page
 // (docs/model-checking.md). A progress bar runs on stderr on a TTY.
@@ -10,11 +10,11 @@ import {
   storeCheckPassed,
   storeCheckSection,
   withStoreCheckSection,
-  type Protocol,
   type StoreCheckReport,
   type StoreCheckSpec,
-} from '@turnkit/store/protocol';
+} from '@turnkit/check/store';
 import { definedProps } from '@turnkit/core/internal';
+import type { Protocol } from '@turnkit/store/protocol';
 import pc from 'picocolors';
 import { UsageError } from '../errors.js';
 import { duration } from '../format.js';

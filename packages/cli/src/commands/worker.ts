@@ -4,7 +4,8 @@
 // finish or park, and hands back what still runs when --drain-ms passes. It says what it does on
 // standard error, one line per event (turns claimed, finished, parked; the database lost and back).
 
-import { createWorker, describeWorkerEvent, OPEN_RETRY_MS } from '@turnkit/store';
+import { createWorker, describeWorkerEvent } from '@turnkit/store';
+import { OPEN_RETRY_MS } from '@turnkit/store/internal';
 import { type Command, InvalidArgumentError } from 'commander';
 import { oneLine, UsageError } from '../errors.js';
 import { safeText } from '../safe-text.js';

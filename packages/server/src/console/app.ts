@@ -7,7 +7,7 @@ import { type ApprovalDecision } from '@turnkit/core';
 import { definedProps } from '@turnkit/core/internal';
 import {
   CallAlreadyDecidedError,
-  type Store,
+  type StoreClient,
   type StoredStatus,
   TurnNotFoundError,
   TurnNotWaitingError,
@@ -33,7 +33,7 @@ import { rejectPage, turnBody, turnPanels } from './turn-page.js';
 import { startAfter, watchStream } from '../events.js';
 
 export interface ConsoleOptions {
-  readonly store: Store;
+  readonly store: StoreClient;
   readonly token: TokenCheck;
   readonly pollMs: number;
   readonly sessionTtlMs: number;
@@ -283,7 +283,7 @@ function decideRefusal(error: unknown, id: string, call: string): { status: 404 
  * bubble); the small panels are re-read after a status change or when the stream is quiet, and
  * sent only when they changed. What one event sends is bounded by that event, not by the turn.
  */
-function liveTurn(store: Store, id: string, csrf: string) {
+function liveTurn(store: StoreClient, id: string, csrf: string) {
   const sent = new Map<string, string>();
   let stale = true;
   const panels = async (): Promise<SSEMessage[]> => {

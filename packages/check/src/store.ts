@@ -1,0 +1,27 @@
+// `@turnkit/check/store`: the model check of @turnkit/store's durable protocol. The real protocol
+// function (`protocolStep` from @turnkit/store/protocol) runs in a model world (two workers, process
+// deaths, expiring leases), explored exhaustively with the invariants on every edge, and each
+// planted mutant must be caught. `turnkit check --store` runs it; `--write` puts its figures into
+// docs/model-checking.md.
+
+export { actions, initialWorld } from './store/world.js';
+export type { CallSpec, TurnSpec, World, WorldConfig } from './store/types.js';
+export { exploreStore, STORE_INVARIANTS } from './store/explore.js';
+export type { StoreCheckOptions, StoreCheckResult, StoreInvariant, StoreViolation } from './store/explore.js';
+export { PROTOCOL_MUTANTS } from './store/mutants.js';
+export type { ProtocolMutant } from './store/mutants.js';
+export {
+  runStoreChecks,
+  STORE_CHECK_MARKERS,
+  STORE_CHECKS,
+  storeCheckPassed,
+  storeCheckSection,
+  withStoreCheckSection,
+} from './store/report.js';
+export type {
+  MutantOutcome,
+  RunStoreChecksOptions,
+  StoreCheckProgress,
+  StoreCheckReport,
+  StoreCheckSpec,
+} from './store/report.js';

@@ -1,0 +1,36 @@
+// Walking the protocol's model world by action labels, for tests that follow one run.
+
+import { actions, type World, type WorldConfig } from '@turnkit/check/store';
+import { protocol } from '@turnkit/store/protocol';
+
+/** Takes the actions `labels` names, in order; one that is not enabled is an error naming those that are. */
+export function walk(config: WorldConfig, world: World, labels: readonly string[]): World {
+  let at = world;
+  for (const label of labels) {
+    const enabled = actions(config, at, protocol);
+    const found = enabled.find((a) => a.label === label);
+    if (found === undefined) throw new Error(`'${label}' is not enabled; enabled: ${enabled.map((a) => a.label).join(' | ')}`);
+    at = found.next;
+  }
+  return at;
+}
+
+/** The steps of worker `w` running call `call` of t1 once it read the journal: start journaled, tool run, result journaled. */
+export function runsCall(w: string, call: string): string[] {
+  return [`${w} journals the start of t1/${call}`, `${w} runs t1/${call}'s tool`, `${w} journals the result for t1/${call}`];
+}
+
+/** The shortest run to the end of the first exploration: the approval arrives while the worker still holds the parked turn. */
+export const STRAIGHT_RUN: readonly string[] = [
+  'w0 claims t1',
+  'w0 commits t1 dispatching at token 1',
+  "w0 reads t1's journal",
+  ...runsCall('w0', 'plain'),
+  'w0 commits t1 awaiting_approval at token 1',
+  'user approves t1/parked',
+  "w0 reads t1's inbox",
+  'w0 commits t1 executing_approved at token 1',
+  "w0 reads t1's journal",
+  ...runsCall('w0', 'parked'),
+  'w0 commits t1 done at token 1',
+];

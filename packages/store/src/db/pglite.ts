@@ -1,0 +1,118 @@
+// PGlite, in memory or in a directory that serves one process (guarded by a lock file, lock.ts).
+
+import { lstatSync, mkdirSync, type Stats } from 'node:fs';
+import { dirname, resolve } from 'node:path';
+import { loadDriver } from './driver.js';
+import { realPath, takeLock } from './lock.js';
+import type { ModuleLoader, Row, Sql } from './types.js';
+
+interface PGliteLike {
+  query(text: string, params?: unknown[]): Promise<{ rows: Row[] }>;
+  transaction<T>(work: (tx: { query(text: string, params?: unknown[]): Promise<{ rows: Row[] }> }) => Promise<T>): Promise<T>;
+  close(): Promise<void>;
+  waitReady?: Promise<void>;
+}
+
+/**
+ * Opens PGlite: in memory (`dataDir` undefined) or in a directory guarded by a lock file, since a
+ * PGlite directory serves one process only.
+ */
+export async function openPGlite(dataDir: string | undefined, schema: string | undefined, load?: ModuleLoader): Promise<Sql> {
+  const mod = (await loadDriver('@electric-sql/pglite', 'openStore() with PGlite', load)) as {
+    PGlite: new (dataDir?: string) => PGliteLike;
+  };
+  let unlock: (() => void) | undefined;
+  // PGlite gets the real path: it cannot open a directory through a symbolic link, and the lock
+  // must be the same one whichever path names the directory.
+  const dir = dataDir === undefined ? undefined : prepareDataDir(dataDir);
+  if (dir !== undefined) unlock = takeLock(dir);
+  let db: PGliteLike;
+  try {
+    db = dir === undefined ? new mod.PGlite() : new mod.PGlite(dir);
+    await db.waitReady;
+    if (schema !== undefined) {
+      await db.query(`CREATE SCHEMA IF NOT EXISTS ${schema}`);
+      await db.query(`SET search_path TO ${schema}`);
+    }
+  } catch (error) {
+    unlock?.();
+    throw dir === undefined ? error : cannotOpen(dir, error);
+  }
+  const rows = async (promise: Promise<{ rows: Row[] }>): Promise<Row[]> => (await promise).rows;
+  return {
+    kind: 'pglite',
+    query: (text, params) => rows(db.query(text, params === undefined ? undefined : [...params])),
+    transaction: (work) =>
+      db.transaction((tx) =>
+        work({ query: (text, params) => rows(tx.query(text, params === undefined ? undefined : [...params])) }),
+      ),
+    async close() {
+      try {
+        await db.close();
+      } finally {
+        unlock?.();
+      }
+    },
+  };
+}
+
+/** Resolves a PGlite directory and creates its parent; throws an error naming the path when it cannot be one. */
+function prepareDataDir(dataDir: string): string {
+  const dir = realPath(dataDir);
+  let stat: Stats | null;
+  try {
+    stat = lstatSync(dir);
+  } catch {
+    stat = null; // missing (PGlite makes it), or under a file (mkdir below says so)
+  }
+  // realPath keeps a symbolic link only when its target is missing.
+  if (stat?.isSymbolicLink())
+    throw new Error(
+      `The PGlite store path ${resolve(dataDir)} is a symbolic link to a missing directory; create its target or remove the link.`,
+    );
+  if (stat !== null && !stat.isDirectory())
+    throw new Error(
+      `The PGlite store path ${resolve(dataDir)} is a file, not a directory: name a directory (created if missing), or remove the file.`,
+    );
+  if (stat === null) {
+    try {
+      mkdirSync(dirname(dir), { recursive: true });
+    } catch (error) {
+      const code = (error as NodeJS.ErrnoException).code;
+      const why =
+        code === 'EEXIST' || code === 'ENOTDIR'
+          ? 'a part of it is a file, not a directory'
+          : code === 'EACCES' || code === 'EPERM'
+            ? `this process may not create ${dirname(dir)}`
+            : (error as Error).message;
+      throw new Error(
+        `The PGlite store path ${resolve(dataDir)} cannot be created (${why}); name a directory this process may write.`,
+      );
+    }
+  }
+  return dir;
+}
+
+/** What PGlite's file errors mean (they carry an Emscripten errno and no message). */
+const PGLITE_ERRNO: Record<number, string> = {
+  2: 'permission denied',
+  63: 'operation not permitted',
+  44: 'not found',
+  54: 'a part of it is not a directory',
+  31: 'it is a directory where a file was expected',
+  20: 'it exists already',
+  69: 'read-only file system',
+  51: 'no space left on the device',
+  32: 'too many symbolic links',
+};
+
+/** PGlite's error for a directory it could not open, as an error naming the directory and what to do. */
+function cannotOpen(dir: string, error: unknown): unknown {
+  const errno = (error as { name?: unknown; errno?: unknown } | null)?.errno;
+  if ((error as { name?: unknown } | null)?.name !== 'ErrnoError' || typeof errno !== 'number') return error;
+  const why = PGLITE_ERRNO[errno] ?? `file system error ${errno}`;
+  return new Error(
+    `PGlite could not open the store directory ${dir} (${why}): name a directory this process may read and write, holding a PGlite store or empty.`,
+    { cause: error },
+  );
+}

@@ -1,0 +1,200 @@
+// The schema, as numbered migrations (migrate.ts applies them on open).
+
+/** The migrations, in order; the schema version is the number of migrations applied. */
+export const MIGRATIONS: readonly string[] = [
+  `
+  CREATE TABLE turnkit_turns (
+    id text PRIMARY KEY,
+    seq bigserial UNIQUE,
+    agent text NOT NULL,
+    input text,
+    limits jsonb,
+    status text NOT NULL,
+    state jsonb,
+    error jsonb,
+    grants jsonb NOT NULL DEFAULT '[]',
+    budget_usage jsonb,
+    version integer NOT NULL DEFAULT 0,
+    log_seq integer NOT NULL DEFAULT 0,
+    runnable boolean NOT NULL DEFAULT true,
+    lease_owner text,
+    lease_token integer NOT NULL DEFAULT 0,
+    lease_expires_at timestamptz,
+    created_at timestamptz NOT NULL DEFAULT now(),
+    updated_at timestamptz NOT NULL DEFAULT now(),
+    ended_at timestamptz
+  );
+  CREATE INDEX turnkit_turns_runnable ON turnkit_turns (seq) WHERE runnable;
+  CREATE INDEX turnkit_turns_status ON turnkit_turns (status, seq);
+
+  CREATE TABLE turnkit_log (
+    turn_id text NOT NULL REFERENCES turnkit_turns (id) ON DELETE CASCADE,
+    seq integer NOT NULL,
+    kind text NOT NULL CHECK (kind IN ('message', 'notice', 'status')),
+    data jsonb NOT NULL,
+    at timestamptz NOT NULL DEFAULT now(),
+    PRIMARY KEY (turn_id, seq)
+  );
+
+  CREATE TABLE turnkit_tool_results (
+    turn_id text NOT NULL REFERENCES turnkit_turns (id) ON DELETE CASCADE,
+    call_id text NOT NULL,
+    name text NOT NULL,
+    started_at timestamptz,
+    started_token integer,
+    result jsonb,
+    finished_at timestamptz,
+    PRIMARY KEY (turn_id, call_id)
+  );
+
+  CREATE TABLE turnkit_inbox (
+    id bigserial PRIMARY KEY,
+    turn_id text NOT NULL REFERENCES turnkit_turns (id) ON DELETE CASCADE,
+    kind text NOT NULL CHECK (kind IN ('decision', 'cancel')),
+    call_id text,
+    body jsonb NOT NULL,
+    status text NOT NULL DEFAULT 'pending' CHECK (status IN ('pending', 'applied', 'ignored')),
+    created_at timestamptz NOT NULL DEFAULT now(),
+    applied_at timestamptz
+  );
+  CREATE UNIQUE INDEX turnkit_inbox_one_decision ON turnkit_inbox (turn_id, call_id) WHERE kind = 'decision';
+  CREATE UNIQUE INDEX turnkit_inbox_one_cancel ON turnkit_inbox (turn_id) WHERE kind = 'cancel';
+  CREATE INDEX turnkit_inbox_pending ON turnkit_inbox (turn_id) WHERE status = 'pending';
+  `,
+  // Many workers: a turn waiting to retry is parked with the time it may run again; each log row
+  // keeps the fencing token of the lease that wrote it (the history shows one writer at a time).
+  `
+  ALTER TABLE turnkit_turns ADD COLUMN run_after timestamptz;
+  ALTER TABLE turnkit_log ADD COLUMN lease_token integer;
+  CREATE INDEX turnkit_turns_held ON turnkit_turns (agent) WHERE lease_owner IS NOT NULL;
+  `,
+  // Observers: what the last activation's observer asked to keep (a trace context), for the next.
+  `
+  ALTER TABLE turnkit_turns ADD COLUMN trace_context jsonb;
+  `,
+  // Fewer bytes per turn. A turn's row is rewritten at each checkpoint and claim: no index names a
+  // column those writes change (status, lease_owner), so Postgres updates the row in place (a HOT
+  // update: no new index entries), and pages keep room for it (fillfactor). The state is stored
+  // without what the row holds anyway (its id) or what never changes in a turn (its limits, kept in
+  // state_limits once). The state and log rows keep their JSON as sent (json, smaller than jsonb).
+  // A checkpoint appends its log entries as one row of kind 'entries' (one heap tuple and one index
+  // entry, not one per message, notice and status); turnkit_log_entries lists every entry with its
+  // own seq, whichever way it was written.
+  `
+  ALTER TABLE turnkit_turns SET (fillfactor = 70);
+  ALTER TABLE turnkit_tool_results SET (fillfactor = 70);
+  DROP INDEX turnkit_turns_status;
+  DROP INDEX turnkit_turns_held;
+  CREATE INDEX turnkit_turns_live ON turnkit_turns (agent) WHERE ended_at IS NULL;
+  ALTER TABLE turnkit_turns ADD COLUMN state_limits jsonb;
+  ALTER TABLE turnkit_log ALTER COLUMN data TYPE json USING data::json;
+  ALTER TABLE turnkit_turns ALTER COLUMN state TYPE json USING state::json;
+  ALTER TABLE turnkit_log DROP CONSTRAINT turnkit_log_kind_check;
+  ALTER TABLE turnkit_log ADD CONSTRAINT turnkit_log_kind_check CHECK (kind IN ('message', 'notice', 'status', 'entries'));
+  CREATE VIEW turnkit_log_entries AS
+    SELECT turn_id, seq, kind, data, lease_token, at FROM turnkit_log WHERE kind <> 'entries'
+    UNION ALL
+    SELECT l.turn_id, l.seq + (e.n - 1)::int, e.value ->> 'kind', e.value -> 'data', l.lease_token, l.at
+    FROM turnkit_log l CROSS JOIN LATERAL json_array_elements(l.data) WITH ORDINALITY AS e(value, n) WHERE l.kind = 'entries';
+  `,
+  // Fewer bytes per turn, again. Each entry of an 'entries' row may be a pair ["m" | "n" | "s",
+  // data] (message, notice, status) instead of an object {"kind", "data"}; turnkit_log_entries reads
+  // both. The log, journal and inbox rows keep their turn's id without a foreign key: a key check
+  // locks the turn's row (a write-ahead log record) on every insert, and the store is the only
+  // writer of these tables (it never deletes a turn; who deletes one deletes its rows in all four).
+  // The turn's row is rebuilt with its columns in the order they change: what a turn never changes
+  // first, then the lease (a claim changes it), then updated_at, status, counters, budget usage
+  // and the state with its limits (a checkpoint changes these). Postgres logs an update in place from the first
+  // changed byte to the last, so a claim or a checkpoint logs its own columns only. Pages keep
+  // room for a row to grow from its insert to its end (fillfactor 30), so its updates stay in place.
+  // The grants, the budget usage, the state's limits and a call's result keep their JSON as sent
+  // (json: for these small values, jsonb's binary form is larger). The log and the journal name
+  // their turn by its `seq` (8 bytes in each row and index entry, where an id takes up to 200);
+  // turnkit_log_entries still gives each entry its turn's id.
+  `
+  ALTER TABLE turnkit_log DROP CONSTRAINT IF EXISTS turnkit_log_turn_id_fkey;
+  ALTER TABLE turnkit_tool_results DROP CONSTRAINT IF EXISTS turnkit_tool_results_turn_id_fkey;
+  ALTER TABLE turnkit_inbox DROP CONSTRAINT IF EXISTS turnkit_inbox_turn_id_fkey;
+  ALTER SEQUENCE turnkit_turns_seq_seq OWNED BY NONE;
+  CREATE TABLE turnkit_turns_next (
+    id text PRIMARY KEY,
+    seq bigint NOT NULL UNIQUE DEFAULT nextval('turnkit_turns_seq_seq'),
+    agent text NOT NULL,
+    input text,
+    limits jsonb,
+    created_at timestamptz NOT NULL DEFAULT now(),
+    trace_context jsonb,
+    error jsonb,
+    grants json NOT NULL DEFAULT '[]',
+    ended_at timestamptz,
+    runnable boolean NOT NULL DEFAULT true,
+    lease_owner text,
+    lease_token integer NOT NULL DEFAULT 0,
+    lease_expires_at timestamptz,
+    run_after timestamptz,
+    updated_at timestamptz NOT NULL DEFAULT now(),
+    status text NOT NULL,
+    version integer NOT NULL DEFAULT 0,
+    log_seq integer NOT NULL DEFAULT 0,
+    budget_usage json,
+    state_limits json,
+    state json
+  ) WITH (fillfactor = 30);
+  INSERT INTO turnkit_turns_next (id, seq, agent, input, limits, state_limits, created_at, trace_context, error, grants, ended_at,
+      runnable, lease_owner, lease_token, lease_expires_at, run_after, updated_at, status, version, log_seq, budget_usage, state)
+    SELECT id, seq, agent, input, limits, state_limits, created_at, trace_context, error, grants, ended_at,
+      runnable, lease_owner, lease_token, lease_expires_at, run_after, updated_at, status, version, log_seq, budget_usage, state
+    FROM turnkit_turns;
+  DROP TABLE turnkit_turns;
+  ALTER TABLE turnkit_turns_next RENAME TO turnkit_turns;
+  ALTER SEQUENCE turnkit_turns_seq_seq OWNED BY turnkit_turns.seq;
+  ALTER INDEX turnkit_turns_next_pkey RENAME TO turnkit_turns_pkey;
+  ALTER INDEX turnkit_turns_next_seq_key RENAME TO turnkit_turns_seq_key;
+  CREATE INDEX turnkit_turns_runnable ON turnkit_turns (seq) WHERE runnable;
+  CREATE INDEX turnkit_turns_live ON turnkit_turns (agent) WHERE ended_at IS NULL;
+  DROP VIEW turnkit_log_entries;
+  CREATE TABLE turnkit_log_next (
+    turn_seq bigint NOT NULL,
+    seq integer NOT NULL,
+    kind text NOT NULL CHECK (kind IN ('message', 'notice', 'status', 'entries')),
+    lease_token integer,
+    at timestamptz NOT NULL DEFAULT now(),
+    data json NOT NULL,
+    PRIMARY KEY (turn_seq, seq)
+  );
+  INSERT INTO turnkit_log_next (turn_seq, seq, kind, lease_token, at, data)
+    SELECT t.seq, l.seq, l.kind, l.lease_token, l.at, l.data FROM turnkit_log l JOIN turnkit_turns t ON t.id = l.turn_id;
+  DROP TABLE turnkit_log;
+  ALTER TABLE turnkit_log_next RENAME TO turnkit_log;
+  ALTER INDEX turnkit_log_next_pkey RENAME TO turnkit_log_pkey;
+  CREATE TABLE turnkit_tool_results_next (
+    turn_seq bigint NOT NULL,
+    call_id text NOT NULL,
+    name text NOT NULL,
+    started_at timestamptz,
+    started_token integer,
+    finished_at timestamptz,
+    result json,
+    PRIMARY KEY (turn_seq, call_id)
+  ) WITH (fillfactor = 70);
+  INSERT INTO turnkit_tool_results_next (turn_seq, call_id, name, started_at, started_token, finished_at, result)
+    SELECT t.seq, r.call_id, r.name, r.started_at, r.started_token, r.finished_at, r.result::json
+    FROM turnkit_tool_results r JOIN turnkit_turns t ON t.id = r.turn_id;
+  DROP TABLE turnkit_tool_results;
+  ALTER TABLE turnkit_tool_results_next RENAME TO turnkit_tool_results;
+  ALTER INDEX turnkit_tool_results_next_pkey RENAME TO turnkit_tool_results_pkey;
+  CREATE VIEW turnkit_log_entries AS
+    SELECT t.id AS turn_id, l.seq, l.kind, l.data, l.lease_token, l.at
+    FROM turnkit_log l JOIN turnkit_turns t ON t.seq = l.turn_seq WHERE l.kind <> 'entries'
+    UNION ALL
+    SELECT t.id, l.seq + (e.n - 1)::int,
+      CASE WHEN json_typeof(e.value) <> 'array' THEN e.value ->> 'kind'
+           WHEN e.value ->> 0 = 'm' THEN 'message' WHEN e.value ->> 0 = 'n' THEN 'notice' ELSE 'status' END,
+      CASE WHEN json_typeof(e.value) = 'array' THEN e.value -> 1 ELSE e.value -> 'data' END,
+      l.lease_token, l.at
+    FROM turnkit_log l JOIN turnkit_turns t ON t.seq = l.turn_seq
+    CROSS JOIN LATERAL json_array_elements(l.data) WITH ORDINALITY AS e(value, n) WHERE l.kind = 'entries';
+  `,
+];
+
+export const SCHEMA_VERSION = MIGRATIONS.length;

@@ -1,0 +1,156 @@
+// Checkpoints: the turn's state, the log rows since the last one, and the inbox rows the state
+// includes, written as one compare-and-swap under the lease's token. Normally one statement; when
+// the turn's row changed after that statement's snapshot was taken (a decision, a cancel or a lease
+// renewal committed meanwhile), nothing is written and the checkpoint is made again as a
+// transaction of statements that each see the latest rows.
+
+import { CHANNEL_SQL } from '../db/notify.js';
+import type { Row, Sql, SqlQuery } from '../db/types.js';
+import { ConflictError, LeaseLostError } from '../errors.js';
+import { TERMINAL } from '../statuses.js';
+import type { Commit, JournalRead, Lease, StoredStatus } from '../types.js';
+import { checkLeaseMs, storedState, toJournalRead } from './values.js';
+
+/** A log entry as an 'entries' row keeps it: [kind's letter, data] (turnkit_log_entries spells the kind out). */
+type Entry = readonly ['m' | 'n' | 's', unknown];
+
+/** The status a commit leaves, and the log entries it appends (messages, notices, a status change). */
+function logRows(lease: Lease, commit: Commit): { status: StoredStatus; rows: Entry[] } {
+  const status: StoredStatus = commit.fail !== undefined ? 'failed' : (commit.state?.status ?? lease.status);
+  const rows: Entry[] = [];
+  for (const m of commit.messages ?? []) rows.push(['m', m]);
+  for (const n of commit.notices ?? []) rows.push(['n', n]);
+  if (status !== lease.status) {
+    const outcome = commit.fail !== undefined ? { status: 'failed', error: commit.fail } : (commit.state?.outcome ?? null);
+    rows.push(['s', { status, outcome }]);
+  }
+  return { status, rows };
+}
+
+const json = (value: unknown): string | null => (value === undefined ? null : JSON.stringify(value));
+
+// $1 id, $2 token, $3 version, $4 state, $5 status, $6 fail, $7 grants, $8 budget usage, $9 log rows
+// appended, $10 terminal, $11 release, $12 retry after ms, $13 the log rows, $14 the state's limits,
+// $15 the observer's trace context, $16 inbox ids applied, $17 call ids whose journal to read (the
+// batch this checkpoint starts), or null, $18 the inbox ids of $16 that core did not take (the worker's `ignored`: marked ignored).
+const SET_TURN = `
+  state = coalesce($4::json, state), state_limits = coalesce($14::json, state_limits), status = $5::text, error = coalesce($6::jsonb, error),
+  grants = coalesce($7::json, grants), budget_usage = coalesce($8::json, budget_usage),
+  version = version + 1, log_seq = log_seq + $9::int, updated_at = now(),
+  ended_at = CASE WHEN $10::bool THEN now() ELSE ended_at END,
+  lease_owner = CASE WHEN $11::bool OR $10::bool THEN NULL ELSE lease_owner END,
+  lease_expires_at = CASE WHEN $11::bool OR $10::bool THEN NULL ELSE lease_expires_at END,
+  run_after = CASE WHEN $12::int IS NULL THEN run_after ELSE now() + $12::int * interval '1 millisecond' END,
+  trace_context = coalesce($15::jsonb, trace_context)`;
+
+/**
+ * Runnable after a release only with something to do: a state in flight, a decision or cancel
+ * waiting, or a time to wake at (`wake`: a parked turn whose approval expires then; `run_after`
+ * holds the time) (SQL, over the parameters named).
+ */
+const runnable = (p: { id: string; status: string; terminal: string; release: string; applied: string; wake: string }): string =>
+  `runnable = CASE WHEN ${p.terminal}::bool THEN false
+  WHEN ${p.release}::bool THEN (${p.status}::text <> 'awaiting_approval' OR ${p.wake} OR EXISTS (SELECT 1 FROM turnkit_inbox
+    WHERE turn_id = ${p.id} AND status = 'pending' AND NOT (id = ANY(${p.applied}::bigint[]))))
+  ELSE runnable END`;
+
+/** The log entries since the last checkpoint, as one row (see turnkit_log_entries for them one by one). */
+const APPEND_LOG = `INSERT INTO turnkit_log (turn_seq, seq, kind, data, lease_token)
+  SELECT t.seq, t.log_seq - $9::int + 1, 'entries', $13::json, $2::int FROM t WHERE $9::int > 0`;
+
+/**
+ * The whole checkpoint in one statement. `xmin = seen` makes it write only the row version its
+ * snapshot saw: the inbox rows it settles and the runnable flag it sets are then exact (a decision
+ * or cancel updates the turn's row in the transaction that adds it). A release or the end wakes
+ * workers (NOTIFY, on commit) when the turn is runnable now. With $17, the journal of those calls
+ * comes back too (read after this worker's claim, so it includes every earlier holder's writes).
+ */
+const CHECKPOINT_SQL = `
+WITH seen AS (SELECT xmin FROM turnkit_turns WHERE id = $1),
+t AS (
+  UPDATE turnkit_turns SET ${SET_TURN}, ${runnable({ id: '$1', status: '$5', terminal: '$10', release: '$11', applied: '$16', wake: '$12::int IS NOT NULL' })}
+  WHERE id = $1 AND lease_token = $2::int AND version = $3::int AND xmin = (SELECT xmin FROM seen)
+  RETURNING seq, version, log_seq, runnable, run_after
+),
+log AS (${APPEND_LOG}),
+inbox AS (
+  UPDATE turnkit_inbox SET status = CASE WHEN id = ANY($16::bigint[]) AND NOT id = ANY($18::bigint[]) THEN 'applied' ELSE 'ignored' END, applied_at = now()
+  WHERE turn_id = $1 AND status = 'pending' AND (id = ANY($16::bigint[]) OR $10::bool) AND EXISTS (SELECT 1 FROM t)
+),
+durability AS (SELECT set_config('synchronous_commit', 'off', true) FROM t WHERE NOT ($10::bool OR $11::bool))
+SELECT t.version,
+  CASE WHEN $11::bool AND NOT $10::bool AND t.runnable AND t.run_after IS NULL THEN pg_notify(${CHANNEL_SQL}, $1) END AS woke,
+  CASE WHEN $17::text[] IS NULL THEN NULL ELSE (SELECT coalesce(json_agg(json_build_object('call_id', j.call_id, 'name', j.name, 'result', j.result)), '[]')
+    FROM turnkit_tool_results j WHERE j.turn_seq = t.seq AND j.call_id = ANY($17::text[])) END AS journal,
+  (SELECT count(*) FROM durability) AS relaxed
+FROM t`;
+
+function params(lease: Lease, commit: Commit, status: StoredStatus, rows: readonly unknown[]): unknown[] {
+  const batch = commit.state?.batch;
+  const stored = storedState(commit.state);
+  return [
+    lease.id,
+    lease.token,
+    lease.version,
+    stored.state,
+    status,
+    json(commit.fail),
+    json(commit.grants),
+    json(commit.budgetUsage),
+    rows.length,
+    TERMINAL.has(status),
+    commit.release === true,
+    commit.retryAfterMs ?? null,
+    JSON.stringify(rows),
+    stored.limits,
+    commit.traceContext ?? null,
+    commit.applied ?? [],
+    batch === null || batch === undefined ? null : batch.calls.map((c) => c.id),
+    commit.ignored ?? [],
+  ];
+}
+
+/** The same checkpoint as statements in one transaction, each seeing the latest rows; throws when the lease or version moved. */
+async function checkpointInSteps(tx: SqlQuery, lease: Lease, values: unknown[]): Promise<number> {
+  const update = `UPDATE turnkit_turns SET ${SET_TURN} WHERE id = $1 AND lease_token = $2::int AND version = $3::int RETURNING seq, version, log_seq`;
+  const [row] = await tx.query(`WITH t AS (${update}), log AS (${APPEND_LOG}) SELECT version FROM t`, values.slice(0, 15));
+  if (row === undefined) {
+    const [current] = await tx.query('SELECT lease_token FROM turnkit_turns WHERE id = $1', [lease.id]);
+    throw current !== undefined && Number(current.lease_token) === lease.token
+      ? new ConflictError(lease.id)
+      : new LeaseLostError(lease.id);
+  }
+  // Sees every inbox row committed before it: a decision or cancel commits before the update above
+  // locked the turn's row, or waits for this transaction and then finds the turn as written here.
+  const [id, , , , status, , , , , terminal, release, wakeAfterMs, , , , applied, , skipped] = values;
+  await tx.query(
+    `WITH inbox AS (
+       UPDATE turnkit_inbox SET status = CASE WHEN id = ANY($5::bigint[]) AND NOT id = ANY($6::bigint[]) THEN 'applied' ELSE 'ignored' END, applied_at = now()
+       WHERE turn_id = $1 AND status = 'pending' AND (id = ANY($5::bigint[]) OR $3::bool)),
+     t AS (UPDATE turnkit_turns SET ${runnable({ id: '$1', status: '$2', terminal: '$3', release: '$4', applied: '$5', wake: '$7::bool' })}
+           WHERE id = $1 AND ($3::bool OR $4::bool) RETURNING runnable, run_after)
+     SELECT pg_notify(${CHANNEL_SQL}, $1) FROM t WHERE $4::bool AND NOT $3::bool AND t.runnable AND t.run_after IS NULL`,
+    [id, status, terminal, release, applied, skipped, wakeAfterMs !== null],
+  );
+  return Number(row.version);
+}
+
+/**
+ * One checkpoint, fenced and compare-and-swapped. Returns the journal of the batch the new state
+ * starts, when it was read with it (the worker's next journal read is then answered without a query).
+ */
+export async function commitTurn(sql: Sql, lease: Lease, commit: Commit): Promise<JournalRead | null> {
+  if (commit.retryAfterMs !== undefined) checkLeaseMs(commit.retryAfterMs, 'retryAfterMs');
+  const { status, rows } = logRows(lease, commit);
+  const values = params(lease, commit, status, rows);
+  const [row] = await sql.query(CHECKPOINT_SQL, values);
+  let journal: JournalRead | null = null;
+  if (row !== undefined) {
+    lease.version = Number(row.version);
+    if (row.journal !== null && row.journal !== undefined) journal = toJournalRead(row.journal as Row[]);
+  } else {
+    lease.version = await sql.transaction((tx) => checkpointInSteps(tx, lease, values));
+  }
+  lease.status = status;
+  return journal;
+}

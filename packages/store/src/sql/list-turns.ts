@@ -1,0 +1,40 @@
+// `store.list`: turns in the order they were submitted, a page at a time.
+
+import type { ListOptions, StoredStatus, TurnPage, TurnSummary } from '../types.js';
+import type { SqlQuery } from '../db/types.js';
+import { STATUSES } from '../statuses.js';
+import { ISO } from './values.js';
+
+function checkList(options: ListOptions): number {
+  const { status, cursor } = options;
+  const limit = options.limit ?? 50;
+  if (!Number.isInteger(limit) || limit < 1 || limit > 1000)
+    throw new RangeError(`store.list option \`limit\` must be a whole number from 1 to 1000, got ${String(limit)}.`);
+  if (status !== undefined && !STATUSES.has(status))
+    throw new TypeError(
+      `store.list option \`status\` must be one of ${[...STATUSES].join(', ')}; got ${JSON.stringify(status)}.`,
+    );
+  if (cursor !== undefined && cursor !== null && !/^\d+$/.test(cursor))
+    throw new TypeError(`store.list option \`cursor\` must be the cursor of a previous page, got ${JSON.stringify(cursor)}.`);
+  return limit;
+}
+
+export async function listTurns(db: SqlQuery, options: ListOptions = {}): Promise<TurnPage> {
+  const limit = checkList(options);
+  const rows = await db.query(
+    `SELECT seq::text AS seq, id, agent, status, ${ISO('created_at')}, ${ISO('updated_at')} FROM turnkit_turns
+     WHERE ($1::text IS NULL OR status = $1) AND ($2::bigint IS NULL OR seq > $2::bigint) ORDER BY seq LIMIT $3`,
+    [options.status ?? null, options.cursor ?? null, limit + 1],
+  );
+  const page = rows.slice(0, limit);
+  const turns = page.map(
+    (r): TurnSummary => ({
+      id: String(r.id),
+      agent: String(r.agent),
+      status: r.status as StoredStatus,
+      createdAt: String(r.created_at),
+      updatedAt: String(r.updated_at),
+    }),
+  );
+  return { turns, cursor: rows.length > limit ? String(page[page.length - 1]?.seq) : null };
+}

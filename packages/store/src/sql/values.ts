@@ -1,0 +1,104 @@
+// How values go into rows and come back out, shared by the store's statements: timestamps as ISO
+// text, a state without its id and limits (each lean), inbox and journal rows, lease lengths.
+
+import type { ToolResult, TurnState } from '@turnkit/core';
+import { readDecision } from '@turnkit/core/internal';
+import type { Row } from '../db/types.js';
+import type { InboxEntry, JournalRead, PendingInbox } from '../types.js';
+import { fromLean, LIMITS_BASE, STATE_BASES, toLean } from './lean.js';
+
+/** A timestamp column as ISO 8601 text. */
+export const ISO = (column: string, as = column): string => `to_json(${column}) #>> '{}' AS ${as}`;
+
+/**
+ * A turn's state as its row gives it back: the row keeps the state without its id and limits (see
+ * `storedState`), which this puts back from the row's id and `state_limits` (here, not in SQL: no
+ * cast of the stored text on every read), and both lean (lean.ts), which this expands.
+ */
+export function restoredState(id: unknown, state: unknown, limits: unknown): unknown {
+  if (state === null || state === undefined) return null;
+  if (typeof state !== 'object' || Array.isArray(state)) return state; // parseTurnState says what is wrong
+  const full = fromLean(state, STATE_BASES) as Record<string, unknown>;
+  return limits === null || limits === undefined ? { ...full, id } : { ...full, id, limits: fromLean(limits, LIMITS_BASE) };
+}
+
+/**
+ * A state as a checkpoint stores it: without its id (the row's) and limits (kept apart, as they
+ * never change in a turn), each lean: only what differs from a fresh turn's (lean.ts).
+ */
+export function storedState(state: TurnState | undefined): { state: string | null; limits: string | null } {
+  if (state === undefined) return { state: null, limits: null };
+  const { id: _id, limits, ...rest } = state;
+  return {
+    state: JSON.stringify(leanOrAsIs(rest, STATE_BASES)),
+    limits: JSON.stringify(leanOrAsIs(limits, LIMITS_BASE)) ?? null,
+  };
+}
+
+/** An object in its lean form; anything else as it is (a malformed state is stored for inspection, as given). */
+function leanOrAsIs(
+  value: unknown,
+  base: Readonly<Record<string, unknown>> | readonly Readonly<Record<string, unknown>>[],
+): unknown {
+  return typeof value === 'object' && value !== null && !Array.isArray(value)
+    ? toLean(value as Record<string, unknown>, base)
+    : value;
+}
+
+/** A turn's messages, in order. */
+export const MESSAGES_SQL = `SELECT data FROM turnkit_log_entries WHERE turn_id = $1 AND kind = 'message' ORDER BY seq`;
+
+export function toInboxEntry(r: Row): InboxEntry {
+  const body = (r.body ?? {}) as { reason?: unknown };
+  const decision = r.kind === 'decision' ? readDecision(r.body) : null;
+  return {
+    kind: r.kind as 'decision' | 'cancel',
+    callId: (r.call_id ?? null) as string | null,
+    decision,
+    reason: r.kind === 'cancel' && typeof body.reason === 'string' ? body.reason : null,
+    status: r.status as InboxEntry['status'],
+    createdAt: String(r.created_at),
+    appliedAt: (r.applied_at ?? null) as string | null,
+  };
+}
+
+/** A pending inbox row (`id`, `kind`, `call_id`, `body`) as a worker reads it. */
+export function toPending(r: Row): PendingInbox {
+  const body = (r.body ?? {}) as { reason?: unknown };
+  return {
+    inboxId: String(r.id),
+    kind: r.kind as 'decision' | 'cancel',
+    callId: (r.call_id ?? null) as string | null,
+    decision: r.kind === 'decision' ? r.body : null,
+    reason: r.kind === 'cancel' && typeof body.reason === 'string' ? body.reason : null,
+  };
+}
+
+/**
+ * A journal row's result (null: none yet). The row keeps a result without its `callId` and `name`
+ * when they are the row's own (`call_id`, `name`); this puts them back.
+ */
+export function rowResult(r: Row): ToolResult | null {
+  const result = r.result;
+  if (result === null || result === undefined) return null;
+  if (typeof result !== 'object' || Array.isArray(result) || Object.hasOwn(result, 'callId')) return result as ToolResult;
+  return { callId: String(r.call_id), name: String(r.name), ...(result as object) } as ToolResult;
+}
+
+/** Reads journal rows (`call_id`, `name`, `result`) into results and started calls. */
+export function toJournalRead(rows: readonly Row[]): JournalRead {
+  const results: ToolResult[] = [];
+  const started: string[] = [];
+  for (const r of rows) {
+    const result = rowResult(r);
+    if (result !== null) results.push(result);
+    else started.push(String(r.call_id));
+  }
+  return { results, started };
+}
+
+export function checkLeaseMs(leaseMs: unknown, what = 'leaseMs'): void {
+  if (typeof leaseMs !== 'number' || !Number.isInteger(leaseMs) || leaseMs < 0 || leaseMs > 2_147_483_647) {
+    throw new RangeError(`${what} must be a whole number of milliseconds >= 0, got ${String(leaseMs)}.`);
+  }
+}

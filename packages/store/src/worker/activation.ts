@@ -1,0 +1,206 @@
+// Running one claimed turn in a worker: find its agent, build the dispatcher over journaling tools,
+// read (or create) its state, ask core's `resume` where it goes on, and drive it with inline's driver
+// until it ends, parks or its lease is lost. Every turn decision is core's `step`.
+
+import { createTurn, isTerminal, parseTurnState, resume, type ToolResult, type TurnError, type TurnState } from '@turnkit/core';
+import { createDispatcher, type Dispatcher } from '@turnkit/dispatch';
+import { definedProps } from '@turnkit/core/internal';
+import { driveTurn, mergeExempt } from '@turnkit/inline/driver';
+import { crashPoint } from '../crash.js';
+import { isFencedOut, messageOf } from '../errors.js';
+import { TERMINAL } from '../statuses.js';
+import { Fence, type Report } from './fence.js';
+import { HeldTurn } from './held-turn.js';
+import type { ActivationObserver, ActivationStatus } from './observe.js';
+import type { Departure } from './protocol.js';
+import { journalingTools } from './tool-journal.js';
+import type { Claim } from '../types.js';
+import type { AgentDefinition, Leases, WorkerOptions } from './types.js';
+
+type Prepared = { readonly run: HeldTurn; readonly state: TurnState } | { readonly error: TurnError };
+
+/** Why the store fails a turn before it runs (unknown agent, bad agent, unreadable state, bad limits). */
+class TurnFailure extends Error {
+  constructor(readonly error: TurnError) {
+    super(error.message);
+  }
+}
+
+function findAgent(claim: Claim, agents: WorkerOptions['agents']): AgentDefinition {
+  if (Object.hasOwn(agents, claim.agent)) return agents[claim.agent] as AgentDefinition;
+  const known =
+    Object.keys(agents)
+      .map((a) => `'${a}'`)
+      .join(', ') || '(none)';
+  throw new TurnFailure({
+    kind: 'unknown_agent',
+    message: `No agent '${claim.agent}' is registered with the worker that took this turn (it has ${known}). Register the agent with createWorker({ agents }) and submit the turn again.`,
+  });
+}
+
+function makeDispatcher(claim: Claim, agent: AgentDefinition, fence: Fence, observer: ActivationObserver | null): Dispatcher {
+  try {
+    return createDispatcher({
+      tools: journalingTools(agent.tools ?? [], fence),
+      ...definedProps({ wrapExecution: observer?.hooks?.wrapExecution }),
+      ...definedProps({ policy: agent.policy }),
+      ...definedProps({ permissions: agent.permissions }),
+      ...definedProps({ hooks: agent.hooks }),
+      ...definedProps({ budget: agent.budget }),
+      ...definedProps({ approvalTimeoutMs: agent.approvalTimeoutMs }),
+      grants: claim.grants,
+      ...(claim.budgetUsage === null ? {} : { budgetUsage: claim.budgetUsage }),
+    });
+  } catch (error) {
+    throw new TurnFailure({ kind: 'invalid_agent', message: `Agent '${claim.agent}' cannot run this turn: ${messageOf(error)}` });
+  }
+}
+
+/** The stored state, or a new one with the agent's limits merged under the turn's. */
+function initialState(claim: Claim, agent: AgentDefinition, dispatcher: Dispatcher): TurnState {
+  const id = claim.lease.id;
+  if (claim.state !== null) {
+    try {
+      return parseTurnState(claim.state);
+    } catch (error) {
+      throw new TurnFailure({
+        kind: 'corrupt_state',
+        message: `The stored state of turn '${id}' cannot be read (${messageOf(error)}); it is kept as it was for inspection.`,
+      });
+    }
+  }
+  // The turn's own limits over the agent's, and the dispatcher's loop-exempt tools, as runTurn joins them.
+  const limits = mergeExempt({ ...agent.limits, ...claim.limits }, dispatcher);
+  try {
+    return createTurn(limits === undefined ? { id } : { id, limits });
+  } catch (error) {
+    throw new TurnFailure({
+      kind: 'invalid_limits',
+      message: `The limits of agent '${claim.agent}' and this turn do not combine: ${messageOf(error)}`,
+    });
+  }
+}
+
+/** The agent's observer for this activation (null without `observe`, or when it threw: reported). */
+function observe(claim: Claim, agent: AgentDefinition, report: Report): ActivationObserver | null {
+  if (agent.observe === undefined) return null;
+  try {
+    const observer = agent.observe({
+      turnId: claim.lease.id,
+      agent: claim.agent,
+      traceContext: claim.traceContext,
+      transcript: claim.transcript,
+    });
+    return observer !== null && typeof observer === 'object' ? observer : null;
+  } catch (error) {
+    report(
+      new Error(`Agent '${claim.agent}': observe threw (${messageOf(error)}); the turn runs without its observer.`),
+      claim.lease.id,
+    );
+    return null;
+  }
+}
+
+function prepare(claim: Claim, agents: WorkerOptions['agents'], fence: Fence): Prepared {
+  try {
+    const agent = findAgent(claim, agents);
+    const observer = observe(claim, agent, fence.report);
+    const dispatcher = makeDispatcher(claim, agent, fence, observer);
+    const state = initialState(claim, agent, dispatcher);
+    return { run: new HeldTurn(fence, agent, dispatcher, observer, claim.traceContext, claim.now), state };
+  } catch (error) {
+    if (error instanceof TurnFailure) return { error: error.error };
+    throw error;
+  }
+}
+
+/** The journal's results for the batch in flight (its calls, or the approved ones), as `resume`'s `completed`. */
+async function journaled(run: HeldTurn, state: TurnState): Promise<{ completed?: ToolResult[] }> {
+  const calls = state.batch?.calls ?? [];
+  if (calls.length === 0) return {};
+  const { store, lease } = run.fence;
+  const { results } = await run.fence.write(() =>
+    store.journal(
+      lease,
+      calls.map((c) => c.id),
+    ),
+  );
+  return { completed: results };
+}
+
+async function drive(run: HeldTurn, claim: Claim, state: TurnState): Promise<void> {
+  const { store, lease } = run.fence;
+  const cancelled = isTerminal(state) ? null : run.takeCancel(await store.pendingInbox(lease));
+  // Core says where the stored state goes on: a waiting cancel first, a ready turn started, the
+  // batch in flight issued again for the journal to answer, a retry's wait already spent in the
+  // database (the turn was not claimable until it was due).
+  const [start, effects] = resume(state, {
+    durable: true,
+    retryWaited: true,
+    ...definedProps({ cancel: cancelled ?? undefined, input: claim.input ?? undefined }),
+    // A cancel closes the batch in flight: the results its journal holds are kept.
+    ...(cancelled === null ? {} : await journaled(run, state)),
+  });
+  const { state: end, outcome } = await driveTurn(start, effects, run.context(claim.transcript), run.handlers());
+  if (outcome === null && end.status !== 'awaiting_approval') {
+    const message = `The worker found nothing to do for a turn in status '${end.status}'.`;
+    await store.commit(lease, { fail: { kind: 'internal_error', message }, release: true });
+    return;
+  }
+  await run.write(end, true);
+}
+
+/** Runs one claimed turn until it ends, parks, waits for a retry, or leaves this worker. */
+export async function runActivation(
+  store: Leases,
+  claim: Claim,
+  agents: WorkerOptions['agents'],
+  leaseMs: number,
+  report: Report,
+  fence: Fence = new Fence(store, claim.lease, report),
+): Promise<Departure> {
+  crashPoint('claimed');
+  const prepared = prepare(claim, agents, fence);
+  if ('error' in prepared) {
+    await store.commit(claim.lease, { fail: prepared.error, release: true });
+    return 'finished';
+  }
+  const stopRenewal = prepared.run.keepLease(leaseMs);
+  let departure: Departure = 'lost';
+  try {
+    try {
+      await drive(prepared.run, claim, prepared.state);
+    } catch (error) {
+      if (fence.hold.lost === null && !isFencedOut(error)) throw error;
+    } finally {
+      stopRenewal();
+      fence.cancellation.abort('the turn has left this worker');
+    }
+    departure = await depart(prepared.run, fence);
+    return departure;
+  } finally {
+    prepared.run.endActivation(activationStatus(departure, fence.lease.status));
+  }
+}
+
+/** What an activation's observer is told when the turn leaves this worker. */
+function activationStatus(departure: Departure, status: string): ActivationStatus {
+  if (departure === 'retry') return 'waiting_retry';
+  if (departure === 'handed_back' || departure === 'lost') return departure;
+  if (departure === 'parked') return 'suspended';
+  return status === 'stopped' || status === 'cancelled' ? status : 'failed';
+}
+
+/** After the drive: the protocol says how the turn leaves (a parked retry is written, a handed-back or faulted turn released). */
+async function depart(run: HeldTurn, fence: Fence): Promise<Departure> {
+  const { store, lease, lost, report } = fence;
+  let how: Departure = 'lost';
+  for (const effect of fence.decide({ type: 'drive_ended', terminal: TERMINAL.has(lease.status) })) {
+    if (effect.type === 'park_retry') await run.parkRetry(effect);
+    // Ends the lease now, so another worker need not wait for it to expire (the database may still be down: then it expires).
+    else if (effect.type === 'release') await store.release(fence.fencedLease(effect.token)).catch(() => undefined);
+    else if (effect.type === 'depart') how = effect.how;
+  }
+  if (how === 'lost' && lost !== null) report(lost, lease.id);
+  return how;
+}

@@ -1,0 +1,291 @@
+// One turn in one worker: the messages and notices not yet written, the handlers the driver calls,
+// and the lease renewal. `persist` and the end of a drive write everything since the last write as
+// one compare-and-swap under the lease's token. Which inbox rows are taken and written, and whether
+// a write may happen at all, is the protocol's decision (the fence's `decide`).
+
+import {
+  approvalDeadline,
+  decisionsTaken,
+  isTerminal,
+  type ApprovalDecision,
+  type Effect,
+  type Message,
+  type Notice,
+  type TurnEvent,
+  type TurnState,
+} from '@turnkit/core';
+import type { Dispatcher } from '@turnkit/dispatch';
+import { definedProps } from '@turnkit/core/internal';
+import { defaultHandlers, type EffectHandlers, type HandlerContext } from '@turnkit/inline/driver';
+import { crashPoint } from '../crash.js';
+import { RetryParked, type Fence } from './fence.js';
+import { type ActivationObserver, type ActivationStatus, traceContextText } from './observe.js';
+import type { InboxRow, ProtocolEffect } from './protocol.js';
+import { runJournaledBatch } from './tool-journal.js';
+import type { PendingInbox } from '../types.js';
+import type { AgentDefinition } from './types.js';
+
+/** The longest wait a turn row's `run_after` takes at once; a later deadline is reached in steps. */
+const MAX_WAIT_MS = 2_147_483_647;
+
+export class HeldTurn {
+  private readonly unwritten = { messages: [] as Message[], notices: [] as Notice[] };
+  /** Inbox rows taken for core that core did not apply, for the next commit to mark `ignored`. */
+  private readonly ignoredRows: string[] = [];
+  private readonly idempotent: ReadonlySet<string>;
+  /** The state after the last step (what a retry parks). */
+  private latest: TurnState | null = null;
+  /** A model call's retry, parked in the database instead of waited for here. */
+  private retry: {
+    readonly state: TurnState;
+    readonly delayMs: number;
+    readonly messages: Message[];
+    readonly notices: Notice[];
+  } | null = null;
+
+  /** The turn's time (epoch ms, the database's clock): when a batch parks, and whether an approval is due. */
+  readonly clock: () => number;
+
+  /** The trace context as last saved (JSON text), so an unchanged one is not written again. */
+  private savedTrace: string | null;
+  private traceRefused = false;
+
+  constructor(
+    readonly fence: Fence,
+    readonly agent: AgentDefinition,
+    readonly dispatcher: Dispatcher,
+    private readonly observer: ActivationObserver | null = null,
+    claimedTrace: unknown = null,
+    claimedAt: number = Date.now(),
+  ) {
+    this.savedTrace = claimedTrace === null ? null : JSON.stringify(claimedTrace);
+    // The database's clock at the claim, carried forward by this process's monotonic clock.
+    const started = performance.now();
+    this.clock = () => Math.floor(claimedAt + (performance.now() - started));
+    this.idempotent = new Set((agent.tools ?? []).filter((t) => t.idempotent).map((t) => t.name));
+  }
+
+  /**
+   * Writes `current` with everything since the last write; `release` gives the lease back. A
+   * `derivable` state may be skipped (the protocol decides): its messages and notices wait for the
+   * next write.
+   */
+  async write(current: TurnState, release: boolean, derivable = false): Promise<void> {
+    const effects = this.fence.decide({ type: 'write', terminal: isTerminal(current), release, derivable });
+    if (effects.some((e) => e.type === 'skip_write')) return;
+    const commit = effects.find((e) => e.type === 'commit');
+    if (commit === undefined) {
+      this.fence.check();
+      throw new Error(`The protocol refused a write of turn '${this.fence.lease.id}' that it did not lose.`);
+    }
+    const messages = this.unwritten.messages.splice(0);
+    const notices = this.unwritten.notices.splice(0);
+    const { store } = this.fence;
+    const lease = this.fence.fencedLease(commit.token);
+    crashPoint('before_commit');
+    // A parked turn whose approval expires is woken then (core says when: approvalDeadline).
+    const deadline = release ? approvalDeadline(current) : null;
+    const wake = deadline === null ? {} : { retryAfterMs: Math.min(Math.max(1, deadline - this.clock()), MAX_WAIT_MS) };
+    await this.fence.write(() =>
+      store.commit(lease, {
+        state: current,
+        messages,
+        notices,
+        ...wake,
+        applied: [...commit.applied],
+        ignored: this.ignoredRows.splice(0),
+        // The claim's grants (for this turn's dispatcher) and the grants given during this run.
+        grants: [...this.dispatcher.grants(), ...this.dispatcher.grants({ turnId: lease.id })],
+        budgetUsage: this.dispatcher.budgetUsage(),
+        release,
+        ...this.traceContext(),
+      }),
+    );
+    this.fence.decide({ type: 'committed', applied: commit.applied });
+  }
+
+  /** The observer's trace context for the next write, when it changed since the last one. */
+  private traceContext(): { traceContext?: string } {
+    if (this.traceRefused) return {};
+    const text = traceContextText(this.observer, this.savedTrace, (e) => {
+      this.traceRefused = true; // reported once per activation
+      this.fence.report(e, this.fence.lease.id);
+    });
+    if (text === undefined) return {};
+    this.savedTrace = text;
+    return { traceContext: text };
+  }
+
+  /** Tells the observer the activation is over (once; a fault in it is reported). */
+  endActivation(status: ActivationStatus): void {
+    const observer = this.observer;
+    if (observer?.end === undefined) return;
+    try {
+      observer.end({ status });
+    } catch (error) {
+      this.fence.report(error, this.fence.lease.id);
+    }
+  }
+
+  /**
+   * Sees each effect before the driver performs it. A model call core marked as a retry after a
+   * wait is not waited for here: the drive stops (nothing more is written by it) and
+   * `parkRetry` writes the state with the time the turn may run again.
+   */
+  private onEffect(effect: Effect): void {
+    if (effect.type !== 'call_llm' || this.latest === null || this.retry !== null) return;
+    const delayMs = effect.request.delayMs ?? 0;
+    if (delayMs <= 0) return;
+    const { messages, notices } = this.unwritten;
+    this.retry = { state: this.latest, delayMs, messages: messages.splice(0), notices: notices.splice(0) };
+    this.fence.lose(new RetryParked(this.fence.lease.id, delayMs));
+  }
+
+  /** Writes the retry `onEffect` parked (the state before the wait) and gives the turn back until it is due. */
+  async parkRetry(effect: Extract<ProtocolEffect, { type: 'park_retry' }>): Promise<void> {
+    const retry = this.retry;
+    if (retry === null) throw new Error('parkRetry: no retry was parked');
+    const lease = this.fence.fencedLease(effect.token);
+    crashPoint('before_commit');
+    await this.fence.store.commit(lease, {
+      state: retry.state,
+      messages: retry.messages,
+      notices: retry.notices,
+      applied: [...effect.applied],
+      grants: this.dispatcher.grants(),
+      budgetUsage: this.dispatcher.budgetUsage(),
+      release: true,
+      retryAfterMs: retry.delayMs,
+      ...this.traceContext(),
+    });
+  }
+
+  /** Takes a cancel waiting in `rows` (the protocol decides): aborts the turn's work and returns the reason (else null). */
+  takeCancel(rows: readonly PendingInbox[]): string | null {
+    const taken = this.fence.decide({ type: 'inbox_read', rows: rows.map(inboxRow), parked: false });
+    const cancel = taken.find((e) => e.type === 'take_cancel');
+    return cancel === undefined ? null : this.cancel(rows, cancel.row);
+  }
+
+  private cancel(rows: readonly PendingInbox[], id: string): string {
+    const reason = rows.find((r) => r.inboxId === id)?.reason ?? 'cancelled by the caller';
+    this.fence.cancellation.abort(reason);
+    return reason;
+  }
+
+  /** The event for a parked turn: the decisions waiting in the inbox (null: none, or a cancel). */
+  async takeDecisions(current: TurnState): Promise<TurnEvent | null> {
+    const { store, lease } = this.fence;
+    let inbox: PendingInbox[];
+    try {
+      inbox = await this.fence.write(() => store.pendingInbox(lease));
+    } catch {
+      return null; // the fence is tripped: the drive ends without writing
+    }
+    const taken = this.fence.decide({ type: 'inbox_read', rows: inbox.map(inboxRow), parked: true });
+    const cancel = taken.find((e) => e.type === 'take_cancel');
+    if (cancel !== undefined) {
+      this.cancel(inbox, cancel.row);
+      return null;
+    }
+    const apply = taken.find((e) => e.type === 'apply_decisions');
+    if (apply === undefined) {
+      // Nobody decided: an approval past its deadline expires (core decides which calls are due).
+      const deadline = approvalDeadline(current);
+      const now = this.clock();
+      return deadline !== null && deadline <= now ? { type: 'approval_expired', now } : null;
+    }
+    const decisions: Record<string, ApprovalDecision> = {};
+    for (const id of apply.rows) {
+      const row = inbox.find((r) => r.inboxId === id);
+      if (row?.callId == null) continue;
+      // defineProperty: a call id such as `__proto__` is a plain key.
+      Object.defineProperty(decisions, row.callId, { value: row.decision, enumerable: true, writable: true, configurable: true });
+    }
+    const event: TurnEvent = { type: 'approvals_decided', decisions };
+    // Rows core does not take (no such parked call, decided already, not a decision) are written
+    // `ignored` with the commit that settles them; the driver records the taken ones (recordTaken).
+    const decided = new Set(decisionsTaken(current, event).map((t) => t.call.id));
+    for (const id of apply.rows) {
+      const callId = inbox.find((r) => r.inboxId === id)?.callId;
+      if (callId == null || !decided.has(callId)) this.ignoredRows.push(id);
+    }
+    return event;
+  }
+
+  handlers(): EffectHandlers {
+    return {
+      ...defaultHandlers,
+      append: (effect, ctx) => {
+        ctx.transcript.push(effect.message);
+        this.unwritten.messages.push(effect.message);
+      },
+      emit: (effect) => {
+        this.unwritten.notices.push(effect.notice);
+      },
+      persist: async (effect, _ctx, current) => {
+        // The boundary after a batch is derivable: every result of the batch went through the
+        // journal (the dispatcher announces each one, denials included), and core's `resume` of
+        // the `dispatching` state before it, given those results, makes the same state again.
+        await this.write(current, false, effect.checkpoint === 'boundary');
+        if (current.status === 'dispatching') crashPoint('dispatching_persisted');
+      },
+      // A parked batch says when it parked, so core can give each parked call its deadline.
+      dispatch_tools: async (effect, ctx) => {
+        const event = await runJournaledBatch(effect.calls, false, ctx, this.fence, this.dispatcher, this.idempotent);
+        return event.type === 'tools_parked' ? { ...event, at: this.clock() } : event;
+      },
+      execute_approved: (effect, ctx) => runJournaledBatch(effect.calls, true, ctx, this.fence, this.dispatcher, this.idempotent),
+      parked: (current) => this.takeDecisions(current),
+    };
+  }
+
+  /** The driver's context: the agent's model and options, the transcript so far (with the system prompt). */
+  context(transcript: readonly Message[]): HandlerContext {
+    const { agent, fence } = this;
+    const cancellation = fence.cancellation;
+    const hooks = this.observer?.hooks;
+    return {
+      turnId: fence.lease.id,
+      model: agent.model,
+      dispatcher: this.dispatcher,
+      transcript: agent.system === undefined ? [...transcript] : [{ role: 'system', content: agent.system }, ...transcript],
+      get signal() {
+        return cancellation.signal;
+      },
+      cancellation,
+      onEffect: (effect) => {
+        this.onEffect(effect);
+        hooks?.onEffect?.(effect);
+      },
+      onStep: (record) => {
+        this.latest = record.state;
+        hooks?.onStep?.(record);
+      },
+      ...definedProps({ output: agent.output }),
+      ...definedProps({ check: agent.check }),
+    };
+  }
+
+  /** Keeps the lease while the turn runs and hears a cancel that arrives meanwhile; returns the stop. */
+  keepLease(leaseMs: number): () => void {
+    const { store, lease, report } = this.fence;
+    const renewal = setInterval(
+      () => {
+        store
+          .renew(lease, leaseMs)
+          .then(() => store.pendingInbox(lease))
+          .then((rows) => void this.takeCancel(rows))
+          .catch((error: unknown) => {
+            if (!this.fence.caught(error)) report(error, lease.id);
+          });
+      },
+      Math.max(1, Math.floor(leaseMs / 3)),
+    );
+    return () => clearInterval(renewal);
+  }
+}
+
+function inboxRow(row: PendingInbox): InboxRow {
+  return { id: row.inboxId, kind: row.kind, callId: row.callId };
+}
