@@ -6,7 +6,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { step, type Effect, type TurnState } from '@turnkit/core';
 import { arbitraryEventScenario, checkInvariants, exploreTurn, runEventScenario, type StepFunction } from '@turnkit/check';
-import { type InvariantNumber } from '../src/invariants.ts';
+import type { InvariantNumber } from '../src/invariants.ts';
 import { testLog } from '../../../test-log.ts';
 
 /** Bug 1: forgets to count issued model calls, so `maxModelCalls` never bites. */

@@ -7,7 +7,7 @@ import { createActor } from 'xstate';
 import { getShortestPaths } from 'xstate/graph';
 import { createTurn, step, type TurnEvent, type TurnLimitsInput, type TurnState } from '@turnkit/core';
 import { turnSpec } from '@turnkit/check';
-import { type TurnSpecEvent } from '../src/spec.ts';
+import type { TurnSpecEvent } from '../src/spec.ts';
 import { testLog } from '../../../test-log.ts';
 
 type SpecType = TurnSpecEvent['type'];

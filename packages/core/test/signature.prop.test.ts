@@ -3,7 +3,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { canonicalJson } from '../src/signature.ts';
-import { type JsonValue } from '@turnkit/core';
+import type { JsonValue } from '@turnkit/core';
 import { testLog } from '../../../test-log.ts';
 
 /** The reference: sort keys at every depth, then JSON.stringify. */

@@ -3,7 +3,7 @@
 // object again, so changing it after `createDispatcher` changes nothing.
 
 import { isJsonValue, type JsonObject } from '@turnkit/core/internal';
-import { type ToolSpec } from '@turnkit/core';
+import type { ToolSpec } from '@turnkit/core';
 import type { BudgetLimits } from './budget.js';
 import type { ToolDefinition } from './define.js';
 import { deepFreeze } from './context.js';

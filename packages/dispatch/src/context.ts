@@ -3,7 +3,7 @@
 // that cannot be read gives the reason instead, and the pipeline fails every call of it.
 
 import { isJsonValue, readDecision, type JsonObject } from '@turnkit/core/internal';
-import { type ApprovalDecision, type Message, type ToolResult } from '@turnkit/core';
+import type { ApprovalDecision, Message, ToolResult } from '@turnkit/core';
 import { LazyCancellation, type Cancellation } from './cancellation.js';
 import { errorMessage, quote } from './text.js';
 import type { CallRecord } from './types.js';

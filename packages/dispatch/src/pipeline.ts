@@ -21,7 +21,7 @@
 //   changes it.
 
 import { copyJson, definedProps, rejectionText } from '@turnkit/core/internal';
-import { type ApprovalDecision, type ParkedCall, type ToolCall, type ToolResult } from '@turnkit/core';
+import type { ApprovalDecision, ParkedCall, ToolCall, ToolResult } from '@turnkit/core';
 import type { ApprovalLedger } from './approvals.js';
 import type { BudgetLedger } from './budget.js';
 import type { AnyTool, DispatcherConfig } from './config.js';

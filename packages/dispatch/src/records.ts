@@ -8,7 +8,7 @@
 // deny rule in force then stops it (a `deny` naming the rule).
 
 import { cleanReason, definedProps } from '@turnkit/core/internal';
-import { type ApprovalDecision, type ToolCall } from '@turnkit/core';
+import type { ApprovalDecision, ToolCall } from '@turnkit/core';
 import type { DecisionRecord, ParkedOutcome, Verdict } from './types.js';
 
 /** The source of a decision given up front (`DispatchContext.decisions`). */

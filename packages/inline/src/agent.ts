@@ -5,7 +5,7 @@
 
 import { randomUUID } from 'node:crypto';
 import { createTurn, type Message, type Model, type Notice, type Effect, type TurnEvent } from '@turnkit/core';
-import { type TurnLimits } from '@turnkit/core/internal';
+import type { TurnLimits } from '@turnkit/core/internal';
 import type { Dispatcher } from '@turnkit/dispatch';
 import type { DriveOptions } from './context.js';
 import { defaultHandlers, type EffectHandlers } from './driver.js';

@@ -2,7 +2,7 @@
 // `keepLastMessages` is the one helper shipped.
 
 import { errorMessage, type CompactInfo } from '@turnkit/core/internal';
-import { type Message } from '@turnkit/core';
+import type { Message } from '@turnkit/core';
 import type { CompactFn } from './types.js';
 
 /** Thrown when the user's `compact` function fails; the driver turns it into a failed turn. */

@@ -2,7 +2,7 @@
 // a failure goes back to the model as `output_rejected` with a reason it can act on.
 
 import { errorMessage, formatPath } from '@turnkit/core/internal';
-import { type JsonValue, type TurnEvent } from '@turnkit/core';
+import type { JsonValue, TurnEvent } from '@turnkit/core';
 import type { CheckFn, OutputSchema } from './types.js';
 
 /** Thrown when the user's `check` function fails; the driver turns it into a failed turn. */

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { runTurn } from '@turnkit/inline';
 import { call, replay, scriptedModel, text, toolCalls } from '@turnkit/testing';
-import { type Trace } from '@turnkit/core';
+import type { Trace } from '@turnkit/core';
 import { add } from './run-tools.ts';
 
 describe('runTurn: traces', () => {

@@ -3,7 +3,7 @@
 // /api/openapi.json is generated from these declarations.
 
 import { createRoute, OpenAPIHono, z } from '@hono/zod-openapi';
-import { type ApprovalDecision, type TurnLimitsInput } from '@turnkit/core';
+import type { ApprovalDecision, TurnLimitsInput } from '@turnkit/core';
 import { definedProps } from '@turnkit/core/internal';
 import {
   CallAlreadyDecidedError,

@@ -3,7 +3,7 @@
 
 import { z } from '@hono/zod-openapi';
 import { TURN_STATUSES } from '@turnkit/core/internal';
-import { type TurnStatus } from '@turnkit/core';
+import type { TurnStatus } from '@turnkit/core';
 
 export const STATUSES = [...TURN_STATUSES];
 export const TERMINAL: ReadonlySet<TurnStatus> = new Set(['stopped', 'failed', 'cancelled']);

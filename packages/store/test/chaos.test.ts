@@ -13,7 +13,7 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
 import { testLog } from '../../../test-log.js';
-import { type WorkerStats } from '@turnkit/store';
+import type { WorkerStats } from '@turnkit/store';
 import { createStore, openSql, type Sql } from '../src/internal.js';
 import { CHAOS_AGENT, CHAOS_TABLES } from './fixtures/chaos-agent.js';
 import { dropSchema, POSTGRES_URL, restartPostgres, scratchSchema, WHY_SKIPPED } from './postgres.js';

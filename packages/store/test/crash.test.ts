@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
 import { testLog } from '../../../test-log.js';
-import { type Store } from '@turnkit/store';
+import type { Store } from '@turnkit/store';
 import { CRASH_ENV } from '../src/crash.js';
 import { createStore, openSql, type Sql } from '../src/internal.js';
 import { dropSchema, POSTGRES_URL, scratchSchema, WHY_SKIPPED } from './postgres.js';

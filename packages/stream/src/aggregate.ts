@@ -17,14 +17,7 @@
 // is not a protocol error: both calls go into the response, and the turn machine fails the reply
 // as `invalid_model_response` for the repeated id, exactly as it does for generate().
 import { errorMessage, definedProps } from '@turnkit/core/internal';
-import {
-  type JsonValue,
-  type ModelResponse,
-  type ModelStreamPart,
-  type ToolCall,
-  type TurnError,
-  type Usage,
-} from '@turnkit/core';
+import type { JsonValue, ModelResponse, ModelStreamPart, ToolCall, TurnError, Usage } from '@turnkit/core';
 import type { ModelStreamEvent } from './events.js';
 
 /** Thrown for a model stream that breaks the part protocol; `turnError` is ready for `model_failed`. */

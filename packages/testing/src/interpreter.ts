@@ -19,7 +19,7 @@ import {
   type TurnLimitsInput,
   type TurnState,
 } from '@turnkit/core';
-import { type BlockingEffect } from '@turnkit/core/internal';
+import type { BlockingEffect } from '@turnkit/core/internal';
 import type { Dispatcher } from '@turnkit/dispatch';
 import { recordTrace } from './trace.js';
 

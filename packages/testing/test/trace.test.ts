@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { createTurn, step, type TurnEvent } from '@turnkit/core';
 import { fail, recordTrace, replay, scriptedModel, testTurn, text } from '@turnkit/testing';
-import { type Trace } from '@turnkit/core';
+import type { Trace } from '@turnkit/core';
 
 function recorded(): Trace {
   const initial = createTurn({ id: 't' });

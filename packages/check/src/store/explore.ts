@@ -161,13 +161,13 @@ export function edgeViolations(config: WorldConfig, before: World, after: World)
   const out: EdgeViolation[] = [];
   const turn = (t: number | string): string => config.turns[Number(t)]?.id ?? String(t);
   const call = (t: number, c: number): string => `${turn(t)}/${config.turns[t]?.calls[c]?.id ?? c}`;
-  after.ghost.ran.forEach((calls, t) =>
+  after.ghost.ran.forEach((calls, t) => {
     calls.forEach((n, c) => {
       if (n > 1 && (before.ghost.ran[t]?.[c] ?? 0) <= 1)
         out.push({ invariant: 1, message: `call ${call(t, c)}'s side effect started ${n} times.` });
-    }),
-  );
-  after.journal.forEach((calls, t) =>
+    });
+  });
+  after.journal.forEach((calls, t) => {
     calls.forEach((row, c) => {
       const was = before.journal[t]?.[c];
       if (was === undefined) return;
@@ -181,8 +181,8 @@ export function edgeViolations(config: WorldConfig, before: World, after: World)
           invariant: 6,
           message: `call ${call(t, c)} was journaled interrupted while the lease it started under (token ${row.started}) was live.`,
         });
-    }),
-  );
+    });
+  });
   for (const entry of after.inbox) {
     const was = before.inbox.find((e) => e.id === entry.id);
     const what =

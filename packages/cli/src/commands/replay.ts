@@ -3,7 +3,7 @@
 
 import { resolve } from 'node:path';
 import { replay } from '@turnkit/testing';
-import { type Trace } from '@turnkit/core';
+import type { Trace } from '@turnkit/core';
 import pc from 'picocolors';
 import { oneLine, UsageError } from '../errors.js';
 import { safeText } from '../safe-text.js';

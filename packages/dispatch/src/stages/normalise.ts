@@ -3,7 +3,7 @@
 
 import * as z from 'zod';
 import { copyJson } from '@turnkit/core/internal';
-import { type JsonValue, type ToolCall } from '@turnkit/core';
+import type { JsonValue, ToolCall } from '@turnkit/core';
 import { coerceBySchema } from '../coerce.js';
 import type { AnyTool } from '../config.js';
 import { deny, type Denial } from '../results.js';

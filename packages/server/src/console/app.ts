@@ -3,7 +3,7 @@
 // session cookie is SameSite=Strict, the Origin must be this server's, and every form carries
 // the session's CSRF token.
 
-import { type ApprovalDecision } from '@turnkit/core';
+import type { ApprovalDecision } from '@turnkit/core';
 import { definedProps } from '@turnkit/core/internal';
 import {
   CallAlreadyDecidedError,

@@ -6,7 +6,7 @@
 // before this encoding, or a value the encoding cannot express).
 
 import { sameJson } from '@turnkit/core/internal';
-import { type JsonValue } from '@turnkit/core';
+import type { JsonValue } from '@turnkit/core';
 
 /** The mark of a lean row; its value is the version of the base it was written against (`STATE_BASES`). */
 export const LEAN_MARK = '~';

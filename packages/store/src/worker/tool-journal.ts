@@ -4,7 +4,7 @@
 // tool is `idempotent`. Each of these choices is the protocol's (the fence's `decide`).
 
 import { definedProps } from '@turnkit/core/internal';
-import { type CallRecord, type ToolCall, type ToolResult, type TurnEvent } from '@turnkit/core';
+import type { CallRecord, ToolCall, ToolResult, TurnEvent } from '@turnkit/core';
 import type { DispatchContext, Dispatcher, ToolDefinition } from '@turnkit/dispatch';
 import type { HandlerContext } from '@turnkit/inline/driver';
 import { crashArmed, crashPoint, TOOL_RUNNING_MS } from '../crash.js';
