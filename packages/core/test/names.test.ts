@@ -14,8 +14,9 @@ function entryPoints(): string[] {
   for (const dir of readdirSync(join(REPO, 'packages'))) {
     const manifest = join(REPO, 'packages', dir, 'package.json');
     if (!existsSync(manifest)) continue;
-    const { exports } = JSON.parse(readFileSync(manifest, 'utf8')) as { exports: Record<string, unknown> };
-    for (const target of Object.values(exports)) {
+    const { exports } = JSON.parse(readFileSync(manifest, 'utf8')) as { exports?: Record<string, unknown> };
+    // A private tool (bench) has no entry point at all.
+    for (const target of Object.values(exports ?? {})) {
       const source =
         typeof target === 'object' && target !== null ? (target as Record<string, unknown>)['@turnkit/source'] : undefined;
       if (typeof source === 'string') entries.push(join(REPO, 'packages', dir, source));
