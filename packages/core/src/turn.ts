@@ -287,10 +287,7 @@ function modelFailed(state: TurnState, error: TurnError, partialOutput: boolean)
   const next = draft(state);
   next.usage = withUsage(state.usage, { modelCalls: state.usage.modelCalls + 1 });
   next.lastRequest = request;
-  return [
-    next,
-    [emit('model_retry', { attempt, delayMs, error: error as unknown as JsonValue }), { type: 'call_llm', request }],
-  ];
+  return [next, [emit('model_retry', { attempt, delayMs, error: error as unknown as JsonValue }), { type: 'call_llm', request }]];
 }
 
 /**

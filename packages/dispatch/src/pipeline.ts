@@ -23,9 +23,9 @@
 import {
   copyJson,
   definedProps,
+  errorMessage,
   rejectionText,
   type ApprovalDecision,
-  type ParkedCall,
   type ToolCall,
   type ToolResult,
 } from '@turnkit/core';
@@ -34,18 +34,16 @@ import type { BudgetLedger } from './budget.js';
 import type { AnyTool, DispatcherConfig } from './config.js';
 import { badContextText, type Turn } from './context.js';
 import type { GrantStore } from './grants.js';
-import { CANCELLED } from './race.js';
-import { callRecord, emitRecord } from './audit.js';
-import { decisionRecord, emitRecords, UP_FRONT } from './records.js';
-import type { ToolErrorKind } from './errors.js';
+import { CANCELLED } from './abort.js';
+import { UP_FRONT } from './records.js';
 import { deny, errorResult, idName, type Denial, type RawVerdict } from './results.js';
 import { shapeResult } from './shape.js';
 import { runTool } from './stages/execute.js';
-import { callInfo, cancelledBefore, runAfterHooks, runBeforeHooks, type Hooked, type Subject } from './stages/hooks.js';
-import { normalise, resolve, unknownToolText, validate, validateInput, type Validated } from './stages/normalise.js';
-import { decide, denialNow, gatherFacts, type DecideInput } from './stages/policy.js';
-import { errorMessage, quote } from './text.js';
-import type { ApprovedVerdict, DispatchOutcome, ExecutionOutcome, RawResult, Verdict } from './types.js';
+import { callInfo, cancelledBefore, runAfterHooks, runBeforeHooks, type Subject } from './stages/hooks.js';
+import { normalise, resolve, validateInput } from './stages/normalise.js';
+import { decide, denialNow, gatherFacts } from './stages/policy.js';
+import { quote } from './text.js';
+import type { ApprovedVerdict, ExecutionOutcome, RawResult, Verdict } from './types.js';
 import { runWrapped } from './wrapper.js';
 
 /** What the stages run with: the frozen configuration and the dispatcher's state. */
@@ -59,74 +57,59 @@ export interface Pipeline {
   readonly classified: WeakSet<object>;
 }
 
+/** What classifying read of a call, for its audit record: the input as sent (the call's fields are read once). */
+export interface Seen {
+  input?: unknown;
+}
+
+/** Stages 1–3: the call as a plain copy, its tool and its validated input, or a denial. */
+async function checkCall(p: Pipeline, raw: unknown, seen: Seen): Promise<Subject | Denial> {
+  const normalised = normalise(raw);
+  if (normalised.kind === 'deny') return normalised;
+  const { call } = normalised;
+  seen.input = call.input;
+  return resolveValid(p, call, call.input);
+}
+
+/**
+ * Stages 2–3 for a normalised call: its tool, and `input` parsed by the tool's schema (coerced
+ * towards it first when `coerce` is true, or undefined and the tool or dispatcher says so), or a
+ * denial (`unknown_tool`, `invalid_input`).
+ */
+async function resolveValid(p: Pipeline, call: ToolCall, input: unknown, coerce?: boolean): Promise<Subject | Denial> {
+  const resolved = resolve(call, p.config.tools, p.config.availableText);
+  if (resolved.kind === 'deny') return resolved;
+  const { tool } = resolved;
+  const validated = await validateInput(tool, call.name, input, coerce ?? tool.coerce ?? p.config.coerce);
+  if (!validated.ok) return deny(call, 'invalid_input', validated.text, 'invalid_input');
+  return { call, tool, input: validated.input };
+}
+
+const isDenial = (value: Subject | Denial): value is Denial => 'kind' in value;
+
 /** A verdict for a call that would park but was decided up front (`DispatchContext.decisions`). */
 function decidedUpFront(call: ToolCall, input: unknown, decision: ApprovalDecision): RawVerdict {
   if (decision.type === 'approve') return { kind: 'execute', call, input, source: UP_FRONT };
   return deny(call, UP_FRONT, rejectionText(decision.reason), 'denied');
 }
 
-/**
- * Stages 1–5 for `dispatch` and `classify`, stage after stage. A stage that has nothing to wait
- * for (a synchronous schema, no before-hooks, no policy function) answers at once: the verdict is
- * a promise only when some stage waited.
- */
-function classifyCall(p: Pipeline, raw: unknown, turn: Turn, seen: Seen): RawVerdict | Promise<RawVerdict> {
-  const normalised = normalise(raw); //                                                  1
-  if (normalised.kind === 'deny') return normalised;
-  const { call } = normalised;
-  seen.input = call.input;
-  const resolved = resolve(call, p.config.tools, p.config.availableText); //              2
-  if (resolved.kind === 'deny') return resolved;
-  const { tool } = resolved;
-  const validated = validateInput(tool, call.name, call.input, tool.coerce ?? p.config.coerce); //    3
-  return validated instanceof Promise
-    ? validated.then((v) => beforeHooks(p, call, tool, v, turn))
-    : beforeHooks(p, call, tool, validated, turn);
-}
-
-/** Stage 4, when the input is valid. */
-function beforeHooks(
-  p: Pipeline,
-  call: ToolCall,
-  tool: AnyTool,
-  validated: Validated,
-  turn: Turn,
-): RawVerdict | Promise<RawVerdict> {
-  if (!validated.ok) return deny(call, 'invalid_input', validated.text, 'invalid_input');
-  const hooks = p.config.hooks.before;
-  if (hooks.length === 0) return policyStage(p, call, tool, { kind: 'ok', input: validated.input, raw: call.input }, turn);
-  return runBeforeHooks(hooks, { call, tool, input: validated.input }, turn).then((hooked) =>
-    policyStage(p, call, tool, hooked, turn),
-  );
-}
-
-/** Stage 5, when no before-hook denied the call. */
-function policyStage(
-  p: Pipeline,
-  call: ToolCall,
-  tool: AnyTool,
-  hooked: Hooked | Denial,
-  turn: Turn,
-): RawVerdict | Promise<RawVerdict> {
+/** Stages 1–5 for `dispatch` and `classify`. */
+async function classifyCall(p: Pipeline, raw: unknown, turn: Turn, seen: Seen): Promise<RawVerdict> {
+  const checked = await checkCall(p, raw, seen); //                                     1–3
+  if (isDenial(checked)) return checked;
+  const { call, tool } = checked;
+  const hooked = await runBeforeHooks(p.config.hooks.before, checked, turn); //           4
   if (hooked.kind === 'deny') return hooked;
   const subject = { call, tool, input: hooked.input };
-  if (turn.cancel.aborted) return cancelledBefore(call);
-  const facts = gatherFacts({
+  if (turn.signal.aborted) return cancelledBefore(call);
+  const facts = await gatherFacts({
     config: p.config,
     grant: (name, input) => p.grants.match(turn, name, input),
     subject,
     hookApproval: hooked.approvedBy,
     info: () => callInfo(subject, turn),
-    cancel: turn.cancel,
-  }); // 5
-  return facts instanceof Promise
-    ? facts.then((f) => verdictOf(p, subject, hooked.raw, f, turn))
-    : verdictOf(p, subject, hooked.raw, facts, turn);
-}
-
-/** The verdict the facts decide; `raw` is what the before-hooks left, parked if the call must wait for approval. */
-function verdictOf(p: Pipeline, subject: Subject, raw: unknown, facts: DecideInput | typeof CANCELLED, turn: Turn): RawVerdict {
-  const { call } = subject;
+    signal: turn.signal,
+  }); //                                                                                  5
   if (facts === CANCELLED) return cancelledBefore(call);
   const { decision, source, reason } = decide(facts);
   if (decision === 'allow') return { kind: 'execute', call, input: subject.input, source };
@@ -138,7 +121,7 @@ function verdictOf(p: Pipeline, subject: Subject, raw: unknown, facts: DecideInp
   if (upFront !== undefined && p.approvals.useUpFront(turn, call.id)) return decidedUpFront(call, subject.input, upFront);
   // Parked as classified: the input that runs once approved is what the hooks left, before the
   // schema parsed it (the schema parses it again then, the hooks do not run again).
-  const parkedInput = raw === call.input ? call.input : copyJson(raw);
+  const parkedInput = hooked.raw === call.input ? call.input : copyJson(hooked.raw);
   if (parkedInput === undefined)
     return deny(
       call,
@@ -150,35 +133,25 @@ function verdictOf(p: Pipeline, subject: Subject, raw: unknown, facts: DecideInp
 }
 
 /**
+ * The verdict for a call a person approved, once its input is validated: the deny rules in force
+ * now still win (deny always wins); else it runs, its record's source from `source()`.
+ */
+function approvedVerdict(p: Pipeline, subject: Subject, advice: string, source: () => string): RawVerdict {
+  const { call, input } = subject;
+  const denial = denialNow(p.config, subject);
+  if (denial === undefined) return { kind: 'execute', call, input, source: source() };
+  return deny(call, denial.source, `Call to ${quote(call.name)} denied: ${denial.reason}. ${advice}`, 'denied');
+}
+
+/**
  * Stages 1–3 again for a call a person approved, then the deny rules in force now (deny always
  * wins). No hooks (they ran when the call was classified) and no other rule: the person decided.
  */
-function classifyApproved(p: Pipeline, raw: unknown, turn: Turn, seen: Seen): RawVerdict | Promise<RawVerdict> {
-  const normalised = normalise(raw);
-  if (normalised.kind === 'deny') return normalised;
-  const { call } = normalised;
-  seen.input = call.input;
-  const resolved = resolve(call, p.config.tools, p.config.availableText);
-  if (resolved.kind === 'deny') return resolved;
-  const { tool } = resolved;
-  const validated = validateInput(tool, call.name, call.input, tool.coerce ?? p.config.coerce);
-  return validated instanceof Promise
-    ? validated.then((v) => approvedVerdict(p, call, tool, v, turn))
-    : approvedVerdict(p, call, tool, validated, turn);
-}
-
-/** An approved call's verdict once its input is validated: deny rules in force now still win. */
-function approvedVerdict(p: Pipeline, call: ToolCall, tool: AnyTool, validated: Validated, turn: Turn): RawVerdict {
-  if (!validated.ok) return deny(call, 'invalid_input', validated.text, 'invalid_input');
-  const denial = denialNow(p.config, { call, tool, input: validated.input });
-  if (denial !== undefined)
-    return deny(
-      call,
-      denial.source,
-      `Call to ${quote(call.name)} denied: ${denial.reason}. A person approved it, but a deny rule in force now stops it; continue without it.`,
-      'denied',
-    );
-  return { kind: 'execute', call, input: validated.input, source: p.approvals.take(turn, call.id) };
+async function classifyApproved(p: Pipeline, raw: unknown, turn: Turn, seen: Seen): Promise<RawVerdict> {
+  const checked = await checkCall(p, raw, seen);
+  if (isDenial(checked)) return checked;
+  const advice = 'A person approved it, but a deny rule in force now stops it; continue without it.';
+  return approvedVerdict(p, checked, advice, () => p.approvals.take(turn, checked.call.id));
 }
 
 /** Stage 9 for a denial; other verdicts pass unchanged. */
@@ -186,42 +159,25 @@ function shapeVerdict(p: Pipeline, verdict: RawVerdict): Verdict {
   return verdict.kind === 'deny' ? { ...verdict, result: shapeResult(verdict.result, p.config.maxOutputChars) } : verdict;
 }
 
-/** What classifying read of a call, for its audit record: the input as sent (the call's fields are read once). */
-export interface Seen {
-  input?: unknown;
-}
-
 /** Stages 1–5 for one call of a readable context, or its denial for an unreadable one. Never throws (nor rejects). */
-export function classify(p: Pipeline, raw: unknown, turn: Turn, approved: boolean, seen: Seen = {}): Verdict | Promise<Verdict> {
+export async function classify(p: Pipeline, raw: unknown, turn: Turn, approved: boolean, seen: Seen = {}): Promise<Verdict> {
+  let verdict: RawVerdict;
   if (turn.problem !== undefined) {
     const { id, name } = idName(raw);
-    return shapeVerdict(p, deny({ id, name }, 'invalid_context', badContextText(name, turn.problem), 'internal'));
+    verdict = deny({ id, name }, 'invalid_context', badContextText(name, turn.problem), 'internal');
+  } else {
+    try {
+      verdict = await (approved ? classifyApproved(p, raw, turn, seen) : classifyCall(p, raw, turn, seen));
+    } catch (error) {
+      // A call whose fields throw when read (a hostile getter), or a bug here: this one call is denied.
+      verdict = deny(
+        idName(raw),
+        'internal_error',
+        `Call denied: the dispatcher failed while checking it (${errorMessage(error)}).`,
+        'internal',
+      );
+    }
   }
-  let verdict: RawVerdict | Promise<RawVerdict>;
-  try {
-    verdict = approved ? classifyApproved(p, raw, turn, seen) : classifyCall(p, raw, turn, seen);
-  } catch (error) {
-    return classified(p, failedCheck(raw, error));
-  }
-  if (verdict instanceof Promise)
-    return verdict.then(
-      (v) => classified(p, v),
-      (error: unknown) => classified(p, failedCheck(raw, error)),
-    );
-  return classified(p, verdict);
-}
-
-/** A call whose fields throw when read (a hostile getter), or a bug here: this one call is denied. */
-function failedCheck(raw: unknown, error: unknown): RawVerdict {
-  return deny(
-    idName(raw),
-    'internal_error',
-    `Call denied: the dispatcher failed while checking it (${errorMessage(error)}).`,
-    'internal',
-  );
-}
-
-function classified(p: Pipeline, verdict: RawVerdict): Verdict {
   if (verdict.kind === 'execute') p.classified.add(verdict);
   return shapeVerdict(p, verdict);
 }
@@ -258,7 +214,7 @@ async function executeWrapped(
     return { isError, output, ...definedProps({ errorKind }), attempts, durationMs: performance.now() - begun };
   };
   const execution = { turnId: turn.turnId, call, tool: tool.name, input };
-  const outcome = await runWrapped(wrapper, execution, run, turn.cancel);
+  const outcome = await runWrapped(wrapper, execution, run, turn.signal);
   const { attempts, durationMs, ...raw } = outcome;
   return { raw: ran ?? { callId: call.id, name: call.name, ...raw }, attempts, durationMs };
 }
@@ -285,7 +241,7 @@ export async function runReserved(p: Pipeline, tool: AnyTool, call: ToolCall, in
     const withModel: RawResult = tool.model === undefined ? ran : { ...ran, modelOverride: tool.model };
     const { after } = p.config.hooks;
     result =
-      after.length === 0 ? withModel : await runAfterHooks(after, withModel, callInfo({ call, tool, input }, turn), turn.cancel);
+      after.length === 0 ? withModel : await runAfterHooks(after, withModel, callInfo({ call, tool, input }, turn), turn.signal);
   } catch (error) {
     if (!recorded) p.ledger.record(call.name);
     result = errorResult(
@@ -298,30 +254,38 @@ export async function runReserved(p: Pipeline, tool: AnyTool, call: ToolCall, in
   return { result: shapeResult(result, p.config.maxOutputChars), attempts, durationMs }; //    9
 }
 
-/** Stages 6–9 for one verdict given to `execute` (stage 3 again unless it came from `classify`). Never throws. */
+/** Stages 6–9 for one verdict given to `execute` (stages 2–3 again unless it came from `classify`). Never throws. */
 export async function executeVerdict(p: Pipeline, verdict: Verdict | ApprovedVerdict, turn: Turn): Promise<ToolResult> {
   try {
     if (verdict.kind === 'deny') return verdict.result;
     const { call } = verdict;
-    const refuse = (text: string, kind: ToolErrorKind): ToolResult =>
-      shapeResult(errorResult(call.id, call.name, text, kind), p.config.maxOutputChars);
+    const refuse = (denial: Denial): ToolResult => shapeResult(denial.result, p.config.maxOutputChars);
     if (verdict.kind === 'needs_approval')
-      return refuse(`Call to ${quote(call.name)} not run: it is waiting for approval (${verdict.reason}).`, 'not_executed');
-    const tool = p.config.tools.get(call.name);
-    if (tool === undefined) return refuse(unknownToolText(call.name, p.config.availableText), 'unknown_tool');
-    let input = verdict.input;
-    if (!p.classified.has(verdict)) {
-      // An approved verdict made by the caller: validated here, and deny always wins.
-      const checked = await validate(tool, call.name, input);
-      if (!checked.ok) return refuse(checked.text, 'invalid_input');
-      input = checked.input;
-      const denial = denialNow(p.config, { call, tool, input });
-      if (denial !== undefined)
-        return refuse(`Call to ${quote(call.name)} denied: ${denial.reason}. Continue without it.`, 'denied');
+      return refuse(
+        deny(
+          call,
+          verdict.source,
+          `Call to ${quote(call.name)} not run: it is waiting for approval (${verdict.reason}).`,
+          'not_executed',
+        ),
+      );
+    // A verdict from `classify` has its input validated; an approved verdict made by the caller is
+    // validated here (no coercion: the caller gives the input that runs), and deny always wins.
+    let subject: Subject | Denial;
+    if (p.classified.has(verdict)) {
+      const resolved = resolve(call, p.config.tools, p.config.availableText);
+      subject = resolved.kind === 'deny' ? resolved : { call, tool: resolved.tool, input: verdict.input };
+    } else {
+      subject = await resolveValid(p, call, verdict.input, false);
+      if (!isDenial(subject)) {
+        const approved = approvedVerdict(p, subject, 'Continue without it.', () => 'user');
+        if (approved.kind === 'deny') subject = approved;
+      }
     }
+    if (isDenial(subject)) return refuse(subject);
     const breach = p.ledger.reserve(call.name);
-    if (breach !== undefined) return refuse(breach.text, 'budget');
-    return (await runReserved(p, tool, call, input, turn)).result;
+    if (breach !== undefined) return refuse(deny(call, breach.source, breach.text, 'budget'));
+    return (await runReserved(p, subject.tool, call, subject.input, turn)).result;
   } catch (error) {
     const { id, name } = idName((verdict as { call?: unknown } | null)?.call);
     return errorResult(id, name, `Call not run: the dispatcher failed while running it (${errorMessage(error)}).`, 'internal');
