@@ -18,6 +18,7 @@ export {
 } from './interpreter.js';
 export type { DispatchOutcome } from './interpreter.js';
 export { definedProps } from './props.js';
+export { quietly } from './observers.js';
 export { copyJson, isJsonValue } from './json.js';
 export { MIN_SEAL_SECRET_BYTES, SealError, sealParts, verifySeal } from './seal.js';
 export type { Seal } from './seal.js';
