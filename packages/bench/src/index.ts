@@ -12,7 +12,7 @@ export {
   type TargetVerdict,
 } from './report.js';
 export { bytesPerTurn, type AllocationFigure } from './allocation.js';
-export { ALLOCATION_GUARD, checkAllocationGuard, type GuardVerdict } from './guard.js';
+export { checkSpeedBar, type GuardVerdict } from './guard.js';
 export { floorSystem, floorTurn } from './floor.js';
 export { measureLongTurn } from './long-turn.js';
 export { topEntries, type ProfileEntry, type ProfileFigure } from './profile.js';
