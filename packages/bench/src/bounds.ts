@@ -1,7 +1,7 @@
 // "What bounds it" on docs/benchmarks.md: the run's own figures set beside what profiling this
 // harness showed (the profile of the same run is printed under "Profile"). Keep it true when the
 // code changes.
-import type { BenchReport } from './report.js';
+import type { BenchReport } from './report-types.js';
 import { fastestPeer, fixed, floorOf, heavyPeers, int, longTurnGrowth, TARGETS } from './targets.js';
 
 /** The scenario's transitions: start, 3 replies, 2 batches, 2 compactions, the accepted output. */

@@ -4,7 +4,7 @@
 // of the same run, the peers interleaved with turnkit). A `--quick` run has no peers and too few
 // turns to warm the code up: it asserts no timing, and reports the reference row's allocation per
 // turn without enforcing it.
-import type { BenchReport } from './report.js';
+import type { BenchReport } from './report-types.js';
 import { checkTargets, int } from './targets.js';
 import { TURNKIT_REFERENCE } from './turnkit.js';
 

@@ -1,6 +1,6 @@
 // The performance targets, checked against one run.
 import { median } from './stats.js';
-import type { BenchReport } from './report.js';
+import type { BenchReport } from './report-types.js';
 import type { SystemTiming } from './harness.js';
 
 export const TARGETS = {
