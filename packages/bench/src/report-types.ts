@@ -4,9 +4,9 @@ import type { ProfileFigure } from './profile.js';
 
 export interface SuspendedHeapFigure {
   readonly turns: number;
-  /** Heap bytes still reachable per parked turn (state + transcript), after a full GC. */
+  /** Heap bytes still reachable per parked turn (its whole suspended result), after a full GC. */
   readonly bytesPerTurn: number;
-  /** JSON size of one parked turn's state + transcript, for scale. */
+  /** JSON size of one parked turn's suspended result, for scale. */
   readonly jsonBytesPerTurn: number;
 }
 export interface StepFigure {

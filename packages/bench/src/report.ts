@@ -73,7 +73,7 @@ function figureRows(report: BenchReport): string[][] {
     [
       'heap retained per suspended turn',
       `${int(heap.bytesPerTurn)} bytes`,
-      `${int(heap.turns)} turns parked for approval (state + transcript; ${int(heap.jsonBytesPerTurn)} bytes as JSON)`,
+      `${int(heap.turns)} turns parked for approval (the whole suspended result: state, transcript, pending call, grants, budget counts; ${int(heap.jsonBytesPerTurn)} bytes as JSON)`,
     ],
     [
       '`step` per transition',
