@@ -142,7 +142,10 @@ export async function driveTurn(
     for (const effect of pending) {
       if (ctx.onEffect !== undefined) quietly(() => ctx.onEffect?.(effect));
       if (isBlocking(effect)) blocking = effect;
-      else await performObserver(effect, ctx, handlers, current);
+      else {
+        const observed = performObserver(effect, ctx, handlers, current);
+        if (observed !== undefined) await observed;
+      }
     }
     if (blocking?.type === 'done') return { state: current, outcome: blocking.outcome };
     if (isTerminal(current)) return { state: current, outcome: current.outcome };
