@@ -19,15 +19,6 @@ function announce(turn: Turn, result: ToolResult): void {
   }
 }
 
-/** Runs `work` over `items` with at most `limit` in flight; `work` must not throw. */
-async function pool<T>(items: readonly T[], limit: number, work: (item: T) => Promise<void>): Promise<void> {
-  let next = 0;
-  const worker = async (): Promise<void> => {
-    while (next < items.length) await work(items[next++] as T);
-  };
-  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker));
-}
-
 /**
  * The whole pipeline for a batch (`dispatch`; `executeApproved` with `approved`): classifies in
  * call order, admits in call order, emits the records, then runs up to `concurrency` at once.
@@ -71,14 +62,23 @@ export async function dispatchBatch(
       });
     }
   }
-  await pool(jobs, p.config.concurrency, async (index) => {
-    const verdict = verdicts[index] as Extract<Verdict, { kind: 'execute' }>;
-    const { call, input } = verdict;
-    const ran = await runReserved(p, p.config.tools.get(call.name) as AnyTool, call, input, turn); // 7–9
-    slots[index] = ran.result;
-    audit(p, turn, approved, verdict, input, ran.result, ran.attempts, ran.durationMs);
-    announce(turn, ran.result);
-  });
+  // Stages 7–9: up to `concurrency` workers, each running the next admitted call until none is left.
+  let next = 0;
+  const worker = async (): Promise<void> => {
+    while (next < jobs.length) {
+      const index = jobs[next++] as number;
+      const verdict = verdicts[index] as Extract<Verdict, { kind: 'execute' }>;
+      const { call, input } = verdict;
+      const ran = await runReserved(p, p.config.tools.get(call.name) as AnyTool, call, input, turn); // 7–9
+      slots[index] = ran.result;
+      audit(p, turn, approved, verdict, input, ran.result, ran.attempts, ran.durationMs);
+      announce(turn, ran.result);
+    }
+  };
+  const workers: Promise<void>[] = [];
+  for (let i = Math.min(p.config.concurrency, jobs.length); i > 0; i--) workers.push(worker());
+  // A worker never rejects (runReserved, audit and announce do not throw): waiting for each in turn is waiting for all.
+  for (const running of workers) await running;
   const results: ToolResult[] = [];
   for (const slot of slots) if (slot !== undefined) results.push(slot);
   return { results, parked };

@@ -76,7 +76,7 @@ function dispatcherOf(config: DispatcherConfig): Dispatcher {
     ledger: new BudgetLedger(config.budget, config.budgetUsage),
     classified: new WeakSet(),
   };
-  const runBatch = async (calls: unknown, ctx: unknown, approved: boolean) =>
+  const runBatch = (calls: unknown, ctx: unknown, approved: boolean) =>
     dispatchBatch(p, listOf(calls), readContext(ctx, config.context), approved);
   return {
     toolSpecs: () => config.specs,
@@ -84,7 +84,7 @@ function dispatcherOf(config: DispatcherConfig): Dispatcher {
     get: (name) => config.tools.get(name),
     list: () => config.sorted,
     loopExemptTools: () => [...config.loopExempt],
-    classify: async (call, ctx) => classify(p, call, readContext(ctx, config.context), false),
+    classify: (call, ctx) => classify(p, call, readContext(ctx, config.context), false),
     async execute(verdict, ctx) {
       const turn = readContext(ctx, config.context);
       if (turn.problem === undefined) return executeVerdict(p, verdict, turn);

@@ -1,6 +1,6 @@
 // The tool-call pipeline. Every call goes through these stages, in this order:
 //
-//   1 normalise → 2 resolve → 3 validate     stages/normalise.ts   (normalise, resolve, validate)
+//   1 normalise → 2 resolve → 3 validate     stages/normalise.ts   (normalise, resolve, validateInput)
 //   4 before-hooks                           stages/hooks.ts       (runBeforeHooks)
 //   5 policy                                 stages/policy.ts      (gatherFacts, then the pure decide)
 //     → a call that asks parks here, as classified; once approved (`executeApproved`) it runs
@@ -39,9 +39,9 @@ import { UP_FRONT } from './records.js';
 import { deny, errorResult, idName, type Denial, type RawVerdict } from './results.js';
 import { shapeResult } from './shape.js';
 import { runTool } from './stages/execute.js';
-import { callInfo, cancelledBefore, runAfterHooks, runBeforeHooks, type Subject } from './stages/hooks.js';
+import { callInfo, cancelledBefore, runAfterHooks, runBeforeHooks, type Hooked, type Subject } from './stages/hooks.js';
 import { normalise, resolve, validateInput } from './stages/normalise.js';
-import { decide, denialNow, gatherFacts } from './stages/policy.js';
+import { decide, denialNow, factsWithoutPolicy, gatherFacts, type DecideInput } from './stages/policy.js';
 import { quote } from './text.js';
 import type { ApprovedVerdict, ExecutionOutcome, RawResult, Verdict } from './types.js';
 import { runWrapped } from './wrapper.js';
@@ -62,30 +62,22 @@ export interface Seen {
   input?: unknown;
 }
 
-/** Stages 1–3: the call as a plain copy, its tool and its validated input, or a denial. */
-async function checkCall(p: Pipeline, raw: unknown, seen: Seen): Promise<Subject | Denial> {
+/** Stages 1–2: the call as a plain copy and its tool, or a denial (`invalid_call`, `invalid_json`, `unknown_tool`). */
+function checkCall(p: Pipeline, raw: unknown, seen: Seen): { readonly call: ToolCall; readonly tool: AnyTool } | Denial {
   const normalised = normalise(raw);
   if (normalised.kind === 'deny') return normalised;
   const { call } = normalised;
   seen.input = call.input;
-  return resolveValid(p, call, call.input);
-}
-
-/**
- * Stages 2–3 for a normalised call: its tool, and `input` parsed by the tool's schema (coerced
- * towards it first when `coerce` is true, or undefined and the tool or dispatcher says so), or a
- * denial (`unknown_tool`, `invalid_input`).
- */
-async function resolveValid(p: Pipeline, call: ToolCall, input: unknown, coerce?: boolean): Promise<Subject | Denial> {
   const resolved = resolve(call, p.config.tools, p.config.availableText);
-  if (resolved.kind === 'deny') return resolved;
-  const { tool } = resolved;
-  const validated = await validateInput(tool, call.name, input, coerce ?? tool.coerce ?? p.config.coerce);
-  if (!validated.ok) return deny(call, 'invalid_input', validated.text, 'invalid_input');
-  return { call, tool, input: validated.input };
+  return resolved.kind === 'deny' ? resolved : { call, tool: resolved.tool };
 }
 
-const isDenial = (value: Subject | Denial): value is Denial => 'kind' in value;
+/** The denial of a call whose input the tool's schema refused. */
+function invalidInput(call: ToolCall, text: string): Denial {
+  return deny(call, 'invalid_input', text, 'invalid_input');
+}
+
+const isDenial = (value: object): value is Denial => 'kind' in value && value.kind === 'deny';
 
 /** A verdict for a call that would park but was decided up front (`DispatchContext.decisions`). */
 function decidedUpFront(call: ToolCall, input: unknown, decision: ApprovalDecision): RawVerdict {
@@ -93,32 +85,22 @@ function decidedUpFront(call: ToolCall, input: unknown, decision: ApprovalDecisi
   return deny(call, UP_FRONT, rejectionText(decision.reason), 'denied');
 }
 
-/** Stages 1–5 for `dispatch` and `classify`. */
-async function classifyCall(p: Pipeline, raw: unknown, turn: Turn, seen: Seen): Promise<RawVerdict> {
-  const checked = await checkCall(p, raw, seen); //                                     1–3
-  if (isDenial(checked)) return checked;
-  const { call, tool } = checked;
-  const hooked = await runBeforeHooks(p.config.hooks.before, checked, turn); //           4
-  if (hooked.kind === 'deny') return hooked;
-  const subject = { call, tool, input: hooked.input };
-  if (turn.signal.aborted) return cancelledBefore(call);
-  const facts = await gatherFacts({
-    config: p.config,
-    grant: (name, input) => p.grants.match(turn, name, input),
-    subject,
-    hookApproval: hooked.approvedBy,
-    info: () => callInfo(subject, turn),
-    signal: turn.signal,
-  }); //                                                                                  5
-  if (facts === CANCELLED) return cancelledBefore(call);
+/** What the before-hooks leave when there are none: the validated input, parsed from the call's own. */
+function unhooked(subject: Subject): Hooked {
+  return { kind: 'ok', input: subject.input, raw: subject.call.input };
+}
+
+/** Stage 5's verdict from the facts gathered for the call as the hooks left it. */
+function policyVerdict(p: Pipeline, subject: Subject, hooked: Hooked, facts: DecideInput, turn: Turn): RawVerdict {
+  const { call, input } = subject;
   const { decision, source, reason } = decide(facts);
-  if (decision === 'allow') return { kind: 'execute', call, input: subject.input, source };
+  if (decision === 'allow') return { kind: 'execute', call, input, source };
   if (decision === 'deny') {
     const advice = source === 'non_interactive' ? 'Continue without it.' : 'Do not retry it unchanged; continue without it.';
     return deny(call, source, `Call to ${quote(call.name)} denied: ${reason}. ${advice}`, 'denied');
   }
   const upFront = turn.decisions?.get(call.id);
-  if (upFront !== undefined && p.approvals.useUpFront(turn, call.id)) return decidedUpFront(call, subject.input, upFront);
+  if (upFront !== undefined && p.approvals.useUpFront(turn, call.id)) return decidedUpFront(call, input, upFront);
   // Parked as classified: the input that runs once approved is what the hooks left, before the
   // schema parsed it (the schema parses it again then, the hooks do not run again).
   const parkedInput = hooked.raw === call.input ? call.input : copyJson(hooked.raw);
@@ -144,14 +126,12 @@ function approvedVerdict(p: Pipeline, subject: Subject, advice: string, source: 
 }
 
 /**
- * Stages 1–3 again for a call a person approved, then the deny rules in force now (deny always
- * wins). No hooks (they ran when the call was classified) and no other rule: the person decided.
+ * A call a person approved, once stages 1–3 ran again: only the deny rules in force now (deny
+ * always wins). No hooks (they ran when the call was classified) and no other rule: the person decided.
  */
-async function classifyApproved(p: Pipeline, raw: unknown, turn: Turn, seen: Seen): Promise<RawVerdict> {
-  const checked = await checkCall(p, raw, seen);
-  if (isDenial(checked)) return checked;
+function classifyApproved(p: Pipeline, subject: Subject, turn: Turn): RawVerdict {
   const advice = 'A person approved it, but a deny rule in force now stops it; continue without it.';
-  return approvedVerdict(p, checked, advice, () => p.approvals.take(turn, checked.call.id));
+  return approvedVerdict(p, subject, advice, () => p.approvals.take(turn, subject.call.id));
 }
 
 /** Stage 9 for a denial; other verdicts pass unchanged. */
@@ -159,27 +139,60 @@ function shapeVerdict(p: Pipeline, verdict: RawVerdict): Verdict {
   return verdict.kind === 'deny' ? { ...verdict, result: shapeResult(verdict.result, p.config.maxOutputChars) } : verdict;
 }
 
-/** Stages 1–5 for one call of a readable context, or its denial for an unreadable one. Never throws (nor rejects). */
+/** A verdict `classify` gives: an execute verdict is marked classified (its input is validated), a denial shaped. */
+function classified(p: Pipeline, verdict: RawVerdict): Verdict {
+  if (verdict.kind === 'execute') p.classified.add(verdict);
+  return shapeVerdict(p, verdict);
+}
+
+/**
+ * Stages 1–5 for one call of a readable context, or its denial for an unreadable one; with
+ * `approved`, stages 1–3 and the deny rules in force now (`classifyApproved`). Only the stages
+ * that run code that may wait are awaited: validation, and the before-hooks and the policy
+ * function when there are any. Never throws (nor rejects).
+ */
 export async function classify(p: Pipeline, raw: unknown, turn: Turn, approved: boolean, seen: Seen = {}): Promise<Verdict> {
-  let verdict: RawVerdict;
   if (turn.problem !== undefined) {
     const { id, name } = idName(raw);
-    verdict = deny({ id, name }, 'invalid_context', badContextText(name, turn.problem), 'internal');
-  } else {
-    try {
-      verdict = await (approved ? classifyApproved(p, raw, turn, seen) : classifyCall(p, raw, turn, seen));
-    } catch (error) {
-      // A call whose fields throw when read (a hostile getter), or a bug here: this one call is denied.
-      verdict = deny(
+    return classified(p, deny({ id, name }, 'invalid_context', badContextText(name, turn.problem), 'internal'));
+  }
+  try {
+    const checked = checkCall(p, raw, seen); //                                           1–2
+    if (isDenial(checked)) return classified(p, checked);
+    const { call, tool } = checked;
+    const validated = await validateInput(tool, call.name, call.input, tool.coerce ?? p.config.coerce); //   3
+    if (!validated.ok) return classified(p, invalidInput(call, validated.text));
+    const subject: Subject = { call, tool, input: validated.input };
+    if (approved) return classified(p, classifyApproved(p, subject, turn));
+    const { before } = p.config.hooks;
+    const hooked = before.length === 0 ? unhooked(subject) : await runBeforeHooks(before, subject, turn); //  4
+    if (hooked.kind === 'deny') return classified(p, hooked);
+    const hookedSubject = hooked.input === subject.input ? subject : { call, tool, input: hooked.input };
+    if (turn.signal.aborted) return classified(p, cancelledBefore(call));
+    const facts = {
+      config: p.config,
+      grant: (name: string, input: unknown) => p.grants.match(turn, name, input),
+      subject: hookedSubject,
+      hookApproval: hooked.approvedBy,
+    };
+    const gathered =
+      p.config.policy === undefined
+        ? factsWithoutPolicy(facts)
+        : await gatherFacts({ ...facts, info: () => callInfo(hookedSubject, turn), signal: turn.signal }); //  5
+    if (gathered === CANCELLED) return classified(p, cancelledBefore(call));
+    return classified(p, policyVerdict(p, hookedSubject, hooked, gathered, turn));
+  } catch (error) {
+    // A call whose fields throw when read (a hostile getter), or a bug here: this one call is denied.
+    return classified(
+      p,
+      deny(
         idName(raw),
         'internal_error',
         `Call denied: the dispatcher failed while checking it (${errorMessage(error)}).`,
         'internal',
-      );
-    }
+      ),
+    );
   }
-  if (verdict.kind === 'execute') p.classified.add(verdict);
-  return shapeVerdict(p, verdict);
 }
 
 /** Stage 6 for a classified call: an execute verdict reserves its budget, or is denied. */
@@ -271,21 +284,20 @@ export async function executeVerdict(p: Pipeline, verdict: Verdict | ApprovedVer
       );
     // A verdict from `classify` has its input validated; an approved verdict made by the caller is
     // validated here (no coercion: the caller gives the input that runs), and deny always wins.
-    let subject: Subject | Denial;
-    if (p.classified.has(verdict)) {
-      const resolved = resolve(call, p.config.tools, p.config.availableText);
-      subject = resolved.kind === 'deny' ? resolved : { call, tool: resolved.tool, input: verdict.input };
-    } else {
-      subject = await resolveValid(p, call, verdict.input, false);
-      if (!isDenial(subject)) {
-        const approved = approvedVerdict(p, subject, 'Continue without it.', () => 'user');
-        if (approved.kind === 'deny') subject = approved;
-      }
+    const resolved = resolve(call, p.config.tools, p.config.availableText);
+    if (resolved.kind === 'deny') return refuse(resolved);
+    const { tool } = resolved;
+    let input = verdict.input;
+    if (!p.classified.has(verdict)) {
+      const validated = await validateInput(tool, call.name, input, false);
+      if (!validated.ok) return refuse(invalidInput(call, validated.text));
+      input = validated.input;
+      const approved = approvedVerdict(p, { call, tool, input }, 'Continue without it.', () => 'user');
+      if (approved.kind === 'deny') return refuse(approved);
     }
-    if (isDenial(subject)) return refuse(subject);
     const breach = p.ledger.reserve(call.name);
     if (breach !== undefined) return refuse(deny(call, breach.source, breach.text, 'budget'));
-    return (await runReserved(p, subject.tool, call, subject.input, turn)).result;
+    return (await runReserved(p, tool, call, input, turn)).result;
   } catch (error) {
     const { id, name } = idName((verdict as { call?: unknown } | null)?.call);
     return errorResult(id, name, `Call not run: the dispatcher failed while running it (${errorMessage(error)}).`, 'internal');

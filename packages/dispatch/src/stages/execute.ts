@@ -26,12 +26,14 @@ export type RunOutcome =
 
 const CANCELLED_TRY: RunOutcome = { kind: 'cancelled' };
 
+const promiseThen = Promise.prototype.then;
+
 /**
  * One try of the tool, settled by the first of: its result, the turn's signal, its deadline (a
  * `performance.now()` time). The tool gets a signal of its own, aborted with the turn's reason or
  * with a TimeoutError; a tool that ignores it keeps running, and its late result is dropped.
  */
-export async function runOnce(
+export function runOnce(
   tool: AnyTool,
   call: ToolCall,
   input: unknown,
@@ -40,7 +42,7 @@ export async function runOnce(
   deadline: number,
 ): Promise<RunOutcome> {
   const { signal } = turn;
-  if (signal.aborted) return CANCELLED_TRY;
+  if (signal.aborted) return Promise.resolve(CANCELLED_TRY);
   const abort = new AbortController();
   let work: Promise<unknown>;
   try {
@@ -52,14 +54,18 @@ export async function runOnce(
         : undefined;
     // A tool that returned a plain value has finished: its result is real even if the turn was
     // cancelled meanwhile (the side effect happened), so it is kept.
-    if (typeof then !== 'function') return { kind: 'ok', value };
-    // Any thenable through a promise, which calls back once and takes a throw of its `then` as a rejection.
-    work = new Promise((resolve, reject) => void then.call(value, resolve, reject));
+    if (typeof then !== 'function') return Promise.resolve({ kind: 'ok', value });
+    // A native promise is awaited as it is; any other thenable through a promise, which calls
+    // back once and takes a throw of its `then` as a rejection.
+    work =
+      then === promiseThen && value instanceof Promise
+        ? value
+        : new Promise((resolve, reject) => void then.call(value, resolve, reject));
   } catch (error) {
     // A tool that cancelled the turn while it ran is reported as cancelled, not as an error.
-    if (!signal.aborted) return { kind: 'error', error };
+    if (!signal.aborted) return Promise.resolve({ kind: 'error', error });
     abort.abort(signal.reason);
-    return CANCELLED_TRY;
+    return Promise.resolve(CANCELLED_TRY);
   }
   return new Promise<RunOutcome>((resolve) => {
     const settle = (outcome: RunOutcome): void => {
@@ -81,10 +87,16 @@ export async function runOnce(
       Math.max(0, deadline - performance.now()),
     );
     signal.addEventListener('abort', cancelled, { once: true });
-    work.then(
-      (value) => settle({ kind: 'ok', value }),
-      (error: unknown) => settle({ kind: 'error', error }),
-    );
+    try {
+      promiseThen.call(
+        work,
+        (value) => settle({ kind: 'ok', value }),
+        (error: unknown) => settle({ kind: 'error', error }),
+      );
+    } catch (error) {
+      // Not a promise after all (an object that only pretends to be one): the tool's error.
+      settle({ kind: 'error', error });
+    }
     if (signal.aborted) cancelled();
   });
 }

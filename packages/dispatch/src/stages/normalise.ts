@@ -97,17 +97,19 @@ export function describeIssues(
  * coerced towards the tool's JSON Schema (`"42"` → 42) and parsed again. The first failure's text
  * stands when coercion does not help. Never rejects.
  */
-export async function validateInput(tool: AnyTool, name: string, value: unknown, coerce: boolean): Promise<Validated> {
-  const first = await validate(tool, name, value);
-  if (first.ok || !coerce) return first;
-  let coerced: JsonValue;
-  try {
-    coerced = coerceBySchema(value as JsonValue, tool.inputSchema);
-  } catch {
-    return first;
-  }
-  const again = await validate(tool, name, coerced);
-  return again.ok ? again : first;
+export function validateInput(tool: AnyTool, name: string, value: unknown, coerce: boolean): Promise<Validated> {
+  const first = validate(tool, name, value);
+  if (!coerce) return first;
+  return first.then((settled) => {
+    if (settled.ok) return settled;
+    let coerced: JsonValue;
+    try {
+      coerced = coerceBySchema(value as JsonValue, tool.inputSchema);
+    } catch {
+      return settled;
+    }
+    return validate(tool, name, coerced).then((again) => (again.ok ? again : settled));
+  });
 }
 
 function uncheckable(name: string, error: unknown): Validated {
@@ -117,17 +119,19 @@ function uncheckable(name: string, error: unknown): Validated {
   };
 }
 
+function parsed(name: string, result: z.ZodSafeParseResult<unknown>): Validated {
+  return result.success ? { ok: true, input: result.data } : { ok: false, text: describeIssues(name, result.error.issues) };
+}
+
 /**
  * Stage 3 (and again after a before-hook's rewrite): the tool's schema parses `value`, with zod's
- * `safeParseAsync`, so a schema with an async refinement or transform works as any other. Never
- * rejects.
+ * `safeParseAsync`, so a schema with an async refinement or transform works as any other and every
+ * refinement runs once per parse (a synchronous attempt first would run an async refinement twice
+ * and drop the promise of the first run). Never rejects.
  */
-export async function validate(tool: AnyTool, name: string, value: unknown): Promise<Validated> {
-  try {
-    const parsed = await z.safeParseAsync(tool.input, value);
-    if (parsed.success) return { ok: true, input: parsed.data };
-    return { ok: false, text: describeIssues(name, parsed.error.issues) };
-  } catch (error) {
-    return uncheckable(name, error);
-  }
+export function validate(tool: AnyTool, name: string, value: unknown): Promise<Validated> {
+  return z.safeParseAsync(tool.input, value).then(
+    (result) => parsed(name, result),
+    (error: unknown) => uncheckable(name, error),
+  );
 }

@@ -238,20 +238,13 @@ export function needsApprovalFact({ tool, input }: Subject): NeedsApprovalFact |
   return needed === false ? undefined : { kind: 'error', reason: 'its needsApproval check did not return a boolean' };
 }
 
-/**
- * The facts for `decide`, or `CANCELLED` when the turn was cancelled while the policy function
- * ran. The rules that settle a call alone (an ambiguous argument, a deny, a grant, an allow) are
- * read first; only when none matched do the policy function and needsApproval run (a policy
- * deny skips needsApproval). So user code runs only when its answer can change the decision,
- * and `decide` of these facts equals `decide` of all the facts. May throw if a pattern cannot be
- * matched (a bug, not user code).
- */
-export async function gatherFacts(ctx: PolicyContext): Promise<DecideInput | typeof CANCELLED> {
+/** The facts from the rules and grants alone, and whether they settle the call by themselves. */
+function ruleAndGrantFacts(ctx: FactsContext): { readonly facts: DecideInput; readonly settled: boolean } {
   const { config, subject } = ctx;
   const rules = ruleFacts(config.permissionSets, subject);
   const denied = rules.ambiguousArgument !== undefined || rules.denyRule !== undefined;
   const grant = denied ? undefined : ctx.grant(subject.call.name, subject.input);
-  const settled: DecideInput = {
+  const facts: DecideInput = {
     tool: subject.tool.name,
     readOnly: Boolean(subject.tool.readOnly),
     nonInteractive: config.nonInteractive,
@@ -261,11 +254,41 @@ export async function gatherFacts(ctx: PolicyContext): Promise<DecideInput | typ
     ...rules,
     ...definedProps({ grant }),
   };
-  if (denied || grant !== undefined || rules.allowRule !== undefined) return settled;
-  const policy = config.policy === undefined ? undefined : await policyFact(config.policy, ctx.info(), ctx.signal);
-  if (policy === CANCELLED) return CANCELLED;
-  const withPolicy: DecideInput = policy === undefined ? settled : { ...settled, policy };
-  if (policy?.kind === 'deny' || policy?.kind === 'error') return withPolicy;
+  return { facts, settled: denied || grant !== undefined || rules.allowRule !== undefined };
+}
+
+function withNeedsApproval(subject: Subject, facts: DecideInput): DecideInput {
   const needsApproval = needsApprovalFact(subject);
-  return needsApproval === undefined ? withPolicy : { ...withPolicy, needsApproval };
+  return needsApproval === undefined ? facts : { ...facts, needsApproval };
+}
+
+/** What the facts are gathered from when no policy function runs. */
+export type FactsContext = Pick<PolicyContext, 'config' | 'grant' | 'subject' | 'hookApproval'>;
+
+/**
+ * The facts for `decide` of a dispatcher without a policy function: the rules, the grants and the
+ * tool's needsApproval (synchronous), read as `gatherFacts` reads them.
+ */
+export function factsWithoutPolicy(ctx: FactsContext): DecideInput {
+  const { facts, settled } = ruleAndGrantFacts(ctx);
+  return settled ? facts : withNeedsApproval(ctx.subject, facts);
+}
+
+/**
+ * The facts for `decide`, or `CANCELLED` when the turn was cancelled while the policy function
+ * ran. The rules that settle a call alone (an ambiguous argument, a deny, a grant, an allow) are
+ * read first; only when none matched do the policy function and needsApproval run (a policy
+ * deny skips needsApproval). So user code runs only when its answer can change the decision,
+ * and `decide` of these facts equals `decide` of all the facts. May throw if a pattern cannot be
+ * matched (a bug, not user code).
+ */
+export async function gatherFacts(ctx: PolicyContext): Promise<DecideInput | typeof CANCELLED> {
+  const { facts, settled } = ruleAndGrantFacts(ctx);
+  if (settled) return facts;
+  const { policy: run } = ctx.config;
+  const policy = run === undefined ? undefined : await policyFact(run, ctx.info(), ctx.signal);
+  if (policy === CANCELLED) return CANCELLED;
+  if (policy === undefined) return withNeedsApproval(ctx.subject, facts);
+  const withPolicy: DecideInput = { ...facts, policy };
+  return policy.kind === 'deny' || policy.kind === 'error' ? withPolicy : withNeedsApproval(ctx.subject, withPolicy);
 }
