@@ -20,39 +20,50 @@ export type Performed = Exclude<BlockingEffect, { type: 'done' }>;
  * becomes the `cancel` event at once, and a handler that lost keeps running, what it ends with
  * ignored.
  */
-export async function performEffect(effect: Performed, ctx: HandlerContext, handlers: EffectHandlers): Promise<TurnEvent> {
+export function performEffect(effect: Performed, ctx: HandlerContext, handlers: EffectHandlers): Promise<TurnEvent> {
   const { signal } = ctx;
-  if (signal.aborted) return cancelEvent(signal);
+  if (signal.aborted) return Promise.resolve(cancelEvent(signal));
+  let performed: PromiseLike<TurnEvent>;
   try {
-    switch (effect.type) {
-      case 'dispatch_tools':
-        return await handlers.dispatch_tools(effect, ctx);
-      case 'execute_approved':
-        return await handlers.execute_approved(effect, ctx);
-      case 'call_llm':
-        return await raceAbort(callModel(effect, ctx, handlers), signal, () => cancelEvent(signal));
-      case 'compact':
-        return await raceAbort(handlers.compact(effect, ctx), signal, () => cancelEvent(signal));
-      case 'check_output':
-        return await raceAbort(handlers.check_output(effect, ctx), signal, () => cancelEvent(signal));
-    }
+    performed = perform(effect, ctx, handlers);
   } catch (error) {
-    return handlerFailed(effect, error);
+    return Promise.resolve(handlerFailed(effect, error));
+  }
+  return Promise.resolve(performed).then(undefined, (error: unknown) => handlerFailed(effect, error));
+}
+
+/** The handler's promise for `effect`, raced against the turn's signal where a cancel must not wait for it. May throw. */
+function perform(effect: Performed, ctx: HandlerContext, handlers: EffectHandlers): PromiseLike<TurnEvent> {
+  const { signal } = ctx;
+  const cancelled = (): TurnEvent => cancelEvent(signal);
+  switch (effect.type) {
+    case 'dispatch_tools':
+      return handlers.dispatch_tools(effect, ctx);
+    case 'execute_approved':
+      return handlers.execute_approved(effect, ctx);
+    case 'call_llm': {
+      // A model call that core marked as a retry waits its delay first.
+      const delayMs = effect.request.delayMs ?? 0;
+      const called = delayMs > 0 ? callModelAfter(delayMs, effect, ctx, handlers) : handlers.call_llm(effect, ctx);
+      return raceAbort(called, signal, cancelled);
+    }
+    case 'compact':
+      return raceAbort(handlers.compact(effect, ctx), signal, cancelled);
+    case 'check_output':
+      return raceAbort(handlers.check_output(effect, ctx), signal, cancelled);
   }
 }
 
-async function callModel(
+async function callModelAfter(
+  delayMs: number,
   effect: Extract<Performed, { type: 'call_llm' }>,
   ctx: HandlerContext,
   handlers: EffectHandlers,
 ): Promise<TurnEvent> {
-  const delayMs = effect.request.delayMs ?? 0;
-  if (delayMs > 0) {
-    try {
-      await wait(delayMs, undefined, { signal: ctx.signal });
-    } catch {
-      return cancelEvent(ctx.signal);
-    }
+  try {
+    await wait(delayMs, undefined, { signal: ctx.signal });
+  } catch {
+    return cancelEvent(ctx.signal);
   }
   return handlers.call_llm(effect, ctx);
 }
