@@ -68,6 +68,7 @@ const QUICK: FigureSizes = {
 
 /** Runs the benchmark and returns what it measured; throws if any system fails verification. */
 export async function runBench(settings: BenchSettings): Promise<BenchReport> {
+  const started = performance.now();
   const load = { average: loadavg()[0] ?? Number.NaN, cores: cpus().length };
   const sizes = { ...(settings.quick ? QUICK : FULL), ...settings.figures };
   const { log } = settings;
@@ -129,6 +130,7 @@ export async function runBench(settings: BenchSettings): Promise<BenchReport> {
     load,
     command: settings.command,
     quick: settings.quick,
+    seconds: (performance.now() - started) / 1000,
     turns,
     suspendedHeap,
     step,

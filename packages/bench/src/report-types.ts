@@ -1,12 +1,12 @@
-// The figures a bench run produces: plain data, shared by the report, the targets and the bounds.
+// The figures of one benchmark run, as report.ts renders them.
 import type { SystemTiming } from './harness.js';
 import type { ProfileFigure } from './profile.js';
 
 export interface SuspendedHeapFigure {
   readonly turns: number;
-  /** Heap bytes still reachable per parked turn (state + transcript), after a full GC. */
+  /** Heap bytes still reachable per parked turn (its whole suspended result), after a full GC. */
   readonly bytesPerTurn: number;
-  /** JSON size of one parked turn's state + transcript, for scale. */
+  /** JSON size of one parked turn's suspended result, for scale. */
   readonly jsonBytesPerTurn: number;
 }
 export interface StepFigure {
@@ -46,6 +46,8 @@ export interface BenchReport {
   readonly load: { readonly average: number; readonly cores: number };
   readonly command: string;
   readonly quick: boolean;
+  /** How long the run took, wall time (a first run's install of the peers included). */
+  readonly seconds?: number;
   /** The reference (turnkit inline) first. */
   readonly turns: readonly SystemTiming[];
   readonly suspendedHeap: SuspendedHeapFigure;

@@ -5,7 +5,7 @@
 // interpreter: heap per suspended turn and streaming throughput.
 import type { Message, Model, ModelResponse, ModelStreamPart } from '@turnkit/core';
 import { defineTool } from '@turnkit/dispatch';
-import { createAgent, runTurn } from '@turnkit/inline';
+import { createAgent, runTurn, type TurnResult } from '@turnkit/inline';
 import { streamTurn } from '@turnkit/stream';
 import { call, scriptedModel, text, toolCalls, type ScriptStep } from '@turnkit/testing';
 import { z } from 'zod';
@@ -133,18 +133,20 @@ export function turnkitSystems(): BenchSystem[] {
  * keeps each one's state and transcript, and reports the heap they retain after a full GC.
  */
 export async function measureSuspendedHeap(turns: number, gc: () => void): Promise<SuspendedHeapFigure> {
-  const park = async (): Promise<{ state: unknown; transcript: readonly Message[] }> => {
+  // The whole suspended result, as a caller keeps it until it resumes the turn: its state and
+  // transcript, the pending calls, the grants and budget counts to restore.
+  const park = async (): Promise<TurnResult> => {
     const result = await runTurn({ model: scenarioModel(), tools: [addWithApproval], input: 'go' });
     if (result.status !== 'suspended' || result.pending?.length !== 1) {
       throw new Error(
         `A turn whose add call needs approval ended '${result.status}' instead of 'suspended' with one pending call; the heap figure would be wrong.`,
       );
     }
-    return { state: result.state, transcript: result.transcript };
+    return result;
   };
   // Warm up first so compiled code and caches are in the baseline, not in the per-turn figure.
   for (let i = 0; i < 200; i++) await park();
-  const kept = new Array<{ state: unknown; transcript: readonly Message[] }>(turns);
+  const kept = new Array<TurnResult>(turns);
   gc();
   gc();
   const before = process.memoryUsage().heapUsed;

@@ -21,14 +21,25 @@ function isTurnError(value: unknown): value is TurnError {
   return record(value) && typeof value.kind === 'string' && typeof value.message === 'string';
 }
 
-/** A readable message for any thrown value. */
+/** A readable message for any thrown value: never throws (a value that cannot be read is described as such), at most 2000 characters. */
 export function errorMessage(error: unknown): string {
-  if (error instanceof Error) return error.message.length > 0 ? error.message : error.name;
-  if (record(error) && typeof error.message === 'string') return error.message;
-  if (typeof error === 'string') return error;
+  let text: string;
   try {
-    return JSON.stringify(error) ?? String(error);
+    if (error instanceof Error) text = error.message.length > 0 ? error.message : error.name;
+    else if (record(error) && typeof error.message === 'string') text = error.message;
+    else if (typeof error === 'string') text = error;
+    else text = JSON.stringify(error) ?? String(error);
   } catch {
+    text = describeUnreadable(error);
+  }
+  if (typeof text !== 'string' || text === '') text = 'no message';
+  return text.length > 2000 ? `${text.slice(0, 2000)}…` : text;
+}
+
+function describeUnreadable(error: unknown): string {
+  try {
     return String(error);
+  } catch {
+    return 'an unreadable error';
   }
 }

@@ -19,3 +19,4 @@ export { definedProps } from './props.js';
 export { copyJson, isJsonValue } from './json.js';
 export { MIN_SEAL_SECRET_BYTES, sealParts, verifySeal } from './seal.js';
 export type { Seal } from './seal.js';
+export { quietly } from './observers.js';

@@ -3,7 +3,7 @@
 // the approved call reaches `executeApproved` (where a deny rule in force then may still stop it,
 // and the record says so instead). Between the two, the approval's source waits here.
 
-import type { GrantScope } from './grants.js';
+import type { GrantScope } from './types.js';
 
 /** At most this many recorded approvals wait for their calls to run; the oldest are forgotten first. */
 export const MAX_WAITING_APPROVALS = 10_000;

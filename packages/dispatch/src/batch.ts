@@ -4,11 +4,10 @@
 // (stages 7–9), at most `concurrency` at once, each announced and audited as it finishes.
 
 import type { ParkedCall, ToolResult } from '@turnkit/core';
-import { callRecord, emitRecord } from './audit.js';
 import type { AnyTool } from './config.js';
 import type { Turn } from './context.js';
 import { admit, classify, runReserved, type Pipeline, type Seen } from './pipeline.js';
-import { decisionRecord, emitRecords } from './records.js';
+import { callRecord, decisionRecord, emitRecords } from './records.js';
 import type { DispatchOutcome, Verdict } from './types.js';
 
 /** Calls `onResult` without letting it lose a result or break the batch. */
@@ -18,17 +17,6 @@ function announce(turn: Turn, result: ToolResult): void {
   } catch {
     // An observer must not be able to lose a result or break the batch.
   }
-}
-
-/** Runs `work` over `items` with at most `limit` in flight; `work` must not throw. */
-async function pool<T>(items: readonly T[], limit: number, work: (item: T) => Promise<void>): Promise<void> {
-  // The common batch of one call needs no workers.
-  if (items.length === 1) return work(items[0] as T);
-  let next = 0;
-  const worker = async (): Promise<void> => {
-    while (next < items.length) await work(items[next++] as T);
-  };
-  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker));
 }
 
 /**
@@ -46,13 +34,11 @@ export async function dispatchBatch(
   const verdicts: Verdict[] = [];
   for (let i = 0; i < count; i++) {
     const seen: Seen = {};
-    const verdict = classify(p, list[i], turn, approved, seen); //                         1–5
-    verdicts.push(verdict instanceof Promise ? await verdict : verdict);
+    verdicts.push(await classify(p, list[i], turn, approved, seen)); //                    1–5
     sent.push(seen.input);
   }
   for (let i = 0; i < count; i++) verdicts[i] = admit(p, verdicts[i] as Verdict); //            6
-  if (p.config.onDecision !== undefined) emitRecords(p.config.onDecision, verdicts.map(decisionRecord));
-  const auditing = p.config.onRecord !== undefined || turn.onRecord !== undefined;
+  emitRecords(p.config.onDecision, verdicts.map(decisionRecord));
   const slots: (ToolResult | undefined)[] = [];
   const parked: ParkedCall[] = [];
   const jobs: number[] = [];
@@ -61,7 +47,7 @@ export async function dispatchBatch(
     slots.push(verdict.kind === 'deny' ? verdict.result : undefined);
     if (verdict.kind === 'deny') {
       // One audit record per call with a result: denied now, executed when it has run.
-      if (auditing) audit(p, turn, approved, verdict, sent[i], verdict.result, 0, 0);
+      audit(p, turn, approved, verdict, sent[i], verdict.result, 0, 0);
       announce(turn, verdict.result);
     } else if (verdict.kind === 'execute') jobs.push(i);
     // An approved batch never parks (the person decided); parking is the dispatch path.
@@ -76,14 +62,23 @@ export async function dispatchBatch(
       });
     }
   }
-  await pool(jobs, p.config.concurrency, async (index) => {
-    const verdict = verdicts[index] as Extract<Verdict, { kind: 'execute' }>;
-    const { call, input } = verdict;
-    const ran = await runReserved(p, p.config.tools.get(call.name) as AnyTool, call, input, turn); // 7–9
-    slots[index] = ran.result;
-    if (auditing) audit(p, turn, approved, verdict, input, ran.result, ran.attempts, ran.durationMs);
-    announce(turn, ran.result);
-  });
+  // Stages 7–9: up to `concurrency` workers, each running the next admitted call until none is left.
+  let next = 0;
+  const worker = async (): Promise<void> => {
+    while (next < jobs.length) {
+      const index = jobs[next++] as number;
+      const verdict = verdicts[index] as Extract<Verdict, { kind: 'execute' }>;
+      const { call, input } = verdict;
+      const ran = await runReserved(p, p.config.tools.get(call.name) as AnyTool, call, input, turn); // 7–9
+      slots[index] = ran.result;
+      audit(p, turn, approved, verdict, input, ran.result, ran.attempts, ran.durationMs);
+      announce(turn, ran.result);
+    }
+  };
+  const workers: Promise<void>[] = [];
+  for (let i = Math.min(p.config.concurrency, jobs.length); i > 0; i--) workers.push(worker());
+  // A worker never rejects (runReserved, audit and announce do not throw): waiting for each in turn is waiting for all.
+  for (const running of workers) await running;
   const results: ToolResult[] = [];
   for (const slot of slots) if (slot !== undefined) results.push(slot);
   return { results, parked };
@@ -103,5 +98,7 @@ function audit(
   const decision = verdict.kind !== 'execute' ? 'deny' : approved ? 'user_approved' : 'allow';
   const call = { id: result.callId, name: result.name };
   const facts = { call, input, decision, source: verdict.source, result, attempts, durationMs } as const;
-  emitRecord(p.config.onRecord, turn, callRecord(turn.turnId, turn.context, facts));
+  const record = callRecord(turn.turnId, turn.context, facts);
+  emitRecords(p.config.onRecord, [record]);
+  emitRecords(turn.onRecord, [record]);
 }

@@ -68,13 +68,13 @@ export function coerceBySchema(value: JsonValue, schema: JsonObject): JsonValue 
   if (isObject(current)) {
     const properties = isObject(schema['properties']) ? schema['properties'] : {};
     const extra = schema['additionalProperties'];
-    const out: Record<string, JsonValue> = {};
-    for (const [key, inner] of Object.entries(current)) {
-      const own = Object.hasOwn(properties, key) ? properties[key] : extra;
-      const coerced = isObject(own) ? coerceBySchema(inner, own) : inner;
-      Object.defineProperty(out, key, { value: coerced, enumerable: true, writable: true, configurable: true });
-    }
-    return out;
+    // fromEntries defines own properties: a `__proto__` key stays a key.
+    return Object.fromEntries(
+      Object.entries(current).map(([key, inner]) => {
+        const own = Object.hasOwn(properties, key) ? properties[key] : extra;
+        return [key, isObject(own) ? coerceBySchema(inner, own) : inner];
+      }),
+    );
   }
   return current;
 }

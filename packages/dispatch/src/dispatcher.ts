@@ -1,12 +1,11 @@
 // The dispatcher: the validated configuration, the grant list and the budget ledger, and the
 // pipeline (pipeline.ts) behind the methods of `Dispatcher`. Each method reads the caller's context
-// once (context.ts) and releases it when its work is done; none of the running methods throws.
+// once (context.ts); none of the running methods throws.
 
 import type { ApprovalDecision, ToolCall } from '@turnkit/core';
-import type { JsonObject } from '@turnkit/core/internal';
 import { BudgetLedger } from './budget.js';
 import { resolveConfig, type DispatcherConfig } from './config.js';
-import { badContextText, readContext, releaseNothing, type Turn } from './context.js';
+import { badContextText, readContext } from './context.js';
 import { ApprovalLedger } from './approvals.js';
 import { GrantStore } from './grants.js';
 import { dispatchBatch } from './batch.js';
@@ -14,27 +13,6 @@ import { classify, executeVerdict, type Pipeline } from './pipeline.js';
 import { approvalSource, closingRecord, emitRecords } from './records.js';
 import { errorResult, idName } from './results.js';
 import type { ApprovedVerdict, Dispatcher, DispatcherOptions, ParkedOutcome, Verdict } from './types.js';
-
-/** Runs `work` with the context read once, releasing the caller's cancellation afterwards. */
-function withTurn<T>(ctx: unknown, base: JsonObject, work: (turn: Turn) => T | Promise<T>): Promise<T> {
-  const turn = readContext(ctx, base);
-  if (turn.release !== releaseNothing) return releasedAfter(turn, work);
-  // Nothing to release (a cancellation used as the dispatcher's own): no wrapper around the work.
-  try {
-    const done = work(turn);
-    return done instanceof Promise ? done : Promise.resolve(done);
-  } catch (error) {
-    return Promise.reject(error);
-  }
-}
-
-async function releasedAfter<T>(turn: Turn, work: (turn: Turn) => T | Promise<T>): Promise<T> {
-  try {
-    return await work(turn);
-  } finally {
-    turn.release();
-  }
-}
 
 /** A grant scope from what the caller passed; throws a TypeError when it has no turn id. */
 function scopeOf(scope: { readonly turnId?: unknown; readonly session?: unknown }): { turnId: string; session?: string } {
@@ -98,43 +76,37 @@ function dispatcherOf(config: DispatcherConfig): Dispatcher {
     ledger: new BudgetLedger(config.budget, config.budgetUsage),
     classified: new WeakSet(),
   };
-  const runBatch = (calls: unknown, ctx: unknown, approved: boolean) => {
-    const list = listOf(calls);
-    return withTurn(ctx, config.context, (turn) => dispatchBatch(p, list, turn, approved));
-  };
+  const runBatch = (calls: unknown, ctx: unknown, approved: boolean) =>
+    dispatchBatch(p, listOf(calls), readContext(ctx, config.context), approved);
   return {
     toolSpecs: () => config.specs,
     has: (name) => config.tools.has(name),
     get: (name) => config.tools.get(name),
     list: () => config.sorted,
     loopExemptTools: () => [...config.loopExempt],
-    classify: (call, ctx) => withTurn(ctx, config.context, (turn) => classify(p, call, turn, false)),
-    execute: (verdict, ctx) =>
-      withTurn(ctx, config.context, async (turn) => {
-        if (turn.problem === undefined) return executeVerdict(p, verdict, turn);
-        const { id, name } = idName(callOf(verdict));
-        return errorResult(id, name, badContextText(name, turn.problem), 'internal');
-      }),
+    classify: (call, ctx) => classify(p, call, readContext(ctx, config.context), false),
+    async execute(verdict, ctx) {
+      const turn = readContext(ctx, config.context);
+      if (turn.problem === undefined) return executeVerdict(p, verdict, turn);
+      const { id, name } = idName(callOf(verdict));
+      return errorResult(id, name, badContextText(name, turn.problem), 'internal');
+    },
     dispatch: (calls, ctx) => runBatch(calls, ctx, false),
     executeApproved: async (calls, ctx) => (await runBatch(calls, ctx, true)).results,
     recordDecision(call: ToolCall, decision: ApprovalDecision | ParkedOutcome, ctx?: unknown): void {
       const turn = readContext(ctx, config.context);
-      try {
-        if (decision?.type !== 'approve') {
-          const record = closingRecord(call, decision);
-          p.approvals.drop(turn, call.id);
-          emitRecords(config.onDecision, [record]);
-          return;
-        }
-        // An approval that comes after the turn was cancelled approves nothing and grants nothing.
-        if (turn.cancel.aborted || turn.problem !== undefined) return;
-        p.approvals.note(turn, call.id, approvalSource(decision));
-        // "Approve and remember": the grant belongs to this turn, or to the session the caller named.
-        if (decision.remember === 'session') grants.add({ scope: 'session' }, turn);
-        else if (decision.remember === 'tool') grants.add({ scope: 'tool', tool: call.name }, turn);
-      } finally {
-        turn.release();
+      if (decision?.type !== 'approve') {
+        const record = closingRecord(call, decision);
+        p.approvals.drop(turn, call.id);
+        emitRecords(config.onDecision, [record]);
+        return;
       }
+      // An approval that comes after the turn was cancelled approves nothing and grants nothing.
+      if (turn.signal.aborted || turn.problem !== undefined) return;
+      p.approvals.note(turn, call.id, approvalSource(decision));
+      // "Approve and remember": the grant belongs to this turn, or to the session the caller named.
+      if (decision.remember === 'session') grants.add({ scope: 'session' }, turn);
+      else if (decision.remember === 'tool') grants.add({ scope: 'tool', tool: call.name }, turn);
     },
     grant: (grant, scope) => grants.add(grant, scope === undefined ? undefined : scopeOf(scope)),
     grants: (scope) => grants.list(scope === undefined ? undefined : scopeOf(scope)),

@@ -9,7 +9,7 @@
 
 import { TOOL_NAME } from './define.js';
 import { matchesPattern, parsePattern, type Pattern } from './patterns.js';
-import type { Grant } from './types.js';
+import type { Grant, GrantScope } from './types.js';
 
 /** A copy of `grant` if it is a valid grant; else a TypeError showing the value and the valid forms. */
 export function checkGrant(grant: unknown): Grant {
@@ -67,12 +67,6 @@ export class GrantList {
 function coversEveryArgument(pattern: Pattern, input: unknown): boolean {
   if (input === null || typeof input !== 'object' || Array.isArray(input)) return false;
   return Object.keys(input).every((key) => pattern.args.some((condition) => condition.arg === key.toLowerCase()));
-}
-
-/** Where a person's grant lives: the named session, else the turn. */
-export interface GrantScope {
-  readonly turnId: string;
-  readonly session?: string | undefined;
 }
 
 /** At most this many turns and sessions keep grants; the oldest are forgotten first. */

@@ -1,5 +1,4 @@
-export { cancellationOf, LazyCancellation, signalCancellation } from './cancellation.js';
-export type { Cancellation } from './cancellation.js';
+export { raceAbort } from './abort.js';
 export { defineTool } from './define.js';
 export type { RetryOptions, ToolConfig, ToolContext, ToolDefinition } from './define.js';
 export { createDispatcher, dispatcherFactory } from './dispatcher.js';
@@ -9,9 +8,7 @@ export type { KindRetry, RetryableKind, RetryPolicy } from './retry.js';
 export type { ToolErrorKind, ToolErrorOptions } from './errors.js';
 export { decide } from './stages/policy.js';
 export { MAX_GRANT_SCOPES } from './grants.js';
-export type { GrantScope } from './grants.js';
 export type { DecideInput, DecideOutput, NeedsApprovalFact, PolicyFact } from './stages/policy.js';
-export { raceCancellation, sleep } from './race.js';
 export { globMatch, matchesPattern, parsePattern } from './patterns.js';
 export type { ArgCondition, MatchSteps, Pattern } from './patterns.js';
 export { capOutput, MAX_DEPTH, toJsonValue } from './shape.js';
@@ -34,6 +31,7 @@ export type {
   ExecutionOutcome,
   ExecutionWrapper,
   Grant,
+  GrantScope,
   NamedPermissions,
   ParkedOutcome,
   Permissions,

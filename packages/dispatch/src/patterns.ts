@@ -76,7 +76,7 @@ export interface MatchSteps {
   steps: number;
 }
 
-const STAR = 42; // *
+const _STAR = 42; // *
 const QUESTION = 63; // ?
 
 /** One star-free piece of a glob, ready for a shift-and scan. */

@@ -1,6 +1,6 @@
 // The tool-call pipeline. Every call goes through these stages, in this order:
 //
-//   1 normalise → 2 resolve → 3 validate     stages/normalise.ts   (normalise, resolve, validate)
+//   1 normalise → 2 resolve → 3 validate     stages/normalise.ts   (normalise, resolve, validateInput)
 //   4 before-hooks                           stages/hooks.ts       (runBeforeHooks)
 //   5 policy                                 stages/policy.ts      (gatherFacts, then the pure decide)
 //     → a call that asks parks here, as classified; once approved (`executeApproved`) it runs
@@ -20,25 +20,23 @@
 // - Mutable state (grants, budget counters) lives in `Pipeline`; classifying reads it and never
 //   changes it.
 
-import { copyJson, definedProps, rejectionText } from '@turnkit/core/internal';
-import type { ApprovalDecision, ParkedCall, ToolCall, ToolResult } from '@turnkit/core';
+import type { ApprovalDecision, ToolCall, ToolResult } from '@turnkit/core';
+import { copyJson, definedProps, errorMessage, rejectionText } from '@turnkit/core/internal';
 import type { ApprovalLedger } from './approvals.js';
 import type { BudgetLedger } from './budget.js';
 import type { AnyTool, DispatcherConfig } from './config.js';
 import { badContextText, type Turn } from './context.js';
 import type { GrantStore } from './grants.js';
-import { CANCELLED } from './race.js';
-import { callRecord, emitRecord } from './audit.js';
-import { decisionRecord, emitRecords, UP_FRONT } from './records.js';
-import type { ToolErrorKind } from './errors.js';
+import { CANCELLED } from './abort.js';
+import { UP_FRONT } from './records.js';
 import { deny, errorResult, idName, type Denial, type RawVerdict } from './results.js';
 import { shapeResult } from './shape.js';
 import { runTool } from './stages/execute.js';
 import { callInfo, cancelledBefore, runAfterHooks, runBeforeHooks, type Hooked, type Subject } from './stages/hooks.js';
-import { normalise, resolve, unknownToolText, validate, validateInput, type Validated } from './stages/normalise.js';
-import { decide, denialNow, gatherFacts, type DecideInput } from './stages/policy.js';
-import { errorMessage, quote } from './text.js';
-import type { ApprovedVerdict, DispatchOutcome, ExecutionOutcome, RawResult, Verdict } from './types.js';
+import { normalise, resolve, validateInput } from './stages/normalise.js';
+import { decide, denialNow, factsWithoutPolicy, gatherFacts, type DecideInput } from './stages/policy.js';
+import { quote } from './text.js';
+import type { ApprovedVerdict, ExecutionOutcome, RawResult, Verdict } from './types.js';
 import { runWrapped } from './wrapper.js';
 
 /** What the stages run with: the frozen configuration and the dispatcher's state. */
@@ -52,86 +50,53 @@ export interface Pipeline {
   readonly classified: WeakSet<object>;
 }
 
+/** What classifying read of a call, for its audit record: the input as sent (the call's fields are read once). */
+export interface Seen {
+  input?: unknown;
+}
+
+/** Stages 1–2: the call as a plain copy and its tool, or a denial (`invalid_call`, `invalid_json`, `unknown_tool`). */
+function checkCall(p: Pipeline, raw: unknown, seen: Seen): { readonly call: ToolCall; readonly tool: AnyTool } | Denial {
+  const normalised = normalise(raw);
+  if (normalised.kind === 'deny') return normalised;
+  const { call } = normalised;
+  seen.input = call.input;
+  const resolved = resolve(call, p.config.tools, p.config.availableText);
+  return resolved.kind === 'deny' ? resolved : { call, tool: resolved.tool };
+}
+
+/** The denial of a call whose input the tool's schema refused. */
+function invalidInput(call: ToolCall, text: string): Denial {
+  return deny(call, 'invalid_input', text, 'invalid_input');
+}
+
+const isDenial = (value: object): value is Denial => 'kind' in value && value.kind === 'deny';
+
 /** A verdict for a call that would park but was decided up front (`DispatchContext.decisions`). */
 function decidedUpFront(call: ToolCall, input: unknown, decision: ApprovalDecision): RawVerdict {
   if (decision.type === 'approve') return { kind: 'execute', call, input, source: UP_FRONT };
   return deny(call, UP_FRONT, rejectionText(decision.reason), 'denied');
 }
 
-/**
- * Stages 1–5 for `dispatch` and `classify`, stage after stage. A stage that has nothing to wait
- * for (a synchronous schema, no before-hooks, no policy function) answers at once: the verdict is
- * a promise only when some stage waited.
- */
-function classifyCall(p: Pipeline, raw: unknown, turn: Turn, seen: Seen): RawVerdict | Promise<RawVerdict> {
-  const normalised = normalise(raw); //                                                  1
-  if (normalised.kind === 'deny') return normalised;
-  const { call } = normalised;
-  seen.input = call.input;
-  const resolved = resolve(call, p.config.tools, p.config.availableText); //              2
-  if (resolved.kind === 'deny') return resolved;
-  const { tool } = resolved;
-  const validated = validateInput(tool, call.name, call.input, tool.coerce ?? p.config.coerce); //    3
-  return validated instanceof Promise
-    ? validated.then((v) => beforeHooks(p, call, tool, v, turn))
-    : beforeHooks(p, call, tool, validated, turn);
+/** What the before-hooks leave when there are none: the validated input, parsed from the call's own. */
+function unhooked(subject: Subject): Hooked {
+  return { kind: 'ok', input: subject.input, raw: subject.call.input };
 }
 
-/** Stage 4, when the input is valid. */
-function beforeHooks(
-  p: Pipeline,
-  call: ToolCall,
-  tool: AnyTool,
-  validated: Validated,
-  turn: Turn,
-): RawVerdict | Promise<RawVerdict> {
-  if (!validated.ok) return deny(call, 'invalid_input', validated.text, 'invalid_input');
-  const hooks = p.config.hooks.before;
-  if (hooks.length === 0) return policyStage(p, call, tool, { kind: 'ok', input: validated.input, raw: call.input }, turn);
-  return runBeforeHooks(hooks, { call, tool, input: validated.input }, turn).then((hooked) =>
-    policyStage(p, call, tool, hooked, turn),
-  );
-}
-
-/** Stage 5, when no before-hook denied the call. */
-function policyStage(
-  p: Pipeline,
-  call: ToolCall,
-  tool: AnyTool,
-  hooked: Hooked | Denial,
-  turn: Turn,
-): RawVerdict | Promise<RawVerdict> {
-  if (hooked.kind === 'deny') return hooked;
-  const subject = { call, tool, input: hooked.input };
-  if (turn.cancel.aborted) return cancelledBefore(call);
-  const facts = gatherFacts({
-    config: p.config,
-    grant: (name, input) => p.grants.match(turn, name, input),
-    subject,
-    hookApproval: hooked.approvedBy,
-    info: () => callInfo(subject, turn),
-    cancel: turn.cancel,
-  }); // 5
-  return facts instanceof Promise
-    ? facts.then((f) => verdictOf(p, subject, hooked.raw, f, turn))
-    : verdictOf(p, subject, hooked.raw, facts, turn);
-}
-
-/** The verdict the facts decide; `raw` is what the before-hooks left, parked if the call must wait for approval. */
-function verdictOf(p: Pipeline, subject: Subject, raw: unknown, facts: DecideInput | typeof CANCELLED, turn: Turn): RawVerdict {
-  const { call } = subject;
-  if (facts === CANCELLED) return cancelledBefore(call);
+/** Stage 5's verdict from the facts gathered for the call as the hooks left it. */
+function policyVerdict(p: Pipeline, subject: Subject, hooked: Hooked, facts: DecideInput, turn: Turn): RawVerdict {
+  const { call, input } = subject;
   const { decision, source, reason } = decide(facts);
-  if (decision === 'allow') return { kind: 'execute', call, input: subject.input, source };
+  if (decision === 'allow') return { kind: 'execute', call, input, source };
   if (decision === 'deny') {
     const advice = source === 'non_interactive' ? 'Continue without it.' : 'Do not retry it unchanged; continue without it.';
     return deny(call, source, `Call to ${quote(call.name)} denied: ${reason}. ${advice}`, 'denied');
   }
   const upFront = turn.decisions?.get(call.id);
-  if (upFront !== undefined && p.approvals.useUpFront(turn, call.id)) return decidedUpFront(call, subject.input, upFront);
+  if (upFront !== undefined && p.approvals.useUpFront(turn, call.id)) return decidedUpFront(call, input, upFront);
   // Parked as classified: the input that runs once approved is what the hooks left, before the
   // schema parsed it (the schema parses it again then, the hooks do not run again).
-  const parkedInput = raw === call.input ? call.input : copyJson(raw);
+  const parkedInput = hooked.raw === call.input ? call.input : copyJson(hooked.raw);
   if (parkedInput === undefined)
     return deny(
       call,
@@ -143,35 +108,23 @@ function verdictOf(p: Pipeline, subject: Subject, raw: unknown, facts: DecideInp
 }
 
 /**
- * Stages 1–3 again for a call a person approved, then the deny rules in force now (deny always
- * wins). No hooks (they ran when the call was classified) and no other rule: the person decided.
+ * The verdict for a call a person approved, once its input is validated: the deny rules in force
+ * now still win (deny always wins); else it runs, its record's source from `source()`.
  */
-function classifyApproved(p: Pipeline, raw: unknown, turn: Turn, seen: Seen): RawVerdict | Promise<RawVerdict> {
-  const normalised = normalise(raw);
-  if (normalised.kind === 'deny') return normalised;
-  const { call } = normalised;
-  seen.input = call.input;
-  const resolved = resolve(call, p.config.tools, p.config.availableText);
-  if (resolved.kind === 'deny') return resolved;
-  const { tool } = resolved;
-  const validated = validateInput(tool, call.name, call.input, tool.coerce ?? p.config.coerce);
-  return validated instanceof Promise
-    ? validated.then((v) => approvedVerdict(p, call, tool, v, turn))
-    : approvedVerdict(p, call, tool, validated, turn);
+function approvedVerdict(p: Pipeline, subject: Subject, advice: string, source: () => string): RawVerdict {
+  const { call, input } = subject;
+  const denial = denialNow(p.config, subject);
+  if (denial === undefined) return { kind: 'execute', call, input, source: source() };
+  return deny(call, denial.source, `Call to ${quote(call.name)} denied: ${denial.reason}. ${advice}`, 'denied');
 }
 
-/** An approved call's verdict once its input is validated: deny rules in force now still win. */
-function approvedVerdict(p: Pipeline, call: ToolCall, tool: AnyTool, validated: Validated, turn: Turn): RawVerdict {
-  if (!validated.ok) return deny(call, 'invalid_input', validated.text, 'invalid_input');
-  const denial = denialNow(p.config, { call, tool, input: validated.input });
-  if (denial !== undefined)
-    return deny(
-      call,
-      denial.source,
-      `Call to ${quote(call.name)} denied: ${denial.reason}. A person approved it, but a deny rule in force now stops it; continue without it.`,
-      'denied',
-    );
-  return { kind: 'execute', call, input: validated.input, source: p.approvals.take(turn, call.id) };
+/**
+ * A call a person approved, once stages 1–3 ran again: only the deny rules in force now (deny
+ * always wins). No hooks (they ran when the call was classified) and no other rule: the person decided.
+ */
+function classifyApproved(p: Pipeline, subject: Subject, turn: Turn): RawVerdict {
+  const advice = 'A person approved it, but a deny rule in force now stops it; continue without it.';
+  return approvedVerdict(p, subject, advice, () => p.approvals.take(turn, subject.call.id));
 }
 
 /** Stage 9 for a denial; other verdicts pass unchanged. */
@@ -179,44 +132,60 @@ function shapeVerdict(p: Pipeline, verdict: RawVerdict): Verdict {
   return verdict.kind === 'deny' ? { ...verdict, result: shapeResult(verdict.result, p.config.maxOutputChars) } : verdict;
 }
 
-/** What classifying read of a call, for its audit record: the input as sent (the call's fields are read once). */
-export interface Seen {
-  input?: unknown;
-}
-
-/** Stages 1–5 for one call of a readable context, or its denial for an unreadable one. Never throws (nor rejects). */
-export function classify(p: Pipeline, raw: unknown, turn: Turn, approved: boolean, seen: Seen = {}): Verdict | Promise<Verdict> {
-  if (turn.problem !== undefined) {
-    const { id, name } = idName(raw);
-    return shapeVerdict(p, deny({ id, name }, 'invalid_context', badContextText(name, turn.problem), 'internal'));
-  }
-  let verdict: RawVerdict | Promise<RawVerdict>;
-  try {
-    verdict = approved ? classifyApproved(p, raw, turn, seen) : classifyCall(p, raw, turn, seen);
-  } catch (error) {
-    return classified(p, failedCheck(raw, error));
-  }
-  if (verdict instanceof Promise)
-    return verdict.then(
-      (v) => classified(p, v),
-      (error: unknown) => classified(p, failedCheck(raw, error)),
-    );
-  return classified(p, verdict);
-}
-
-/** A call whose fields throw when read (a hostile getter), or a bug here: this one call is denied. */
-function failedCheck(raw: unknown, error: unknown): RawVerdict {
-  return deny(
-    idName(raw),
-    'internal_error',
-    `Call denied: the dispatcher failed while checking it (${errorMessage(error)}).`,
-    'internal',
-  );
-}
-
+/** A verdict `classify` gives: an execute verdict is marked classified (its input is validated), a denial shaped. */
 function classified(p: Pipeline, verdict: RawVerdict): Verdict {
   if (verdict.kind === 'execute') p.classified.add(verdict);
   return shapeVerdict(p, verdict);
+}
+
+/**
+ * Stages 1–5 for one call of a readable context, or its denial for an unreadable one; with
+ * `approved`, stages 1–3 and the deny rules in force now (`classifyApproved`). Only the stages
+ * that run code that may wait are awaited: validation, and the before-hooks and the policy
+ * function when there are any. Never throws (nor rejects).
+ */
+export async function classify(p: Pipeline, raw: unknown, turn: Turn, approved: boolean, seen: Seen = {}): Promise<Verdict> {
+  if (turn.problem !== undefined) {
+    const { id, name } = idName(raw);
+    return classified(p, deny({ id, name }, 'invalid_context', badContextText(name, turn.problem), 'internal'));
+  }
+  try {
+    const checked = checkCall(p, raw, seen); //                                           1–2
+    if (isDenial(checked)) return classified(p, checked);
+    const { call, tool } = checked;
+    const validated = await validateInput(tool, call.name, call.input, tool.coerce ?? p.config.coerce); //   3
+    if (!validated.ok) return classified(p, invalidInput(call, validated.text));
+    const subject: Subject = { call, tool, input: validated.input };
+    if (approved) return classified(p, classifyApproved(p, subject, turn));
+    const { before } = p.config.hooks;
+    const hooked = before.length === 0 ? unhooked(subject) : await runBeforeHooks(before, subject, turn); //  4
+    if (hooked.kind === 'deny') return classified(p, hooked);
+    const hookedSubject = hooked.input === subject.input ? subject : { call, tool, input: hooked.input };
+    if (turn.signal.aborted) return classified(p, cancelledBefore(call));
+    const facts = {
+      config: p.config,
+      grant: (name: string, input: unknown) => p.grants.match(turn, name, input),
+      subject: hookedSubject,
+      hookApproval: hooked.approvedBy,
+    };
+    const gathered =
+      p.config.policy === undefined
+        ? factsWithoutPolicy(facts)
+        : await gatherFacts({ ...facts, info: () => callInfo(hookedSubject, turn), signal: turn.signal }); //  5
+    if (gathered === CANCELLED) return classified(p, cancelledBefore(call));
+    return classified(p, policyVerdict(p, hookedSubject, hooked, gathered, turn));
+  } catch (error) {
+    // A call whose fields throw when read (a hostile getter), or a bug here: this one call is denied.
+    return classified(
+      p,
+      deny(
+        idName(raw),
+        'internal_error',
+        `Call denied: the dispatcher failed while checking it (${errorMessage(error)}).`,
+        'internal',
+      ),
+    );
+  }
 }
 
 /** Stage 6 for a classified call: an execute verdict reserves its budget, or is denied. */
@@ -251,7 +220,7 @@ async function executeWrapped(
     return { isError, output, ...definedProps({ errorKind }), attempts, durationMs: performance.now() - begun };
   };
   const execution = { turnId: turn.turnId, call, tool: tool.name, input };
-  const outcome = await runWrapped(wrapper, execution, run, turn.cancel);
+  const outcome = await runWrapped(wrapper, execution, run, turn.signal);
   const { attempts, durationMs, ...raw } = outcome;
   return { raw: ran ?? { callId: call.id, name: call.name, ...raw }, attempts, durationMs };
 }
@@ -278,7 +247,7 @@ export async function runReserved(p: Pipeline, tool: AnyTool, call: ToolCall, in
     const withModel: RawResult = tool.model === undefined ? ran : { ...ran, modelOverride: tool.model };
     const { after } = p.config.hooks;
     result =
-      after.length === 0 ? withModel : await runAfterHooks(after, withModel, callInfo({ call, tool, input }, turn), turn.cancel);
+      after.length === 0 ? withModel : await runAfterHooks(after, withModel, callInfo({ call, tool, input }, turn), turn.signal);
   } catch (error) {
     if (!recorded) p.ledger.record(call.name);
     result = errorResult(
@@ -291,29 +260,36 @@ export async function runReserved(p: Pipeline, tool: AnyTool, call: ToolCall, in
   return { result: shapeResult(result, p.config.maxOutputChars), attempts, durationMs }; //    9
 }
 
-/** Stages 6–9 for one verdict given to `execute` (stage 3 again unless it came from `classify`). Never throws. */
+/** Stages 6–9 for one verdict given to `execute` (stages 2–3 again unless it came from `classify`). Never throws. */
 export async function executeVerdict(p: Pipeline, verdict: Verdict | ApprovedVerdict, turn: Turn): Promise<ToolResult> {
   try {
     if (verdict.kind === 'deny') return verdict.result;
     const { call } = verdict;
-    const refuse = (text: string, kind: ToolErrorKind): ToolResult =>
-      shapeResult(errorResult(call.id, call.name, text, kind), p.config.maxOutputChars);
+    const refuse = (denial: Denial): ToolResult => shapeResult(denial.result, p.config.maxOutputChars);
     if (verdict.kind === 'needs_approval')
-      return refuse(`Call to ${quote(call.name)} not run: it is waiting for approval (${verdict.reason}).`, 'not_executed');
-    const tool = p.config.tools.get(call.name);
-    if (tool === undefined) return refuse(unknownToolText(call.name, p.config.availableText), 'unknown_tool');
+      return refuse(
+        deny(
+          call,
+          verdict.source,
+          `Call to ${quote(call.name)} not run: it is waiting for approval (${verdict.reason}).`,
+          'not_executed',
+        ),
+      );
+    // A verdict from `classify` has its input validated; an approved verdict made by the caller is
+    // validated here (no coercion: the caller gives the input that runs), and deny always wins.
+    const resolved = resolve(call, p.config.tools, p.config.availableText);
+    if (resolved.kind === 'deny') return refuse(resolved);
+    const { tool } = resolved;
     let input = verdict.input;
     if (!p.classified.has(verdict)) {
-      // An approved verdict made by the caller: validated here, and deny always wins.
-      const checked = await validate(tool, call.name, input);
-      if (!checked.ok) return refuse(checked.text, 'invalid_input');
-      input = checked.input;
-      const denial = denialNow(p.config, { call, tool, input });
-      if (denial !== undefined)
-        return refuse(`Call to ${quote(call.name)} denied: ${denial.reason}. Continue without it.`, 'denied');
+      const validated = await validateInput(tool, call.name, input, false);
+      if (!validated.ok) return refuse(invalidInput(call, validated.text));
+      input = validated.input;
+      const approved = approvedVerdict(p, { call, tool, input }, 'Continue without it.', () => 'user');
+      if (approved.kind === 'deny') return refuse(approved);
     }
     const breach = p.ledger.reserve(call.name);
-    if (breach !== undefined) return refuse(breach.text, 'budget');
+    if (breach !== undefined) return refuse(deny(call, breach.source, breach.text, 'budget'));
     return (await runReserved(p, tool, call, input, turn)).result;
   } catch (error) {
     const { id, name } = idName((verdict as { call?: unknown } | null)?.call);

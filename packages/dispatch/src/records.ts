@@ -1,5 +1,7 @@
-// Decision records: built from a call's admitted verdict (or a person's decision) by pure
-// functions, and handed to `onDecision` in one place, `emitRecords`.
+// The audit trail, built by pure functions and handed to its observers in one place,
+// `emitRecords`: a decision record per decision (`onDecision`), from a call's admitted verdict or a
+// person's decision, and a call record (`onRecord`, and the caller's) per call that got a result
+// from `dispatch` or `executeApproved`, from what the pipeline knows when its result is final.
 //
 // Every call gets exactly one final record (any decision but `ask`). A call that parks gets an
 // `ask` record first, then its final one: `user_rejected`, or a `deny` for an expired approval
@@ -7,8 +9,9 @@
 // when that happens; `user_approved` when the approved call reaches `executeApproved`, unless a
 // deny rule in force then stops it (a `deny` naming the rule).
 
-import { cleanReason, definedProps } from '@turnkit/core/internal';
-import type { ApprovalDecision, ToolCall } from '@turnkit/core';
+import type { ApprovalDecision, CallRecord, JsonValue, ToolCall, ToolResult } from '@turnkit/core';
+import { cleanReason, definedProps, type JsonObject } from '@turnkit/core/internal';
+import { toJsonValue } from './shape.js';
 import type { DecisionRecord, ParkedOutcome, Verdict } from './types.js';
 
 /** The source of a decision given up front (`DispatchContext.decisions`). */
@@ -88,15 +91,51 @@ export function closingRecord(
   }
 }
 
-/** Hands the records to `onDecision` in order. A sink that throws loses the record, never a result. */
-export function emitRecords(
-  onDecision: ((record: DecisionRecord) => void) | undefined,
-  records: readonly DecisionRecord[],
-): void {
-  if (onDecision === undefined) return;
+/** What the pipeline knows of a call when its result is final. */
+export interface RecordFacts {
+  readonly call: { readonly id: string; readonly name: string };
+  /** The input that ran; for a call that did not run, the input as sent. */
+  readonly input: unknown;
+  readonly decision: 'allow' | 'deny' | 'user_approved';
+  readonly source: string;
+  readonly result: ToolResult;
+  readonly attempts: number;
+  readonly durationMs: number;
+}
+
+/** An input as JSON for the record; a value that is not JSON (a zod transform's Date, say) is null. */
+function inputJson(input: unknown): JsonValue {
+  const shaped = toJsonValue(input);
+  return shaped.ok ? shaped.value : null;
+}
+
+/** The call record of one call. `context` is the turn's caller-supplied context, left out when empty. */
+export function callRecord(turnId: string, context: JsonObject, facts: RecordFacts): CallRecord {
+  const { call, result } = facts;
+  const outcome = result.isError ? (result.errorKind ?? 'tool_error') : 'ok';
+  const reason =
+    result.isError && facts.attempts === 0 && typeof result.output === 'string' ? result.output.slice(0, 500) : undefined;
+  return {
+    turnId,
+    callId: call.id,
+    tool: call.name,
+    input: inputJson(facts.input),
+    decision: facts.decision,
+    source: facts.source,
+    outcome,
+    durationMs: facts.durationMs,
+    attempts: facts.attempts,
+    ...definedProps({ reason }),
+    ...(Object.keys(context).length === 0 ? {} : { context }),
+  };
+}
+
+/** Hands the records to an observer in order. An observer that throws loses the record, never a result. */
+export function emitRecords<R>(observer: ((record: R) => void) | undefined, records: readonly R[]): void {
+  if (observer === undefined) return;
   for (const record of records) {
     try {
-      onDecision(record);
+      observer(record);
     } catch {
       // An audit sink that fails must not lose a tool result; the record is dropped.
     }

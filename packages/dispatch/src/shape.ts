@@ -12,7 +12,8 @@
 // - Nesting deeper than MAX_DEPTH is refused instead of risking a stack overflow.
 
 import type { JsonValue, ToolResult } from '@turnkit/core';
-import { errorMessage, quote } from './text.js';
+import { errorMessage } from '@turnkit/core/internal';
+import { quote } from './text.js';
 import type { RawResult } from './types.js';
 
 /** Deepest nesting of a tool output that is accepted. */
@@ -77,17 +78,15 @@ function convert(value: unknown, key: string, path: (string | number)[], ancesto
       }
       return out;
     }
-    const out: Record<string, JsonValue> = {};
+    const entries: [string, JsonValue][] = [];
     for (const k of Object.keys(object)) {
       path.push(k);
       const item = convert((object as Record<string, unknown>)[k], k, path, ancestors);
       path.pop();
-      if (item === undefined) continue;
-      // Assigning `__proto__` would set the prototype: it stays an own key like any other.
-      if (k === '__proto__') Object.defineProperty(out, k, { value: item, enumerable: true, writable: true, configurable: true });
-      else out[k] = item;
+      if (item !== undefined) entries.push([k, item]);
     }
-    return out;
+    // fromEntries defines own properties: a `__proto__` key stays a key like any other.
+    return Object.fromEntries(entries);
   } finally {
     ancestors.delete(object);
   }

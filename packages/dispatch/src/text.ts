@@ -1,20 +1,8 @@
-// Texts the dispatcher writes: safe descriptions of thrown values and names.
+// Texts the dispatcher writes: safe descriptions of thrown values (core's `errorMessage`, with the
+// value's type) and names.
 
 import { kindOf } from './errors.js';
-
-/** A short, safe description of a thrown value (never throws, at most 2000 characters). */
-export function errorMessage(error: unknown): string {
-  let text: string;
-  try {
-    if (error instanceof Error) text = String(error.message);
-    else if (typeof error === 'string') text = error;
-    else text = JSON.stringify(error) ?? String(error);
-  } catch {
-    text = 'an unreadable error';
-  }
-  if (text === '') text = 'no message';
-  return text.length > 2000 ? `${text.slice(0, 2000)}…` : text;
-}
+import { errorMessage } from '@turnkit/core/internal';
 
 /**
  * A thrown value for an error text, naming its type: `TypeError: fetch failed`, and a

@@ -1,13 +1,11 @@
 // The public types of the dispatcher. Data crossing into the turn (results, parked calls, grants,
 // decision records) is plain JSON; hooks and policies are the only functions.
 
-import type { ApprovalDecision, CallRecord, JsonValue, Message, ParkedCall, ToolCall, ToolResult, ToolSpec } from '@turnkit/core';
+import type { ApprovalDecision, CallRecord, JsonValue, Message, ToolCall, ToolResult, ToolSpec } from '@turnkit/core';
 import type { DispatchOutcome, JsonObject } from '@turnkit/core/internal';
-import type { Cancellation } from './cancellation.js';
 import type { ToolDefinition } from './define.js';
 import type { ToolErrorKind } from './errors.js';
 import type { RetryPolicy } from './retry.js';
-import type { GrantScope } from './grants.js';
 
 /**
  * The turn a dispatch belongs to. Without a signal the calls cannot be cancelled (timeouts still
@@ -27,12 +25,8 @@ export interface DispatchContext {
    * entry instead (approved: it runs; rejected: it gets the rejection). Invalid entries are ignored.
    */
   readonly decisions?: { readonly [callId: string]: ApprovalDecision };
+  /** Cancels the calls: a running tool's own signal aborts with its reason, and no call starts after it. */
   readonly signal?: AbortSignal;
-  /**
-   * The same cancellation as `signal`, readable without making an AbortSignal (an interpreter
-   * passes both; the dispatcher then reads `signal` only to hand it to a hook, policy or tool).
-   */
-  readonly cancellation?: Cancellation;
   /**
    * Called once per call as soon as its result is known (denied at once, or when its tool
    * finishes), in completion order; the returned results stay in call order. A streaming
@@ -107,6 +101,12 @@ export type Grant =
   | { readonly scope: 'session' }
   | { readonly scope: 'tool'; readonly tool: string }
   | { readonly scope: 'tool'; readonly pattern: string };
+
+/** Where a person's grant lives: the named session, else the turn. */
+export interface GrantScope {
+  readonly turnId: string;
+  readonly session?: string | undefined;
+}
 
 /** Permission patterns (`tool` or `tool:arg=glob[:arg2=glob]`), checked deny → grants → allow → ask. */
 export interface Permissions {

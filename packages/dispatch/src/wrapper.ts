@@ -2,9 +2,9 @@
 // tool runs at most once whatever the wrapper does, and its outcome is the one the dispatcher
 // keeps: a wrapper can observe a call, never change or lose its result.
 
-import type { Cancellation } from './cancellation.js';
-import { CANCELLED, raceUserCode } from './race.js';
-import { errorMessage, quote } from './text.js';
+import { CANCELLED, unlessAborted } from './abort.js';
+import { errorMessage } from '@turnkit/core/internal';
+import { quote } from './text.js';
 import type { ExecutionOutcome, ExecutionWrapper, ToolExecution } from './types.js';
 
 /** Why the tool did not run: the outcome of a wrapper that failed (or returned) before `run()`. */
@@ -30,7 +30,7 @@ export async function runWrapped(
   wrapper: ExecutionWrapper | undefined,
   execution: ToolExecution,
   run: () => Promise<ExecutionOutcome>,
-  cancel: Cancellation,
+  signal: AbortSignal,
 ): Promise<ExecutionOutcome> {
   if (wrapper === undefined) return run();
   let started: Promise<ExecutionOutcome> | undefined;
@@ -43,7 +43,7 @@ export async function runWrapped(
   };
   let why = 'returned without calling run()';
   try {
-    const settled = await raceUserCode(() => wrapper(execution, once), cancel);
+    const settled = await unlessAborted(() => wrapper(execution, once), signal);
     if (settled === CANCELLED && started === undefined) why = 'cancelled';
   } catch (error) {
     why = `failed before calling run() (${errorMessage(error)})`;

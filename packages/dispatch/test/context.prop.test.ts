@@ -5,10 +5,10 @@
 import type { ToolCall } from '@turnkit/core';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { LazyCancellation, type DecisionRecord, type DispatchContext } from '../src/index.js';
+import type { DecisionRecord, DispatchContext } from '../src/index.js';
 import { call, setup } from './fixtures.js';
 
-const FIELDS = ['turnId', 'signal', 'cancellation', 'onResult', 'onRecord', 'context', 'transcript'] as const;
+const FIELDS = ['turnId', 'signal', 'onResult', 'onRecord', 'context', 'transcript'] as const;
 
 function boom(what: string): never {
   throw new Error(`hostile ${what}`);
@@ -21,7 +21,6 @@ type Hostile =
   | { readonly kind: 'getter'; readonly field: (typeof FIELDS)[number]; readonly failAfter: number }
   | { readonly kind: 'signalProxy' }
   | { readonly kind: 'fakeSignal' }
-  | { readonly kind: 'badCancellation'; readonly which: 'onAbort' | 'aborted' }
   | { readonly kind: 'badTurnId' };
 
 const hostile: fc.Arbitrary<Hostile> = fc.oneof(
@@ -30,7 +29,6 @@ const hostile: fc.Arbitrary<Hostile> = fc.oneof(
   fc.record({ kind: fc.constant('getter' as const), field: fc.constantFrom(...FIELDS), failAfter: fc.nat(2) }),
   fc.constant({ kind: 'signalProxy' as const }),
   fc.constant({ kind: 'fakeSignal' as const }),
-  fc.record({ kind: fc.constant('badCancellation' as const), which: fc.constantFrom('onAbort' as const, 'aborted' as const) }),
   fc.constant({ kind: 'badTurnId' as const }),
 );
 
@@ -66,11 +64,6 @@ function make(h: Hostile): DispatchContext {
       return { turnId: 't', signal: new Proxy(new AbortController().signal, {}) };
     case 'fakeSignal':
       return { turnId: 't', signal: { aborted: false } as AbortSignal };
-    case 'badCancellation': {
-      const cancellation = new LazyCancellation();
-      Object.defineProperty(cancellation, h.which, { get: () => boom(`cancellation.${h.which}`) });
-      return { turnId: 't', cancellation };
-    }
     case 'badTurnId':
       return { turnId: { toString: () => boom('toString') } as unknown as string };
   }

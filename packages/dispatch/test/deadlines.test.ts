@@ -1,6 +1,5 @@
-// Tool timeouts are watched by one timer for the process: each pending call's deadline still
-// expires on time, whatever the order of deadlines, and a settled call leaves nothing that keeps
-// the process alive.
+// Tool timeouts: each pending call's deadline expires on time, whatever the order of deadlines,
+// and a settled call leaves nothing that keeps the process alive.
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { createDispatcher, defineTool } from '../src/index.js';

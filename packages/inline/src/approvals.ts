@@ -103,7 +103,6 @@ function answerFor(given: Record<string, unknown>, callId: string, whenUndecided
 export async function askApproval(
   approve: ApproveFn,
   state: TurnState,
-  dispatcher: Dispatcher,
   cancelled: () => boolean = () => false,
   options: AskOptions = {},
 ): Promise<TurnEvent | null> {
@@ -123,7 +122,7 @@ export async function askApproval(
   // A decision that arrives after the turn was cancelled decides nothing, and grants nothing.
   if (cancelled()) throw new Error('the turn was cancelled while the approve callback ran');
   const given = answer !== null && typeof answer === 'object' ? (answer as Record<string, unknown>) : {};
-  const decisions: Record<string, ApprovalDecision> = {};
+  const decided: [string, ApprovalDecision][] = [];
   const expired = new Map<string, ParkedOutcome>();
   for (const { call } of open) {
     const final = answerFor(given, call.id, options.whenUndecided ?? 'expire');
@@ -132,28 +131,20 @@ export async function askApproval(
       continue;
     }
     if (final.type === 'expired') expired.set(call.id, final);
-    const decision: ApprovalDecision = final.type === 'expired' ? { type: 'reject', reason: EXPIRED } : final;
-    Object.defineProperty(decisions, call.id, { value: decision, enumerable: true, writable: true, configurable: true });
+    decided.push([call.id, final.type === 'expired' ? { type: 'reject', reason: EXPIRED } : final]);
   }
   // Core's `approval_expired` expires every undecided call: only when none is awaited.
   if (expired.size === open.length && open.length === waiting.length) return { type: 'approval_expired' };
-  if (Object.keys(decisions).length === 0) return null;
-  const event: TurnEvent = { type: 'approvals_decided', decisions };
+  if (decided.length === 0) return null;
+  // fromEntries defines own properties: a call id such as `__proto__` is a plain key.
+  const event: TurnEvent = { type: 'approvals_decided', decisions: Object.fromEntries(decided) };
   if (expired.size > 0) madeHere.set(event, expired);
   return event;
 }
 
 /** Every open call rejected because the callback failed: `recordTaken` records them as `approve_failed`. */
 function failedApproval(open: readonly ParkedCall[], reason: string): TurnEvent {
-  const decisions: Record<string, ApprovalDecision> = {};
-  for (const { call } of open) {
-    Object.defineProperty(decisions, call.id, {
-      value: { type: 'reject', reason },
-      enumerable: true,
-      writable: true,
-      configurable: true,
-    });
-  }
+  const decisions = Object.fromEntries(open.map(({ call }): [string, ApprovalDecision] => [call.id, { type: 'reject', reason }]));
   const event: TurnEvent = { type: 'approvals_decided', decisions };
   madeHere.set(event, new Map(open.map(({ call }) => [call.id, { type: 'approve_failed', reason }])));
   return event;

@@ -14,90 +14,27 @@ import {
   step,
   type CallRecord,
   type Effect,
-  type Message,
-  type Model,
-  type ModelResponse,
   type Outcome,
-  type ToolResult,
   type TurnEvent,
   type TurnState,
 } from '@turnkit/core';
-import { definedProps, type BlockingEffect, type JsonObject } from '@turnkit/core/internal';
-import { cancellationOf, raceCancellation, type Cancellation, type DispatchContext, type Dispatcher } from '@turnkit/dispatch';
+import { definedProps, quietly, type BlockingEffect } from '@turnkit/core/internal';
+import { raceAbort, type DispatchContext } from '@turnkit/dispatch';
 import { askApproval, recordCancelled, recordTaken } from './approvals.js';
 import { runCompaction } from './compaction.js';
+import type { EffectHandlers, EffectOf, HandlerContext } from './driver-types.js';
 import { modelRequestFor } from './model.js';
 import { checkOutput, readOutput } from './output.js';
-import { turnContextOf } from './context.js';
-import { cancelEvent, handlerFailed, isRaced, isThenable, startEffect, Waiter } from './perform.js';
-import type { ApprovalDecision } from '@turnkit/core';
-import type { ApproveFn, CheckFn, CompactFn, OutputSchema, SelectToolsFn, StepRecord, UndecidedPolicy } from './types.js';
+import { cancelEvent, performEffect } from './perform.js';
 
-export { cancelReason, raceAbort } from './abort.js';
+export { raceAbort } from '@turnkit/dispatch';
+export { cancelReason } from './abort.js';
 export { askApproval, isDecision, recordCancelled, recordTaken } from './approvals.js';
 export type { AskOptions } from './approvals.js';
+export type { EffectHandlers, HandlerContext } from './driver-types.js';
 export { modelRequestFor } from './model.js';
-export { mergeExempt } from './run.js';
+export { mergeExempt } from './options.js';
 export { checkOutput, parseOutput, CheckFailedError } from './output.js';
-
-/** Everything a handler may use. `transcript` is live: the `append` handler pushes onto it. */
-export interface HandlerContext {
-  readonly turnId: string;
-  readonly model: Model;
-  readonly dispatcher: Dispatcher;
-  readonly transcript: Message[];
-  /** Aborts when the turn is cancelled; pass it to every model and tool call. */
-  readonly signal: AbortSignal;
-  /**
-   * The same cancellation, readable without making the AbortSignal (`runTurn` makes the signal
-   * only when someone reads `signal`: creating and aborting one costs microseconds per turn).
-   */
-  readonly cancellation?: Cancellation;
-  readonly approve?: ApproveFn;
-  /** What a parked call `approve` leaves out gets (default `'expire'`). */
-  readonly whenUndecided?: UndecidedPolicy;
-  /** Decisions known up front, by call id (passed to the dispatcher as `decisions`). */
-  readonly decisions?: Readonly<Record<string, ApprovalDecision>>;
-  /** The session a person's grants belong to (passed to the dispatcher as `session`). */
-  readonly session?: string;
-  readonly output?: OutputSchema;
-  readonly check?: CheckFn;
-  readonly compact?: CompactFn;
-  /** Which tools each model call is offered (see `modelRequestFor`). */
-  readonly selectTools?: SelectToolsFn;
-  readonly alwaysOffer?: readonly string[];
-  /** The caller's context (session, user, working directory, …), handed to hooks, policies and records. */
-  readonly context?: JsonObject;
-  readonly onNotice?: (notice: Extract<Effect, { type: 'emit' }>['notice']) => void;
-  readonly onEffect?: (effect: Effect) => void;
-  readonly onStep?: (record: StepRecord) => void;
-  /**
-   * Sees each tool result as soon as its call is decided or its tool finishes (completion order),
-   * before the batch reaches core: the driver passes it to the dispatcher as `onResult`.
-   */
-  readonly onToolResult?: (result: ToolResult) => void;
-}
-
-type EffectOf<T extends Effect['type']> = Extract<Effect, { type: T }>;
-
-/**
- * The table from effect type to handler. Blocking handlers return the one event to feed back (or a
- * promise of it; returning the event itself saves a promise when there is nothing to wait for); a
- * blocking handler that throws or rejects becomes an event (see `handlerFailed`). `append` and `persist`
- * must not throw (a lost message or checkpoint cannot be papered over: the error propagates).
- */
-export interface EffectHandlers {
-  append(effect: EffectOf<'append'>, ctx: HandlerContext): void | Promise<void>;
-  emit(effect: EffectOf<'emit'>, ctx: HandlerContext): void | Promise<void>;
-  persist(effect: EffectOf<'persist'>, ctx: HandlerContext, state: TurnState): void | Promise<void>;
-  call_llm(effect: EffectOf<'call_llm'>, ctx: HandlerContext): TurnEvent | Promise<TurnEvent>;
-  dispatch_tools(effect: EffectOf<'dispatch_tools'>, ctx: HandlerContext): TurnEvent | Promise<TurnEvent>;
-  execute_approved(effect: EffectOf<'execute_approved'>, ctx: HandlerContext): TurnEvent | Promise<TurnEvent>;
-  compact(effect: EffectOf<'compact'>, ctx: HandlerContext): TurnEvent | Promise<TurnEvent>;
-  check_output(effect: EffectOf<'check_output'>, ctx: HandlerContext): TurnEvent | Promise<TurnEvent>;
-  /** The turn is parked (no blocking effect): the event that decides it, or null to suspend. */
-  parked(state: TurnState, ctx: HandlerContext): Promise<TurnEvent | null>;
-}
 
 /** The handlers `runTurn` uses. */
 export const defaultHandlers: EffectHandlers = {
@@ -112,37 +49,33 @@ export const defaultHandlers: EffectHandlers = {
   },
   // A model that throws becomes `model_failed` (see `handlerFailed`); core decides on a retry.
   // A broken selectTools throws a ToolSelectionError: model_failed (tool_selection_failed, not retried).
-  call_llm(effect, ctx) {
+  async call_llm(effect, ctx) {
     const request = modelRequestFor(effect.request, ctx.transcript, ctx.dispatcher.toolSpecs(), ctx);
-    const response = ctx.model.generate(request, modelCallOptions(ctx));
-    return isThenable(response) ? response.then(modelResponded) : modelResponded(response);
+    const response = await ctx.model.generate(request, { signal: ctx.signal });
+    return { type: 'model_responded', response };
   },
   // The batch's audit records ride on the event, so the trace keeps them (and core sees hook_blocked).
-  dispatch_tools(effect, ctx) {
+  async dispatch_tools(effect, ctx) {
     const records: CallRecord[] = [];
-    return ctx.dispatcher
-      .dispatch(effect.calls, recording(ctx, records))
-      .then((outcome) => dispatchOutcomeEvent(outcome, records));
+    const outcome = await ctx.dispatcher.dispatch(effect.calls, dispatchContext(ctx, records));
+    return dispatchOutcomeEvent(outcome, records);
   },
-  execute_approved(effect, ctx) {
+  async execute_approved(effect, ctx) {
     const records: CallRecord[] = [];
-    return ctx.dispatcher
-      .executeApproved(effect.calls, recording(ctx, records))
-      .then(
-        (results): TurnEvent => ({ type: 'approved_tools_completed', results, ...(records.length === 0 ? {} : { records }) }),
-      );
+    const results = await ctx.dispatcher.executeApproved(effect.calls, dispatchContext(ctx, records));
+    return { type: 'approved_tools_completed', results, ...(records.length === 0 ? {} : { records }) };
   },
-  compact(effect, ctx) {
+  async compact(effect, ctx) {
     if (ctx.compact === undefined) return { type: 'compacted' };
-    return runCompaction(ctx.compact, ctx.transcript, effect.info).then(compacted);
+    return { type: 'compacted', info: await runCompaction(ctx.compact, ctx.transcript, effect.info) };
   },
-  check_output(effect, ctx) {
+  async check_output(effect, ctx) {
     if (ctx.check === undefined) return readOutput(effect.candidate, ctx.output);
     return checkOutput(effect.candidate, ctx.output, ctx.check);
   },
   async parked(state, ctx) {
     if (ctx.approve === undefined) return null;
-    return askApproval(ctx.approve, state, ctx.dispatcher, () => turnCancellation(ctx).aborted, {
+    return askApproval(ctx.approve, state, () => ctx.signal.aborted, {
       scope: dispatchContext(ctx),
       awaiting: awaitingOf(ctx),
       ...definedProps({ whenUndecided: ctx.whenUndecided }),
@@ -150,9 +83,6 @@ export const defaultHandlers: EffectHandlers = {
   },
 };
 
-// One per context: an object literal with a getter is slow to make, and a turn makes several calls.
-const callOptionsOf = new WeakMap<HandlerContext, { readonly signal: AbortSignal }>();
-const dispatchContextOf = new WeakMap<HandlerContext, DispatchContext>();
 // The calls the approve callback said to await, per turn run: they are not asked about again.
 const awaitingByContext = new WeakMap<HandlerContext, Set<string>>();
 
@@ -165,69 +95,24 @@ function awaitingOf(ctx: HandlerContext): Set<string> {
   return set;
 }
 
-/** `{ signal }` for a model call; the signal is made only if the model reads it. */
-export function modelCallOptions(ctx: HandlerContext): { readonly signal: AbortSignal } {
-  const own = turnContextOf(ctx);
-  if (own !== undefined) return own.callOptions();
-  let options = callOptionsOf.get(ctx);
-  if (options === undefined) {
-    options = {
-      get signal() {
-        return ctx.signal;
-      },
-    };
-    callOptionsOf.set(ctx, options);
-  }
-  return options;
-}
-
 /**
- * The dispatch context of a turn: its id, cancellation, `onToolResult` (as `onResult`), session,
+ * The dispatch context of a turn: its id, signal, `onToolResult` (as `onResult`), session,
  * up-front decisions, the caller's `context` and the transcript (hooks and policies see a frozen
- * copy); the signal is made only if read.
+ * copy); with `records`, the batch's audit records go into it.
  */
-export function dispatchContext(ctx: HandlerContext): DispatchContext {
-  const own = turnContextOf(ctx);
-  if (own !== undefined) return own.dispatchContext();
-  let made = dispatchContextOf.get(ctx);
-  if (made === undefined) {
-    // No spread: it would read the getter and make the signal.
-    const cancellation = ctx.cancellation;
-    const shared = { turnId: ctx.turnId, transcript: ctx.transcript, ...definedProps({ context: ctx.context }) };
-    const base: DispatchContext =
-      cancellation === undefined
-        ? { ...shared, signal: ctx.signal }
-        : {
-            ...shared,
-            get signal() {
-              return ctx.signal;
-            },
-            cancellation,
-          };
-    for (const [key, value] of [
-      ['onResult', ctx.onToolResult],
-      ['session', ctx.session],
-      ['decisions', ctx.decisions],
-    ] as const)
-      if (value !== undefined) Object.defineProperty(base, key, { value, enumerable: true });
-    made = base;
-    dispatchContextOf.set(ctx, made);
-  }
-  return made;
-}
-
-/** The turn's dispatch context, for one batch, with its audit records going into `records`. */
-function recording(ctx: HandlerContext, records: CallRecord[]): DispatchContext {
-  const own = turnContextOf(ctx);
-  if (own !== undefined) return own.batchContext(records);
-  return Object.create(dispatchContext(ctx), {
-    onRecord: { value: (record: CallRecord) => records.push(record), enumerable: true },
-  }) as DispatchContext;
-}
-
-/** The context's cancellation (its AbortSignal's when a handler built a context without one). */
-function turnCancellation(ctx: HandlerContext): Cancellation {
-  return cancellationOf(ctx) as Cancellation;
+export function dispatchContext(ctx: HandlerContext, records?: CallRecord[]): DispatchContext {
+  return {
+    turnId: ctx.turnId,
+    signal: ctx.signal,
+    transcript: ctx.transcript,
+    ...definedProps({
+      context: ctx.context,
+      onResult: ctx.onToolResult,
+      session: ctx.session,
+      decisions: ctx.decisions,
+      onRecord: records === undefined ? undefined : (record: CallRecord) => void records.push(record),
+    }),
+  };
 }
 
 /** Where a drive ended: `outcome` is null when the turn is parked and nobody could decide (suspended). */
@@ -249,36 +134,24 @@ export async function driveTurn(
 ): Promise<DriveResult> {
   let current = state;
   let pending = effects;
-  const cancel = turnCancellation(ctx);
-  // A turn nobody can cancel while it runs (runTurn without a signal) waits on its handlers directly.
-  const waiter = turnContextOf(ctx)?.cancellable === false ? undefined : new Waiter(cancel);
+  const { signal } = ctx;
   for (;;) {
     let blocking: BlockingEffect | undefined;
-    for (let i = 0; i < pending.length; i++) {
-      const effect = pending[i] as Effect;
+    for (const effect of pending) {
       if (ctx.onEffect !== undefined) quietly(() => ctx.onEffect?.(effect));
       if (isBlocking(effect)) blocking = effect;
       else {
-        // Await only a handler that returned a promise: the default ones are synchronous.
-        const done = performObserver(effect, ctx, handlers, current);
-        if (done !== undefined) await done;
+        const observed = performObserver(effect, ctx, handlers, current);
+        if (observed !== undefined) await observed;
       }
     }
     if (blocking?.type === 'done') return { state: current, outcome: blocking.outcome };
     if (isTerminal(current)) return { state: current, outcome: current.outcome };
     let event: TurnEvent | null;
-    if (blocking !== undefined) {
-      const started = startEffect(blocking, ctx, handlers, cancel);
-      if (isThenable(started)) {
-        try {
-          event = await (waiter !== undefined && isRaced(blocking) ? waiter.wait(started, blocking) : started);
-        } catch (error) {
-          event = handlerFailed(blocking, error);
-        }
-      } else event = started;
-    } else if (current.status === 'awaiting_approval') {
+    if (blocking !== undefined) event = await performEffect(blocking, ctx, handlers);
+    else if (current.status === 'awaiting_approval') {
       try {
-        event = await raceCancellation(handlers.parked(current, ctx), cancel, () => null);
+        event = await raceAbort(handlers.parked(current, ctx), signal, () => null);
       } catch {
         // A `parked` handler that threw: fail closed, the undecided calls expire (or, if the turn
         // was cancelled meanwhile, the cancel below wins).
@@ -286,7 +159,7 @@ export async function driveTurn(
       }
     } else event = null; // nothing in flight (a resumed state with nothing to redo): hand it back as is
     // A cancelled turn gets `cancel` instead of the event in hand, unless it carries tool results (core's rule).
-    if (cancel.aborted && cancelPreempts(event)) event = cancelEvent(cancel);
+    if (signal.aborted && cancelPreempts(event)) event = cancelEvent(signal);
     if (event === null) return { state: current, outcome: null };
     // Parked calls a cancel ends get their final decision record (approved ones only if they never ran).
     if (
@@ -320,17 +193,5 @@ function performObserver(
       return handlers.emit(effect, ctx);
     case 'persist':
       return handlers.persist(effect, ctx, state);
-  }
-}
-
-const modelResponded = (response: ModelResponse): TurnEvent => ({ type: 'model_responded', response });
-const compacted = (info: { before: number; after: number }): TurnEvent => ({ type: 'compacted', info });
-
-/** Observers must not break a turn: what they throw is ignored. */
-function quietly(run: () => void): void {
-  try {
-    run();
-  } catch {
-    // Deliberately ignored: see above.
   }
 }

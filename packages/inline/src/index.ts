@@ -2,7 +2,6 @@
 // driver (driveTurn, defaultHandlers, the handler context, …) is `@turnkit/inline/driver`.
 export { runTurn, resumeTurn } from './run.js';
 export { createAgent } from './agent.js';
-export type { Agent, AgentOptions, AgentResumeOptions, AgentRunOptions } from './agent.js';
 export { keepLastMessages, runCompaction, CompactFailedError } from './compaction.js';
 export { ToolSelectionError } from './model.js';
 export type { ToolSelection } from './model.js';

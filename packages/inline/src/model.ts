@@ -7,8 +7,8 @@ import type { SelectToolsFn, ToolSelectionInfo } from './types.js';
 
 /** How the tools of one model call are chosen (`selectTools` and `alwaysOffer` of runTurn). */
 export interface ToolSelection {
-  readonly selectTools?: SelectToolsFn;
-  readonly alwaysOffer?: readonly string[];
+  readonly selectTools?: SelectToolsFn | undefined;
+  readonly alwaysOffer?: readonly string[] | undefined;
 }
 
 /** A `selectTools` that broke: its `turnError` (kind `tool_selection_failed`) fails the turn, with no retry. */

@@ -1,5 +1,5 @@
-// The options and results of an in-process turn. Everything a result carries is plain JSON except
-// `trace` entries' effects, which are plain JSON too: a suspended result can be written to disk as is.
+// The options and results of an in-process turn, and of an agent. Everything a result carries is plain JSON except `trace` entries'
+// effects, which are plain JSON too: a suspended result can be written to disk as is.
 
 import type {
   ApprovalDecision,
@@ -14,7 +14,6 @@ import type {
   Trace,
   TraceEntry,
   TurnError,
-  TurnEvent,
   TurnLimitsInput,
   TurnState,
   ToolSpec,
@@ -250,3 +249,31 @@ export interface EndedTurnResult extends TurnResultFields {
 
 /** What `runTurn` and `resumeTurn` return. Narrow on `status` (`'suspended'`) before resuming. */
 export type TurnResult = SuspendedTurnResult | EndedTurnResult;
+
+/** What an agent is made of: the options of `runTurn` that stay the same from turn to turn. */
+export type AgentOptions = Omit<RunTurnOptions, 'input' | 'transcript' | 'signal' | 'id' | 'trace'>;
+
+/** What may differ from run to run. Given here, `model`, `approve` and the observers replace the agent's. */
+export interface AgentRunOptions {
+  /** Earlier messages of the conversation. */
+  readonly transcript?: readonly Message[];
+  readonly signal?: AbortSignal;
+  readonly id?: string;
+  /** Record every transition in `result.trace`. */
+  readonly trace?: boolean;
+  readonly model?: Model;
+  readonly approve?: ApproveFn;
+  readonly onNotice?: (notice: Notice) => void;
+  readonly onEffect?: (effect: Effect) => void;
+  readonly onStep?: (record: StepRecord) => void;
+}
+
+/** The options of `agent.resume`: what the suspended result carries, the decisions, and per-run options. */
+export type AgentResumeOptions = Omit<ResumeTurnOptions, keyof AgentOptions> & Omit<AgentRunOptions, 'transcript' | 'trace'>;
+
+export interface Agent {
+  /** Runs one turn on `input`; as `runTurn` with the agent's options. */
+  run(input: string, options?: AgentRunOptions): Promise<TurnResult>;
+  /** Continues a suspended turn of this agent; as `resumeTurn` with the agent's options. */
+  resume(options: AgentResumeOptions): Promise<TurnResult>;
+}

@@ -1,5 +1,5 @@
 // The spans of one activation of a turn, kept as the interpreter reports effects, transitions and
-// tool executions. Every method swallows its own faults (see `quietly`): telemetry never breaks
+// tool executions. Every method swallows its own faults (core's `quietly`): telemetry never breaks
 // a turn.
 
 import {
@@ -15,6 +15,7 @@ import {
   trace,
 } from '@opentelemetry/api';
 import type { Effect, Message, ModelResponse, TraceEntry, TurnError } from '@turnkit/core';
+import { quietly } from '@turnkit/core/internal';
 import type { ExecutionOutcome, ToolExecution } from '@turnkit/dispatch';
 import { ATTR, OPERATION, TURNKIT_ATTR } from './conventions.js';
 import { readTraceContext, type SavedTraceContext, saveTraceContext } from './trace-context.js';
@@ -29,15 +30,6 @@ export interface ActivationSettings {
   readonly link: unknown;
   readonly transcript: readonly Message[];
   readonly parent: Context | undefined;
-}
-
-/** Errors of a telemetry observer are its own: they never reach the turn. */
-export function quietly(fn: () => void): void {
-  try {
-    fn();
-  } catch {
-    // Telemetry must not break a turn.
-  }
 }
 
 function json(value: unknown): string {

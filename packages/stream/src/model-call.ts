@@ -5,7 +5,6 @@
 // `model_failed` exactly as it does for `generate()`, saying whether output already reached the
 // reader (then core does not retry).
 import type { Model, ModelCallOptions, ModelRequest, ModelResponse } from '@turnkit/core';
-import { signalCancellation, type Cancellation } from '@turnkit/dispatch';
 import { createAggregator } from './aggregate.js';
 import type { TurnStreamEvent } from './events.js';
 import type { EventSink } from './handoff.js';
@@ -13,32 +12,25 @@ import type { EventSink } from './handoff.js';
 /**
  * Performs one model call for a streamed turn and returns the aggregated response. Throws what the
  * model throws, a StreamProtocolError for a broken stream, or the abort reason once `signal` aborts.
- * `cancel`, when given, is the same cancellation as `options.signal`, read without making the signal.
  */
 export async function streamModelResponse(
   model: Model,
   request: ModelRequest,
   options: ModelCallOptions,
   sink: EventSink<TurnStreamEvent>,
-  cancel: Cancellation = signalCancellation(options.signal),
 ): Promise<ModelResponse> {
-  if (typeof model.stream !== 'function') return generateAsOneDelta(model, request, options, sink, cancel);
+  if (typeof model.stream !== 'function') return generateAsOneDelta(model, request, options, sink);
   const aggregator = createAggregator();
   // for await closes the model's iterator (return()) on every exit, including an abort.
   for await (const part of model.stream(request, options)) {
-    throwIfAborted(cancel);
+    options.signal.throwIfAborted();
     const event = aggregator.push(part);
     if (event === undefined) continue;
     const taken = sink.send(event);
     if (taken !== undefined) await taken;
   }
-  throwIfAborted(cancel);
+  options.signal.throwIfAborted();
   return aggregator.finish();
-}
-
-/** What `signal.throwIfAborted()` does, without making the signal. */
-function throwIfAborted(cancel: Cancellation): void {
-  if (cancel.aborted) throw cancel.reason;
 }
 
 async function generateAsOneDelta(
@@ -46,10 +38,9 @@ async function generateAsOneDelta(
   request: ModelRequest,
   options: ModelCallOptions,
   sink: EventSink<TurnStreamEvent>,
-  cancel: Cancellation,
 ): Promise<ModelResponse> {
   const response = await model.generate(request, options);
-  throwIfAborted(cancel);
+  options.signal.throwIfAborted();
   // The turn machine validates the response; only well-formed pieces are announced here.
   const pieces: TurnStreamEvent[] = [];
   if (response !== null && typeof response === 'object') {

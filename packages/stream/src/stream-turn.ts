@@ -4,13 +4,7 @@
 // and taps the observer effects (append, emit) and tool results to hand events to the reader.
 import { toTurnError, type ParkedCall, type ToolResult } from '@turnkit/core';
 import { resumeTurn, runTurn, type ResumeTurnOptions, type RunTurnOptions, type TurnResult } from '@turnkit/inline';
-import {
-  defaultHandlers,
-  modelCallOptions,
-  modelRequestFor,
-  type EffectHandlers,
-  type HandlerContext,
-} from '@turnkit/inline/driver';
+import { defaultHandlers, modelRequestFor, type EffectHandlers, type HandlerContext } from '@turnkit/inline/driver';
 import type { TurnStreamEvent } from './events.js';
 import type { EventSink } from './handoff.js';
 import { streamModelResponse } from './model-call.js';
@@ -77,10 +71,11 @@ export function streamingHandlers(sink: EventSink<TurnStreamEvent>, base: Effect
     return sink.send({ type: 'tool_result', result });
   };
   // The same context with `onToolResult` set: the driver hands it to the dispatcher as `onResult`,
-  // so parallel results reach the reader in completion order. Made per call, not copied: a copy
-  // would read (and so make) the lazy `signal`.
-  const reporting = (ctx: HandlerContext): HandlerContext =>
-    Object.create(ctx, { onToolResult: { value: (result: ToolResult) => void announce(result) } }) as HandlerContext;
+  // so parallel results reach the reader in completion order.
+  const reporting = (ctx: HandlerContext): HandlerContext => ({
+    ...ctx,
+    onToolResult: (result: ToolResult) => void announce(result),
+  });
 
   return {
     ...base,
@@ -112,7 +107,7 @@ export function streamingHandlers(sink: EventSink<TurnStreamEvent>, base: Effect
       try {
         return {
           type: 'model_responded',
-          response: await streamModelResponse(ctx.model, request, modelCallOptions(ctx), counted, ctx.cancellation),
+          response: await streamModelResponse(ctx.model, request, { signal: ctx.signal }, counted),
         };
       } catch (error) {
         return sent

@@ -3,10 +3,8 @@
 // signal, reject after a cancel) becomes one RawResult, and no rejection is left unhandled.
 
 import type { ToolCall } from '@turnkit/core';
-import type { Cancellation } from '../cancellation.js';
+import { delay } from '../abort.js';
 import { MAX_TIMEOUT_MS, type AnyTool } from '../config.js';
-import { sleep } from '../race.js';
-import { unwatch, watch, type Deadline } from '../deadlines.js';
 import { kindOf, type ToolErrorKind } from '../errors.js';
 import { nextWait, retryFor, type KindRetry, type RetryPolicy } from '../retry.js';
 import { describeThrown, quote } from '../text.js';
@@ -26,154 +24,81 @@ export type RunOutcome =
   | { readonly kind: 'timeout' }
   | { readonly kind: 'cancelled' };
 
-type ThenFn = (onResolved: (value: unknown) => void, onRejected: (error: unknown) => void) => unknown;
+const CANCELLED_TRY: RunOutcome = { kind: 'cancelled' };
 
-/** The tool's own cancellation: its AbortSignal is made only if the tool reads `ctx.signal`. */
-class ToolAbort {
-  #controller: AbortController | undefined;
-  #aborted: { readonly reason: unknown } | undefined;
-
-  get signal(): AbortSignal {
-    if (this.#controller === undefined) {
-      this.#controller = new AbortController();
-      if (this.#aborted !== undefined) this.#controller.abort(this.#aborted.reason);
-    }
-    return this.#controller.signal;
-  }
-
-  abort(reason: unknown): void {
-    this.#aborted = { reason };
-    this.#controller?.abort(reason);
-  }
-}
-
-const nativeThen = Promise.prototype.then as ThenFn;
+const promiseThen = Promise.prototype.then;
 
 /**
- * A tool's pending try, settled by the first of: its promise, the turn's cancellation, its
- * deadline (watched with every other call's, see deadlines.ts). One object per try.
- */
-class PendingTry implements Deadline {
-  readonly at: number;
-  readonly #tool: AnyTool;
-  readonly #abort: ToolAbort;
-  readonly #turn: Cancellation;
-  readonly #timeoutMs: number;
-  readonly #resolve: (outcome: RunOutcome) => void;
-  readonly #removeAbort: () => void;
-  #settled = false;
-
-  constructor(
-    resolve: (outcome: RunOutcome) => void,
-    tool: AnyTool,
-    abort: ToolAbort,
-    turn: Cancellation,
-    timeoutMs: number,
-    deadline: number,
-  ) {
-    this.at = deadline;
-    this.#resolve = resolve;
-    this.#tool = tool;
-    this.#abort = abort;
-    this.#turn = turn;
-    this.#timeoutMs = timeoutMs;
-    // Abort the tool's signal first, then settle: a tool that rejects on abort does so a
-    // microtask later, so the call is reported as cancelled or timed out, not as an error.
-    this.#removeAbort = turn.onAbort(() => {
-      abort.abort(turn.reason);
-      this.settle(CANCELLED_TRY);
-    });
-    watch(this);
-  }
-
-  /** The deadline passed: the tool's signal aborts with a TimeoutError. */
-  expire(): void {
-    this.#abort.abort(new DOMException(`Tool '${this.#tool.name}' timed out after ${this.#timeoutMs} ms.`, 'TimeoutError'));
-    this.settle({ kind: 'timeout' });
-  }
-
-  settle(outcome: RunOutcome): void {
-    if (this.#settled) return;
-    this.#settled = true;
-    unwatch(this);
-    this.#removeAbort();
-    this.#resolve(outcome);
-  }
-}
-
-/** Settles a tool's pending promise against the turn's cancellation and the call's deadline (counted from the first try). */
-function settleAgainst(
-  value: unknown,
-  then: ThenFn,
-  tool: AnyTool,
-  abort: ToolAbort,
-  turn: Cancellation,
-  timeoutMs: number,
-  deadline: number,
-): Promise<RunOutcome> {
-  return new Promise((resolve) => {
-    const pending = new PendingTry(resolve, tool, abort, turn, timeoutMs, deadline);
-    const ok = (result: unknown): void => pending.settle({ kind: 'ok', value: result });
-    const failed = (error: unknown): void => pending.settle({ kind: 'error', error });
-    // A tool that ignores its signal keeps running after a timeout; its late result is dropped.
-    // A native promise is subscribed to directly; any other thenable through a promise, which
-    // calls back once and takes a throw of its `then` as a rejection.
-    if (value instanceof Promise && then === nativeThen) then.call(value, ok, failed);
-    else new Promise<unknown>((r, j) => void then.call(value, r, j)).then(ok, failed);
-  });
-}
-
-/**
- * One try of the tool under its timeout and the turn's cancellation. A tool that returns a plain
- * value (not a promise) settles at once, without a timer: a timer costs more than a small tool.
+ * One try of the tool, settled by the first of: its result, the turn's signal, its deadline (a
+ * `performance.now()` time). The tool gets a signal of its own, aborted with the turn's reason or
+ * with a TimeoutError; a tool that ignores it keeps running, and its late result is dropped.
  */
 export function runOnce(
   tool: AnyTool,
   call: ToolCall,
   input: unknown,
-  turn: Pick<TurnInfo, 'turnId' | 'cancel'>,
+  turn: Pick<TurnInfo, 'turnId' | 'signal'>,
   timeoutMs: number,
   deadline: number,
-): RunOutcome | Promise<RunOutcome> {
-  const { cancel } = turn;
-  if (cancel.aborted) return CANCELLED_TRY;
-  const abort = new ToolAbort();
-  let value: unknown;
-  let then: unknown;
+): Promise<RunOutcome> {
+  const { signal } = turn;
+  if (signal.aborted) return Promise.resolve(CANCELLED_TRY);
+  const abort = new AbortController();
+  let work: Promise<unknown>;
   try {
-    value = tool.execute(input, {
-      get signal() {
-        return abort.signal;
-      },
-      callId: call.id,
-      turnId: turn.turnId,
-    });
+    const value: unknown = tool.execute(input, { signal: abort.signal, callId: call.id, turnId: turn.turnId });
     // Read `then` once, as promise resolution would: a throwing getter is the tool's error.
-    then =
+    const then: unknown =
       value !== null && (typeof value === 'object' || typeof value === 'function')
         ? (value as { then?: unknown }).then
         : undefined;
+    // A tool that returned a plain value has finished: its result is real even if the turn was
+    // cancelled meanwhile (the side effect happened), so it is kept.
+    if (typeof then !== 'function') return Promise.resolve({ kind: 'ok', value });
+    // A native promise is awaited as it is; any other thenable through a promise, which calls
+    // back once and takes a throw of its `then` as a rejection.
+    work =
+      then === promiseThen && value instanceof Promise
+        ? value
+        : new Promise((resolve, reject) => void then.call(value, resolve, reject));
   } catch (error) {
     // A tool that cancelled the turn while it ran is reported as cancelled, not as an error.
-    return cancel.aborted ? cancelledTry(abort, cancel) : { kind: 'error', error };
+    if (!signal.aborted) return Promise.resolve({ kind: 'error', error });
+    abort.abort(signal.reason);
+    return Promise.resolve(CANCELLED_TRY);
   }
-  // A tool that returned a plain value has finished: its result is real even if the turn was
-  // cancelled meanwhile (the side effect happened), so it is kept.
-  if (typeof then !== 'function') return { kind: 'ok', value };
-  if (cancel.aborted) {
-    // The dropped promise may reject on abort: handle it so it is not an unhandled rejection.
-    new Promise<unknown>((r, j) => void (then as ThenFn).call(value, r, j)).catch(() => undefined);
-    return cancelledTry(abort, cancel);
-  }
-  return settleAgainst(value, then as ThenFn, tool, abort, cancel, timeoutMs, deadline);
-}
-
-const CANCELLED_TRY: RunOutcome = { kind: 'cancelled' };
-
-/** A try the turn's cancellation ended: the tool's own signal is aborted with the turn's reason. */
-function cancelledTry(abort: ToolAbort, cancel: Cancellation): RunOutcome {
-  abort.abort(cancel.reason);
-  return CANCELLED_TRY;
+  return new Promise<RunOutcome>((resolve) => {
+    const settle = (outcome: RunOutcome): void => {
+      clearTimeout(timer);
+      signal.removeEventListener('abort', cancelled);
+      resolve(outcome);
+    };
+    // Abort the tool's signal first, then settle: a tool that rejects on abort does so a
+    // microtask later, so the call is reported as cancelled or timed out, not as an error.
+    const cancelled = (): void => {
+      abort.abort(signal.reason);
+      settle(CANCELLED_TRY);
+    };
+    const timer = setTimeout(
+      () => {
+        abort.abort(new DOMException(`Tool '${tool.name}' timed out after ${timeoutMs} ms.`, 'TimeoutError'));
+        settle({ kind: 'timeout' });
+      },
+      Math.max(0, deadline - performance.now()),
+    );
+    signal.addEventListener('abort', cancelled, { once: true });
+    try {
+      promiseThen.call(
+        work,
+        (value) => settle({ kind: 'ok', value }),
+        (error: unknown) => settle({ kind: 'error', error }),
+      );
+    } catch (error) {
+      // Not a promise after all (an object that only pretends to be one): the tool's error.
+      settle({ kind: 'error', error });
+    }
+    if (signal.aborted) cancelled();
+  });
 }
 
 function shouldRetry(tool: AnyTool, error: unknown): boolean {
@@ -231,20 +156,19 @@ export async function runTool(
   tool: AnyTool,
   call: ToolCall,
   input: unknown,
-  turn: Pick<TurnInfo, 'turnId' | 'cancel'>,
+  turn: Pick<TurnInfo, 'turnId' | 'signal'>,
   options: ExecuteOptions,
 ): Promise<Executed> {
   const timeoutMs = tool.timeoutMs ?? options.defaultTimeoutMs;
   const perTry = retryFor('timeout', tool.retryPolicy, options.retryPolicy) !== undefined;
   let deadline = performance.now() + timeoutMs;
   for (let attempt = 1; ; attempt++) {
-    if (turn.cancel.aborted)
+    if (turn.signal.aborted)
       return attempt === 1
         ? failed(call, `cancelled: the turn was cancelled before ${quote(call.name)} ran.`, 'cancelled', 0)
         : cancelledDuring(call, attempt - 1);
     if (perTry) deadline = performance.now() + timeoutMs;
-    const tried = runOnce(tool, call, input, turn, timeoutMs, deadline);
-    const outcome = tried instanceof Promise ? await tried : tried;
+    const outcome = await runOnce(tool, call, input, turn, timeoutMs, deadline);
     if (outcome.kind === 'ok')
       return { result: { callId: call.id, name: call.name, output: outcome.value, isError: false }, attempts: attempt };
     if (outcome.kind === 'cancelled') return cancelledDuring(call, attempt);
@@ -259,6 +183,6 @@ export async function runTool(
       const note = ` (not tried again: the next try would start after the call's ${timeoutMs} ms timeout)`;
       return failed(call, failureText(call.name, failure, timeoutMs, attempt, note), failure.kind, attempt);
     }
-    if (!(await sleep(Math.min(wait, MAX_TIMEOUT_MS), turn.cancel))) return cancelledDuring(call, attempt);
+    if (!(await delay(Math.min(wait, MAX_TIMEOUT_MS), turn.signal))) return cancelledDuring(call, attempt);
   }
 }

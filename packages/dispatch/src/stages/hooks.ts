@@ -2,13 +2,12 @@
 // code: each runs under the turn's cancellation and inside a `try`. Failing closed: a before-hook
 // that fails denies the call; an after-hook that fails withholds the output.
 
-import type { JsonObject } from '@turnkit/core/internal';
 import type { Message, ToolCall } from '@turnkit/core';
-import type { Cancellation } from '../cancellation.js';
+import { errorMessage, type JsonObject } from '@turnkit/core/internal';
 import type { AnyTool } from '../config.js';
-import { CANCELLED, raceUserCode } from '../race.js';
+import { CANCELLED, unlessAborted } from '../abort.js';
 import { deny, type Denial } from '../results.js';
-import { errorMessage, quote } from '../text.js';
+import { quote } from '../text.js';
 import type { AfterHook, BeforeHook, CallInfo, RawResult } from '../types.js';
 import { validate } from './normalise.js';
 
@@ -22,22 +21,20 @@ export interface Subject {
 /** The turn as the stages that run user code see it. */
 export interface TurnInfo {
   readonly turnId: string;
-  readonly cancel: Cancellation;
+  readonly signal: AbortSignal;
   readonly context: JsonObject;
   readonly transcript: () => readonly Message[];
 }
 
-/** A call as hooks and policies see it; the AbortSignal and the transcript's copy are made only if one of them reads it. */
-export function callInfo({ call, tool, input }: Subject, { turnId, cancel, context, transcript }: TurnInfo): CallInfo {
+/** A call as hooks and policies see it; the transcript's copy is made only if one of them reads it. */
+export function callInfo({ call, tool, input }: Subject, { turnId, signal, context, transcript }: TurnInfo): CallInfo {
   return {
     call,
     tool,
     input,
     turnId,
     context,
-    get signal() {
-      return cancel.signal;
-    },
+    signal,
     get transcript() {
       return transcript();
     },
@@ -70,7 +67,7 @@ async function beforeHook(
     deny(call, source, `Call to ${quote(call.name)} denied: before-hook '${hook.name}' ${why}`, 'denied');
   let outcome: unknown;
   try {
-    outcome = await raceUserCode(() => hook.run(callInfo(subject, turn)), turn.cancel);
+    outcome = await unlessAborted(() => hook.run(callInfo(subject, turn)), turn.signal);
   } catch (error) {
     return refused(`failed (${errorMessage(error)}). Do not retry it unchanged.`);
   }
@@ -102,7 +99,7 @@ export async function runBeforeHooks(hooks: readonly BeforeHook[], subject: Subj
   let raw: unknown = subject.call.input;
   let approvedBy: string | undefined;
   for (const hook of hooks) {
-    if (turn.cancel.aborted) return cancelledBefore(subject.call);
+    if (turn.signal.aborted) return cancelledBefore(subject.call);
     const outcome = await beforeHook(hook, { ...subject, input }, turn);
     if (outcome.kind === 'deny') return outcome;
     input = outcome.input;
@@ -139,7 +136,7 @@ export async function runAfterHooks(
   hooks: readonly AfterHook[],
   result: RawResult,
   info: CallInfo,
-  cancel: Cancellation,
+  signal: AbortSignal,
 ): Promise<RawResult> {
   let current = result;
   for (const hook of hooks) {
@@ -151,7 +148,7 @@ export async function runAfterHooks(
     });
     let outcome: unknown;
     try {
-      outcome = await raceUserCode(() => hook.run(current, info), cancel);
+      outcome = await unlessAborted(() => hook.run(current, info), signal);
     } catch (error) {
       current = withheld(`failed (${errorMessage(error)})`);
       continue;

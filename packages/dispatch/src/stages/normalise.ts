@@ -2,12 +2,12 @@
 // Each field of the call is read once, into a plain copy; nothing of the original is read again.
 
 import * as z from 'zod';
-import { copyJson } from '@turnkit/core/internal';
 import type { JsonValue, ToolCall } from '@turnkit/core';
+import { errorMessage, copyJson } from '@turnkit/core/internal';
 import { coerceBySchema } from '../coerce.js';
 import type { AnyTool } from '../config.js';
 import { deny, type Denial } from '../results.js';
-import { errorMessage, quote } from '../text.js';
+import { quote } from '../text.js';
 
 const MAX_ISSUES = 20;
 
@@ -96,41 +96,21 @@ export function describeIssues(
 /**
  * Stage 3 for the model's input: the tool's schema parses it; with `coerce`, an input that fails is
  * coerced towards the tool's JSON Schema (`"42"` → 42) and parsed again. The first failure's text
- * stands when coercion does not help. Never throws; a promise only for a schema that is async.
+ * stands when coercion does not help. Never rejects.
  */
-export function validateInput(tool: AnyTool, name: string, value: JsonValue, coerce: boolean): Validated | Promise<Validated> {
+export function validateInput(tool: AnyTool, name: string, value: unknown, coerce: boolean): Promise<Validated> {
   const first = validate(tool, name, value);
-  if (first instanceof Promise) return first.then((settled) => coerceAfter(settled, tool, name, value, coerce));
-  return coerceAfter(first, tool, name, value, coerce);
-}
-
-function coerceAfter(
-  first: Validated,
-  tool: AnyTool,
-  name: string,
-  value: JsonValue,
-  coerce: boolean,
-): Validated | Promise<Validated> {
-  if (first.ok || !coerce) return first;
-  let coerced: JsonValue;
-  try {
-    coerced = coerceBySchema(value, tool.inputSchema);
-  } catch {
-    return first;
-  }
-  const again = validate(tool, name, coerced);
-  return again instanceof Promise ? again.then((settled) => (settled.ok ? settled : first)) : again.ok ? again : first;
-}
-
-/**
- * Schemas found to be async (an async refinement or transform): they are parsed with
- * `safeParseAsync` from then on. Every other schema is parsed synchronously, without a promise.
- */
-const asyncSchemas = new WeakSet<object>();
-
-function parsedResult(name: string, parsed: z.ZodSafeParseResult<unknown>): Validated {
-  if (parsed.success) return { ok: true, input: parsed.data };
-  return { ok: false, text: describeIssues(name, parsed.error.issues) };
+  if (!coerce) return first;
+  return first.then((settled) => {
+    if (settled.ok) return settled;
+    let coerced: JsonValue;
+    try {
+      coerced = coerceBySchema(value as JsonValue, tool.inputSchema);
+    } catch {
+      return settled;
+    }
+    return validate(tool, name, coerced).then((again) => (again.ok ? again : settled));
+  });
 }
 
 function uncheckable(name: string, error: unknown): Validated {
@@ -140,37 +120,19 @@ function uncheckable(name: string, error: unknown): Validated {
   };
 }
 
-/** zod's "Encountered Promise during synchronous parse", from this copy of zod or the tool's own. */
-function isAsyncParse(error: unknown): boolean {
-  try {
-    return error instanceof z.core.$ZodAsyncError || (error instanceof Error && error.constructor.name === '$ZodAsyncError');
-  } catch {
-    return false;
-  }
-}
-
-async function validateAsync(tool: AnyTool, name: string, value: unknown): Promise<Validated> {
-  try {
-    return parsedResult(name, await z.safeParseAsync(tool.input, value));
-  } catch (error) {
-    return uncheckable(name, error);
-  }
+function parsed(name: string, result: z.ZodSafeParseResult<unknown>): Validated {
+  return result.success ? { ok: true, input: result.data } : { ok: false, text: describeIssues(name, result.error.issues) };
 }
 
 /**
- * Stage 3 (and again after a before-hook's rewrite): the tool's schema parses `value`. Never
- * throws. A schema is parsed synchronously until it turns out to be async (zod then throws its
- * `$ZodAsyncError` before finishing): that parse is done again asynchronously, and so is every
- * later one of the schema.
+ * Stage 3 (and again after a before-hook's rewrite): the tool's schema parses `value`, with zod's
+ * `safeParseAsync`, so a schema with an async refinement or transform works as any other and every
+ * refinement runs once per parse (a synchronous attempt first would run an async refinement twice
+ * and drop the promise of the first run). Never rejects.
  */
-export function validate(tool: AnyTool, name: string, value: unknown): Validated | Promise<Validated> {
-  const schema = tool.input as object;
-  if (asyncSchemas.has(schema)) return validateAsync(tool, name, value);
-  try {
-    return parsedResult(name, z.safeParse(tool.input, value));
-  } catch (error) {
-    if (!isAsyncParse(error)) return uncheckable(name, error);
-    asyncSchemas.add(schema);
-    return validateAsync(tool, name, value);
-  }
+export function validate(tool: AnyTool, name: string, value: unknown): Promise<Validated> {
+  return z.safeParseAsync(tool.input, value).then(
+    (result) => parsed(name, result),
+    (error: unknown) => uncheckable(name, error),
+  );
 }

@@ -6,11 +6,10 @@
 // - `decide` is pure: it turns those facts into allow, deny or ask (docs/tools.md, "The decision
 //   table", is the same precedence written as a table, and a test walks every combination).
 
-import type { Cancellation } from '../cancellation.js';
+import { CANCELLED, unlessAborted } from '../abort.js';
+import { definedProps, errorMessage } from '@turnkit/core/internal';
 import type { DispatcherConfig, PermissionSet } from '../config.js';
 import { collidingArgument, matchesPattern, type Pattern } from '../patterns.js';
-import { CANCELLED, raceUserCode } from '../race.js';
-import { errorMessage } from '../text.js';
 import type { CallInfo, Grant, Policy } from '../types.js';
 import type { Subject } from './hooks.js';
 
@@ -172,7 +171,7 @@ export interface PolicyContext {
   readonly hookApproval?: string | undefined;
   /** What a policy function sees (made only when one runs). */
   readonly info: () => CallInfo;
-  readonly cancel: Cancellation;
+  readonly signal: AbortSignal;
 }
 
 function firstPattern(rules: readonly Pattern[], { call, input }: Subject, restricting: boolean): string | undefined {
@@ -208,11 +207,11 @@ export function denialNow(config: Pick<DispatcherConfig, 'permissionSets'>, subj
 export async function policyFact(
   policy: Policy,
   info: CallInfo,
-  cancel: Cancellation,
+  signal: AbortSignal,
 ): Promise<PolicyFact | undefined | typeof CANCELLED> {
   let verdict: unknown;
   try {
-    verdict = await raceUserCode(() => policy(info), cancel);
+    verdict = await unlessAborted(() => policy(info), signal);
   } catch (error) {
     return { kind: 'error', reason: `the policy check failed (${errorMessage(error)})` };
   }
@@ -239,6 +238,42 @@ export function needsApprovalFact({ tool, input }: Subject): NeedsApprovalFact |
   return needed === false ? undefined : { kind: 'error', reason: 'its needsApproval check did not return a boolean' };
 }
 
+/** The facts from the rules and grants alone, and whether they settle the call by themselves. */
+function ruleAndGrantFacts(ctx: FactsContext): { readonly facts: DecideInput; readonly settled: boolean } {
+  const { config, subject } = ctx;
+  const rules = ruleFacts(config.permissionSets, subject);
+  const denied = rules.ambiguousArgument !== undefined || rules.denyRule !== undefined;
+  const grant = denied ? undefined : ctx.grant(subject.call.name, subject.input);
+  const facts: DecideInput = {
+    tool: subject.tool.name,
+    readOnly: Boolean(subject.tool.readOnly),
+    nonInteractive: config.nonInteractive,
+    defaultDecision: config.defaultDecision,
+    yolo: config.yolo,
+    ...definedProps({ hookApproval: ctx.hookApproval }),
+    ...rules,
+    ...definedProps({ grant }),
+  };
+  return { facts, settled: denied || grant !== undefined || rules.allowRule !== undefined };
+}
+
+function withNeedsApproval(subject: Subject, facts: DecideInput): DecideInput {
+  const needsApproval = needsApprovalFact(subject);
+  return needsApproval === undefined ? facts : { ...facts, needsApproval };
+}
+
+/** What the facts are gathered from when no policy function runs. */
+export type FactsContext = Pick<PolicyContext, 'config' | 'grant' | 'subject' | 'hookApproval'>;
+
+/**
+ * The facts for `decide` of a dispatcher without a policy function: the rules, the grants and the
+ * tool's needsApproval (synchronous), read as `gatherFacts` reads them.
+ */
+export function factsWithoutPolicy(ctx: FactsContext): DecideInput {
+  const { facts, settled } = ruleAndGrantFacts(ctx);
+  return settled ? facts : withNeedsApproval(ctx.subject, facts);
+}
+
 /**
  * The facts for `decide`, or `CANCELLED` when the turn was cancelled while the policy function
  * ran. The rules that settle a call alone (an ambiguous argument, a deny, a grant, an allow) are
@@ -247,35 +282,13 @@ export function needsApprovalFact({ tool, input }: Subject): NeedsApprovalFact |
  * and `decide` of these facts equals `decide` of all the facts. May throw if a pattern cannot be
  * matched (a bug, not user code).
  */
-export function gatherFacts(ctx: PolicyContext): DecideInput | typeof CANCELLED | Promise<DecideInput | typeof CANCELLED> {
-  const { config, subject } = ctx;
-  const base: DecideInput = {
-    tool: subject.tool.name,
-    readOnly: Boolean(subject.tool.readOnly),
-    nonInteractive: config.nonInteractive,
-    defaultDecision: config.defaultDecision,
-    yolo: config.yolo,
-    ...(ctx.hookApproval === undefined ? {} : { hookApproval: ctx.hookApproval }),
-  };
-  const rules = config.permissionSets.length === 0 ? NO_RULES : ruleFacts(config.permissionSets, subject);
-  const denied = rules.ambiguousArgument !== undefined || rules.denyRule !== undefined;
-  const grant = denied ? undefined : ctx.grant(subject.call.name, subject.input);
-  const settled: DecideInput =
-    rules === NO_RULES && grant === undefined ? base : { ...base, ...rules, ...(grant === undefined ? {} : { grant }) };
-  if (denied || grant !== undefined || rules.allowRule !== undefined) return settled;
-  if (config.policy === undefined) return withNeedsApproval(settled, subject);
-  // Only a policy function is waited for.
-  return policyFact(config.policy, ctx.info(), ctx.cancel).then((policy) => {
-    if (policy === CANCELLED) return CANCELLED;
-    const withPolicy: DecideInput = policy === undefined ? settled : { ...settled, policy };
-    if (policy?.kind === 'deny' || policy?.kind === 'error') return withPolicy;
-    return withNeedsApproval(withPolicy, subject);
-  });
-}
-
-const NO_RULES: Partial<DecideInput> = Object.freeze({});
-
-function withNeedsApproval(facts: DecideInput, subject: Subject): DecideInput {
-  const needsApproval = needsApprovalFact(subject);
-  return needsApproval === undefined ? facts : { ...facts, needsApproval };
+export async function gatherFacts(ctx: PolicyContext): Promise<DecideInput | typeof CANCELLED> {
+  const { facts, settled } = ruleAndGrantFacts(ctx);
+  if (settled) return facts;
+  const { policy: run } = ctx.config;
+  const policy = run === undefined ? undefined : await policyFact(run, ctx.info(), ctx.signal);
+  if (policy === CANCELLED) return CANCELLED;
+  if (policy === undefined) return withNeedsApproval(ctx.subject, facts);
+  const withPolicy: DecideInput = { ...facts, policy };
+  return policy.kind === 'deny' || policy.kind === 'error' ? withPolicy : withNeedsApproval(ctx.subject, withPolicy);
 }

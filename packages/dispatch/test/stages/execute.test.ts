@@ -1,12 +1,14 @@
 // Stage 7 on its own: one deadline over every try, retries, cancellation.
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { LazyCancellation } from '../../src/cancellation.js';
 import { defineTool, type RetryOptions } from '../../src/define.js';
 import { runOnce, runTool } from '../../src/stages/execute.js';
 
 const call = { id: 'c1', name: 'flaky', input: {} };
-const turn = () => ({ turnId: 't1', cancel: new LazyCancellation() });
+const turn = () => {
+  const cancel = new AbortController();
+  return { turnId: 't1', cancel, signal: cancel.signal };
+};
 const tool = (execute: (input: unknown, ctx: { signal: AbortSignal }) => unknown, retry?: RetryOptions, timeoutMs?: number) =>
   defineTool({
     name: 'flaky',
@@ -18,9 +20,9 @@ const tool = (execute: (input: unknown, ctx: { signal: AbortSignal }) => unknown
   });
 
 describe('runOnce', () => {
-  it('settles a plain value at once, without a promise', () => {
+  it('settles a plain value, and a synchronous throw', async () => {
     expect(
-      runOnce(
+      await runOnce(
         tool(() => 42),
         call,
         {},
@@ -30,7 +32,7 @@ describe('runOnce', () => {
       ),
     ).toEqual({ kind: 'ok', value: 42 });
     expect(
-      runOnce(
+      await runOnce(
         tool(() => {
           throw new Error('x');
         }),
@@ -43,12 +45,12 @@ describe('runOnce', () => {
     ).toMatchObject({ kind: 'error' });
   });
 
-  it('does not start the tool when the turn is already cancelled', () => {
+  it('does not start the tool when the turn is already cancelled', async () => {
     let ran = false;
     const t = turn();
     t.cancel.abort('stop');
     expect(
-      runOnce(
+      await runOnce(
         tool(() => (ran = true)),
         call,
         {},

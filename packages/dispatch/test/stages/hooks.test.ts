@@ -1,7 +1,6 @@
 // Stage 4 and the after-hooks of stage 8 on their own.
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { LazyCancellation } from '../../src/cancellation.js';
 import { defineTool } from '../../src/define.js';
 import { callInfo, runAfterHooks, runBeforeHooks } from '../../src/stages/hooks.js';
 import type { AfterHook, BeforeHook, RawResult } from '../../src/types.js';
@@ -9,7 +8,10 @@ import type { AfterHook, BeforeHook, RawResult } from '../../src/types.js';
 const shell = defineTool({ name: 'shell', description: 'Runs.', input: z.object({ cmd: z.string() }), execute: () => 'ran' });
 const call = { id: 'c1', name: 'shell', input: { cmd: 'ls' } };
 const subject = { call, tool: shell, input: { cmd: 'ls' } };
-const turn = () => ({ turnId: 't1', cancel: new LazyCancellation(), context: {}, transcript: () => [] });
+const turn = () => {
+  const cancel = new AbortController();
+  return { turnId: 't1', cancel, signal: cancel.signal, context: {}, transcript: () => [] };
+};
 const before = (name: string, run: BeforeHook['run']): BeforeHook => ({ name, run });
 
 describe('runBeforeHooks', () => {
@@ -82,7 +84,7 @@ describe('runAfterHooks', () => {
       after('redact', () => ({ output: '[redacted]' })),
       after('stop', (r) => ({ stop: { reason: `saw ${String(r.output)}` } })),
     ];
-    expect(await runAfterHooks(hooks, result, callInfo(subject, t), t.cancel)).toEqual({
+    expect(await runAfterHooks(hooks, result, callInfo(subject, t), t.signal)).toEqual({
       ...result,
       output: '[redacted]',
       stop: { reason: 'saw [redacted]' },
@@ -103,12 +105,12 @@ describe('runAfterHooks', () => {
           ],
           result,
           callInfo(subject, t),
-          t.cancel,
+          t.signal,
         )
       ).output,
     ).toBe(withheld('failed (x)'));
     for (const bad of [null, 5, { isError: 'yes' }, { stop: null }, { stop: { reason: 1 } }]) {
-      const out = await runAfterHooks([after('h', () => bad as never)], result, callInfo(subject, t), t.cancel);
+      const out = await runAfterHooks([after('h', () => bad as never)], result, callInfo(subject, t), t.signal);
       expect(out).toEqual({
         ...result,
         output: withheld('returned an unrecognised value'),
@@ -117,7 +119,7 @@ describe('runAfterHooks', () => {
       });
     }
     t.cancel.abort('stop');
-    expect((await runAfterHooks([after('h', () => undefined)], result, callInfo(subject, t), t.cancel)).output).toBe(
+    expect((await runAfterHooks([after('h', () => undefined)], result, callInfo(subject, t), t.signal)).output).toBe(
       withheld('did not finish because the turn was cancelled'),
     );
   });

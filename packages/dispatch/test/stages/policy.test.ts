@@ -3,12 +3,11 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { LazyCancellation } from '../../src/cancellation.js';
 import { defineTool } from '../../src/define.js';
 import { GrantList } from '../../src/grants.js';
 import { decide, type DecideInput } from '../../src/index.js';
 import { parsePattern } from '../../src/patterns.js';
-import { CANCELLED } from '../../src/race.js';
+import { CANCELLED } from '../../src/abort.js';
 import { gatherFacts, needsApprovalFact, policyFact, type PolicyContext } from '../../src/stages/policy.js';
 import type { CallInfo, Policy } from '../../src/types.js';
 
@@ -145,12 +144,12 @@ function context(options: {
   ask?: string[];
   policy?: Policy;
   grants?: GrantList;
-  cancel?: LazyCancellation;
+  cancel?: AbortController;
   tool?: typeof shell;
 }): PolicyContext {
   const tool = options.tool ?? shell;
   const subject = { call: { id: 'c1', name: tool.name, input: { cmd: 'ls' } }, tool, input: { cmd: 'ls' } };
-  const cancel = options.cancel ?? new LazyCancellation();
+  const cancel = options.cancel ?? new AbortController();
   const patterns = (list: string[] = []) => list.map((p) => parsePattern(p));
   const grants = options.grants ?? new GrantList();
   return {
@@ -164,7 +163,7 @@ function context(options: {
     grant: (name, input) => grants.match(name, input),
     subject,
     info: () => ({ ...subject, turnId: 't', signal: cancel.signal, context: {}, transcript: [] }) as CallInfo,
-    cancel,
+    signal: cancel.signal,
   };
 }
 
@@ -210,7 +209,7 @@ describe('gatherFacts', () => {
   });
 
   it('gives CANCELLED when the turn is cancelled while the policy runs', async () => {
-    const cancel = new LazyCancellation();
+    const cancel = new AbortController();
     const facts = gatherFacts(context({ cancel, policy: () => new Promise(() => {}) }));
     cancel.abort('stop');
     expect(await facts).toBe(CANCELLED);
@@ -219,7 +218,7 @@ describe('gatherFacts', () => {
 
 describe('policyFact and needsApprovalFact', () => {
   const info = {} as CallInfo;
-  const cancel = new LazyCancellation();
+  const cancel = new AbortController().signal;
 
   it('turns a throwing or unrecognised policy into an error fact, and no opinion into undefined', async () => {
     expect(await policyFact(() => undefined, info, cancel)).toBeUndefined();

@@ -6,7 +6,6 @@
 // database could not be reached (the write may or may not have committed, so the turn is
 // recovered from what is stored).
 
-import { LazyCancellation } from '@turnkit/dispatch';
 import { isFencedOut, messageOf } from '../errors.js';
 import { openHold, protocolStep, type Hold, type LostReason, type ProtocolEffect, type ProtocolEvent } from './protocol.js';
 import type { Lease } from '../types.js';
@@ -53,7 +52,7 @@ function lostReason(error: Error): LostReason {
 }
 
 export class Fence {
-  readonly cancellation = new LazyCancellation();
+  readonly cancellation = new AbortController();
   /** The error that made this worker stop working on the turn (the protocol's `hold.lost` says why). */
   lost: Error | null = null;
   /** The protocol's hold on the turn. */

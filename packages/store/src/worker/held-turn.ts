@@ -250,10 +250,7 @@ export class HeldTurn {
       model: agent.model,
       dispatcher: this.dispatcher,
       transcript: agent.system === undefined ? [...transcript] : [{ role: 'system', content: agent.system }, ...transcript],
-      get signal() {
-        return cancellation.signal;
-      },
-      cancellation,
+      signal: cancellation.signal,
       onEffect: (effect) => {
         this.onEffect(effect);
         hooks?.onEffect?.(effect);

@@ -117,10 +117,7 @@ export async function runJournaledBatch(
   const records: CallRecord[] = [];
   const dispatchCtx: DispatchContext = {
     turnId: fence.lease.id,
-    get signal() {
-      return ctx.signal;
-    },
-    cancellation: fence.cancellation,
+    signal: fence.cancellation.signal,
     onResult,
     onRecord: (record) => records.push(record),
     transcript: ctx.transcript,

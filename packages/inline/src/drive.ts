@@ -1,0 +1,138 @@
+// Driving one turn in-process: the handler context (the model, the dispatcher, the transcript, the
+// turn's AbortSignal following the caller's), the driver, and the result shaped from where it ended.
+
+import { step, undecided, type Effect, type JsonValue, type Message, type TurnEvent, type TurnState } from '@turnkit/core';
+import { definedProps, sealParts } from '@turnkit/core/internal';
+import type { Dispatcher, GrantScope } from '@turnkit/dispatch';
+import { recordTaken } from './approvals.js';
+import type { DriveOptions, EffectHandlers, HandlerContext } from './driver-types.js';
+import { driveTurn } from './driver.js';
+import type { StepRecord, TurnResult } from './types.js';
+
+/**
+ * Drives a turn from `state`: `first` is the event to step it with first (null: none), or the
+ * effects to perform first (a resumed turn's). The turn's signal follows `options.signal` and
+ * aborts when the turn ends, stopping anything a handler left running (a model that lost a race
+ * with the cancel, say).
+ */
+export async function drive(
+  options: DriveOptions,
+  dispatcher: Dispatcher,
+  transcript: Message[],
+  state: TurnState,
+  first: TurnEvent | null | readonly Effect[],
+  handlers: EffectHandlers,
+): Promise<TurnResult> {
+  const outer = options.signal;
+  const controller = new AbortController();
+  const forward = (): void => controller.abort(outer?.reason);
+  if (outer?.aborted === true) forward();
+  else outer?.addEventListener('abort', forward, { once: true });
+
+  const entries: StepRecord[] = [];
+  const onStep =
+    options.trace === true
+      ? (record: StepRecord): void => {
+          entries.push(record);
+          options.onStep?.(record);
+        }
+      : options.onStep;
+  const ctx: HandlerContext = {
+    turnId: state.id,
+    model: options.model,
+    dispatcher,
+    transcript,
+    signal: controller.signal,
+    approve: options.approve,
+    whenUndecided: options.whenUndecided,
+    // Up front only for a new turn: a resumed turn's options carry its saved `state`, and their
+    // decisions are for its pending calls.
+    decisions: 'state' in options ? undefined : options.decisions,
+    session: options.session,
+    context: options.context,
+    // null is what a spread suspended result carries in `output`: no schema.
+    output: options.output ?? undefined,
+    check: options.check,
+    compact: options.compact,
+    selectTools: options.selectTools,
+    alwaysOffer: options.alwaysOffer,
+    onNotice: options.onNotice,
+    onEffect: options.onEffect,
+    onStep,
+  };
+  const scope = { turnId: state.id, ...definedProps({ session: options.session }) };
+
+  let start: TurnState = state;
+  let effects: readonly Effect[] = [];
+  if (Array.isArray(first)) effects = first as readonly Effect[];
+  else if (first !== null) {
+    const event = first as TurnEvent;
+    [start, effects] = step(state, event);
+    recordTaken(dispatcher, state, event, scope);
+    try {
+      onStep?.({ event, state: start, effects });
+    } catch {
+      // Observers must not break a turn (as in the driver).
+    }
+  }
+  try {
+    const { state: end, outcome } = await driveTurn(start, effects, ctx, handlers);
+    const result = toResult(
+      end,
+      outcome,
+      transcript,
+      dispatcher,
+      scope,
+      options.trace === true ? { initial: state, entries } : undefined,
+    );
+    return options.sealSecret === undefined ? result : await sealResult(result, options.sealSecret);
+  } finally {
+    outer?.removeEventListener('abort', forward);
+    controller.abort('the turn has ended');
+  }
+}
+
+function toResult(
+  state: TurnState,
+  outcome: TurnState['outcome'],
+  transcript: readonly Message[],
+  dispatcher: Dispatcher,
+  scope: GrantScope,
+  trace: TurnResult['trace'],
+): TurnResult {
+  let last: Message | undefined;
+  for (let i = transcript.length - 1; i >= 0 && last === undefined; i--)
+    if (transcript[i]?.role === 'assistant') last = transcript[i];
+  const text = last?.role === 'assistant' ? last.content : '';
+  const base = { text, usage: state.usage, state, transcript, ...definedProps({ trace }) };
+  if (outcome === null) {
+    return {
+      ...base,
+      status: 'suspended',
+      output: null,
+      pending: undecided(state),
+      grants: [...dispatcher.grants(scope)],
+      budgetUsage: dispatcher.budgetUsage(),
+    };
+  }
+  switch (outcome.status) {
+    case 'stopped':
+      return { ...base, status: 'stopped', output: outcome.output, stopReason: outcome.stopReason, outcome };
+    case 'failed':
+      return { ...base, status: 'failed', output: null, error: outcome.error, outcome };
+    case 'cancelled':
+      return { ...base, status: 'cancelled', output: null, reason: outcome.reason, outcome };
+  }
+}
+
+/** What a seal covers: everything of a suspended result that a resume trusts. */
+export function sealedParts(state: unknown, transcript: unknown, grants: unknown, budgetUsage: unknown): JsonValue {
+  return JSON.parse(JSON.stringify({ state, transcript, grants: grants ?? [], budgetUsage: budgetUsage ?? null })) as JsonValue;
+}
+
+/** A suspended result with its seal; other results as they are. */
+async function sealResult(result: TurnResult, secret: string | Uint8Array): Promise<TurnResult> {
+  if (result.status !== 'suspended') return result;
+  const seal = await sealParts(sealedParts(result.state, result.transcript, result.grants, result.budgetUsage), secret);
+  return { ...result, seal };
+}

@@ -1,0 +1,108 @@
+// The types of the driver kit (`@turnkit/inline/driver`): the handler context, the handler table,
+// and what a turn is driven with.
+
+import type { ApprovalDecision, Effect, Message, Model, Notice, ToolResult, TurnEvent, TurnState } from '@turnkit/core';
+import type { JsonObject, TurnLimits } from '@turnkit/core/internal';
+import type { Dispatcher } from '@turnkit/dispatch';
+import type {
+  AgentOptions,
+  ApproveFn,
+  CheckFn,
+  CompactFn,
+  OutputSchema,
+  SelectToolsFn,
+  StepRecord,
+  UndecidedPolicy,
+} from './types.js';
+
+/** Everything a handler may use. `transcript` is live: the `append` handler pushes onto it. */
+export interface HandlerContext {
+  readonly turnId: string;
+  readonly model: Model;
+  readonly dispatcher: Dispatcher;
+  readonly transcript: Message[];
+  /** Aborts when the turn is cancelled; pass it to every model and tool call. */
+  readonly signal: AbortSignal;
+  readonly approve?: ApproveFn | undefined;
+  /** What a parked call `approve` leaves out gets (default `'expire'`). */
+  readonly whenUndecided?: UndecidedPolicy | undefined;
+  /** Decisions known up front, by call id (passed to the dispatcher as `decisions`). */
+  readonly decisions?: Readonly<Record<string, ApprovalDecision>> | undefined;
+  /** The session a person's grants belong to (passed to the dispatcher as `session`). */
+  readonly session?: string | undefined;
+  readonly output?: OutputSchema | undefined;
+  readonly check?: CheckFn | undefined;
+  readonly compact?: CompactFn | undefined;
+  /** Which tools each model call is offered (see `modelRequestFor`). */
+  readonly selectTools?: SelectToolsFn | undefined;
+  readonly alwaysOffer?: readonly string[] | undefined;
+  /** The caller's context (session, user, working directory, …), handed to hooks, policies and records. */
+  readonly context?: JsonObject | undefined;
+  readonly onNotice?: ((notice: Notice) => void) | undefined;
+  readonly onEffect?: ((effect: Effect) => void) | undefined;
+  readonly onStep?: ((record: StepRecord) => void) | undefined;
+  /**
+   * Sees each tool result as soon as its call is decided or its tool finishes (completion order),
+   * before the batch reaches core: the driver passes it to the dispatcher as `onResult`.
+   */
+  readonly onToolResult?: ((result: ToolResult) => void) | undefined;
+}
+
+/** The effect of one type. */
+export type EffectOf<T extends Effect['type']> = Extract<Effect, { type: T }>;
+
+/**
+ * The table from effect type to handler. Blocking handlers return a promise of the one event to
+ * feed back; a blocking handler that throws or rejects becomes an event (see `handlerFailed`).
+ * `append` and `persist` must not throw (a lost message or checkpoint cannot be papered over: the
+ * error propagates).
+ */
+export interface EffectHandlers {
+  append(effect: EffectOf<'append'>, ctx: HandlerContext): void | Promise<void>;
+  emit(effect: EffectOf<'emit'>, ctx: HandlerContext): void | Promise<void>;
+  persist(effect: EffectOf<'persist'>, ctx: HandlerContext, state: TurnState): void | Promise<void>;
+  call_llm(effect: EffectOf<'call_llm'>, ctx: HandlerContext): Promise<TurnEvent>;
+  dispatch_tools(effect: EffectOf<'dispatch_tools'>, ctx: HandlerContext): Promise<TurnEvent>;
+  execute_approved(effect: EffectOf<'execute_approved'>, ctx: HandlerContext): Promise<TurnEvent>;
+  compact(effect: EffectOf<'compact'>, ctx: HandlerContext): Promise<TurnEvent>;
+  check_output(effect: EffectOf<'check_output'>, ctx: HandlerContext): Promise<TurnEvent>;
+  /** The turn is parked (no blocking effect): the event that decides it, or null to suspend. */
+  parked(state: TurnState, ctx: HandlerContext): Promise<TurnEvent | null>;
+}
+
+/**
+ * What a turn is driven with: the model, the caller's signal, the trace switch and the callbacks
+ * the context carries. `RunTurnOptions` and `ResumeTurnOptions` are such; an agent run builds one.
+ */
+export interface DriveOptions {
+  readonly model: Model;
+  readonly signal?: AbortSignal | undefined;
+  /** `true` records the turn's transitions (a trace object, as a spread result carries, is ignored). */
+  readonly trace?: unknown;
+  readonly onStep?: ((record: StepRecord) => void) | undefined;
+  readonly approve?: ApproveFn | undefined;
+  readonly whenUndecided?: UndecidedPolicy | undefined;
+  /** The session a person's grants belong to. */
+  readonly session?: string | undefined;
+  /** The caller's context of the turn, which hooks, policies and audit records see. */
+  readonly context?: JsonObject | undefined;
+  /** Decisions known up front, by call id (for a new turn; a resume's `decisions` are for its pending calls). */
+  readonly decisions?: Readonly<Record<string, ApprovalDecision>> | undefined;
+  /** Seals a suspended result with this secret. */
+  readonly sealSecret?: string | Uint8Array | undefined;
+  /** null is what a spread suspended result carries in `output`: no schema. */
+  readonly output?: OutputSchema | null | undefined;
+  readonly check?: CheckFn | undefined;
+  readonly compact?: CompactFn | undefined;
+  readonly selectTools?: SelectToolsFn | undefined;
+  readonly alwaysOffer?: readonly string[] | undefined;
+  readonly onNotice?: ((notice: Notice) => void) | undefined;
+  readonly onEffect?: ((effect: Effect) => void) | undefined;
+}
+
+/** The part of an agent built once. */
+export interface PreparedAgent {
+  readonly options: AgentOptions;
+  readonly dispatcher: () => Dispatcher;
+  readonly limits: TurnLimits;
+}
