@@ -4,12 +4,10 @@
 // planted mutant must be caught. `turnkit check --store` runs it; `--write` puts its figures into
 // docs/model-checking.md.
 
-export { actions, initialWorld } from './store/world.js';
-export type { CallSpec, TurnSpec, World, WorldConfig } from './store/types.js';
+export type { WorldConfig } from './store/types.js';
 export { exploreStore, STORE_INVARIANTS } from './store/explore.js';
-export type { StoreCheckOptions, StoreCheckResult, StoreInvariant, StoreViolation } from './store/explore.js';
+export type { StoreCheckResult, StoreViolation } from './store/explore.js';
 export { PROTOCOL_MUTANTS } from './store/mutants.js';
-export type { ProtocolMutant } from './store/mutants.js';
 export {
   runStoreChecks,
   STORE_CHECK_MARKERS,
@@ -18,10 +16,4 @@ export {
   storeCheckSection,
   withStoreCheckSection,
 } from './store/report.js';
-export type {
-  MutantOutcome,
-  RunStoreChecksOptions,
-  StoreCheckProgress,
-  StoreCheckReport,
-  StoreCheckSpec,
-} from './store/report.js';
+export type { StoreCheckReport, StoreCheckSpec } from './store/report.js';

@@ -1,6 +1,8 @@
 // Walking the protocol's model world by action labels, for tests that follow one run.
 
-import { actions, type World, type WorldConfig } from '@turnkit/check/store';
+import type { WorldConfig } from '@turnkit/check/store';
+import type { World } from '../src/store/types.ts';
+import { actions } from '../src/store/world.ts';
 import { protocol } from '@turnkit/store/protocol';
 
 /** Takes the actions `labels` names, in order; one that is not enabled is an error naming those that are. */

@@ -14,7 +14,8 @@ import { access, open, readFile, rename, rm, stat, unlink } from 'node:fs/promis
 import { dirname, join, resolve } from 'node:path';
 import { parseTurnState, type Message, type ParkedCall, type TurnState } from '@turnkit/core';
 import { definedProps } from '@turnkit/core/internal';
-import { createDispatcher, type BudgetUsage, type Grant } from '@turnkit/dispatch';
+import { createDispatcher, type Grant } from '@turnkit/dispatch';
+import type { BudgetUsage } from '@turnkit/dispatch/internal';
 import type { TurnResult } from '@turnkit/inline';
 import { z } from 'zod';
 import { oneLine, UsageError } from './errors.js';

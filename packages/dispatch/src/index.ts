@@ -1,43 +1,23 @@
-export { raceAbort } from './abort.js';
+// What users of the tool-call chokepoint call: define tools, make a dispatcher, the permission
+// decision (`decide`), tool errors, and the types of hooks, policies, permissions, budgets and
+// grants they write. What turnkit's own packages share with the dispatcher (its context, outcomes,
+// the cancellation race, pattern and shape helpers) is at `@turnkit/dispatch/internal`.
 export { defineTool } from './define.js';
-export type { RetryOptions, ToolConfig, ToolContext, ToolDefinition } from './define.js';
-export { createDispatcher, dispatcherFactory } from './dispatcher.js';
-export { isToolErrorKind, TOOL_ERROR_KINDS, ToolError } from './errors.js';
-export { DEFAULT_RETRY_POLICY } from './retry.js';
-export type { KindRetry, RetryableKind, RetryPolicy } from './retry.js';
+export type { ToolContext, ToolDefinition } from './define.js';
+export { createDispatcher } from './dispatcher.js';
+export { ToolError } from './errors.js';
 export type { ToolErrorKind, ToolErrorOptions } from './errors.js';
 export { decide } from './stages/policy.js';
-export { MAX_GRANT_SCOPES } from './grants.js';
-export type { DecideInput, DecideOutput, NeedsApprovalFact, PolicyFact } from './stages/policy.js';
-export { globMatch, matchesPattern, parsePattern } from './patterns.js';
-export type { ArgCondition, MatchSteps, Pattern } from './patterns.js';
-export { capOutput, MAX_DEPTH, toJsonValue } from './shape.js';
-export type { ShapeOutcome } from './shape.js';
+export type { DecideInput, DecideOutput } from './stages/policy.js';
 export type {
   AfterHook,
-  AfterHookOutcome,
-  ApprovedVerdict,
   BeforeHook,
-  BeforeHookOutcome,
   Budget,
-  BudgetUsage,
   CallInfo,
   CallRecord,
-  DecisionRecord,
-  DispatchContext,
-  DispatchOutcome,
   Dispatcher,
   DispatcherOptions,
-  ExecutionOutcome,
-  ExecutionWrapper,
   Grant,
-  GrantScope,
-  NamedPermissions,
-  ParkedOutcome,
   Permissions,
   Policy,
-  PolicyVerdict,
-  RawResult,
-  ToolExecution,
-  Verdict,
 } from './types.js';

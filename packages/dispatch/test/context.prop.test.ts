@@ -3,9 +3,9 @@
 // rejects, and answers every call exactly once, with an error result saying the context could
 // not be read.
 import type { ToolCall } from '@turnkit/core';
+import type { DecisionRecord, DispatchContext } from '../src/internal.js';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import type { DecisionRecord, DispatchContext } from '../src/index.js';
 import { call, setup } from './fixtures.js';
 
 const FIELDS = ['turnId', 'signal', 'onResult', 'onRecord', 'context', 'transcript'] as const;

@@ -1,6 +1,6 @@
 // dispatcherFactory: options checked once, a dispatcher per turn with its own grants and budget.
 import { describe, expect, it } from 'vitest';
-import { dispatcherFactory } from '../src/index.js';
+import { dispatcherFactory } from '../src/internal.js';
 import { add, call, shell } from './fixtures.js';
 
 const ctx = { turnId: 't1' };

@@ -1,7 +1,8 @@
 // Shared tools, helpers and arbitraries for the dispatch tests.
 import type { ToolCall } from '@turnkit/core';
 import { z } from 'zod';
-import { createDispatcher, defineTool, type DecisionRecord, type DispatcherOptions } from '../src/index.js';
+import { createDispatcher, defineTool, type DispatcherOptions } from '../src/index.js';
+import type { DecisionRecord } from '../src/internal.js';
 
 export const echo = defineTool({
   name: 'echo',

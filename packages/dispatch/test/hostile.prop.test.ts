@@ -4,7 +4,8 @@ import type { ToolCall } from '@turnkit/core';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { createDispatcher, defineTool, type DecisionRecord } from '../src/index.js';
+import { createDispatcher, defineTool } from '../src/index.js';
+import type { DecisionRecord } from '../src/internal.js';
 import { DEEP_OBJECT, Giant, hostileCall, materialize, TEN_MB } from './arbitraries.js';
 import { testLog } from '../../../test-log.ts';
 

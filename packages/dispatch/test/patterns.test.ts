@@ -1,7 +1,7 @@
 // Permission patterns: parsing, case-insensitive glob matching, argument values as strings.
 import fc from 'fast-check';
+import { globMatch, matchesPattern, parsePattern, type MatchSteps } from '../src/internal.js';
 import { describe, expect, it } from 'vitest';
-import { globMatch, matchesPattern, parsePattern, type MatchSteps } from '../src/index.js';
 
 /** The reference: the glob as an anchored regular expression (fine on small inputs only). */
 function regexMatch(glob: string, text: string): boolean {

@@ -1,7 +1,8 @@
 // The permission pipeline through a real dispatcher: the secure default, layered named sets,
 // yolo, and a before-hook's pre-approval.
 import { describe, expect, it } from 'vitest';
-import { createDispatcher, type BeforeHook, type DecisionRecord } from '../src/index.js';
+import { createDispatcher, type BeforeHook } from '../src/index.js';
+import type { DecisionRecord } from '../src/internal.js';
 import { call, echo, setup, shell } from './fixtures.js';
 
 describe('the secure default', () => {

@@ -2,14 +2,8 @@
 import fc from 'fast-check';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { z } from 'zod';
-import {
-  createDispatcher,
-  defineTool,
-  ToolError,
-  type DispatcherOptions,
-  type ExecutionOutcome,
-  type RetryPolicy,
-} from '../src/index.js';
+import { createDispatcher, defineTool, ToolError, type DispatcherOptions } from '../src/index.js';
+import type { ExecutionOutcome, RetryPolicy } from '../src/internal.js';
 import { call } from './fixtures.js';
 
 beforeEach(() => {

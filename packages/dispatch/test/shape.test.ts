@@ -1,6 +1,6 @@
 // Output shaping helpers.
 import { describe, expect, it } from 'vitest';
-import { capOutput, MAX_DEPTH, toJsonValue } from '../src/index.js';
+import { capOutput, MAX_DEPTH, toJsonValue } from '../src/internal.js';
 
 describe('toJsonValue', () => {
   it('follows JSON.stringify for undefined and toJSON', () => {

@@ -2,16 +2,14 @@
 import type { ToolCall } from '@turnkit/core';
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
+import { createDispatcher, defineTool, ToolError } from '../src/index.js';
 import {
-  createDispatcher,
-  defineTool,
   isToolErrorKind,
   TOOL_ERROR_KINDS,
-  ToolError,
   type ExecutionOutcome,
   type ExecutionWrapper,
   type ToolExecution,
-} from '../src/index.js';
+} from '../src/internal.js';
 import { add, call, echo, setup, shell } from './fixtures.js';
 
 /** A tool that counts its runs and answers (or throws) what `body` says. */

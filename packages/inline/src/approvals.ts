@@ -11,7 +11,8 @@ import {
   type TurnEvent,
   type TurnState,
 } from '@turnkit/core';
-import type { DispatchContext, Dispatcher, ParkedOutcome } from '@turnkit/dispatch';
+import type { Dispatcher } from '@turnkit/dispatch';
+import type { DispatchContext, ParkedOutcome } from '@turnkit/dispatch/internal';
 import type { ApproveFn, UndecidedPolicy } from './types.js';
 
 const EXPIRED = 'approval expired';

@@ -3,7 +3,8 @@
 
 import { step, undecided, type Effect, type JsonValue, type Message, type TurnEvent, type TurnState } from '@turnkit/core';
 import { definedProps, sealParts } from '@turnkit/core/internal';
-import type { Dispatcher, GrantScope } from '@turnkit/dispatch';
+import type { Dispatcher } from '@turnkit/dispatch';
+import type { GrantScope } from '@turnkit/dispatch/internal';
 import { recordTaken } from './approvals.js';
 import type { DriveOptions, EffectHandlers, HandlerContext } from './driver-types.js';
 import { driveTurn } from './driver.js';

@@ -19,7 +19,6 @@ import {
   type TurnState,
 } from '@turnkit/core';
 import { definedProps, quietly, type BlockingEffect } from '@turnkit/core/internal';
-import { raceAbort, type DispatchContext } from '@turnkit/dispatch';
 import { askApproval, recordCancelled, recordTaken } from './approvals.js';
 import { runCompaction } from './compaction.js';
 import type { EffectHandlers, EffectOf, HandlerContext } from './driver-types.js';
@@ -27,7 +26,8 @@ import { modelRequestFor } from './model.js';
 import { checkOutput, readOutput } from './output.js';
 import { cancelEvent, performEffect } from './perform.js';
 
-export { raceAbort } from '@turnkit/dispatch';
+import { raceAbort, type DispatchContext } from '@turnkit/dispatch/internal';
+export { raceAbort } from '@turnkit/dispatch/internal';
 export { cancelReason } from './abort.js';
 export { askApproval, isDecision, recordCancelled, recordTaken } from './approvals.js';
 export type { AskOptions } from './approvals.js';

@@ -3,7 +3,8 @@
 
 import type { Message, TurnLimitsInput } from '@turnkit/core';
 import { definedProps, isJsonValue } from '@turnkit/core/internal';
-import { dispatcherFactory, type Dispatcher } from '@turnkit/dispatch';
+import { type Dispatcher } from '@turnkit/dispatch';
+import { dispatcherFactory } from '@turnkit/dispatch/internal';
 import type { ResumeTurnOptions, RunTurnOptions } from './types.js';
 
 export function checkCommon(options: RunTurnOptions | ResumeTurnOptions, fn: string): void {

@@ -2,9 +2,9 @@
 // where a cancel must not wait for it, and the event for a handler that failed.
 
 import { setTimeout as wait } from 'node:timers/promises';
+import { raceAbort } from '@turnkit/dispatch/internal';
 import { toTurnError, type TurnEvent } from '@turnkit/core';
 import { errorMessage, type BlockingEffect } from '@turnkit/core/internal';
-import { raceAbort } from '@turnkit/dispatch';
 import { reasonText } from './abort.js';
 import { CompactFailedError } from './compaction.js';
 import type { EffectHandlers, HandlerContext } from './driver-types.js';

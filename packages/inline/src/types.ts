@@ -19,18 +19,8 @@ import type {
   ToolSpec,
 } from '@turnkit/core';
 import type { CompactInfo, JsonObject, Seal, TurnUsage } from '@turnkit/core/internal';
-import type {
-  BeforeHook,
-  AfterHook,
-  BudgetUsage,
-  Dispatcher,
-  ExecutionWrapper,
-  Grant,
-  NamedPermissions,
-  Permissions,
-  Policy,
-  ToolDefinition,
-} from '@turnkit/dispatch';
+import type { BeforeHook, AfterHook, Dispatcher, Grant, Permissions, Policy, ToolDefinition } from '@turnkit/dispatch';
+import type { BudgetUsage, ExecutionWrapper, NamedPermissions } from '@turnkit/dispatch/internal';
 
 /**
  * One call's answer: a decision, or `{ type: 'await' }` to leave the call parked for a decision

@@ -5,7 +5,8 @@ import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { MIN_SEAL_SECRET_BYTES } from '@turnkit/core/internal';
 import { SealError } from '@turnkit/core';
-import { createDispatcher, defineTool, type BeforeHook, type DecisionRecord } from '@turnkit/dispatch';
+import { createDispatcher, defineTool, type BeforeHook } from '@turnkit/dispatch';
+import type { DecisionRecord } from '@turnkit/dispatch/internal';
 import { resumeTurn, runTurn } from '@turnkit/inline';
 import { call, scriptedModel, text, toolCalls, transcriptLines } from '@turnkit/testing';
 

@@ -7,7 +7,8 @@ import fc from 'fast-check';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import type { Model, ModelResponse, ToolCall } from '@turnkit/core';
-import { createDispatcher, defineTool, type DecisionRecord } from '@turnkit/dispatch';
+import { createDispatcher, defineTool } from '@turnkit/dispatch';
+import type { DecisionRecord } from '@turnkit/dispatch/internal';
 import { runTurn } from '@turnkit/inline';
 import { testLog } from '../../../test-log.ts';
 

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { createDispatcher, type DecisionRecord } from '@turnkit/dispatch';
+import { createDispatcher } from '@turnkit/dispatch';
+import type { DecisionRecord } from '@turnkit/dispatch/internal';
 import { runTurn } from '@turnkit/inline';
 import { call, scriptedModel, text, toolCalls, transcriptLines } from '@turnkit/testing';
 import { deploy } from './run-tools.ts';

@@ -14,9 +14,9 @@ import {
   type Tracer,
   trace,
 } from '@opentelemetry/api';
+import type { ExecutionOutcome, ToolExecution } from '@turnkit/dispatch/internal';
 import type { Effect, Message, ModelResponse, TraceEntry, TurnError } from '@turnkit/core';
 import { quietly } from '@turnkit/core/internal';
-import type { ExecutionOutcome, ToolExecution } from '@turnkit/dispatch';
 import { ATTR, OPERATION, TURNKIT_ATTR } from './conventions.js';
 import { readTraceContext, type SavedTraceContext, saveTraceContext } from './trace-context.js';
 

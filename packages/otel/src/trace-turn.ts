@@ -4,8 +4,8 @@
 // covers the activation, `chat` each model call, `execute_tool` each tool execution.
 
 import { type Context, context as otelContext, type Tracer, trace } from '@opentelemetry/api';
+import type { ExecutionWrapper } from '@turnkit/dispatch/internal';
 import type { Effect, Message, TraceEntry } from '@turnkit/core';
-import type { ExecutionWrapper } from '@turnkit/dispatch';
 import { Activation } from './activation.js';
 import type { SavedTraceContext } from './trace-context.js';
 

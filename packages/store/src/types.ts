@@ -12,7 +12,8 @@ import type {
   TurnLimitsInput,
   TurnState,
 } from '@turnkit/core';
-import type { BudgetUsage, Grant } from '@turnkit/dispatch';
+import type { Grant } from '@turnkit/dispatch';
+import type { BudgetUsage } from '@turnkit/dispatch/internal';
 
 /** A turn's status: core's status, or `failed` when the store failed it (unknown agent, unreadable state). */
 export type StoredStatus = TurnState['status'];

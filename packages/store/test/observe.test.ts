@@ -1,6 +1,7 @@
 // An agent's `observe`: hooks for each activation of a stored turn, and a trace context saved with
 // the turn and handed to the next activation. Faults in the observer never reach the turn.
-import { defineTool, type ToolExecution } from '@turnkit/dispatch';
+import { defineTool } from '@turnkit/dispatch';
+import type { ToolExecution } from '@turnkit/dispatch/internal';
 import { createWorker, openStore, type ActivationObserver, type StoredActivation } from '@turnkit/store';
 import { call, scriptedModel, text, toolCalls } from '@turnkit/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';

@@ -3,7 +3,8 @@
 // fencing token and sets the lease. A cap per agent is counted across every worker on the database.
 
 import type { Message, TurnLimitsInput } from '@turnkit/core';
-import type { BudgetUsage, Grant } from '@turnkit/dispatch';
+import type { Grant } from '@turnkit/dispatch';
+import type { BudgetUsage } from '@turnkit/dispatch/internal';
 import type { Row, Sql, SqlQuery } from '../db/types.js';
 import type { Claim, ClaimManyOptions, StoredStatus } from '../types.js';
 import { checkLeaseMs, restoredState, toPending } from './values.js';

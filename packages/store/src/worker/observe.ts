@@ -7,7 +7,7 @@
 // to the worker's `onError`).
 
 import type { Effect, Message } from '@turnkit/core';
-import type { ExecutionWrapper } from '@turnkit/dispatch';
+import type { ExecutionWrapper } from '@turnkit/dispatch/internal';
 import type { StepRecord } from '@turnkit/inline';
 
 /** What an agent's `observe` is told when a worker starts running one of its turns. */

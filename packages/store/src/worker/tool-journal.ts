@@ -5,7 +5,8 @@
 
 import { definedProps } from '@turnkit/core/internal';
 import type { CallRecord, ToolCall, ToolResult, TurnEvent } from '@turnkit/core';
-import type { DispatchContext, Dispatcher, ToolDefinition } from '@turnkit/dispatch';
+import type { Dispatcher, ToolDefinition } from '@turnkit/dispatch';
+import type { DispatchContext } from '@turnkit/dispatch/internal';
 import type { HandlerContext } from '@turnkit/inline/driver';
 import { crashArmed, crashPoint, TOOL_RUNNING_MS } from '../crash.js';
 import { messageOf } from '../errors.js';
