@@ -6,6 +6,7 @@
 // - `slow`: the files below, each with what makes it slow: child processes (the CLI binary, tsx
 //   programs, crash, chaos and partition drills), the real Postgres of TURNKIT_TEST_POSTGRES_URL,
 //   a browser, packing and installing the packages. `pnpm test` (CI) runs both.
+// - `alone`: the slow files that must run with no other test (`aloneTests`), after the others.
 //
 // One package's tests alone: `pnpm vitest run packages/<name>`.
 import { configDefaults } from 'vitest/config';
@@ -45,7 +46,13 @@ export const slowTests: Readonly<Record<string, string>> = {
   'packages/testing/test/entry-points.test.ts': 'tsx child processes',
 };
 
-const slow = Object.keys(slowTests);
+/**
+ * Slow files that must run with no other test at the same time: the chaos drill restarts the shared
+ * Postgres, which would break another file's connections, and times its workers against the clock.
+ */
+export const aloneTests: readonly string[] = ['packages/store/test/chaos.test.ts'];
+
+const slow = Object.keys(slowTests).filter((file) => !aloneTests.includes(file));
 
 export const projects = [
   {
@@ -62,7 +69,8 @@ export const projects = [
       // project's processes: a limit here only catches a hang.
       testTimeout: 120_000,
       hookTimeout: 120_000,
-      exclude: [...configDefaults.exclude, ...slow],
+      exclude: [...configDefaults.exclude, ...Object.keys(slowTests)],
+      sequence: { groupOrder: 0 },
     },
   },
   {
@@ -74,6 +82,18 @@ export const projects = [
       // their time is spent waiting for those, so two files run at once next to the unit tests.
       pool: 'forks' as const,
       maxWorkers: 2,
+      sequence: { groupOrder: 0 },
+    },
+  },
+  {
+    extends: true as const,
+    test: {
+      name: 'alone',
+      include: [...aloneTests],
+      // Runs after the unit and slow projects have finished (a later group), one file at a time.
+      pool: 'forks' as const,
+      maxWorkers: 1,
+      sequence: { groupOrder: 1 },
     },
   },
 ];
