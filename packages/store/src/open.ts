@@ -89,11 +89,19 @@ export async function openSql(url?: string, options: OpenStoreOptions = {}): Pro
 /** How long opening a Postgres store keeps trying while the server refuses connections, by default (`retryMs`). */
 export const OPEN_RETRY_MS = 10_000;
 
-/** Postgres is starting, stopping or restarting (SQLSTATE class 57P), or its port refuses connections now. */
+/**
+ * Postgres is starting, stopping or restarting (SQLSTATE class 57P), its port refuses connections
+ * now, or it closed the connection while the store was being opened (`pg` reports that without a
+ * code, only by these messages).
+ */
 function restarting(error: unknown): boolean {
   const code = (error as { code?: unknown } | null)?.code;
-  return typeof code === 'string' && (code.startsWith('57P') || code === 'ECONNREFUSED' || code === 'ECONNRESET');
+  if (typeof code === 'string') return code.startsWith('57P') || code === 'ECONNREFUSED' || code === 'ECONNRESET';
+  const message = error instanceof Error ? error.message : '';
+  return CONNECTION_LOST.some((text) => message.includes(text));
 }
+
+const CONNECTION_LOST = ['Connection terminated unexpectedly', 'Client has encountered a connection error and is not queryable'];
 
 async function openAndMigrate(url: string | undefined, schema: string | undefined, load: ModuleLoader | undefined): Promise<Sql> {
   const sql = await openUrl(url, schema, load);
