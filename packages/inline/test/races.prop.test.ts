@@ -12,6 +12,8 @@ import type { DecisionRecord } from '@turnkit/dispatch/internal';
 import { runTurn } from '@turnkit/inline';
 import { testLog } from '../../../test-log.ts';
 
+const RACE_SEED = Number(process.env.TURNKIT_RACE_SEED ?? 1);
+
 type Phase = 'model' | 'tools' | 'approval' | 'approved' | 'idle';
 
 const unhandled: unknown[] = [];
@@ -109,7 +111,10 @@ describe('inline: cancel races under fc.scheduler', () => {
           expect(unhandled).toEqual([]);
         },
       ),
-      { numRuns: 300 },
+      // A fixed seed: the phases a cancel lands in are a coverage claim checked below, and a
+      // random seed missed the rarest one (a cancel while an approved call runs) about once in
+      // a few hundred runs.
+      { numRuns: 300, seed: RACE_SEED },
     );
     testLog(`races: cancel landed during ${[...hit].sort().join(', ')}`);
     for (const phase of ['model', 'tools', 'approval', 'approved'] as const) expect(hit.has(phase), phase).toBe(true);
