@@ -2,7 +2,8 @@
 // under this process's own name, then hard-linked into place), so a lock that exists always names
 // its holder.
 
-import { link, open, readFile, unlink } from 'node:fs/promises';
+import { readFile } from 'node:fs/promises';
+import { createFileOnce, isAlive } from '@turnkit/store/internal';
 import { oneLine, UsageError } from './errors.js';
 
 /** Written into a file when a resume claims it: its approvals are used, it cannot be resumed again. */
@@ -23,22 +24,13 @@ export interface ConsumedMark {
  * that exists always names its holder, and a second resume never reads a half-written one.
  */
 export async function createLock(file: string, lock: string, mark: ConsumedMark): Promise<void> {
-  const own = `${lock}.${process.pid}`;
+  let created: boolean;
   try {
-    const handle = await open(own, 'w');
-    try {
-      await handle.writeFile(JSON.stringify(mark), 'utf8');
-      await handle.sync();
-    } finally {
-      await handle.close();
-    }
-    await link(own, lock);
+    created = createFileOnce(lock, JSON.stringify(mark));
   } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'EEXIST') throw await lockedError(file, lock);
     throw new UsageError(`Could not lock ${file} for the resume (${oneLine(error)}); check that its folder is writable.`);
-  } finally {
-    await unlink(own).catch(() => undefined);
   }
+  if (!created) throw await lockedError(file, lock);
 }
 
 async function lockedError(file: string, lock: string): Promise<UsageError> {
@@ -60,13 +52,4 @@ async function lockedError(file: string, lock: string): Promise<UsageError> {
   return new UsageError(
     `${file} is being resumed by ${who}, which claims its approvals; this resume did not run anything.${gone}`,
   );
-}
-
-function isAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === 'EPERM';
-  }
 }

@@ -1,7 +1,7 @@
 // The lock file of a PGlite directory: a PGlite directory serves one process only.
 
 import { randomUUID } from 'node:crypto';
-import { linkSync, readFileSync, realpathSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { closeSync, fsyncSync, linkSync, openSync, readFileSync, realpathSync, renameSync, rmSync, writeSync } from 'node:fs';
 import { basename, dirname, join, resolve } from 'node:path';
 
 /** The lock file of a PGlite directory: `<dir>.lock` next to it (next to the real directory when a symbolic link names it). */
@@ -62,8 +62,24 @@ export function takeLock(dataDir: string): () => void {
 
 /** Creates the lock file with this pid in it, in one step; false when a lock file exists. */
 function createLock(path: string): boolean {
+  return createFileOnce(path, String(process.pid));
+}
+
+/**
+ * Creates `path` holding `text`, in one step: the text is written and flushed to a file of this
+ * process first, then hard-linked to `path`, which fails when `path` exists. So a file made this
+ * way is never seen half-written, and of two processes creating it, one wins. False when it exists.
+ * `mode` is the file's permissions (before the umask): 0o600 for a secret.
+ */
+export function createFileOnce(path: string, text: string, mode = 0o644): boolean {
   const aside = `${path}.${process.pid}.${randomUUID()}`;
-  writeFileSync(aside, String(process.pid));
+  const fd = openSync(aside, 'w', mode);
+  try {
+    writeSync(fd, text);
+    fsyncSync(fd);
+  } finally {
+    closeSync(fd);
+  }
   try {
     linkSync(aside, path);
     return true;
@@ -105,7 +121,8 @@ function readPid(path: string): number | null {
   }
 }
 
-function isAlive(pid: number): boolean {
+/** Whether a process with this pid exists (one of another user's included). */
+export function isAlive(pid: number): boolean {
   try {
     process.kill(pid, 0);
     return true;
