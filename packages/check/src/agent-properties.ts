@@ -49,7 +49,9 @@ export function neverWithoutApproval(tool: string, when?: (input: JsonValue) => 
       const bad = trace.find(
         (r) => r.tool === tool && ran(r) && r.decision !== 'user_approved' && (when === undefined || when(r.input)),
       );
-      return bad === undefined ? undefined : `${bad.callId} ran ${tool} ${shown(bad.input)} without approval (${bad.decision} by ${bad.source})`;
+      return bad === undefined
+        ? undefined
+        : `${bad.callId} ran ${tool} ${shown(bad.input)} without approval (${bad.decision} by ${bad.source})`;
     },
   };
 }
@@ -60,12 +62,15 @@ export function neverWithoutApproval(tool: string, when?: (input: JsonValue) => 
  * @example atMostCalls('pay', 1)
  */
 export function atMostCalls(tool: string, n: number): AgentProperty {
-  if (!Number.isInteger(n) || n < 0) throw new TypeError(`atMostCalls('${tool}', n): n must be a whole number ≥ 0, got ${String(n)}.`);
+  if (!Number.isInteger(n) || n < 0)
+    throw new TypeError(`atMostCalls('${tool}', n): n must be a whole number ≥ 0, got ${String(n)}.`);
   return {
     name: `${tool} runs at most ${n} time${n === 1 ? '' : 's'}`,
     check: (trace) => {
       const runs = trace.filter((r) => r.tool === tool && ran(r));
-      return runs.length <= n ? undefined : `${tool} ran ${runs.length} times (${runs.map((r) => r.callId).join(', ')}), more than ${n}`;
+      return runs.length <= n
+        ? undefined
+        : `${tool} ran ${runs.length} times (${runs.map((r) => r.callId).join(', ')}), more than ${n}`;
     },
   };
 }

@@ -25,7 +25,11 @@ export type HookAnswer =
   | { readonly kind: 'rewrite'; readonly input: JsonValue };
 
 /** What the policy function can answer: no opinion, or a verdict. */
-export type PolicyAnswer = { readonly kind: 'none' } | { readonly kind: 'allow' } | { readonly kind: 'ask' } | { readonly kind: 'deny' };
+export type PolicyAnswer =
+  | { readonly kind: 'none' }
+  | { readonly kind: 'allow' }
+  | { readonly kind: 'ask' }
+  | { readonly kind: 'deny' };
 
 /** A call the model may make: a tool and one input its rules distinguish. */
 export interface CallChoice {
@@ -79,7 +83,8 @@ export async function agentRules(agent: CheckedAgent, options: RulesOptions = {}
   const config = resolveConfig(agentDispatcherOptions(agent));
   const hookName = config.hooks.before[0]?.name;
   const hookAnswers: readonly HookAnswer[] =
-    options.hookAnswers ?? (hookName === undefined ? [{ kind: 'continue' }] : [{ kind: 'continue' }, { kind: 'approve' }, { kind: 'halt' }]);
+    options.hookAnswers ??
+    (hookName === undefined ? [{ kind: 'continue' }] : [{ kind: 'continue' }, { kind: 'approve' }, { kind: 'halt' }]);
   const policyAnswers: readonly PolicyAnswer[] =
     options.policyAnswers ??
     (config.policy === undefined ? [{ kind: 'none' }] : [{ kind: 'none' }, { kind: 'allow' }, { kind: 'ask' }, { kind: 'deny' }]);
@@ -153,14 +158,22 @@ function verdictsOf(
         continue;
       }
       if (hook.kind === 'halt') {
-        add({ verdict: { kind: 'deny', source: `hook:${hookName}`, reason: `halted by before-hook '${hookName}'` }, hook, policy });
+        add({
+          verdict: { kind: 'deny', source: `hook:${hookName}`, reason: `halted by before-hook '${hookName}'` },
+          hook,
+          policy,
+        });
         continue;
       }
       // The input the hooks leave: a rewrite is validated again, and a refused one denies the call.
       const rawAfter = hook.kind === 'rewrite' ? hook.input : raw;
       const after = hook.kind === 'rewrite' ? validated(toolName, hook.input) : first;
       if (!after.ok) {
-        add({ verdict: { kind: 'deny', source: `hook:${hookName}`, reason: `rewrote its input into an invalid one. ${after.text}` }, hook, policy });
+        add({
+          verdict: { kind: 'deny', source: `hook:${hookName}`, reason: `rewrote its input into an invalid one. ${after.text}` },
+          hook,
+          policy,
+        });
         continue;
       }
       const call = { id: 'call', name: toolName, input: rawAfter };
@@ -198,7 +211,7 @@ function verdictsOf(
 
 /**
  * The inputs of a tool its rules distinguish: a base input (the first given, else one built from
- * the tool's JSON Schema), then per rule that names the tool and has argument conditions the base
+ * the tool's JSON Schema; a built one only when no rule has argument conditions for the tool), then per rule that names the tool and has argument conditions the base
  * with each condition's argument set to a value its glob matches, and the base with every argument a
  * rule names set to a value no glob of that argument matches; then the other inputs given.
  */
@@ -217,7 +230,6 @@ function candidateInputs(
     out.push({ input, why });
   };
   const base = given[0] ?? exampleOf(schema);
-  add(base, given[0] === undefined ? 'base' : 'given');
   const lower = toolName.toLowerCase();
   const patterns = config.permissionSets
     .flatMap((set) => [...set.deny, ...set.allow, ...set.ask])
@@ -225,6 +237,9 @@ function candidateInputs(
   const globsOf = new Map<string, string[]>();
   for (const p of patterns) for (const c of p.args) globsOf.set(c.arg, [...(globsOf.get(c.arg) ?? []), c.glob]);
   const isObject = base !== null && typeof base === 'object' && !Array.isArray(base);
+  // A built base stands for "any input" only when no rule looks at the arguments (else the input
+  // that matches no rule does); a given one is always tried.
+  if (given[0] !== undefined || !isObject || globsOf.size === 0) add(base, given[0] === undefined ? 'base' : 'given');
   if (isObject) {
     for (const p of patterns) {
       const input: Record<string, JsonValue> = { ...(base as Record<string, JsonValue>) };

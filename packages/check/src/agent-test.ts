@@ -44,7 +44,8 @@ export function counterexampleTest(violation: AgentViolation, options: Counterex
       );
     }
     if (event.type === 'approvals_decided') {
-      for (const [id, decision] of Object.entries(event.decisions)) decisions[id] = decision.type === 'approve' ? 'approve' : 'reject';
+      for (const [id, decision] of Object.entries(event.decisions))
+        decisions[id] = decision.type === 'approve' ? 'approve' : 'reject';
     }
     Object.assign(outcomes, step.outcomes ?? {});
     for (const [id, { hook, policy }] of Object.entries(step.assumed ?? {})) {
@@ -113,7 +114,7 @@ export function counterexampleTest(violation: AgentViolation, options: Counterex
     '          ]),',
     '      ),',
     '    onStep: (step) => {',
-    "      const event = step.event as { readonly records?: readonly CallRecord[] } | null;",
+    '      const event = step.event as { readonly records?: readonly CallRecord[] } | null;',
     '      records.push(...(event?.records ?? []));',
     '    },',
     '  });',

@@ -67,14 +67,19 @@ export function agentFromModule(module: Record<string, unknown>, name?: string):
   }
   const single = module.agent ?? module.scenario ?? module.default;
   if (single === undefined)
-    throw new TypeError('The file exports no agent: export `agents` ({ name: { tools, permissions, … } }), `agent`, or a scenario.');
+    throw new TypeError(
+      'The file exports no agent: export `agents` ({ name: { tools, permissions, … } }), `agent`, or a scenario.',
+    );
   return checkedAgent(single, module.agent !== undefined ? 'agent' : 'the scenario');
 }
 
 function checkedAgent(value: unknown, what: string): CheckedAgent {
   if (value === null || typeof value !== 'object' || Array.isArray(value))
-    throw new TypeError(`${what} must be an object { tools, permissions?, limits?, … }, got ${value === null ? 'null' : typeof value}.`);
+    throw new TypeError(
+      `${what} must be an object { tools, permissions?, limits?, … }, got ${value === null ? 'null' : typeof value}.`,
+    );
   const tools = (value as CheckedAgent).tools;
-  if (tools !== undefined && !Array.isArray(tools)) throw new TypeError(`${what}.tools must be an array of tools made with defineTool.`);
+  if (tools !== undefined && !Array.isArray(tools))
+    throw new TypeError(`${what}.tools must be an array of tools made with defineTool.`);
   return value as CheckedAgent;
 }

@@ -27,7 +27,15 @@ import {
 import { errorMessage } from '@turnkit/core/internal';
 import { BudgetLedger, denialNow, type BudgetUsage } from '@turnkit/dispatch/internal';
 import { builtInProperties, evaluate, type AgentProperty, type AgentTrace } from './agent-properties.js';
-import { agentRules, type AgentRules, type CallChoice, type HookAnswer, type PolicyAnswer, type RulesOptions, type SkippedInput } from './agent-rules.js';
+import {
+  agentRules,
+  type AgentRules,
+  type CallChoice,
+  type HookAnswer,
+  type PolicyAnswer,
+  type RulesOptions,
+  type SkippedInput,
+} from './agent-rules.js';
 import { counterexampleTest, type CounterexampleTestOptions } from './agent-test.js';
 import type { CheckedAgent } from './agent-types.js';
 import { freshCallId } from './alphabet.js';
@@ -46,6 +54,12 @@ export interface CheckAgentOptions extends RulesOptions {
   readonly maxViolations?: number;
   /** Write the first violation as a vitest file (see `counterexampleTest`). */
   readonly out?: CounterexampleTestOptions & { readonly file: string };
+  /**
+   * Core's purity checks (step re-run on frozen copies and on a JSON round trip; parseTurnState)
+   * run on one edge in this many (default 16; 1 runs them on every edge). Every other check runs
+   * on every edge. `exploreTurn` checks core's purity on every edge of its own explorations.
+   */
+  readonly puritySample?: number;
   readonly onProgress?: (progress: { readonly states: number; readonly frontier: number; readonly depth: number }) => void;
 }
 
@@ -127,6 +141,9 @@ export async function checkAgent(agent: CheckedAgent, options: CheckAgentOptions
   const maxDepth = options.maxDepth ?? 60;
   const maxStates = options.maxStates ?? 2_000_000;
   const maxViolations = options.maxViolations ?? 20;
+  const puritySample = options.puritySample ?? 16;
+  if (!Number.isInteger(puritySample) || puritySample < 1)
+    throw new TypeError(`checkAgent: puritySample must be a whole number ≥ 1, got ${String(options.puritySample)}.`);
   const hasOutputCheck = agent.output !== undefined || agent.check !== undefined;
 
   const seen = new Set<string>();
@@ -183,8 +200,14 @@ export async function checkAgent(agent: CheckedAgent, options: CheckAgentOptions
         } catch (error) {
           [after, effects, thrown] = [world.turn, [], errorMessage(error)];
         }
-        const record = { state: world.turn, event: step.event, next: after, effects, ...(thrown === undefined ? {} : { thrown }) };
-        const checked = checkStep(limits, record, depth, node.monitor);
+        const record = {
+          state: world.turn,
+          event: step.event,
+          next: after,
+          effects,
+          ...(thrown === undefined ? {} : { thrown }),
+        };
+        const checked = checkStep(limits, record, depth, node.monitor, { purity: transitions % puritySample === 0 });
         for (const v of checked.violations) report(node, step, world.trace, `invariant ${v.invariant}`, v.message);
         if (thrown !== undefined) continue;
 
@@ -217,7 +240,11 @@ export async function checkAgent(agent: CheckedAgent, options: CheckAgentOptions
     violationCount,
     calls: rules.choices,
     skipped: rules.skipped,
-    properties: ['the turn contract (invariants 1-10)', 'nothing runs without the approval its rules need', ...properties.map((p) => p.name)],
+    properties: [
+      'the turn contract (invariants 1-10)',
+      'nothing runs without the approval its rules need',
+      ...properties.map((p) => p.name),
+    ],
     terminalOutcomes,
     ms: Math.round(performance.now() - started),
   };
@@ -274,7 +301,8 @@ function approvalProblem(world: World, step: AgentStep): string | undefined {
   const decisions = world.turn.batch?.decisions ?? {};
   for (const call of world.pending) {
     const ran = step.outcomes?.[call.id] !== undefined;
-    if (ran && decisions[call.id]?.type !== 'approve') return `${call.id} (${call.name}) ran after approval without a person's approve decision`;
+    if (ran && decisions[call.id]?.type !== 'approve')
+      return `${call.id} (${call.name}) ran after approval without a person's approve decision`;
   }
   return undefined;
 }
@@ -288,7 +316,8 @@ function replySets(choices: readonly CallChoice[], size: number): CallChoice[][]
     for (let i = start; i < choices.length; i++) grow(i + 1, [...picked, choices[i]!]);
   };
   grow(0, []);
-  return out;
+  // Smaller replies first: breadth-first then finds the path with the fewest calls among the shortest.
+  return out.sort((a, b) => a.length - b.length);
 }
 
 const callText = (c: { name: string; input: unknown }): string => `${c.name}(${JSON.stringify(c.input)})`;
@@ -322,11 +351,20 @@ function stepsFrom(world: World, rules: AgentRules, replies: readonly CallChoice
         );
         out.push({ label, event: { type: 'approvals_decided', decisions } });
       };
-      decide(`approve ${open.join(', ')}`, open.map((id) => [id, 'approve']));
-      decide(`reject ${open.join(', ')}`, open.map((id) => [id, 'reject']));
+      decide(
+        `approve ${open.join(', ')}`,
+        open.map((id) => [id, 'approve']),
+      );
+      decide(
+        `reject ${open.join(', ')}`,
+        open.map((id) => [id, 'reject']),
+      );
       if (open.length >= 2) {
         const [head, ...rest] = open as [string, ...string[]];
-        decide(`approve ${head}, reject ${rest.join(', ')}`, [[head, 'approve'], ...rest.map((id): [string, 'reject'] => [id, 'reject'])]);
+        decide(`approve ${head}, reject ${rest.join(', ')}`, [
+          [head, 'approve'],
+          ...rest.map((id): [string, 'reject'] => [id, 'reject']),
+        ]);
       }
       out.push({ label: 'nobody decides (the approval expires)', event: { type: 'approval_expired' } });
       break;
@@ -339,7 +377,8 @@ function stepsFrom(world: World, rules: AgentRules, replies: readonly CallChoice
       break;
     case 'finalizing':
       out.push({ label: 'output accepted', event: { type: 'output_accepted', output: state.candidate ?? '' } });
-      if (hasOutputCheck) out.push({ label: 'output rejected', event: { type: 'output_rejected', reason: 'Not in the asked format.' } });
+      if (hasOutputCheck)
+        out.push({ label: 'output rejected', event: { type: 'output_rejected', reason: 'Not in the asked format.' } });
       break;
     case 'stopped':
     case 'failed':
@@ -352,8 +391,20 @@ function stepsFrom(world: World, rules: AgentRules, replies: readonly CallChoice
 }
 
 type Planned =
-  | { readonly kind: 'run'; readonly call: ToolCall; readonly input: JsonValue; readonly source: string; readonly decision: string }
-  | { readonly kind: 'deny'; readonly call: ToolCall; readonly source: string; readonly reason: string; readonly decision: string }
+  | {
+      readonly kind: 'run';
+      readonly call: ToolCall;
+      readonly input: JsonValue;
+      readonly source: string;
+      readonly decision: string;
+    }
+  | {
+      readonly kind: 'deny';
+      readonly call: ToolCall;
+      readonly source: string;
+      readonly reason: string;
+      readonly decision: string;
+    }
   | { readonly kind: 'park'; readonly call: ToolCall; readonly input: JsonValue; readonly reason: string };
 
 /** Every combination of a verdict per call, then of an outcome per call that runs. */
@@ -411,14 +462,18 @@ function withOutcomes(
   const admitted = chosen.map(({ plan }): Planned => {
     if (plan.kind !== 'run') return plan;
     const breach = ledger.reserve(plan.call.name);
-    return breach === undefined ? plan : { kind: 'deny', call: plan.call, source: breach.source, reason: breach.text, decision: 'deny' };
+    return breach === undefined
+      ? plan
+      : { kind: 'deny', call: plan.call, source: breach.source, reason: breach.text, decision: 'deny' };
   });
   const runs = admitted.filter((p) => p.kind === 'run');
   const assumed = Object.fromEntries(chosen.filter((c) => c.assumed !== undefined).map((c) => [c.plan.call.id, c.assumed!]));
   const out: AgentStep[] = [];
   for (let mask = 0; mask < 1 << runs.length; mask++) {
     const outcomes: Record<string, 'ok' | 'failed'> = {};
-    runs.forEach((p, i) => (outcomes[p.call.id] = (mask >> i) & 1 ? 'failed' : 'ok'));
+    runs.forEach((p, i) => {
+      outcomes[p.call.id] = (mask >> i) & 1 ? 'failed' : 'ok';
+    });
     const results: ToolResult[] = [];
     const parked: ParkedCall[] = [];
     const records: CallRecord[] = [];
@@ -432,7 +487,15 @@ function withOutcomes(
       if (plan.kind === 'deny') {
         const kind = plan.source.startsWith('budget:') ? 'budget' : plan.source === 'invalid_input' ? 'invalid_input' : 'denied';
         results.push({ callId: call.id, name: call.name, output: plan.reason, isError: true, errorKind: kind });
-        records.push({ ...base, input: call.input, decision: plan.decision, source: plan.source, outcome: kind, attempts: 0, reason: plan.reason });
+        records.push({
+          ...base,
+          input: call.input,
+          decision: plan.decision,
+          source: plan.source,
+          outcome: kind,
+          attempts: 0,
+          reason: plan.reason,
+        });
         continue;
       }
       const failed = outcomes[call.id] === 'failed';
@@ -441,10 +504,19 @@ function withOutcomes(
           ? { callId: call.id, name: call.name, output: 'The tool failed.', isError: true, errorKind: 'tool_error' }
           : { callId: call.id, name: call.name, output: `ok: ${call.name}`, isError: false },
       );
-      records.push({ ...base, input: plan.input, decision: plan.decision, source: plan.source, outcome: failed ? 'tool_error' : 'ok', attempts: 1 });
+      records.push({
+        ...base,
+        input: plan.input,
+        decision: plan.decision,
+        source: plan.source,
+        outcome: failed ? 'tool_error' : 'ok',
+        attempts: 1,
+      });
     }
     const event: TurnEvent =
-      phase === 'dispatch' ? dispatchOutcomeEvent({ results, parked }, records) : { type: 'approved_tools_completed', results, records };
+      phase === 'dispatch'
+        ? dispatchOutcomeEvent({ results, parked }, records)
+        : { type: 'approved_tools_completed', results, records };
     const label = `${phase === 'dispatch' ? 'dispatch' : 'run approved'}: ${admitted.map((p) => planText(p, outcomes)).join(', ')}`;
     out.push({
       label,

@@ -37,4 +37,10 @@ export interface CheckOptions {
   readonly step?: StepFunction;
   /** Check only these invariants (default: all ten). */
   readonly only?: readonly InvariantNumber[];
+  /**
+   * The purity checks: `step` re-run on deep-frozen copies and on a JSON round trip of the state
+   * (invariants 2 and 3) and `parseTurnState` accepting both states unchanged (3). Default true;
+   * false keeps the rest of invariant 3 (core's state invariants). An exploration runs them on a sample.
+   */
+  readonly purity?: boolean;
 }
