@@ -36,11 +36,12 @@ export function counterexampleTest(violation: AgentViolation, options: Counterex
   for (const step of violation.path) {
     const event = step.event;
     if (event.type === 'model_responded') {
-      const { text, toolCalls } = event.response;
+      const { text, toolCalls, usage } = event.response;
+      const extras = usage === undefined ? '' : `, { usage: ${js(usage)} }`;
       replies.push(
         toolCalls.length === 0
-          ? `text(${js(text)})`
-          : `toolCalls(${toolCalls.map((c) => `call(${js(c.name)}, ${js(c.input)}, { id: ${js(c.id)} })`).join(', ')})`,
+          ? `text(${js(text)}${extras})`
+          : `toolCalls(${toolCalls.map((c) => `call(${js(c.name)}, ${js(c.input)}, { id: ${js(c.id)} })`).join(', ')}${extras})`,
       );
     }
     if (event.type === 'approvals_decided') {

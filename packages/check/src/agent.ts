@@ -137,6 +137,14 @@ export async function checkAgent(agent: CheckedAgent, options: CheckAgentOptions
   const limits = initial.limits;
   const perReply = Math.min(options.maxCallsPerReply ?? 2, limits.maxCallsPerReply);
   const replies = replySets(rules.choices, perReply);
+  // With a token or cost budget every reply spends a little (as exploreTurn's alphabet does), so the budget is reached.
+  const budget = limits.budget;
+  const spends =
+    budget.maxInputTokens !== undefined ||
+    budget.maxOutputTokens !== undefined ||
+    budget.maxTotalTokens !== undefined ||
+    budget.maxCost !== undefined;
+  const usage = spends ? { usage: { inputTokens: 40, outputTokens: 10, cost: 0.01 } } : {};
   const properties = [...builtInProperties(agent), ...(options.properties ?? [])];
   const maxDepth = options.maxDepth ?? 60;
   const maxStates = options.maxStates ?? 2_000_000;
@@ -189,7 +197,7 @@ export async function checkAgent(agent: CheckedAgent, options: CheckAgentOptions
   while (frontier.length > 0 && depth < maxDepth && !cut) {
     const next: Node[] = [];
     for (const node of frontier) {
-      for (const step of stepsFrom(node.world, rules, replies, hasOutputCheck)) {
+      for (const step of stepsFrom(node.world, rules, replies, hasOutputCheck, usage)) {
         transitions += 1;
         const { world } = node;
         let after: TurnState;
@@ -323,7 +331,13 @@ function replySets(choices: readonly CallChoice[], size: number): CallChoice[][]
 const callText = (c: { name: string; input: unknown }): string => `${c.name}(${JSON.stringify(c.input)})`;
 
 /** The steps the exploration tries from a world: the agent's alphabet. */
-function stepsFrom(world: World, rules: AgentRules, replies: readonly CallChoice[][], hasOutputCheck: boolean): AgentStep[] {
+function stepsFrom(
+  world: World,
+  rules: AgentRules,
+  replies: readonly CallChoice[][],
+  hasOutputCheck: boolean,
+  usage: { readonly usage?: { inputTokens: number; outputTokens: number; cost: number } },
+): AgentStep[] {
   const state = world.turn;
   const out: AgentStep[] = [];
   switch (state.status) {
@@ -331,12 +345,15 @@ function stepsFrom(world: World, rules: AgentRules, replies: readonly CallChoice
       out.push({ label: 'start', event: { type: 'start', input: 'Model-checked turn.' } });
       break;
     case 'calling_model':
-      out.push({ label: 'reply: text', event: { type: 'model_responded', response: { text: 'Done.', toolCalls: [] } } });
+      out.push({
+        label: 'reply: text',
+        event: { type: 'model_responded', response: { text: 'Done.', toolCalls: [], ...usage } },
+      });
       for (const reply of replies) {
         const toolCalls = reply.map((c, i) => ({ id: freshCallId(state, i), name: c.tool, input: c.input }));
         out.push({
           label: `reply: ${toolCalls.map(callText).join(', ')}`,
-          event: { type: 'model_responded', response: { text: '', toolCalls } },
+          event: { type: 'model_responded', response: { text: '', toolCalls, ...usage } },
         });
       }
       break;
