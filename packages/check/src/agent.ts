@@ -39,7 +39,8 @@ import {
 import { counterexampleTest, type CounterexampleTestOptions } from './agent-test.js';
 import type { CheckedAgent } from './agent-types.js';
 import { freshCallId } from './alphabet.js';
-import { checkStep, initialMonitor, stateJson, type MonitorState } from './invariants.js';
+import { digest } from './explore.js';
+import { checkStep, initialMonitor, parseProblem, stateJson, type MonitorState } from './invariants.js';
 
 export interface CheckAgentOptions extends RulesOptions {
   /** The user's properties, checked on every edge with the built-in ones. */
@@ -84,7 +85,7 @@ export interface AgentViolation {
 }
 
 export interface CheckAgentResult {
-  /** Distinct nodes reached: turn state, budget counters and call records. */
+  /** Distinct nodes reached: turn state, budget counters, call records and the invariant monitor. */
   readonly states: number;
   readonly transitions: number;
   readonly depth: number;
@@ -155,25 +156,28 @@ export async function checkAgent(agent: CheckedAgent, options: CheckAgentOptions
   const hasOutputCheck = agent.output !== undefined || agent.check !== undefined;
 
   const seen = new Set<string>();
-  const terminalSeen = new Set<string>();
+  const turnStates = new Set<string>();
   const terminalOutcomes: Record<string, number> = {};
   const violations: AgentViolation[] = [];
   const broken = new Set<string>();
   let violationCount = 0;
   let transitions = 0;
 
-  const visit = (node: Node): boolean => {
+  /** True when the node is new; a new distinct turn state is counted and parsed (invariant 3, once per state). */
+  const visit = (node: Node, step: AgentStep | null): boolean => {
     const w = node.world;
-    const key = `${stateJson(w.turn)}\n${JSON.stringify(w.usage)}\n${traceKey(w.trace)}\n${JSON.stringify(node.monitor)}`;
+    const stateKey = digest(stateJson(w.turn));
+    const key = `${stateKey}${digest(`${JSON.stringify(w.usage)}\n${traceKey(w.trace)}\n${JSON.stringify(node.monitor)}`)}`;
     if (seen.has(key)) return false;
     seen.add(key);
-    if (isTerminal(w.turn)) {
-      const stateKey = stateJson(w.turn);
-      if (!terminalSeen.has(stateKey)) {
-        terminalSeen.add(stateKey);
+    if (!turnStates.has(stateKey)) {
+      turnStates.add(stateKey);
+      if (isTerminal(w.turn)) {
         const label = outcomeOf(w.turn);
         terminalOutcomes[label] = (terminalOutcomes[label] ?? 0) + 1;
       }
+      const problem = parseProblem(w.turn);
+      if (problem !== undefined && node.parent !== null && step !== null) report(node.parent, step, w.trace, 'invariant 3', problem);
     }
     return true;
   };
@@ -190,7 +194,7 @@ export async function checkAgent(agent: CheckedAgent, options: CheckAgentOptions
     parent: null,
     via: null,
   };
-  visit(first);
+  visit(first, null);
   let frontier: Node[] = [first];
   let depth = 0;
   let cut = false;
@@ -215,7 +219,10 @@ export async function checkAgent(agent: CheckedAgent, options: CheckAgentOptions
           effects,
           ...(thrown === undefined ? {} : { thrown }),
         };
-        const checked = checkStep(limits, record, depth, node.monitor, { purity: transitions % puritySample === 0 });
+        const checked = checkStep(limits, record, depth, node.monitor, {
+          purity: transitions % puritySample === 0,
+          parseStates: false,
+        });
         for (const v of checked.violations) report(node, step, world.trace, `invariant ${v.invariant}`, v.message);
         if (thrown !== undefined) continue;
 
@@ -229,7 +236,7 @@ export async function checkAgent(agent: CheckedAgent, options: CheckAgentOptions
         const pending = pendingCalls(effects, world.pending, after);
         const child: Node = { world: { turn: after, usage, trace, pending }, monitor: checked.monitor, parent: node, via: step };
         // A terminal state is checked (absorption) but not expanded further than once.
-        if (visit(child) && !(isTerminal(world.turn) && after === world.turn)) next.push(child);
+        if (visit(child, step) && !(isTerminal(world.turn) && after === world.turn)) next.push(child);
         if (seen.size >= maxStates) cut = true;
       }
       if (cut) break;

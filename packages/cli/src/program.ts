@@ -126,6 +126,12 @@ function addInspectCommands(program: Command, examples: string, setExit: (code: 
     .option('--loop-threshold <n>', 'limits.loopThreshold (0 disables loop detection)', wholeNumber(0), 2)
     .option('--repairs <n>', 'limits.maxOutputRepairs', wholeNumber(0), 1)
     .option('--depth <n>', 'stop expanding after this many events from the start', wholeNumber(1), 60)
+    .option(
+      '--purity-sample <n>',
+      'run the purity re-runs of invariants 2 and 3 (step on frozen copies and on a JSON round trip) on one edge in n',
+      wholeNumber(1),
+      1,
+    )
     .option('--store', 'check the durable protocol instead (claims, leases, fencing, the journal, the inbox, recovery)')
     .option('--write <file>', 'with --store: replace the figures section of this page (docs/model-checking.md)')
     .option(
@@ -156,6 +162,7 @@ interface CheckFlags {
   readonly loopThreshold: number;
   readonly repairs: number;
   readonly depth: number;
+  readonly puritySample: number;
   readonly store?: boolean;
   readonly write?: string;
   readonly agent?: string;
