@@ -177,7 +177,8 @@ export async function checkAgent(agent: CheckedAgent, options: CheckAgentOptions
         terminalOutcomes[label] = (terminalOutcomes[label] ?? 0) + 1;
       }
       const problem = parseProblem(w.turn);
-      if (problem !== undefined && node.parent !== null && step !== null) report(node.parent, step, w.trace, 'invariant 3', problem);
+      if (problem !== undefined && node.parent !== null && step !== null)
+        report(node.parent, step, w.trace, 'invariant 3', problem);
     }
     return true;
   };

@@ -44,6 +44,8 @@ export interface ExploreViolation {
 export interface ExploreResult {
   /** Distinct turn states reached (terminal ones included). */
   readonly states: number;
+  /** Nodes stored: distinct (turn state, invariant monitor) pairs, each expanded once. */
+  readonly nodes: number;
   /** Edges taken: (state, event) pairs stepped and checked. */
   readonly transitions: number;
   /** Distinct terminal states per outcome, such as `stopped:completed` or `failed:incomplete_batch`. */
@@ -166,6 +168,7 @@ export function exploreTurn(options: ExploreOptions): ExploreResult {
 
   return {
     states: seenStates.size,
+    nodes: seenNodes.size,
     transitions,
     terminalOutcomes,
     violations,
