@@ -129,6 +129,7 @@ interface Node {
  */
 export async function checkAgent(agent: CheckedAgent, options: CheckAgentOptions = {}): Promise<CheckAgentResult> {
   const started = performance.now();
+  checkOptions(options);
   const rules = await agentRules(agent, options);
   const limitsInput: TurnLimitsInput = {
     ...agent.limits,
@@ -151,8 +152,6 @@ export async function checkAgent(agent: CheckedAgent, options: CheckAgentOptions
   const maxStates = options.maxStates ?? 2_000_000;
   const maxViolations = options.maxViolations ?? 20;
   const puritySample = options.puritySample ?? 16;
-  if (!Number.isInteger(puritySample) || puritySample < 1)
-    throw new TypeError(`checkAgent: puritySample must be a whole number ≥ 1, got ${String(options.puritySample)}.`);
   const hasOutputCheck = agent.output !== undefined || agent.check !== undefined;
 
   const seen = new Set<string>();
@@ -268,6 +267,42 @@ export async function checkAgent(agent: CheckedAgent, options: CheckAgentOptions
   if (options.out !== undefined && firstViolation !== undefined)
     writeFileSync(options.out.file, counterexampleTest(firstViolation, options.out));
   return result;
+}
+
+/** Throws a TypeError naming the first option that is not what it must be. */
+function checkOptions(options: CheckAgentOptions): void {
+  if (options === null || typeof options !== 'object')
+    throw new TypeError('checkAgent(agent, options): options must be an object.');
+  for (const key of ['maxCallsPerReply', 'maxDepth', 'maxStates', 'maxViolations', 'puritySample'] as const) {
+    const value = options[key];
+    if (value !== undefined && (!Number.isSafeInteger(value) || value < 1))
+      throw new TypeError(`checkAgent: ${key} must be a whole number ≥ 1, got ${String(value)}.`);
+  }
+  const properties = options.properties ?? [];
+  if (!Array.isArray(properties))
+    throw new TypeError('checkAgent: properties must be an array (neverWithoutApproval, atMostCalls, …).');
+  properties.forEach((p: unknown, i) => {
+    const q = p as AgentProperty | null;
+    if (q === null || typeof q !== 'object' || typeof q.name !== 'string' || typeof q.check !== 'function')
+      throw new TypeError(
+        `checkAgent: properties[${i}] is not a property; make it with property(name, holds) or the vocabulary.`,
+      );
+  });
+  for (const [key, kinds] of [
+    ['hookAnswers', ['continue', 'approve', 'halt', 'rewrite']],
+    ['policyAnswers', ['none', 'allow', 'ask', 'deny']],
+  ] as const) {
+    const answers = options[key];
+    if (answers === undefined) continue;
+    if (!Array.isArray(answers) || answers.length === 0) throw new TypeError(`checkAgent: ${key} must be a non-empty array.`);
+    answers.forEach((a: unknown, i) => {
+      const kind = (a as { kind?: unknown } | null)?.kind;
+      if (typeof kind !== 'string' || !(kinds as readonly string[]).includes(kind))
+        throw new TypeError(`checkAgent: ${key}[${i}] must be { kind } with kind one of ${kinds.join(', ')}.`);
+      if (kind === 'rewrite' && !('input' in (a as object)))
+        throw new TypeError(`checkAgent: ${key}[${i}] rewrites to no input: add { kind: 'rewrite', input }.`);
+    });
+  }
 }
 
 /** The steps from the start to `node`. */

@@ -218,3 +218,22 @@ describe('the property vocabulary on traces', () => {
     ]);
   });
 });
+
+describe('checkAgent: bad options are refused, naming the option', () => {
+  const agent: CheckedAgent = { tools: [readFile] };
+  it.each([
+    [{ maxCallsPerReply: 0 }, /maxCallsPerReply must be a whole number ≥ 1, got 0/],
+    [{ maxDepth: 1.5 }, /maxDepth must be a whole number ≥ 1, got 1.5/],
+    [{ puritySample: -1 }, /puritySample must be a whole number ≥ 1, got -1/],
+    [{ properties: [42] }, /properties\[0\] is not a property/],
+    [{ hookAnswers: [] }, /hookAnswers must be a non-empty array/],
+    [{ policyAnswers: [{ kind: 'maybe' }] }, /policyAnswers\[0\] must be \{ kind \} with kind one of none, allow, ask, deny/],
+    [{ hookAnswers: [{ kind: 'rewrite' }] }, /hookAnswers\[0\] rewrites to no input/],
+  ])('%j', async (options, message) => {
+    await expect(checkAgent(agent, options as never)).rejects.toThrow(message);
+  });
+
+  it('a tool that is not a tool is refused by the dispatcher’s own check', async () => {
+    await expect(checkAgent({ tools: [{ name: 'x' } as never] })).rejects.toThrow(/not a tool: make every entry with defineTool/);
+  });
+});
