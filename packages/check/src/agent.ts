@@ -39,6 +39,7 @@ import {
 import { counterexampleTest, type CounterexampleTestOptions } from './agent-test.js';
 import type { CheckedAgent } from './agent-types.js';
 import { freshCallId } from './alphabet.js';
+import type { StepFunction } from './logic.js';
 import { digest } from './explore.js';
 import { checkStep, initialMonitor, parseProblem, stateJson, type MonitorState } from './invariants.js';
 
@@ -61,6 +62,8 @@ export interface CheckAgentOptions extends RulesOptions {
    * on every edge. `exploreTurn` checks core's purity on every edge of its own explorations.
    */
   readonly puritySample?: number;
+  /** The reducer (default core's `step`): a test passes a broken one to see the checks catch it. */
+  readonly step?: StepFunction;
   readonly onProgress?: (progress: { readonly states: number; readonly frontier: number; readonly depth: number }) => void;
 }
 
@@ -152,6 +155,7 @@ export async function checkAgent(agent: CheckedAgent, options: CheckAgentOptions
   const maxStates = options.maxStates ?? 2_000_000;
   const maxViolations = options.maxViolations ?? 20;
   const puritySample = options.puritySample ?? 16;
+  const run = options.step ?? coreStep;
   const hasOutputCheck = agent.output !== undefined || agent.check !== undefined;
 
   const seen = new Set<string>();
@@ -208,7 +212,7 @@ export async function checkAgent(agent: CheckedAgent, options: CheckAgentOptions
         let effects: readonly Effect[];
         let thrown: string | undefined;
         try {
-          [after, effects] = coreStep(world.turn, step.event);
+          [after, effects] = run(world.turn, step.event);
         } catch (error) {
           [after, effects, thrown] = [world.turn, [], errorMessage(error)];
         }
@@ -220,6 +224,7 @@ export async function checkAgent(agent: CheckedAgent, options: CheckAgentOptions
           ...(thrown === undefined ? {} : { thrown }),
         };
         const checked = checkStep(limits, record, depth, node.monitor, {
+          step: run,
           purity: transitions % puritySample === 0,
           parseStates: false,
         });

@@ -13,8 +13,9 @@ import {
   type AgentProperty,
   type CheckAgentResult,
   type CheckedAgent,
+  type StepFunction,
 } from '@turnkit/check';
-import type { CallRecord } from '@turnkit/core';
+import { step, type CallRecord } from '@turnkit/core';
 import { defineTool } from '@turnkit/dispatch';
 import * as z from 'zod';
 import { agents, properties as filesProperties } from '../examples/files-agent.ts';
@@ -235,5 +236,33 @@ describe('checkAgent: bad options are refused, naming the option', () => {
 
   it('a tool that is not a tool is refused by the dispatcher’s own check', async () => {
     await expect(checkAgent({ tools: [{ name: 'x' } as never] })).rejects.toThrow(/not a tool: make every entry with defineTool/);
+  });
+});
+
+describe('checkAgent: a broken reducer is caught by the composition checks', () => {
+  /** As in mutation.test.ts: parked calls run at once, approved on the person's behalf. */
+  const executesParked: StepFunction = (state, event) => {
+    const [next, effects] = step(state, event);
+    if (!(state.status === 'dispatching' && next.status === 'awaiting_approval') || next.batch === null) return [next, effects];
+    const calls = next.batch.parked.map((p) => p.call);
+    const decisions = Object.fromEntries(calls.map((c) => [c.id, { type: 'approve' } as const]));
+    return [
+      { ...next, status: 'executing_approved', batch: { ...next.batch, decisions } },
+      [...effects, { type: 'execute_approved', calls }],
+    ];
+  };
+
+  it('a parked delete_file that runs without a decision breaks invariant 8 on the shortest path', async () => {
+    const result = await checkAgent(
+      { tools: [deleteFile], limits: { maxIterations: 1 } },
+      { step: executesParked, properties: [neverWithoutApproval('delete_file')] },
+    );
+    const violation = result.violations.find((v) => v.property === 'invariant 8');
+    expect(violation?.message).toMatch(/executed without an approve decision/);
+    expect(violation?.path.map((s) => s.label)).toEqual([
+      'start',
+      'reply: delete_file({"path":"x"})',
+      'dispatch: call-1 waits for approval',
+    ]);
   });
 });
