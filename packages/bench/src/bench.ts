@@ -16,6 +16,7 @@ import type { ProfileFigure } from './profile.js';
 import { measureStep } from './step-bench.js';
 import { currentDurableSection, withDurableSection } from './durable-report.js';
 import { currentStoreSection, withStoreSection } from './store-report.js';
+import { currentCheckSection, withCheckSection } from './check-bench.js';
 import { deltasPerSecond, measureSuspendedHeap, turnkitDeltaStream, turnkitSystems } from './turnkit.js';
 import { definedProps } from '@turnkit/core/internal';
 
@@ -148,10 +149,13 @@ export async function runBench(settings: BenchSettings): Promise<BenchReport> {
 /** Rewrites docs/benchmarks.md (at the repository root) with the report; returns its path. */
 export function writeBenchmarksDoc(report: BenchReport): string {
   const path = join(packageRoot, '..', '..', 'docs', 'benchmarks.md');
-  // The durable-turns sections are other commands' (`pnpm bench --store --write`, `--durable`): kept as they are.
+  // The durable-turns and model-checking sections are other commands' (`pnpm bench --store --write`, `--durable`): kept as they are.
   writeFileSync(
     path,
-    withDurableSection(withStoreSection(renderMarkdown(report), currentStoreSection()), currentDurableSection()),
+    withCheckSection(
+      withDurableSection(withStoreSection(renderMarkdown(report), currentStoreSection()), currentDurableSection()),
+      currentCheckSection(),
+    ),
   );
   return path;
 }

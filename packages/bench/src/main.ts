@@ -7,12 +7,14 @@
 // A full run fails when it misses the speed bar (guard.ts).
 //   pnpm bench --store    durable turns (@turnkit/store) on PGlite, and on Postgres with --postgres URL
 //   pnpm bench --durable --postgres URL   turnkit workers against LangGraph's PostgresSaver (1, 2, 4 processes)
+//   pnpm bench --check    the model checker alone: exploreTurn states/s and transitions/s (--write: its section)
 import { spawnSync } from 'node:child_process';
 import { relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { errorMessage } from '@turnkit/core/internal';
 import { runBench, writeBenchmarksDoc, type BenchSettings } from './bench.js';
+import { formatCheckTerminal, renderCheckSection, runCheckBench, writeCheckSection } from './check-bench.js';
 import { checkSpeedBar } from './guard.js';
 import { formatTerminal } from './report.js';
 import { runStoreBench } from './store-bench.js';
@@ -25,6 +27,7 @@ import { formatStoreTerminal, renderStoreSection, writeStoreSection } from './st
 const USAGE = `Usage: pnpm bench [--quick] [--write] [--rounds N] [--turns N] [--warmup N]
        pnpm bench --store [--postgres URL] [--turns N] [--quick] [--write]
        pnpm bench --durable --postgres URL [--turns N] [--quick] [--write]
+       pnpm bench --check [--write]
   --quick       turnkit systems and the floor, a few hundred turns (what CI runs; asserts no
                 timing; without it the run fails when turnkit misses its speed bar against the peers)
   --write       rewrite docs/benchmarks.md with this run (with --store: its durable-turns section only)
@@ -33,6 +36,8 @@ const USAGE = `Usage: pnpm bench [--quick] [--write] [--rounds N] [--turns N] [-
   --durable     turnkit worker processes against LangChain createAgent + LangGraph PostgresSaver on the
                 Postgres of --postgres (1, 2, 4 processes): turns/s, statements and bytes per turn,
                 decision-to-running latency
+  --check       the model checker alone: exploreTurn over growing bounds, states/s, transitions/s,
+                heap per stored node, beside one step's cost (with --write: its section only)
   --rounds N    interleaved rounds (default 40, quick 10)
   --turns N     turns per system per round (default 25, quick 20)
   --warmup N    warm-up turns per system (default 200, quick 50)`;
@@ -65,6 +70,7 @@ async function main(): Promise<number> {
         warmup: { type: 'string' },
         store: { type: 'boolean', default: false },
         durable: { type: 'boolean', default: false },
+        check: { type: 'boolean', default: false },
         postgres: { type: 'string' },
         help: { type: 'boolean', short: 'h', default: false },
       },
@@ -95,6 +101,16 @@ async function main(): Promise<number> {
       },
     );
     return child.status ?? 1;
+  }
+  if (values.check) {
+    const gc = globalThis.gc;
+    const figures = runCheckBench({ gc: () => gc(), log: (line) => console.error(line) });
+    console.log(formatCheckTerminal(figures));
+    if (values.write) {
+      const path = writeCheckSection(renderCheckSection(figures, command()));
+      console.error(`Wrote the model-checking section of ${relative(process.cwd(), path)}.`);
+    }
+    return 0;
   }
   const quick = values.quick;
   const settings: BenchSettings = {

@@ -219,7 +219,8 @@ ${profileSection(report)}
 \`pnpm bench\` (it builds the packages it measures first; \`--write\` rewrites this page, \`--quick\`
 runs turnkit and the floor only with small counts, as CI does, and asserts no timing; a full run
 exits with an error when turnkit misses its speed bar, the first two targets above). \`pnpm bench --store [--postgres URL] --write\`
-measures durable turns and rewrites their section only. The first run installs the peers into
+measures durable turns and rewrites their section only; \`pnpm bench --check --write\` the model
+checker's. The first run installs the peers into
 \`packages/bench/.peers\` with npm (they are never part of \`pnpm install\`). The process re-runs itself
 with \`--expose-gc\` for the heap and allocation figures.
 `;

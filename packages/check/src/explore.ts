@@ -1,13 +1,16 @@
 // Exhaustive breadth-first exploration of the real reducer over the finite alphabet of
-// `alphabet.ts`, checking the invariants on every edge. Nodes are keyed by the JSON of the turn
-// state plus the invariant monitor, so the history invariants stay sound even when a (buggy)
-// reducer reaches one state along two histories; `states` counts distinct turn states.
+// `alphabet.ts`, checking the invariants on every edge. Nodes are keyed by the turn state plus the
+// invariant monitor, so the history invariants stay sound even when a (buggy) reducer reaches one
+// state along two histories; `states` counts distinct turn states. Keys are SHA-1 digests of the
+// JSON texts (28 characters instead of kilobytes per stored node). The purity re-runs of
+// invariants 2 and 3 run on one edge in `puritySample`; parseTurnState runs once per distinct state.
 
+import { hash } from 'node:crypto';
 import { createTurn, isTerminal, step as coreStep } from '@turnkit/core';
 import { errorMessage } from '@turnkit/core/internal';
 import type { TurnLimitsInput, TurnState } from '@turnkit/core';
 import { labelledEventsFor, type LabelledEvent } from './alphabet.js';
-import { checkStep, initialMonitor, stateJson, type InvariantNumber, type MonitorState } from './invariants.js';
+import { checkStep, initialMonitor, parseProblem, stateJson, type InvariantNumber, type MonitorState } from './invariants.js';
 import type { StepFunction } from './logic.js';
 
 export interface ExploreOptions {
@@ -22,6 +25,12 @@ export interface ExploreOptions {
   readonly onProgress?: (progress: { states: number; frontier: number; depth: number }) => void;
   /** Keep at most this many violations (default 50); `violationCount` has the total. */
   readonly maxViolations?: number;
+  /**
+   * The purity re-runs (`step` on deep-frozen copies, invariant 2, and on a JSON round trip of the
+   * state, invariant 3) run on one edge in this many (default 1: every edge). Every other check
+   * runs on every edge, and parseTurnState on every distinct state.
+   */
+  readonly puritySample?: number;
 }
 
 export interface ExploreViolation {
@@ -35,6 +44,8 @@ export interface ExploreViolation {
 export interface ExploreResult {
   /** Distinct turn states reached (terminal ones included). */
   readonly states: number;
+  /** Nodes stored: distinct (turn state, invariant monitor) pairs, each expanded once. */
+  readonly nodes: number;
   /** Edges taken: (state, event) pairs stepped and checked. */
   readonly transitions: number;
   /** Distinct terminal states per outcome, such as `stopped:completed` or `failed:incomplete_batch`. */
@@ -49,11 +60,15 @@ export interface ExploreResult {
 }
 
 interface Node {
-  readonly state: TurnState;
-  readonly monitor: MonitorState;
+  /** Null once the node is expanded: only the path back to the start is kept. */
+  state: TurnState | null;
+  monitor: MonitorState | null;
   readonly parent: Node | null;
   readonly via: LabelledEvent | null;
 }
+
+/** A short key for a text: its SHA-1 digest (base64). */
+export const digest = (text: string): string => hash('sha1', text, 'base64');
 
 /**
  * Explores every state reachable from `createTurn({ limits })` within `maxDepth` events.
@@ -67,6 +82,9 @@ export function exploreTurn(options: ExploreOptions): ExploreResult {
   const run = options.step ?? coreStep;
   const alphabet = options.events ?? labelledEventsFor;
   const maxViolations = options.maxViolations ?? 50;
+  const puritySample = options.puritySample ?? 1;
+  if (!Number.isInteger(puritySample) || puritySample < 1)
+    throw new TypeError(`exploreTurn: puritySample must be a whole number ≥ 1, got ${String(options.puritySample)}.`);
   const initial = createTurn({ id: 'turn-1', limits: options.limits });
   const limits = initial.limits;
 
@@ -77,53 +95,71 @@ export function exploreTurn(options: ExploreOptions): ExploreResult {
   let violationCount = 0;
   let transitions = 0;
 
-  const visit = (state: TurnState, monitor: MonitorState): boolean => {
-    const stateKey = stateJson(state);
-    const nodeKey = `${stateKey}\n${JSON.stringify(monitor)}`;
+  const report = (node: Node, entry: LabelledEvent | null, invariant: InvariantNumber, message: string): void => {
+    violationCount += 1;
+    if (violations.length >= maxViolations) return;
+    const path = pathTo(node);
+    if (entry !== null) path.push(entry);
+    violations.push({ invariant, message, path: path.map((e) => e.label), events: path.map((e) => e.event) });
+  };
+
+  /** True when the node is new; a new distinct state is counted and parsed (invariant 3). */
+  const visit = (state: TurnState, monitor: MonitorState, at: Node, entry: LabelledEvent | null): boolean => {
+    const stateKey = digest(stateJson(state));
+    const nodeKey = `${stateKey}${digest(JSON.stringify(monitor))}`;
     if (seenNodes.has(nodeKey)) return false;
     seenNodes.add(nodeKey);
     if (!seenStates.has(stateKey)) {
       seenStates.add(stateKey);
       if (isTerminal(state)) terminalOutcomes[outcomeLabel(state)] = (terminalOutcomes[outcomeLabel(state)] ?? 0) + 1;
+      const problem = parseProblem(state);
+      if (problem !== undefined) report(at, entry, 3, problem);
     }
     return true;
   };
 
-  let frontier: Node[] = [{ state: initial, monitor: initialMonitor(initial), parent: null, via: null }];
-  visit(initial, frontier[0]!.monitor);
+  const start: Node = { state: initial, monitor: initialMonitor(initial), parent: null, via: null };
+  let frontier: Node[] = [start];
+  visit(initial, start.monitor!, start, null);
   let depth = 0;
   while (frontier.length > 0 && depth < options.maxDepth) {
     const next: Node[] = [];
     for (const node of frontier) {
-      for (const entry of alphabet(node.state)) {
+      const state = node.state!;
+      const monitor = node.monitor!;
+      for (const entry of alphabet(state)) {
         transitions += 1;
         let record;
         try {
-          const [after, effects] = run(node.state, entry.event);
-          record = { state: node.state, event: entry.event, next: after, effects };
+          const [after, effects] = run(state, entry.event);
+          record = { state, event: entry.event, next: after, effects };
         } catch (error) {
-          record = { state: node.state, event: entry.event, next: node.state, effects: [], thrown: errorMessage(error) };
+          record = { state, event: entry.event, next: state, effects: [], thrown: errorMessage(error) };
         }
-        const checked = checkStep(limits, record, depth, node.monitor, { step: run });
-        if (checked.violations.length > 0) {
-          violationCount += checked.violations.length;
-          for (const v of checked.violations) {
-            if (violations.length >= maxViolations) break;
-            const path = pathTo(node);
-            violations.push({
-              invariant: v.invariant,
-              message: v.message,
-              path: [...path.map((e) => e.label), entry.label],
-              events: [...path.map((e) => e.event), entry.event],
-            });
-          }
+        const checked = checkStep(limits, record, depth, monitor, {
+          step: run,
+          purity: transitions % puritySample === 0,
+          parseStates: false,
+        });
+        violationCount += checked.violations.length;
+        for (const v of checked.violations) {
+          if (violations.length >= maxViolations) break;
+          const path = pathTo(node);
+          violations.push({
+            invariant: v.invariant,
+            message: v.message,
+            path: [...path.map((e) => e.label), entry.label],
+            events: [...path.map((e) => e.event), entry.event],
+          });
         }
         if (record.thrown !== undefined) continue;
         // A terminal state is checked (absorption) but not expanded further than once.
-        if (visit(record.next, checked.monitor) && !(isTerminal(node.state) && record.next === node.state)) {
+        if (visit(record.next, checked.monitor, node, entry) && !(isTerminal(state) && record.next === state)) {
           next.push({ state: record.next, monitor: checked.monitor, parent: node, via: entry });
         }
       }
+      node.state = null;
+      node.monitor = null;
     }
     frontier = next;
     depth += 1;
@@ -132,6 +168,7 @@ export function exploreTurn(options: ExploreOptions): ExploreResult {
 
   return {
     states: seenStates.size,
+    nodes: seenNodes.size,
     transitions,
     terminalOutcomes,
     violations,

@@ -37,4 +37,14 @@ export interface CheckOptions {
   readonly step?: StepFunction;
   /** Check only these invariants (default: all ten). */
   readonly only?: readonly InvariantNumber[];
+  /**
+   * The purity checks: `step` re-run on deep-frozen copies and on a JSON round trip of the state
+   * (invariants 2 and 3). Default true. An exploration runs them on a sample of its edges.
+   */
+  readonly purity?: boolean;
+  /**
+   * `parseTurnState` accepts both states of the step unchanged (invariant 3). Default true. An
+   * exploration turns it off and runs `parseProblem` once per distinct state instead.
+   */
+  readonly parseStates?: boolean;
 }

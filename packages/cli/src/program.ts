@@ -7,6 +7,7 @@ import { relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Command, CommanderError, InvalidArgumentError, Option } from 'commander';
 import { checkCommand } from './commands/check.js';
+import { checkAgentCommand } from './commands/check-agent.js';
 import { checkStoreCommand } from './commands/check-store.js';
 import { GRAPH_FORMATS, graphCommand, type GraphFormat } from './commands/graph.js';
 import { replayCommand } from './commands/replay.js';
@@ -125,11 +126,24 @@ function addInspectCommands(program: Command, examples: string, setExit: (code: 
     .option('--loop-threshold <n>', 'limits.loopThreshold (0 disables loop detection)', wholeNumber(0), 2)
     .option('--repairs <n>', 'limits.maxOutputRepairs', wholeNumber(0), 1)
     .option('--depth <n>', 'stop expanding after this many events from the start', wholeNumber(1), 60)
+    .option(
+      '--purity-sample <n>',
+      'run the purity re-runs of invariants 2 and 3 (step on frozen copies and on a JSON round trip) on one edge in n',
+      wholeNumber(1),
+      1,
+    )
     .option('--store', 'check the durable protocol instead (claims, leases, fencing, the journal, the inbox, recovery)')
     .option('--write <file>', 'with --store: replace the figures section of this page (docs/model-checking.md)')
+    .option(
+      '--agent <file>',
+      'check an agent instead: its turns through its own rules, limits and budgets (a file exporting `agents`, `agent` or a scenario, and optionally `properties`)',
+    )
+    .option('--name <agent>', "with --agent: which of the file's `agents`")
+    .option('--out <file>', 'with --agent: write the first violation as a vitest file that fails until the agent is fixed')
+    .option('--calls-per-reply <n>', 'with --agent: model replies make every set of up to n distinct calls', wholeNumber(1), 2)
     .addHelpText(
       'after',
-      '\nExamples:\n  $ turnkit check\n  $ turnkit check --max-iterations 3 --loop-threshold 3 --depth 80\n  $ turnkit check --store\n  $ turnkit check --store --write docs/model-checking.md',
+      '\nExamples:\n  $ turnkit check\n  $ turnkit check --max-iterations 3 --loop-threshold 3 --depth 80\n  $ turnkit check --store\n  $ turnkit check --store --write docs/model-checking.md\n  $ turnkit check --agent agents.ts --out agent.counterexample.test.ts',
     )
     .action(async (flags: CheckFlags) => setExit(await checkAction(flags)));
 }
@@ -148,12 +162,33 @@ interface CheckFlags {
   readonly loopThreshold: number;
   readonly repairs: number;
   readonly depth: number;
+  readonly puritySample: number;
   readonly store?: boolean;
   readonly write?: string;
+  readonly agent?: string;
+  readonly name?: string;
+  readonly out?: string;
+  readonly callsPerReply: number;
 }
 
-/** `turnkit check`: the turn machine, or with --store the durable protocol. */
+/** `turnkit check`: the turn machine, with --agent an agent, or with --store the durable protocol. */
 function checkAction(flags: CheckFlags): Promise<number> {
+  if (flags.agent !== undefined) {
+    if (flags.store === true || flags.write !== undefined)
+      throw new UsageError('--agent checks an agent; --store and --write check the durable protocol: pick one.');
+    return checkAgentCommand({
+      agent: flags.agent,
+      depth: flags.depth,
+      callsPerReply: flags.callsPerReply,
+      ...(flags.name === undefined ? {} : { name: flags.name }),
+      ...(flags.out === undefined ? {} : { out: flags.out }),
+    });
+  }
+  for (const [flag, value] of [
+    ['--name', flags.name],
+    ['--out', flags.out],
+  ] as const)
+    if (value !== undefined) throw new UsageError(`${flag} goes with --agent: it names what to do with the agent checked.`);
   if (flags.store === true) return checkStoreCommand(flags.write === undefined ? {} : { write: flags.write });
   if (flags.write !== undefined) throw new UsageError("--write goes with --store: it writes the durable protocol's figures.");
   return checkCommand(flags);

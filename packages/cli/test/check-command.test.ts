@@ -1,11 +1,13 @@
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { join, relative } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import type { StepFunction } from '@turnkit/check';
 import { step } from '@turnkit/core';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { PROTOCOL_MUTANTS, STORE_CHECK_MARKERS, STORE_CHECKS } from '@turnkit/check/store';
 import { checkCommand } from '../src/commands/check.ts';
+import { checkAgentCommand } from '../src/commands/check-agent.ts';
 import { checkStoreCommand } from '../src/commands/check-store.ts';
 
 /** A deliberate bug (as in packages/check/test/mutation.test.ts): parked calls run without a decision. */
@@ -111,5 +113,69 @@ describe('checkStoreCommand (turnkit check --store)', () => {
     expect(out).toMatch(/^ {2}✖ invariant 4: worker w\d wrote turn t1 at token \d, which w\d also wrote at\.$/m);
     expect(out).toMatch(/^ {6}path: w0 claims t1 → .+ unfenced$/m);
     expect(out).toContain('✖ the check failed');
+  });
+});
+
+describe('checkAgentCommand (turnkit check --agent)', () => {
+  const fixture = (name: string): string => fileURLToPath(new URL(`./fixtures/${name}`, import.meta.url));
+  let dir = '';
+  afterEach(() => {
+    vi.restoreAllMocks();
+    if (dir !== '') rmSync(dir, { recursive: true, force: true });
+    dir = '';
+  });
+
+  it('finds the planted mistake, prints its path and writes the counterexample test', async () => {
+    dir = mkdtempSync(join(tmpdir(), 'turnkit-check-agent-'));
+    const out = join(dir, 'files.counterexample.test.ts');
+    const output = captureStdout();
+    const code = await checkAgentCommand({ agent: fixture('planted-files-agent.ts'), out, depth: 60, callsPerReply: 1 });
+    const text = output().replace(/\u001b\[[0-9;]*m/g, '');
+    expect(code).toBe(1);
+    expect(text).toMatch(/^✖ delete_file never runs without a person's approval: call-1 ran delete_file/m);
+    expect(text).toContain(
+      '    path: start → reply: delete_file({"path":"/home/me/"}) → dispatch: call-1 runs (rule:allow:*:path=/home/me/*) ok',
+    );
+    expect(text).toContain(`wrote ${out}`);
+    const written = readFileSync(out, 'utf8');
+    expect(written).toContain(
+      `import * as agentModule from ${JSON.stringify(relative(dir, fixture('planted-files-agent.ts')))};`,
+    );
+    expect(written).toContain('expect(checkAgentTrace(agent, records, properties)).toEqual([]);');
+  });
+
+  it('returns 0 for the agent as it should be', async () => {
+    const output = captureStdout();
+    const code = await checkAgentCommand({
+      agent: fileURLToPath(new URL('../../check/examples/files-agent.ts', import.meta.url)),
+      depth: 60,
+      callsPerReply: 1,
+    });
+    expect(code).toBe(0);
+    expect(output()).toContain('every property held');
+  });
+
+  it('a scenario file is an agent too (as turnkit worker --agents reads one)', async () => {
+    const output = captureStdout();
+    const code = await checkAgentCommand({ agent: fixture('add.ts'), depth: 60, callsPerReply: 1 });
+    expect(code).toBe(0);
+    expect(output()).toMatch(/^ {2}add \{"a":0,"b":0\} \(base\)$/m);
+  });
+
+  it('a missing file, a file without an agent and bad properties are usage errors', async () => {
+    dir = mkdtempSync(join(tmpdir(), 'turnkit-check-agent-'));
+    const write = (name: string, text: string): string => {
+      writeFileSync(join(dir, name), text);
+      return join(dir, name);
+    };
+    const run = (agent: string) => checkAgentCommand({ agent, depth: 60, callsPerReply: 1 });
+    await expect(run(join(dir, 'missing.ts'))).rejects.toThrow(/does not exist/);
+    await expect(run(write('nothing.mts', 'export const answer = 42;\n'))).rejects.toThrow(/exports no agent: export `agents`/);
+    await expect(run(write('two.mts', 'export const agents = { a: { tools: [] }, b: { tools: [] } };\n'))).rejects.toThrow(
+      /exports 2 agents \(a, b\): name one\. Pass --name NAME\./,
+    );
+    await expect(
+      run(write('props.mts', 'export const agents = { a: { tools: [] } };\nexport const properties = [42];\n')),
+    ).rejects.toThrow(/`properties` must be an array of properties/);
   });
 });

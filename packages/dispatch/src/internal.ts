@@ -31,3 +31,13 @@ export type {
   ToolExecution,
   Verdict,
 } from './types.js';
+// The permission decision's own pieces, for @turnkit/check's `checkAgent`, which explores an
+// agent's rules through them (never a copy): the checked configuration, the rule facts, the tool's
+// needsApproval, the deny-at-execution check and the budget ledger.
+export { resolveConfig } from './config.js';
+export type { DispatcherConfig, PermissionSet } from './config.js';
+export { denialNow, needsApprovalFact, ruleFacts } from './stages/policy.js';
+export { BudgetLedger } from './budget.js';
+export type { BudgetLimits } from './budget.js';
+export { validateInput } from './stages/normalise.js';
+export type { Subject } from './stages/hooks.js';

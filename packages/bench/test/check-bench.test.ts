@@ -1,0 +1,69 @@
+// `pnpm bench --check`: its section renders from figures, replaces itself in the page, and the page
+// has it, written by the command it names. The explorations themselves are timed only by the bench.
+import { readFileSync } from 'node:fs';
+import { describe, expect, it } from 'vitest';
+import { CHECK_MARKERS, renderCheckSection, withCheckSection, type CheckBenchFigures } from '../src/check-bench.ts';
+
+const FIGURES: CheckBenchFigures = {
+  stepNs: 1000,
+  loadAverage: 1,
+  runs: [
+    {
+      limits: { maxIterations: 2 },
+      puritySample: 1,
+      finished: true,
+      states: 100,
+      nodes: 120,
+      transitions: 1000,
+      depth: 10,
+      seconds: 2,
+      cpuSeconds: 1,
+      heapBytesPerNode: 500,
+    },
+    {
+      limits: { maxIterations: 3 },
+      puritySample: 1,
+      finished: false,
+      states: 5000,
+      nodes: 0,
+      transitions: 0,
+      depth: 12,
+      seconds: 60,
+      cpuSeconds: 59,
+      heapBytesPerNode: 0,
+    },
+  ],
+};
+
+describe('pnpm bench --check', () => {
+  it('renders states/s and transitions/s by wall and CPU clock, and the largest bounds done in a minute', () => {
+    const section = renderCheckSection(FIGURES, 'pnpm bench --check --write');
+    expect(section).toContain(
+      '| maxIterations 2 | every edge | 100 / 120 | 1,000 | 2.0 s (1.0 s) | 50 (100) | 500 (1,000) | 500 |',
+    );
+    expect(section).toContain('| maxIterations 3 | every edge | stopped after a minute at depth 12 | — |');
+    expect(section).toContain(
+      'Largest bounds of these that finish in a minute: maxIterations 2 (1,000 transitions) with every check',
+    );
+    expect(section).toContain('One `step` costs 1,000 ns');
+  });
+
+  it('replaces its own section and keeps the rest of the page', () => {
+    const page = '# Benchmarks\n\n## Time per turn\n\n## Reproduce\n';
+    const first = `${CHECK_MARKERS.start}\nfirst\n${CHECK_MARKERS.end}`;
+    const second = `${CHECK_MARKERS.start}\nsecond\n${CHECK_MARKERS.end}`;
+    const written = withCheckSection(page, first);
+    expect(written).toBe(`# Benchmarks\n\n## Time per turn\n\n${first}\n\n## Reproduce\n`);
+    expect(withCheckSection(written, second)).toBe(`# Benchmarks\n\n## Time per turn\n\n${second}\n\n## Reproduce\n`);
+    expect(withCheckSection(page, null)).toBe(page);
+  });
+
+  it('docs/benchmarks.md has the section, with the command that wrote it', () => {
+    const doc = readFileSync(new URL('../../../docs/benchmarks.md', import.meta.url), 'utf8');
+    const section = doc.slice(doc.indexOf(CHECK_MARKERS.start), doc.indexOf(CHECK_MARKERS.end));
+    expect(section).toContain('Measured by `pnpm bench --check --write`');
+    expect(section).toMatch(
+      /\n\| maxIterations 2, loopThreshold 2, maxOutputRepairs 1 \| every edge \| 15,131 \/ [\d,]+ \| 73,224 \|/,
+    );
+  });
+});

@@ -1,0 +1,601 @@
+// `checkAgent`: exhaustive breadth-first exploration of one agent's turns. Core's `step` runs
+// composed with the agent's dispatcher decisions (agent-rules.ts: its tools, permission sets,
+// defaultDecision, needsApproval and readOnly through the real `decide`; its dispatcher budget
+// through the real ledger), its limits and budgets. A node is the turn state, the dispatcher's
+// budget counters, the trace of call records so far and the invariant monitor; every edge is one
+// core event, checked with the turn contract's ten invariants, the built-in agent properties and
+// the user's. A broken property comes back as the shortest path (breadth-first) and, on request,
+// as a vitest file that replays it against the real agent (agent-test.ts).
+
+import { writeFileSync } from 'node:fs';
+import {
+  createTurn,
+  dispatchOutcomeEvent,
+  isTerminal,
+  step as coreStep,
+  undecided,
+  type CallRecord,
+  type Effect,
+  type JsonValue,
+  type ParkedCall,
+  type ToolCall,
+  type ToolResult,
+  type TurnEvent,
+  type TurnLimitsInput,
+  type TurnState,
+} from '@turnkit/core';
+import { errorMessage } from '@turnkit/core/internal';
+import { BudgetLedger, denialNow, type BudgetUsage } from '@turnkit/dispatch/internal';
+import { builtInProperties, evaluate, type AgentProperty, type AgentTrace } from './agent-properties.js';
+import {
+  agentRules,
+  type AgentRules,
+  type CallChoice,
+  type HookAnswer,
+  type PolicyAnswer,
+  type RulesOptions,
+  type SkippedInput,
+} from './agent-rules.js';
+import { counterexampleTest, type CounterexampleTestOptions } from './agent-test.js';
+import type { CheckedAgent } from './agent-types.js';
+import { freshCallId } from './alphabet.js';
+import type { StepFunction } from './logic.js';
+import { digest } from './explore.js';
+import { checkStep, initialMonitor, parseProblem, stateJson, type MonitorState } from './invariants.js';
+
+export interface CheckAgentOptions extends RulesOptions {
+  /** The user's properties, checked on every edge with the built-in ones. */
+  readonly properties?: readonly AgentProperty[];
+  /** Calls per model reply: every set of up to this many distinct calls is a reply. Default 2 (at most `limits.maxCallsPerReply`). */
+  readonly maxCallsPerReply?: number;
+  /** Stop expanding after this many events from the start (default 60; the result says if it was reached). */
+  readonly maxDepth?: number;
+  /** Stop once this many nodes were reached (default 2,000,000): a guard against a space too large to finish. */
+  readonly maxStates?: number;
+  /** Keep the first violation of at most this many properties (default 20); `violationCount` has the total. */
+  readonly maxViolations?: number;
+  /** Write the first violation as a vitest file (see `counterexampleTest`). */
+  readonly out?: CounterexampleTestOptions & { readonly file: string };
+  /**
+   * Core's purity checks (step re-run on frozen copies and on a JSON round trip; parseTurnState)
+   * run on one edge in this many (default 16; 1 runs them on every edge). Every other check runs
+   * on every edge. `exploreTurn` checks core's purity on every edge of its own explorations.
+   */
+  readonly puritySample?: number;
+  /** The reducer (default core's `step`): a test passes a broken one to see the checks catch it. */
+  readonly step?: StepFunction;
+  readonly onProgress?: (progress: { readonly states: number; readonly frontier: number; readonly depth: number }) => void;
+}
+
+/** One step of a path: a core event, and what the dispatcher did when the event reports tools. */
+export interface AgentStep {
+  readonly label: string;
+  readonly event: TurnEvent;
+  /** Per call that ran: `ok` or `failed`. */
+  readonly outcomes?: { readonly [callId: string]: 'ok' | 'failed' };
+  /** Per call decided by a hook or policy answer the exploration assumed: which answers. */
+  readonly assumed?: { readonly [callId: string]: { readonly hook: HookAnswer; readonly policy: PolicyAnswer } };
+}
+
+export interface AgentViolation {
+  /** The property's name, or `invariant N` of the turn contract. */
+  readonly property: string;
+  readonly message: string;
+  /** The steps from the start, the offending one last (a shortest such path). */
+  readonly path: readonly AgentStep[];
+  /** The call records of the path. */
+  readonly trace: AgentTrace;
+}
+
+export interface CheckAgentResult {
+  /** Distinct nodes reached: turn state, budget counters, call records and the invariant monitor. */
+  readonly states: number;
+  readonly transitions: number;
+  readonly depth: number;
+  /** True when every reachable node was expanded. */
+  readonly exhaustive: boolean;
+  /** The first (shortest) violation of each broken property, in the order found. */
+  readonly violations: readonly AgentViolation[];
+  readonly violationCount: number;
+  /** The calls a model reply was made of. */
+  readonly calls: readonly CallChoice[];
+  /** Inputs the tools' schemas refused (left out). */
+  readonly skipped: readonly SkippedInput[];
+  /** The names of the properties checked (built-in and the user's). */
+  readonly properties: readonly string[];
+  /** Distinct terminal states per outcome, as `exploreTurn` counts them. */
+  readonly terminalOutcomes: Readonly<Record<string, number>>;
+  readonly ms: number;
+}
+
+interface World {
+  readonly turn: TurnState;
+  readonly usage: BudgetUsage;
+  readonly trace: AgentTrace;
+  /** The calls of the blocking effect the turn waits on (`dispatch_tools`, `execute_approved`). */
+  readonly pending: readonly ToolCall[];
+}
+
+interface Node {
+  readonly world: World;
+  readonly monitor: MonitorState;
+  readonly parent: Node | null;
+  readonly via: AgentStep | null;
+}
+
+/**
+ * Explores every turn of `agent` within the options' bounds and checks the properties on every edge.
+ *
+ * @example
+ * const result = await checkAgent(agent, { properties: [neverWithoutApproval('delete_file')] });
+ * if (result.violations.length > 0) console.log(result.violations[0].message);
+ */
+export async function checkAgent(agent: CheckedAgent, options: CheckAgentOptions = {}): Promise<CheckAgentResult> {
+  const started = performance.now();
+  checkOptions(options);
+  const rules = await agentRules(agent, options);
+  const limitsInput: TurnLimitsInput = {
+    ...agent.limits,
+    loopExemptTools: [...new Set([...(agent.limits?.loopExemptTools ?? []), ...rules.config.loopExempt])],
+  };
+  const initial = createTurn({ id: 'turn-1', limits: limitsInput });
+  const limits = initial.limits;
+  const perReply = Math.min(options.maxCallsPerReply ?? 2, limits.maxCallsPerReply);
+  const replies = replySets(rules.choices, perReply);
+  // With a token or cost budget every reply spends a little (as exploreTurn's alphabet does), so the budget is reached.
+  const budget = limits.budget;
+  const spends =
+    budget.maxInputTokens !== undefined ||
+    budget.maxOutputTokens !== undefined ||
+    budget.maxTotalTokens !== undefined ||
+    budget.maxCost !== undefined;
+  const usage = spends ? { usage: { inputTokens: 40, outputTokens: 10, cost: 0.01 } } : {};
+  const properties = [...builtInProperties(agent), ...(options.properties ?? [])];
+  const maxDepth = options.maxDepth ?? 60;
+  const maxStates = options.maxStates ?? 2_000_000;
+  const maxViolations = options.maxViolations ?? 20;
+  const puritySample = options.puritySample ?? 16;
+  const run = options.step ?? coreStep;
+  const hasOutputCheck = agent.output !== undefined || agent.check !== undefined;
+
+  const seen = new Set<string>();
+  const turnStates = new Set<string>();
+  const terminalOutcomes: Record<string, number> = {};
+  const violations: AgentViolation[] = [];
+  const broken = new Set<string>();
+  let violationCount = 0;
+  let transitions = 0;
+
+  /** True when the node is new; a new distinct turn state is counted and parsed (invariant 3, once per state). */
+  const visit = (node: Node, step: AgentStep | null): boolean => {
+    const w = node.world;
+    const stateKey = digest(stateJson(w.turn));
+    const key = `${stateKey}${digest(`${JSON.stringify(w.usage)}\n${traceKey(w.trace)}\n${JSON.stringify(node.monitor)}`)}`;
+    if (seen.has(key)) return false;
+    seen.add(key);
+    if (!turnStates.has(stateKey)) {
+      turnStates.add(stateKey);
+      if (isTerminal(w.turn)) {
+        const label = outcomeOf(w.turn);
+        terminalOutcomes[label] = (terminalOutcomes[label] ?? 0) + 1;
+      }
+      const problem = parseProblem(w.turn);
+      if (problem !== undefined && node.parent !== null && step !== null)
+        report(node.parent, step, w.trace, 'invariant 3', problem);
+    }
+    return true;
+  };
+  const report = (node: Node, step: AgentStep, trace: AgentTrace, property: string, message: string): void => {
+    violationCount += 1;
+    if (broken.has(property) || broken.size >= maxViolations) return;
+    broken.add(property);
+    violations.push({ property, message, path: [...pathTo(node), step], trace });
+  };
+
+  const first: Node = {
+    world: { turn: initial, usage: { total: 0, perTool: {} }, trace: [], pending: [] },
+    monitor: initialMonitor(initial),
+    parent: null,
+    via: null,
+  };
+  visit(first, null);
+  let frontier: Node[] = [first];
+  let depth = 0;
+  let cut = false;
+  while (frontier.length > 0 && depth < maxDepth && !cut) {
+    const next: Node[] = [];
+    for (const node of frontier) {
+      for (const step of stepsFrom(node.world, rules, replies, hasOutputCheck, usage)) {
+        transitions += 1;
+        const { world } = node;
+        let after: TurnState;
+        let effects: readonly Effect[];
+        let thrown: string | undefined;
+        try {
+          [after, effects] = run(world.turn, step.event);
+        } catch (error) {
+          [after, effects, thrown] = [world.turn, [], errorMessage(error)];
+        }
+        const record = {
+          state: world.turn,
+          event: step.event,
+          next: after,
+          effects,
+          ...(thrown === undefined ? {} : { thrown }),
+        };
+        const checked = checkStep(limits, record, depth, node.monitor, {
+          step: run,
+          purity: transitions % puritySample === 0,
+          parseStates: false,
+        });
+        for (const v of checked.violations) report(node, step, world.trace, `invariant ${v.invariant}`, v.message);
+        if (thrown !== undefined) continue;
+
+        const added = recordsOf(step.event);
+        const trace = added.length === 0 ? world.trace : [...world.trace, ...added];
+        const unapproved = approvalProblem(world, step);
+        if (unapproved !== undefined) report(node, step, trace, 'nothing runs without the approval its rules need', unapproved);
+        if (added.length > 0) for (const v of evaluate(properties, trace)) report(node, step, trace, v.property, v.message);
+
+        const usage = added.length === 0 ? world.usage : usageAfter(world.usage, added);
+        const pending = pendingCalls(effects, world.pending, after);
+        const child: Node = { world: { turn: after, usage, trace, pending }, monitor: checked.monitor, parent: node, via: step };
+        // A terminal state is checked (absorption) but not expanded further than once.
+        if (visit(child, step) && !(isTerminal(world.turn) && after === world.turn)) next.push(child);
+        if (seen.size >= maxStates) cut = true;
+      }
+      if (cut) break;
+    }
+    frontier = cut ? frontier : next;
+    depth += 1;
+    options.onProgress?.({ states: seen.size, frontier: frontier.length, depth });
+  }
+
+  const result: CheckAgentResult = {
+    states: seen.size,
+    transitions,
+    depth,
+    exhaustive: frontier.length === 0 && !cut,
+    violations,
+    violationCount,
+    calls: rules.choices,
+    skipped: rules.skipped,
+    properties: [
+      'the turn contract (invariants 1-10)',
+      'nothing runs without the approval its rules need',
+      ...properties.map((p) => p.name),
+    ],
+    terminalOutcomes,
+    ms: Math.round(performance.now() - started),
+  };
+  const firstViolation = violations[0];
+  if (options.out !== undefined && firstViolation !== undefined)
+    writeFileSync(options.out.file, counterexampleTest(firstViolation, options.out));
+  return result;
+}
+
+/** Throws a TypeError naming the first option that is not what it must be. */
+function checkOptions(options: CheckAgentOptions): void {
+  if (options === null || typeof options !== 'object')
+    throw new TypeError('checkAgent(agent, options): options must be an object.');
+  for (const key of ['maxCallsPerReply', 'maxDepth', 'maxStates', 'maxViolations', 'puritySample'] as const) {
+    const value = options[key];
+    if (value !== undefined && (!Number.isSafeInteger(value) || value < 1))
+      throw new TypeError(`checkAgent: ${key} must be a whole number ≥ 1, got ${String(value)}.`);
+  }
+  const properties = options.properties ?? [];
+  if (!Array.isArray(properties))
+    throw new TypeError('checkAgent: properties must be an array (neverWithoutApproval, atMostCalls, …).');
+  properties.forEach((p: unknown, i) => {
+    const q = p as AgentProperty | null;
+    if (q === null || typeof q !== 'object' || typeof q.name !== 'string' || typeof q.check !== 'function')
+      throw new TypeError(
+        `checkAgent: properties[${i}] is not a property; make it with property(name, holds) or the vocabulary.`,
+      );
+  });
+  for (const [key, kinds] of [
+    ['hookAnswers', ['continue', 'approve', 'halt', 'rewrite']],
+    ['policyAnswers', ['none', 'allow', 'ask', 'deny']],
+  ] as const) {
+    const answers = options[key];
+    if (answers === undefined) continue;
+    if (!Array.isArray(answers) || answers.length === 0) throw new TypeError(`checkAgent: ${key} must be a non-empty array.`);
+    answers.forEach((a: unknown, i) => {
+      const kind = (a as { kind?: unknown } | null)?.kind;
+      if (typeof kind !== 'string' || !(kinds as readonly string[]).includes(kind))
+        throw new TypeError(`checkAgent: ${key}[${i}] must be { kind } with kind one of ${kinds.join(', ')}.`);
+      if (kind === 'rewrite' && !('input' in (a as object)))
+        throw new TypeError(`checkAgent: ${key}[${i}] rewrites to no input: add { kind: 'rewrite', input }.`);
+    });
+  }
+}
+
+/** The steps from the start to `node`. */
+function pathTo(node: Node): AgentStep[] {
+  const path: AgentStep[] = [];
+  for (let n: Node | null = node; n !== null && n.via !== null; n = n.parent) path.push(n.via);
+  return path.reverse();
+}
+
+const traceKey = (trace: AgentTrace): string =>
+  trace.map((r) => `${r.callId} ${r.tool} ${r.decision} ${r.source} ${r.outcome} ${JSON.stringify(r.input)}`).join('\n');
+
+function outcomeOf(state: TurnState): string {
+  const outcome = state.outcome;
+  if (outcome === null) return state.status;
+  if (outcome.status === 'stopped') return `stopped:${outcome.stopReason}`;
+  if (outcome.status === 'failed') return `failed:${outcome.error.kind}`;
+  return 'cancelled';
+}
+
+function recordsOf(event: TurnEvent): readonly CallRecord[] {
+  return 'records' in event && event.records !== undefined ? event.records : [];
+}
+
+function usageAfter(usage: BudgetUsage, records: readonly CallRecord[]): BudgetUsage {
+  let total = usage.total;
+  const perTool: Record<string, number> = { ...usage.perTool };
+  for (const r of records) {
+    if (r.attempts === 0) continue;
+    total += 1;
+    perTool[r.tool] = (perTool[r.tool] ?? 0) + 1;
+  }
+  return { total, perTool };
+}
+
+/** The calls the turn waits on after a step: those of its blocking `dispatch_tools` or `execute_approved` effect. */
+function pendingCalls(effects: readonly Effect[], before: readonly ToolCall[], after: TurnState): readonly ToolCall[] {
+  for (const effect of effects) {
+    if (effect.type === 'dispatch_tools' || effect.type === 'execute_approved') return effect.calls;
+  }
+  return after.status === 'dispatching' || after.status === 'executing_approved' ? before : [];
+}
+
+/** A call run by `execute_approved` that the state it ran from does not show approved by a person. */
+function approvalProblem(world: World, step: AgentStep): string | undefined {
+  if (step.event.type !== 'approved_tools_completed') return undefined;
+  const decisions = world.turn.batch?.decisions ?? {};
+  for (const call of world.pending) {
+    const ran = step.outcomes?.[call.id] !== undefined;
+    if (ran && decisions[call.id]?.type !== 'approve')
+      return `${call.id} (${call.name}) ran after approval without a person's approve decision`;
+  }
+  return undefined;
+}
+
+/** Every set of 1..`size` distinct calls, each set in choice order. */
+function replySets(choices: readonly CallChoice[], size: number): CallChoice[][] {
+  const out: CallChoice[][] = [];
+  const grow = (start: number, picked: CallChoice[]): void => {
+    if (picked.length > 0) out.push(picked);
+    if (picked.length === size) return;
+    for (let i = start; i < choices.length; i++) grow(i + 1, [...picked, choices[i]!]);
+  };
+  grow(0, []);
+  // Smaller replies first: breadth-first then finds the path with the fewest calls among the shortest.
+  return out.sort((a, b) => a.length - b.length);
+}
+
+const callText = (c: { name: string; input: unknown }): string => `${c.name}(${JSON.stringify(c.input)})`;
+
+/** The steps the exploration tries from a world: the agent's alphabet. */
+function stepsFrom(
+  world: World,
+  rules: AgentRules,
+  replies: readonly CallChoice[][],
+  hasOutputCheck: boolean,
+  usage: { readonly usage?: { inputTokens: number; outputTokens: number; cost: number } },
+): AgentStep[] {
+  const state = world.turn;
+  const out: AgentStep[] = [];
+  switch (state.status) {
+    case 'ready':
+      out.push({ label: 'start', event: { type: 'start', input: 'Model-checked turn.' } });
+      break;
+    case 'calling_model':
+      out.push({
+        label: 'reply: text',
+        event: { type: 'model_responded', response: { text: 'Done.', toolCalls: [], ...usage } },
+      });
+      for (const reply of replies) {
+        const toolCalls = reply.map((c, i) => ({ id: freshCallId(state, i), name: c.tool, input: c.input }));
+        out.push({
+          label: `reply: ${toolCalls.map(callText).join(', ')}`,
+          event: { type: 'model_responded', response: { text: '', toolCalls, ...usage } },
+        });
+      }
+      break;
+    case 'dispatching':
+      out.push(...dispatchSteps(world, rules));
+      break;
+    case 'awaiting_approval': {
+      const open = undecided(state).map((p) => p.call.id);
+      const decide = (label: string, entries: Array<[string, 'approve' | 'reject']>): void => {
+        const decisions = Object.fromEntries(
+          entries.map(([id, type]) => [id, type === 'approve' ? { type } : { type, reason: 'not this one' }]),
+        );
+        out.push({ label, event: { type: 'approvals_decided', decisions } });
+      };
+      decide(
+        `approve ${open.join(', ')}`,
+        open.map((id) => [id, 'approve']),
+      );
+      decide(
+        `reject ${open.join(', ')}`,
+        open.map((id) => [id, 'reject']),
+      );
+      if (open.length >= 2) {
+        const [head, ...rest] = open as [string, ...string[]];
+        decide(`approve ${head}, reject ${rest.join(', ')}`, [
+          [head, 'approve'],
+          ...rest.map((id): [string, 'reject'] => [id, 'reject']),
+        ]);
+      }
+      out.push({ label: 'nobody decides (the approval expires)', event: { type: 'approval_expired' } });
+      break;
+    }
+    case 'executing_approved':
+      out.push(...executeSteps(world, rules));
+      break;
+    case 'steering':
+      out.push({ label: 'compacted', event: { type: 'compacted' } });
+      break;
+    case 'finalizing':
+      out.push({ label: 'output accepted', event: { type: 'output_accepted', output: state.candidate ?? '' } });
+      if (hasOutputCheck)
+        out.push({ label: 'output rejected', event: { type: 'output_rejected', reason: 'Not in the asked format.' } });
+      break;
+    case 'stopped':
+    case 'failed':
+    case 'cancelled':
+      out.push({ label: 'start', event: { type: 'start', input: 'again' } });
+      return out;
+  }
+  out.push({ label: 'cancel', event: { type: 'cancel', reason: 'user pressed stop' } });
+  return out;
+}
+
+type Planned =
+  | {
+      readonly kind: 'run';
+      readonly call: ToolCall;
+      readonly input: JsonValue;
+      readonly source: string;
+      readonly decision: string;
+    }
+  | {
+      readonly kind: 'deny';
+      readonly call: ToolCall;
+      readonly source: string;
+      readonly reason: string;
+      readonly decision: string;
+    }
+  | { readonly kind: 'park'; readonly call: ToolCall; readonly input: JsonValue; readonly reason: string };
+
+/** Every combination of a verdict per call, then of an outcome per call that runs. */
+function dispatchSteps(world: World, rules: AgentRules): AgentStep[] {
+  const calls = world.pending;
+  const options = calls.map((call) => rules.verdicts(call.name, call.input));
+  const out: AgentStep[] = [];
+  const pick = (i: number, chosen: Array<{ plan: Planned; assumed?: { hook: HookAnswer; policy: PolicyAnswer } }>): void => {
+    if (i === calls.length) {
+      out.push(...withOutcomes(world, rules, chosen, 'dispatch'));
+      return;
+    }
+    const call = calls[i]!;
+    const under = options[i]!;
+    for (const { verdict, hook, policy } of under) {
+      const assumed = under.length > 1 || hook.kind !== 'continue' || policy.kind !== 'none' ? { hook, policy } : undefined;
+      const plan: Planned =
+        verdict.kind === 'run'
+          ? { kind: 'run', call, input: verdict.input, source: verdict.source, decision: 'allow' }
+          : verdict.kind === 'deny'
+            ? { kind: 'deny', call, source: verdict.source, reason: verdict.reason, decision: 'deny' }
+            : { kind: 'park', call, input: verdict.input, reason: verdict.reason };
+      pick(i + 1, [...chosen, { plan, ...(assumed === undefined ? {} : { assumed }) }]);
+    }
+  };
+  pick(0, []);
+  return out;
+}
+
+/** The approved calls run: the deny rules in force now are read again (deny always wins), then the budget. */
+function executeSteps(world: World, rules: AgentRules): AgentStep[] {
+  const chosen = world.pending.map((call) => {
+    const tool = rules.config.tools.get(call.name);
+    const denial = tool === undefined ? undefined : denialNow(rules.config, { call, tool, input: call.input });
+    const plan: Planned =
+      tool === undefined
+        ? { kind: 'deny', call, source: 'unknown_tool', reason: `unknown tool ${call.name}`, decision: 'deny' }
+        : denial !== undefined
+          ? { kind: 'deny', call, source: denial.source, reason: denial.reason, decision: 'deny' }
+          : { kind: 'run', call, input: call.input, source: 'user', decision: 'user_approved' };
+    return { plan };
+  });
+  return withOutcomes(world, rules, chosen, 'execute');
+}
+
+/** The budget ledger over the plans in call order, then each combination of run outcomes, as events. */
+function withOutcomes(
+  world: World,
+  rules: AgentRules,
+  chosen: ReadonlyArray<{ plan: Planned; assumed?: { hook: HookAnswer; policy: PolicyAnswer } }>,
+  phase: 'dispatch' | 'execute',
+): AgentStep[] {
+  // The dispatcher's own ledger, started from the world's counters: calls are admitted in call order.
+  const ledger = new BudgetLedger(rules.config.budget, world.usage);
+  const admitted = chosen.map(({ plan }): Planned => {
+    if (plan.kind !== 'run') return plan;
+    const breach = ledger.reserve(plan.call.name);
+    return breach === undefined
+      ? plan
+      : { kind: 'deny', call: plan.call, source: breach.source, reason: breach.text, decision: 'deny' };
+  });
+  const runs = admitted.filter((p) => p.kind === 'run');
+  const assumed = Object.fromEntries(chosen.filter((c) => c.assumed !== undefined).map((c) => [c.plan.call.id, c.assumed!]));
+  const out: AgentStep[] = [];
+  for (let mask = 0; mask < 1 << runs.length; mask++) {
+    const outcomes: Record<string, 'ok' | 'failed'> = {};
+    runs.forEach((p, i) => {
+      outcomes[p.call.id] = (mask >> i) & 1 ? 'failed' : 'ok';
+    });
+    const results: ToolResult[] = [];
+    const parked: ParkedCall[] = [];
+    const records: CallRecord[] = [];
+    for (const plan of admitted) {
+      const { call } = plan;
+      if (plan.kind === 'park') {
+        parked.push({ call, input: plan.input, reason: plan.reason });
+        continue;
+      }
+      const base = { turnId: world.turn.id, callId: call.id, tool: call.name, durationMs: 0 };
+      if (plan.kind === 'deny') {
+        const kind = plan.source.startsWith('budget:') ? 'budget' : plan.source === 'invalid_input' ? 'invalid_input' : 'denied';
+        results.push({ callId: call.id, name: call.name, output: plan.reason, isError: true, errorKind: kind });
+        records.push({
+          ...base,
+          input: call.input,
+          decision: plan.decision,
+          source: plan.source,
+          outcome: kind,
+          attempts: 0,
+          reason: plan.reason,
+        });
+        continue;
+      }
+      const failed = outcomes[call.id] === 'failed';
+      results.push(
+        failed
+          ? { callId: call.id, name: call.name, output: 'The tool failed.', isError: true, errorKind: 'tool_error' }
+          : { callId: call.id, name: call.name, output: `ok: ${call.name}`, isError: false },
+      );
+      records.push({
+        ...base,
+        input: plan.input,
+        decision: plan.decision,
+        source: plan.source,
+        outcome: failed ? 'tool_error' : 'ok',
+        attempts: 1,
+      });
+    }
+    const event: TurnEvent =
+      phase === 'dispatch'
+        ? dispatchOutcomeEvent({ results, parked }, records)
+        : { type: 'approved_tools_completed', results, records };
+    const label = `${phase === 'dispatch' ? 'dispatch' : 'run approved'}: ${admitted.map((p) => planText(p, outcomes)).join(', ')}`;
+    out.push({
+      label,
+      event,
+      ...(runs.length === 0 ? {} : { outcomes }),
+      ...(Object.keys(assumed).length === 0 ? {} : { assumed }),
+    });
+  }
+  return out;
+}
+
+function planText(plan: Planned, outcomes: Readonly<Record<string, 'ok' | 'failed'>>): string {
+  const id = plan.call.id;
+  if (plan.kind === 'park') return `${id} waits for approval`;
+  if (plan.kind === 'deny') return `${id} denied (${plan.source})`;
+  return `${id} runs (${plan.source}) ${outcomes[id] === 'failed' ? 'and fails' : 'ok'}`;
+}
