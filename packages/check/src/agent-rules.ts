@@ -1,16 +1,16 @@
 // The agent's side of `checkAgent`'s alphabet: which calls a model may make (each tool with the
 // inputs its rules distinguish) and what the dispatcher does with each one. The decision is the
-// real one: the agent's configuration checked by the dispatcher (`resolveConfig`), its rule facts
-// (`ruleFacts`), the tool's `needsApproval` and `decide`. Hooks and the policy function are code:
-// they enter as the answers they can give, each answer a branch of the exploration.
+// real one: the agent's configuration checked by the dispatcher (`resolveConfig`), the facts as
+// the dispatcher gathers them (`factsWithPolicy`: rules, the tool's `needsApproval`) and `decide`.
+// Hooks and the policy function are code: they enter as the answers they can give, each answer a
+// branch of the exploration.
 
 import type { JsonValue } from '@turnkit/core';
-import { decide, type DecideInput } from '@turnkit/dispatch';
+import { decide } from '@turnkit/dispatch';
 import {
   globMatch,
-  needsApprovalFact,
+  factsWithPolicy,
   resolveConfig,
-  ruleFacts,
   validateInput,
   type DispatcherConfig,
   type PolicyFact,
@@ -178,24 +178,15 @@ function verdictsOf(
       }
       const call = { id: 'call', name: toolName, input: rawAfter };
       const subject = { call, tool, input: after.input };
-      const needsApproval = needsApprovalFact(subject);
-      const policyFact: PolicyFact | undefined =
+      const policyAnswer: PolicyFact | undefined =
         policy.kind === 'none'
           ? undefined
           : policy.kind === 'allow'
             ? { kind: 'allow' }
             : { kind: policy.kind, reason: `the policy answered ${policy.kind}` };
-      const facts: DecideInput = {
-        tool: toolName,
-        readOnly: Boolean(tool.readOnly),
-        nonInteractive: config.nonInteractive,
-        defaultDecision: config.defaultDecision,
-        yolo: config.yolo,
-        ...ruleFacts(config.permissionSets, subject),
-        ...(needsApproval === undefined ? {} : { needsApproval }),
-        ...(policyFact === undefined ? {} : { policy: policyFact }),
-        ...(hook.kind === 'approve' ? { hookApproval: hookName } : {}),
-      };
+      // The facts as the dispatcher gathers them, with the policy's answer given (grants are not modelled).
+      const hookApproval = hook.kind === 'approve' ? hookName : undefined;
+      const facts = factsWithPolicy({ config, grant: () => undefined, subject, hookApproval }, policyAnswer);
       const { decision, source, reason } = decide(facts);
       const verdict: CallVerdict =
         decision === 'allow'

@@ -36,7 +36,7 @@ export type {
 // needsApproval, the deny-at-execution check and the budget ledger.
 export { resolveConfig } from './config.js';
 export type { DispatcherConfig, PermissionSet } from './config.js';
-export { denialNow, needsApprovalFact, ruleFacts } from './stages/policy.js';
+export { denialNow, factsWithPolicy } from './stages/policy.js';
 export { BudgetLedger } from './budget.js';
 export type { BudgetLimits } from './budget.js';
 export { validateInput } from './stages/normalise.js';

@@ -34,7 +34,7 @@ import { shapeResult } from './shape.js';
 import { runTool } from './stages/execute.js';
 import { callInfo, cancelledBefore, runAfterHooks, runBeforeHooks, type Hooked, type Subject } from './stages/hooks.js';
 import { normalise, resolve, validateInput } from './stages/normalise.js';
-import { decide, denialNow, factsWithoutPolicy, gatherFacts, type DecideInput } from './stages/policy.js';
+import { decide, denialNow, factsWithPolicy, gatherFacts, type DecideInput } from './stages/policy.js';
 import { quote } from './text.js';
 import type { ApprovedVerdict, ExecutionOutcome, RawResult, Verdict } from './types.js';
 import { runWrapped } from './wrapper.js';
@@ -170,7 +170,7 @@ export async function classify(p: Pipeline, raw: unknown, turn: Turn, approved: 
     };
     const gathered =
       p.config.policy === undefined
-        ? factsWithoutPolicy(facts)
+        ? factsWithPolicy(facts, undefined)
         : await gatherFacts({ ...facts, info: () => callInfo(hookedSubject, turn), signal: turn.signal }); //  5
     if (gathered === CANCELLED) return classified(p, cancelledBefore(call));
     return classified(p, policyVerdict(p, hookedSubject, hooked, gathered, turn));

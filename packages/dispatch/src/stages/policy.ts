@@ -266,15 +266,6 @@ function withNeedsApproval(subject: Subject, facts: DecideInput): DecideInput {
 export type FactsContext = Pick<PolicyContext, 'config' | 'grant' | 'subject' | 'hookApproval'>;
 
 /**
- * The facts for `decide` of a dispatcher without a policy function: the rules, the grants and the
- * tool's needsApproval (synchronous), read as `gatherFacts` reads them.
- */
-export function factsWithoutPolicy(ctx: FactsContext): DecideInput {
-  const { facts, settled } = ruleAndGrantFacts(ctx);
-  return settled ? facts : withNeedsApproval(ctx.subject, facts);
-}
-
-/**
  * The facts for `decide`, or `CANCELLED` when the turn was cancelled while the policy function
  * ran. The rules that settle a call alone (an ambiguous argument, a deny, a grant, an allow) are
  * read first; only when none matched do the policy function and needsApproval run (a policy
@@ -283,11 +274,21 @@ export function factsWithoutPolicy(ctx: FactsContext): DecideInput {
  * matched (a bug, not user code).
  */
 export async function gatherFacts(ctx: PolicyContext): Promise<DecideInput | typeof CANCELLED> {
-  const { facts, settled } = ruleAndGrantFacts(ctx);
-  if (settled) return facts;
+  if (ruleAndGrantFacts(ctx).settled) return factsWithPolicy(ctx, undefined);
   const { policy: run } = ctx.config;
   const policy = run === undefined ? undefined : await policyFact(run, ctx.info(), ctx.signal);
   if (policy === CANCELLED) return CANCELLED;
+  return factsWithPolicy(ctx, policy);
+}
+
+/**
+ * The facts for `decide` given what the policy function answered (undefined: no opinion, or it
+ * did not run because the rules settle the call). `gatherFacts` runs the policy function and asks
+ * this; the model checker asks it for each answer a policy function can give.
+ */
+export function factsWithPolicy(ctx: FactsContext, policy: PolicyFact | undefined): DecideInput {
+  const { facts, settled } = ruleAndGrantFacts(ctx);
+  if (settled) return facts;
   if (policy === undefined) return withNeedsApproval(ctx.subject, facts);
   const withPolicy: DecideInput = { ...facts, policy };
   return policy.kind === 'deny' || policy.kind === 'error' ? withPolicy : withNeedsApproval(ctx.subject, withPolicy);
