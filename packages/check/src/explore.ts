@@ -31,6 +31,11 @@ export interface ExploreOptions {
    * runs on every edge, and parseTurnState on every distinct state.
    */
   readonly puritySample?: number;
+  /**
+   * Stop at the end of the depth level where the first violation was found (default false: explore
+   * everything). The violations found are still the shortest ones; the result is then not exhaustive.
+   */
+  readonly stopAtViolation?: boolean;
 }
 
 export interface ExploreViolation {
@@ -164,6 +169,7 @@ export function exploreTurn(options: ExploreOptions): ExploreResult {
     frontier = next;
     depth += 1;
     options.onProgress?.({ states: seenStates.size, frontier: frontier.length, depth });
+    if (options.stopAtViolation === true && violationCount > 0) break;
   }
 
   return {
