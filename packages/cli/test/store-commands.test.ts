@@ -202,5 +202,27 @@ describe.skipIf(POSTGRES_URL === undefined)(
       url.pathname = `/${database}`;
       await approvalFlow(url.href, await tempDir());
     }, 120_000);
+
+    it('run --store --id waits while another worker runs the turn, and exits 3 when it parks', async () => {
+      const url = new URL(POSTGRES_URL ?? '');
+      url.pathname = `/${database}`;
+      const dir = await tempDir();
+      // A worker with the same agent races the run's own worker for each turn; whichever claims it,
+      // run waits until the turn parks and prints it (before, a turn the other worker took ended
+      // the run at once: exit 0, status dispatching).
+      const worker = await turnkitChild(['worker', '--agents', AGENTS, '--store', url.href], {
+        cwd: dir,
+        ready: 'Ctrl+C stops it',
+      });
+      try {
+        for (const id of ['raced-1', 'raced-2', 'raced-3']) {
+          const run = await turnkit(['run', CHARGE, '--store', url.href, '--id', id], { cwd: dir });
+          expect([run.code, run.stderr], id).toEqual([3, '']);
+          expect(run.stdout).toContain(`turn ${id} · agent charge · awaiting_approval\n`);
+        }
+      } finally {
+        expect(await worker.stop()).toBe(0);
+      }
+    }, 120_000);
   },
 );
