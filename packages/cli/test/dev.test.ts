@@ -127,7 +127,7 @@ describe('turnkit dev', () => {
     const run = await turnkit(['run', example('delete-files.ts'), '--store', store], { cwd: dir });
     expect(run.code).toBe(3);
     // The pid of a process that has exited: what a killed turnkit dev leaves behind.
-    const gone = spawnSync(process.execPath, ['-e', 'process.stdout.write(String(process.pid))']).stdout.toString();
+    const gone = spawnSync(process.execPath, ['-p', 'process.pid']).stdout.toString().trim();
     const file = join(store, 'turnkit-dev.json');
     await writeFile(file, JSON.stringify({ url: 'http://127.0.0.1:9', token: 'x'.repeat(43), pid: Number(gone), agents: [] }));
     const ls = await turnkit(['ls', '--store', store], { cwd: dir });
