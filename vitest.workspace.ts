@@ -14,6 +14,7 @@ import { configDefaults } from 'vitest/config';
 /** Test files of the `slow` project, relative to the repository, and why each is slow. */
 export const slowTests: Readonly<Record<string, string>> = {
   'packages/bench/test/store-bench.test.ts': 'Postgres',
+  'packages/cli/test/agent-file.test.ts': 'the CLI binary, as child processes',
   'packages/cli/test/commands.test.ts': 'the CLI binary, as child processes',
   'packages/cli/test/consumer.test.ts': 'packs the packages and installs them with npm',
   'packages/cli/test/dev.test.ts': 'the CLI binary, as child processes (turnkit dev and the commands that go through it)',
