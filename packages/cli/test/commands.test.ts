@@ -49,6 +49,8 @@ describe('help', () => {
     [['reject']],
     [['cancel']],
     [['worker']],
+    [['watch']],
+    [['dev']],
   ])('turnkit %s --help shows usage and an example (exit 0)', async (command) => {
     const run = await turnkit([...command, '--help']);
     expect(run.code).toBe(0);

@@ -130,7 +130,7 @@ export function registerDev(program: Command, { configure, setExit }: CommandKit
         'Examples:',
         '  $ turnkit dev --agents packages/cli/examples/delete-files.ts',
         '  $ turnkit run packages/cli/examples/delete-files.ts --store     # in another terminal: parks',
-        '  $ turnkit approve <turn> call_1                                  # the worker of turnkit dev finishes it',
+        '  $ turnkit approve <turn> call_2                                  # the worker of turnkit dev goes on',
         '',
         `The token: ${TOKEN_ENV}, or a new one on each start; both are printed and written (mode 0600)`,
         'with the address in turnkit-dev.json in the store directory, removed when dev stops.',

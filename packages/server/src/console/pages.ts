@@ -77,12 +77,13 @@ export function listRows(turns: readonly TurnSummary[], now: number, details: Re
     const detail = details.get(t.id);
     const input = detail?.input ?? '';
     const asks = t.status === 'awaiting_approval' ? (detail?.asks ?? []) : [];
-    return html`<tr class="${t.status === 'awaiting_approval' ? 'row-waiting' : ''}" data-turn="${t.id}">
-<td class="id"><a href="/console/turns/${encodeURIComponent(t.id)}">${t.id}</a>${input === '' ? '' : html`<p class="row-input" title="${clip(input, 2000)}">${clip(input, 140)}</p>`}</td><td class="agent" data-label="Agent">${t.agent}</td>
-<td class="status">${statusBadge(t.status)}${asks.map(
+    const asked = asks.map(
       (p) =>
         html`<p class="row-asks">asks to run <code>${p.call.name}</code> <code>${clip(JSON.stringify(p.input === undefined ? p.call.input : p.input) ?? '', 100)}</code></p>`,
-    )}</td><td class="age" data-label="Age"><time datetime="${t.createdAt}">${age(t.createdAt, now)}</time></td></tr>`;
+    );
+    return html`<tr class="${t.status === 'awaiting_approval' ? 'row-waiting' : ''}" data-turn="${t.id}">
+<td class="id"><a href="/console/turns/${encodeURIComponent(t.id)}">${t.id}</a>${input === '' ? '' : html`<p class="row-input" title="${clip(input, 2000)}">${clip(input, 140)}</p>`}${asked}</td><td class="agent" data-label="Agent">${t.agent}</td>
+<td class="status">${statusBadge(t.status)}</td><td class="age" data-label="Age"><time datetime="${t.createdAt}">${age(t.createdAt, now)}</time></td></tr>`;
   })}`;
 }
 
