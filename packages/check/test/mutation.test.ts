@@ -46,7 +46,12 @@ const decidesEveryParkedCall: StepFunction = (state, event) => {
 };
 
 const MUTANTS: Array<[string, StepFunction, InvariantNumber, RegExp]> = [
-  ['forgets to count model calls', forgetsToCount, 7, /usage.modelCalls is 0 but 1 model calls were issued|exceeds maxModelCalls = 2/],
+  [
+    'forgets to count model calls',
+    forgetsToCount,
+    7,
+    /usage.modelCalls is 0 but 1 model calls were issued|exceeds maxModelCalls = 2/,
+  ],
   ['appends results out of call order', appendsOutOfOrder, 6, /appended where call-\d+(~\d+)? was next in call order/],
   ['executes a parked call without approval', executesParked, 8, /executed without an approve decision/],
   [

@@ -51,11 +51,11 @@ export const scenario: ScenarioFile = {
   input: 'Extract invoice INV-2025-0042 as JSON: vendor, number, date, dueDate, currency, total and lines.',
   tools: [readDocument],
   output: invoice,
-  model: () =>
+  model: ({ startAt }) =>
     scriptedModel([
       toolCalls(call('read_document', { id: 'INV-2025-0042' }), { usage: { inputTokens: 220, outputTokens: 18 } }),
       // First try: the total is a string with a currency, which the schema rejects.
       text(JSON.stringify({ ...fields, total: '642.50 EUR', lines }), { usage: { inputTokens: 330, outputTokens: 120 } }),
       text(JSON.stringify({ ...fields, total: 642.5, lines }), { usage: { inputTokens: 480, outputTokens: 118 } }),
-    ]),
+    ], { startAt }),
 };

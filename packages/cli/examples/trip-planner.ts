@@ -93,7 +93,7 @@ export const scenario: ScenarioFile = {
   system: 'You plan short trips. Use the tools for facts; never invent prices.',
   input: 'Plan a weekend in Lisbon from Berlin, 14 to 16 June 2025, with a hotel under 150 euros a night.',
   tools: [getWeather, searchFlights, searchHotels, estimateBudget],
-  model: () =>
+  model: ({ startAt }) =>
     scriptedModel([
       toolCalls(
         call('get_weather', { city: 'Lisbon', date: '2025-06-14' }),
@@ -107,11 +107,11 @@ export const scenario: ScenarioFile = {
         [
           'Your Lisbon weekend (14–16 June 2025):',
           '- Weather: sunny, 27 °C on Saturday.',
-          '- Flights: FR1384 Sat 13:05 → 15:45 (89 €), back FR1385 Sun 16:20 → 20:50 (97 €).',
+          '- Flights: FR1384 Sat 13:05 → 15:45 (89 €), back FR1385 Mon 16:20 → 20:50 (97 €).',
           '- Hotel: Casa do Rio in Alfama, 128 € a night, rated 4.6.',
           '- Total: 442 € (flights 186 €, hotel 256 € for 2 nights).',
         ].join('\n'),
         { usage: { inputTokens: 1010, outputTokens: 88 } },
       ),
-    ]),
+    ], { startAt }),
 };

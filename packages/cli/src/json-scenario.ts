@@ -58,6 +58,9 @@ const budget = z.strictObject({
   maxCost: z.number().optional(),
 });
 
+const patterns = z.array(z.string()).optional();
+const permissionSet = z.strictObject({ deny: patterns, allow: patterns, ask: patterns });
+
 const file = z.strictObject({
   $schema: z.string().optional(),
   description: z.string().optional(),
@@ -74,6 +77,8 @@ const file = z.strictObject({
     .optional(),
   model: z.array(modelStep).optional(),
   tools: z.array(tool).default([]),
+  /** Permission rules, or layered named sets (as createDispatcher takes them). */
+  permissions: z.union([permissionSet, z.array(permissionSet.extend({ name: z.string().min(1) }))]).optional(),
   /** JSON Schema the final answer must match (the text is parsed as JSON). */
   output: jsonSchema.optional(),
   /** MCP servers whose tools join `tools` (checked by @turnkit/mcp when the turn starts). */
@@ -103,8 +108,15 @@ export function scenarioFromJson(value: unknown, where: string): ScenarioFile {
     ...(spec.limits === undefined ? {} : { limits: spec.limits as TurnLimitsInput }),
     ...definedProps({ system: spec.system }),
     ...(output === undefined ? {} : { output: output as OutputSchema }),
+    ...(spec.permissions === undefined ? {} : { permissions: withoutUndefined(spec.permissions) }),
     ...definedProps({ mcpServers: spec.mcpServers }),
   };
+}
+
+/** The permission sets without the keys zod leaves as undefined. */
+function withoutUndefined<T extends object>(sets: T | readonly T[]): NonNullable<ScenarioFile['permissions']> {
+  const clean = (set: T) => Object.fromEntries(Object.entries(set).filter(([, v]) => v !== undefined));
+  return (Array.isArray(sets) ? sets.map(clean) : clean(sets as T)) as NonNullable<ScenarioFile['permissions']>;
 }
 
 function stepFrom(step: z.infer<typeof modelStep>): ScriptStep {

@@ -17,6 +17,8 @@ import { registerDecide } from './commands/decide.js';
 import { registerLs } from './commands/ls.js';
 import { registerShow } from './commands/show.js';
 import { registerWorker } from './commands/worker.js';
+import { registerDev } from './commands/dev.js';
+import { registerWatch } from './commands/watch.js';
 import { addResumeCommand } from './commands/resume.js';
 import { addRunCommand } from './commands/run.js';
 import { oneLine, UsageError } from './errors.js';
@@ -99,6 +101,8 @@ function buildProgram(setExit: (code: number) => void): Command {
   registerDecide(program, kit);
   registerCancel(program, kit);
   registerWorker(program, kit);
+  registerWatch(program, kit);
+  registerDev(program, kit);
 
   return program;
 }

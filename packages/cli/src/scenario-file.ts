@@ -1,7 +1,7 @@
 // The shape of a scenario file (what `turnkit run` loads): types only, shared by the loader of
 // module scenarios (scenario.ts) and of JSON ones (json-scenario.ts).
 import type { Model, TurnLimitsInput } from '@turnkit/core';
-import type { ToolDefinition } from '@turnkit/dispatch';
+import type { AfterHook, BeforeHook, DispatcherOptions, Policy, ToolDefinition } from '@turnkit/dispatch';
 import type { OutputSchema } from '@turnkit/inline';
 
 /** What a scenario's model function is given: the model calls the turn has made already. */
@@ -33,6 +33,12 @@ export interface ScenarioFile {
   readonly model?: Model | ModelFactory;
   readonly limits?: TurnLimitsInput;
   readonly system?: string;
+  /** Permission rules (`{ deny, allow, ask }` of tool patterns) or layered named sets, as `createDispatcher` takes them. */
+  readonly permissions?: DispatcherOptions['permissions'];
+  /** A policy function, as `createDispatcher` takes it. */
+  readonly policy?: Policy;
+  /** Before- and after-hooks of every tool call, as `createDispatcher` takes them. */
+  readonly hooks?: { readonly before?: readonly BeforeHook[]; readonly after?: readonly AfterHook[] };
   /** A zod schema the final answer (parsed as JSON) must match; a failure is sent back for repair. */
   readonly output?: OutputSchema;
   /**

@@ -176,9 +176,22 @@ function check(value: unknown, path: string, shown: string): Omit<LoadedScenario
     throw new UsageError(`Scenario ${shown}: ${what}`);
   };
   if (value === null || typeof value !== 'object')
-    return bad('the export must be an object { input, tools, model?, limits?, system?, output?, mcpServers? }.');
+    return bad(
+      'the export must be an object { input, tools, model?, limits?, system?, output?, permissions?, policy?, hooks?, mcpServers? }.',
+    );
   const s = value as Record<string, unknown>;
-  const known = new Set(['input', 'tools', 'model', 'limits', 'system', 'output', 'mcpServers']);
+  const known = new Set([
+    'input',
+    'tools',
+    'model',
+    'limits',
+    'system',
+    'output',
+    'permissions',
+    'policy',
+    'hooks',
+    'mcpServers',
+  ]);
   for (const key of Object.keys(s)) if (!known.has(key)) bad(`unknown field '${key}'; a scenario has ${[...known].join(', ')}.`);
   if (typeof s.input !== 'string') bad('`input` must be a string (the user message).');
   const tools = s.tools ?? [];
@@ -203,6 +216,7 @@ function check(value: unknown, path: string, shown: string): Omit<LoadedScenario
   if (s.system !== undefined && typeof s.system !== 'string') bad('`system` must be a string.');
   if (s.output !== undefined && typeof (s.output as OutputSchema | null)?.safeParse !== 'function')
     bad('`output` must be a zod schema.');
+  checkDispatchOptions(s, bad);
   if (s.mcpServers !== undefined && (s.mcpServers === null || typeof s.mcpServers !== 'object' || Array.isArray(s.mcpServers)))
     bad('`mcpServers` must be an object of MCP servers by name, like { files: { command: "node", args: ["server.js"] } }.');
   return {
@@ -213,13 +227,64 @@ function check(value: unknown, path: string, shown: string): Omit<LoadedScenario
     ...(s.limits === undefined ? {} : { limits: s.limits as TurnLimitsInput }),
     ...(s.system === undefined ? {} : { system: s.system as string }),
     ...(s.output === undefined ? {} : { output: s.output as OutputSchema }),
+    ...(s.permissions === undefined ? {} : { permissions: s.permissions as ScenarioFile['permissions'] & object }),
+    ...(s.policy === undefined ? {} : { policy: s.policy as ScenarioFile['policy'] & object }),
+    ...(s.hooks === undefined ? {} : { hooks: s.hooks as ScenarioFile['hooks'] & object }),
     ...(s.mcpServers === undefined ? {} : { mcpServers: s.mcpServers as ScenarioFile['mcpServers'] & object }),
   };
+}
+
+const stringList = (value: unknown): boolean => Array.isArray(value) && value.every((v) => typeof v === 'string');
+
+/** A permission set: `{ deny?, allow?, ask? }`, each a list of tool patterns (with `name` in a layered list). */
+function isPermissionSet(value: unknown, named: boolean): boolean {
+  if (value === null || typeof value !== 'object' || Array.isArray(value)) return false;
+  const set = value as Record<string, unknown>;
+  if (named && typeof set.name !== 'string') return false;
+  return Object.entries(set).every(([key, v]) =>
+    key === 'name' ? named : (key === 'deny' || key === 'allow' || key === 'ask') && stringList(v),
+  );
+}
+
+/**
+ * Checks what a scenario gives the dispatcher (`permissions`, `policy`, `hooks`), the shapes
+ * `createDispatcher` takes, so the same values work for the library, `turnkit run` and a worker.
+ */
+function checkDispatchOptions(s: Record<string, unknown>, bad: (what: string) => never): void {
+  const p = s.permissions;
+  if (p !== undefined && !(Array.isArray(p) ? p.every((set) => isPermissionSet(set, true)) : isPermissionSet(p, false)))
+    bad(
+      "`permissions` must be { deny?, allow?, ask? } (lists of tool patterns such as 'delete_file' or 'shell:cmd=ls *'), or a list of such sets each with a `name`.",
+    );
+  if (s.policy !== undefined && typeof s.policy !== 'function') bad('`policy` must be a function (call) => verdict.');
+  const hooks = s.hooks as { before?: unknown; after?: unknown } | null | undefined;
+  const isHook = (h: unknown): boolean =>
+    h !== null &&
+    typeof h === 'object' &&
+    typeof (h as { name?: unknown }).name === 'string' &&
+    typeof (h as { run?: unknown }).run === 'function';
+  const hookList = (list: unknown): boolean => list === undefined || (Array.isArray(list) && list.every(isHook));
+  if (
+    hooks !== undefined &&
+    (hooks === null ||
+      typeof hooks !== 'object' ||
+      Object.keys(hooks).some((k) => k !== 'before' && k !== 'after') ||
+      !hookList(hooks.before) ||
+      !hookList(hooks.after))
+  )
+    bad('`hooks` must be { before?: [hooks], after?: [hooks] }, each hook { name, run(call) }.');
 }
 
 function isModel(value: unknown): value is Model {
   return value !== null && typeof value === 'object' && typeof (value as Model).generate === 'function';
 }
+
+/**
+ * What to give instead of a ready-made model where a turn resumes (`turnkit resume`, and a worker
+ * continuing a stored turn): the same sentence everywhere.
+ */
+export const SCRIPT_FIX =
+  'Export a function of the calls already made instead: model: ({ startAt }) => scriptedModel(steps, { startAt }).';
 
 /** Where a resumed turn's model continues from. */
 export interface ModelResume {
@@ -242,7 +307,7 @@ export function makeScenarioModel(scenario: LoadedScenarioFile, shown: string, r
   if (typeof model !== 'function') {
     if (resume === undefined) return model;
     throw new UsageError(
-      `Scenario ${shown} exports a ready-made model, which cannot continue the suspended turn in ${resume.file} (a scripted model would start its script again). Export a function of the calls already made instead: model: ({ startAt }) => scriptedModel(steps, { startAt }).`,
+      `Scenario ${shown} exports a ready-made model, which cannot continue the suspended turn in ${resume.file} (a scripted model would start its script again). ${SCRIPT_FIX}`,
     );
   }
   const startAt = resume?.modelCalls ?? 0;

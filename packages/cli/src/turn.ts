@@ -134,6 +134,9 @@ async function runAndReport(
     ...definedProps({ system: o.scenario.system }),
     ...definedProps({ limits: o.scenario.limits }),
     ...definedProps({ output: o.scenario.output }),
+    ...definedProps({ permissions: o.scenario.permissions }),
+    ...definedProps({ policy: o.scenario.policy }),
+    ...definedProps({ hooks: o.scenario.hooks }),
   };
 
   if (!o.json) {

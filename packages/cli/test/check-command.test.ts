@@ -39,6 +39,16 @@ describe('checkCommand', () => {
     vi.restoreAllMocks();
   });
 
+  it('prints with its defaults what docs/cli.md shows (all but the time)', async () => {
+    const doc = readFileSync(new URL('../../../docs/cli.md', import.meta.url), 'utf8');
+    const shown = doc.split('\n$ turnkit check\n')[1]?.split('```')[0] ?? '';
+    const output = captureStdout();
+    const code = await checkCommand({ maxIterations: 2, loopThreshold: 2, repairs: 1, depth: 60 });
+    const withoutTime = (text: string): string => text.replace(/^time .*$/m, 'time');
+    expect(code).toBe(0);
+    expect(withoutTime(output())).toBe(withoutTime(shown));
+  }, 120_000);
+
   it('prints the violations of a broken step and returns exit code 1', async () => {
     const output = captureStdout();
     const code = await checkCommand({ ...OPTIONS, step: executesParked });

@@ -49,6 +49,8 @@ describe('help', () => {
     [['reject']],
     [['cancel']],
     [['worker']],
+    [['watch']],
+    [['dev']],
   ])('turnkit %s --help shows usage and an example (exit 0)', async (command) => {
     const run = await turnkit([...command, '--help']);
     expect(run.code).toBe(0);
@@ -133,7 +135,7 @@ describe('bad input: one line on stderr, exit 2', () => {
     const run = await turnkit(['run', file]);
     expect(run.code).toBe(2);
     expect(run.stderr).toBe(
-      `turnkit: Scenario ${file}: unknown field 'prompt'; a scenario has input, tools, model, limits, system, output, mcpServers.\n`,
+      `turnkit: Scenario ${file}: unknown field 'prompt'; a scenario has input, tools, model, limits, system, output, permissions, policy, hooks, mcpServers.\n`,
     );
     await writeFile(file, 'export const scenario = { input: "hi", tools: [] };\n');
     const noModel = await turnkit(['run', file]);

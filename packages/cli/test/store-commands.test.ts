@@ -2,7 +2,7 @@
 // `approve`, `reject`, `cancel` and `worker`, on PGlite (a directory) and, when
 // TURNKIT_TEST_POSTGRES_URL is set, on a Postgres database made for the test.
 import { existsSync } from 'node:fs';
-import { mkdtemp, readFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, readdir, readFile, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -23,7 +23,8 @@ const POSTGRES_URL = process.env.TURNKIT_TEST_POSTGRES_URL || undefined;
 /** The approval flow on one store: run parks, approve/reject, a worker continues, show reads it back. */
 async function approvalFlow(store: string, cwd: string): Promise<void> {
   const run = await turnkit(['run', CHARGE, '--store', store], { cwd });
-  expect(run.stderr).toBe('');
+  // A PGlite directory is created by `run --store`, which says so (a mistyped one is seen at once).
+  expect(run.stderr).toBe(store.startsWith('postgres') ? '' : `turnkit: creating a new store in ${store}\n`);
   expect(run.code).toBe(3);
   const id = turnIdOf(run.stdout);
   expect(run.stdout).toContain(`turn ${id} · agent charge · awaiting_approval`);
@@ -132,7 +133,25 @@ describe('turnkit run --store and the commands on stored turns', () => {
   it('usage errors are one line and exit 2', async () => {
     const dir = await tempDir();
     const store = join(dir, 'store');
+    // An unknown call of a real turn names the parked ones.
+    const run = await turnkit(['run', CHARGE, '--store', store], { cwd: dir });
+    const bad = await turnkit(['approve', turnIdOf(run.stdout), 'call_9', '--store', store], { cwd: dir });
+    expect([bad.code, bad.stderr]).toEqual([
+      2,
+      `turnkit: turn '${turnIdOf(run.stdout)}' has no parked call 'call_9'; its calls waiting for a decision are 'call_1'. Nothing of this request was stored; send decisions for waiting calls only.\n`,
+    ]);
+    await writeFile(join(dir, 'a-file'), 'not a store\n');
+    await mkdir(join(dir, 'empty'));
     const cases: [string[], RegExp][] = [
+      // A file, a mistyped directory and a directory that holds no store: refused, nothing is created.
+      [
+        ['ls', '--store', join(dir, 'a-file')],
+        /^turnkit: Could not open the store .*a-file: The PGlite store path .*a-file is a file, not a directory/,
+      ],
+      [['ls', '--store', join(dir, 'stor')], /^turnkit: There is no store in .*stor \(no such directory\); check --store\./],
+      [['show', 'turn_1', '--store', join(dir, 'stor')], /^turnkit: There is no store in .*stor \(no such directory\)/],
+      [['approve', 'turn_1', 'call_1', '--store', join(dir, 'stor')], /^turnkit: There is no store in .*stor/],
+      [['ls', '--store', join(dir, 'empty')], /^turnkit: .*empty is a directory but not a turnkit store/],
       [['run', CHARGE, '--store', store, '--json'], /^turnkit: --json cannot be used with --store/],
       [
         ['show', 'turn_nope', '--store', store],
@@ -156,13 +175,8 @@ describe('turnkit run --store and the commands on stored turns', () => {
       expect(run.stderr.trimEnd(), args.join(' ')).toMatch(message);
       expect(run.stderr.trimEnd().split('\n'), args.join(' ')).toHaveLength(1);
     }
-    // An unknown call of a real turn names the parked ones.
-    const run = await turnkit(['run', CHARGE, '--store', store], { cwd: dir });
-    const bad = await turnkit(['approve', turnIdOf(run.stdout), 'call_9', '--store', store], { cwd: dir });
-    expect([bad.code, bad.stderr]).toEqual([
-      2,
-      `turnkit: turn '${turnIdOf(run.stdout)}' has no parked call 'call_9'; its calls waiting for a decision are 'call_1'. Nothing of this request was stored; send decisions for waiting calls only.\n`,
-    ]);
+    expect(existsSync(join(dir, 'stor'))).toBe(false);
+    expect(await readdir(join(dir, 'empty'))).toEqual([]);
   }, 120_000);
 });
 
@@ -187,6 +201,28 @@ describe.skipIf(POSTGRES_URL === undefined)(
       const url = new URL(POSTGRES_URL ?? '');
       url.pathname = `/${database}`;
       await approvalFlow(url.href, await tempDir());
+    }, 120_000);
+
+    it('run --store --id waits while another worker runs the turn, and exits 3 when it parks', async () => {
+      const url = new URL(POSTGRES_URL ?? '');
+      url.pathname = `/${database}`;
+      const dir = await tempDir();
+      // A worker with the same agent races the run's own worker for each turn; whichever claims it,
+      // run waits until the turn parks and prints it (before, a turn the other worker took ended
+      // the run at once: exit 0, status dispatching).
+      const worker = await turnkitChild(['worker', '--agents', AGENTS, '--store', url.href], {
+        cwd: dir,
+        ready: 'Ctrl+C stops it',
+      });
+      try {
+        for (const id of ['raced-1', 'raced-2', 'raced-3']) {
+          const run = await turnkit(['run', CHARGE, '--store', url.href, '--id', id], { cwd: dir });
+          expect([run.code, run.stderr], id).toEqual([3, '']);
+          expect(run.stdout).toContain(`turn ${id} · agent charge · awaiting_approval\n`);
+        }
+      } finally {
+        expect(await worker.stop()).toBe(0);
+      }
     }, 120_000);
   },
 );

@@ -13,7 +13,7 @@ export { TURN_STATUSES } from './state.js';
 export { batchSignature, canonicalJson, sameJson } from './signature.js';
 export { readDecision } from './events.js';
 export { errorMessage } from './errors.js';
-export { cleanReason, formatPath, rejectionText } from './interpreter.js';
+export { cleanReason, endSentence, formatPath, rejectionText } from './interpreter.js';
 export type { DispatchOutcome } from './interpreter.js';
 export { definedProps } from './props.js';
 export { copyJson, isJsonValue } from './json.js';

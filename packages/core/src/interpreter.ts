@@ -99,8 +99,16 @@ export function cleanReason(reason: string): string {
   return text.length > MAX_REJECTION_REASON ? `${text.slice(0, MAX_REJECTION_REASON - 1)}…` : text;
 }
 
-/** The output of a rejected call's error result, with the reason cleaned (`cleanReason`). */
+/**
+ * The output of a rejected call's error result, with the reason cleaned (`cleanReason`). A reason
+ * that ends a sentence itself (`.`, `!`, `?`, `…`) gets no second full stop.
+ */
 export function rejectionText(reason?: string): string {
   const clean = reason === undefined ? '' : cleanReason(reason);
-  return `rejected${clean === '' ? '' : `: ${clean}`}. A person declined this call; do not retry it unchanged.`;
+  return `${endSentence(clean === '' ? 'rejected' : `rejected: ${clean}`)} A person declined this call; do not retry it unchanged.`;
+}
+
+/** `text` with a full stop, unless it ends a sentence already (`.`, `!`, `?`, `…`). */
+export function endSentence(text: string): string {
+  return /[.!?…]$/.test(text) ? text : `${text}.`;
 }

@@ -21,7 +21,7 @@
 //   changes it.
 
 import type { ApprovalDecision, ToolCall, ToolResult } from '@turnkit/core';
-import { copyJson, definedProps, errorMessage, rejectionText } from '@turnkit/core/internal';
+import { copyJson, definedProps, endSentence, errorMessage, rejectionText } from '@turnkit/core/internal';
 import type { ApprovalLedger } from './approvals.js';
 import type { BudgetLedger } from './budget.js';
 import type { AnyTool, DispatcherConfig } from './config.js';
@@ -90,7 +90,7 @@ function policyVerdict(p: Pipeline, subject: Subject, hooked: Hooked, facts: Dec
   if (decision === 'allow') return { kind: 'execute', call, input, source };
   if (decision === 'deny') {
     const advice = source === 'non_interactive' ? 'Continue without it.' : 'Do not retry it unchanged; continue without it.';
-    return deny(call, source, `Call to ${quote(call.name)} denied: ${reason}. ${advice}`, 'denied');
+    return deny(call, source, `${endSentence(`Call to ${quote(call.name)} denied: ${reason}`)} ${advice}`, 'denied');
   }
   const upFront = turn.decisions?.get(call.id);
   if (upFront !== undefined && p.approvals.useUpFront(turn, call.id)) return decidedUpFront(call, input, upFront);
@@ -115,7 +115,7 @@ function approvedVerdict(p: Pipeline, subject: Subject, advice: string, source: 
   const { call, input } = subject;
   const denial = denialNow(p.config, subject);
   if (denial === undefined) return { kind: 'execute', call, input, source: source() };
-  return deny(call, denial.source, `Call to ${quote(call.name)} denied: ${denial.reason}. ${advice}`, 'denied');
+  return deny(call, denial.source, `${endSentence(`Call to ${quote(call.name)} denied: ${denial.reason}`)} ${advice}`, 'denied');
 }
 
 /**

@@ -22,6 +22,22 @@ describe('docs/mcp.md', () => {
     expect(lines.join('\n').split('\n')).toContain('tool call_1 weather__forecast: ok "Sunny in Oslo."');
   });
 
+  it('shows the stdio server and its client verbatim', () => {
+    const section = doc.split('## A server over stdio\n')[1] ?? '';
+    const server = readFileSync(new URL('../examples/weather-server.mjs', import.meta.url), 'utf8');
+    const client = readFileSync(new URL('../examples/stdio.ts', import.meta.url), 'utf8');
+    expect(section.match(/```js\n([\s\S]*?)```/)?.[1]).toBe(server);
+    expect(section.match(/```ts\n([\s\S]*?)```/)?.[1]).toBe(client);
+  });
+
+  it('has every code fence closed: the page is not broken from a stray block down', () => {
+    const fences = doc.split('\n').filter((line) => line.startsWith('```'));
+    expect(fences.length % 2).toBe(0);
+    // Each example appears once, inside its block.
+    const example = readFileSync(new URL('../examples/in-memory.ts', import.meta.url), 'utf8');
+    expect(doc.split(example).length - 1).toBe(1);
+  });
+
   it('shows the example and the CLI scenario verbatim', () => {
     const example = readFileSync(new URL('../examples/in-memory.ts', import.meta.url), 'utf8');
     expect((doc.split("## A server's tools in a turn\n")[1] ?? '').match(/```ts\n([\s\S]*?)```/)?.[1]).toBe(example);

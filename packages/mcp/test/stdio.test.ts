@@ -1,7 +1,7 @@
 // A real MCP server spawned as a child process (stdio), and a turn parked for approval on one of
 // its tools and resumed in another process that reconnects from the saved configuration.
 import { execFile } from 'node:child_process';
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -95,4 +95,15 @@ describe('an MCP tool parked for approval, resumed in another process', () => {
       /^tool call_1 ops__deploy: error .*changed \(input schema or annotations\) since this call was parked for approval/,
     );
   });
+});
+
+describe('docs/mcp.md: a server over stdio', () => {
+  it('runs examples/stdio.ts (it starts examples/weather-server.mjs) and prints what the page shows', async () => {
+    const doc = readFileSync(new URL('../../../docs/mcp.md', import.meta.url), 'utf8');
+    const shown = (doc.split('## A server over stdio\n')[1] ?? '').match(/It prints:\n\n```text\n([\s\S]*?)```/)?.[1];
+    const example = fileURLToPath(new URL('../examples/stdio.ts', import.meta.url));
+    const { stdout } = await run(process.execPath, [tsx, '--conditions=@turnkit/source', example], { timeout: 60_000 });
+    expect(stdout).toBe(shown);
+    expect(stdout).toContain('tool call_1 weather__forecast: ok "Sunny in Oslo."');
+  }, 90_000);
 });

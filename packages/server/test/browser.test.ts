@@ -149,6 +149,69 @@ describe('the console in chromium', () => {
     await context.close();
   });
 
+  it('the list shows each turn’s input and what a waiting turn asks to run', async () => {
+    const id = await submitParked('Please refund order Q-42 (19.90 EUR).');
+    const context = await newContext();
+    const page = await signIn(context);
+    const row = page.locator(`tr[data-turn="${id}"]`);
+    expect(await row.locator('.row-input').textContent()).toBe('Please refund order Q-42 (19.90 EUR).');
+    expect(await row.locator('.row-asks').textContent()).toBe(
+      'asks to run refund {"order":"Q-42","amount":19.9,"currency":"EUR"}',
+    );
+    // Live: a new turn's row comes with its input too.
+    const later = await submitParked('Refund order Q-43, 5 EUR.');
+    await page.locator(`tr[data-turn="${later}"] .row-asks`).waitFor();
+    expect(await page.locator(`tr[data-turn="${later}"] .row-input`).textContent()).toBe('Refund order Q-43, 5 EUR.');
+    await context.close();
+  });
+
+  it('Reject with an empty reason decides nothing: it asks again for the reason, and Back leaves the call waiting', async () => {
+    const id = await submitParked('Refund order R-1, 30 EUR.');
+    const context = await newContext();
+    const page = await signIn(context);
+    await page.goto(`${t.url}/console/turns/${id}`);
+    await page.getByRole('button', { name: 'Reject', exact: true }).click();
+    await page.getByRole('heading', { name: 'Reject call_1?' }).waitFor();
+    // The field is required: the browser does not send an empty reason.
+    await page.getByRole('button', { name: 'Reject', exact: true }).click();
+    expect(await page.getByRole('heading', { name: 'Reject call_1?' }).count()).toBe(1);
+    expect(
+      await page
+        .locator('#reason')
+        .evaluate((el) => (el as unknown as { validity: { valueMissing: boolean } }).validity.valueMissing),
+    ).toBe(true);
+    // Sent anyway (spaces only, past the browser's check), the server asks again and stores nothing.
+    await page.locator('#reason').evaluate((el) => el.removeAttribute('required'));
+    await page.locator('#reason').fill('   ');
+    await page.getByRole('button', { name: 'Reject', exact: true }).click();
+    await page.getByText('Write the reason the model reads, then Reject.').waitFor();
+    expect((await t.store.get(id))?.decisions).toEqual([]);
+    await page.getByRole('link', { name: 'Back to the turn' }).click();
+    await page.locator('[data-panel="summary"] .badge[data-status="awaiting_approval"]').waitFor();
+    expect((await t.store.get(id))?.parked.map((p) => p.call.id)).toEqual(['call_1']);
+    await context.close();
+  });
+
+  it('a failed turn’s page says it ended, not that no worker took it; the timeline starts with the turn', async () => {
+    // No worker has the agent 'billing': the worker that takes the turn fails it (unknown_agent).
+    const failed = await t.store.submit({ agent: 'billing', input: 'Send me my invoices.' });
+    await waitForStatus(t.store, failed, 'failed');
+    const context = await newContext();
+    const page = await signIn(context);
+    await page.goto(`${t.url}/console/turns/${failed}`);
+    const transcript = page.locator('[data-panel="transcript"]');
+    expect(await transcript.textContent()).toContain('No messages: the turn ended (failed) before its first one');
+    expect(await transcript.textContent()).not.toContain('has not taken');
+
+    const id = await submitParked('Refund order T-1, 3 EUR.');
+    await page.goto(`${t.url}/console/turns/${id}`);
+    await page.locator('#timeline li').first().waitFor();
+    const kinds = await page.locator('#timeline li .kind').allTextContents();
+    expect(kinds.indexOf('turn started')).toBeGreaterThanOrEqual(0);
+    expect(kinds.indexOf('turn started')).toBeLessThan(kinds.indexOf('model reply'));
+    await context.close();
+  });
+
   it('updates the list live: a new turn appears and the waiting badge counts it', async () => {
     const context = await newContext();
     const page = await signIn(context);

@@ -27,13 +27,25 @@ describe('pages escape everything from a turn', () => {
       seq: 1,
       message: { role: 'assistant', content: evil, toolCalls: [{ id: evil, name: evil, input: { x: evil } }] },
     }).value;
-    const transcript = transcriptView([
-      { role: 'tool', result: { callId: evil, name: evil, output: evil, isError: true } },
-    ]).value;
+    const transcript = transcriptView(
+      [{ role: 'tool', result: { callId: evil, name: evil, output: evil, isError: true } }],
+      'stopped',
+    ).value;
     for (const out of [item, transcript]) {
       expect(out).not.toContain('<img');
       expect(out).toContain('&lt;img');
     }
+  });
+});
+
+describe('an empty transcript', () => {
+  it('says what the status says: not taken (ready), ended before its first message (failed), not written yet (running)', () => {
+    expect(transcriptView([], 'ready').value).toContain('Nothing yet: a worker has not taken this turn.');
+    // A worker took a turn of an agent it does not have and failed it: it was taken.
+    const failed = transcriptView([], 'failed').value;
+    expect(failed).toContain('No messages: the turn ended (failed) before its first one; its outcome says why.');
+    expect(failed).not.toContain('has not taken');
+    expect(transcriptView([], 'calling_model').value).toContain('the worker that holds this turn has not written');
   });
 });
 

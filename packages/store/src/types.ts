@@ -161,10 +161,19 @@ export interface Claim {
 }
 
 /** One write: state, the messages and notices since the last write, and inbox rows applied. */
+/** A message or a notice of a commit's `log`. */
+export type LogItem = { readonly message: Message } | { readonly notice: Notice };
+
 export interface Commit {
   readonly state?: TurnState;
   readonly messages?: readonly Message[];
   readonly notices?: readonly Notice[];
+  /**
+   * The messages and notices in the order the turn made them, written in that order (a reader's
+   * timeline then shows "turn started" before the model's reply). When given, `messages` and
+   * `notices` are not used.
+   */
+  readonly log?: readonly LogItem[];
   /** Inbox rows whose effect `state` includes: marked applied in the same transaction. */
   readonly applied?: readonly string[];
   /** Of `applied`, the decision rows core did not take (`decisionsTaken`): marked ignored instead. */

@@ -8,7 +8,7 @@ import type { Model } from '@turnkit/core';
 import type { AgentDefinition } from '@turnkit/store';
 import { definedProps } from '@turnkit/core/internal';
 import { UsageError } from '../errors.js';
-import { importFile, loadScenarioFile, type LoadedScenarioFile } from '../scenario.js';
+import { importFile, loadScenarioFile, type LoadedScenarioFile, type ModelFactory, SCRIPT_FIX } from '../scenario.js';
 
 /** The agent name of a scenario file: its name without the extension. */
 export function agentName(file: string): string {
@@ -24,13 +24,34 @@ function positionedModel(scenario: LoadedScenarioFile, shown: string): Model {
   const model = scenario.model;
   if (model === undefined)
     throw new UsageError(`Scenario ${shown} has no model: add \`model\` to it, or run it with --provider and --model.`);
-  if (typeof model !== 'function') return model;
+  return positioned(model, `Scenario ${shown}`);
+}
+
+/**
+ * A model a stored turn can continue with, in whichever process: a function of `{ startAt }` is
+ * called for each model call (see positionedModel); a ready-made scripted model is refused, since a
+ * worker that continues a parked turn would start its script again (`turnkit resume` refuses it
+ * for the same reason); any other model (a real one, or one that reads the transcript) is used as is.
+ */
+function positioned(model: Model | ModelFactory, who: string): Model {
+  if (typeof model !== 'function') {
+    if (isScripted(model))
+      throw new UsageError(
+        `${who} has a ready-made scripted model, which cannot continue a stored turn (a worker resuming it would start its script again). ${SCRIPT_FIX}`,
+      );
+    return model;
+  }
   return {
     generate(request, options) {
       const startAt = request.messages.filter((m) => m.role === 'assistant').length;
       return model({ startAt }).generate(request, options);
     },
   };
+}
+
+/** A model from @turnkit/testing's scriptedModel (it records the requests it answered in `calls`). */
+function isScripted(model: Model): boolean {
+  return Array.isArray((model as { calls?: unknown }).calls);
 }
 
 /** A scenario as an agent (its input is the turn's, not the agent's). `model` replaces the scenario's (--provider). */
@@ -41,6 +62,9 @@ export function scenarioAgent(scenario: LoadedScenarioFile, shown: string, model
     ...definedProps({ system: scenario.system }),
     ...definedProps({ limits: scenario.limits }),
     ...definedProps({ output: scenario.output }),
+    ...definedProps({ permissions: scenario.permissions }),
+    ...definedProps({ policy: scenario.policy }),
+    ...definedProps({ hooks: scenario.hooks }),
   };
 }
 
@@ -60,5 +84,21 @@ export async function loadAgents(file: string): Promise<Record<string, AgentDefi
   }
   if (agents === null || typeof agents !== 'object' || Array.isArray(agents))
     throw new UsageError(`${file}: \`agents\` must be an object { [name]: { model, tools, … } }.`);
-  return agents as Record<string, AgentDefinition>;
+  const checked: Record<string, AgentDefinition> = {};
+  for (const [name, agent] of Object.entries(agents as Record<string, unknown>)) {
+    const model = (agent as { model?: unknown } | null)?.model;
+    if (
+      agent === null ||
+      typeof agent !== 'object' ||
+      model === null ||
+      (typeof model !== 'object' && typeof model !== 'function')
+    )
+      throw new UsageError(`${file}: agent '${name}' must be an object with a \`model\` (and tools, system, limits, …).`);
+    // A model function of `{ startAt }` (as in a scenario) continues a stored turn where it is.
+    checked[name] = {
+      ...(agent as AgentDefinition),
+      model: positioned(model as Model | ModelFactory, `${file}: agent '${name}'`),
+    };
+  }
+  return checked;
 }

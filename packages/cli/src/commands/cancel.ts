@@ -4,7 +4,7 @@
 import type { Command } from 'commander';
 import { safeText, shellCommand } from '../safe-text.js';
 import { EXIT } from '../turn.js';
-import { type CommandKit, getTurn, storeArgs, storeOption, withStore } from './store-common.js';
+import { type CommandKit, getTurn, storeArgs, storeOption, withClient } from './store-common.js';
 
 interface CancelFlags {
   readonly store: string;
@@ -12,7 +12,7 @@ interface CancelFlags {
 }
 
 async function cancelCommand(turnId: string, flags: CancelFlags): Promise<number> {
-  return withStore(flags.store, async (store) => {
+  return withClient(flags.store, async (store, dev) => {
     const turn = await getTurn(store, turnId, flags.store);
     const reason = flags.reason === undefined || flags.reason.trim() === '' ? 'cancelled with turnkit cancel' : flags.reason;
     if (!(await store.cancel(turnId, reason))) {
@@ -20,7 +20,8 @@ async function cancelCommand(turnId: string, flags: CancelFlags): Promise<number
       return EXIT.failed;
     }
     const worker = shellCommand(['turnkit', 'worker', '--agents', 'AGENTS_FILE', '--until-idle', ...storeArgs(flags.store)]);
-    process.stdout.write(`${safeText(`Cancel of turn ${turnId} is stored; a worker ends the turn: ${worker}`)}\n`);
+    const who = dev === null ? `a worker ends the turn: ${worker}` : `turnkit dev (process ${dev.pid}) ends the turn.`;
+    process.stdout.write(`${safeText(`Cancel of turn ${turnId} is stored; ${who}`)}\n`);
     return EXIT.ok;
   });
 }

@@ -5,9 +5,10 @@ import type { ApprovalDecision } from '@turnkit/core';
 import { CallAlreadyDecidedError } from '@turnkit/store';
 import { type Command, Option } from 'commander';
 import { oneLine, UsageError } from '../errors.js';
+import { ServerRefusal } from '../http-store.js';
 import { safeText, shellCommand } from '../safe-text.js';
 import { EXIT } from '../turn.js';
-import { type CommandKit, getTurn, storeArgs, storeOption, withStore } from './store-common.js';
+import { type CommandKit, getTurn, storeArgs, storeOption, withClient } from './store-common.js';
 
 interface DecideFlags {
   readonly store: string;
@@ -19,13 +20,13 @@ interface DecideFlags {
 const storeMessage = (error: unknown): string => oneLine(error).replace(/^store\.decide: /, '');
 
 async function decideCommand(turnId: string, callId: string, decision: ApprovalDecision, store: string): Promise<number> {
-  return withStore(store, async (opened) => {
+  return withClient(store, async (opened, dev) => {
     const turn = await getTurn(opened, turnId, store);
     try {
       await opened.decide(turnId, { [callId]: decision });
     } catch (error) {
       // The first decision stands: not a usage error, so the exit is `failed`, as for any decision not taken.
-      if (error instanceof CallAlreadyDecidedError) {
+      if (error instanceof CallAlreadyDecidedError || (error instanceof ServerRefusal && error.code === 'already_decided')) {
         process.stderr.write(`turnkit: ${safeText(storeMessage(error))}\n`);
         return EXIT.failed;
       }
@@ -39,7 +40,9 @@ async function decideCommand(turnId: string, callId: string, decision: ApprovalD
       `${safeText(`${verb} ${callId} of turn ${turnId} (stored).`)}\n` +
         (waiting.length > 0
           ? `${safeText(`Still waiting for a decision: ${waiting.join(', ')}.`)}\n`
-          : `A worker continues the turn: ${worker}\n`),
+          : dev === null
+            ? `A worker continues the turn: ${worker}\n`
+            : `${safeText(`turnkit dev (process ${dev.pid}) continues the turn.`)}\n`),
     );
     return EXIT.ok;
   });

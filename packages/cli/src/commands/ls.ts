@@ -4,7 +4,7 @@ import { STORED_STATUSES, type StoredStatus } from '@turnkit/store';
 import { type Command, InvalidArgumentError, Option } from 'commander';
 import { safeText } from '../safe-text.js';
 import type { CommandKit } from './store-common.js';
-import { storeOption, withStore } from './store-common.js';
+import { storeOption, withClient } from './store-common.js';
 
 interface LsFlags {
   readonly store: string;
@@ -19,7 +19,7 @@ function limit(value: string): number {
 }
 
 async function lsCommand(flags: LsFlags): Promise<number> {
-  return withStore(flags.store, async (store) => {
+  return withClient(flags.store, async (store) => {
     const lines: string[] = [];
     let cursor: string | null = null;
     do {

@@ -2,14 +2,15 @@
 // agent named after the file and run by a worker in this process (only this turn); when it parks,
 // the commands that decide it and the worker that continues it (`--agents <scenario>`) are printed.
 
-import { createWorker, newTurnId } from '@turnkit/store';
+import { createWorker, newTurnId, type StoreClient, type SubmitOptions } from '@turnkit/store';
+import { type DevLink, findDevLink } from '../dev-link.js';
 import type { Model } from '@turnkit/core';
 import { oneLine, UsageError } from '../errors.js';
 import { providerModel, type ProviderOptions } from '../provider.js';
 import type { LoadedScenarioFile } from '../scenario.js';
 import { safeText } from '../safe-text.js';
 import { agentName, scenarioAgent } from './agents-file.js';
-import { DEFAULT_STORE, exitFor, turnLines, withStore } from './store-common.js';
+import { DEFAULT_STORE, exitFor, sayIfNew, turnLines, untilSettled, withClient, withStore } from './store-common.js';
 
 export interface StoredRunOptions {
   readonly scenarioFile: string;
@@ -29,9 +30,12 @@ export async function runStoredCommand(o: StoredRunOptions): Promise<number> {
       `${o.unsupported.join(', ')} cannot be used with --store: a stored turn is read back with \`turnkit show <turn>\`.`,
     );
   const url = o.store === true ? DEFAULT_STORE : o.store;
-  const model: Model | undefined = o.provider === null ? undefined : providerModel(o.provider);
   const agent = agentName(o.scenarioFile);
+  const dev = findDevLink(url);
+  if (dev !== null) return runThroughDev(o, url, agent, dev);
+  const model: Model | undefined = o.provider === null ? undefined : providerModel(o.provider);
   const definition = scenarioAgent(o.scenario, o.scenarioFile, model);
+  sayIfNew(url);
   return withStore(url, async (store) => {
     const id = o.id ?? newTurnId();
     let worker;
@@ -40,21 +44,44 @@ export async function runStoredCommand(o: StoredRunOptions): Promise<number> {
     } catch (error) {
       throw new UsageError(`Could not start the turn of ${o.scenarioFile}: ${oneLine(error)}`);
     }
-    try {
-      await store.submit({ agent, input: o.scenario.input, id });
-    } catch (error) {
-      // A bad or taken --id: the store's message names it.
-      throw new UsageError(
-        oneLine(error)
-          .replace(/^store\.submit(: | option )/, '')
-          .replace('`id`', '--id'),
-      );
-    }
+    await submit(store, { agent, input: o.scenario.input, id });
     process.stdout.write(`${safeText(`stored turn ${id} in ${url}`)}\n`);
     await worker.runUntilIdle();
-    const turn = await store.get(id);
-    if (turn === null) throw new Error(`turn ${id} vanished from the store ${url}`);
+    // Another worker of the store (on Postgres) may have claimed the turn first: wait for it.
+    const turn = await untilSettled(store, id, url);
     process.stdout.write(`${turnLines(turn, url, o.scenarioFile).join('\n')}\n`);
     return exitFor(turn);
   });
+}
+
+/** The store is held by `turnkit dev`: the turn is submitted through it and run by its worker. */
+async function runThroughDev(o: StoredRunOptions, url: string, agent: string, dev: DevLink): Promise<number> {
+  if (o.provider !== null)
+    throw new UsageError(
+      `--provider cannot be used while turnkit dev (process ${dev.pid}) holds the store ${url}: its worker runs the turn with the model of its agents file.`,
+    );
+  if (!dev.agents.includes(agent))
+    throw new UsageError(
+      `turnkit dev (process ${dev.pid}) holds the store ${url} and runs the agents ${dev.agents.join(', ') || '(none)'}, not '${agent}': start it with --agents ${o.scenarioFile}.`,
+    );
+  return withClient(url, async (client) => {
+    const id = await submit(client, { agent, input: o.scenario.input, ...(o.id === undefined ? {} : { id: o.id }) });
+    process.stdout.write(`${safeText(`stored turn ${id} in ${url} (run by turnkit dev, process ${dev.pid})`)}\n`);
+    const turn = await untilSettled(client, id, url);
+    process.stdout.write(`${turnLines(turn, url, o.scenarioFile, dev).join('\n')}\n`);
+    return exitFor(turn);
+  });
+}
+
+async function submit(client: StoreClient, options: SubmitOptions): Promise<string> {
+  try {
+    return await client.submit(options);
+  } catch (error) {
+    // A bad or taken --id: the store's (or the server's) message names it.
+    throw new UsageError(
+      oneLine(error)
+        .replace(/^store\.submit(: | option )/, '')
+        .replace('`id`', '--id'),
+    );
+  }
 }

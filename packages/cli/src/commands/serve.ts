@@ -13,13 +13,13 @@ const INSTALL = 'npm i @turnkit/server @turnkit/store @electric-sql/pglite (or p
  * @turnkit/server and @turnkit/store are optional peers (a web server and a database driver are
  * more than `turnkit run` needs): loaded when `serve` runs, with a message that says what to install.
  */
-async function loadServer() {
+export async function loadServer(command = 'turnkit serve') {
   try {
     return { ...(await import('@turnkit/server')), ...(await import('@turnkit/store')) };
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
     if (code === 'ERR_MODULE_NOT_FOUND' && /@turnkit\/(server|store)/.test(String(error)))
-      throw new UsageError(`turnkit serve needs @turnkit/server and @turnkit/store next to @turnkit/cli: ${INSTALL}.`);
+      throw new UsageError(`${command} needs @turnkit/server and @turnkit/store next to @turnkit/cli: ${INSTALL}.`);
     throw error;
   }
 }
@@ -73,7 +73,7 @@ export async function serveCommand(flags: ServeFlags): Promise<number> {
   return 0;
 }
 
-function port(value: string): number {
+export function port(value: string): number {
   const n = Number(value);
   if (!/^\d+$/.test(value) || n > 65_535) throw new InvalidArgumentError('Expected a port from 0 to 65535 (0 picks a free one).');
   return n;

@@ -2,7 +2,7 @@
 
 import type { Command } from 'commander';
 import { safeJson } from '../safe-text.js';
-import { type CommandKit, exitFor, getTurn, storeOption, turnLines, withStore } from './store-common.js';
+import { type CommandKit, exitFor, getTurn, storeOption, turnLines, withClient } from './store-common.js';
 
 interface ShowFlags {
   readonly store: string;
@@ -10,7 +10,7 @@ interface ShowFlags {
 }
 
 async function showCommand(id: string, flags: ShowFlags): Promise<number> {
-  return withStore(flags.store, async (store) => {
+  return withClient(flags.store, async (store) => {
     const turn = await getTurn(store, id, flags.store);
     process.stdout.write(
       flags.json === true ? `${safeJson(JSON.stringify(turn))}\n` : `${turnLines(turn, flags.store).join('\n')}\n`,

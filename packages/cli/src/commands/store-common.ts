@@ -1,8 +1,12 @@
 // What the commands on stored turns share: opening the store `--store` names, the option itself,
 // and how a stored turn is shown (the same lines for `turnkit run --store` and `turnkit show`).
 
-import { openStore, type Store, type StoredTurn } from '@turnkit/store';
+import { existsSync, statSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { openStore, type Store, type StoreClient, type StoredTurn } from '@turnkit/store';
 import { type Command, Option } from 'commander';
+import { type DevLink, findDevLink, isDirectoryStore } from '../dev-link.js';
+import { httpStore } from '../http-store.js';
 import { oneLine, UsageError } from '../errors.js';
 import { safeText, shellCommand } from '../safe-text.js';
 import { EXIT } from '../turn.js';
@@ -31,6 +35,48 @@ export async function openCliStore(url: string, retryMs = 0): Promise<Store> {
   }
 }
 
+/**
+ * Refuses a PGlite directory that holds no store, for the commands that read or decide turns: a
+ * mistyped `--store` must not create an empty store and report it empty. `turnkit run --store`,
+ * `worker`, `dev` and `serve` create a missing store (they say so).
+ */
+export function mustBeStore(url: string): void {
+  if (!isDirectoryStore(url)) return;
+  const dir = resolve(url.startsWith('file://') ? new URL(url).pathname : url);
+  if (!existsSync(dir))
+    throw new UsageError(
+      `There is no store in ${dir} (no such directory); check --store. A store is created by \`turnkit run <scenario> --store DIR\`, \`turnkit dev\` or \`turnkit worker\`.`,
+    );
+  if (statSync(dir).isDirectory() && !existsSync(join(dir, 'PG_VERSION')))
+    throw new UsageError(`${dir} is a directory but not a turnkit store (PGlite keeps a PG_VERSION file in one); check --store.`);
+}
+
+/** Says on stderr that a PGlite store is about to be created, for the commands that create one. */
+export function sayIfNew(url: string): void {
+  if (!isDirectoryStore(url)) return;
+  const dir = resolve(url.startsWith('file://') ? new URL(url).pathname : url);
+  if (!existsSync(dir)) process.stderr.write(`${safeText(`turnkit: creating a new store in ${dir}`)}\n`);
+}
+
+/**
+ * Runs `work` on the store's client: through the HTTP API of the `turnkit dev` that holds the
+ * store when one runs (see dev-link.ts), else on the store itself, opened (it must exist) and closed.
+ */
+export async function withClient<T>(url: string, work: (client: StoreClient, dev: DevLink | null) => Promise<T>): Promise<T> {
+  const dev = findDevLink(url);
+  if (dev !== null) {
+    const client = httpStore(dev.url, dev.token);
+    try {
+      return await work(client, dev);
+    } catch (error) {
+      if (error instanceof UsageError) throw error;
+      throw new UsageError(`${oneLine(error)} (turnkit dev, process ${dev.pid}, serves the store ${url})`);
+    }
+  }
+  mustBeStore(url);
+  return withStore(url, (store) => work(store, null));
+}
+
 /** Opens the store (see openCliStore for `retryMs`), runs `work`, closes the store. */
 export async function withStore<T>(url: string, work: (store: Store) => Promise<T>, retryMs = 0): Promise<T> {
   const store = await openCliStore(url, retryMs);
@@ -42,7 +88,7 @@ export async function withStore<T>(url: string, work: (store: Store) => Promise<
 }
 
 /** Reads a turn; an unknown id is a usage error that says how to list them. */
-export async function getTurn(store: Store, id: string, url: string): Promise<StoredTurn> {
+export async function getTurn(store: StoreClient, id: string, url: string): Promise<StoredTurn> {
   const turn = await store.get(id);
   if (turn === null) throw new UsageError(`There is no turn '${id}' in the store ${url}; \`turnkit ls\` lists its turns.`);
   return turn;
@@ -51,6 +97,33 @@ export async function getTurn(store: Store, id: string, url: string): Promise<St
 /** ` --store URL` when the store is not the default, for the commands printed as hints. */
 export function storeArgs(url: string): string[] {
   return url === DEFAULT_STORE ? [] : ['--store', url];
+}
+
+/** Whether a stored turn waits for nothing but a person or has ended: what `run --store` waits for. */
+export function settled(turn: StoredTurn): boolean {
+  return turn.status === 'awaiting_approval' || TERMINAL_STATUSES.has(turn.status);
+}
+
+const TERMINAL_STATUSES: ReadonlySet<string> = new Set(['stopped', 'failed', 'cancelled']);
+
+/**
+ * Waits until the turn is settled (another process may be running it: a worker on Postgres, or
+ * `turnkit dev`) and returns it: it watches the turn and reads it again after each status it sees.
+ */
+export async function untilSettled(client: StoreClient, id: string, url: string): Promise<StoredTurn> {
+  const now = await getTurn(client, id, url);
+  if (settled(now)) return now;
+  const abort = new AbortController();
+  try {
+    for await (const event of client.watch(id, { signal: abort.signal })) {
+      if (event.type !== 'status') continue;
+      const turn = await getTurn(client, id, url);
+      if (settled(turn)) return turn;
+    }
+  } finally {
+    abort.abort();
+  }
+  return getTurn(client, id, url);
 }
 
 /** The exit code of a stored turn: 0 stopped, 1 failed or cancelled, 3 waiting for approval, 0 otherwise (still running). */
@@ -73,7 +146,7 @@ function outcomeLine(turn: StoredTurn): string {
  * and for a parked turn the commands that decide it. Everything from the model, tools or the
  * database is printed through safeText.
  */
-export function turnLines(turn: StoredTurn, url: string, agentsFile?: string): string[] {
+export function turnLines(turn: StoredTurn, url: string, agentsFile?: string, dev?: DevLink | null): string[] {
   const lines = [`turn ${turn.id} · agent ${turn.agent} · ${turn.status}`, ...turn.transcript.map(messageLine)];
   for (const d of turn.decisions) {
     const what =
@@ -92,11 +165,16 @@ export function turnLines(turn: StoredTurn, url: string, agentsFile?: string): s
       if (p.expiresAt !== undefined)
         lines.push(`    decide by ${new Date(p.expiresAt).toISOString()} (then it is rejected as expired)`);
     }
-    lines.push('Decide each one, then run a worker to continue the turn:');
+    lines.push(
+      dev == null
+        ? 'Decide each one, then run a worker to continue the turn:'
+        : `Decide each one; turnkit dev (process ${dev.pid}) continues the turn:`,
+    );
     const first = turn.parked[0]?.call.id ?? '';
     lines.push(`  ${shellCommand(['turnkit', 'approve', turn.id, first, ...store])}`);
     lines.push(`  ${shellCommand(['turnkit', 'reject', turn.id, first, '--reason', 'reason for the model', ...store])}`);
-    lines.push(`  ${shellCommand(['turnkit', 'worker', '--agents', agentsFile ?? 'AGENTS_FILE', '--until-idle', ...store])}`);
+    if (dev == null)
+      lines.push(`  ${shellCommand(['turnkit', 'worker', '--agents', agentsFile ?? 'AGENTS_FILE', '--until-idle', ...store])}`);
   }
   return lines.map((line) => safeText(line));
 }

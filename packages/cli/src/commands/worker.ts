@@ -11,7 +11,7 @@ import { oneLine, UsageError } from '../errors.js';
 import { safeText } from '../safe-text.js';
 import { EXIT } from '../turn.js';
 import { loadAgents } from './agents-file.js';
-import { type CommandKit, storeOption, withStore } from './store-common.js';
+import { type CommandKit, sayIfNew, storeOption, withStore } from './store-common.js';
 
 interface WorkerFlags {
   readonly store: string;
@@ -50,6 +50,7 @@ function stopSignal(): Promise<NodeJS.Signals> {
 
 async function workerCommand(flags: WorkerFlags): Promise<number> {
   const agents = await loadAgents(flags.agents);
+  sayIfNew(flags.store);
   // A worker (re)started while Postgres restarts waits for it (OPEN_RETRY_MS) rather than exiting.
   return withStore(
     flags.store,

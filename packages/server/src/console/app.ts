@@ -11,6 +11,7 @@ import {
   type StoredStatus,
   TurnNotFoundError,
   TurnNotWaitingError,
+  type TurnSummary,
   UnknownCallError,
   type WatchEvent,
 } from '@turnkit/store';
@@ -25,7 +26,7 @@ import type { TokenCheck } from '../token.js';
 import { tokenMatches } from '../token.js';
 import { CONSOLE_CSS, CONSOLE_ICON, CONSOLE_JS } from './assets.js';
 import { turnDiagram } from './diagram.js';
-import { listBody, listRows, loginPage, page, WAITING_CAP, waitingBadge } from './pages.js';
+import { listBody, listRows, loginPage, page, type RowDetail, WAITING_CAP, waitingBadge } from './pages.js';
 import { timelineItem, transcriptItem } from './parts.js';
 import { csrfMatches, SESSION_COOKIE, type Session, Sessions } from './sessions.js';
 import { diagramState } from './diagram.js';
@@ -137,6 +138,17 @@ async function listView(store: ConsoleOptions['store'], query: z.infer<typeof Li
   return { list, waiting: waiting.turns.length };
 }
 
+/**
+ * Each listed turn's input and parked calls (`store.get` per row). The live list reads them again
+ * only when a row changed (its status or last update), not on every poll.
+ */
+async function rowDetails(store: ConsoleOptions['store'], turns: readonly TurnSummary[]): Promise<Map<string, RowDetail>> {
+  const got = await Promise.all(turns.map((t) => store.get(t.id)));
+  return new Map(got.flatMap((t) => (t === null ? [] : [[t.id, { input: t.input, asks: t.parked }] as const])));
+}
+
+const rowsKey = (turns: readonly TurnSummary[]): string => turns.map((t) => `${t.id} ${t.status} ${t.updatedAt}`).join('\n');
+
 /** The list of turns and its live updates. */
 function addListPages(app: Hono<Env>, options: ConsoleOptions): void {
   const { store } = options;
@@ -148,6 +160,7 @@ function addListPages(app: Hono<Env>, options: ConsoleOptions): void {
     const stream = `/console/stream?${new URLSearchParams(c.req.query()).toString()}`;
     const body = listBody({
       turns: list.turns,
+      details: await rowDetails(store, list.turns),
       status: query.data.status,
       cursor: query.data.cursor,
       next: list.cursor,
@@ -165,9 +178,19 @@ function addListPages(app: Hono<Env>, options: ConsoleOptions): void {
         aborted = true;
       });
       let last = '';
+      let shownKey: string | null = null;
+      let details = new Map<string, RowDetail>();
       while (!aborted) {
         const { list, waiting } = await listView(store, query.data);
-        const panels = JSON.stringify({ rows: listRows(list.turns, Date.now()).value, waiting: waitingBadge(waiting).value });
+        const key = rowsKey(list.turns);
+        if (key !== shownKey) {
+          details = await rowDetails(store, list.turns);
+          shownKey = key;
+        }
+        const panels = JSON.stringify({
+          rows: listRows(list.turns, Date.now(), details).value,
+          waiting: waitingBadge(waiting).value,
+        });
         if (panels !== last) await stream.writeSSE({ event: 'panels', data: panels });
         last = panels;
         await stream.sleep(options.pollMs);

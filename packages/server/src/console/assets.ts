@@ -84,6 +84,8 @@ table.turns { width: 100%; border-collapse: collapse; background: var(--card); b
 form.parked { border: 2px solid #f59e0b; background: #fffbeb; border-radius: 8px; padding: .75rem .9rem; margin-bottom: .75rem; }
 .actions { display: flex; flex-wrap: wrap; gap: .5rem; align-items: center; margin-top: .5rem; }
 .reject-step form { display: grid; gap: .5rem; margin-top: .75rem; }
+.row-input { margin: .15rem 0 0; color: var(--muted); font-size: .85rem; overflow-wrap: anywhere; }
+.row-asks { margin: .25rem 0 0; font-size: .8rem; overflow-wrap: anywhere; }
 .decisions { margin: 0; padding-left: 1.2rem; }
 table.budgets { width: 100%; border-collapse: collapse; font-variant-numeric: tabular-nums; table-layout: fixed; }
 .budgets th { text-align: left; font-weight: 500; width: 34%; }

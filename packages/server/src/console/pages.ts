@@ -1,5 +1,6 @@
 // The console's page frame, the login page and the list of turns.
 
+import type { ParkedCall } from '@turnkit/core';
 import type { StoredStatus, TurnSummary } from '@turnkit/store';
 import { type Html, html } from '../html.js';
 import { age, statusBadge } from './parts.js';
@@ -58,18 +59,37 @@ export const FILTERS: readonly { readonly label: string; readonly status?: Store
   { label: 'Cancelled', status: 'cancelled' },
 ];
 
+/** What a row shows besides the summary: the turn's input and, while it waits, what it asks a person to run. */
+export interface RowDetail {
+  readonly input: string | null;
+  readonly asks: readonly ParkedCall[];
+}
+
+/** At most `max` characters of `text`, cut with an ellipsis (the turn's page shows it whole). */
+function clip(text: string, max: number): string {
+  return text.length > max ? `${text.slice(0, max - 1)}…` : text;
+}
+
 /** The rows of the list (re-rendered by the live stream). */
-export function listRows(turns: readonly TurnSummary[], now: number): Html {
+export function listRows(turns: readonly TurnSummary[], now: number, details: ReadonlyMap<string, RowDetail>): Html {
   if (turns.length === 0) return html`<tr><td colspan="4" class="empty">No turns here yet.</td></tr>`;
-  return html`${turns.map(
-    (t) => html`<tr class="${t.status === 'awaiting_approval' ? 'row-waiting' : ''}" data-turn="${t.id}">
-<td class="id"><a href="/console/turns/${encodeURIComponent(t.id)}">${t.id}</a></td><td class="agent" data-label="Agent">${t.agent}</td>
-<td class="status">${statusBadge(t.status)}</td><td class="age" data-label="Age"><time datetime="${t.createdAt}">${age(t.createdAt, now)}</time></td></tr>`,
-  )}`;
+  return html`${turns.map((t) => {
+    const detail = details.get(t.id);
+    const input = detail?.input ?? '';
+    const asks = t.status === 'awaiting_approval' ? (detail?.asks ?? []) : [];
+    const asked = asks.map(
+      (p) =>
+        html`<p class="row-asks">asks to run <code>${p.call.name}</code> <code>${clip(JSON.stringify(p.input === undefined ? p.call.input : p.input) ?? '', 100)}</code></p>`,
+    );
+    return html`<tr class="${t.status === 'awaiting_approval' ? 'row-waiting' : ''}" data-turn="${t.id}">
+<td class="id"><a href="/console/turns/${encodeURIComponent(t.id)}">${t.id}</a>${input === '' ? '' : html`<p class="row-input" title="${clip(input, 2000)}">${clip(input, 140)}</p>`}${asked}</td><td class="agent" data-label="Agent">${t.agent}</td>
+<td class="status">${statusBadge(t.status)}</td><td class="age" data-label="Age"><time datetime="${t.createdAt}">${age(t.createdAt, now)}</time></td></tr>`;
+  })}`;
 }
 
 export interface ListView {
   readonly turns: readonly TurnSummary[];
+  readonly details: ReadonlyMap<string, RowDetail>;
   readonly status: StoredStatus | undefined;
   readonly cursor: string | undefined;
   readonly next: string | null;
@@ -89,6 +109,6 @@ export function listBody(view: ListView): Html {
       html`<a href="${query({ status: f.status, cursor: undefined })}"${f.status === view.status ? html` aria-current="page"` : ''}>${f.label}</a>`,
   )}</nav>
 <table class="turns"><caption class="sr-only">Turns, oldest first</caption><thead><tr><th scope="col">Turn</th><th scope="col">Agent</th><th scope="col">Status</th><th scope="col">Age</th></tr></thead>
-<tbody data-panel="rows">${listRows(view.turns, view.now)}</tbody></table>
+<tbody data-panel="rows">${listRows(view.turns, view.now, view.details)}</tbody></table>
 <p class="pager">${view.cursor !== undefined ? html`<a href="${query({ cursor: undefined })}">First page</a>` : ''}${view.next !== null ? html`<a href="${query({ cursor: view.next })}">Next page</a>` : ''}</p>`;
 }

@@ -97,8 +97,19 @@ export function transcriptItem(message: Message): Html {
   return html`<li class="msg msg-${message.role}"><span class="who">${message.role === 'assistant' ? 'model' : message.role}</span>${message.content === '' ? '' : html`<p>${message.content}</p>`}${calls}</li>`;
 }
 
-/** The conversation as chat bubbles. */
-export function transcriptView(transcript: readonly Message[]): Html {
-  if (transcript.length === 0) return html`<p class="empty">Nothing yet: a worker has not taken this turn.</p>`;
+/**
+ * The conversation as chat bubbles. With no message yet, what the status says: a `ready` turn is
+ * not taken yet; one that ended (a worker failed it: no agent of that name, a state it cannot read)
+ * ended before its first message; one running has not written it yet.
+ */
+export function transcriptView(transcript: readonly Message[], status: StoredStatus): Html {
+  if (transcript.length === 0)
+    return html`<p class="empty">${
+      status === 'ready'
+        ? 'Nothing yet: a worker has not taken this turn.'
+        : status === 'failed' || status === 'cancelled' || status === 'stopped'
+          ? `No messages: the turn ended (${status}) before its first one; its outcome says why.`
+          : 'Nothing yet: the worker that holds this turn has not written its first message.'
+    }</p>`;
   return html`<ol class="transcript">${transcript.map(transcriptItem)}</ol>`;
 }

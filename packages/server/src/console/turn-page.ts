@@ -128,7 +128,7 @@ ${turn.input === null ? '' : html`<p class="input"><span class="label">Input</sp
 <section class="card" aria-labelledby="h-timeline"><h2 id="h-timeline">Timeline</h2><ol id="timeline" class="timeline scroll" tabindex="0" aria-label="Timeline, live" aria-live="polite"></ol>
 <noscript><p class="muted">The live timeline needs JavaScript; the transcript is complete.</p></noscript></section>
 <div class="stack"><section class="card" aria-labelledby="h-budgets"><h2 id="h-budgets">Budget spent</h2><div data-panel="budgets">${panel('budgets')}</div></section>
-<section class="card" aria-labelledby="h-transcript"><h2 id="h-transcript">Transcript</h2><div class="scroll transcript-box" tabindex="0" data-panel="transcript" data-count="${turn.transcript.length}">${transcriptView(turn.transcript)}</div></section></div>
+<section class="card" aria-labelledby="h-transcript"><h2 id="h-transcript">Transcript</h2><div class="scroll transcript-box" tabindex="0" data-panel="transcript" data-count="${turn.transcript.length}">${transcriptView(turn.transcript, turn.status)}</div></section></div>
 <section class="card span" aria-labelledby="h-machine"><h2 id="h-machine">Turn machine <span class="muted">(the current state is highlighted)</span></h2><div class="diagram scroll" tabindex="0" aria-labelledby="h-machine" data-current="${diagramState(turn.state, turn.status)}">${raw(diagram.svg)}</div></section>
 <section class="card span" aria-label="Cancel"><div data-panel="cancel">${panel('cancel')}</div></section>
 </div>`;

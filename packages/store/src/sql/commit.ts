@@ -18,8 +18,12 @@ type Entry = readonly ['m' | 'n' | 's', unknown];
 function logRows(lease: Lease, commit: Commit): { status: StoredStatus; rows: Entry[] } {
   const status: StoredStatus = commit.fail !== undefined ? 'failed' : (commit.state?.status ?? lease.status);
   const rows: Entry[] = [];
-  for (const m of commit.messages ?? []) rows.push(['m', m]);
-  for (const n of commit.notices ?? []) rows.push(['n', n]);
+  if (commit.log !== undefined)
+    for (const item of commit.log) rows.push('message' in item ? ['m', item.message] : ['n', item.notice]);
+  else {
+    for (const m of commit.messages ?? []) rows.push(['m', m]);
+    for (const n of commit.notices ?? []) rows.push(['n', n]);
+  }
   if (status !== lease.status) {
     const outcome = commit.fail !== undefined ? { status: 'failed', error: commit.fail } : (commit.state?.outcome ?? null);
     rows.push(['s', { status, outcome }]);

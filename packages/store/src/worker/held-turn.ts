@@ -10,7 +10,6 @@ import {
   type ApprovalDecision,
   type Effect,
   type Message,
-  type Notice,
   type TurnEvent,
   type TurnState,
 } from '@turnkit/core';
@@ -22,14 +21,15 @@ import { RetryParked, type Fence } from './fence.js';
 import { type ActivationObserver, type ActivationStatus, traceContextText } from './observe.js';
 import type { InboxRow, ProtocolEffect } from './protocol.js';
 import { runJournaledBatch } from './tool-journal.js';
-import type { PendingInbox } from '../types.js';
+import type { LogItem, PendingInbox } from '../types.js';
 import type { AgentDefinition } from './types.js';
 
 /** The longest wait a turn row's `run_after` takes at once; a later deadline is reached in steps. */
 const MAX_WAIT_MS = 2_147_483_647;
 
 export class HeldTurn {
-  private readonly unwritten = { messages: [] as Message[], notices: [] as Notice[] };
+  /** The messages and notices not yet written, in the order the turn made them. */
+  private readonly unwritten: LogItem[] = [];
   /** Inbox rows taken for core that core did not apply, for the next commit to mark `ignored`. */
   private readonly ignoredRows: string[] = [];
   private readonly idempotent: ReadonlySet<string>;
@@ -39,8 +39,7 @@ export class HeldTurn {
   private retry: {
     readonly state: TurnState;
     readonly delayMs: number;
-    readonly messages: Message[];
-    readonly notices: Notice[];
+    readonly log: LogItem[];
   } | null = null;
 
   /** The turn's time (epoch ms, the database's clock): when a batch parks, and whether an approval is due. */
@@ -78,8 +77,7 @@ export class HeldTurn {
       this.fence.check();
       throw new Error(`The protocol refused a write of turn '${this.fence.lease.id}' that it did not lose.`);
     }
-    const messages = this.unwritten.messages.splice(0);
-    const notices = this.unwritten.notices.splice(0);
+    const log = this.unwritten.splice(0);
     const { store } = this.fence;
     const lease = this.fence.fencedLease(commit.token);
     crashPoint('before_commit');
@@ -89,8 +87,7 @@ export class HeldTurn {
     await this.fence.write(() =>
       store.commit(lease, {
         state: current,
-        messages,
-        notices,
+        log,
         ...wake,
         applied: [...commit.applied],
         ignored: this.ignoredRows.splice(0),
@@ -136,8 +133,7 @@ export class HeldTurn {
     if (effect.type !== 'call_llm' || this.latest === null || this.retry !== null) return;
     const delayMs = effect.request.delayMs ?? 0;
     if (delayMs <= 0) return;
-    const { messages, notices } = this.unwritten;
-    this.retry = { state: this.latest, delayMs, messages: messages.splice(0), notices: notices.splice(0) };
+    this.retry = { state: this.latest, delayMs, log: this.unwritten.splice(0) };
     this.fence.lose(new RetryParked(this.fence.lease.id, delayMs));
   }
 
@@ -149,8 +145,7 @@ export class HeldTurn {
     crashPoint('before_commit');
     await this.fence.store.commit(lease, {
       state: retry.state,
-      messages: retry.messages,
-      notices: retry.notices,
+      log: retry.log,
       applied: [...effect.applied],
       grants: this.dispatcher.grants(),
       budgetUsage: this.dispatcher.budgetUsage(),
@@ -218,10 +213,10 @@ export class HeldTurn {
       ...defaultHandlers,
       append: (effect, ctx) => {
         ctx.transcript.push(effect.message);
-        this.unwritten.messages.push(effect.message);
+        this.unwritten.push({ message: effect.message });
       },
       emit: (effect) => {
-        this.unwritten.notices.push(effect.notice);
+        this.unwritten.push({ notice: effect.notice });
       },
       persist: async (effect, _ctx, current) => {
         // The boundary after a batch is derivable: every result of the batch went through the

@@ -1,7 +1,7 @@
 // The worker's types: what it is given (agents, options) and the lease API it uses (`Leases`).
 
 import type { Model, ToolResult, TurnLimitsInput } from '@turnkit/core';
-import type { AfterHook, BeforeHook, Budget, Permissions, Policy, ToolDefinition } from '@turnkit/dispatch';
+import type { AfterHook, BeforeHook, Budget, DispatcherOptions, Policy, ToolDefinition } from '@turnkit/dispatch';
 import type { CheckFn, OutputSchema } from '@turnkit/inline';
 import type { ListenHandlers } from '../db/types.js';
 import type { Claim, ClaimManyOptions, ClaimOptions, Commit, JournalRead, Lease, PendingInbox } from '../types.js';
@@ -49,7 +49,8 @@ export interface AgentDefinition {
   /** Turn limits; a turn's own `limits` (from submit) win. */
   readonly limits?: TurnLimitsInput;
   readonly policy?: Policy;
-  readonly permissions?: Permissions;
+  /** Permission rules, or layered named sets (as `createDispatcher` takes them). */
+  readonly permissions?: DispatcherOptions['permissions'];
   readonly hooks?: { readonly before?: readonly BeforeHook[]; readonly after?: readonly AfterHook[] };
   readonly budget?: Budget;
   /**
