@@ -6,6 +6,7 @@
 
 import { chmodSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
+import { isAlive } from '@turnkit/store/internal';
 import { safeText } from './safe-text.js';
 
 /** The file's name in the store's directory. */
@@ -34,16 +35,6 @@ function directoryOf(url: string): string {
 /** The path of the file for a directory store. */
 export function devFilePath(url: string): string {
   return join(directoryOf(url), DEV_FILE);
-}
-
-/** Whether a process with this pid is running (EPERM: it is, as another user). */
-export function isRunning(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === 'EPERM';
-  }
 }
 
 /**
@@ -99,7 +90,7 @@ export function findDevLink(url: string): DevLink | null {
   const link = readLink(path);
   if (link === null) return null;
   if (link.pid === process.pid) return null;
-  if (!isRunning(link.pid)) {
+  if (!isAlive(link.pid)) {
     process.stderr.write(
       `${safeText(`turnkit: ignoring ${path}: the turnkit dev that wrote it (process ${link.pid}) is no longer running; the store is opened directly.`)}\n`,
     );
