@@ -25,6 +25,7 @@ export const slowTests: Readonly<Record<string, string>> = {
   'packages/cli/test/signals.test.ts': 'the CLI binary, signalled',
   'packages/cli/test/store-commands.test.ts': 'the CLI binary, as child processes; Postgres',
   'packages/cli/test/worker-drain.test.ts': 'the CLI binary, as child processes',
+  'packages/dbos/test/interpreter-conformance.test.ts': 'Postgres (DBOS)',
   'packages/inline/test/resume-process.test.ts': 'a child process',
   'packages/inline/test/suspend-resume-doc.test.ts': 'tsx child processes',
   'packages/mcp/test/stdio.test.ts': 'MCP servers as child processes',

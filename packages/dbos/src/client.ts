@@ -115,24 +115,38 @@ export function createClient(parts: ClientParts): Omit<DbosTurnsClient, 'close' 
     return id;
   }
 
+  /** The turn, its log, inbox and journal as of one moment (one snapshot: a write in between shows in all or none). */
   async function get(id: string): Promise<StoredTurn | null> {
-    const { rows } = await pool.query(
+    const client = await pool.connect();
+    try {
+      await client.query('BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY');
+      const turn = await read(client, id);
+      await client.query('COMMIT');
+      return turn;
+    } catch (error) {
+      await client.query('ROLLBACK').catch(() => undefined);
+      throw error;
+    } finally {
+      client.release();
+    }
+  }
+
+  async function read(db: pg.PoolClient, id: string): Promise<StoredTurn | null> {
+    const { rows } = await db.query(
       `SELECT id, agent, input, status, state, error, ${ISO('created_at')}, ${ISO('updated_at')}, ${ISO('ended_at')} FROM ${s}.turns WHERE id = $1`,
       [id],
     );
     const row = rows[0];
     if (row === undefined) return null;
-    const [log, inbox, calls] = await Promise.all([
-      pool.query(`SELECT data FROM ${s}.log WHERE turn_id = $1 AND kind = 'message' ORDER BY seq`, [id]),
-      pool.query(
-        `SELECT kind, call_id, body, status, ${ISO('created_at')}, ${ISO('applied_at')} FROM ${s}.inbox WHERE turn_id = $1 ORDER BY id`,
-        [id],
-      ),
-      pool.query(
-        `SELECT call_id, name, result, ${ISO('started_at')}, ${ISO('finished_at')} FROM ${s}.calls WHERE turn_id = $1 ORDER BY coalesce(started_at, finished_at), call_id`,
-        [id],
-      ),
-    ]);
+    const log = await db.query(`SELECT data FROM ${s}.log WHERE turn_id = $1 AND kind = 'message' ORDER BY seq`, [id]);
+    const inbox = await db.query(
+      `SELECT kind, call_id, body, status, ${ISO('created_at')}, ${ISO('applied_at')} FROM ${s}.inbox WHERE turn_id = $1 ORDER BY id`,
+      [id],
+    );
+    const calls = await db.query(
+      `SELECT call_id, name, result, ${ISO('started_at')}, ${ISO('finished_at')} FROM ${s}.calls WHERE turn_id = $1 ORDER BY coalesce(started_at, finished_at), call_id`,
+      [id],
+    );
     const { state, unreadable } = readState(id, row.state);
     const decisions = inbox.rows.map(toInboxEntry);
     const failure = (row.error ?? null) as TurnError | null;

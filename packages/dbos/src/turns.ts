@@ -117,7 +117,11 @@ export async function createDbosTurns(options: DbosTurnsOptions): Promise<DbosTu
         return async () => {
           await DBOS.startWorkflow(started, { workflowID: id })(id);
         };
-      await client.enqueueInTransaction(tx, { queueName: QUEUE_NAME, workflowName: WORKFLOW_NAME, workflowID: id, appVersion }, id);
+      await client.enqueueInTransaction(
+        tx,
+        { queueName: QUEUE_NAME, workflowName: WORKFLOW_NAME, workflowID: id, appVersion },
+        id,
+      );
       return null;
     },
   });

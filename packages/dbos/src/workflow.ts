@@ -166,12 +166,18 @@ export async function runTurnWorkflow(id: string): Promise<void> {
     const r = rows[0];
     return r === undefined
       ? null
-      : { agent: String(r.agent), input: (r.input ?? null) as string | null, limits: (r.limits ?? null) as TurnLimitsInput | null };
+      : {
+          agent: String(r.agent),
+          input: (r.input ?? null) as string | null,
+          limits: (r.limits ?? null) as TurnLimitsInput | null,
+        };
   });
   if (row === null) return; // no such turn: nothing to run
   const prepared = prepare(rt, id, row);
   if ('error' in prepared) {
-    const entries: LogEntry[] = [{ kind: 'status', data: { status: 'failed', outcome: { status: 'failed', error: prepared.error } } }];
+    const entries: LogEntry[] = [
+      { kind: 'status', data: { status: 'failed', outcome: { status: 'failed', error: prepared.error } } },
+    ];
     await step('turnkit.commit', () =>
       writeCommit(rt, id, {
         state: null,
@@ -206,9 +212,10 @@ function prepare(rt: Runtime, id: string, row: { agent: string; limits: TurnLimi
     };
   }
   const agent = rt.agents[row.agent] as AgentDefinition;
+  const journal = new Journal(rt, id);
   let dispatcher: Dispatcher;
   try {
-    dispatcher = makeDispatcher(rt, id, agent, [], null);
+    dispatcher = makeDispatcher(journal, agent, [], null);
   } catch (error) {
     return { error: { kind: 'invalid_agent', message: `Agent '${row.agent}' cannot run this turn: ${messageOf(error)}` } };
   }
@@ -216,24 +223,26 @@ function prepare(rt: Runtime, id: string, row: { agent: string; limits: TurnLimi
   const limits = mergeExempt({ ...agent.limits, ...row.limits }, dispatcher);
   try {
     const state = createTurn(limits === undefined ? { id } : { id, limits });
-    return { turn: new DbosTurn(rt, id, agent, dispatcher, state) };
+    return { turn: new DbosTurn(rt, id, agent, journal, dispatcher, state) };
   } catch (error) {
     return {
-      error: { kind: 'invalid_limits', message: `The limits of agent '${row.agent}' and this turn do not combine: ${messageOf(error)}` },
+      error: {
+        kind: 'invalid_limits',
+        message: `The limits of agent '${row.agent}' and this turn do not combine: ${messageOf(error)}`,
+      },
     };
   }
 }
 
 /** The agent's dispatcher over journaling tools, with the grants and counters the turn has so far. */
 function makeDispatcher(
-  rt: Runtime,
-  id: string,
+  journal: Journal,
   agent: AgentDefinition,
   grants: readonly Grant[],
   budgetUsage: BudgetUsage | null,
 ): Dispatcher {
   return createDispatcher({
-    tools: journalingTools(rt, id, agent.tools ?? []),
+    tools: journalingTools(journal, agent.tools ?? []),
     ...definedProps({ policy: agent.policy }),
     ...definedProps({ permissions: agent.permissions }),
     ...definedProps({ hooks: agent.hooks }),
@@ -244,32 +253,55 @@ function makeDispatcher(
   });
 }
 
+/**
+ * A turn's journal writes, one after another in the order they are asked for (the dispatcher
+ * starts a batch's calls in call order: their tools start in that order, as in every interpreter).
+ */
+class Journal {
+  private last: Promise<unknown> = Promise.resolve();
+  constructor(
+    private readonly rt: Runtime,
+    private readonly id: string,
+  ) {}
+
+  private write(sql: string, values: unknown[]): Promise<void> {
+    const next = this.last.then(() => this.rt.pool.query(sql, values)).then(() => undefined);
+    this.last = next.catch(() => undefined);
+    return next;
+  }
+
+  /** Records a call as started (committed before its tool runs). */
+  started(callId: string, name: string): Promise<void> {
+    return this.write(
+      `INSERT INTO ${this.rt.schema}.calls (turn_id, call_id, name, started_at) VALUES ($1, $2, $3, now()) ON CONFLICT DO NOTHING`,
+      [this.id, callId, name],
+    );
+  }
+
+  /** Records a call's result; the first result per call stands. */
+  finished(result: ToolResult): Promise<void> {
+    return this.write(
+      `INSERT INTO ${this.rt.schema}.calls (turn_id, call_id, name, finished_at, result) VALUES ($1, $2, $3, now(), $4::jsonb)
+       ON CONFLICT (turn_id, call_id) DO UPDATE SET result = excluded.result, finished_at = excluded.finished_at WHERE calls.result IS NULL`,
+      [this.id, result.callId, result.name, JSON.stringify(result)],
+    );
+  }
+}
+
 /** The agent's tools, each journaling its call as started (committed) before the tool runs. */
 // any: each tool has its own input type.
-function journalingTools(rt: Runtime, id: string, tools: readonly ToolDefinition<any>[]): ToolDefinition<any>[] {
+function journalingTools(journal: Journal, tools: readonly ToolDefinition<any>[]): ToolDefinition<any>[] {
   return tools.map((tool) => ({
     ...tool,
     async execute(input: unknown, toolCtx: { readonly callId: string; readonly signal: AbortSignal; readonly turnId: string }) {
       try {
-        await rt.pool.query(
-          `INSERT INTO ${rt.schema}.calls (turn_id, call_id, name, started_at) VALUES ($1, $2, $3, now()) ON CONFLICT DO NOTHING`,
-          [id, toolCtx.callId, tool.name],
-        );
+        await journal.started(toolCtx.callId, tool.name);
       } catch (error) {
         throw new Error(`the call was not started: its start could not be journaled (${messageOf(error)})`);
       }
       return tool.execute(input, toolCtx);
     },
   }));
-}
-
-/** Journals a call's result; the first result per call stands. */
-async function journalResult(rt: Runtime, id: string, result: ToolResult): Promise<void> {
-  await rt.pool.query(
-    `INSERT INTO ${rt.schema}.calls (turn_id, call_id, name, finished_at, result) VALUES ($1, $2, $3, now(), $4::jsonb)
-     ON CONFLICT (turn_id, call_id) DO UPDATE SET result = excluded.result, finished_at = excluded.finished_at WHERE calls.result IS NULL`,
-    [id, result.callId, result.name, JSON.stringify(result)],
-  );
 }
 
 class DbosTurn {
@@ -291,6 +323,7 @@ class DbosTurn {
     private readonly rt: Runtime,
     private readonly id: string,
     private readonly agent: AgentDefinition,
+    private readonly journal: Journal,
     private dispatcher: Dispatcher,
     private readonly state: TurnState,
   ) {
@@ -302,7 +335,10 @@ class DbosTurn {
     const [start, effects] = resume(this.state, { durable: true, ...definedProps({ input: input ?? undefined }) });
     const { state: end, outcome } = await driveTurn(start, effects, this.context(), this.handlers());
     if (outcome === null && !isTerminal(end)) {
-      const error: TurnError = { kind: 'internal_error', message: `The workflow found nothing to do for a turn in status '${end.status}'.` };
+      const error: TurnError = {
+        kind: 'internal_error',
+        message: `The workflow found nothing to do for a turn in status '${end.status}'.`,
+      };
       this.unwritten.push({ kind: 'status', data: { status: 'failed', outcome: { status: 'failed', error } } });
       await this.commit(end, { status: 'failed', error, ended: true });
       return;
@@ -372,14 +408,19 @@ class DbosTurn {
       execute_approved: (effect, ctx) => this.batch(effect.calls, true, ctx),
       // The output check is the agent's code: a step, so a replay gets the verdict it gave.
       check_output: (effect, ctx) =>
-        step('turnkit.check_output', () => defaultHandlers.check_output(effect, ctx).catch((error) => handlerFailed(effect, error))),
+        step('turnkit.check_output', () =>
+          defaultHandlers.check_output(effect, ctx).catch((error) => handlerFailed(effect, error)),
+        ),
       parked: (state) => this.waitForDecisions(state),
       retryWait: (delayMs) => this.wait(delayMs / 1000).then(() => undefined),
     };
   }
 
   /** A model call as a step: not made when a cancel waits; aborted when one arrives while it runs. */
-  private async modelCall(effect: Extract<Parameters<EffectHandlers['call_llm']>[0], object>, ctx: HandlerContext): Promise<TurnEvent> {
+  private async modelCall(
+    effect: Extract<Parameters<EffectHandlers['call_llm']>[0], object>,
+    ctx: HandlerContext,
+  ): Promise<TurnEvent> {
     const { rt, id } = this;
     const out = await step('turnkit.model', async (): Promise<{ event: TurnEvent | null; cancel: string | null }> => {
       const waiting = await pendingCancel(rt, id);
@@ -387,7 +428,9 @@ class DbosTurn {
       const live = new AbortController();
       const stop = watchCancel(rt, id, live);
       try {
-        const event = await defaultHandlers.call_llm(effect, { ...ctx, signal: live.signal }).catch((error) => handlerFailed(effect, error));
+        const event = await defaultHandlers
+          .call_llm(effect, { ...ctx, signal: live.signal })
+          .catch((error) => handlerFailed(effect, error));
         return { event, cancel: live.signal.aborted ? String(live.signal.reason) : null };
       } finally {
         stop();
@@ -427,12 +470,17 @@ class DbosTurn {
     // The dispatcher after the batch, from what the step recorded (a replay did not run the batch).
     this.grants = out.grants;
     this.budgetUsage = out.budgetUsage;
-    this.dispatcher = makeDispatcher(rt, id, this.agent, this.grants, this.budgetUsage);
+    this.dispatcher = makeDispatcher(this.journal, this.agent, this.grants, this.budgetUsage);
     if (out.cancel !== null) await this.takeCancel(out.cancel);
     return out.event;
   }
 
-  private async runBatch(calls: readonly ToolCall[], approved: boolean, ctx: HandlerContext, signal: AbortSignal): Promise<TurnEvent> {
+  private async runBatch(
+    calls: readonly ToolCall[],
+    approved: boolean,
+    ctx: HandlerContext,
+    signal: AbortSignal,
+  ): Promise<TurnEvent> {
     const { rt, id } = this;
     const { rows } = await rt.pool.query(
       `SELECT call_id, result, started_at IS NOT NULL AS started FROM ${rt.schema}.calls WHERE turn_id = $1 AND call_id = ANY($2::text[])`,
@@ -455,7 +503,7 @@ class DbosTurn {
       if (d.type === 'run_call') toRun.push(call);
       else if (d.type === 'write_interrupted') {
         const result: ToolResult = { callId: call.id, name: call.name, output: INTERRUPTED, isError: true };
-        await journalResult(rt, id, result);
+        await this.journal.finished(result);
         known.set(call.id, result);
       }
     }
@@ -465,7 +513,7 @@ class DbosTurn {
     const dispatchCtx: DispatchContext = {
       turnId: id,
       signal,
-      onResult: (result) => void writes.push(journalResult(rt, id, result)),
+      onResult: (result) => void writes.push(this.journal.finished(result)),
       onRecord: (record) => void records.push(record),
       transcript: ctx.transcript,
     };
@@ -527,7 +575,12 @@ class DbosTurn {
         if (message === null) continue;
         any = true;
         // defineProperty: a call id such as `__proto__` is a plain key.
-        Object.defineProperty(decisions, parked.call.id, { value: message.decision, enumerable: true, writable: true, configurable: true });
+        Object.defineProperty(decisions, parked.call.id, {
+          value: message.decision,
+          enumerable: true,
+          writable: true,
+          configurable: true,
+        });
       }
       if (any) {
         const event: TurnEvent = { type: 'approvals_decided', decisions };
