@@ -26,6 +26,7 @@ export const slowTests: Readonly<Record<string, string>> = {
   'packages/cli/test/store-commands.test.ts': 'the CLI binary, as child processes; Postgres',
   'packages/cli/test/worker-drain.test.ts': 'the CLI binary, as child processes',
   'packages/dbos/test/interpreter-conformance.test.ts': 'Postgres (DBOS)',
+  'packages/dbos/test/processes.test.ts': 'processes running DBOS, one killed (SIGKILL); Postgres',
   'packages/inline/test/resume-process.test.ts': 'a child process',
   'packages/inline/test/suspend-resume-doc.test.ts': 'tsx child processes',
   'packages/mcp/test/stdio.test.ts': 'MCP servers as child processes',
