@@ -25,6 +25,7 @@ export const slowTests: Readonly<Record<string, string>> = {
   'packages/cli/test/signals.test.ts': 'the CLI binary, signalled',
   'packages/cli/test/store-commands.test.ts': 'the CLI binary, as child processes; Postgres',
   'packages/cli/test/worker-drain.test.ts': 'the CLI binary, as child processes',
+  'packages/dbos/test/dbos.test.ts': 'Postgres (DBOS)',
   'packages/dbos/test/interpreter-conformance.test.ts': 'Postgres (DBOS)',
   'packages/dbos/test/processes.test.ts': 'processes running DBOS, one killed (SIGKILL); Postgres',
   'packages/inline/test/resume-process.test.ts': 'a child process',
