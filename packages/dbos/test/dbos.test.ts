@@ -40,83 +40,89 @@ const deploy = defineTool({
   execute: ({ service }) => `deployed ${service}`,
 });
 
-describe.skipIf(POSTGRES_URL === undefined)(`turns on DBOS${POSTGRES_URL === undefined ? ` (skipped: ${WHY_SKIPPED})` : ''}`, () => {
-  const agents: Record<string, AgentDefinition> = {
-    flaky: { model: flaky(), limits: { modelRetryBackoffMs: 50 } },
-    deploy: { model: scriptedModel([toolCalls(call('deploy', { service: 'api' })), text('done')]), tools: [deploy] },
-    plain: { model: scriptedModel([text('one'), text('two'), text('three')]) },
-  };
-  let url: string;
-  let turns: DbosTurnsClient;
-  beforeAll(async () => {
-    url = await freshDatabase('unit');
-    turns = await createDbosTurns({ databaseUrl: url, agents });
-  }, 60_000);
-  afterAll(async () => {
-    await turns?.close();
-    await dropDatabase('unit');
-  });
+describe.skipIf(POSTGRES_URL === undefined)(
+  `turns on DBOS${POSTGRES_URL === undefined ? ` (skipped: ${WHY_SKIPPED})` : ''}`,
+  () => {
+    const agents: Record<string, AgentDefinition> = {
+      flaky: { model: flaky(), limits: { modelRetryBackoffMs: 50 } },
+      deploy: { model: scriptedModel([toolCalls(call('deploy', { service: 'api' })), text('done')]), tools: [deploy] },
+      plain: { model: scriptedModel([text('one'), text('two'), text('three')]) },
+    };
+    let url: string;
+    let turns: DbosTurnsClient;
+    beforeAll(async () => {
+      url = await freshDatabase('unit');
+      turns = await createDbosTurns({ databaseUrl: url, agents });
+    }, 60_000);
+    afterAll(async () => {
+      await turns?.close();
+      await dropDatabase('unit');
+    });
 
-  it("a model call's retry waits on DBOS's durable timer, then the turn goes on", async () => {
-    const id = await turns.submit({ agent: 'flaky', input: 'hello' });
-    const events = await ended(turns, id);
-    expect(events.at(-1)).toMatchObject({ type: 'status', status: 'stopped' });
-    const steps = (await DBOS.listWorkflowSteps(id)) ?? [];
-    const names = steps.map((s) => s.name);
-    // The wait between the two model calls is a recorded DBOS timer (a recv on the cancel topic, with a timeout).
-    const first = names.indexOf('turnkit.model');
-    const second = names.lastIndexOf('turnkit.model');
-    expect(second).toBeGreaterThan(first);
-    expect(names.slice(first + 1, second)).toContain('DBOS.sleep');
-    expect(transcriptLines((await turns.get(id))?.transcript ?? [])).toEqual(['user: hello', 'assistant: answered after a retry']);
-  });
+    it("a model call's retry waits on DBOS's durable timer, then the turn goes on", async () => {
+      const id = await turns.submit({ agent: 'flaky', input: 'hello' });
+      const events = await ended(turns, id);
+      expect(events.at(-1)).toMatchObject({ type: 'status', status: 'stopped' });
+      const steps = (await DBOS.listWorkflowSteps(id)) ?? [];
+      const names = steps.map((s) => s.name);
+      // The wait between the two model calls is a recorded DBOS timer (a recv on the cancel topic, with a timeout).
+      const first = names.indexOf('turnkit.model');
+      const second = names.lastIndexOf('turnkit.model');
+      expect(second).toBeGreaterThan(first);
+      expect(names.slice(first + 1, second)).toContain('DBOS.sleep');
+      expect(transcriptLines((await turns.get(id))?.transcript ?? [])).toEqual([
+        'user: hello',
+        'assistant: answered after a retry',
+      ]);
+    });
 
-  it('an approval nobody gives expires at its deadline, kept by DBOS', async () => {
-    const id = await turns.submit({ agent: 'deploy', input: 'deploy the api' });
-    await ended(turns, id);
-    const turn = await turns.get(id);
-    expect(turn?.status).toBe('stopped');
-    expect(transcriptLines(turn?.transcript ?? [])).toEqual([
-      'user: deploy the api',
-      'assistant: [call_1 deploy]',
-      expect.stringMatching(/^tool call_1 deploy: error .*expired/),
-      'assistant: done',
-    ]);
-  });
+    it('an approval nobody gives expires at its deadline, kept by DBOS', async () => {
+      const id = await turns.submit({ agent: 'deploy', input: 'deploy the api' });
+      await ended(turns, id);
+      const turn = await turns.get(id);
+      expect(turn?.status).toBe('stopped');
+      expect(transcriptLines(turn?.transcript ?? [])).toEqual([
+        'user: deploy the api',
+        'assistant: [call_1 deploy]',
+        expect.stringMatching(/^tool call_1 deploy: error .*expired/),
+        'assistant: done',
+      ]);
+    });
 
-  it('a turn of an agent no process has fails, saying which agents there are', async () => {
-    const id = await turns.submit({ agent: 'nobody', input: 'hi' });
-    const events = await ended(turns, id);
-    expect(events.at(-1)).toMatchObject({ type: 'status', status: 'failed' });
-    const turn = await turns.get(id);
-    expect(turn?.error?.kind).toBe('unknown_agent');
-    expect(turn?.error?.message).toContain("'flaky', 'deploy', 'plain'");
-  });
+    it('a turn of an agent no process has fails, saying which agents there are', async () => {
+      const id = await turns.submit({ agent: 'nobody', input: 'hi' });
+      const events = await ended(turns, id);
+      expect(events.at(-1)).toMatchObject({ type: 'status', status: 'failed' });
+      const turn = await turns.get(id);
+      expect(turn?.error?.kind).toBe('unknown_agent');
+      expect(turn?.error?.message).toContain("'flaky', 'deploy', 'plain'");
+    });
 
-  it("refuses what the store refuses, with the store's errors; list pages in submit order", async () => {
-    const id = await turns.submit({ agent: 'plain', id: 'twice', input: 'a' });
-    await expect(turns.submit({ agent: 'plain', id, input: 'b' })).rejects.toBeInstanceOf(TurnExistsError);
-    await expect(turns.submit({ agent: 'plain', limits: { maxIterations: -1 } })).rejects.toBeInstanceOf(RangeError);
-    await expect(turns.submit({ agent: '' })).rejects.toBeInstanceOf(TypeError);
-    await expect(turns.list({ limit: 0 })).rejects.toBeInstanceOf(RangeError);
-    await expect(turns.decide(id, {})).rejects.toBeInstanceOf(TypeError);
-    await ended(turns, id);
-    const first = await turns.list({ limit: 2 });
-    expect(first.turns).toHaveLength(2);
-    expect(first.cursor).not.toBeNull();
-    const rest = await turns.list({ cursor: first.cursor });
-    const all = [...first.turns, ...rest.turns].map((t) => t.id);
-    expect(all.at(-1)).toBe('twice');
-    expect(new Set(all).size).toBe(all.length);
-    expect((await turns.list({ status: 'failed' })).turns.map((t) => t.agent)).toEqual(['nobody']);
-  });
+    it("refuses what the store refuses, with the store's errors; list pages in submit order", async () => {
+      const id = await turns.submit({ agent: 'plain', id: 'twice', input: 'a' });
+      await expect(turns.submit({ agent: 'plain', id, input: 'b' })).rejects.toBeInstanceOf(TurnExistsError);
+      await expect(turns.submit({ agent: 'plain', limits: { maxIterations: -1 } })).rejects.toBeInstanceOf(RangeError);
+      await expect(turns.submit({ agent: '' })).rejects.toBeInstanceOf(TypeError);
+      await expect(turns.list({ limit: 0 })).rejects.toBeInstanceOf(RangeError);
+      await expect(turns.decide(id, {})).rejects.toBeInstanceOf(TypeError);
+      await ended(turns, id);
+      const first = await turns.list({ limit: 2 });
+      expect(first.turns).toHaveLength(2);
+      expect(first.cursor).not.toBeNull();
+      const rest = await turns.list({ cursor: first.cursor });
+      const all = [...first.turns, ...rest.turns].map((t) => t.id);
+      expect(all.at(-1)).toBe('twice');
+      expect(new Set(all).size).toBe(all.length);
+      expect((await turns.list({ status: 'failed' })).turns.map((t) => t.agent)).toEqual(['nobody']);
+    });
 
-  it('refuses options it cannot honour, and a second process-wide DBOS', async () => {
-    await expect(createDbosTurns({ databaseUrl: 'memory://' })).rejects.toThrow(/postgres:\/\/ URL/);
-    await expect(
-      createDbosTurns({ databaseUrl: url, agents: { capped: { model: flaky(), maxRunning: 1 } } }),
-    ).rejects.toThrow(/maxRunning/);
-    await expect(createDbosTurns({ databaseUrl: url, agents })).rejects.toThrow(/one per process/);
-    await expect(createDbosTurns({ databaseUrl: url, schema: 'Bad-Name' })).rejects.toBeInstanceOf(TypeError);
-  });
-});
+    it('refuses options it cannot honour, and a second process-wide DBOS', async () => {
+      await expect(createDbosTurns({ databaseUrl: 'memory://' })).rejects.toThrow(/postgres:\/\/ URL/);
+      await expect(createDbosTurns({ databaseUrl: url, agents: { capped: { model: flaky(), maxRunning: 1 } } })).rejects.toThrow(
+        /maxRunning/,
+      );
+      await expect(createDbosTurns({ databaseUrl: url, agents })).rejects.toThrow(/one per process/);
+      await expect(createDbosTurns({ databaseUrl: url, schema: 'Bad-Name' })).rejects.toBeInstanceOf(TypeError);
+    });
+  },
+);

@@ -5,7 +5,7 @@
 // (a client only: it runs no turn).
 
 import { type ChildProcess, spawn } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
@@ -26,6 +26,7 @@ import { createDbosTurns, type DbosTurnsClient } from '../src/index.js';
 import { dropDatabase, freshDatabase, POSTGRES_URL, WHY_SKIPPED } from './postgres.js';
 
 const PROCESS = fileURLToPath(new URL('./fixtures/dbos-process.ts', import.meta.url));
+const TURNKIT = fileURLToPath(new URL('../../cli/dist/bin.js', import.meta.url));
 const REPO = fileURLToPath(new URL('../../../', import.meta.url));
 
 interface Running {
@@ -160,6 +161,56 @@ describe.skipIf(POSTGRES_URL === undefined)(
       await expect(client.cancel('no-such-turn')).rejects.toBeInstanceOf(TurnNotFoundError);
       // The cancelled turn's deploy never ran: one deploy effect, the approved one.
       expect(lines().filter((l) => l.startsWith('deploy'))).toEqual(['deploy d1']);
+    }, 60_000);
+
+    it('`turnkit serve --dbos URL`: the HTTP API over the same turns, run by the other process', async () => {
+      if (!existsSync(TURNKIT)) throw new Error(`${TURNKIT} is missing: build the CLI first with \`npx tsc -b\`.`);
+      const token = 'dbos-serve-token-0123456789-abcdefghij';
+      const serve = spawn(process.execPath, [TURNKIT, 'serve', '--dbos', url, '--port', '0'], {
+        cwd: REPO,
+        env: { ...process.env, TURNKIT_SERVER_TOKEN: token, NO_COLOR: '1' },
+        stdio: ['ignore', 'pipe', 'inherit'],
+      });
+      const exited = new Promise((resolve) => serve.on('exit', resolve));
+      try {
+        let stdout = '';
+        const base = await new Promise<string>((resolve, reject) => {
+          serve.stdout?.on('data', (chunk: Buffer) => {
+            stdout += chunk.toString('utf8');
+            const found = /console (http:\/\/\S+)\/console/.exec(stdout)?.[1];
+            if (found !== undefined) resolve(found);
+          });
+          void exited.then(() => reject(new Error(`turnkit serve exited before serving: ${stdout}`)));
+        });
+        const api = async (path: string, body?: unknown): Promise<{ status: number; json: any }> => {
+          const response = await fetch(`${base}/api${path}`, {
+            method: body === undefined ? 'GET' : 'POST',
+            headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+            ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+          });
+          return { status: response.status, json: await response.json() };
+        };
+        const submitted = await api('/turns', { agent: 'approve', input: 'deploy over http' });
+        expect(submitted.status).toBe(201);
+        const id = String(submitted.json.id);
+        let turn = await api(`/turns/${id}`);
+        while (turn.json.status !== 'awaiting_approval') {
+          await new Promise((resolve) => setTimeout(resolve, 20));
+          turn = await api(`/turns/${id}`);
+        }
+        expect(turn.json.parked.map((p: { call: { id: string } }) => p.call.id)).toEqual(['d1']);
+        expect((await api(`/turns/${id}/decisions`, { decisions: { nope: { type: 'approve' } } })).status).toBe(409);
+        expect((await api(`/turns/${id}/decisions`, { decisions: { d1: { type: 'approve' } } })).json).toEqual({
+          accepted: ['d1'],
+          ignored: [],
+        });
+        const done = await until(client, id, 'stopped');
+        expect(transcriptLines(done.transcript).at(-1)).toBe('assistant: deployed');
+        expect((await api('/turns/no-such-turn')).status).toBe(404);
+      } finally {
+        serve.kill('SIGTERM');
+        await exited;
+      }
     }, 60_000);
   },
 );
