@@ -31,6 +31,7 @@ export function schemaSql(s: string): string[] {
       state jsonb,
       error jsonb,
       log_seq bigint NOT NULL DEFAULT 0,
+      version bigint NOT NULL DEFAULT 0,
       created_at timestamptz NOT NULL DEFAULT now(),
       updated_at timestamptz NOT NULL DEFAULT now(),
       ended_at timestamptz

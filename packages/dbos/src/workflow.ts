@@ -81,6 +81,8 @@ type LogEntry =
   | { readonly kind: 'status'; readonly data: { readonly status: string; readonly outcome: unknown } };
 
 interface Commit {
+  /** Counts the turn's writes from 1: a write replayed after a later one changes nothing. */
+  readonly version: number;
   readonly state: TurnState | null;
   readonly status: string;
   readonly error: TurnError | null;
@@ -95,7 +97,11 @@ interface Commit {
 
 const step = <T>(name: string, run: () => Promise<T>): Promise<T> => DBOS.runStep(run, { name });
 
-/** One write of what `get` and `watch` read, in one statement; writing it again changes nothing. */
+/**
+ * One write of what `get` and `watch` read, in one statement. Not a DBOS step (a step costs DBOS
+ * several statements of its own): a replayed workflow writes it again, which changes nothing: the
+ * log entries are keyed by their seq, and the turn's row only takes a write newer than its own.
+ */
 async function writeCommit(rt: Runtime, id: string, c: Commit): Promise<void> {
   const s = rt.schema;
   const decided = [...c.applied, ...c.ignored];
@@ -109,8 +115,8 @@ async function writeCommit(rt: Runtime, id: string, c: Commit): Promise<void> {
        WHERE turn_id = $1 AND status = 'pending' AND ((kind = 'decision' AND call_id = ANY($8::text[])) OR (kind = 'cancel' AND $10::boolean))
      )
      UPDATE ${s}.turns SET state = $4::jsonb, status = $5, error = $6::jsonb, log_seq = $2::bigint + $7::bigint, updated_at = now(),
-       ended_at = CASE WHEN $11::boolean THEN coalesce(ended_at, now()) ELSE NULL END
-     WHERE id = $1`,
+       ended_at = CASE WHEN $11::boolean THEN coalesce(ended_at, now()) ELSE NULL END, version = $12
+     WHERE id = $1 AND version < $12`,
     [
       id,
       c.after,
@@ -123,6 +129,7 @@ async function writeCommit(rt: Runtime, id: string, c: Commit): Promise<void> {
       c.ignored,
       c.cancelApplied,
       c.ended,
+      c.version,
     ],
   );
 }
@@ -178,19 +185,18 @@ export async function runTurnWorkflow(id: string): Promise<void> {
     const entries: LogEntry[] = [
       { kind: 'status', data: { status: 'failed', outcome: { status: 'failed', error: prepared.error } } },
     ];
-    await step('turnkit.commit', () =>
-      writeCommit(rt, id, {
-        state: null,
-        status: 'failed',
-        error: prepared.error,
-        entries,
-        after: 0,
-        applied: [],
-        ignored: [],
-        cancelApplied: true,
-        ended: true,
-      }),
-    );
+    await writeCommit(rt, id, {
+      version: 1,
+      state: null,
+      status: 'failed',
+      error: prepared.error,
+      entries,
+      after: 0,
+      applied: [],
+      ignored: [],
+      cancelApplied: true,
+      ended: true,
+    });
     return;
   }
   await prepared.turn.run(row.input);
@@ -316,6 +322,7 @@ class DbosTurn {
   private applied: string[] = [];
   private ignored: string[] = [];
   private cancelTaken = false;
+  private version = 0;
   private grants: readonly Grant[] = [];
   private budgetUsage: BudgetUsage | null = null;
 
@@ -346,7 +353,7 @@ class DbosTurn {
     await this.commit(end);
   }
 
-  /** Writes `state` with the log entries since the last write (a DBOS step; a replay skips it). */
+  /** Writes `state` with the log entries since the last write (see writeCommit: a replay's writes change nothing). */
   private async commit(state: TurnState, failed?: { status: string; error: TurnError; ended: boolean }): Promise<void> {
     const status = failed?.status ?? state.status;
     const ended = failed?.ended ?? isTerminal(state);
@@ -354,7 +361,9 @@ class DbosTurn {
       this.unwritten.push({ kind: 'status', data: { status, outcome: ended ? state.outcome : null } });
     const entries = this.unwritten;
     this.unwritten = [];
+    this.version += 1;
     const commit: Commit = {
+      version: this.version,
       state,
       status,
       error: failed?.error ?? null,
@@ -370,7 +379,7 @@ class DbosTurn {
     this.logSeq += entries.length;
     this.writtenStatus = status;
     this.written = state;
-    await step('turnkit.commit', () => writeCommit(this.rt, this.id, commit));
+    await writeCommit(this.rt, this.id, commit);
   }
 
   /** The driver's context; `dispatcher` is the one of the moment (a tool batch's step gives the next one). */
@@ -450,12 +459,9 @@ class DbosTurn {
     const { rt, id } = this;
     const out = await step(approved ? 'turnkit.approved_tools' : 'turnkit.tools', async (): Promise<BatchOutput> => {
       const live = new AbortController();
-      const waiting = await pendingCancel(rt, id);
-      // A cancel waiting already: the journal's results are kept, the other calls are cancelled without running.
-      if (waiting !== null) live.abort(waiting);
-      const stop = waiting === null ? watchCancel(rt, id, live) : () => undefined;
+      const stop = watchCancel(rt, id, live);
       try {
-        const event = await this.runBatch(calls, approved, ctx, live.signal);
+        const event = await this.runBatch(calls, approved, ctx, live);
         const d = this.dispatcher;
         return {
           event,
@@ -479,13 +485,23 @@ class DbosTurn {
     calls: readonly ToolCall[],
     approved: boolean,
     ctx: HandlerContext,
-    signal: AbortSignal,
+    live: AbortController,
   ): Promise<TurnEvent> {
     const { rt, id } = this;
-    const { rows } = await rt.pool.query(
-      `SELECT call_id, result, started_at IS NOT NULL AS started FROM ${rt.schema}.calls WHERE turn_id = $1 AND call_id = ANY($2::text[])`,
+    const signal = live.signal;
+    // The journal's rows of these calls, and a cancel waiting already (the row whose call_id is null).
+    const { rows: read } = await rt.pool.query(
+      `SELECT call_id, result, started_at IS NOT NULL AS started FROM ${rt.schema}.calls WHERE turn_id = $1 AND call_id = ANY($2::text[])
+       UNION ALL SELECT NULL, body, false FROM ${rt.schema}.inbox WHERE turn_id = $1 AND kind = 'cancel' AND status = 'pending'`,
       [id, calls.map((c) => c.id)],
     );
+    const rows = read.filter((r) => r.call_id !== null);
+    const waiting = read.find((r) => r.call_id === null);
+    // A cancel waiting already: the journal's results are kept, the other calls are cancelled without running.
+    if (waiting !== undefined) {
+      const reason = (waiting.result as { reason?: unknown } | null)?.reason;
+      live.abort(typeof reason === 'string' ? reason : 'cancelled by the caller');
+    }
     const known = new Map<string, ToolResult>();
     for (const r of rows) if (r.result !== null) known.set(String(r.call_id), r.result as ToolResult);
     const started = rows.filter((r) => r.result === null && r.started === true).map((r) => String(r.call_id));
