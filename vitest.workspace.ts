@@ -26,6 +26,7 @@ export const slowTests: Readonly<Record<string, string>> = {
   'packages/cli/test/store-commands.test.ts': 'the CLI binary, as child processes; Postgres',
   'packages/cli/test/worker-drain.test.ts': 'the CLI binary, as child processes',
   'packages/dbos/test/dbos.test.ts': 'Postgres (DBOS)',
+  'packages/dbos/test/docs.test.ts': 'Postgres (DBOS)',
   'packages/dbos/test/interpreter-conformance.test.ts': 'Postgres (DBOS)',
   'packages/dbos/test/processes.test.ts': 'processes running DBOS, one killed (SIGKILL); Postgres',
   'packages/inline/test/resume-process.test.ts': 'a child process',

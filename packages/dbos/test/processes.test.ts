@@ -104,6 +104,9 @@ describe.skipIf(POSTGRES_URL === undefined)(
       const id = await client.submit({ agent: 'crash', input: 'run all three' });
       await first.printed('started hang');
       await first.printed('started retry');
+      // `record` has finished: the kill comes once its result is journaled.
+      while ((await client.get(id))?.toolCalls.find((c) => c.callId === 'c1')?.result == null)
+        await new Promise((resolve) => setTimeout(resolve, 10));
       first.child.kill('SIGKILL');
       await first.exited;
       expect((await client.get(id))?.status).toBe('dispatching');
