@@ -134,10 +134,12 @@ async function langgraph(): Promise<string> {
   const peerPg = await importPeer<{ default?: { Client: PgClientClass }; Client?: PgClientClass }>('pg');
   const statements = countStatements((peerPg.Client ?? peerPg.default?.Client) as PgClientClass);
   const { createAgent, tool } = await importPeer<LangChain>('langchain');
-  const { AIMessage } = await importPeer<{ AIMessage: new (text: string) => unknown }>('@langchain/core/messages');
-  const { fakeModel } = await importPeer<{
-    fakeModel(): { respondWithTools(calls: object[]): unknown; respond(m: unknown): unknown };
-  }>('@langchain/core/testing');
+  const { AIMessage } = await importPeer<{ AIMessage: new (fields: object) => unknown }>('@langchain/core/messages');
+  // A reply with tool calls and empty content (the fake model's own `respondWithTools` would fill
+  // its content with the request's messages, so each reply would hold the whole conversation).
+  const calling = (name: string, args: object, id: string) =>
+    new AIMessage({ content: '', tool_calls: [{ name, args, id, type: 'tool_call' }] });
+  const { fakeModel } = await importPeer<{ fakeModel(): { respond(m: unknown): unknown } }>('@langchain/core/testing');
   const { z: pz } = await importPeer<{ z: { object(s: object): unknown; number(): unknown } }>('zod');
   const { PostgresSaver } = await importPeer<{ PostgresSaver: { fromConnString(url: string): Saver } }>(
     '@langchain/langgraph-checkpoint-postgres',
@@ -156,12 +158,12 @@ async function langgraph(): Promise<string> {
     const model = fakeModel();
     if (rounds === 0) {
       ADD_INPUTS.forEach((input, n) => {
-        model.respondWithTools([{ name: 'add', args: input, id: `c${n}` }]);
+        model.respond(calling('add', input, `c${n}`));
       });
-      model.respond(new AIMessage(EXPECTED_TEXT));
+      model.respond(new AIMessage({ content: EXPECTED_TEXT }));
     } else {
-      for (let n = 0; n < rounds; n += 1) model.respondWithTools([{ name: 'echo', args: { round: n }, id: `c${n}` }]);
-      model.respond(new AIMessage('echoed'));
+      for (let n = 0; n < rounds; n += 1) model.respond(calling('echo', { round: n }, `c${n}`));
+      model.respond(new AIMessage({ content: 'echoed' }));
     }
     const graph = createAgent({ model, tools: [rounds === 0 ? add : echo], checkpointer });
     const config = { configurable: { thread_id: `${process.pid}_${i}` }, recursionLimit: 2 * Math.max(rounds, 2) + 10 };

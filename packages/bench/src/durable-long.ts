@@ -9,7 +9,7 @@
 // records of the transactions that touched that database (other databases on the server write to
 // the same log). Without pg_waldump at hand (the server on another machine) they are the whole
 // log's growth meanwhile, and the report says so.
-import { execFileSync, spawn } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
@@ -86,20 +86,53 @@ async function walDump(admin: pg.Client): Promise<{ bin: string; dir: string } |
   }
 }
 
-/** Bytes of the log records, between two positions, of the transactions that touched database `oid`. */
-function databaseWal(dump: { bin: string; dir: string }, from: string, to: string, oid: number): number {
-  const out = execFileSync(dump.bin, ['-p', dump.dir, '-s', from, '-e', to], { maxBuffer: 1 << 30, encoding: 'utf8' });
-  const records: { tot: number; tx: number; db: boolean }[] = [];
-  const ours = new Set<number>();
-  const rel = new RegExp(`rel \\d+/${oid}/`);
-  for (const line of out.split('\n')) {
-    const m = /len \(rec\/tot\):\s*\d+\/\s*(\d+), tx:\s*(\d+)/.exec(line);
-    if (m === null) continue;
-    const record = { tot: Number(m[1]), tx: Number(m[2]), db: rel.test(line) };
-    records.push(record);
-    if (record.db && record.tx !== 0) ours.add(record.tx);
+/** Bytes of the log records, between two positions, of the transactions that touched database `oid` (pg_waldump, read as it prints). */
+async function databaseWal(dump: { bin: string; dir: string }, from: string, to: string, oid: number): Promise<number> {
+  const counter = new WalCounter(oid);
+  const child = spawn(dump.bin, ['-p', dump.dir, '-s', from, '-e', to], { stdio: ['ignore', 'pipe', 'inherit'] });
+  const exited = new Promise((resolve) => child.on('close', resolve));
+  for await (const line of createInterface({ input: child.stdout as NodeJS.ReadableStream })) counter.add(line);
+  await exited;
+  return counter.bytes();
+}
+
+/**
+ * Counts, from pg_waldump's lines, the bytes (`tot`) of the records of database `oid` (a block of
+ * one of its relations) and of every record of a transaction that wrote such a block (its commit).
+ */
+class WalCounter {
+  private readonly byTx = new Map<number, number>();
+  private readonly ours = new Set<number>();
+  private direct = 0;
+  private readonly rel: RegExp;
+  constructor(oid: number) {
+    this.rel = new RegExp(`rel \\d+/${oid}/`);
   }
-  return records.reduce((sum, r) => sum + (r.db || (r.tx !== 0 && ours.has(r.tx)) ? r.tot : 0), 0);
+  add(line: string): void {
+    const m = /len \(rec\/tot\):\s*\d+\/\s*(\d+), tx:\s*(\d+)/.exec(line);
+    if (m === null) return;
+    const tot = Number(m[1]);
+    const tx = Number(m[2]);
+    const db = this.rel.test(line);
+    if (tx === 0) {
+      if (db) this.direct += tot;
+      return;
+    }
+    if (db) this.ours.add(tx);
+    this.byTx.set(tx, (this.byTx.get(tx) ?? 0) + tot);
+  }
+  bytes(): number {
+    let sum = this.direct;
+    for (const tx of this.ours) sum += this.byTx.get(tx) ?? 0;
+    return sum;
+  }
+}
+
+/** `WalCounter` over pg_waldump's whole output. */
+export function walOfDatabase(out: string, oid: number): number {
+  const counter = new WalCounter(oid);
+  for (const line of out.split('\n')) counter.add(line);
+  return counter.bytes();
 }
 
 async function storedBytes(url: string): Promise<number> {
@@ -170,7 +203,7 @@ async function runOnce(
         ? Number(
             (await admin.query('SELECT pg_wal_lsn_diff($1::pg_lsn, $2::pg_lsn)::float8 AS b', [walAfter, walBefore])).rows[0]?.b,
           )
-        : databaseWal(dump, walBefore, walAfter, oid);
+        : await databaseWal(dump, walBefore, walAfter, oid);
     const stored = (await storedBytes(url)) - storedBefore;
     return {
       system,
@@ -210,7 +243,9 @@ export async function runLongBench(o: LongOptions): Promise<LongReport> {
         o.log(
           `Long turns: ${LONG_SYSTEM_NAMES[system]}, ${rounds === 0 ? 'the bench scenario' : `${rounds} rounds`}, ${turns} turn(s)…`,
         );
-        figures.push(await runOnce(admin, o.postgresUrl, dump, system, rounds, turns));
+        const figure = await runOnce(admin, o.postgresUrl, dump, system, rounds, turns);
+        figures.push(figure);
+        o.log(`  ${JSON.stringify(figure)}`);
       }
     }
     return { figures, wal: dump === null ? 'server' : 'database', skipped };
