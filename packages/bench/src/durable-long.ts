@@ -14,7 +14,7 @@ import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
-import { loadavg } from 'node:os';
+import { availableParallelism, loadavg } from 'node:os';
 import pg from 'pg';
 import { type Markers, writeSection } from './doc-sections.js';
 
@@ -48,6 +48,8 @@ export interface LongReport {
   readonly wal: 'database' | 'server';
   /** Runs left out, and why. */
   readonly skipped: readonly string[];
+  /** The machine's load average (1 minute) when the run ended. */
+  readonly load: number;
 }
 
 /** The runs: rounds (0 the scenario) and turns per run. LangGraph stops at 100 rounds (see `LANGGRAPH_MAX_ROUNDS`). */
@@ -248,7 +250,7 @@ export async function runLongBench(o: LongOptions): Promise<LongReport> {
         o.log(`  ${JSON.stringify(figure)}`);
       }
     }
-    return { figures, wal: dump === null ? 'server' : 'database', skipped };
+    return { figures, wal: dump === null ? 'server' : 'database', skipped, load: loadavg()[0] ?? Number.NaN };
   } finally {
     await admin.end();
   }
@@ -257,6 +259,8 @@ export async function runLongBench(o: LongOptions): Promise<LongReport> {
 const n0 = (n: number): string => Math.round(n).toLocaleString('en-US');
 const n1 = (n: number): string => (Number.isFinite(n) ? n.toFixed(1) : '–');
 const n2 = (n: number): string => (Number.isFinite(n) ? n.toFixed(2) : '–');
+/** A rate: three significant digits. */
+const rate = (n: number): string => (Number.isFinite(n) ? (n >= 100 ? n0(n) : n.toPrecision(3)) : '–');
 
 /** Rounds of a run, and bytes of tool output per round (the scenario's outputs are small numbers: none counted). */
 const roundsOf = (f: LongFigure): number => (f.rounds === 0 ? SCENARIO_ROUNDS : f.rounds);
@@ -265,10 +269,10 @@ function table(report: LongReport): string {
   const rows = report.figures.map((f) => {
     const r = roundsOf(f);
     const perOutput = f.rounds === 0 ? '–' : n2(f.walBytesPerTurn / (f.rounds * OUTPUT_CHARS));
-    return `| ${LONG_SYSTEM_NAMES[f.system]} | ${f.rounds === 0 ? 'scenario (2)' : n0(f.rounds)} | ${f.turns} | ${n2(f.turnsPerSecond)} | ${n1(f.statementsPerTurn)} / ${n1(f.statementsPerTurn / r)} | ${n1(f.commitsPerTurn)} / ${n1(f.commitsPerTurn / r)} | ${n0(f.walBytesPerTurn)} / ${n0(f.walBytesPerTurn / r)} | ${n0(f.storedBytesPerTurn)} / ${n0(f.storedBytesPerTurn / r)} | ${perOutput} |`;
+    return `| ${LONG_SYSTEM_NAMES[f.system]} | ${f.rounds === 0 ? 'scenario (2)' : n0(f.rounds)} | ${f.turns} | ${rate(f.turnsPerSecond)} / ${rate(f.turnsPerSecond * r)} | ${n1(f.statementsPerTurn)} / ${n1(f.statementsPerTurn / r)} | ${n1(f.commitsPerTurn)} / ${n1(f.commitsPerTurn / r)} | ${n0(f.walBytesPerTurn)} / ${n0(f.walBytesPerTurn / r)} | ${n0(f.storedBytesPerTurn)} / ${n0(f.storedBytesPerTurn / r)} | ${perOutput} |`;
   });
   return [
-    '| system | rounds | turns | turns/s | statements: per turn / per round | commits: per turn / per round | WAL bytes: per turn / per round | stored bytes: per turn / per round | WAL bytes per output byte |',
+    '| system | rounds | turns | turns/s / rounds/s | statements: per turn / per round | commits: per turn / per round | WAL bytes: per turn / per round | stored bytes: per turn / per round | WAL bytes per output byte |',
     '| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |',
     ...rows,
   ].join('\n');
@@ -309,7 +313,7 @@ client; commits are the database's committed transactions (\`pg_stat_database.xa
 read-only ones included; the statements the DBOS run sent only to see a turn end are taken out);
 ${walNote}; stored bytes are the growth of the database's tables. Figures are per turn / per round.
 
-- Date: ${date.toISOString().slice(0, 10)}; Node ${process.version}; load average ${loadavg()[0]?.toFixed(2)} when the run ended
+- Date: ${date.toISOString().slice(0, 10)}; Node ${process.version}; load average ${report.load.toFixed(2)} on ${availableParallelism()} cores when the run ended
   (other work on the machine moves turns/s; statements, commits and bytes it does not)
 
 ${table(report)}

@@ -39,6 +39,7 @@ describe('the long-turn bench', () => {
       ],
       wal: 'database',
       skipped: ['LangGraph, 1000 rounds: too large'],
+      load: 1.5,
     };
     const section = renderLongSection(
       report,
@@ -47,10 +48,11 @@ describe('the long-turn bench', () => {
     );
     // 30,720 WAL bytes over 10 rounds of 2,048-byte outputs: 1.50 per output byte; 3,072 per round.
     expect(section).toContain(
-      '| turnkit workers (@turnkit/store) | 10 | 1 | 2.00 | 100.0 / 10.0 | 50.0 / 5.0 | 30,720 / 3,072 | 15,360 / 1,536 | 1.50 |',
+      '| turnkit workers (@turnkit/store) | 10 | 1 | 2.00 / 20.0 | 100.0 / 10.0 | 50.0 / 5.0 | 30,720 / 3,072 | 15,360 / 1,536 | 1.50 |',
     );
     expect(section).toContain('| turnkit workers (@turnkit/store) | scenario (2) |');
     expect(section).toContain('×1.00 WAL bytes per round');
+    expect(section).toContain('load average 1.50 on');
     expect(section).toContain('- Left out: LangGraph, 1000 rounds: too large.');
     expect(section).toContain('the store ran 1.00× LangGraph');
   });

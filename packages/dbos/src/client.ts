@@ -47,6 +47,8 @@ import { CANCEL_TOPIC, decisionTopic, WAKE_TOPIC } from './workflow.js';
 
 /** Postgres's SQLSTATE for a unique violation. */
 const UNIQUE_VIOLATION = '23505';
+/** Postgres's SQLSTATE for a table that does not exist. */
+const UNDEFINED_TABLE = '42P01';
 
 export interface ClientParts {
   readonly pool: pg.Pool;
@@ -108,7 +110,12 @@ export function createClient(parts: ClientParts): Omit<DbosTurnsClient, 'close' 
         after = await parts.start(tx, id);
       });
     } catch (error) {
-      if ((error as { code?: unknown } | null)?.code === UNIQUE_VIOLATION) throw new TurnExistsError(id);
+      const code = (error as { code?: unknown } | null)?.code;
+      if (code === UNIQUE_VIOLATION) throw new TurnExistsError(id);
+      if (code === UNDEFINED_TABLE)
+        throw new Error(
+          `store.submit: DBOS's tables are not in this database yet (${messageOf(error)}); start a process that runs turns (createDbosTurns({ agents })) on it first: DBOS creates them when it launches.`,
+        );
       throw error;
     }
     await (after as (() => Promise<void>) | null)?.();

@@ -62,6 +62,7 @@ export function schemaSql(s: string): string[] {
       started_at timestamptz,
       finished_at timestamptz,
       result jsonb,
+      owner text,
       PRIMARY KEY (turn_id, call_id)
     )`,
   ];

@@ -41,6 +41,7 @@ import {
 } from '@turnkit/inline/driver';
 import type { AgentDefinition } from '@turnkit/store';
 import { INTERRUPTED, messageOf, openHold, protocolStep } from '@turnkit/store/internal';
+import { randomUUID } from 'node:crypto';
 import { DBOS } from '@dbos-inc/dbos-sdk';
 import type pg from 'pg';
 
@@ -265,28 +266,35 @@ function makeDispatcher(
  */
 class Journal {
   private last: Promise<unknown> = Promise.resolve();
+  /** This run of the workflow (a process's): a start recorded by another run is not this one's to run. */
+  private readonly owner = randomUUID();
   constructor(
     private readonly rt: Runtime,
     private readonly id: string,
   ) {}
 
-  private write(sql: string, values: unknown[]): Promise<void> {
-    const next = this.last.then(() => this.rt.pool.query(sql, values)).then(() => undefined);
+  private write(sql: string, values: unknown[]): Promise<pg.QueryResult> {
+    const next = this.last.then(() => this.rt.pool.query(sql, values));
     this.last = next.catch(() => undefined);
     return next;
   }
 
-  /** Records a call as started (committed before its tool runs). */
-  started(callId: string, name: string): Promise<void> {
-    return this.write(
-      `INSERT INTO ${this.rt.schema}.calls (turn_id, call_id, name, started_at) VALUES ($1, $2, $3, now()) ON CONFLICT DO NOTHING`,
-      [this.id, callId, name],
+  /**
+   * Records a call as started (committed before its tool runs); false when another run of the
+   * workflow started it (two processes driving one turn: the second does not run it again).
+   */
+  async started(callId: string, name: string): Promise<boolean> {
+    const { rows } = await this.write(
+      `INSERT INTO ${this.rt.schema}.calls (turn_id, call_id, name, started_at, owner) VALUES ($1, $2, $3, now(), $4)
+       ON CONFLICT (turn_id, call_id) DO UPDATE SET owner = calls.owner RETURNING owner`,
+      [this.id, callId, name, this.owner],
     );
+    return rows[0]?.owner === this.owner;
   }
 
   /** Records a call's result; the first result per call stands. */
-  finished(result: ToolResult): Promise<void> {
-    return this.write(
+  async finished(result: ToolResult): Promise<void> {
+    await this.write(
       `INSERT INTO ${this.rt.schema}.calls (turn_id, call_id, name, finished_at, result) VALUES ($1, $2, $3, now(), $4::jsonb)
        ON CONFLICT (turn_id, call_id) DO UPDATE SET result = excluded.result, finished_at = excluded.finished_at WHERE calls.result IS NULL`,
       [this.id, result.callId, result.name, JSON.stringify(result)],
@@ -300,11 +308,16 @@ function journalingTools(journal: Journal, tools: readonly ToolDefinition<any>[]
   return tools.map((tool) => ({
     ...tool,
     async execute(input: unknown, toolCtx: { readonly callId: string; readonly signal: AbortSignal; readonly turnId: string }) {
+      let mine: boolean;
       try {
-        await journal.started(toolCtx.callId, tool.name);
+        mine = await journal.started(toolCtx.callId, tool.name);
       } catch (error) {
         throw new Error(`the call was not started: its start could not be journaled (${messageOf(error)})`);
       }
+      if (!mine && tool.idempotent !== true)
+        throw new Error(
+          'the call was not run: another run of this turn (another process driving it) started it, and the tool is not marked idempotent, so it runs at most once.',
+        );
       return tool.execute(input, toolCtx);
     },
   }));

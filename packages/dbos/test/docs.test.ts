@@ -20,29 +20,32 @@ describe('docs/durable-engines.md', () => {
     expect(section.match(/```ts\n([\s\S]*?)```/)?.[1]).toBe(example);
   });
 
-  describe.skipIf(POSTGRES_URL === undefined)(`the example, run${POSTGRES_URL === undefined ? ` (skipped: ${WHY_SKIPPED})` : ''}`, () => {
-    afterAll(async () => {
-      await dropDatabase('docs');
-    });
-
-    it('parks a turn, takes a decision and finishes it, printing what the page shows', async () => {
-      process.env.DATABASE_URL = await freshDatabase('docs');
-      const lines: string[] = [];
-      vi.spyOn(console, 'log').mockImplementation((...args: unknown[]) => {
-        lines.push(format(...args));
+  describe.skipIf(POSTGRES_URL === undefined)(
+    `the example, run${POSTGRES_URL === undefined ? ` (skipped: ${WHY_SKIPPED})` : ''}`,
+    () => {
+      afterAll(async () => {
+        await dropDatabase('docs');
       });
-      await import('../examples/dbos.js');
-      const printed = lines.join('\n').split('\n');
-      expect(printed).toEqual([
-        "awaiting_approval [ 'refund' ]",
-        'user: Please refund order A-17.',
-        'assistant: [call_1 refund]',
-        'tool call_1 refund: ok "refunded A-17"',
-        'assistant: Order A-17 is refunded.',
-        'stopped {"status":"stopped","stopReason":"completed","output":"Order A-17 is refunded."}',
-      ]);
-      const shown = (readFileSync(PAGE, 'utf8').split(SECTION)[1] ?? '').match(/It prints:\n\n```text\n([\s\S]*?)```/)?.[1];
-      expect(shown).toBe(`${printed.join('\n')}\n`);
-    }, 60_000);
-  });
+
+      it('parks a turn, takes a decision and finishes it, printing what the page shows', async () => {
+        process.env.DATABASE_URL = await freshDatabase('docs');
+        const lines: string[] = [];
+        vi.spyOn(console, 'log').mockImplementation((...args: unknown[]) => {
+          lines.push(format(...args));
+        });
+        await import('../examples/dbos.js');
+        const printed = lines.join('\n').split('\n');
+        expect(printed).toEqual([
+          "awaiting_approval [ 'refund' ]",
+          'user: Please refund order A-17.',
+          'assistant: [call_1 refund]',
+          'tool call_1 refund: ok "refunded A-17"',
+          'assistant: Order A-17 is refunded.',
+          'stopped {"status":"stopped","stopReason":"completed","output":"Order A-17 is refunded."}',
+        ]);
+        const shown = (readFileSync(PAGE, 'utf8').split(SECTION)[1] ?? '').match(/It prints:\n\n```text\n([\s\S]*?)```/)?.[1];
+        expect(shown).toBe(`${printed.join('\n')}\n`);
+      }, 60_000);
+    },
+  );
 });
