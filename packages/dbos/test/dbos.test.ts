@@ -56,7 +56,7 @@ describe.skipIf(POSTGRES_URL === undefined)(
     }, 60_000);
     afterAll(async () => {
       await turns?.close();
-      await dropDatabase('unit');
+      await dropDatabase(url);
     });
 
     it("a model call's retry waits on DBOS's durable timer, then the turn goes on", async () => {

@@ -24,7 +24,7 @@ describe('docs/durable-engines.md', () => {
     `the example, run${POSTGRES_URL === undefined ? ` (skipped: ${WHY_SKIPPED})` : ''}`,
     () => {
       afterAll(async () => {
-        await dropDatabase('docs');
+        await dropDatabase(process.env.DATABASE_URL);
       });
 
       it('parks a turn, takes a decision and finishes it, printing what the page shows', async () => {

@@ -32,13 +32,14 @@ describe.skipIf(POSTGRES_URL === undefined)(
   () => {
     const agents: Record<string, AgentDefinition> = {};
     let turns: DbosTurnsClient;
+    let databaseUrl: string | undefined;
     beforeAll(async () => {
-      const databaseUrl = await freshDatabase('conformance');
+      databaseUrl = await freshDatabase('conformance');
       turns = await createDbosTurns({ databaseUrl, agents, cancelPollMs: 20 });
     }, 60_000);
     afterAll(async () => {
       await turns?.close();
-      await dropDatabase('conformance');
+      await dropDatabase(databaseUrl);
     });
 
     it.each(runnable)('%s', async (_name, scenario) => {

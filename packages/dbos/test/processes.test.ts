@@ -91,7 +91,7 @@ describe.skipIf(POSTGRES_URL === undefined)(
       runner?.child.stdin?.end();
       await runner?.exited;
       await client?.close();
-      await dropDatabase('processes');
+      await dropDatabase(url);
       rmSync(dir, { recursive: true, force: true });
     }, 60_000);
 
