@@ -1,7 +1,8 @@
 // The real Postgres the DBOS tests use, when TURNKIT_TEST_POSTGRES_URL names one (.ci/run starts
 // it). DBOS keeps its system tables in the schema `dbos` of its database and recovers, at
 // launch, every unfinished workflow of its executor in that database: each test file gets a fresh
-// database on that server (named after the file, the process and the time), so files and runs at once never recover each other's turns.
+// database on that server (named after the file, the process and the time), so files and runs at
+// once never recover each other's turns.
 
 import pg from 'pg';
 
