@@ -1,6 +1,7 @@
 // Turns on DBOS, one process, a real Postgres: a model call's retry waits on DBOS's durable timer,
-// an approval past its deadline expires, a turn of an unknown agent fails with the reason, and the
-// client refuses what the store's client refuses, with the same errors.
+// an approval past its deadline expires, a call another run of the workflow started is not run
+// again, a turn of an unknown agent fails with the reason, and the client refuses what the store's
+// client refuses, with the same errors.
 
 import type { Model, ModelResponse } from '@turnkit/core';
 import { defineTool } from '@turnkit/dispatch';
@@ -9,6 +10,7 @@ import { TurnExistsError, type WatchEvent } from '@turnkit/store';
 import { call, scriptedModel, text, toolCalls, transcriptLines } from '@turnkit/testing';
 import { DBOS } from '@dbos-inc/dbos-sdk';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import pg from 'pg';
 import { z } from 'zod';
 import { createDbosTurns, type DbosTurnsClient } from '../src/index.js';
 import { dropDatabase, freshDatabase, POSTGRES_URL, WHY_SKIPPED } from './postgres.js';
@@ -31,6 +33,22 @@ function flaky(): Model {
   };
 }
 
+/** Runs of `effect`'s side effect. */
+let effects = 0;
+const effect = defineTool({
+  name: 'effect',
+  description: 'Has a side effect.',
+  input: z.object({}),
+  readOnly: true,
+  execute: () => {
+    effects += 1;
+    return 'done';
+  },
+});
+
+/** Set in beforeAll: the database the turns are in. */
+let databaseUrl = '';
+
 const deploy = defineTool({
   name: 'deploy',
   description: 'Deploys a service.',
@@ -47,11 +65,35 @@ describe.skipIf(POSTGRES_URL === undefined)(
       flaky: { model: flaky(), limits: { modelRetryBackoffMs: 50 } },
       deploy: { model: scriptedModel([toolCalls(call('deploy', { service: 'api' })), text('done')]), tools: [deploy] },
       plain: { model: scriptedModel([text('one'), text('two'), text('three')]) },
+      // Another run of the workflow (a second process driving the turn) records the call started
+      // between this run's journal read and its tool: a hook that runs in between writes that row.
+      raced: {
+        model: scriptedModel([toolCalls(call('effect', {})), text('after the race')]),
+        tools: [effect],
+        hooks: {
+          before: [
+            {
+              name: 'another run starts the call',
+              async run(info) {
+                const db = new pg.Client({ connectionString: databaseUrl });
+                await db.connect();
+                await db.query(
+                  `INSERT INTO turnkit_dbos.calls (turn_id, call_id, name, started_at, owner) VALUES ($1, $2, $3, now(), 'another-run')`,
+                  [info.turnId, info.call.id, info.call.name],
+                );
+                await db.end();
+                return undefined;
+              },
+            },
+          ],
+        },
+      },
     };
     let url: string;
     let turns: DbosTurnsClient;
     beforeAll(async () => {
       url = await freshDatabase('unit');
+      databaseUrl = url;
       turns = await createDbosTurns({ databaseUrl: url, agents });
     }, 60_000);
     afterAll(async () => {
@@ -89,13 +131,26 @@ describe.skipIf(POSTGRES_URL === undefined)(
       ]);
     });
 
+    it('a call another run of the workflow started is not run again by this one (at most once, two drivers)', async () => {
+      const id = await turns.submit({ agent: 'raced', input: 'go' });
+      await ended(turns, id);
+      const turn = await turns.get(id);
+      expect(effects).toBe(0);
+      expect(transcriptLines(turn?.transcript ?? [])).toEqual([
+        'user: go',
+        'assistant: [call_1 effect]',
+        expect.stringMatching(/^tool call_1 effect: error .*another run of this turn .* started it/),
+        'assistant: after the race',
+      ]);
+    });
+
     it('a turn of an agent no process has fails, saying which agents there are', async () => {
       const id = await turns.submit({ agent: 'nobody', input: 'hi' });
       const events = await ended(turns, id);
       expect(events.at(-1)).toMatchObject({ type: 'status', status: 'failed' });
       const turn = await turns.get(id);
       expect(turn?.error?.kind).toBe('unknown_agent');
-      expect(turn?.error?.message).toContain("'flaky', 'deploy', 'plain'");
+      expect(turn?.error?.message).toContain("'flaky', 'deploy', 'plain', 'raced'");
     });
 
     it("refuses what the store refuses, with the store's errors; list pages in submit order", async () => {
