@@ -215,5 +215,32 @@ describe.skipIf(POSTGRES_URL === undefined)(
         await exited;
       }
     }, 60_000);
+
+    it('`turnkit ls`, `show` and `approve` with `--dbos URL`: the store commands over the same turns', async () => {
+      if (!existsSync(TURNKIT)) throw new Error(`${TURNKIT} is missing: build the CLI first with \`npx tsc -b\`.`);
+      const turnkit = (args: readonly string[]) =>
+        new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve, reject) => {
+          const child = spawn(process.execPath, [TURNKIT, ...args], { cwd: REPO, env: { ...process.env, NO_COLOR: '1' } });
+          let stdout = '';
+          let stderr = '';
+          child.stdout.on('data', (chunk: Buffer) => void (stdout += chunk.toString('utf8')));
+          child.stderr.on('data', (chunk: Buffer) => void (stderr += chunk.toString('utf8')));
+          child.on('error', reject);
+          child.on('close', (code) => resolve({ code, stdout, stderr }));
+        });
+      const id = await client.submit({ agent: 'approve', input: 'deploy from the command line' });
+      await until(client, id, 'awaiting_approval');
+      const shown = await turnkit(['show', id, '--dbos', url]);
+      expect(shown.code).toBe(3); // waiting for approval
+      expect(shown.stdout).toContain(`turnkit approve ${id} d1 --dbos ${url}`);
+      const approved = await turnkit(['approve', id, 'd1', '--dbos', url]);
+      expect(approved.stdout).toContain(`Approved d1 of turn ${id} (stored).`);
+      expect(approved.code).toBe(0);
+      await until(client, id, 'stopped');
+      const listed = await turnkit(['ls', '--dbos', url, '--status', 'stopped']);
+      expect(listed.stdout).toContain(`${id}  approve  stopped`);
+      const both = await turnkit(['ls', '--dbos', url, '--store', 'memory://']);
+      expect(both.code).toBe(2);
+    }, 90_000);
   },
 );

@@ -5,6 +5,7 @@
 
 import { type Command, InvalidArgumentError } from 'commander';
 import { UsageError } from '../errors.js';
+import { openDbos } from './store-common.js';
 
 /** Named here too: the help must not load @turnkit/server (an optional peer) to print it. */
 const TOKEN_ENV = 'TURNKIT_SERVER_TOKEN';
@@ -23,25 +24,6 @@ async function loadServer() {
       throw new UsageError(`turnkit serve needs @turnkit/server and @turnkit/store next to @turnkit/cli: ${INSTALL}.`);
     throw error;
   }
-}
-
-const INSTALL_DBOS = 'npm i @turnkit/dbos @dbos-inc/dbos-sdk pg';
-
-/** The client API over turns on DBOS, from the database DBOS runs on (@turnkit/dbos is an optional peer). */
-async function openDbos(url: string) {
-  let dbos: typeof import('@turnkit/dbos');
-  try {
-    dbos = await import('@turnkit/dbos');
-  } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code;
-    if (code === 'ERR_MODULE_NOT_FOUND' && /@turnkit\/dbos|@dbos-inc/.test(String(error)))
-      throw new UsageError(`turnkit serve --dbos needs @turnkit/dbos next to @turnkit/cli: ${INSTALL_DBOS}.`);
-    throw error;
-  }
-  // A client only: the processes given the agents (createDbosTurns({ agents })) run the turns.
-  return dbos.createDbosTurns({ databaseUrl: url }).catch((error: unknown) => {
-    throw error instanceof TypeError ? new UsageError(error.message) : error;
-  });
 }
 
 /** A URL without its password, to print. */
