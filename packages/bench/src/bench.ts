@@ -15,6 +15,8 @@ import { renderMarkdown, type BenchReport } from './report.js';
 import type { ProfileFigure } from './profile.js';
 import { measureStep } from './step-bench.js';
 import { currentDurableSection, withDurableSection } from './durable-report.js';
+import { LONG } from './durable-long.js';
+import { currentSection, withSection } from './doc-sections.js';
 import { currentStoreSection, withStoreSection } from './store-report.js';
 import { currentCheckSection, withCheckSection } from './check-bench.js';
 import { deltasPerSecond, measureSuspendedHeap, turnkitDeltaStream, turnkitSystems } from './turnkit.js';
@@ -153,7 +155,11 @@ export function writeBenchmarksDoc(report: BenchReport): string {
   writeFileSync(
     path,
     withCheckSection(
-      withDurableSection(withStoreSection(renderMarkdown(report), currentStoreSection()), currentDurableSection()),
+      withSection(
+        withDurableSection(withStoreSection(renderMarkdown(report), currentStoreSection()), currentDurableSection()),
+        currentSection(LONG),
+        LONG,
+      ),
       currentCheckSection(),
     ),
   );

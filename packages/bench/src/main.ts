@@ -8,6 +8,7 @@
 //   pnpm bench --store    durable turns (@turnkit/store) on PGlite, and on Postgres with --postgres URL
 //   pnpm bench --durable --postgres URL   turnkit workers against LangGraph's PostgresSaver (1, 2, 4 processes)
 //   pnpm bench --check    the model checker alone: exploreTurn states/s and transitions/s (--write: its section)
+//   pnpm bench --durable --long --postgres URL   the store, DBOS and LangGraph on long turns (10, 100, 1,000 rounds)
 import { spawnSync } from 'node:child_process';
 import { relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -20,6 +21,7 @@ import { formatTerminal } from './report.js';
 import { runStoreBench } from './store-bench.js';
 import { availableParallelism } from 'node:os';
 import { runDurableBench } from './durable.js';
+import { formatLongTerminal, renderLongSection, runLongBench, writeLongSection } from './durable-long.js';
 import { formatDurableTerminal, renderDurableSection, writeDurableSection } from './durable-report.js';
 import { ensurePeers } from './peer-install.js';
 import { formatStoreTerminal, renderStoreSection, writeStoreSection } from './store-report.js';
@@ -28,6 +30,7 @@ const USAGE = `Usage: pnpm bench [--quick] [--write] [--rounds N] [--turns N] [-
        pnpm bench --store [--postgres URL] [--turns N] [--quick] [--write]
        pnpm bench --durable --postgres URL [--turns N] [--quick] [--write]
        pnpm bench --check [--write]
+       pnpm bench --durable --long --postgres URL [--write]
   --quick       turnkit systems and the floor, a few hundred turns (what CI runs; asserts no
                 timing; without it the run fails when turnkit misses its speed bar against the peers)
   --write       rewrite docs/benchmarks.md with this run (with --store: its durable-turns section only)
@@ -38,6 +41,9 @@ const USAGE = `Usage: pnpm bench [--quick] [--write] [--rounds N] [--turns N] [-
                 decision-to-running latency
   --check       the model checker alone: exploreTurn over growing bounds, states/s, transitions/s,
                 heap per stored node, beside one step's cost (with --write: its section only)
+  --long        with --durable: the store, turnkit on DBOS and LangGraph, one process each, on the
+                bench scenario and on turns of 10, 100 and 1,000 rounds of 2 KB tool outputs: per
+                turn and per round turns/s, statements, commits, WAL and stored bytes
   --rounds N    interleaved rounds (default 40, quick 10)
   --turns N     turns per system per round (default 25, quick 20)
   --warmup N    warm-up turns per system (default 200, quick 50)`;
@@ -71,6 +77,7 @@ async function main(): Promise<number> {
         store: { type: 'boolean', default: false },
         durable: { type: 'boolean', default: false },
         check: { type: 'boolean', default: false },
+        long: { type: 'boolean', default: false },
         postgres: { type: 'string' },
         help: { type: 'boolean', short: 'h', default: false },
       },
@@ -89,6 +96,11 @@ async function main(): Promise<number> {
     console.error(`--postgres is for --store and --durable.\n${USAGE}`);
     return 2;
   }
+  if (values.long && !values.durable) {
+    console.error(`--long is for --durable.\n${USAGE}`);
+    return 2;
+  }
+  if (values.durable && values.long) return longMain(values);
   if (values.durable) return durableMain(values);
   if (values.store) return storeMain(values);
   // The heap figure needs a full GC before each reading: re-run this process with --expose-gc.
@@ -166,6 +178,22 @@ async function durableMain(values: { quick: boolean; write: boolean; turns?: str
     const shown = command().replace(/--postgres \S+/, '--postgres URL');
     const path = writeDurableSection(renderDurableSection(report, shown, availableParallelism()));
     console.error(`Wrote the durable section of ${relative(process.cwd(), path)}.`);
+  }
+  return 0;
+}
+
+async function longMain(values: { write: boolean; postgres?: string }): Promise<number> {
+  if (values.postgres === undefined) {
+    console.error(`--durable --long needs --postgres URL (a Postgres server the three systems share).\n${USAGE}`);
+    return 2;
+  }
+  ensurePeers((line) => console.error(line));
+  const report = await runLongBench({ postgresUrl: values.postgres, log: (line) => console.error(line) });
+  console.log(formatLongTerminal(report));
+  if (values.write) {
+    const shown = command().replace(/--postgres \S+/, '--postgres URL');
+    const path = writeLongSection(renderLongSection(report, shown));
+    console.error(`Wrote the long turns section of ${relative(process.cwd(), path)}.`);
   }
   return 0;
 }

@@ -74,6 +74,7 @@ describe('every published package', () => {
       'check',
       'cli',
       'core',
+      'dbos',
       'dispatch',
       'inline',
       'mcp',

@@ -68,6 +68,12 @@ export interface EffectHandlers {
   check_output(effect: EffectOf<'check_output'>, ctx: HandlerContext): Promise<TurnEvent>;
   /** The turn is parked (no blocking effect): the event that decides it, or null to suspend. */
   parked(state: TurnState, ctx: HandlerContext): Promise<TurnEvent | null>;
+  /**
+   * How a model call's retry waits its `delayMs` before `call_llm` (default: a timer that the
+   * turn's signal stops). A durable interpreter waits in its engine instead (a durable sleep); a
+   * wait that rejects, or ends with the turn's signal aborted, makes the effect a cancel.
+   */
+  retryWait?(delayMs: number, ctx: HandlerContext): Promise<void>;
 }
 
 /**

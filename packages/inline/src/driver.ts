@@ -33,6 +33,7 @@ export { askApproval, isDecision, recordCancelled, recordTaken } from './approva
 export type { AskOptions } from './approvals.js';
 export type { EffectHandlers, HandlerContext } from './driver-types.js';
 export { modelRequestFor } from './model.js';
+export { handlerFailed } from './perform.js';
 export { mergeExempt } from './options.js';
 export { checkOutput, parseOutput, CheckFailedError } from './output.js';
 

@@ -62,10 +62,13 @@ async function callModelAfter(
   handlers: EffectHandlers,
 ): Promise<TurnEvent> {
   try {
-    await wait(delayMs, undefined, { signal: ctx.signal });
+    if (handlers.retryWait === undefined) await wait(delayMs, undefined, { signal: ctx.signal });
+    else await handlers.retryWait(delayMs, ctx);
   } catch {
     return cancelEvent(ctx.signal);
   }
+  // A wait of the interpreter's own may end early on a cancel it took (it aborts the turn's signal).
+  if (ctx.signal.aborted) return cancelEvent(ctx.signal);
   return handlers.call_llm(effect, ctx);
 }
 

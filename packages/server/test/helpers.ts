@@ -1,7 +1,9 @@
-// A real server on 127.0.0.1 over an in-memory store, with a worker running the demo agents.
+// A real server on 127.0.0.1 over an in-memory store, with a worker running the demo agents. With
+// TURNKIT_TEST_DBOS_URL (a Postgres database), over turns on DBOS instead (@turnkit/dbos), this
+// process running them: the console's tests run unchanged against the same client API.
 
 import { definedProps } from '@turnkit/core/internal';
-import { type AgentDefinition, createWorker, openStore, type Store, type Worker } from '@turnkit/store';
+import { type AgentDefinition, createWorker, openStore, type StoreClient } from '@turnkit/store';
 import { demoAgents } from '../examples/demo-agents.js';
 import { type RunningServer, serve } from '../src/index.js';
 
@@ -9,8 +11,7 @@ export const TOKEN = 'test-token-abcdefghijklmnopqrstuvwxyz-0123';
 
 export interface TestServer {
   readonly url: string;
-  readonly store: Store;
-  readonly worker: Worker;
+  readonly store: StoreClient;
   readonly server: RunningServer;
   /** fetch on the API with the token (init.headers win). */
   api(path: string, init?: RequestInit): Promise<Response>;
@@ -20,19 +21,30 @@ export interface TestServer {
 export async function startServer(
   options: { readonly maxBodyBytes?: number; readonly agents?: Record<string, AgentDefinition> } = {},
 ): Promise<TestServer> {
-  const store = await openStore('memory://');
-  const worker = createWorker({ store, agents: options.agents ?? demoAgents, pollMs: 20 });
+  const agents = options.agents ?? demoAgents;
+  const dbosUrl = process.env.TURNKIT_TEST_DBOS_URL || undefined;
+  let store: StoreClient;
+  let stopWorker: () => Promise<void>;
+  if (dbosUrl === undefined) {
+    const stored = await openStore('memory://');
+    const worker = createWorker({ store: stored, agents, pollMs: 20 });
+    worker.start();
+    store = stored;
+    stopWorker = () => worker.stop();
+  } else {
+    const { createDbosTurns } = await import('@turnkit/dbos');
+    store = await createDbosTurns({ databaseUrl: dbosUrl, agents, cancelPollMs: 50 });
+    stopWorker = async () => undefined;
+  }
   const server = await serve({
     store,
     token: TOKEN,
     pollMs: 30,
     ...definedProps({ maxBodyBytes: options.maxBodyBytes }),
   });
-  worker.start();
   return {
     url: server.url,
     store,
-    worker,
     server,
     api: (path, init = {}) =>
       fetch(`${server.url}${path}`, {
@@ -45,14 +57,14 @@ export async function startServer(
       }),
     async close() {
       await server.close();
-      await worker.stop();
+      await stopWorker();
       await store.close();
     },
   };
 }
 
 /** Waits until the turn has `status` (polls the store; bounded by vitest's timeout). */
-export async function waitForStatus(store: Store, id: string, status: string): Promise<void> {
+export async function waitForStatus(store: StoreClient, id: string, status: string): Promise<void> {
   for (;;) {
     const turn = await store.get(id);
     if (turn?.status === status) return;

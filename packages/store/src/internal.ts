@@ -6,3 +6,17 @@ export { createStore, OPEN_RETRY_MS, openSql } from './open.js';
 export type { Sql, SqlQuery } from './db/types.js';
 export { restoredState, storedState } from './sql/values.js';
 export { createFileOnce, isAlive } from './db/lock.js';
+
+// What another durable engine's adapter (@turnkit/dbos) shares with the store, so its client takes
+// the same options, refuses the same values and answers in the same shapes: the checks of
+// `submit`, `decide` and `list`, the statuses that end a turn, the inbox's and journal's row
+// readers, and the journal's rule for a batch re-issued after a crash (`protocolStep` on a
+// `journal_read`: a result is used, a start without one is `interrupted` unless idempotent).
+export { checkSubmit } from './sql/submit.js';
+export { checkDecisions } from './sql/decide.js';
+export { checkList } from './sql/list-turns.js';
+export { ISO, rowResult, toInboxEntry } from './sql/values.js';
+export { STATUSES, TERMINAL } from './statuses.js';
+export { openHold, protocolStep } from './worker/protocol.js';
+export { INTERRUPTED } from './worker/tool-journal.js';
+export { messageOf } from './errors.js';

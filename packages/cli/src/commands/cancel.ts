@@ -4,24 +4,27 @@
 import type { Command } from 'commander';
 import { safeText, shellCommand } from '../safe-text.js';
 import { EXIT } from '../turn.js';
-import { type CommandKit, getTurn, storeArgs, storeOption, withClient } from './store-common.js';
+import { type CommandKit, continuesWith, dbosOption, getTurn, storeArgs, storeOption, withTurns } from './store-common.js';
 
 interface CancelFlags {
   readonly store: string;
+  readonly dbos?: string;
   readonly reason?: string;
 }
 
 async function cancelCommand(turnId: string, flags: CancelFlags): Promise<number> {
-  return withClient(flags.store, async (store, dev) => {
-    const turn = await getTurn(store, turnId, flags.store);
+  return withTurns(flags, async (store, dev) => {
+    const turn = await getTurn(store, turnId, flags.dbos ?? flags.store);
     const reason = flags.reason === undefined || flags.reason.trim() === '' ? 'cancelled with turnkit cancel' : flags.reason;
     if (!(await store.cancel(turnId, reason))) {
       process.stderr.write(`${safeText(`Turn ${turnId} has already ended (${turn.status}); nothing to cancel.`)}\n`);
       return EXIT.failed;
     }
-    const worker = shellCommand(['turnkit', 'worker', '--agents', 'AGENTS_FILE', '--until-idle', ...storeArgs(flags.store)]);
-    const who = dev === null ? `a worker ends the turn: ${worker}` : `turnkit dev (process ${dev.pid}) ends the turn.`;
-    process.stdout.write(`${safeText(`Cancel of turn ${turnId} is stored; ${who}`)}\n`);
+    const next =
+      flags.dbos === undefined && dev === null
+        ? `a worker ends the turn: ${shellCommand(['turnkit', 'worker', '--agents', 'AGENTS_FILE', '--until-idle', ...storeArgs(flags.store)])}`
+        : `${continuesWith(flags, dev)}.`;
+    process.stdout.write(`${safeText(`Cancel of turn ${turnId} is stored; ${next}`)}\n`);
     return EXIT.ok;
   });
 }
@@ -31,6 +34,7 @@ export function registerCancel(program: Command, { configure, setExit }: Command
     .description('Cancel a stored turn (durable when this returns).')
     .argument('<turn>', 'the turn id')
     .addOption(storeOption())
+    .addOption(dbosOption())
     .option('--reason <text>', 'why (kept in the outcome)')
     .addHelpText('after', "\nExamples:\n  $ turnkit cancel tidy-tmp\n  $ turnkit cancel tidy-tmp --reason 'wrong customer'")
     .action(async (turn: string, flags: CancelFlags) => setExit(await cancelCommand(turn, flags)));

@@ -6,12 +6,13 @@ import { CallAlreadyDecidedError } from '@turnkit/store';
 import { type Command, Option } from 'commander';
 import { oneLine, UsageError } from '../errors.js';
 import { ServerRefusal } from '../http-store.js';
-import { safeText, shellCommand } from '../safe-text.js';
+import { safeText } from '../safe-text.js';
 import { EXIT } from '../turn.js';
-import { type CommandKit, getTurn, storeArgs, storeOption, withClient } from './store-common.js';
+import { type CommandKit, continuesWith, dbosOption, getTurn, storeOption, type TurnsAt, withTurns } from './store-common.js';
 
 interface DecideFlags {
   readonly store: string;
+  readonly dbos?: string;
   readonly remember?: 'session' | 'tool';
   readonly reason?: string;
 }
@@ -19,9 +20,9 @@ interface DecideFlags {
 /** The store's message on one line, without the `store.decide:` it starts with (the command names itself). */
 const storeMessage = (error: unknown): string => oneLine(error).replace(/^store\.decide: /, '');
 
-async function decideCommand(turnId: string, callId: string, decision: ApprovalDecision, store: string): Promise<number> {
-  return withClient(store, async (opened, dev) => {
-    const turn = await getTurn(opened, turnId, store);
+async function decideCommand(turnId: string, callId: string, decision: ApprovalDecision, at: TurnsAt): Promise<number> {
+  return withTurns(at, async (opened, dev) => {
+    const turn = await getTurn(opened, turnId, at.dbos ?? at.store);
     try {
       await opened.decide(turnId, { [callId]: decision });
     } catch (error) {
@@ -34,19 +35,18 @@ async function decideCommand(turnId: string, callId: string, decision: ApprovalD
       throw new UsageError(storeMessage(error));
     }
     const verb = decision.type === 'approve' ? 'Approved' : 'Rejected';
-    const worker = shellCommand(['turnkit', 'worker', '--agents', 'AGENTS_FILE', '--until-idle', ...storeArgs(store)]);
     const waiting = turn.parked.filter((p) => p.call.id !== callId).map((p) => p.call.id);
     process.stdout.write(
       `${safeText(`${verb} ${callId} of turn ${turnId} (stored).`)}\n` +
         (waiting.length > 0
           ? `${safeText(`Still waiting for a decision: ${waiting.join(', ')}.`)}\n`
-          : dev === null
-            ? `A worker continues the turn: ${worker}\n`
-            : `${safeText(`turnkit dev (process ${dev.pid}) continues the turn.`)}\n`),
+          : `${safeText(capitalized(continuesWith(at, dev)))}\n`),
     );
     return EXIT.ok;
   });
 }
+
+const capitalized = (text: string): string => `${text.slice(0, 1).toUpperCase()}${text.slice(1)}`;
 
 export function registerDecide(program: Command, { configure, setExit }: CommandKit): void {
   configure(program.command('approve'))
@@ -54,6 +54,7 @@ export function registerDecide(program: Command, { configure, setExit }: Command
     .argument('<turn>', 'the turn id')
     .argument('<call>', 'the parked call id (see `turnkit show <turn>`)')
     .addOption(storeOption())
+    .addOption(dbosOption())
     .addOption(
       new Option('--remember <scope>', 'also allow later calls: this turn (session) or any turn of the tool (tool)').choices([
         'session',
@@ -70,7 +71,7 @@ export function registerDecide(program: Command, { configure, setExit }: Command
           turn,
           call,
           flags.remember === undefined ? { type: 'approve' } : { type: 'approve', remember: flags.remember },
-          flags.store,
+          flags,
         ),
       ),
     );
@@ -80,6 +81,7 @@ export function registerDecide(program: Command, { configure, setExit }: Command
     .argument('<turn>', 'the turn id')
     .argument('<call>', 'the parked call id (see `turnkit show <turn>`)')
     .addOption(storeOption())
+    .addOption(dbosOption())
     .option('--reason <text>', 'why, for the model')
     .addHelpText(
       'after',
@@ -93,7 +95,7 @@ export function registerDecide(program: Command, { configure, setExit }: Command
           flags.reason === undefined || flags.reason.trim() === ''
             ? { type: 'reject' }
             : { type: 'reject', reason: flags.reason },
-          flags.store,
+          flags,
         ),
       ),
     );

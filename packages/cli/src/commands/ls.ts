@@ -4,10 +4,11 @@ import { STORED_STATUSES, type StoredStatus } from '@turnkit/store';
 import { type Command, InvalidArgumentError, Option } from 'commander';
 import { safeText } from '../safe-text.js';
 import type { CommandKit } from './store-common.js';
-import { storeOption, withClient } from './store-common.js';
+import { dbosOption, storeOption, withTurns } from './store-common.js';
 
 interface LsFlags {
   readonly store: string;
+  readonly dbos?: string;
   readonly status?: StoredStatus;
   readonly limit: number;
 }
@@ -19,7 +20,7 @@ function limit(value: string): number {
 }
 
 async function lsCommand(flags: LsFlags): Promise<number> {
-  return withClient(flags.store, async (store) => {
+  return withTurns(flags, async (store) => {
     const lines: string[] = [];
     let cursor: string | null = null;
     do {
@@ -33,7 +34,7 @@ async function lsCommand(flags: LsFlags): Promise<number> {
     } while (cursor !== null && lines.length < flags.limit);
     if (lines.length === 0)
       process.stderr.write(
-        `No turns in the store ${safeText(flags.store)}${flags.status ? ` with status ${flags.status}` : ''}.\n`,
+        `No turns in ${flags.dbos === undefined ? `the store ${safeText(flags.store)}` : `DBOS's database ${safeText(flags.dbos)}`}${flags.status ? ` with status ${flags.status}` : ''}.\n`,
       );
     else process.stdout.write(`${lines.map((l) => safeText(l)).join('\n')}\n`);
     return 0;
@@ -44,6 +45,7 @@ export function registerLs(program: Command, { configure, setExit }: CommandKit)
   configure(program.command('ls'))
     .description('List the stored turns: id, agent, status, last update.')
     .addOption(storeOption())
+    .addOption(dbosOption())
     .addOption(new Option('--status <status>', 'only turns with this status').choices(STORED_STATUSES))
     .option('--limit <n>', 'at most this many turns', limit, 50)
     .addHelpText(

@@ -1,9 +1,11 @@
-// `turnkit serve [--store url]`: the HTTP API and the web console over a store (@turnkit/server).
-// It runs no agents: workers (your code, with `createWorker`) run the turns; serve shows them and
-// takes decisions and cancels. Stops on SIGINT or SIGTERM.
+// `turnkit serve [--store url | --dbos url]`: the HTTP API and the web console over a store
+// (@turnkit/server), or over turns that run on DBOS (@turnkit/dbos, the same client API). It runs
+// no agents: workers (your code, with `createWorker` or `createDbosTurns({ agents })`) run the
+// turns; serve shows them and takes decisions and cancels. Stops on SIGINT or SIGTERM.
 
 import { type Command, InvalidArgumentError } from 'commander';
 import { UsageError } from '../errors.js';
+import { openDbos } from './store-common.js';
 
 /** Named here too: the help must not load @turnkit/server (an optional peer) to print it. */
 const TOKEN_ENV = 'TURNKIT_SERVER_TOKEN';
@@ -24,8 +26,20 @@ export async function loadServer(command = 'turnkit serve') {
   }
 }
 
+/** A URL without its password, to print. */
+function withoutPassword(url: string): string {
+  try {
+    const parsed = new URL(url);
+    if (parsed.password !== '') parsed.password = '***';
+    return parsed.toString();
+  } catch {
+    return url;
+  }
+}
+
 export interface ServeFlags {
   readonly store?: string;
+  readonly dbos?: string;
   readonly host: string;
   readonly port: number;
   readonly tokenFile: string;
@@ -42,10 +56,15 @@ export async function serveCommand(flags: ServeFlags): Promise<number> {
   } catch (error) {
     throw new UsageError(error instanceof Error ? error.message : String(error));
   }
-  const store = await openStore(flags.store).catch((error: unknown) => {
-    // A URL openStore does not know, or a missing driver package: the user's to fix.
-    throw error instanceof TypeError ? new UsageError(error.message) : error;
-  });
+  if (flags.store !== undefined && flags.dbos !== undefined)
+    throw new UsageError('turnkit serve takes --store or --dbos, not both: one place the turns are.');
+  const store =
+    flags.dbos !== undefined
+      ? await openDbos(flags.dbos)
+      : await openStore(flags.store).catch((error: unknown) => {
+          // A URL openStore does not know, or a missing driver package: the user's to fix.
+          throw error instanceof TypeError ? new UsageError(error.message) : error;
+        });
   const server = await serve({ store, token: token.check, host: flags.host, port: flags.port }).catch(async (error: unknown) => {
     await store.close();
     throw new UsageError(
@@ -54,7 +73,11 @@ export async function serveCommand(flags: ServeFlags): Promise<number> {
   });
   const out = process.stdout;
   out.write(`turnkit serve: console ${server.url}/console · API ${server.url}/api (OpenAPI: ${server.url}/api/openapi.json)\n`);
-  out.write(`store: ${flags.store ?? './.turnkit (PGlite)'}\n`);
+  out.write(
+    flags.dbos !== undefined
+      ? `turns on DBOS: ${withoutPassword(flags.dbos)}\n`
+      : `store: ${flags.store ?? './.turnkit (PGlite)'}\n`,
+  );
   if (token.created !== null) {
     out.write(`token (shown this once; only its hash is kept, in ${flags.tokenFile}):\n  ${token.created}\n`);
   } else {
@@ -86,8 +109,9 @@ export function addServeCommand(
   setExit: (code: number) => void,
 ): void {
   configure(program.command('serve'))
-    .description('Serve the HTTP API and the web console for the turns in a store.')
+    .description('Serve the HTTP API and the web console for the turns in a store (or on DBOS).')
     .option('--store <url>', "the store: 'postgres://…', a PGlite directory, or 'memory://' (default ./.turnkit)")
+    .option('--dbos <url>', 'turns that run on DBOS (@turnkit/dbos): the postgres:// URL of the database DBOS runs on')
     .option('--host <host>', 'the address to listen on', '127.0.0.1')
     .option('--port <port>', 'the port to listen on (0 picks a free one)', port, 4700)
     .option(
@@ -101,6 +125,7 @@ export function addServeCommand(
         '',
         'Examples:',
         '  $ turnkit serve --store postgres://localhost/turnkit',
+        '  $ turnkit serve --dbos postgres://localhost/app',
         `  $ ${TOKEN_ENV}=$(openssl rand -base64 32) turnkit serve --port 8080`,
         '',
         `The token: ${TOKEN_ENV}, or one generated on first start and printed once. Send it as`,

@@ -1,5 +1,6 @@
-// What the commands on stored turns share: opening the store `--store` names, the option itself,
-// and how a stored turn is shown (the same lines for `turnkit run --store` and `turnkit show`).
+// What the commands on stored turns share: opening the store `--store` names (or the turns on DBOS
+// `--dbos` names), the options themselves, and how a stored turn is shown (the same lines for
+// `turnkit run --store` and `turnkit show`).
 
 import { existsSync, statSync } from 'node:fs';
 import { join, resolve } from 'node:path';
@@ -87,6 +88,72 @@ export async function withStore<T>(url: string, work: (store: Store) => Promise<
   }
 }
 
+const INSTALL_DBOS = 'npm i @turnkit/dbos @dbos-inc/dbos-sdk pg';
+
+/**
+ * The client API over turns that run on DBOS, from the database DBOS runs on: a client only (the
+ * processes given the agents, `createDbosTurns({ agents })`, run the turns). @turnkit/dbos is an
+ * optional peer, loaded here.
+ */
+export async function openDbos(url: string): Promise<StoreClient> {
+  let dbos: typeof import('@turnkit/dbos');
+  try {
+    dbos = await import('@turnkit/dbos');
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === 'ERR_MODULE_NOT_FOUND' && /@turnkit\/dbos|@dbos-inc/.test(String(error)))
+      throw new UsageError(`--dbos needs @turnkit/dbos next to @turnkit/cli: ${INSTALL_DBOS}.`);
+    throw error;
+  }
+  return dbos.createDbosTurns({ databaseUrl: url }).catch((error: unknown) => {
+    throw error instanceof TypeError
+      ? new UsageError(error.message)
+      : new UsageError(`Could not open the turns on DBOS at ${url}: ${oneLine(error)}`);
+  });
+}
+
+/** Where a command's turns are: the store of `--store`, or the turns on DBOS of `--dbos`. */
+export interface TurnsAt {
+  readonly store: string;
+  readonly dbos?: string;
+}
+
+/** `--dbos <url>` for the commands that read or decide turns (not with `--store`). */
+export function dbosOption(): Option {
+  return new Option('--dbos <url>', 'turns that run on DBOS (@turnkit/dbos): the postgres:// URL of its database').conflicts(
+    'store',
+  );
+}
+
+/**
+ * Runs `work` on the client of where the turns are: the turns on DBOS, or the store (through the
+ * `turnkit dev` that holds it when one runs, see withClient); closes what it opened.
+ */
+export async function withTurns<T>(at: TurnsAt, work: (client: StoreClient, dev: DevLink | null) => Promise<T>): Promise<T> {
+  if (at.dbos === undefined) return withClient(at.store, work);
+  const client = await openDbos(at.dbos);
+  try {
+    return await work(client, null);
+  } finally {
+    await client.close();
+  }
+}
+
+/** The flags that name where the turns are, for the commands printed as hints. */
+export function turnsArgs(at: TurnsAt): string[] {
+  return at.dbos === undefined ? storeArgs(at.store) : ['--dbos', at.dbos];
+}
+
+/**
+ * How a decided or cancelled turn goes on: a worker (a command), the `turnkit dev` that holds the
+ * store, or the processes that run turns on DBOS.
+ */
+export function continuesWith(at: TurnsAt, dev: DevLink | null = null, agentsFile = 'AGENTS_FILE'): string {
+  if (at.dbos !== undefined) return 'the processes that run turns on DBOS (createDbosTurns({ agents })) continue it';
+  if (dev !== null) return `turnkit dev (process ${dev.pid}) continues the turn`;
+  return `a worker continues the turn: ${shellCommand(['turnkit', 'worker', '--agents', agentsFile, '--until-idle', ...storeArgs(at.store)])}`;
+}
+
 /** Reads a turn; an unknown id is a usage error that says how to list them. */
 export async function getTurn(store: StoreClient, id: string, url: string): Promise<StoredTurn> {
   const turn = await store.get(id);
@@ -146,7 +213,8 @@ function outcomeLine(turn: StoredTurn): string {
  * and for a parked turn the commands that decide it. Everything from the model, tools or the
  * database is printed through safeText.
  */
-export function turnLines(turn: StoredTurn, url: string, agentsFile?: string, dev?: DevLink | null): string[] {
+export function turnLines(turn: StoredTurn, url: string | TurnsAt, agentsFile?: string, dev?: DevLink | null): string[] {
+  const at: TurnsAt = typeof url === 'string' ? { store: url } : url;
   const lines = [`turn ${turn.id} · agent ${turn.agent} · ${turn.status}`, ...turn.transcript.map(messageLine)];
   for (const d of turn.decisions) {
     const what =
@@ -157,7 +225,7 @@ export function turnLines(turn: StoredTurn, url: string, agentsFile?: string, de
   }
   lines.push(`→ ${outcomeLine(turn)}`);
   if (turn.parked.length > 0) {
-    const store = storeArgs(url);
+    const store = turnsArgs(at);
     lines.push('', 'Waiting for a decision on:');
     // The input that runs if approved (a before-hook may have rewritten the model's).
     for (const p of turn.parked) {
@@ -166,14 +234,17 @@ export function turnLines(turn: StoredTurn, url: string, agentsFile?: string, de
         lines.push(`    decide by ${new Date(p.expiresAt).toISOString()} (then it is rejected as expired)`);
     }
     lines.push(
-      dev == null
-        ? 'Decide each one, then run a worker to continue the turn:'
-        : `Decide each one; turnkit dev (process ${dev.pid}) continues the turn:`,
+      at.dbos !== undefined
+        ? 'Decide each one:'
+        : dev == null
+          ? 'Decide each one, then run a worker to continue the turn:'
+          : `Decide each one; turnkit dev (process ${dev.pid}) continues the turn:`,
     );
     const first = turn.parked[0]?.call.id ?? '';
     lines.push(`  ${shellCommand(['turnkit', 'approve', turn.id, first, ...store])}`);
     lines.push(`  ${shellCommand(['turnkit', 'reject', turn.id, first, '--reason', 'reason for the model', ...store])}`);
-    if (dev == null)
+    if (at.dbos !== undefined) lines.push(`  (${continuesWith(at)})`);
+    else if (dev == null)
       lines.push(`  ${shellCommand(['turnkit', 'worker', '--agents', agentsFile ?? 'AGENTS_FILE', '--until-idle', ...store])}`);
   }
   return lines.map((line) => safeText(line));

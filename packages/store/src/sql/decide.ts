@@ -12,7 +12,7 @@ import { markRunnable } from './mark-runnable.js';
 import { restoredState } from './values.js';
 
 /** Checks the decisions `decide` was given; returns them as entries. */
-function checkDecisions(decisions: Record<string, ApprovalDecision>): [string, ApprovalDecision][] {
+export function checkDecisions(decisions: Record<string, ApprovalDecision>): [string, ApprovalDecision][] {
   if (decisions === null || typeof decisions !== 'object' || Array.isArray(decisions))
     throw new TypeError(
       'store.decide needs decisions by call id: { [callId]: { type: "approve" } | { type: "reject", reason? } }.',

@@ -5,7 +5,7 @@ import type { SqlQuery } from '../db/types.js';
 import { STATUSES } from '../statuses.js';
 import { ISO } from './values.js';
 
-function checkList(options: ListOptions): number {
+export function checkList(options: ListOptions): number {
   const { status, cursor } = options;
   const limit = options.limit ?? 50;
   if (!Number.isInteger(limit) || limit < 1 || limit > 1000)

@@ -12,7 +12,7 @@ const ID = /^[A-Za-z0-9_.:@-]{1,200}$/;
 const UNIQUE_VIOLATION = '23505';
 
 /** Checks what `submit` was given; returns the turn's id. */
-function checkSubmit(options: SubmitOptions): string {
+export function checkSubmit(options: SubmitOptions): string {
   if (options === null || typeof options !== 'object') throw new TypeError('store.submit needs { agent, input?, id?, limits? }.');
   const { agent, input, limits } = options;
   if (typeof agent !== 'string' || agent === '')

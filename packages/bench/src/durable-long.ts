@@ -1,0 +1,329 @@
+// The long-turn comparison (`pnpm bench --durable --long --postgres URL`): turnkit's store, turnkit on
+// DBOS (@turnkit/dbos) and LangChain `createAgent` with LangGraph's `PostgresSaver`, each run on a
+// database of its own on one Postgres server, one process, one turn at a time: the bench scenario,
+// then turns of 10, 100 and 1,000 rounds whose tool outputs are 2 KB of incompressible text.
+// Per turn and per round: turns/s, statements (at the system's `pg` client), commits
+// (pg_stat_database), WAL bytes, stored bytes, and WAL bytes per byte of tool output.
+//
+// WAL bytes are the run database's own: pg_waldump over the run's stretch of the log, counting the
+// records of the transactions that touched that database (other databases on the server write to
+// the same log). Without pg_waldump at hand (the server on another machine) they are the whole
+// log's growth meanwhile, and the report says so.
+import { spawn } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+import { createInterface } from 'node:readline';
+import { fileURLToPath } from 'node:url';
+import { availableParallelism, loadavg } from 'node:os';
+import pg from 'pg';
+import { type Markers, writeSection } from './doc-sections.js';
+
+export type LongSystem = 'turnkit' | 'dbos' | 'langgraph';
+export const LONG_SYSTEM_NAMES: Record<LongSystem, string> = {
+  turnkit: 'turnkit workers (@turnkit/store)',
+  dbos: 'turnkit on DBOS (@turnkit/dbos)',
+  langgraph: 'LangChain createAgent + LangGraph PostgresSaver',
+};
+
+/** Characters of each long turn's tool output (durable-long-child.ts makes them). */
+export const OUTPUT_CHARS = 2048;
+/** The bench scenario's rounds (its two `add` calls): `rounds` 0 in a run. */
+const SCENARIO_ROUNDS = 2;
+
+export interface LongFigure {
+  readonly system: LongSystem;
+  /** 0: the bench scenario (two `add` calls with numbers for outputs). */
+  readonly rounds: number;
+  readonly turns: number;
+  readonly turnsPerSecond: number;
+  readonly statementsPerTurn: number;
+  readonly commitsPerTurn: number;
+  readonly walBytesPerTurn: number;
+  readonly storedBytesPerTurn: number;
+}
+
+export interface LongReport {
+  readonly figures: readonly LongFigure[];
+  /** How WAL bytes were measured. */
+  readonly wal: 'database' | 'server';
+  /** Runs left out, and why. */
+  readonly skipped: readonly string[];
+  /** The machine's load average (1 minute) when the run ended. */
+  readonly load: number;
+}
+
+/** The runs: rounds (0 the scenario) and turns per run. LangGraph stops at 100 rounds (see `LANGGRAPH_MAX_ROUNDS`). */
+const RUNS: readonly { rounds: number; turns: number }[] = [
+  { rounds: 0, turns: 20 },
+  { rounds: 10, turns: 10 },
+  { rounds: 100, turns: 3 },
+  { rounds: 1000, turns: 1 },
+];
+/**
+ * LangGraph's checkpoints hold the whole conversation and are written at every step, so its WAL
+ * grows with the square of the rounds: about 58 MB at 100 rounds, some 6 GB at 1,000, more than a
+ * shared test server should take. Its 1,000-round run is left out.
+ */
+const LANGGRAPH_MAX_ROUNDS = 100;
+
+const CHILD = fileURLToPath(new URL('./durable-long-child.js', import.meta.url));
+const now = (): number => performance.timeOrigin + performance.now();
+
+function databaseUrl(server: string, database: string): string {
+  const url = new URL(server);
+  url.pathname = `/${database}`;
+  return url.toString();
+}
+
+/** pg_waldump and the server's log directory, when this machine can read them. */
+async function walDump(admin: pg.Client): Promise<{ bin: string; dir: string } | null> {
+  try {
+    const dataDir = String((await admin.query('SHOW data_directory')).rows[0]?.data_directory);
+    const binDir = String((await admin.query(`SELECT setting FROM pg_config WHERE name = 'BINDIR'`)).rows[0]?.setting);
+    const bin = join(binDir, 'pg_waldump');
+    const dir = join(dataDir, 'pg_wal');
+    return existsSync(bin) && existsSync(dir) ? { bin, dir } : null;
+  } catch {
+    return null;
+  }
+}
+
+/** Bytes of the log records, between two positions, of the transactions that touched database `oid` (pg_waldump, read as it prints). */
+async function databaseWal(dump: { bin: string; dir: string }, from: string, to: string, oid: number): Promise<number> {
+  const counter = new WalCounter(oid);
+  const child = spawn(dump.bin, ['-p', dump.dir, '-s', from, '-e', to], { stdio: ['ignore', 'pipe', 'inherit'] });
+  const exited = new Promise((resolve) => child.on('close', resolve));
+  for await (const line of createInterface({ input: child.stdout as NodeJS.ReadableStream })) counter.add(line);
+  await exited;
+  return counter.bytes();
+}
+
+/**
+ * Counts, from pg_waldump's lines, the bytes (`tot`) of the records of database `oid` (a block of
+ * one of its relations) and of every record of a transaction that wrote such a block (its commit).
+ */
+class WalCounter {
+  private readonly byTx = new Map<number, number>();
+  private readonly ours = new Set<number>();
+  private direct = 0;
+  private readonly rel: RegExp;
+  constructor(oid: number) {
+    this.rel = new RegExp(`rel \\d+/${oid}/`);
+  }
+  add(line: string): void {
+    const m = /len \(rec\/tot\):\s*\d+\/\s*(\d+), tx:\s*(\d+)/.exec(line);
+    if (m === null) return;
+    const tot = Number(m[1]);
+    const tx = Number(m[2]);
+    const db = this.rel.test(line);
+    if (tx === 0) {
+      if (db) this.direct += tot;
+      return;
+    }
+    if (db) this.ours.add(tx);
+    this.byTx.set(tx, (this.byTx.get(tx) ?? 0) + tot);
+  }
+  bytes(): number {
+    let sum = this.direct;
+    for (const tx of this.ours) sum += this.byTx.get(tx) ?? 0;
+    return sum;
+  }
+}
+
+/** `WalCounter` over pg_waldump's whole output. */
+export function walOfDatabase(out: string, oid: number): number {
+  const counter = new WalCounter(oid);
+  for (const line of out.split('\n')) counter.add(line);
+  return counter.bytes();
+}
+
+async function storedBytes(url: string): Promise<number> {
+  const db = new pg.Client({ connectionString: url });
+  await db.connect();
+  try {
+    const { rows } = await db.query(
+      `SELECT coalesce(sum(pg_total_relation_size(c.oid)), 0)::float8 AS bytes FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
+       WHERE c.relkind IN ('r', 'm') AND n.nspname NOT IN ('pg_catalog', 'information_schema') AND n.nspname NOT LIKE 'pg_toast%'`,
+    );
+    return Number(rows[0]?.bytes);
+  } finally {
+    await db.end();
+  }
+}
+
+async function commits(admin: pg.Client, database: string): Promise<number> {
+  const { rows } = await admin.query('SELECT xact_commit::float8 AS n FROM pg_stat_database WHERE datname = $1', [database]);
+  return Number(rows[0]?.n);
+}
+
+async function lsn(admin: pg.Client): Promise<string> {
+  return String((await admin.query('SELECT pg_current_wal_lsn()::text AS lsn')).rows[0]?.lsn);
+}
+
+async function runOnce(
+  admin: pg.Client,
+  server: string,
+  dump: { bin: string; dir: string } | null,
+  system: LongSystem,
+  rounds: number,
+  turns: number,
+): Promise<LongFigure> {
+  const database = `turnkit_long_${process.pid}_${system}_${rounds}`;
+  await admin.query(`DROP DATABASE IF EXISTS ${database} WITH (FORCE)`);
+  await admin.query(`CREATE DATABASE ${database}`);
+  const url = databaseUrl(server, database);
+  try {
+    const oid = Number((await admin.query('SELECT oid FROM pg_database WHERE datname = $1', [database])).rows[0]?.oid);
+    const child = spawn(process.execPath, [CHILD, system, url, String(rounds), String(turns)], {
+      stdio: ['pipe', 'pipe', 'inherit'],
+    });
+    const lines = createInterface({ input: child.stdout as NodeJS.ReadableStream })[Symbol.asyncIterator]();
+    const first = await lines.next();
+    if (first.value !== 'ready') throw new Error(`The ${system} process did not start (it said ${JSON.stringify(first.value)}).`);
+    const storedBefore = await storedBytes(url);
+    // Statistics of the sessions that set up reach pg_stat_database before the baseline.
+    await new Promise((resolve) => setTimeout(resolve, 1000));
+    const commitsBefore = await commits(admin, database);
+    const walBefore = await lsn(admin);
+    const started = now();
+    child.stdin?.write('go\n');
+    let done: string[] | null = null;
+    for (;;) {
+      const next = await lines.next();
+      if (next.done === true) break;
+      const parts = String(next.value).split(' ');
+      if (parts[0] === 'done') done = parts;
+    }
+    const seconds = (now() - started) / 1000;
+    if (done === null) throw new Error(`The ${system} process ended before it said done.`);
+    const walAfter = await lsn(admin);
+    await new Promise((resolve) => setTimeout(resolve, 1000)); // the ended sessions' statistics
+    const waits = Number(done[2]);
+    const committed = (await commits(admin, database)) - commitsBefore - waits;
+    const wal =
+      dump === null
+        ? Number(
+            (await admin.query('SELECT pg_wal_lsn_diff($1::pg_lsn, $2::pg_lsn)::float8 AS b', [walAfter, walBefore])).rows[0]?.b,
+          )
+        : await databaseWal(dump, walBefore, walAfter, oid);
+    const stored = (await storedBytes(url)) - storedBefore;
+    return {
+      system,
+      rounds,
+      turns,
+      turnsPerSecond: turns / seconds,
+      statementsPerTurn: Number(done[1]) / turns,
+      commitsPerTurn: committed / turns,
+      walBytesPerTurn: wal / turns,
+      storedBytesPerTurn: stored / turns,
+    };
+  } finally {
+    await admin.query(`DROP DATABASE IF EXISTS ${database} WITH (FORCE)`);
+  }
+}
+
+export interface LongOptions {
+  readonly postgresUrl: string;
+  readonly log: (line: string) => void;
+}
+
+export async function runLongBench(o: LongOptions): Promise<LongReport> {
+  const admin = new pg.Client({ connectionString: o.postgresUrl });
+  await admin.connect();
+  try {
+    const dump = await walDump(admin);
+    const figures: LongFigure[] = [];
+    const skipped: string[] = [];
+    for (const { rounds, turns } of RUNS) {
+      for (const system of ['turnkit', 'dbos', 'langgraph'] as const) {
+        if (system === 'langgraph' && rounds > LANGGRAPH_MAX_ROUNDS) {
+          skipped.push(
+            `${LONG_SYSTEM_NAMES.langgraph}, ${rounds} rounds: its checkpoints hold the whole conversation and are written at every step, so its WAL grows with the square of the rounds (about 58 MB at 100 rounds, some 6 GB at 1,000), more than a shared server should take`,
+          );
+          continue;
+        }
+        o.log(
+          `Long turns: ${LONG_SYSTEM_NAMES[system]}, ${rounds === 0 ? 'the bench scenario' : `${rounds} rounds`}, ${turns} turn(s)…`,
+        );
+        const figure = await runOnce(admin, o.postgresUrl, dump, system, rounds, turns);
+        figures.push(figure);
+        o.log(`  ${JSON.stringify(figure)}`);
+      }
+    }
+    return { figures, wal: dump === null ? 'server' : 'database', skipped, load: loadavg()[0] ?? Number.NaN };
+  } finally {
+    await admin.end();
+  }
+}
+
+const n0 = (n: number): string => Math.round(n).toLocaleString('en-US');
+const n1 = (n: number): string => (Number.isFinite(n) ? n.toFixed(1) : '–');
+const n2 = (n: number): string => (Number.isFinite(n) ? n.toFixed(2) : '–');
+/** A rate: three significant digits. */
+const rate = (n: number): string => (Number.isFinite(n) ? (n >= 100 ? n0(n) : n.toPrecision(3)) : '–');
+
+/** Rounds of a run, and bytes of tool output per round (the scenario's outputs are small numbers: none counted). */
+const roundsOf = (f: LongFigure): number => (f.rounds === 0 ? SCENARIO_ROUNDS : f.rounds);
+
+function table(report: LongReport): string {
+  const rows = report.figures.map((f) => {
+    const r = roundsOf(f);
+    const perOutput = f.rounds === 0 ? '–' : n2(f.walBytesPerTurn / (f.rounds * OUTPUT_CHARS));
+    return `| ${LONG_SYSTEM_NAMES[f.system]} | ${f.rounds === 0 ? 'scenario (2)' : n0(f.rounds)} | ${f.turns} | ${rate(f.turnsPerSecond)} / ${rate(f.turnsPerSecond * r)} | ${n1(f.statementsPerTurn)} / ${n1(f.statementsPerTurn / r)} | ${n1(f.commitsPerTurn)} / ${n1(f.commitsPerTurn / r)} | ${n0(f.walBytesPerTurn)} / ${n0(f.walBytesPerTurn / r)} | ${n0(f.storedBytesPerTurn)} / ${n0(f.storedBytesPerTurn / r)} | ${perOutput} |`;
+  });
+  return [
+    '| system | rounds | turns | turns/s / rounds/s | statements: per turn / per round | commits: per turn / per round | WAL bytes: per turn / per round | stored bytes: per turn / per round | WAL bytes per output byte |',
+    '| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |',
+    ...rows,
+  ].join('\n');
+}
+
+export const LONG: Markers = {
+  start: '<!-- long turns section: written by `pnpm bench --durable --long --postgres URL --write` -->',
+  end: '<!-- end of long turns section -->',
+};
+
+export function formatLongTerminal(report: LongReport): string {
+  return table(report);
+}
+
+/** The round's cost at `rounds` over its cost at 10 rounds, for a system (WAL bytes per round). */
+function flatness(report: LongReport, system: LongSystem, rounds: number): number {
+  const at = (r: number) => report.figures.find((f) => f.system === system && f.rounds === r);
+  const ten = at(10);
+  const far = at(rounds);
+  return ten === undefined || far === undefined ? Number.NaN : far.walBytesPerTurn / far.rounds / (ten.walBytesPerTurn / 10);
+}
+
+export function renderLongSection(report: LongReport, command: string, date = new Date()): string {
+  const scenario = (s: LongSystem) => report.figures.find((f) => f.system === s && f.rounds === 0);
+  const speed = (scenario('turnkit')?.turnsPerSecond ?? Number.NaN) / (scenario('langgraph')?.turnsPerSecond ?? Number.NaN);
+  const walNote =
+    report.wal === 'database'
+      ? "WAL bytes are the run database's own: pg_waldump over the run's stretch of the log, counting the records of the transactions that touched that database (other databases on the server write to the same log)"
+      : "WAL bytes are the whole server's log growth during the run (pg_waldump was not at hand): other databases' writes are included";
+  return `${LONG.start}
+## Long turns: the store, DBOS and LangGraph
+
+\`${command}\`: each system in one process, one turn at a time, on a database of its own on one
+Postgres server: the bench scenario (two \`add\` calls, then the answer), then turns of 10, 100 and
+1,000 rounds, each round one \`echo\` call whose output is ${n0(OUTPUT_CHARS)} characters of random base64
+(incompressible to Postgres), then the answer. Statements are counted at each system's \`pg\`
+client; commits are the database's committed transactions (\`pg_stat_database.xact_commit\`,
+read-only ones included; the statements the DBOS run sent only to see a turn end are taken out);
+${walNote}; stored bytes are the growth of the database's tables. Figures are per turn / per round.
+
+- Date: ${date.toISOString().slice(0, 10)}; Node ${process.version}; load average ${report.load.toFixed(2)} on ${availableParallelism()} cores when the run ended
+  (other work on the machine moves turns/s; statements, commits and bytes it does not)
+
+${table(report)}
+
+${report.skipped.map((s) => `- Left out: ${s}.`).join('\n')}
+
+- The store's cost of a round from 10 to 1,000 rounds: ×${n2(flatness(report, 'turnkit', 1000))} WAL bytes per round (1.00 is flat);
+  DBOS's: ×${n2(flatness(report, 'dbos', 1000))}; LangGraph's from 10 to 100 rounds: ×${n2(flatness(report, 'langgraph', 100))}.
+- On the bench scenario the store ran ${n2(speed)}× LangGraph's turns per second.
+<!-- end of long turns section -->`;
+}
+
+export const writeLongSection = (section: string): string => writeSection(section, LONG);

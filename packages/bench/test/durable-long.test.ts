@@ -1,0 +1,59 @@
+import { describe, expect, it } from 'vitest';
+import { type LongReport, renderLongSection, walOfDatabase } from '../src/durable-long.js';
+
+// Lines as pg_waldump (Postgres 15) prints them.
+const DUMP = [
+  'rmgr: Heap        len (rec/tot):     54/    54, tx:        901, lsn: 0/01000028, prev 0/01000000, desc: INSERT off 3 flags 0x00, blkref #0: rel 1663/16384/16390 blk 0',
+  'rmgr: Btree       len (rec/tot):     64/  8228, tx:        901, lsn: 0/01000060, prev 0/01000028, desc: INSERT_LEAF off 2, blkref #0: rel 1663/16384/16392 blk 1 FPW',
+  'rmgr: Transaction len (rec/tot):     34/    34, tx:        901, lsn: 0/010020A0, prev 0/01000060, desc: COMMIT 2026-11-27 06:00:00.000000 UTC',
+  'rmgr: Heap        len (rec/tot):     54/    54, tx:        902, lsn: 0/010020C8, prev 0/010020A0, desc: INSERT off 4 flags 0x00, blkref #0: rel 1663/5/16400 blk 0',
+  'rmgr: Transaction len (rec/tot):     34/    34, tx:        902, lsn: 0/01002100, prev 0/010020C8, desc: COMMIT 2026-11-27 06:00:00.000001 UTC',
+  'rmgr: XLOG        len (rec/tot):     49/  8237, tx:          0, lsn: 0/01002128, prev 0/01002100, desc: FPI_FOR_HINT , blkref #0: rel 1663/16384/16390 blk 7 FPW',
+  'rmgr: Standby     len (rec/tot):     50/    50, tx:          0, lsn: 0/01004170, prev 0/01002128, desc: RUNNING_XACTS nextXid 903',
+].join('\n');
+
+describe('the long-turn bench', () => {
+  it("counts a database's WAL: its blocks' records and its transactions' commits, not another database's", () => {
+    expect(walOfDatabase(DUMP, 16384)).toBe(54 + 8228 + 34 + 8237);
+    expect(walOfDatabase(DUMP, 5)).toBe(54 + 34);
+    expect(walOfDatabase(DUMP, 1)).toBe(0);
+  });
+
+  it('renders per turn and per round figures, and says what was left out', () => {
+    const figure = (system: 'turnkit' | 'dbos' | 'langgraph', rounds: number, wal: number) => ({
+      system,
+      rounds,
+      turns: 1,
+      turnsPerSecond: 2,
+      statementsPerTurn: 10 * Math.max(rounds, 2),
+      commitsPerTurn: 5 * Math.max(rounds, 2),
+      walBytesPerTurn: wal,
+      storedBytesPerTurn: wal / 2,
+    });
+    const report: LongReport = {
+      figures: [
+        figure('turnkit', 0, 4000),
+        figure('turnkit', 10, 30_720),
+        figure('turnkit', 1000, 3_072_000),
+        figure('langgraph', 0, 2000),
+      ],
+      wal: 'database',
+      skipped: ['LangGraph, 1000 rounds: too large'],
+      load: 1.5,
+    };
+    const section = renderLongSection(
+      report,
+      'pnpm bench --durable --long --postgres URL --write',
+      new Date('2026-11-27T00:00:00Z'),
+    );
+    // 30,720 WAL bytes over 10 rounds of 2,048-byte outputs: 1.50 per output byte; 3,072 per round.
+    expect(section).toContain(
+      '| turnkit workers (@turnkit/store) | 10 | 1 | 2.00 / 20.0 | 100.0 / 10.0 | 50.0 / 5.0 | 30,720 / 3,072 | 15,360 / 1,536 | 1.50 |',
+    );
+    expect(section).toContain('| turnkit workers (@turnkit/store) | scenario (2) |');
+    expect(section).toContain('×1.00 WAL bytes per round');
+    expect(section).toContain('load average 1.50 on');
+    expect(section).toContain('- Left out: LangGraph, 1000 rounds: too large.');
+    expect(section).toContain('the store ran 1.00× LangGraph');
+  });
+});

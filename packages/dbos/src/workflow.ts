@@ -1,0 +1,628 @@
+// A turn as a DBOS workflow: the workflow's id is the turn's id. Core's `step` decides (through
+// inline's driver, as in every interpreter); the workflow performs the effects, each one that
+// touches the world as a DBOS step: a model call, a tool batch (its calls journaled as started
+// before each tool runs), a check of the output, a write of what `get` and `watch` read. Approvals
+// and cancels arrive as DBOS messages (`DBOS.recv`, one topic per parked call); a retry's wait and
+// an approval's deadline are DBOS's durable timers (a `recv` with a timeout, which a cancel ends).
+//
+// DBOS recovers a workflow by running it again from the start: each step already done returns what
+// it returned then, and `step` is pure, so the turn comes back to where it was with nothing redone.
+// Hence nothing here reads the clock, the database or the process except inside a step or a DBOS
+// call that records its answer (`DBOS.now`, `DBOS.recv`).
+
+import {
+  approvalDeadline,
+  createTurn,
+  decisionsTaken,
+  isTerminal,
+  resume,
+  undecided,
+  type ApprovalDecision,
+  type CallRecord,
+  type Message,
+  type Notice,
+  type ToolCall,
+  type ToolResult,
+  type TurnError,
+  type TurnEvent,
+  type TurnLimitsInput,
+  type TurnState,
+} from '@turnkit/core';
+import { definedProps } from '@turnkit/core/internal';
+import { createDispatcher, type Dispatcher, type Grant, type ToolDefinition } from '@turnkit/dispatch';
+import type { BudgetUsage, DispatchContext } from '@turnkit/dispatch/internal';
+import {
+  defaultHandlers,
+  driveTurn,
+  type EffectHandlers,
+  handlerFailed,
+  type HandlerContext,
+  mergeExempt,
+} from '@turnkit/inline/driver';
+import type { AgentDefinition } from '@turnkit/store';
+import { INTERRUPTED, messageOf, openHold, protocolStep } from '@turnkit/store/internal';
+import { randomUUID } from 'node:crypto';
+import { DBOS } from '@dbos-inc/dbos-sdk';
+import type pg from 'pg';
+
+/** The topic of a cancel's message, and of the message that wakes a parked turn. */
+export const CANCEL_TOPIC = 'turnkit.cancel';
+export const WAKE_TOPIC = 'turnkit.wake';
+/** The topic of a parked call's decision. */
+export const decisionTopic = (callId: string): string => `turnkit.decision:${callId}`;
+
+/** The longest a parked turn with no deadline waits before it looks again (seconds). */
+const IDLE_WAIT_S = 24 * 60 * 60;
+
+/** What the workflow of this process works with (set by createDbosTurns). */
+export interface Runtime {
+  readonly pool: pg.Pool;
+  readonly schema: string;
+  readonly agents: { readonly [name: string]: AgentDefinition };
+  /** How often a running model call or tool batch looks for a cancel (ms). */
+  readonly cancelPollMs: number;
+}
+
+let runtime: Runtime | null = null;
+
+export function setRuntime(next: Runtime | null): void {
+  runtime = next;
+}
+
+function current(): Runtime {
+  if (runtime === null)
+    throw new Error('A turnkit DBOS workflow ran in a process without createDbosTurns({ agents }); start one with the agents.');
+  return runtime;
+}
+
+/** One entry of the turn's log, in the order the turn made it. */
+type LogEntry =
+  | { readonly kind: 'message'; readonly data: Message }
+  | { readonly kind: 'notice'; readonly data: Notice }
+  | { readonly kind: 'status'; readonly data: { readonly status: string; readonly outcome: unknown } };
+
+interface Commit {
+  /** Counts the turn's writes from 1: a write replayed after a later one changes nothing. */
+  readonly version: number;
+  readonly state: TurnState | null;
+  readonly status: string;
+  readonly error: TurnError | null;
+  readonly entries: readonly LogEntry[];
+  /** The log's seq before these entries. */
+  readonly after: number;
+  readonly applied: readonly string[];
+  readonly ignored: readonly string[];
+  readonly cancelApplied: boolean;
+  readonly ended: boolean;
+}
+
+const step = <T>(name: string, run: () => Promise<T>): Promise<T> => DBOS.runStep(run, { name });
+
+/**
+ * One write of what `get` and `watch` read, in one statement. Not a DBOS step (a step costs DBOS
+ * several statements of its own): a replayed workflow writes it again, which changes nothing: the
+ * log entries are keyed by their seq, and the turn's row only takes a write newer than its own.
+ */
+async function writeCommit(rt: Runtime, id: string, c: Commit): Promise<void> {
+  const s = rt.schema;
+  const decided = [...c.applied, ...c.ignored];
+  await rt.pool.query(
+    `WITH l AS (
+       INSERT INTO ${s}.log (turn_id, seq, kind, data)
+       SELECT $1, $2::bigint + t.ord, t.e->>'kind', t.e->'data' FROM jsonb_array_elements($3::jsonb) WITH ORDINALITY AS t(e, ord)
+       ON CONFLICT DO NOTHING
+     ), i AS (
+       UPDATE ${s}.inbox SET status = CASE WHEN call_id = ANY($9::text[]) THEN 'ignored' ELSE 'applied' END, applied_at = now()
+       WHERE turn_id = $1 AND status = 'pending' AND ((kind = 'decision' AND call_id = ANY($8::text[])) OR (kind = 'cancel' AND $10::boolean))
+     )
+     UPDATE ${s}.turns SET state = $4::jsonb, status = $5, error = $6::jsonb, log_seq = $2::bigint + $7::bigint, updated_at = now(),
+       ended_at = CASE WHEN $11::boolean THEN coalesce(ended_at, now()) ELSE NULL END, version = $12
+     WHERE id = $1 AND version < $12`,
+    [
+      id,
+      c.after,
+      JSON.stringify(c.entries),
+      c.state === null ? null : JSON.stringify(c.state),
+      c.status,
+      c.error === null ? null : JSON.stringify(c.error),
+      c.entries.length,
+      decided,
+      c.ignored,
+      c.cancelApplied,
+      c.ended,
+      c.version,
+    ],
+  );
+}
+
+/** The reason of a cancel waiting in the inbox, or null. */
+async function pendingCancel(rt: Runtime, id: string): Promise<string | null> {
+  const { rows } = await rt.pool.query(
+    `SELECT body FROM ${rt.schema}.inbox WHERE turn_id = $1 AND kind = 'cancel' AND status = 'pending'`,
+    [id],
+  );
+  if (rows.length === 0) return null;
+  const reason = (rows[0]?.body as { reason?: unknown } | null)?.reason;
+  return typeof reason === 'string' ? reason : 'cancelled by the caller';
+}
+
+/** Aborts `live` when a cancel arrives in the inbox while a step runs; returns the stop. */
+function watchCancel(rt: Runtime, id: string, live: AbortController): () => void {
+  const timer = setInterval(() => {
+    pendingCancel(rt, id)
+      .then((reason) => {
+        if (reason !== null) live.abort(reason);
+      })
+      .catch(() => undefined); // the next look tries again
+  }, rt.cancelPollMs);
+  return () => clearInterval(timer);
+}
+
+/** What a tool batch's step records: core's event, and the dispatcher's grants and counters after it. */
+interface BatchOutput {
+  readonly event: TurnEvent;
+  readonly grants: readonly Grant[];
+  readonly budgetUsage: BudgetUsage;
+  readonly cancel: string | null;
+}
+
+/** The turn's workflow body (registered with DBOS as `turnkit.turn`). */
+export async function runTurnWorkflow(id: string): Promise<void> {
+  const rt = current();
+  const row = await step('turnkit.load', async () => {
+    const { rows } = await rt.pool.query(`SELECT agent, input, limits FROM ${rt.schema}.turns WHERE id = $1`, [id]);
+    const r = rows[0];
+    return r === undefined
+      ? null
+      : {
+          agent: String(r.agent),
+          input: (r.input ?? null) as string | null,
+          limits: (r.limits ?? null) as TurnLimitsInput | null,
+        };
+  });
+  if (row === null) return; // no such turn: nothing to run
+  const prepared = prepare(rt, id, row);
+  if ('error' in prepared) {
+    const entries: LogEntry[] = [
+      { kind: 'status', data: { status: 'failed', outcome: { status: 'failed', error: prepared.error } } },
+    ];
+    await writeCommit(rt, id, {
+      version: 1,
+      state: null,
+      status: 'failed',
+      error: prepared.error,
+      entries,
+      after: 0,
+      applied: [],
+      ignored: [],
+      cancelApplied: true,
+      ended: true,
+    });
+    return;
+  }
+  await prepared.turn.run(row.input);
+}
+
+type Prepared = { readonly turn: DbosTurn } | { readonly error: TurnError };
+
+function prepare(rt: Runtime, id: string, row: { agent: string; limits: TurnLimitsInput | null }): Prepared {
+  if (!Object.hasOwn(rt.agents, row.agent)) {
+    const known =
+      Object.keys(rt.agents)
+        .map((a) => `'${a}'`)
+        .join(', ') || '(none)';
+    return {
+      error: {
+        kind: 'unknown_agent',
+        message: `No agent '${row.agent}' is registered with the process that ran this turn (it has ${known}). Register the agent with createDbosTurns({ agents }) and submit the turn again.`,
+      },
+    };
+  }
+  const agent = rt.agents[row.agent] as AgentDefinition;
+  const journal = new Journal(rt, id);
+  let dispatcher: Dispatcher;
+  try {
+    dispatcher = makeDispatcher(journal, agent, [], null);
+  } catch (error) {
+    return { error: { kind: 'invalid_agent', message: `Agent '${row.agent}' cannot run this turn: ${messageOf(error)}` } };
+  }
+  // The turn's own limits over the agent's, and the dispatcher's loop-exempt tools, as runTurn joins them.
+  const limits = mergeExempt({ ...agent.limits, ...row.limits }, dispatcher);
+  try {
+    const state = createTurn(limits === undefined ? { id } : { id, limits });
+    return { turn: new DbosTurn(rt, id, agent, journal, dispatcher, state) };
+  } catch (error) {
+    return {
+      error: {
+        kind: 'invalid_limits',
+        message: `The limits of agent '${row.agent}' and this turn do not combine: ${messageOf(error)}`,
+      },
+    };
+  }
+}
+
+/** The agent's dispatcher over journaling tools, with the grants and counters the turn has so far. */
+function makeDispatcher(
+  journal: Journal,
+  agent: AgentDefinition,
+  grants: readonly Grant[],
+  budgetUsage: BudgetUsage | null,
+): Dispatcher {
+  return createDispatcher({
+    tools: journalingTools(journal, agent.tools ?? []),
+    ...definedProps({ policy: agent.policy }),
+    ...definedProps({ permissions: agent.permissions }),
+    ...definedProps({ hooks: agent.hooks }),
+    ...definedProps({ budget: agent.budget }),
+    ...definedProps({ approvalTimeoutMs: agent.approvalTimeoutMs }),
+    grants,
+    ...(budgetUsage === null ? {} : { budgetUsage }),
+  });
+}
+
+/**
+ * A turn's journal writes, one after another in the order they are asked for (the dispatcher
+ * starts a batch's calls in call order: their tools start in that order, as in every interpreter).
+ */
+class Journal {
+  private last: Promise<unknown> = Promise.resolve();
+  /** This run of the workflow (a process's): a start recorded by another run is not this one's to run. */
+  private readonly owner = randomUUID();
+  constructor(
+    private readonly rt: Runtime,
+    private readonly id: string,
+  ) {}
+
+  private write(sql: string, values: unknown[]): Promise<pg.QueryResult> {
+    const next = this.last.then(() => this.rt.pool.query(sql, values));
+    this.last = next.catch(() => undefined);
+    return next;
+  }
+
+  /**
+   * Records a call as started (committed before its tool runs); false when another run of the
+   * workflow started it (two processes driving one turn: the second does not run it again).
+   */
+  async started(callId: string, name: string): Promise<boolean> {
+    const { rows } = await this.write(
+      `INSERT INTO ${this.rt.schema}.calls (turn_id, call_id, name, started_at, owner) VALUES ($1, $2, $3, now(), $4)
+       ON CONFLICT (turn_id, call_id) DO UPDATE SET owner = calls.owner RETURNING owner`,
+      [this.id, callId, name, this.owner],
+    );
+    return rows[0]?.owner === this.owner;
+  }
+
+  /** Records a call's result; the first result per call stands. */
+  async finished(result: ToolResult): Promise<void> {
+    await this.write(
+      `INSERT INTO ${this.rt.schema}.calls (turn_id, call_id, name, finished_at, result) VALUES ($1, $2, $3, now(), $4::jsonb)
+       ON CONFLICT (turn_id, call_id) DO UPDATE SET result = excluded.result, finished_at = excluded.finished_at WHERE calls.result IS NULL`,
+      [this.id, result.callId, result.name, JSON.stringify(result)],
+    );
+  }
+}
+
+/** The agent's tools, each journaling its call as started (committed) before the tool runs. */
+// any: each tool has its own input type.
+function journalingTools(journal: Journal, tools: readonly ToolDefinition<any>[]): ToolDefinition<any>[] {
+  return tools.map((tool) => ({
+    ...tool,
+    async execute(input: unknown, toolCtx: { readonly callId: string; readonly signal: AbortSignal; readonly turnId: string }) {
+      let mine: boolean;
+      try {
+        mine = await journal.started(toolCtx.callId, tool.name);
+      } catch (error) {
+        throw new Error(`the call was not started: its start could not be journaled (${messageOf(error)})`);
+      }
+      if (!mine && tool.idempotent !== true)
+        throw new Error(
+          'the call was not run: another run of this turn (another process driving it) started it, and the tool is not marked idempotent, so it runs at most once.',
+        );
+      return tool.execute(input, toolCtx);
+    },
+  }));
+}
+
+class DbosTurn {
+  /** The turn's own signal: aborted only when the workflow takes a cancel (a recorded message), so a replay aborts it at the same place. */
+  private readonly cancellation = new AbortController();
+  private readonly idempotent: ReadonlySet<string>;
+  private readonly transcript: Message[];
+  private unwritten: LogEntry[] = [];
+  private logSeq = 0;
+  private writtenStatus = 'ready';
+  private written: TurnState | null = null;
+  private applied: string[] = [];
+  private ignored: string[] = [];
+  private cancelTaken = false;
+  private version = 0;
+  private grants: readonly Grant[] = [];
+  private budgetUsage: BudgetUsage | null = null;
+
+  constructor(
+    private readonly rt: Runtime,
+    private readonly id: string,
+    private readonly agent: AgentDefinition,
+    private readonly journal: Journal,
+    private dispatcher: Dispatcher,
+    private readonly state: TurnState,
+  ) {
+    this.idempotent = new Set((agent.tools ?? []).filter((t) => t.idempotent).map((t) => t.name));
+    this.transcript = agent.system === undefined ? [] : [{ role: 'system', content: agent.system }];
+  }
+
+  async run(input: string | null): Promise<void> {
+    const [start, effects] = resume(this.state, { durable: true, ...definedProps({ input: input ?? undefined }) });
+    const { state: end, outcome } = await driveTurn(start, effects, this.context(), this.handlers());
+    if (outcome === null && !isTerminal(end)) {
+      const error: TurnError = {
+        kind: 'internal_error',
+        message: `The workflow found nothing to do for a turn in status '${end.status}'.`,
+      };
+      this.unwritten.push({ kind: 'status', data: { status: 'failed', outcome: { status: 'failed', error } } });
+      await this.commit(end, { status: 'failed', error, ended: true });
+      return;
+    }
+    await this.commit(end);
+  }
+
+  /** Writes `state` with the log entries since the last write (see writeCommit: a replay's writes change nothing). */
+  private async commit(state: TurnState, failed?: { status: string; error: TurnError; ended: boolean }): Promise<void> {
+    const status = failed?.status ?? state.status;
+    const ended = failed?.ended ?? isTerminal(state);
+    if (failed === undefined && status !== this.writtenStatus)
+      this.unwritten.push({ kind: 'status', data: { status, outcome: ended ? state.outcome : null } });
+    const entries = this.unwritten;
+    this.unwritten = [];
+    this.version += 1;
+    const commit: Commit = {
+      version: this.version,
+      state,
+      status,
+      error: failed?.error ?? null,
+      entries,
+      after: this.logSeq,
+      applied: this.applied,
+      ignored: this.ignored,
+      cancelApplied: this.cancelTaken && ended,
+      ended,
+    };
+    this.applied = [];
+    this.ignored = [];
+    this.logSeq += entries.length;
+    this.writtenStatus = status;
+    this.written = state;
+    await writeCommit(this.rt, this.id, commit);
+  }
+
+  /** The driver's context; `dispatcher` is the one of the moment (a tool batch's step gives the next one). */
+  private context(): HandlerContext {
+    const turn = this;
+    return {
+      turnId: this.id,
+      model: this.agent.model,
+      get dispatcher() {
+        return turn.dispatcher;
+      },
+      transcript: this.transcript,
+      signal: this.cancellation.signal,
+      ...definedProps({ output: this.agent.output }),
+      ...definedProps({ check: this.agent.check }),
+    };
+  }
+
+  private handlers(): EffectHandlers {
+    return {
+      ...defaultHandlers,
+      append: (effect, ctx) => {
+        ctx.transcript.push(effect.message);
+        this.unwritten.push({ kind: 'message', data: effect.message });
+      },
+      emit: (effect) => {
+        this.unwritten.push({ kind: 'notice', data: effect.notice });
+      },
+      // The boundary after a batch follows from the batch's step: it is written with the next one.
+      persist: async (effect, _ctx, state) => {
+        if (effect.checkpoint !== 'boundary') await this.commit(state);
+      },
+      call_llm: (effect, ctx) => this.modelCall(effect, ctx),
+      dispatch_tools: (effect, ctx) => this.batch(effect.calls, false, ctx),
+      execute_approved: (effect, ctx) => this.batch(effect.calls, true, ctx),
+      // The output check is the agent's code: a step, so a replay gets the verdict it gave.
+      check_output: (effect, ctx) =>
+        step('turnkit.check_output', () =>
+          defaultHandlers.check_output(effect, ctx).catch((error) => handlerFailed(effect, error)),
+        ),
+      parked: (state) => this.waitForDecisions(state),
+      retryWait: (delayMs) => this.wait(delayMs / 1000).then(() => undefined),
+    };
+  }
+
+  /** A model call as a step: not made when a cancel waits; aborted when one arrives while it runs. */
+  private async modelCall(
+    effect: Extract<Parameters<EffectHandlers['call_llm']>[0], object>,
+    ctx: HandlerContext,
+  ): Promise<TurnEvent> {
+    const { rt, id } = this;
+    const out = await step('turnkit.model', async (): Promise<{ event: TurnEvent | null; cancel: string | null }> => {
+      const waiting = await pendingCancel(rt, id);
+      if (waiting !== null) return { event: null, cancel: waiting };
+      const live = new AbortController();
+      const stop = watchCancel(rt, id, live);
+      try {
+        const event = await defaultHandlers
+          .call_llm(effect, { ...ctx, signal: live.signal })
+          .catch((error) => handlerFailed(effect, error));
+        return { event, cancel: live.signal.aborted ? String(live.signal.reason) : null };
+      } finally {
+        stop();
+      }
+    });
+    if (out.cancel !== null) await this.takeCancel(out.cancel);
+    return out.event ?? { type: 'cancel', reason: this.reason() };
+  }
+
+  /**
+   * A tool batch as a step. Its calls are journaled: a call is recorded started (its own
+   * transaction, committed) before its tool runs and its result the moment it finishes, so a
+   * batch run again after a crash answers finished calls from the journal and gives a started,
+   * unfinished call `interrupted` unless its tool is idempotent (the store's rule, `protocolStep`).
+   */
+  private async batch(calls: readonly ToolCall[], approved: boolean, ctx: HandlerContext): Promise<TurnEvent> {
+    const { rt, id } = this;
+    const out = await step(approved ? 'turnkit.approved_tools' : 'turnkit.tools', async (): Promise<BatchOutput> => {
+      const live = new AbortController();
+      const stop = watchCancel(rt, id, live);
+      try {
+        const event = await this.runBatch(calls, approved, ctx, live);
+        const d = this.dispatcher;
+        return {
+          event,
+          grants: [...d.grants(), ...d.grants({ turnId: id })],
+          budgetUsage: d.budgetUsage(),
+          cancel: live.signal.aborted ? String(live.signal.reason) : null,
+        };
+      } finally {
+        stop();
+      }
+    });
+    // The dispatcher after the batch, from what the step recorded (a replay did not run the batch).
+    this.grants = out.grants;
+    this.budgetUsage = out.budgetUsage;
+    this.dispatcher = makeDispatcher(this.journal, this.agent, this.grants, this.budgetUsage);
+    if (out.cancel !== null) await this.takeCancel(out.cancel);
+    return out.event;
+  }
+
+  private async runBatch(
+    calls: readonly ToolCall[],
+    approved: boolean,
+    ctx: HandlerContext,
+    live: AbortController,
+  ): Promise<TurnEvent> {
+    const { rt, id } = this;
+    const signal = live.signal;
+    // The journal's rows of these calls, and a cancel waiting already (the row whose call_id is null).
+    const { rows: read } = await rt.pool.query(
+      `SELECT call_id, result, started_at IS NOT NULL AS started FROM ${rt.schema}.calls WHERE turn_id = $1 AND call_id = ANY($2::text[])
+       UNION ALL SELECT NULL, body, false FROM ${rt.schema}.inbox WHERE turn_id = $1 AND kind = 'cancel' AND status = 'pending'`,
+      [id, calls.map((c) => c.id)],
+    );
+    const rows = read.filter((r) => r.call_id !== null);
+    const waiting = read.find((r) => r.call_id === null);
+    // A cancel waiting already: the journal's results are kept, the other calls are cancelled without running.
+    if (waiting !== undefined) {
+      const reason = (waiting.result as { reason?: unknown } | null)?.reason;
+      live.abort(typeof reason === 'string' ? reason : 'cancelled by the caller');
+    }
+    const known = new Map<string, ToolResult>();
+    for (const r of rows) if (r.result !== null) known.set(String(r.call_id), r.result as ToolResult);
+    const started = rows.filter((r) => r.result === null && r.started === true).map((r) => String(r.call_id));
+    const [, decisions] = protocolStep(openHold(id, 0), {
+      type: 'journal_read',
+      calls: calls.map((c) => ({ id: c.id, idempotent: this.idempotent.has(c.name) })),
+      results: [...known.keys()],
+      started,
+    });
+    const byId = new Map(calls.map((c) => [c.id, c]));
+    const toRun: ToolCall[] = [];
+    for (const d of decisions) {
+      const call = 'callId' in d ? byId.get(d.callId) : undefined;
+      if (call === undefined) continue;
+      if (d.type === 'run_call') toRun.push(call);
+      else if (d.type === 'write_interrupted') {
+        const result: ToolResult = { callId: call.id, name: call.name, output: INTERRUPTED, isError: true };
+        await this.journal.finished(result);
+        known.set(call.id, result);
+      }
+    }
+    const held = calls.flatMap((c) => known.get(c.id) ?? []);
+    const writes: Promise<void>[] = [];
+    const records: CallRecord[] = [];
+    const dispatchCtx: DispatchContext = {
+      turnId: id,
+      signal,
+      onResult: (result) => void writes.push(this.journal.finished(result)),
+      onRecord: (record) => void records.push(record),
+      transcript: ctx.transcript,
+    };
+    const audit = (): { records?: CallRecord[] } => (records.length === 0 ? {} : { records });
+    const d = this.dispatcher;
+    if (approved) {
+      const ran = toRun.length === 0 ? [] : await d.executeApproved(toRun, dispatchCtx);
+      await Promise.all(writes);
+      return { type: 'approved_tools_completed', results: [...held, ...ran], ...audit() };
+    }
+    const outcome = toRun.length === 0 ? { results: [], parked: [] } : await d.dispatch(toRun, dispatchCtx);
+    await Promise.all(writes);
+    const results = [...held, ...outcome.results];
+    return outcome.parked.length > 0
+      ? { type: 'tools_parked', held: results, parked: outcome.parked, at: Date.now(), ...audit() }
+      : { type: 'tools_completed', results, ...audit() };
+  }
+
+  /** Takes the cancel's message (its reason, if it carries one) and aborts the turn's signal. */
+  private async takeCancel(fallback: string): Promise<void> {
+    const message = await DBOS.recv<{ reason?: unknown }>(CANCEL_TOPIC, { timeoutSeconds: 0 });
+    const reason = typeof message?.reason === 'string' ? message.reason : fallback;
+    this.cancelTaken = true;
+    this.cancellation.abort(reason);
+  }
+
+  private reason(): string {
+    const r = this.cancellation.signal.reason;
+    return typeof r === 'string' ? r : 'cancelled by the caller';
+  }
+
+  /** A durable wait of `seconds` that a cancel ends (DBOS records when it ends: a replay waits only what is left). */
+  private async wait(seconds: number): Promise<boolean> {
+    const message = await DBOS.recv<{ reason?: unknown }>(CANCEL_TOPIC, { timeoutSeconds: seconds });
+    if (message === null) return false;
+    this.cancelTaken = true;
+    this.cancellation.abort(typeof message.reason === 'string' ? message.reason : 'cancelled by the caller');
+    return true;
+  }
+
+  /**
+   * The parked turn's next event: decisions received on the parked calls' topics, an expired
+   * approval (core says when: `approvalDeadline`), or null after a cancel. Waits for a wake-up
+   * message (a decision or cancel was sent) or the deadline, durably.
+   */
+  private async waitForDecisions(state: TurnState): Promise<TurnEvent | null> {
+    if (this.written !== state || this.unwritten.length > 0) await this.commit(state);
+    for (;;) {
+      const cancel = await DBOS.recv<{ reason?: unknown }>(CANCEL_TOPIC, { timeoutSeconds: 0 });
+      if (cancel !== null) {
+        this.cancelTaken = true;
+        this.cancellation.abort(typeof cancel.reason === 'string' ? cancel.reason : 'cancelled by the caller');
+        return null;
+      }
+      const decisions: Record<string, ApprovalDecision> = {};
+      let any = false;
+      for (const parked of undecided(state)) {
+        const message = await DBOS.recv<{ decision: ApprovalDecision }>(decisionTopic(parked.call.id), { timeoutSeconds: 0 });
+        if (message === null) continue;
+        any = true;
+        // defineProperty: a call id such as `__proto__` is a plain key.
+        Object.defineProperty(decisions, parked.call.id, {
+          value: message.decision,
+          enumerable: true,
+          writable: true,
+          configurable: true,
+        });
+      }
+      if (any) {
+        const event: TurnEvent = { type: 'approvals_decided', decisions };
+        // Decisions core does not take are written `ignored` with the next commit.
+        const taken = new Set(decisionsTaken(state, event).map((t) => t.call.id));
+        for (const callId of Object.keys(decisions)) (taken.has(callId) ? this.applied : this.ignored).push(callId);
+        return event;
+      }
+      const deadline = approvalDeadline(state);
+      const now = await DBOS.now();
+      if (deadline !== null && deadline <= now) return { type: 'approval_expired', now };
+      const seconds = deadline === null ? IDLE_WAIT_S : Math.min(IDLE_WAIT_S, (deadline - now) / 1000);
+      await DBOS.recv(WAKE_TOPIC, { timeoutSeconds: seconds });
+    }
+  }
+}

@@ -1,0 +1,183 @@
+// Turns on DBOS, one process, a real Postgres: a model call's retry waits on DBOS's durable timer,
+// an approval past its deadline expires, a call another run of the workflow started is not run
+// again, a turn of an unknown agent fails with the reason, and the client refuses what the store's
+// client refuses, with the same errors.
+
+import type { Model, ModelResponse } from '@turnkit/core';
+import { defineTool } from '@turnkit/dispatch';
+import type { AgentDefinition } from '@turnkit/store';
+import { TurnExistsError, type WatchEvent } from '@turnkit/store';
+import { call, scriptedModel, text, toolCalls, transcriptLines } from '@turnkit/testing';
+import { DBOS } from '@dbos-inc/dbos-sdk';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import pg from 'pg';
+import { z } from 'zod';
+import { createDbosTurns, type DbosTurnsClient } from '../src/index.js';
+import { dropDatabase, freshDatabase, POSTGRES_URL, WHY_SKIPPED } from './postgres.js';
+
+async function ended(turns: DbosTurnsClient, id: string): Promise<WatchEvent[]> {
+  const events: WatchEvent[] = [];
+  for await (const event of turns.watch(id, { pollMs: 20 })) events.push(event);
+  return events;
+}
+
+/** Fails once with a retryable error, then answers. */
+function flaky(): Model {
+  let calls = 0;
+  return {
+    async generate(): Promise<ModelResponse> {
+      calls += 1;
+      if (calls === 1) throw Object.assign(new Error('the provider is busy'), { retryable: true });
+      return { text: 'answered after a retry', toolCalls: [], usage: { inputTokens: 1, outputTokens: 1 } };
+    },
+  };
+}
+
+/** Runs of `effect`'s side effect. */
+let effects = 0;
+const effect = defineTool({
+  name: 'effect',
+  description: 'Has a side effect.',
+  input: z.object({}),
+  readOnly: true,
+  execute: () => {
+    effects += 1;
+    return 'done';
+  },
+});
+
+/** Set in beforeAll: the database the turns are in. */
+let databaseUrl = '';
+
+const deploy = defineTool({
+  name: 'deploy',
+  description: 'Deploys a service.',
+  input: z.object({ service: z.string() }),
+  needsApproval: true,
+  approvalTimeoutMs: 300,
+  execute: ({ service }) => `deployed ${service}`,
+});
+
+describe.skipIf(POSTGRES_URL === undefined)(
+  `turns on DBOS${POSTGRES_URL === undefined ? ` (skipped: ${WHY_SKIPPED})` : ''}`,
+  () => {
+    const agents: Record<string, AgentDefinition> = {
+      flaky: { model: flaky(), limits: { modelRetryBackoffMs: 50 } },
+      deploy: { model: scriptedModel([toolCalls(call('deploy', { service: 'api' })), text('done')]), tools: [deploy] },
+      plain: { model: scriptedModel([text('one'), text('two'), text('three')]) },
+      // Another run of the workflow (a second process driving the turn) records the call started
+      // between this run's journal read and its tool: a hook that runs in between writes that row.
+      raced: {
+        model: scriptedModel([toolCalls(call('effect', {})), text('after the race')]),
+        tools: [effect],
+        hooks: {
+          before: [
+            {
+              name: 'another run starts the call',
+              async run(info) {
+                const db = new pg.Client({ connectionString: databaseUrl });
+                await db.connect();
+                await db.query(
+                  `INSERT INTO turnkit_dbos.calls (turn_id, call_id, name, started_at, owner) VALUES ($1, $2, $3, now(), 'another-run')`,
+                  [info.turnId, info.call.id, info.call.name],
+                );
+                await db.end();
+                return undefined;
+              },
+            },
+          ],
+        },
+      },
+    };
+    let url: string;
+    let turns: DbosTurnsClient;
+    beforeAll(async () => {
+      url = await freshDatabase('unit');
+      databaseUrl = url;
+      turns = await createDbosTurns({ databaseUrl: url, agents });
+    }, 60_000);
+    afterAll(async () => {
+      await turns?.close();
+      await dropDatabase(url);
+    });
+
+    it("a model call's retry waits on DBOS's durable timer, then the turn goes on", async () => {
+      const id = await turns.submit({ agent: 'flaky', input: 'hello' });
+      const events = await ended(turns, id);
+      expect(events.at(-1)).toMatchObject({ type: 'status', status: 'stopped' });
+      const steps = (await DBOS.listWorkflowSteps(id)) ?? [];
+      const names = steps.map((s) => s.name);
+      // The wait between the two model calls is a recorded DBOS timer (a recv on the cancel topic, with a timeout).
+      const first = names.indexOf('turnkit.model');
+      const second = names.lastIndexOf('turnkit.model');
+      expect(second).toBeGreaterThan(first);
+      expect(names.slice(first + 1, second)).toContain('DBOS.sleep');
+      expect(transcriptLines((await turns.get(id))?.transcript ?? [])).toEqual([
+        'user: hello',
+        'assistant: answered after a retry',
+      ]);
+    });
+
+    it('an approval nobody gives expires at its deadline, kept by DBOS', async () => {
+      const id = await turns.submit({ agent: 'deploy', input: 'deploy the api' });
+      await ended(turns, id);
+      const turn = await turns.get(id);
+      expect(turn?.status).toBe('stopped');
+      expect(transcriptLines(turn?.transcript ?? [])).toEqual([
+        'user: deploy the api',
+        'assistant: [call_1 deploy]',
+        expect.stringMatching(/^tool call_1 deploy: error .*expired/),
+        'assistant: done',
+      ]);
+    });
+
+    it('a call another run of the workflow started is not run again by this one (at most once, two drivers)', async () => {
+      const id = await turns.submit({ agent: 'raced', input: 'go' });
+      await ended(turns, id);
+      const turn = await turns.get(id);
+      expect(effects).toBe(0);
+      expect(transcriptLines(turn?.transcript ?? [])).toEqual([
+        'user: go',
+        'assistant: [call_1 effect]',
+        expect.stringMatching(/^tool call_1 effect: error .*another run of this turn .* started it/),
+        'assistant: after the race',
+      ]);
+    });
+
+    it('a turn of an agent no process has fails, saying which agents there are', async () => {
+      const id = await turns.submit({ agent: 'nobody', input: 'hi' });
+      const events = await ended(turns, id);
+      expect(events.at(-1)).toMatchObject({ type: 'status', status: 'failed' });
+      const turn = await turns.get(id);
+      expect(turn?.error?.kind).toBe('unknown_agent');
+      expect(turn?.error?.message).toContain("'flaky', 'deploy', 'plain', 'raced'");
+    });
+
+    it("refuses what the store refuses, with the store's errors; list pages in submit order", async () => {
+      const id = await turns.submit({ agent: 'plain', id: 'twice', input: 'a' });
+      await expect(turns.submit({ agent: 'plain', id, input: 'b' })).rejects.toBeInstanceOf(TurnExistsError);
+      await expect(turns.submit({ agent: 'plain', limits: { maxIterations: -1 } })).rejects.toBeInstanceOf(RangeError);
+      await expect(turns.submit({ agent: '' })).rejects.toBeInstanceOf(TypeError);
+      await expect(turns.list({ limit: 0 })).rejects.toBeInstanceOf(RangeError);
+      await expect(turns.decide(id, {})).rejects.toBeInstanceOf(TypeError);
+      await ended(turns, id);
+      const first = await turns.list({ limit: 2 });
+      expect(first.turns).toHaveLength(2);
+      expect(first.cursor).not.toBeNull();
+      const rest = await turns.list({ cursor: first.cursor });
+      const all = [...first.turns, ...rest.turns].map((t) => t.id);
+      expect(all.at(-1)).toBe('twice');
+      expect(new Set(all).size).toBe(all.length);
+      expect((await turns.list({ status: 'failed' })).turns.map((t) => t.agent)).toEqual(['nobody']);
+    });
+
+    it('refuses options it cannot honour, and a second process-wide DBOS', async () => {
+      await expect(createDbosTurns({ databaseUrl: 'memory://' })).rejects.toThrow(/postgres:\/\/ URL/);
+      await expect(createDbosTurns({ databaseUrl: url, agents: { capped: { model: flaky(), maxRunning: 1 } } })).rejects.toThrow(
+        /maxRunning/,
+      );
+      await expect(createDbosTurns({ databaseUrl: url, agents })).rejects.toThrow(/one per process/);
+      await expect(createDbosTurns({ databaseUrl: url, schema: 'Bad-Name' })).rejects.toBeInstanceOf(TypeError);
+    });
+  },
+);
