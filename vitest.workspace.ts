@@ -42,6 +42,7 @@ export const slowTests: Readonly<Record<string, string>> = {
   'packages/store/test/open.test.ts': 'processes racing for a PGlite lock',
   'packages/store/test/partition.test.ts': 'a network partition between worker processes and Postgres',
   'packages/store/test/submit.test.ts': 'Postgres',
+  'packages/store/test/thread-conformance.test.ts': 'Postgres',
   'packages/store/test/workers.test.ts': 'Postgres',
   'packages/testing/test/entry-points.test.ts': 'tsx child processes',
 };

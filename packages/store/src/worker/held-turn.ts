@@ -14,7 +14,7 @@ import {
   type TurnEvent,
   type TurnState,
 } from '@turnkit/core';
-import type { Dispatcher } from '@turnkit/dispatch';
+import type { Dispatcher, Grant } from '@turnkit/dispatch';
 import { definedProps } from '@turnkit/core/internal';
 import { defaultHandlers, type EffectHandlers, type HandlerContext } from '@turnkit/inline/driver';
 import { crashPoint } from '../crash.js';
@@ -30,6 +30,10 @@ const MAX_WAIT_MS = 2_147_483_647;
 
 export class HeldTurn {
   private readonly unwritten = { messages: [] as Message[], notices: [] as Notice[] };
+  /** The latest compaction not yet written: the transcript it kept, after the first `at` unwritten messages. */
+  private compaction: { at: number; transcript: Message[] } | null = null;
+  /** The thread's grants as last read or written (JSON), so unchanged ones are not written again. */
+  private threadGrants: string;
   /** Inbox rows taken for core that core did not apply, for the next commit to mark `ignored`. */
   private readonly ignoredRows: string[] = [];
   private readonly idempotent: ReadonlySet<string>;
@@ -41,6 +45,7 @@ export class HeldTurn {
     readonly delayMs: number;
     readonly messages: Message[];
     readonly notices: Notice[];
+    readonly compaction: { at: number; transcript: Message[] } | null;
   } | null = null;
 
   /** The turn's time (epoch ms, the database's clock): when a batch parks, and whether an approval is due. */
@@ -57,7 +62,10 @@ export class HeldTurn {
     private readonly observer: ActivationObserver | null = null,
     claimedTrace: unknown = null,
     claimedAt: number = Date.now(),
+    /** The turn's thread (its grants belong to it, as a session's do), or null. */
+    readonly thread: string | null = null,
   ) {
+    this.threadGrants = JSON.stringify(dispatcher.grants());
     this.savedTrace = claimedTrace === null ? null : JSON.stringify(claimedTrace);
     // The database's clock at the claim, carried forward by this process's monotonic clock.
     const started = performance.now();
@@ -80,6 +88,7 @@ export class HeldTurn {
     }
     const messages = this.unwritten.messages.splice(0);
     const notices = this.unwritten.notices.splice(0);
+    const compaction = this.takeCompaction();
     const { store } = this.fence;
     const lease = this.fence.fencedLease(commit.token);
     crashPoint('before_commit');
@@ -94,14 +103,35 @@ export class HeldTurn {
         ...wake,
         applied: [...commit.applied],
         ignored: this.ignoredRows.splice(0),
-        // The claim's grants (for this turn's dispatcher) and the grants given during this run.
-        grants: [...this.dispatcher.grants(), ...this.dispatcher.grants({ turnId: lease.id })],
+        ...compaction,
+        ...this.grants(lease.id),
         budgetUsage: this.dispatcher.budgetUsage(),
         release,
         ...this.traceContext(),
       }),
     );
     this.fence.decide({ type: 'committed', applied: commit.applied });
+  }
+
+  /** The unwritten compaction, for a commit. */
+  private takeCompaction(): { compaction?: { at: number; transcript: Message[] } } {
+    const compaction = this.compaction;
+    this.compaction = null;
+    return compaction === null ? {} : { compaction };
+  }
+
+  /**
+   * The claim's grants (for this turn's dispatcher) and those given during this run, which belong
+   * to the turn, or to its thread as a session's do; a thread keeps them when they changed.
+   */
+  private grants(turnId: string): { grants: Grant[]; threadGrants?: Grant[] } {
+    const scope = this.thread === null ? { turnId } : { turnId, session: this.thread };
+    const grants = [...this.dispatcher.grants(), ...this.dispatcher.grants(scope)];
+    if (this.thread === null) return { grants };
+    const text = JSON.stringify(grants);
+    if (text === this.threadGrants) return { grants };
+    this.threadGrants = text;
+    return { grants, threadGrants: grants };
   }
 
   /** The observer's trace context for the next write, when it changed since the last one. */
@@ -137,7 +167,9 @@ export class HeldTurn {
     const delayMs = effect.request.delayMs ?? 0;
     if (delayMs <= 0) return;
     const { messages, notices } = this.unwritten;
-    this.retry = { state: this.latest, delayMs, messages: messages.splice(0), notices: notices.splice(0) };
+    const compaction = this.compaction;
+    this.compaction = null;
+    this.retry = { state: this.latest, delayMs, messages: messages.splice(0), notices: notices.splice(0), compaction };
     this.fence.lose(new RetryParked(this.fence.lease.id, delayMs));
   }
 
@@ -151,8 +183,9 @@ export class HeldTurn {
       state: retry.state,
       messages: retry.messages,
       notices: retry.notices,
+      ...(retry.compaction === null ? {} : { compaction: retry.compaction }),
       applied: [...effect.applied],
-      grants: this.dispatcher.grants(),
+      ...this.grants(lease.id),
       budgetUsage: this.dispatcher.budgetUsage(),
       release: true,
       retryAfterMs: retry.delayMs,
@@ -236,8 +269,25 @@ export class HeldTurn {
         return event.type === 'tools_parked' ? { ...event, at: this.clock() } : event;
       },
       execute_approved: (effect, ctx) => runJournaledBatch(effect.calls, true, ctx, this.fence, this.dispatcher, this.idempotent),
+      // The agent's compaction (core's contract, checked by the shared runCompaction); what it kept
+      // is written with the next write, placed after the messages appended before it.
+      compact: async (effect, ctx) => {
+        const before = ctx.transcript.slice();
+        const event = await defaultHandlers.compact(effect, ctx);
+        const after = ctx.transcript;
+        if (after.length !== before.length || after.some((m, i) => m !== before[i]))
+          this.compaction = { at: this.unwritten.messages.length, transcript: this.withoutSystem(after) };
+        return event;
+      },
       parked: (current) => this.takeDecisions(current),
     };
+  }
+
+  /** A transcript without the agent's system prompt at its head (the prompt is code: it is not stored). */
+  private withoutSystem(transcript: readonly Message[]): Message[] {
+    const first = transcript[0];
+    const system = this.agent.system;
+    return system !== undefined && first?.role === 'system' && first.content === system ? transcript.slice(1) : [...transcript];
   }
 
   /** The driver's context: the agent's model and options, the transcript so far (with the system prompt). */
@@ -261,6 +311,9 @@ export class HeldTurn {
       },
       ...definedProps({ output: agent.output }),
       ...definedProps({ check: agent.check }),
+      ...definedProps({ compact: agent.compact }),
+      // A thread is the session of its turns' grants (`remember`).
+      ...definedProps({ session: this.thread ?? undefined }),
     };
   }
 
