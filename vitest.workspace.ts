@@ -43,6 +43,7 @@ export const slowTests: Readonly<Record<string, string>> = {
   'packages/store/test/partition.test.ts': 'a network partition between worker processes and Postgres',
   'packages/store/test/submit.test.ts': 'Postgres',
   'packages/store/test/thread-conformance.test.ts': 'Postgres',
+  'packages/store/test/threads.test.ts': 'Postgres',
   'packages/store/test/workers.test.ts': 'Postgres',
   'packages/testing/test/entry-points.test.ts': 'tsx child processes',
 };
