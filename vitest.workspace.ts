@@ -37,6 +37,7 @@ export const slowTests: Readonly<Record<string, string>> = {
   'packages/store/test/chaos.test.ts': 'worker processes killed at random, Postgres restarted',
   'packages/store/test/checkpoint.test.ts': 'Postgres',
   'packages/store/test/conformance.test.ts': 'Postgres',
+  'packages/store/test/conversations-doc.test.ts': 'tsx child processes',
   'packages/store/test/crash.test.ts': 'processes killed mid-turn (SIGKILL); Postgres',
   'packages/store/test/decide.test.ts': 'Postgres',
   'packages/store/test/open.test.ts': 'processes racing for a PGlite lock',
