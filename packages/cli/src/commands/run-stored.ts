@@ -4,6 +4,7 @@
 
 import { createWorker, newTurnId } from '@turnkit/store';
 import type { Model } from '@turnkit/core';
+import { definedProps } from '@turnkit/core/internal';
 import { oneLine, UsageError } from '../errors.js';
 import { providerModel, type ProviderOptions } from '../provider.js';
 import type { LoadedScenarioFile } from '../scenario.js';
@@ -19,6 +20,8 @@ export interface StoredRunOptions {
   readonly store: string | true;
   /** `--id`: the stored turn's id. */
   readonly id?: string;
+  /** `--thread`: the thread the turn continues. */
+  readonly thread?: string;
   /** Flags that have no meaning for a stored turn, by name, when given. */
   readonly unsupported: readonly string[];
 }
@@ -41,20 +44,28 @@ export async function runStoredCommand(o: StoredRunOptions): Promise<number> {
       throw new UsageError(`Could not start the turn of ${o.scenarioFile}: ${oneLine(error)}`);
     }
     try {
-      await store.submit({ agent, input: o.scenario.input, id });
+      await store.submit({ agent, input: o.scenario.input, id, ...definedProps({ thread: o.thread }) });
     } catch (error) {
-      // A bad or taken --id: the store's message names it.
+      // A bad or taken --id or --thread, a closed thread: the store's message names it.
       throw new UsageError(
         oneLine(error)
           .replace(/^store\.submit(: | option )/, '')
-          .replace('`id`', '--id'),
+          .replace('`id`', '--id')
+          .replace('`thread`', '--thread'),
       );
     }
-    process.stdout.write(`${safeText(`stored turn ${id} in ${url}`)}\n`);
+    const where = o.thread === undefined ? '' : ` (thread ${o.thread})`;
+    process.stdout.write(`${safeText(`stored turn ${id} in ${url}${where}`)}\n`);
     await worker.runUntilIdle();
     const turn = await store.get(id);
     if (turn === null) throw new Error(`turn ${id} vanished from the store ${url}`);
     process.stdout.write(`${turnLines(turn, url, o.scenarioFile).join('\n')}\n`);
+    // A turn of a thread waits while an earlier one of the thread has not ended.
+    const thread = o.thread === undefined || turn.status !== 'ready' ? null : await store.get({ thread: o.thread });
+    if (thread?.current != null && thread.current !== id)
+      process.stdout.write(
+        `${safeText(`It waits behind turn ${thread.current} of thread ${o.thread}: decide that one (\`turnkit show --thread ${o.thread}\`), then run a worker.`)}\n`,
+      );
     return exitFor(turn);
   });
 }
