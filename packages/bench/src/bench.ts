@@ -16,6 +16,7 @@ import type { ProfileFigure } from './profile.js';
 import { measureStep } from './step-bench.js';
 import { currentDurableSection, withDurableSection } from './durable-report.js';
 import { currentStoreSection, withStoreSection } from './store-report.js';
+import { currentThreadSection, withThreadSection } from './thread-report.js';
 import { deltasPerSecond, measureSuspendedHeap, turnkitDeltaStream, turnkitSystems } from './turnkit.js';
 import { definedProps } from '@turnkit/core/internal';
 
@@ -151,7 +152,10 @@ export function writeBenchmarksDoc(report: BenchReport): string {
   // The durable-turns sections are other commands' (`pnpm bench --store --write`, `--durable`): kept as they are.
   writeFileSync(
     path,
-    withDurableSection(withStoreSection(renderMarkdown(report), currentStoreSection()), currentDurableSection()),
+    withThreadSection(
+      withDurableSection(withStoreSection(renderMarkdown(report), currentStoreSection()), currentDurableSection()),
+      currentThreadSection(),
+    ),
   );
   return path;
 }

@@ -7,6 +7,7 @@
 // A full run fails when it misses the speed bar (guard.ts).
 //   pnpm bench --store    durable turns (@turnkit/store) on PGlite, and on Postgres with --postgres URL
 //   pnpm bench --durable --postgres URL   turnkit workers against LangGraph's PostgresSaver (1, 2, 4 processes)
+//   pnpm bench --durable --thread --postgres URL   one thread of 500 turns, turnkit against PostgresSaver on one thread_id
 import { spawnSync } from 'node:child_process';
 import { relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -21,10 +22,13 @@ import { runDurableBench } from './durable.js';
 import { formatDurableTerminal, renderDurableSection, writeDurableSection } from './durable-report.js';
 import { ensurePeers } from './peer-install.js';
 import { formatStoreTerminal, renderStoreSection, writeStoreSection } from './store-report.js';
+import { runThreadBench } from './thread-bench.js';
+import { formatThreadTerminal, renderThreadSection, writeThreadSection } from './thread-report.js';
 
 const USAGE = `Usage: pnpm bench [--quick] [--write] [--rounds N] [--turns N] [--warmup N]
        pnpm bench --store [--postgres URL] [--turns N] [--quick] [--write]
        pnpm bench --durable --postgres URL [--turns N] [--quick] [--write]
+       pnpm bench --durable --thread --postgres URL [--turns N] [--write]
   --quick       turnkit systems and the floor, a few hundred turns (what CI runs; asserts no
                 timing; without it the run fails when turnkit misses its speed bar against the peers)
   --write       rewrite docs/benchmarks.md with this run (with --store: its durable-turns section only)
@@ -33,6 +37,9 @@ const USAGE = `Usage: pnpm bench [--quick] [--write] [--rounds N] [--turns N] [-
   --durable     turnkit worker processes against LangChain createAgent + LangGraph PostgresSaver on the
                 Postgres of --postgres (1, 2, 4 processes): turns/s, statements and bytes per turn,
                 decision-to-running latency
+  --thread      with --durable: only the thread case, one conversation of --turns turns (default 500)
+                against PostgresSaver on one thread_id: WAL, stored bytes and time per turn at turns
+                1–10 and the last ten, and the time to load the thread's context
   --rounds N    interleaved rounds (default 40, quick 10)
   --turns N     turns per system per round (default 25, quick 20)
   --warmup N    warm-up turns per system (default 200, quick 50)`;
@@ -65,6 +72,7 @@ async function main(): Promise<number> {
         warmup: { type: 'string' },
         store: { type: 'boolean', default: false },
         durable: { type: 'boolean', default: false },
+        thread: { type: 'boolean', default: false },
         postgres: { type: 'string' },
         help: { type: 'boolean', short: 'h', default: false },
       },
@@ -83,6 +91,11 @@ async function main(): Promise<number> {
     console.error(`--postgres is for --store and --durable.\n${USAGE}`);
     return 2;
   }
+  if (values.thread && !values.durable) {
+    console.error(`--thread is for --durable.\n${USAGE}`);
+    return 2;
+  }
+  if (values.durable && values.thread) return threadMain(values);
   if (values.durable) return durableMain(values);
   if (values.store) return storeMain(values);
   // The heap figure needs a full GC before each reading: re-run this process with --expose-gc.
@@ -150,6 +163,27 @@ async function durableMain(values: { quick: boolean; write: boolean; turns?: str
     const shown = command().replace(/--postgres \S+/, '--postgres URL');
     const path = writeDurableSection(renderDurableSection(report, shown, availableParallelism()));
     console.error(`Wrote the durable section of ${relative(process.cwd(), path)}.`);
+  }
+  return 0;
+}
+
+async function threadMain(values: { write: boolean; turns?: string; postgres?: string }): Promise<number> {
+  if (values.postgres === undefined) {
+    console.error(`--durable --thread needs --postgres URL (a Postgres both systems share).\n${USAGE}`);
+    return 2;
+  }
+  ensurePeers((line) => console.error(line));
+  const figures = await runThreadBench({
+    postgresUrl: values.postgres,
+    turns: positiveInt('turns', values.turns, 500),
+    log: (line) => console.error(line),
+  });
+  console.log(formatThreadTerminal(figures));
+  if (values.write) {
+    const shown = command().replace(/--postgres \S+/, '--postgres URL');
+    const setting = `${availableParallelism()} cores, no other client of the database`;
+    const path = writeThreadSection(renderThreadSection(figures, shown, setting));
+    console.error(`Wrote the thread section of ${relative(process.cwd(), path)}.`);
   }
   return 0;
 }
