@@ -254,6 +254,44 @@ function threadTests(name: string, open: () => Promise<Store>, cleanup?: () => P
       expect(model.requests.at(-1)?.messages).toHaveLength(6);
     });
 
+    it('a turn without a thread that compacts, parks and is taken up again goes on from what the compaction kept', async () => {
+      const { agentName } = fresh();
+      const note = defineTool({
+        name: 'note',
+        description: 'Notes.',
+        input: z.object({}),
+        readOnly: true,
+        execute: () => 'noted',
+      });
+      let calls = 0; // model calls so far (the compaction leaves fewer assistant messages than that)
+      const model: Model = {
+        async generate(): Promise<ModelResponse> {
+          calls += 1;
+          if (calls <= 2) return { text: '', toolCalls: [{ id: `n${calls}`, name: 'note', input: {} }] };
+          if (calls === 3) return { text: '', toolCalls: [{ id: 'r1', name: 'refund', input: { order: 'F1' } }] };
+          return { text: 'Done.', toolCalls: [] };
+        },
+      };
+      const seen: number[] = [];
+      // Keeps the user message and the last assistant message with its results.
+      const compact = (transcript: readonly Message[]): readonly Message[] => {
+        seen.push(transcript.length);
+        const last = transcript.findLastIndex((m) => m.role === 'assistant');
+        return transcript.filter((m, i) => m.role === 'system' || m.role === 'user' || i >= last);
+      };
+      const agents = { [agentName]: { model, tools: [note, refund], compact } };
+      const id = await store.submit({ agent: agentName, input: 'refund F1' });
+      await createWorker({ store, agents }).runUntilIdle();
+      expect((await store.get(id))?.status).toBe('awaiting_approval');
+      await store.decide(id, { r1: { type: 'approve' } });
+      await createWorker({ store, agents }).runUntilIdle();
+      expect((await store.get(id))?.status).toBe('stopped');
+      // Before the park: 3 and 5 messages (the second compaction drops the first note). After it, the
+      // new worker's transcript is what that compaction kept, then the refund and its result: 5, not 7.
+      expect(seen).toEqual([3, 5, 5]);
+      expect((await store.get(id))?.transcript).toHaveLength(8);
+    });
+
     it('many turns of one thread submitted at once, run by several workers, never run at once and run in order', async () => {
       const { agentName, thread } = fresh();
       const model = echoModel();

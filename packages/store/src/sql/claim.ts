@@ -7,7 +7,7 @@ import type { Grant } from '@turnkit/dispatch';
 import type { BudgetUsage } from '@turnkit/dispatch/internal';
 import type { Row, Sql, SqlQuery } from '../db/types.js';
 import type { Claim, ClaimManyOptions, StoredStatus } from '../types.js';
-import { readThreadContext } from './thread-context.js';
+import { contextOf, readThreadContext } from './thread-context.js';
 import { checkLeaseMs, restoredState, toPending } from './values.js';
 
 // Any constant: the key of the advisory lock that makes capped claims take turns (see claimTurns).
@@ -53,7 +53,8 @@ claimed AS (
 )
 SELECT c.*, floor(extract(epoch FROM now()) * 1000)::float8 AS db_now,
   (SELECT coalesce(max(l.seq), 0) FROM turnkit_log_entries l WHERE l.turn_id = c.id) AS logged,
-  CASE WHEN c.thread IS NULL THEN (SELECT coalesce(json_agg(l.data ORDER BY l.seq), '[]') FROM turnkit_log_entries l WHERE l.turn_id = c.id AND l.kind = 'message') END AS transcript,
+  CASE WHEN c.thread IS NULL THEN (SELECT coalesce(json_agg(json_build_object('kind', l.kind, 'data', l.data) ORDER BY l.seq), '[]')
+    FROM turnkit_log_entries l WHERE l.turn_id = c.id AND l.kind IN ('message', 'compaction')) END AS transcript,
   (SELECT th.grants FROM turnkit_threads th WHERE th.id = c.thread) AS thread_grants,
   (SELECT coalesce(json_agg(json_build_object('id', i.id::text, 'kind', i.kind, 'call_id', i.call_id, 'body', i.body) ORDER BY i.id), '[]')
    FROM turnkit_inbox i WHERE i.turn_id = c.id AND i.status = 'pending') AS pending
@@ -105,7 +106,8 @@ export async function claimTurns(sql: Sql, options: ClaimManyOptions): Promise<C
       grants: [...((row.thread_grants ?? []) as Grant[]), ...((row.grants ?? []) as Grant[])],
       thread: (row.thread ?? null) as string | null,
       budgetUsage: (row.budget_usage ?? null) as BudgetUsage | null,
-      transcript: reread.get(id) ?? ((row.transcript ?? []) as Message[]),
+      // The messages, each compaction replacing what came before it with what it kept.
+      transcript: reread.get(id) ?? contextOf((row.transcript ?? []) as Row[]),
       pending: ((row.pending ?? []) as Row[]).map(toPending),
       traceContext: row.trace_context ?? null,
       now: Number(row.db_now),
@@ -115,15 +117,13 @@ export async function claimTurns(sql: Sql, options: ClaimManyOptions): Promise<C
 
 async function readTranscripts(db: SqlQuery, ids: readonly string[]): Promise<Map<string, Message[]>> {
   const rows = await db.query(
-    `SELECT turn_id, data FROM turnkit_log_entries WHERE turn_id = ANY($1::text[]) AND kind = 'message' ORDER BY turn_id, seq`,
+    `SELECT turn_id, kind, data FROM turnkit_log_entries WHERE turn_id = ANY($1::text[]) AND kind IN ('message', 'compaction') ORDER BY turn_id, seq`,
     [[...ids]],
   );
-  const byTurn = new Map<string, Message[]>();
+  const byTurn = new Map<string, Row[]>();
   for (const r of rows) {
     const id = String(r.turn_id);
-    const list = byTurn.get(id) ?? [];
-    list.push(r.data as Message);
-    byTurn.set(id, list);
+    byTurn.set(id, [...(byTurn.get(id) ?? []), r]);
   }
-  return byTurn;
+  return new Map([...byTurn].map(([id, entries]) => [id, contextOf(entries)]));
 }

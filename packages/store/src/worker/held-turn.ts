@@ -272,6 +272,7 @@ export class HeldTurn {
       // The agent's compaction (core's contract, checked by the shared runCompaction); what it kept
       // is written with the next write, placed after the messages appended before it.
       compact: async (effect, ctx) => {
+        if (this.agent.compact === undefined) return defaultHandlers.compact(effect, ctx);
         const before = ctx.transcript.slice();
         const event = await defaultHandlers.compact(effect, ctx);
         const after = ctx.transcript;
