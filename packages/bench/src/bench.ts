@@ -19,6 +19,7 @@ import { LONG } from './durable-long.js';
 import { currentSection, withSection } from './doc-sections.js';
 import { currentStoreSection, withStoreSection } from './store-report.js';
 import { currentCheckSection, withCheckSection } from './check-bench.js';
+import { currentThreadSection, withThreadSection } from './thread-report.js';
 import { deltasPerSecond, measureSuspendedHeap, turnkitDeltaStream, turnkitSystems } from './turnkit.js';
 import { definedProps } from '@turnkit/core/internal';
 
@@ -154,13 +155,16 @@ export function writeBenchmarksDoc(report: BenchReport): string {
   // The durable-turns and model-checking sections are other commands' (`pnpm bench --store --write`, `--durable`): kept as they are.
   writeFileSync(
     path,
-    withCheckSection(
-      withSection(
-        withDurableSection(withStoreSection(renderMarkdown(report), currentStoreSection()), currentDurableSection()),
-        currentSection(LONG),
-        LONG,
+    withThreadSection(
+      withCheckSection(
+        withSection(
+          withDurableSection(withStoreSection(renderMarkdown(report), currentStoreSection()), currentDurableSection()),
+          currentSection(LONG),
+          LONG,
+        ),
+        currentCheckSection(),
       ),
-      currentCheckSection(),
+      currentThreadSection(),
     ),
   );
   return path;

@@ -9,6 +9,7 @@
 //   pnpm bench --durable --postgres URL   turnkit workers against LangGraph's PostgresSaver (1, 2, 4 processes)
 //   pnpm bench --check    the model checker alone: exploreTurn states/s and transitions/s (--write: its section)
 //   pnpm bench --durable --long --postgres URL   the store, DBOS and LangGraph on long turns (10, 100, 1,000 rounds)
+//   pnpm bench --durable --thread --postgres URL   one thread of 500 turns, turnkit against PostgresSaver on one thread_id
 import { spawnSync } from 'node:child_process';
 import { relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -25,12 +26,15 @@ import { formatLongTerminal, renderLongSection, runLongBench, writeLongSection }
 import { formatDurableTerminal, renderDurableSection, writeDurableSection } from './durable-report.js';
 import { ensurePeers } from './peer-install.js';
 import { formatStoreTerminal, renderStoreSection, writeStoreSection } from './store-report.js';
+import { runThreadBench } from './thread-bench.js';
+import { formatThreadTerminal, renderThreadSection, writeThreadSection } from './thread-report.js';
 
 const USAGE = `Usage: pnpm bench [--quick] [--write] [--rounds N] [--turns N] [--warmup N]
        pnpm bench --store [--postgres URL] [--turns N] [--quick] [--write]
        pnpm bench --durable --postgres URL [--turns N] [--quick] [--write]
        pnpm bench --check [--write]
        pnpm bench --durable --long --postgres URL [--write]
+       pnpm bench --durable --thread --postgres URL [--turns N] [--write]
   --quick       turnkit systems and the floor, a few hundred turns (what CI runs; asserts no
                 timing; without it the run fails when turnkit misses its speed bar against the peers)
   --write       rewrite docs/benchmarks.md with this run (with --store: its durable-turns section only)
@@ -44,6 +48,9 @@ const USAGE = `Usage: pnpm bench [--quick] [--write] [--rounds N] [--turns N] [-
   --long        with --durable: the store, turnkit on DBOS and LangGraph, one process each, on the
                 bench scenario and on turns of 10, 100 and 1,000 rounds of 2 KB tool outputs: per
                 turn and per round turns/s, statements, commits, WAL and stored bytes
+  --thread      with --durable: only the thread case, one conversation of --turns turns (default 500)
+                against PostgresSaver on one thread_id: WAL, stored bytes and time per turn at turns
+                1–10 and the last ten, and the time to load the thread's context
   --rounds N    interleaved rounds (default 40, quick 10)
   --turns N     turns per system per round (default 25, quick 20)
   --warmup N    warm-up turns per system (default 200, quick 50)`;
@@ -78,6 +85,7 @@ async function main(): Promise<number> {
         durable: { type: 'boolean', default: false },
         check: { type: 'boolean', default: false },
         long: { type: 'boolean', default: false },
+        thread: { type: 'boolean', default: false },
         postgres: { type: 'string' },
         help: { type: 'boolean', short: 'h', default: false },
       },
@@ -96,11 +104,12 @@ async function main(): Promise<number> {
     console.error(`--postgres is for --store and --durable.\n${USAGE}`);
     return 2;
   }
-  if (values.long && !values.durable) {
-    console.error(`--long is for --durable.\n${USAGE}`);
+  if ((values.long || values.thread) && !values.durable) {
+    console.error(`--long and --thread are for --durable.\n${USAGE}`);
     return 2;
   }
   if (values.durable && values.long) return longMain(values);
+  if (values.durable && values.thread) return threadMain(values);
   if (values.durable) return durableMain(values);
   if (values.store) return storeMain(values);
   // The heap figure needs a full GC before each reading: re-run this process with --expose-gc.
@@ -194,6 +203,27 @@ async function longMain(values: { write: boolean; postgres?: string }): Promise<
     const shown = command().replace(/--postgres \S+/, '--postgres URL');
     const path = writeLongSection(renderLongSection(report, shown));
     console.error(`Wrote the long turns section of ${relative(process.cwd(), path)}.`);
+  }
+  return 0;
+}
+
+async function threadMain(values: { write: boolean; turns?: string; postgres?: string }): Promise<number> {
+  if (values.postgres === undefined) {
+    console.error(`--durable --thread needs --postgres URL (a Postgres both systems share).\n${USAGE}`);
+    return 2;
+  }
+  ensurePeers((line) => console.error(line));
+  const figures = await runThreadBench({
+    postgresUrl: values.postgres,
+    turns: positiveInt('turns', values.turns, 500),
+    log: (line) => console.error(line),
+  });
+  console.log(formatThreadTerminal(figures));
+  if (values.write) {
+    const shown = command().replace(/--postgres \S+/, '--postgres URL');
+    const setting = `${availableParallelism()} cores, no other client of the database`;
+    const path = writeThreadSection(renderThreadSection(figures, shown, setting));
+    console.error(`Wrote the thread section of ${relative(process.cwd(), path)}.`);
   }
   return 0;
 }

@@ -19,7 +19,7 @@ import { testLog } from '../../../test-log.ts';
 
 const doc = (): string => readFileSync(new URL('../../../docs/model-checking.md', import.meta.url), 'utf8');
 
-describe('the model check of the durable protocol (the bounds are STORE_CHECKS: 2 workers, 1–2 turns, 1 death, 0–1 pauses, 0–1 retries, 0–1 cancels)', () => {
+describe('the model check of the durable protocol (the bounds are STORE_CHECKS: 2 workers, 1–2 turns, 1 death, 0–1 pauses, 0–1 retries, 0–1 cancels, a thread of 2 turns)', () => {
   let report: StoreCheckReport;
   beforeAll(() => {
     report = runStoreChecks();
@@ -45,7 +45,7 @@ describe('the model check of the durable protocol (the bounds are STORE_CHECKS: 
   });
 
   it('catches each planted mutant by the invariant it names', () => {
-    expect(report.mutants.map((m) => m.mutant.invariant).sort()).toEqual([1, 3, 4, 5, 6]);
+    expect(report.mutants.map((m) => m.mutant.invariant).sort()).toEqual([1, 3, 4, 5, 6, 7]);
     for (const { mutant, result, caught } of report.mutants) {
       expect(caught, mutant.name).toBe(true);
       const found = result.violations.find((v) => v.invariant === mutant.invariant);
@@ -65,6 +65,9 @@ describe('the model check of the durable protocol (the bounds are STORE_CHECKS: 
     expect(path('take over a lease that has not expired')).toMatch(/w1 claims t1 → .*w1 journals interrupted for t1\/plain$/);
     expect(path('apply an inbox row twice')).toMatch(/user approves t1\/parked → .*w0 commits t1 done at token 1$/);
     expect(path('never take over an expired lease')).toBe('w0 claims t1 → w0 dies');
+    expect(path("run a thread's turns at once")).toMatch(
+      /w0 commits t1 awaiting_approval at token 1 → user submits t2 → w1 claims t2$/,
+    );
   });
 
   it("docs/model-checking.md's figures are what `turnkit check --store --write` writes", () => {

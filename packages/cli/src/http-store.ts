@@ -3,10 +3,11 @@
 // `watch` and `run --store` work from another terminal. Every reply is checked before it is used.
 
 import type { ApprovalDecision } from '@turnkit/core';
-import type { StoreClient, StoredTurn, WatchEvent } from '@turnkit/store';
+import type { StoreClient, StoredThread, StoredTurn, WatchEvent } from '@turnkit/store';
 
 type DecideResult = Awaited<ReturnType<StoreClient['decide']>>;
 type TurnPage = Awaited<ReturnType<StoreClient['list']>>;
+type ThreadPage = Awaited<ReturnType<StoreClient['listThreads']>>;
 
 /** A refusal of the server: its status, its error code (`not_found`, `already_decided`, …) and message. */
 export class ServerRefusal extends Error {
@@ -62,6 +63,16 @@ export function httpStore(base: string, token: string): StoreClient {
   }
 
   const turnPath = (id: string): string => `/turns/${encodeURIComponent(id)}`;
+  const threadPath = (id: string): string => `/threads/${encodeURIComponent(id)}`;
+  /** A GET whose 404 means "no such turn or thread". */
+  async function found(path: string, keys: readonly string[], what: string): Promise<unknown> {
+    try {
+      return record(await call('GET', path), keys, what);
+    } catch (error) {
+      if (error instanceof ServerRefusal && error.status === 404) return null;
+      throw error;
+    }
+  }
 
   return {
     kind: 'pglite',
@@ -69,14 +80,14 @@ export function httpStore(base: string, token: string): StoreClient {
       const reply = record(await call('POST', '/turns', options), ['id'], 'a submitted turn');
       return String(reply.id);
     },
-    async get(id) {
-      try {
-        return record(await call('GET', turnPath(id)), ['id', 'status', 'transcript'], 'a turn') as unknown as StoredTurn;
-      } catch (error) {
-        if (error instanceof ServerRefusal && error.status === 404) return null;
-        throw error;
-      }
-    },
+    get: ((ref: string | { readonly thread: string }) =>
+      typeof ref === 'string'
+        ? (found(turnPath(ref), ['id', 'status', 'transcript'], 'a turn') as Promise<StoredTurn | null>)
+        : (found(
+            threadPath(ref.thread),
+            ['id', 'turns', 'transcript'],
+            'a thread',
+          ) as Promise<StoredThread | null>)) as StoreClient['get'],
     async list(options = {}) {
       const query = new URLSearchParams();
       if (options.status !== undefined) query.set('status', options.status);
@@ -97,9 +108,28 @@ export function httpStore(base: string, token: string): StoreClient {
       );
       return reply.cancelled === true;
     },
-    watch(id, options = {}) {
-      return watchEvents(`${base}/api${turnPath(id)}/events?after=${options.after ?? 0}`, headers, options.signal);
+    async listThreads(options = {}) {
+      const query = new URLSearchParams();
+      if (options.limit !== undefined) query.set('limit', String(options.limit));
+      if (options.cursor !== undefined && options.cursor !== null) query.set('cursor', options.cursor);
+      const reply = record(await call('GET', `/threads?${query}`), ['threads', 'cursor'], 'a page of threads');
+      return reply as unknown as ThreadPage;
     },
+    async closeThread(thread, reason) {
+      const reply = record(
+        await call('POST', `${threadPath(thread)}/close`, reason === undefined ? {} : { reason }),
+        ['closed'],
+        'a close',
+      );
+      return reply.closed === true;
+    },
+    watch: ((ref: string | { readonly thread: string }, options: { after?: number; signal?: AbortSignal } = {}) => {
+      if (typeof ref !== 'string')
+        throw new TypeError(
+          'Watching a whole thread through turnkit dev is not served over HTTP; watch its current turn (turnkit show --thread ID names it).',
+        );
+      return watchEvents(`${base}/api${turnPath(ref)}/events?after=${options.after ?? 0}`, headers, options.signal);
+    }) as StoreClient['watch'],
     async close() {
       // Nothing is held between requests.
     },

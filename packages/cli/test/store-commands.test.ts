@@ -130,6 +130,41 @@ describe('turnkit run --store and the commands on stored turns', () => {
     expect(show.stdout).toContain('Waiting for a decision on:\n  call_1 charge {"cents":3}\n');
   }, 120_000);
 
+  it('run --store --thread queues a second turn behind a parked one; show --thread reads the thread', async () => {
+    const dir = await tempDir();
+    const store = join(dir, 'store');
+    const first = await turnkit(['run', CHARGE, '--store', store, '--thread', 'billing'], { cwd: dir });
+    expect(first.code, first.stderr).toBe(3);
+    const firstId = turnIdOf(first.stdout);
+    expect(first.stdout).toContain(`stored turn ${firstId} in ${store} (thread billing)`);
+    const second = await turnkit(['run', CHARGE, '--store', store, '--thread', 'billing'], { cwd: dir });
+    expect(second.code, second.stderr).toBe(0);
+    const secondId = turnIdOf(second.stdout);
+    expect(second.stdout).toContain(`turn ${secondId} · agent charge · ready`);
+    expect(second.stdout).toContain(`It waits behind turn ${firstId} of thread billing:`);
+    const show = await turnkit(['show', '--thread', 'billing', '--store', store], { cwd: dir });
+    expect(show.code, show.stderr).toBe(3);
+    expect(show.stdout.split('\n').slice(0, 5)).toEqual([
+      'thread billing · agent charge · open',
+      `  turn ${firstId} · awaiting_approval`,
+      `  turn ${secondId} · ready`,
+      'user: Charge 5 cents, then 7.',
+      'assistant: [call_1 charge]',
+    ]);
+    expect(show.stdout).toContain(`turn ${firstId} is\nWaiting for a decision on:\n  call_1 charge {"cents":5}`);
+    const json = await turnkit(['show', '--thread', 'billing', '--store', store, '--json'], { cwd: dir });
+    expect((JSON.parse(json.stdout) as { turns: unknown[]; current: string }).current).toBe(firstId);
+    const nope = await turnkit(['show', '--thread', 'nope', '--store', store], { cwd: dir });
+    expect([nope.code, nope.stderr]).toEqual([2, expect.stringMatching(/^turnkit: There is no thread 'nope' in the store /)]);
+    const both = await turnkit(['show', firstId, '--thread', 'billing', '--store', store], { cwd: dir });
+    expect([both.code, both.stderr]).toEqual([
+      2,
+      'turnkit: Give a turn id or --thread <id> (one of them): `turnkit ls` lists the turns.\n',
+    ]);
+    const loose = await turnkit(['run', CHARGE, '--thread', 'billing'], { cwd: dir });
+    expect([loose.code, loose.stderr]).toEqual([2, 'turnkit: --thread names a thread of stored turns: use it with --store.\n']);
+  }, 120_000);
+
   it('usage errors are one line and exit 2', async () => {
     const dir = await tempDir();
     const store = join(dir, 'store');

@@ -22,6 +22,7 @@ import {
   type StoredStatus,
   type StoredTurn,
   type SubmitOptions,
+  type StoreClient,
   type TurnSummary,
   type WatchEvent,
   TurnExistsError,
@@ -49,6 +50,10 @@ import { CANCEL_TOPIC, decisionTopic, WAKE_TOPIC } from './workflow.js';
 const UNIQUE_VIOLATION = '23505';
 /** Postgres's SQLSTATE for a table that does not exist. */
 const UNDEFINED_TABLE = '42P01';
+
+/** Threads of turns (`submit({ thread })`) are the store's; turns on DBOS do not hold conversations yet. */
+const NO_THREADS =
+  'Threads of turns are not supported on DBOS yet: submit turns without `thread`, or use @turnkit/store (openStore) for conversations.';
 
 export interface ClientParts {
   readonly pool: pg.Pool;
@@ -98,6 +103,7 @@ export function createClient(parts: ClientParts): Omit<DbosTurnsClient, 'close' 
 
   async function submit(options: SubmitOptions): Promise<string> {
     const id = checkSubmit(options);
+    if (options.thread !== undefined) throw new TypeError(NO_THREADS);
     let after: (() => Promise<void>) | null = null;
     try {
       await transaction(pool, async (tx) => {
@@ -124,6 +130,7 @@ export function createClient(parts: ClientParts): Omit<DbosTurnsClient, 'close' 
 
   /** The turn, its log, inbox and journal as of one moment (one snapshot: a write in between shows in all or none). */
   async function get(id: string): Promise<StoredTurn | null> {
+    if (typeof id !== 'string') throw new TypeError(NO_THREADS);
     const client = await pool.connect();
     try {
       await client.query('BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY');
@@ -177,6 +184,7 @@ export function createClient(parts: ClientParts): Omit<DbosTurnsClient, 'close' 
       })),
       outcome,
       error: failure ?? unreadable ?? (outcome?.status === 'failed' ? outcome.error : null),
+      thread: null,
       createdAt: String(row.created_at),
       updatedAt: String(row.updated_at),
       endedAt: (row.ended_at ?? null) as string | null,
@@ -186,7 +194,7 @@ export function createClient(parts: ClientParts): Omit<DbosTurnsClient, 'close' 
   return {
     kind: 'postgres',
     submit,
-    get,
+    get: get as StoreClient['get'],
     async list(options = {}) {
       const limit = checkList(options);
       const { rows } = await pool.query(
@@ -200,6 +208,7 @@ export function createClient(parts: ClientParts): Omit<DbosTurnsClient, 'close' 
           id: String(r.id),
           agent: String(r.agent),
           status: r.status as StoredStatus,
+          thread: null,
           createdAt: String(r.created_at),
           updatedAt: String(r.updated_at),
         }),
@@ -276,7 +285,17 @@ export function createClient(parts: ClientParts): Omit<DbosTurnsClient, 'close' 
       });
     },
 
-    async *watch(id, options = {}): AsyncGenerator<WatchEvent> {
+    async listThreads() {
+      throw new TypeError(NO_THREADS);
+    },
+    async closeThread() {
+      throw new TypeError(NO_THREADS);
+    },
+    watch: async function* (
+      id: string | { readonly thread: string },
+      options: Parameters<StoreClient['watch']>[1] & object = {},
+    ): AsyncGenerator<WatchEvent> {
+      if (typeof id !== 'string') throw new TypeError(NO_THREADS);
       const pollMs = options.pollMs ?? 200;
       if (!Number.isFinite(pollMs) || pollMs < 1)
         throw new RangeError(`store.watch option \`pollMs\` must be a number of milliseconds >= 1, got ${String(pollMs)}.`);
@@ -302,7 +321,7 @@ export function createClient(parts: ClientParts): Omit<DbosTurnsClient, 'close' 
           await nap(pollMs, options.signal);
         }
       }
-    },
+    } as StoreClient['watch'],
   };
 }
 

@@ -1,5 +1,5 @@
-// The HTTP API under /api: the store's operations (submit, list, get, watch, decide, cancel) and
-// nothing more, each route declared once with zod schemas; the OpenAPI description at
+// The HTTP API under /api: the store's operations (submit, list, get, watch, decide, cancel; list,
+// get and close threads) and nothing more, each route declared once with zod schemas; the OpenAPI description at
 // /api/openapi.json is generated from these declarations.
 
 import { createRoute, OpenAPIHono, z } from '@hono/zod-openapi';
@@ -8,6 +8,9 @@ import { definedProps } from '@turnkit/core/internal';
 import {
   CallAlreadyDecidedError,
   type StoreClient,
+  ThreadBusyError,
+  ThreadClosedError,
+  ThreadNotFoundError,
   TurnExistsError,
   TurnNotFoundError,
   TurnNotWaitingError,
@@ -18,15 +21,21 @@ import { jsonMessage, startAfter, watchStream } from './events.js';
 import {
   CancelBody,
   Cancelled,
+  CloseBody,
+  Closed,
   DecideBody,
   Decided,
   Decision,
   ErrorBody,
   EventsQuery,
   ListQuery,
+  StoredThread,
   StoredTurn,
   Submitted,
   SubmitBody,
+  ThreadPage,
+  ThreadParams,
+  ThreadQuery,
   TurnPage,
   TurnParams,
 } from './schemas.js';
@@ -57,7 +66,14 @@ export const routes = {
     summary: 'Queue a turn for a worker that has its agent.',
     security,
     request: body(SubmitBody),
-    responses: { 201: json(Submitted, 'Queued.'), 409: json(ErrorBody, 'A turn with that id exists.'), ...bodyErrors },
+    responses: {
+      201: json(Submitted, 'Queued.'),
+      409: json(
+        ErrorBody,
+        'A turn with that id exists (`conflict`), the thread is closed (`thread_closed`), or, with `whenBusy: refuse`, a turn of the thread has not ended (`thread_busy`).',
+      ),
+      ...bodyErrors,
+    },
   }),
   list: createRoute({
     method: 'get',
@@ -113,10 +129,43 @@ export const routes = {
     request: { params: TurnParams, ...body(CancelBody) },
     responses: { 200: json(Cancelled, 'Durable.'), 404: json(ErrorBody, 'No such turn.'), ...bodyErrors },
   }),
+  listThreads: createRoute({
+    method: 'get',
+    path: '/threads',
+    summary: 'List threads by id; pass `cursor` back for the next page.',
+    security,
+    request: { query: ThreadQuery },
+    responses: { 200: json(ThreadPage, 'A page of threads.'), ...errors },
+  }),
+  getThread: createRoute({
+    method: 'get',
+    path: '/threads/{id}',
+    summary: 'One thread: its turns in order, its transcript, and the parked calls of its current turn.',
+    security,
+    request: { params: ThreadParams },
+    responses: { 200: json(StoredThread, 'The thread.'), 404: json(ErrorBody, 'No such thread.'), ...errors },
+  }),
+  closeThread: createRoute({
+    method: 'post',
+    path: '/threads/{id}/close',
+    summary:
+      'Close a thread: no more turns, its grants end, its turns that have not ended are cancelled (false when closed already).',
+    security,
+    request: { params: ThreadParams, ...body(CloseBody) },
+    responses: { 200: json(Closed, 'Durable.'), 404: json(ErrorBody, 'No such thread.'), ...bodyErrors },
+  }),
 } as const;
 
 const notFound = (c: Parameters<typeof errorReply>[0], id: string) =>
   errorReply(c, 404, { code: 'not_found', message: `There is no turn '${id}'; list turns with GET /api/turns.` });
+const threadNotFound = (c: Parameters<typeof errorReply>[0], id: string) =>
+  errorReply(c, 404, { code: 'not_found', message: `There is no thread '${id}'; list threads with GET /api/threads.` });
+
+/** A store error's message without its method, as a sentence. */
+const told = (e: Error): string => {
+  const text = e.message.replace(/^store\.[a-zA-Z]+: /, '');
+  return text.charAt(0).toUpperCase() + text.slice(1);
+};
 
 /** The API routes (mounted under /api by the server, which adds the token check and body limit). */
 export function createApi(store: StoreClient, options: { readonly pollMs: number }): OpenAPIHono {
@@ -140,13 +189,21 @@ export function createApi(store: StoreClient, options: { readonly pollMs: number
     try {
       // The store checks the limits (a RangeError naming a bad one becomes a 400).
       const limits = submit.limits as TurnLimitsInput | undefined;
-      return c.json(
-        { id: await store.submit({ agent: submit.agent, ...definedProps({ input: submit.input, id: submit.id, limits }) }) },
-        201,
-      );
+      const options = definedProps({
+        input: submit.input,
+        id: submit.id,
+        limits,
+        thread: submit.thread,
+        whenBusy: submit.whenBusy,
+      });
+      return c.json({ id: await store.submit({ agent: submit.agent, ...options }) }, 201);
     } catch (error) {
       // Requests racing with one id all pass the look above; the store refuses all but the first.
       if (error instanceof TurnExistsError) return exists(error.turnId);
+      if (error instanceof ThreadBusyError)
+        return errorReply(c, 409, { code: 'thread_busy', message: told(error), field: 'body.thread' });
+      if (error instanceof ThreadClosedError)
+        return errorReply(c, 409, { code: 'thread_closed', message: told(error), field: 'body.thread' });
       return errorReply(c, 400, callerError(error));
     }
   });
@@ -191,6 +248,28 @@ export function createApi(store: StoreClient, options: { readonly pollMs: number
     const { id } = c.req.valid('param');
     if ((await store.get(id)) === null) return notFound(c, id);
     return c.json({ cancelled: await store.cancel(id, c.req.valid('json').reason) }, 200);
+  });
+
+  api.openapi(routes.listThreads, async (c) => {
+    const { limit, cursor } = c.req.valid('query');
+    const page = await store.listThreads(definedProps({ limit, cursor }));
+    return c.json({ threads: [...page.threads], cursor: page.cursor }, 200);
+  });
+
+  api.openapi(routes.getThread, async (c) => {
+    const { id } = c.req.valid('param');
+    const thread = await store.get({ thread: id });
+    return thread === null ? threadNotFound(c, id) : c.json(thread as unknown as z.infer<typeof StoredThread>, 200);
+  });
+
+  api.openapi(routes.closeThread, async (c) => {
+    const { id } = c.req.valid('param');
+    try {
+      return c.json({ closed: await store.closeThread(id, c.req.valid('json').reason) }, 200);
+    } catch (error) {
+      if (error instanceof ThreadNotFoundError) return threadNotFound(c, id);
+      throw error;
+    }
   });
 
   api.doc31('/openapi.json', {

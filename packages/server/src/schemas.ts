@@ -30,6 +30,14 @@ export const SubmitBody = z
       .record(z.string(), z.unknown())
       .optional()
       .openapi({ description: "Turn limits merged over the agent's (checked by the store; a bad one is a 400 naming it)." }),
+    thread: Id.optional().openapi({
+      example: 'customer-42',
+      description: 'The thread the turn continues (a new thread when the id is new); its turns run one at a time.',
+    }),
+    whenBusy: z.enum(['wait', 'refuse']).optional().openapi({
+      description:
+        'With `thread`: queue behind a turn of the thread that has not ended (`wait`, the default), or answer 409 `thread_busy` (`refuse`).',
+    }),
   })
   .strict()
   .openapi('SubmitTurn');
@@ -43,7 +51,14 @@ export const ListQuery = z.object({
 });
 
 export const TurnSummary = z
-  .object({ id: z.string(), agent: z.string(), status: Status, createdAt: z.string(), updatedAt: z.string() })
+  .object({
+    id: z.string(),
+    agent: z.string(),
+    thread: z.string().nullable(),
+    status: Status,
+    createdAt: z.string(),
+    updatedAt: z.string(),
+  })
   .openapi('TurnSummary');
 
 export const TurnPage = z.object({ turns: z.array(TurnSummary), cursor: z.string().nullable() }).openapi('TurnPage');
@@ -60,29 +75,31 @@ const ToolCall = z
   })
   .openapi('ToolCall');
 
+/** A parked call with no decision yet. */
+const ParkedCall = z.object({
+  call: ToolCall.openapi({ description: 'The call as the model sent it.' }),
+  input: Json.openapi({
+    description: "The input that runs if the call is approved (after the dispatcher's before-hooks); show this one.",
+  }),
+  reason: z.string().optional(),
+  expiresAfterMs: z.number().int().optional().openapi({ description: 'How long a person has to decide (ms).' }),
+  expiresAt: z
+    .number()
+    .int()
+    .optional()
+    .openapi({ description: 'When the approval expires (epoch ms); then the call is rejected as expired.' }),
+});
+
 export const StoredTurn = z
   .object({
     id: z.string(),
     agent: z.string(),
+    thread: z.string().nullable(),
     status: Status,
     input: z.string().nullable(),
     state: Json.openapi({ description: "core's TurnState, or null before a worker took the turn" }),
     transcript: z.array(z.record(z.string(), z.unknown()).openapi({ description: "core's Message" })),
-    parked: z.array(
-      z.object({
-        call: ToolCall.openapi({ description: 'The call as the model sent it.' }),
-        input: Json.openapi({
-          description: "The input that runs if the call is approved (after the dispatcher's before-hooks); show this one.",
-        }),
-        reason: z.string().optional(),
-        expiresAfterMs: z.number().int().optional().openapi({ description: 'How long a person has to decide (ms).' }),
-        expiresAt: z
-          .number()
-          .int()
-          .optional()
-          .openapi({ description: 'When the approval expires (epoch ms); then the call is rejected as expired.' }),
-      }),
-    ),
+    parked: z.array(ParkedCall),
     decisions: z.array(z.record(z.string(), z.unknown()).openapi({ description: 'an inbox entry' })),
     toolCalls: z.array(z.record(z.string(), z.unknown()).openapi({ description: 'a tool journal entry' })),
     outcome: Json,
@@ -120,3 +137,48 @@ export const Cancelled = z.object({ cancelled: z.boolean() }).openapi('Cancelled
 
 export const TurnParams = z.object({ id: Id.openapi({ param: { name: 'id', in: 'path' }, example: 'turn_1' }) });
 export const EventsQuery = z.object({ after: z.coerce.number().int().min(0).optional() });
+
+export const ThreadParams = z.object({ id: Id.openapi({ param: { name: 'id', in: 'path' }, example: 'customer-42' }) });
+
+export const ThreadSummary = z
+  .object({
+    id: z.string(),
+    agent: z.string(),
+    status: z.enum(['open', 'closed']),
+    turns: z.number().int().openapi({ description: 'How many turns it has.' }),
+    current: z.string().nullable().openapi({ description: 'Its turn that has not ended and runs first.' }),
+    createdAt: z.string(),
+    closedAt: z.string().nullable(),
+  })
+  .openapi('ThreadSummary');
+
+export const ThreadPage = z.object({ threads: z.array(ThreadSummary), cursor: z.string().nullable() }).openapi('ThreadPage');
+
+export const ThreadQuery = z.object({
+  limit: z.coerce.number().int().min(1).max(1000).optional().openapi({ example: 50 }),
+  cursor: z.string().max(200).optional(),
+});
+
+export const StoredThread = z
+  .object({
+    id: z.string(),
+    agent: z.string(),
+    status: z.enum(['open', 'closed']),
+    turns: z.array(TurnSummary).openapi({ description: 'Its turns, oldest first.' }),
+    transcript: z
+      .array(z.record(z.string(), z.unknown()).openapi({ description: "core's Message" }))
+      .openapi({ description: 'What its next model request starts from: the latest compaction and every message since.' }),
+    current: z.string().nullable(),
+    parked: z.array(ParkedCall).openapi({ description: 'The parked calls of `current`.' }),
+    grants: z.array(z.record(z.string(), z.unknown())).openapi({ description: 'What its turns remembered.' }),
+    closeReason: z.string().nullable(),
+    createdAt: z.string(),
+    closedAt: z.string().nullable(),
+  })
+  .openapi('StoredThread');
+
+export const CloseBody = z
+  .object({ reason: z.string().max(2000).optional() })
+  .strict()
+  .openapi('CloseThread');
+export const Closed = z.object({ closed: z.boolean() }).openapi('Closed');

@@ -68,7 +68,28 @@ describe('the OpenAPI description', () => {
         ['/api/turns/turn_none/cancel', post({})],
         [`/api/turns/${other}/cancel`, text('{}')],
       ],
+      listThreads: [
+        ['/api/threads?limit=2', {}],
+        ['/api/threads?limit=0', {}],
+      ],
+      getThread: [
+        ['/api/threads/customer-7', {}],
+        ['/api/threads/thread_none', {}],
+      ],
+      closeThread: [
+        ['/api/threads/thread_none/close', post({})],
+        ['/api/threads/customer-7/close', text('{}')],
+        ['/api/threads/customer-7/close', post({ reason: 'done' })],
+      ],
     };
+    // A thread whose first turn has not ended: a second turn that refuses to wait is answered 409.
+    await t.api('/api/turns', post({ agent: 'support', input: 'Refund order O-7, 3 EUR.', thread: 'customer-7' }));
+    const busy = await t.api(
+      '/api/turns',
+      post({ agent: 'support', input: 'And O-8?', thread: 'customer-7', whenBusy: 'refuse' }),
+    );
+    expect(busy.status).toBe(409);
+    expect(((await busy.json()) as { error: { code: string } }).error.code).toBe('thread_busy');
     expect(Object.keys(tries).sort()).toEqual(Object.keys(routes).sort());
     for (const [name, requests] of Object.entries(tries)) {
       const route = routes[name as keyof typeof routes];
@@ -86,6 +107,10 @@ describe('the OpenAPI description', () => {
         expect(parsed?.success, `${path} ${status}: ${JSON.stringify(parsed?.error)}`).toBe(true);
       }
     }
+    // A closed thread takes no more turns.
+    const closed = await t.api('/api/turns', post({ agent: 'support', input: 'More?', thread: 'customer-7' }));
+    expect(closed.status).toBe(409);
+    expect(((await closed.json()) as { error: { code: string } }).error.code).toBe('thread_closed');
     // A body route documents 413 and 415; a GET route takes no body, so it documents neither.
     for (const route of Object.values(routes)) {
       const statuses = Object.keys(doc.paths[route.path]?.[route.method]?.responses ?? {});

@@ -11,6 +11,40 @@ export class TurnExistsError extends Error {
   }
 }
 
+/**
+ * `submit` with `whenBusy: 'refuse'` found a turn of the thread that has not ended (a server
+ * answers it with 409). `turnId` is that turn: wait for it to end (`store.watch`), or submit with
+ * `whenBusy: 'wait'` to queue behind it. Nothing was stored.
+ */
+export class ThreadBusyError extends Error {
+  constructor(
+    readonly threadId: string,
+    readonly turnId: string,
+    readonly status: string,
+  ) {
+    super(
+      `store.submit: thread '${threadId}' is busy: its turn '${turnId}' has not ended (status ${status}), and a thread runs one turn at a time. Nothing was stored; submit again once it ends, or leave \`whenBusy\` out to queue behind it.`,
+    );
+    this.name = 'ThreadBusyError';
+  }
+}
+
+/** `submit` named a thread that was closed (a server answers it with 409): it takes no more turns. Start a new thread. */
+export class ThreadClosedError extends Error {
+  constructor(readonly threadId: string) {
+    super(`store.submit: thread '${threadId}' is closed and takes no more turns; start a new thread with another id.`);
+    this.name = 'ThreadClosedError';
+  }
+}
+
+/** `closeThread` was given an id no thread has (a server answers it with 404). */
+export class ThreadNotFoundError extends Error {
+  constructor(readonly threadId: string) {
+    super(`store.closeThread: there is no thread '${threadId}'; check the thread id (store.listThreads lists them).`);
+    this.name = 'ThreadNotFoundError';
+  }
+}
+
 const quoted = (ids: readonly string[]): string => ids.map((id) => `'${id}'`).join(', ');
 
 /** `decide` or `cancel` was given an id no turn has (a server answers it with 404). */

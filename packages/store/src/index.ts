@@ -4,11 +4,25 @@
 export { openStore } from './open.js';
 export type { OpenStoreOptions, Store } from './open.js';
 export type { StoreClient } from './client/types.js';
-export type { InboxEntry, StoredStatus, StoredTurn, SubmitOptions, TurnSummary, WatchEvent } from './types.js';
+export type {
+  InboxEntry,
+  StoredStatus,
+  StoredThread,
+  StoredTurn,
+  SubmitOptions,
+  ThreadPage,
+  ThreadSummary,
+  ThreadWatchEvent,
+  TurnSummary,
+  WatchEvent,
+} from './types.js';
 export { STORED_STATUSES } from './statuses.js';
 export { newTurnId } from './ids.js';
 export {
   CallAlreadyDecidedError,
+  ThreadBusyError,
+  ThreadClosedError,
+  ThreadNotFoundError,
   TurnExistsError,
   TurnNotFoundError,
   TurnNotWaitingError,

@@ -26,6 +26,17 @@ export interface SubmitOptions {
   readonly id?: string;
   /** Merged over the agent's limits (these win). Checked now: a bad limit throws here. */
   readonly limits?: TurnLimitsInput;
+  /**
+   * The thread this turn continues (same id rules as `id`): the turn starts from the thread's
+   * conversation (its earlier turns' transcript, after compaction). A new id starts a new thread.
+   * A thread runs one turn at a time: see `whenBusy`.
+   */
+  readonly thread?: string;
+  /**
+   * With `thread`, when a turn of the thread has not ended (it runs, is parked or waits):
+   * `'wait'` (default) queues this turn behind it; `'refuse'` throws ThreadBusyError and stores nothing.
+   */
+  readonly whenBusy?: 'wait' | 'refuse';
 }
 
 /** A decision or cancel as the inbox holds it: `pending` until a worker applies it with the state it changes. */
@@ -55,11 +66,16 @@ export interface JournalEntry {
 export interface StoredTurn {
   readonly id: string;
   readonly agent: string;
+  /** The thread the turn belongs to, or null. */
+  readonly thread: string | null;
   readonly status: StoredStatus;
   readonly input: string | null;
   /** The last written state; null before a worker first took the turn, or when the stored state cannot be read (see `error`). */
   readonly state: TurnState | null;
-  /** The conversation as written so far (the agent's system prompt is not stored: it is code). */
+  /**
+   * This turn's messages as written so far (the agent's system prompt is not stored: it is code).
+   * A compaction leaves them all here: it only changes what later model requests carry.
+   */
   readonly transcript: readonly Message[];
   /**
    * Parked calls with no decision yet (neither applied nor waiting in the inbox). Each has `call`, as
@@ -80,9 +96,53 @@ export interface StoredTurn {
 export interface TurnSummary {
   readonly id: string;
   readonly agent: string;
+  /** The thread the turn belongs to, or null. */
+  readonly thread: string | null;
   readonly status: StoredStatus;
   readonly createdAt: string;
   readonly updatedAt: string;
+}
+
+/** A thread as `store.get({ thread })` reads it. Times are ISO 8601 strings. */
+export interface StoredThread {
+  readonly id: string;
+  readonly agent: string;
+  /** `open` takes turns; `closed` takes none (`store.closeThread`). */
+  readonly status: 'open' | 'closed';
+  /** Its turns, oldest first. */
+  readonly turns: readonly TurnSummary[];
+  /**
+   * The conversation its next model request starts from: the latest compaction's transcript and
+   * every message written after it (all of them when nothing was compacted). The system prompt is not stored.
+   */
+  readonly transcript: readonly Message[];
+  /** The turn that has not ended yet and runs first (running, parked or next in line), or null. */
+  readonly current: string | null;
+  /** The calls of `current` parked for a decision (as `StoredTurn.parked`). */
+  readonly parked: readonly ParkedCall[];
+  /** What its turns remembered (`remember: 'session' | 'tool'`); they apply to its later turns only. Empty once closed. */
+  readonly grants: readonly Grant[];
+  readonly closeReason: string | null;
+  readonly createdAt: string;
+  readonly closedAt: string | null;
+}
+
+export interface ThreadSummary {
+  readonly id: string;
+  readonly agent: string;
+  readonly status: 'open' | 'closed';
+  /** How many turns it has. */
+  readonly turns: number;
+  /** Its turn that has not ended and runs first, or null. */
+  readonly current: string | null;
+  readonly createdAt: string;
+  readonly closedAt: string | null;
+}
+
+export interface ThreadPage {
+  readonly threads: readonly ThreadSummary[];
+  /** Pass to `listThreads` for the next page; null on the last page. */
+  readonly cursor: string | null;
 }
 
 export interface ListOptions {
@@ -112,6 +172,9 @@ export type WatchEvent =
   | { readonly type: 'message'; readonly seq: number; readonly message: Message }
   | { readonly type: 'notice'; readonly seq: number; readonly notice: Notice }
   | { readonly type: 'status'; readonly seq: number; readonly status: StoredStatus; readonly outcome: Outcome | null };
+
+/** What happens in a thread: each of its turns' events, in order, with the turn's id. */
+export type ThreadWatchEvent = WatchEvent & { readonly turnId: string };
 
 export interface WatchOptions {
   /** Start after this `seq` (default 0: the whole history, then what follows). */
@@ -151,7 +214,13 @@ export interface Claim {
   readonly state: unknown;
   readonly grants: readonly Grant[];
   readonly budgetUsage: BudgetUsage | null;
+  /**
+   * The conversation the turn goes on from: its own messages, after its thread's context (the
+   * latest compaction's transcript and every message since) for a turn of a thread.
+   */
   readonly transcript: readonly Message[];
+  /** The turn's thread, or null. Its grants are in `grants`. */
+  readonly thread?: string | null;
   /** What the last activation's observer saved (`AgentDefinition.observe`), as read back: untrusted; null when none. */
   readonly traceContext: unknown;
   /** The turn's pending inbox rows when it was claimed (a store answers the worker's first inbox read with them). */
@@ -160,9 +229,14 @@ export interface Claim {
   readonly now?: number;
 }
 
+/**
+ * A message, a notice or a compaction of a commit's `log`. A compaction is the transcript the
+ * agent's `compact` kept (without the system prompt), placed after the messages appended before
+ * it: written as a log entry, nothing is deleted.
+ */
+export type LogItem = { readonly message: Message } | { readonly notice: Notice } | { readonly compaction: readonly Message[] };
+
 /** One write: state, the messages and notices since the last write, and inbox rows applied. */
-/** A message or a notice of a commit's `log`. */
-export type LogItem = { readonly message: Message } | { readonly notice: Notice };
 
 export interface Commit {
   readonly state?: TurnState;
@@ -179,6 +253,8 @@ export interface Commit {
   /** Of `applied`, the decision rows core did not take (`decisionsTaken`): marked ignored instead. */
   readonly ignored?: readonly string[];
   readonly grants?: readonly Grant[];
+  /** A turn of a thread: the grants its thread keeps from now on (given when they changed). Ignored once the thread is closed. */
+  readonly threadGrants?: readonly Grant[];
   readonly budgetUsage?: BudgetUsage;
   /** The store fails the turn (state is left as stored). */
   readonly fail?: TurnError;

@@ -200,18 +200,28 @@ describe('protocolStep (fast-check, numRuns 500, 1–40 events each)', () => {
 });
 
 describe('the claim statement is `claimable` in SQL (PGlite)', () => {
-  it('takes exactly the turns the predicate allows, over every mix of runnable, lease and retry time', async () => {
+  it('takes exactly the turns the predicate allows, over every mix of runnable, lease, retry time and an earlier turn of its thread', async () => {
     const sql = await openSql('memory://');
     const store = createStore(sql);
     try {
       const times = { none: null, past: -60_000, future: 60_000 } as const;
-      const cases: { id: string; runnable: boolean; lease: keyof typeof times; retry: keyof typeof times }[] = [];
+      type Thread = 'none' | 'open_before' | 'ended_before';
+      const cases: { id: string; runnable: boolean; lease: keyof typeof times; retry: keyof typeof times; thread: Thread }[] = [];
       for (const runnable of [true, false])
         for (const lease of ['none', 'past', 'future'] as const)
           for (const retry of ['none', 'past', 'future'] as const)
-            cases.push({ id: `c_${cases.length}`, runnable, lease, retry });
+            for (const thread of ['none', 'open_before', 'ended_before'] as const)
+              cases.push({ id: `c_${cases.length}`, runnable, lease, retry, thread });
       for (const c of cases) {
-        await store.submit({ agent: 'a', id: c.id });
+        if (c.thread !== 'none') {
+          // An earlier turn of its thread, open or ended, that no claim takes itself (not runnable).
+          const before = await store.submit({ agent: 'a', id: `${c.id}_before`, thread: `th_${c.id}` });
+          await sql.query(
+            `UPDATE turnkit_turns SET runnable = false, ended_at = ${c.thread === 'ended_before' ? 'now()' : 'NULL'} WHERE id = $1`,
+            [before],
+          );
+        }
+        await store.submit({ agent: 'a', id: c.id, ...(c.thread === 'none' ? {} : { thread: `th_${c.id}` }) });
         const at = (key: keyof typeof times): string =>
           times[key] === null ? 'NULL' : `now() + ${times[key]} * interval '1 millisecond'`;
         await sql.query(
@@ -223,7 +233,17 @@ describe('the claim statement is `claimable` in SQL (PGlite)', () => {
         .map((c) => c.lease.id)
         .sort();
       const expected = cases
-        .filter((c) => claimable({ runnable: c.runnable, leaseExpiresAt: times[c.lease], runAfter: times[c.retry] }, 0))
+        .filter((c) =>
+          claimable(
+            {
+              runnable: c.runnable,
+              leaseExpiresAt: times[c.lease],
+              runAfter: times[c.retry],
+              ...(c.thread === 'none' ? {} : { threadBusy: c.thread === 'open_before' }),
+            },
+            0,
+          ),
+        )
         .map((c) => c.id)
         .sort();
       expect(expected.length).toBeGreaterThan(0);

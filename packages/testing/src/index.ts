@@ -8,6 +8,14 @@ export { testTurn } from './interpreter.js';
 export type { TestTurn } from './interpreter.js';
 export { runScenario } from './run-scenario.js';
 export { scenarios } from './scenarios.js';
+export { runThreadScenario, threadScenarios } from './thread-scenarios.js';
+export type {
+  ConformanceThreadOptions,
+  ConformanceThreadRun,
+  ConformanceThreads,
+  ThreadScenario,
+  ThreadScenarioRun,
+} from './thread-scenarios.js';
 export { messageLine, transcriptLines } from './transcript.js';
 export type {
   ConformanceResult,

@@ -7,7 +7,7 @@ import { protocol as realProtocol, type Protocol } from '@turnkit/store/protocol
 import type { World, WorldConfig } from './types.js';
 import { actions, allDone, initialWorld } from './world.js';
 
-export type StoreInvariant = 1 | 2 | 3 | 4 | 5 | 6;
+export type StoreInvariant = 1 | 2 | 3 | 4 | 5 | 6 | 7;
 
 /** The invariants, by number. */
 export const STORE_INVARIANTS: Readonly<Record<StoreInvariant, string>> = {
@@ -17,6 +17,7 @@ export const STORE_INVARIANTS: Readonly<Record<StoreInvariant, string>> = {
   4: 'at most one worker commits a write for a turn at any fencing token',
   5: 'every turn can still reach a terminal state (no deadlock)',
   6: 'a call is given up as interrupted only after the lease it started under ended',
+  7: "a thread's turns never run at once: at most one of them has started and not ended",
 };
 
 export interface StoreViolation {
@@ -156,7 +157,18 @@ function cannotEnd(count: number, from: readonly number[], to: readonly number[]
 
 type EdgeViolation = Omit<StoreViolation, 'path'>;
 
-/** The safety invariants (1–4, 6) on one edge: what `after` breaks that `before` did not. */
+/** A thread's turns that have started (been claimed) and not ended, by thread. */
+function runningByThread(config: WorldConfig, world: World): Map<string, string[]> {
+  const running = new Map<string, string[]>();
+  world.rows.forEach((row, t) => {
+    const spec = config.turns[t];
+    if (spec?.thread === undefined || row.token === 0 || row.status === 'done') return;
+    running.set(spec.thread, [...(running.get(spec.thread) ?? []), spec.id]);
+  });
+  return running;
+}
+
+/** The safety invariants (1–4, 6, 7) on one edge: what `after` breaks that `before` did not. */
 export function edgeViolations(config: WorldConfig, before: World, after: World): EdgeViolation[] {
   const out: EdgeViolation[] = [];
   const turn = (t: number | string): string => config.turns[Number(t)]?.id ?? String(t);
@@ -193,6 +205,14 @@ export function edgeViolations(config: WorldConfig, before: World, after: World)
     const ended = after.rows[entry.turn]?.status === 'done' && before.rows[entry.turn]?.status !== 'done';
     if (ended && entry.timesApplied !== 1 && !(entry.timesApplied === 0 && entry.status === 'ignored'))
       out.push({ invariant: 3, message: `turn ${turn(entry.turn)} ended with ${what} applied ${entry.timesApplied} times.` });
+  }
+  const runningBefore = runningByThread(config, before);
+  for (const [thread, turns] of runningByThread(config, after)) {
+    if (turns.length > 1 && (runningBefore.get(thread)?.length ?? 0) <= 1)
+      out.push({
+        invariant: 7,
+        message: `turns ${turns.join(' and ')} of thread ${thread} have both started and neither has ended.`,
+      });
   }
   const fresh = after.ghost.writers.filter((w) => !before.ghost.writers.includes(w));
   for (const entry of fresh) {

@@ -10,7 +10,12 @@ export interface ProtocolMutant {
   /** The invariant the exploration must find broken. */
   readonly invariant: StoreInvariant;
   readonly protocol: Protocol;
+  /** The exploration it runs on, by name (default: the first). */
+  readonly check?: string;
 }
+
+/** The exploration with a thread (report.ts's STORE_CHECKS names it so). */
+export const THREAD_CHECK = 'a thread: t2 submitted while t1 is parked, a death';
 
 export const PROTOCOL_MUTANTS: readonly ProtocolMutant[] = [
   {
@@ -52,5 +57,12 @@ export const PROTOCOL_MUTANTS: readonly ProtocolMutant[] = [
     description: "a claim takes only turns with no lease at all, so a dead worker's turn is never recovered",
     invariant: 5,
     protocol: { ...protocol, claimable: (row, now) => row.leaseExpiresAt === null && protocol.claimable(row, now) },
+  },
+  {
+    name: "run a thread's turns at once",
+    description: 'a claim takes a turn of a thread whose earlier turn has not ended',
+    invariant: 7,
+    protocol: { ...protocol, claimable: (row, now) => protocol.claimable({ ...row, threadBusy: false }, now) },
+    check: THREAD_CHECK,
   },
 ];

@@ -3,7 +3,7 @@
 // `turnkit check --store --write docs/model-checking.md`; a test compares the page with a new run).
 
 import { exploreStore, type StoreCheckResult, type StoreInvariant } from './explore.js';
-import { PROTOCOL_MUTANTS, type ProtocolMutant } from './mutants.js';
+import { PROTOCOL_MUTANTS, type ProtocolMutant, THREAD_CHECK } from './mutants.js';
 import type { Protocol } from '@turnkit/store/protocol';
 import type { WorldConfig } from './types.js';
 
@@ -21,7 +21,7 @@ const PARKED_TURN = {
   ],
 } as const;
 
-/** The explorations `turnkit check --store` runs; the mutants run on the first. */
+/** The explorations `turnkit check --store` runs; the mutants run on the first, or the one they name. */
 export const STORE_CHECKS: readonly StoreCheckSpec[] = [
   { name: 'one turn, a death and a pause', config: { workers: 2, deaths: 1, pauses: 1, turns: [PARKED_TURN] } },
   {
@@ -33,6 +33,18 @@ export const STORE_CHECKS: readonly StoreCheckSpec[] = [
     config: { workers: 2, deaths: 1, pauses: 1, retries: 1, turns: [PARKED_TURN] },
   },
   { name: 'one turn, a cancel and a death', config: { workers: 2, deaths: 1, pauses: 0, cancels: 1, turns: [PARKED_TURN] } },
+  {
+    name: THREAD_CHECK,
+    config: {
+      workers: 2,
+      deaths: 1,
+      pauses: 0,
+      turns: [
+        { ...PARKED_TURN, thread: 'th' },
+        { id: 't2', calls: [{ id: 'plain', parked: false }], thread: 'th', submitWhileParked: 't1' },
+      ],
+    },
+  },
 ];
 
 export interface MutantOutcome {
@@ -75,8 +87,9 @@ export function runStoreChecks(options: RunStoreChecksOptions = {}): StoreCheckR
     first === undefined
       ? []
       : PROTOCOL_MUTANTS.map((mutant) => {
+          const on = checks.find((c) => c.name === mutant.check) ?? first;
           const result = exploreStore({
-            config: first.config,
+            config: on.config,
             protocol: mutant.protocol,
             stopAt: mutant.invariant,
             onProgress: progress(mutant.name),
@@ -102,7 +115,15 @@ export const STORE_CHECK_MARKERS = {
 const count = (n: number): string => n.toLocaleString('en-US');
 
 function describeWorld(config: WorldConfig): string {
-  return config.turns.map((t) => `${t.id} (${t.calls.map((c) => c.id).join(', ')})`).join(', ');
+  return config.turns
+    .map((t) => {
+      const about = [
+        t.thread === undefined ? '' : `thread ${t.thread}`,
+        t.submitWhileParked === undefined ? '' : `submitted while ${t.submitWhileParked} is parked`,
+      ].filter((a) => a !== '');
+      return `${t.id} (${t.calls.map((c) => c.id).join(', ')})${about.length === 0 ? '' : ` [${about.join(', ')}]`}`;
+    })
+    .join(', ');
 }
 
 /** The markdown section (markers included) for a report: no timings, so a run on any machine writes the same. */

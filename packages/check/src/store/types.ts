@@ -12,6 +12,13 @@ export interface CallSpec {
 export interface TurnSpec {
   readonly id: string;
   readonly calls: readonly CallSpec[];
+  /** The thread the turn belongs to: it runs only when no earlier turn of the thread is open. */
+  readonly thread?: string;
+  /**
+   * The id of an earlier turn: this turn is submitted by the user while that one is parked for
+   * approval (or once it has ended), not before. Without it the turn is submitted at the start.
+   */
+  readonly submitWhileParked?: string;
 }
 
 export interface WorldConfig {
@@ -31,6 +38,8 @@ export interface WorldConfig {
 export type Phase = 'ready' | 'dispatching' | 'awaiting_approval' | 'executing_approved' | 'done';
 
 export interface TurnRow {
+  /** The row exists (a turn with `submitWhileParked` is inserted by the user's submit). */
+  submitted: boolean;
   token: number;
   owner: number | null;
   /** The lease has not expired (meaningful while `owner` is set). */

@@ -12,13 +12,14 @@ import type { Action, HoldModel, InboxEntry, Op, TurnRow, World, WorldConfig } f
 
 export function initialWorld(config: WorldConfig): World {
   return {
-    rows: config.turns.map(() => ({
+    rows: config.turns.map((t) => ({
+      submitted: t.submitWhileParked === undefined,
       token: 0,
       owner: null,
       live: false,
       version: 0,
       status: 'ready',
-      runnable: true,
+      runnable: t.submitWhileParked === undefined,
       retry: 'none',
     })),
     journal: config.turns.map((t) => t.calls.map(() => ({ started: null, result: null }))),
@@ -42,7 +43,7 @@ export function actions(config: WorldConfig, world: World, protocol: Protocol): 
   };
   world.workers.forEach((held, w) => {
     if (held === null) {
-      const turn = claimTarget(world, protocol);
+      const turn = claimTarget(config, world, protocol);
       if (turn !== null) add(`w${w} claims ${config.turns[turn]?.id}`, (next) => claim(config, next, w, turn, protocol));
     } else if (held.ops.length > 0) {
       add(`w${w} ${describeOp(config, held)}`, (next) => perform(config, next, w, protocol));
@@ -56,6 +57,10 @@ export function actions(config: WorldConfig, world: World, protocol: Protocol): 
   });
   world.rows.forEach((row, t) => {
     const id = config.turns[t]?.id;
+    if (!row.submitted) {
+      if (submittable(config, world, t)) add(`user submits ${id}`, (next) => submit(next, t));
+      return;
+    }
     if (row.owner !== null && row.live) {
       const holder = world.workers.some((h) => h !== null && h.turn === t && h.hold.token === row.token);
       if (!holder) add(`${id}'s lease expires`, (next) => expire(next, t));
@@ -78,20 +83,46 @@ export function allDone(world: World): boolean {
   return world.rows.every((r) => r.status === 'done');
 }
 
+/** A turn submitted by the user: while the turn it names is parked for approval, or once that one has ended. */
+function submittable(config: WorldConfig, world: World, t: number): boolean {
+  const after = config.turns.findIndex((spec) => spec.id === config.turns[t]?.submitWhileParked);
+  const status = world.rows[after]?.status;
+  return status === 'awaiting_approval' || status === 'done';
+}
+
+/** `store.submit`: the turn's row is inserted, runnable (after every row already there: its place in line). */
+function submit(world: World, t: number): void {
+  const row = world.rows[t] as TurnRow;
+  row.submitted = true;
+  row.runnable = true;
+}
+
+/** Whether an earlier turn of the turn's thread is open (submitted, not ended): what the claim statement's thread rule reads. */
+function threadBusy(config: WorldConfig, world: World, t: number): boolean | undefined {
+  const thread = config.turns[t]?.thread;
+  if (thread === undefined) return undefined;
+  return config.turns.some(
+    (spec, e) => e < t && spec.thread === thread && world.rows[e]?.submitted && world.rows[e]?.status !== 'done',
+  );
+}
+
 /** The first turn (in submission order) the claim statement would take, by the protocol's predicate. */
-function claimTarget(world: World, protocol: Protocol): number | null {
+function claimTarget(config: WorldConfig, world: World, protocol: Protocol): number | null {
   if (protocol.claimLimit({ held: 0, concurrency: 1, stopping: false }) < 1) return null;
   // The model clock: now is 1; a live lease or a waiting retry ends at 2, an expired or due one ended at 1.
-  const index = world.rows.findIndex((r) =>
-    protocol.claimable(
+  const index = world.rows.findIndex((r, t) => {
+    if (!r.submitted) return false;
+    const busy = threadBusy(config, world, t);
+    return protocol.claimable(
       {
         runnable: r.runnable,
         leaseExpiresAt: r.owner === null ? null : r.live ? 2 : 1,
         runAfter: r.retry === 'none' ? null : r.retry === 'waiting' ? 2 : 1,
+        ...(busy === undefined ? {} : { threadBusy: busy }),
       },
       1,
-    ),
-  );
+    );
+  });
   return index < 0 ? null : index;
 }
 

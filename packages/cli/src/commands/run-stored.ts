@@ -5,6 +5,7 @@
 import { createWorker, newTurnId, type StoreClient, type SubmitOptions } from '@turnkit/store';
 import { type DevLink, findDevLink } from '../dev-link.js';
 import type { Model } from '@turnkit/core';
+import { definedProps } from '@turnkit/core/internal';
 import { oneLine, UsageError } from '../errors.js';
 import { providerModel, type ProviderOptions } from '../provider.js';
 import type { LoadedScenarioFile } from '../scenario.js';
@@ -20,6 +21,8 @@ export interface StoredRunOptions {
   readonly store: string | true;
   /** `--id`: the stored turn's id. */
   readonly id?: string;
+  /** `--thread`: the thread the turn continues. */
+  readonly thread?: string;
   /** Flags that have no meaning for a stored turn, by name, when given. */
   readonly unsupported: readonly string[];
 }
@@ -44,12 +47,19 @@ export async function runStoredCommand(o: StoredRunOptions): Promise<number> {
     } catch (error) {
       throw new UsageError(`Could not start the turn of ${o.scenarioFile}: ${oneLine(error)}`);
     }
-    await submit(store, { agent, input: o.scenario.input, id });
-    process.stdout.write(`${safeText(`stored turn ${id} in ${url}`)}\n`);
+    await submit(store, { agent, input: o.scenario.input, id, ...definedProps({ thread: o.thread }) });
+    const where = o.thread === undefined ? '' : ` (thread ${o.thread})`;
+    process.stdout.write(`${safeText(`stored turn ${id} in ${url}${where}`)}\n`);
     await worker.runUntilIdle();
     // Another worker of the store (on Postgres) may have claimed the turn first: wait for it.
     const turn = await untilSettled(store, id, url);
     process.stdout.write(`${turnLines(turn, url, o.scenarioFile).join('\n')}\n`);
+    // A turn of a thread waits while an earlier one of the thread has not ended.
+    const thread = o.thread === undefined || turn.status !== 'ready' ? null : await store.get({ thread: o.thread });
+    if (thread?.current != null && thread.current !== id)
+      process.stdout.write(
+        `${safeText(`It waits behind turn ${thread.current} of thread ${o.thread}: decide that one (\`turnkit show --thread ${o.thread}\`), then run a worker.`)}\n`,
+      );
     return exitFor(turn);
   });
 }
@@ -77,11 +87,12 @@ async function submit(client: StoreClient, options: SubmitOptions): Promise<stri
   try {
     return await client.submit(options);
   } catch (error) {
-    // A bad or taken --id: the store's (or the server's) message names it.
+    // A bad or taken --id or --thread, a closed thread: the store's (or the server's) message names it.
     throw new UsageError(
       oneLine(error)
         .replace(/^store\.submit(: | option )/, '')
-        .replace('`id`', '--id'),
+        .replace('`id`', '--id')
+        .replace('`thread`', '--thread'),
     );
   }
 }

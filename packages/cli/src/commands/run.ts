@@ -20,6 +20,7 @@ export interface RunFlags {
   readonly baseUrl?: string;
   readonly store?: string | true;
   readonly id?: string;
+  readonly thread?: string;
 }
 
 /** `turnkit run`: a scenario in-process, or stored with --store. */
@@ -37,6 +38,10 @@ export function addRunCommand(program: Command, { configure, setExit }: CommandK
     .option('--base-url <url>', 'the API base URL (required for openai-compatible)', parseUrl)
     .option('--store [url]', `store the turn (see \`turnkit ls\`): ${STORE_HELP}`)
     .option('--id <turn>', 'with --store: the id of the stored turn (default turn_<uuid>)')
+    .option(
+      '--thread <id>',
+      'with --store: the thread the turn continues (after its earlier turns; a new thread when the id is new)',
+    )
     .addHelpText(
       'after',
       [
@@ -45,6 +50,7 @@ export function addRunCommand(program: Command, { configure, setExit }: CommandK
         `  $ turnkit run ${examples}/trip-planner.ts`,
         `  $ turnkit run ${examples}/delete-files.ts --save turn.json`,
         `  $ turnkit run ${examples}/delete-files.ts --store`,
+        `  $ turnkit run ${examples}/delete-files.ts --store --thread tidy-up`,
         `  $ turnkit run ${examples}/trip-planner.ts --json > trace.ndjson`,
         `  $ OPENAI_API_KEY=sk-... turnkit run ${examples}/trip-planner.ts --provider openai --model gpt-4.1-mini`,
         '  $ turnkit run scenario.json --provider openai-compatible --model qwen3:8b --base-url http://localhost:11434/v1',
@@ -57,12 +63,14 @@ export function addRunCommand(program: Command, { configure, setExit }: CommandK
       const scenario = await loadScenarioFile(file);
       if (flags.id !== undefined && flags.store === undefined)
         throw new UsageError('--id names a stored turn: use it with --store.');
+      if (flags.thread !== undefined && flags.store === undefined)
+        throw new UsageError('--thread names a thread of stored turns: use it with --store.');
       if (flags.store !== undefined) {
         const unsupported = (['stream', 'json', 'trace', 'save'] as const)
           .filter((f) => flags[f] !== undefined)
           .map((f) => `--${f}`);
         const stored = { scenarioFile: file, scenario, provider, store: flags.store, unsupported };
-        setExit(await runStoredCommand({ ...stored, ...definedProps({ id: flags.id }) }));
+        setExit(await runStoredCommand({ ...stored, ...definedProps({ id: flags.id, thread: flags.thread }) }));
         return;
       }
       setExit(await runTurnCommand({ scenarioFile: file, scenario, provider, ...outputFlags(flags) }));

@@ -30,6 +30,7 @@ import { listBody, listRows, loginPage, page, type RowDetail, WAITING_CAP, waiti
 import { timelineItem, transcriptItem } from './parts.js';
 import { csrfMatches, SESSION_COOKIE, type Session, Sessions } from './sessions.js';
 import { diagramState } from './diagram.js';
+import { threadBody, threadsBody } from './thread-page.js';
 import { rejectPage, turnBody, turnPanels } from './turn-page.js';
 import { startAfter, watchStream } from '../events.js';
 
@@ -74,6 +75,7 @@ export function createConsole(options: ConsoleOptions): Hono<Env> {
   addSignIn(app, options, sessions);
   addListPages(app, options);
   addTurnPages(app, options);
+  addThreadPages(app, options);
   return app;
 }
 
@@ -196,6 +198,27 @@ function addListPages(app: Hono<Env>, options: ConsoleOptions): void {
         await stream.sleep(options.pollMs);
       }
     });
+  });
+}
+
+/** The threads' list and a thread's page (not live: reload to see them move on). */
+function addThreadPages(app: Hono<Env>, options: ConsoleOptions): void {
+  const { store } = options;
+  app.get('/threads', async (c) => {
+    const cursor = c.req.query('cursor');
+    const [list, { waiting }] = await Promise.all([
+      store.listThreads({ limit: 50, ...definedProps({ cursor }) }),
+      listView(store, {}),
+    ]);
+    const body = threadsBody(list.threads, list.cursor, Date.now());
+    return c.html(page({ title: 'Threads', csrf: c.get('session').csrf, waiting }, body));
+  });
+
+  app.get('/threads/:id', async (c) => {
+    const thread = await store.get({ thread: c.req.param('id') });
+    if (thread === null) return problem(c, 404, `There is no thread '${c.req.param('id')}'.`);
+    const { waiting } = await listView(store, {});
+    return c.html(page({ title: `Thread ${thread.id}`, csrf: c.get('session').csrf, waiting }, threadBody(thread, Date.now())));
   });
 }
 

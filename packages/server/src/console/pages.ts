@@ -82,7 +82,7 @@ export function listRows(turns: readonly TurnSummary[], now: number, details: Re
         html`<p class="row-asks">asks to run <code>${p.call.name}</code> <code>${clip(JSON.stringify(p.input === undefined ? p.call.input : p.input) ?? '', 100)}</code></p>`,
     );
     return html`<tr class="${t.status === 'awaiting_approval' ? 'row-waiting' : ''}" data-turn="${t.id}">
-<td class="id"><a href="/console/turns/${encodeURIComponent(t.id)}">${t.id}</a>${input === '' ? '' : html`<p class="row-input" title="${clip(input, 2000)}">${clip(input, 140)}</p>`}${asked}</td><td class="agent" data-label="Agent">${t.agent}</td>
+<td class="id"><a href="/console/turns/${encodeURIComponent(t.id)}">${t.id}</a>${input === '' ? '' : html`<p class="row-input" title="${clip(input, 2000)}">${clip(input, 140)}</p>`}${asked}</td><td class="agent" data-label="Agent">${t.agent}${t.thread === null ? '' : html` · thread <a href="/console/threads/${encodeURIComponent(t.thread)}">${t.thread}</a>`}</td>
 <td class="status">${statusBadge(t.status)}</td><td class="age" data-label="Age"><time datetime="${t.createdAt}">${age(t.createdAt, now)}</time></td></tr>`;
   })}`;
 }
@@ -103,7 +103,7 @@ export function listBody(view: ListView): Html {
     const text = params.toString();
     return text === '' ? '/console' : `/console?${text}`;
   };
-  return html`<h1>Turns</h1>
+  return html`<h1>Turns</h1><p><a href="/console/threads">Threads</a></p>
 <nav class="filters" aria-label="Filter by status">${FILTERS.map(
     (f) =>
       html`<a href="${query({ status: f.status, cursor: undefined })}"${f.status === view.status ? html` aria-current="page"` : ''}>${f.label}</a>`,

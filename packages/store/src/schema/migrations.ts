@@ -195,6 +195,77 @@ export const MIGRATIONS: readonly string[] = [
     FROM turnkit_log l JOIN turnkit_turns t ON t.seq = l.turn_seq
     CROSS JOIN LATERAL json_array_elements(l.data) WITH ORDINALITY AS e(value, n) WHERE l.kind = 'entries';
   `,
+  // Threads: turns that continue one conversation, one at a time. A thread's row keeps what its
+  // turns share (its agent, the grants remembered in it, whether it is closed) and which of its
+  // turns holds its latest compaction (`context_turn`), so a turn's context is read from there
+  // on, not from the thread's first turn. A turn names its thread: the turn's row is rebuilt with
+  // `thread` among the columns a turn never changes (its index then never stops an update in
+  // place, and the state stays last: see the previous migration). A compaction is a log entry of its own
+  // ("c": the transcript kept), written once; the messages it leaves out stay in the log.
+  // turnkit_log_entries spells it 'compaction' and gives each entry its turn's seq too.
+  `
+  CREATE TABLE turnkit_threads (
+    id text PRIMARY KEY,
+    agent text NOT NULL,
+    created_at timestamptz NOT NULL DEFAULT now(),
+    closed_at timestamptz,
+    close_reason text,
+    context_turn bigint,
+    grants json NOT NULL DEFAULT '[]'
+  );
+  DROP VIEW turnkit_log_entries;
+  ALTER SEQUENCE turnkit_turns_seq_seq OWNED BY NONE;
+  CREATE TABLE turnkit_turns_next (
+    id text PRIMARY KEY,
+    seq bigint NOT NULL UNIQUE DEFAULT nextval('turnkit_turns_seq_seq'),
+    agent text NOT NULL,
+    thread text,
+    input text,
+    limits jsonb,
+    created_at timestamptz NOT NULL DEFAULT now(),
+    trace_context jsonb,
+    error jsonb,
+    grants json NOT NULL DEFAULT '[]',
+    ended_at timestamptz,
+    runnable boolean NOT NULL DEFAULT true,
+    lease_owner text,
+    lease_token integer NOT NULL DEFAULT 0,
+    lease_expires_at timestamptz,
+    run_after timestamptz,
+    updated_at timestamptz NOT NULL DEFAULT now(),
+    status text NOT NULL,
+    version integer NOT NULL DEFAULT 0,
+    log_seq integer NOT NULL DEFAULT 0,
+    budget_usage json,
+    state_limits json,
+    state json
+  ) WITH (fillfactor = 30);
+  INSERT INTO turnkit_turns_next (id, seq, agent, input, limits, state_limits, created_at, trace_context, error, grants, ended_at,
+      runnable, lease_owner, lease_token, lease_expires_at, run_after, updated_at, status, version, log_seq, budget_usage, state)
+    SELECT id, seq, agent, input, limits, state_limits, created_at, trace_context, error, grants, ended_at,
+      runnable, lease_owner, lease_token, lease_expires_at, run_after, updated_at, status, version, log_seq, budget_usage, state
+    FROM turnkit_turns;
+  DROP TABLE turnkit_turns;
+  ALTER TABLE turnkit_turns_next RENAME TO turnkit_turns;
+  ALTER SEQUENCE turnkit_turns_seq_seq OWNED BY turnkit_turns.seq;
+  ALTER INDEX turnkit_turns_next_pkey RENAME TO turnkit_turns_pkey;
+  ALTER INDEX turnkit_turns_next_seq_key RENAME TO turnkit_turns_seq_key;
+  CREATE INDEX turnkit_turns_runnable ON turnkit_turns (seq) WHERE runnable;
+  CREATE INDEX turnkit_turns_live ON turnkit_turns (agent) WHERE ended_at IS NULL;
+  CREATE INDEX turnkit_turns_thread ON turnkit_turns (thread, seq) WHERE thread IS NOT NULL;
+  CREATE VIEW turnkit_log_entries AS
+    SELECT t.id AS turn_id, l.seq, l.kind, l.data, l.lease_token, l.at, l.turn_seq
+    FROM turnkit_log l JOIN turnkit_turns t ON t.seq = l.turn_seq WHERE l.kind <> 'entries'
+    UNION ALL
+    SELECT t.id, l.seq + (e.n - 1)::int,
+      CASE WHEN json_typeof(e.value) <> 'array' THEN e.value ->> 'kind'
+           WHEN e.value ->> 0 = 'm' THEN 'message' WHEN e.value ->> 0 = 'n' THEN 'notice'
+           WHEN e.value ->> 0 = 'c' THEN 'compaction' ELSE 'status' END,
+      CASE WHEN json_typeof(e.value) = 'array' THEN e.value -> 1 ELSE e.value -> 'data' END,
+      l.lease_token, l.at, l.turn_seq
+    FROM turnkit_log l JOIN turnkit_turns t ON t.seq = l.turn_seq
+    CROSS JOIN LATERAL json_array_elements(l.data) WITH ORDINALITY AS e(value, n) WHERE l.kind = 'entries';
+  `,
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.length;

@@ -7,13 +7,20 @@ import type { Grant } from '@turnkit/dispatch';
 import type { BudgetUsage } from '@turnkit/dispatch/internal';
 import type { Row, Sql, SqlQuery } from '../db/types.js';
 import type { Claim, ClaimManyOptions, StoredStatus } from '../types.js';
+import { contextOf, readThreadContext } from './thread-context.js';
 import { checkLeaseMs, restoredState, toPending } from './values.js';
 
 // Any constant: the key of the advisory lock that makes capped claims take turns (see claimTurns).
 const CAP_LOCK = 7_316_420_912;
 
-/** A turn is runnable now: marked runnable, its lease free or expired, its retry due. */
-const RUNNABLE_NOW = `runnable AND (lease_expires_at IS NULL OR lease_expires_at <= now()) AND (run_after IS NULL OR run_after <= now())`;
+/**
+ * A turn is runnable now: marked runnable, its lease free or expired, its retry due, and no earlier
+ * turn of its thread still open (a thread runs one turn at a time, in the order they were submitted;
+ * a turn that has ended never opens again, so a snapshot that predates an end only waits longer).
+ */
+const RUNNABLE_NOW = `runnable AND (lease_expires_at IS NULL OR lease_expires_at <= now()) AND (run_after IS NULL OR run_after <= now())
+  AND (thread IS NULL OR NOT EXISTS (SELECT 1 FROM turnkit_turns e
+    WHERE e.thread = turnkit_turns.thread AND e.seq < turnkit_turns.seq AND e.ended_at IS NULL))`;
 
 // The claimed turns come back with their transcripts and pending inbox rows, read in the same
 // statement. Its snapshot can predate a checkpoint the previous holder committed just before the
@@ -42,11 +49,13 @@ claimed AS (
   UPDATE turnkit_turns AS t SET lease_owner = $1, lease_token = t.lease_token + 1,
     lease_expires_at = now() + $2::int * interval '1 millisecond', run_after = NULL, updated_at = now()
   FROM ranked WHERE t.id = ranked.id AND (ranked.room IS NULL OR ranked.n <= ranked.room)
-  RETURNING t.id, t.seq, t.agent, t.input, t.limits, t.state, t.state_limits, t.grants, t.budget_usage, t.lease_token, t.version, t.status, t.log_seq, t.trace_context
+  RETURNING t.id, t.seq, t.thread, t.agent, t.input, t.limits, t.state, t.state_limits, t.grants, t.budget_usage, t.lease_token, t.version, t.status, t.log_seq, t.trace_context
 )
 SELECT c.*, floor(extract(epoch FROM now()) * 1000)::float8 AS db_now,
   (SELECT coalesce(max(l.seq), 0) FROM turnkit_log_entries l WHERE l.turn_id = c.id) AS logged,
-  (SELECT coalesce(json_agg(l.data ORDER BY l.seq), '[]') FROM turnkit_log_entries l WHERE l.turn_id = c.id AND l.kind = 'message') AS transcript,
+  CASE WHEN c.thread IS NULL THEN (SELECT coalesce(json_agg(json_build_object('kind', l.kind, 'data', l.data) ORDER BY l.seq), '[]')
+    FROM turnkit_log_entries l WHERE l.turn_id = c.id AND l.kind IN ('message', 'compaction')) END AS transcript,
+  (SELECT th.grants FROM turnkit_threads th WHERE th.id = c.thread) AS thread_grants,
   (SELECT coalesce(json_agg(json_build_object('id', i.id::text, 'kind', i.kind, 'call_id', i.call_id, 'body', i.body) ORDER BY i.id), '[]')
    FROM turnkit_inbox i WHERE i.turn_id = c.id AND i.status = 'pending') AS pending
 FROM claimed c`;
@@ -80,8 +89,11 @@ export async function claimTurns(sql: Sql, options: ClaimManyOptions): Promise<C
         });
   if (rows.length === 0) return [];
   rows.sort((a, b) => Number(a.seq) - Number(b.seq));
-  const stale = rows.filter((r) => Number(r.logged) !== Number(r.log_seq)).map((r) => String(r.id));
+  const stale = rows.filter((r) => r.thread === null && Number(r.logged) !== Number(r.log_seq)).map((r) => String(r.id));
   const reread = stale.length === 0 ? new Map<string, Message[]>() : await readTranscripts(sql, stale);
+  // A turn of a thread goes on from its thread's context, read after the claim (so never stale).
+  for (const row of rows)
+    if (row.thread !== null) reread.set(String(row.id), await readThreadContext(sql, String(row.thread), Number(row.seq)));
   return rows.map((row): Claim => {
     const id = String(row.id);
     return {
@@ -90,9 +102,12 @@ export async function claimTurns(sql: Sql, options: ClaimManyOptions): Promise<C
       input: (row.input ?? null) as string | null,
       limits: (row.limits ?? null) as TurnLimitsInput | null,
       state: restoredState(row.id, row.state, row.state_limits),
-      grants: (row.grants ?? []) as Grant[],
+      // A turn of a thread has what its thread remembered too.
+      grants: [...((row.thread_grants ?? []) as Grant[]), ...((row.grants ?? []) as Grant[])],
+      thread: (row.thread ?? null) as string | null,
       budgetUsage: (row.budget_usage ?? null) as BudgetUsage | null,
-      transcript: reread.get(id) ?? ((row.transcript ?? []) as Message[]),
+      // The messages, each compaction replacing what came before it with what it kept.
+      transcript: reread.get(id) ?? contextOf((row.transcript ?? []) as Row[]),
       pending: ((row.pending ?? []) as Row[]).map(toPending),
       traceContext: row.trace_context ?? null,
       now: Number(row.db_now),
@@ -102,15 +117,13 @@ export async function claimTurns(sql: Sql, options: ClaimManyOptions): Promise<C
 
 async function readTranscripts(db: SqlQuery, ids: readonly string[]): Promise<Map<string, Message[]>> {
   const rows = await db.query(
-    `SELECT turn_id, data FROM turnkit_log_entries WHERE turn_id = ANY($1::text[]) AND kind = 'message' ORDER BY turn_id, seq`,
+    `SELECT turn_id, kind, data FROM turnkit_log_entries WHERE turn_id = ANY($1::text[]) AND kind IN ('message', 'compaction') ORDER BY turn_id, seq`,
     [[...ids]],
   );
-  const byTurn = new Map<string, Message[]>();
+  const byTurn = new Map<string, Row[]>();
   for (const r of rows) {
     const id = String(r.turn_id);
-    const list = byTurn.get(id) ?? [];
-    list.push(r.data as Message);
-    byTurn.set(id, list);
+    byTurn.set(id, [...(byTurn.get(id) ?? []), r]);
   }
-  return byTurn;
+  return new Map([...byTurn].map(([id, entries]) => [id, contextOf(entries)]));
 }

@@ -12,14 +12,15 @@ import type { Commit, JournalRead, Lease, StoredStatus } from '../types.js';
 import { checkLeaseMs, storedState, toJournalRead } from './values.js';
 
 /** A log entry as an 'entries' row keeps it: [kind's letter, data] (turnkit_log_entries spells the kind out). */
-type Entry = readonly ['m' | 'n' | 's', unknown];
+type Entry = readonly ['m' | 'n' | 's' | 'c', unknown];
 
 /** The status a commit leaves, and the log entries it appends (messages, notices, a status change). */
 function logRows(lease: Lease, commit: Commit): { status: StoredStatus; rows: Entry[] } {
   const status: StoredStatus = commit.fail !== undefined ? 'failed' : (commit.state?.status ?? lease.status);
   const rows: Entry[] = [];
   if (commit.log !== undefined)
-    for (const item of commit.log) rows.push('message' in item ? ['m', item.message] : ['n', item.notice]);
+    for (const item of commit.log)
+      rows.push('message' in item ? ['m', item.message] : 'notice' in item ? ['n', item.notice] : ['c', item.compaction]);
   else {
     for (const m of commit.messages ?? []) rows.push(['m', m]);
     for (const n of commit.notices ?? []) rows.push(['n', n]);
@@ -36,7 +37,8 @@ const json = (value: unknown): string | null => (value === undefined ? null : JS
 // $1 id, $2 token, $3 version, $4 state, $5 status, $6 fail, $7 grants, $8 budget usage, $9 log rows
 // appended, $10 terminal, $11 release, $12 retry after ms, $13 the log rows, $14 the state's limits,
 // $15 the observer's trace context, $16 inbox ids applied, $17 call ids whose journal to read (the
-// batch this checkpoint starts), or null, $18 the inbox ids of $16 that core did not take (the worker's `ignored`: marked ignored).
+// batch this checkpoint starts), or null, $18 the inbox ids of $16 that core did not take (the worker's `ignored`: marked ignored),
+// $19 the thread's grants (a turn of a thread, when they changed), $20 whether the log rows hold a compaction.
 const SET_TURN = `
   state = coalesce($4::json, state), state_limits = coalesce($14::json, state_limits), status = $5::text, error = coalesce($6::jsonb, error),
   grants = coalesce($7::json, grants), budget_usage = coalesce($8::json, budget_usage),
@@ -63,6 +65,22 @@ const APPEND_LOG = `INSERT INTO turnkit_log (turn_seq, seq, kind, data, lease_to
   SELECT t.seq, t.log_seq - $9::int + 1, 'entries', $13::json, $2::int FROM t WHERE $9::int > 0`;
 
 /**
+ * A turn of a thread (over `t`, the turn's updated row): its thread keeps the grants it remembered
+ * (`grants`) and, after a compaction (`compacted`), that this turn holds the thread's latest one.
+ * Nothing once the thread is closed.
+ */
+const threadSql = (grants: string, compacted: string): string =>
+  `UPDATE turnkit_threads th SET grants = coalesce(${grants}::json, th.grants),
+    context_turn = CASE WHEN ${compacted}::bool THEN t.seq ELSE th.context_turn END
+  FROM t WHERE th.id = t.thread AND th.closed_at IS NULL AND (${grants}::json IS NOT NULL OR ${compacted}::bool)`;
+
+/** A turn of a thread that ends (`terminal`) wakes workers for its thread's next turn (delivered on commit). */
+const nextInThreadSql = (terminal: string): string =>
+  `SELECT pg_notify(${CHANNEL_SQL}, n.id) FROM t JOIN LATERAL (
+    SELECT id FROM turnkit_turns WHERE thread = t.thread AND ended_at IS NULL AND seq > t.seq ORDER BY seq LIMIT 1) n ON true
+  WHERE ${terminal}::bool AND t.thread IS NOT NULL`;
+
+/**
  * The whole checkpoint in one statement. `xmin = seen` makes it write only the row version its
  * snapshot saw: the inbox rows it settles and the runnable flag it sets are then exact (a decision
  * or cancel updates the turn's row in the transaction that adds it). A release or the end wakes
@@ -74,9 +92,10 @@ WITH seen AS (SELECT xmin FROM turnkit_turns WHERE id = $1),
 t AS (
   UPDATE turnkit_turns SET ${SET_TURN}, ${runnable({ id: '$1', status: '$5', terminal: '$10', release: '$11', applied: '$16', wake: '$12::int IS NOT NULL' })}
   WHERE id = $1 AND lease_token = $2::int AND version = $3::int AND xmin = (SELECT xmin FROM seen)
-  RETURNING seq, version, log_seq, runnable, run_after
+  RETURNING seq, version, log_seq, runnable, run_after, thread
 ),
 log AS (${APPEND_LOG}),
+thread AS (${threadSql('$19', '$20')}),
 inbox AS (
   UPDATE turnkit_inbox SET status = CASE WHEN id = ANY($16::bigint[]) AND NOT id = ANY($18::bigint[]) THEN 'applied' ELSE 'ignored' END, applied_at = now()
   WHERE turn_id = $1 AND status = 'pending' AND (id = ANY($16::bigint[]) OR $10::bool) AND EXISTS (SELECT 1 FROM t)
@@ -86,7 +105,8 @@ SELECT t.version,
   CASE WHEN $11::bool AND NOT $10::bool AND t.runnable AND t.run_after IS NULL THEN pg_notify(${CHANNEL_SQL}, $1) END AS woke,
   CASE WHEN $17::text[] IS NULL THEN NULL ELSE (SELECT coalesce(json_agg(json_build_object('call_id', j.call_id, 'name', j.name, 'result', j.result)), '[]')
     FROM turnkit_tool_results j WHERE j.turn_seq = t.seq AND j.call_id = ANY($17::text[])) END AS journal,
-  (SELECT count(*) FROM durability) AS relaxed
+  (SELECT count(*) FROM durability) AS relaxed,
+  (SELECT count(*) FROM (${nextInThreadSql('$10')}) n) AS next_woken
 FROM t`;
 
 function params(lease: Lease, commit: Commit, status: StoredStatus, rows: readonly unknown[]): unknown[] {
@@ -111,12 +131,14 @@ function params(lease: Lease, commit: Commit, status: StoredStatus, rows: readon
     commit.applied ?? [],
     batch === null || batch === undefined ? null : batch.calls.map((c) => c.id),
     commit.ignored ?? [],
+    json(commit.threadGrants),
+    commit.log?.some((item) => 'compaction' in item) === true,
   ];
 }
 
 /** The same checkpoint as statements in one transaction, each seeing the latest rows; throws when the lease or version moved. */
 async function checkpointInSteps(tx: SqlQuery, lease: Lease, values: unknown[]): Promise<number> {
-  const update = `UPDATE turnkit_turns SET ${SET_TURN} WHERE id = $1 AND lease_token = $2::int AND version = $3::int RETURNING seq, version, log_seq`;
+  const update = `UPDATE turnkit_turns SET ${SET_TURN} WHERE id = $1 AND lease_token = $2::int AND version = $3::int RETURNING seq, version, log_seq, thread`;
   const [row] = await tx.query(`WITH t AS (${update}), log AS (${APPEND_LOG}) SELECT version FROM t`, values.slice(0, 15));
   if (row === undefined) {
     const [current] = await tx.query('SELECT lease_token FROM turnkit_turns WHERE id = $1', [lease.id]);
@@ -126,7 +148,12 @@ async function checkpointInSteps(tx: SqlQuery, lease: Lease, values: unknown[]):
   }
   // Sees every inbox row committed before it: a decision or cancel commits before the update above
   // locked the turn's row, or waits for this transaction and then finds the turn as written here.
-  const [id, , , , status, , , , , terminal, release, wakeAfterMs, , , , applied, , skipped] = values;
+  const [id, , , , status, , , , , terminal, release, wakeAfterMs, , , , applied, , skipped, threadGrants, compacted] = values;
+  await tx.query(
+    `WITH t AS (SELECT seq, thread FROM turnkit_turns WHERE id = $1), thread AS (${threadSql('$2', '$3')})
+     SELECT (SELECT count(*) FROM (${nextInThreadSql('$4')}) n) AS next_woken`,
+    [id, threadGrants, compacted, terminal],
+  );
   await tx.query(
     `WITH inbox AS (
        UPDATE turnkit_inbox SET status = CASE WHEN id = ANY($5::bigint[]) AND NOT id = ANY($6::bigint[]) THEN 'applied' ELSE 'ignored' END, applied_at = now()

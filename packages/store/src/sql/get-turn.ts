@@ -42,7 +42,7 @@ function toJournalEntry(r: Row): JournalEntry {
  * Parked calls with no decision yet, neither applied nor waiting in the inbox. A decision that
  * cannot be read (`decision: null`) decides nothing: its call is still listed.
  */
-function undecidedParked(state: TurnState | null, decisions: readonly InboxEntry[]): ParkedCall[] {
+export function undecidedParked(state: TurnState | null, decisions: readonly InboxEntry[]): ParkedCall[] {
   if (state === null || state.status !== 'awaiting_approval' || state.batch === null) return [];
   const decided = new Set(
     decisions.filter((d) => d.kind === 'decision' && d.status !== 'ignored' && d.decision !== null).map((d) => d.callId),
@@ -52,7 +52,7 @@ function undecidedParked(state: TurnState | null, decisions: readonly InboxEntry
 
 export async function getTurn(db: SqlQuery, id: string): Promise<StoredTurn | null> {
   const [row] = await db.query(
-    `SELECT id, agent, input, status, state, state_limits, error, ${ISO('created_at')}, ${ISO('updated_at')}, ${ISO('ended_at')} FROM turnkit_turns WHERE id = $1`,
+    `SELECT id, agent, thread, input, status, state, state_limits, error, ${ISO('created_at')}, ${ISO('updated_at')}, ${ISO('ended_at')} FROM turnkit_turns WHERE id = $1`,
     [id],
   );
   if (row === undefined) return null;
@@ -75,6 +75,7 @@ export async function getTurn(db: SqlQuery, id: string): Promise<StoredTurn | nu
   return {
     id: String(row.id),
     agent: String(row.agent),
+    thread: (row.thread ?? null) as string | null,
     status: row.status as StoredStatus,
     input: (row.input ?? null) as string | null,
     state,

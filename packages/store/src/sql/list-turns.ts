@@ -1,7 +1,7 @@
 // `store.list`: turns in the order they were submitted, a page at a time.
 
 import type { ListOptions, StoredStatus, TurnPage, TurnSummary } from '../types.js';
-import type { SqlQuery } from '../db/types.js';
+import type { Row, SqlQuery } from '../db/types.js';
 import { STATUSES } from '../statuses.js';
 import { ISO } from './values.js';
 
@@ -22,19 +22,23 @@ export function checkList(options: ListOptions): number {
 export async function listTurns(db: SqlQuery, options: ListOptions = {}): Promise<TurnPage> {
   const limit = checkList(options);
   const rows = await db.query(
-    `SELECT seq::text AS seq, id, agent, status, ${ISO('created_at')}, ${ISO('updated_at')} FROM turnkit_turns
+    `SELECT seq::text AS seq, id, agent, thread, status, ${ISO('created_at')}, ${ISO('updated_at')} FROM turnkit_turns
      WHERE ($1::text IS NULL OR status = $1) AND ($2::bigint IS NULL OR seq > $2::bigint) ORDER BY seq LIMIT $3`,
     [options.status ?? null, options.cursor ?? null, limit + 1],
   );
   const page = rows.slice(0, limit);
-  const turns = page.map(
-    (r): TurnSummary => ({
-      id: String(r.id),
-      agent: String(r.agent),
-      status: r.status as StoredStatus,
-      createdAt: String(r.created_at),
-      updatedAt: String(r.updated_at),
-    }),
-  );
+  const turns = page.map(toTurnSummary);
   return { turns, cursor: rows.length > limit ? String(page[page.length - 1]?.seq) : null };
+}
+
+/** A row (`id`, `agent`, `thread`, `status`, `created_at`, `updated_at` as ISO text) as a summary. */
+export function toTurnSummary(r: Row): TurnSummary {
+  return {
+    id: String(r.id),
+    agent: String(r.agent),
+    thread: (r.thread ?? null) as string | null,
+    status: r.status as StoredStatus,
+    createdAt: String(r.created_at),
+    updatedAt: String(r.updated_at),
+  };
 }

@@ -7,7 +7,7 @@ import type { Row, Sql } from '../db/types.js';
 import { TERMINAL } from '../statuses.js';
 
 /** Waits `ms`, or less when `signal` aborts. */
-function nap(ms: number, signal: AbortSignal | undefined): Promise<void> {
+export function nap(ms: number, signal: AbortSignal | undefined): Promise<void> {
   return new Promise<void>((resolve) => {
     const timer = setTimeout(done, ms);
     function done(): void {
@@ -19,7 +19,7 @@ function nap(ms: number, signal: AbortSignal | undefined): Promise<void> {
   });
 }
 
-function toWatchEvent(r: Row): WatchEvent {
+export function toWatchEvent(r: Row): WatchEvent {
   const seq = Number(r.seq);
   if (r.kind === 'message') return { type: 'message', seq, message: r.data as Message };
   if (r.kind === 'notice') return { type: 'notice', seq, notice: r.data as Notice };
@@ -27,19 +27,25 @@ function toWatchEvent(r: Row): WatchEvent {
   return { type: 'status', seq, status: data.status, outcome: data.outcome ?? null };
 }
 
-export async function* watchTurn(sql: Sql, id: string, options: WatchOptions): AsyncGenerator<WatchEvent> {
+export function checkPollMs(options: WatchOptions): number {
   const pollMs = options.pollMs ?? 200;
   if (!Number.isFinite(pollMs) || pollMs < 1)
     throw new RangeError(`store.watch option \`pollMs\` must be a number of milliseconds >= 1, got ${String(pollMs)}.`);
+  return pollMs;
+}
+
+export async function* watchTurn(sql: Sql, id: string, options: WatchOptions): AsyncGenerator<WatchEvent> {
+  const pollMs = checkPollMs(options);
   let after = options.after ?? 0;
   const [turn] = await sql.query('SELECT status FROM turnkit_turns WHERE id = $1', [id]);
   if (turn === undefined) throw new Error(`store.watch: there is no turn '${id}'.`);
   for (;;) {
     if (options.signal?.aborted === true) return;
-    const rows = await sql.query('SELECT seq, kind, data FROM turnkit_log_entries WHERE turn_id = $1 AND seq > $2 ORDER BY seq', [
-      id,
-      after,
-    ]);
+    // A compaction is not an event: it changes what later model requests carry, not what happened.
+    const rows = await sql.query(
+      `SELECT seq, kind, data FROM turnkit_log_entries WHERE turn_id = $1 AND seq > $2 AND kind <> 'compaction' ORDER BY seq`,
+      [id, after],
+    );
     for (const r of rows) {
       const event = toWatchEvent(r);
       after = event.seq;

@@ -107,7 +107,7 @@ function prepare(claim: Claim, agents: WorkerOptions['agents'], fence: Fence): P
     const observer = observe(claim, agent, fence.report);
     const dispatcher = makeDispatcher(claim, agent, fence, observer);
     const state = initialState(claim, agent, dispatcher);
-    return { run: new HeldTurn(fence, agent, dispatcher, observer, claim.traceContext, claim.now), state };
+    return { run: new HeldTurn(fence, agent, dispatcher, observer, claim.traceContext, claim.now, claim.thread ?? null), state };
   } catch (error) {
     if (error instanceof TurnFailure) return { error: error.error };
     throw error;

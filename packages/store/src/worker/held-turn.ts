@@ -13,7 +13,7 @@ import {
   type TurnEvent,
   type TurnState,
 } from '@turnkit/core';
-import type { Dispatcher } from '@turnkit/dispatch';
+import type { Dispatcher, Grant } from '@turnkit/dispatch';
 import { definedProps } from '@turnkit/core/internal';
 import { defaultHandlers, type EffectHandlers, type HandlerContext } from '@turnkit/inline/driver';
 import { crashPoint } from '../crash.js';
@@ -30,6 +30,8 @@ const MAX_WAIT_MS = 2_147_483_647;
 export class HeldTurn {
   /** The messages and notices not yet written, in the order the turn made them. */
   private readonly unwritten: LogItem[] = [];
+  /** The thread's grants as last read or written (JSON), so unchanged ones are not written again. */
+  private threadGrants: string;
   /** Inbox rows taken for core that core did not apply, for the next commit to mark `ignored`. */
   private readonly ignoredRows: string[] = [];
   private readonly idempotent: ReadonlySet<string>;
@@ -56,7 +58,10 @@ export class HeldTurn {
     private readonly observer: ActivationObserver | null = null,
     claimedTrace: unknown = null,
     claimedAt: number = Date.now(),
+    /** The turn's thread (its grants belong to it, as a session's do), or null. */
+    readonly thread: string | null = null,
   ) {
+    this.threadGrants = JSON.stringify(dispatcher.grants());
     this.savedTrace = claimedTrace === null ? null : JSON.stringify(claimedTrace);
     // The database's clock at the claim, carried forward by this process's monotonic clock.
     const started = performance.now();
@@ -91,14 +96,27 @@ export class HeldTurn {
         ...wake,
         applied: [...commit.applied],
         ignored: this.ignoredRows.splice(0),
-        // The claim's grants (for this turn's dispatcher) and the grants given during this run.
-        grants: [...this.dispatcher.grants(), ...this.dispatcher.grants({ turnId: lease.id })],
+        ...this.grants(lease.id),
         budgetUsage: this.dispatcher.budgetUsage(),
         release,
         ...this.traceContext(),
       }),
     );
     this.fence.decide({ type: 'committed', applied: commit.applied });
+  }
+
+  /**
+   * The claim's grants (for this turn's dispatcher) and those given during this run, which belong
+   * to the turn, or to its thread as a session's do; a thread keeps them when they changed.
+   */
+  private grants(turnId: string): { grants: Grant[]; threadGrants?: Grant[] } {
+    const scope = this.thread === null ? { turnId } : { turnId, session: this.thread };
+    const grants = [...this.dispatcher.grants(), ...this.dispatcher.grants(scope)];
+    if (this.thread === null) return { grants };
+    const text = JSON.stringify(grants);
+    if (text === this.threadGrants) return { grants };
+    this.threadGrants = text;
+    return { grants, threadGrants: grants };
   }
 
   /** The observer's trace context for the next write, when it changed since the last one. */
@@ -147,7 +165,7 @@ export class HeldTurn {
       state: retry.state,
       log: retry.log,
       applied: [...effect.applied],
-      grants: this.dispatcher.grants(),
+      ...this.grants(lease.id),
       budgetUsage: this.dispatcher.budgetUsage(),
       release: true,
       retryAfterMs: retry.delayMs,
@@ -231,8 +249,26 @@ export class HeldTurn {
         return event.type === 'tools_parked' ? { ...event, at: this.clock() } : event;
       },
       execute_approved: (effect, ctx) => runJournaledBatch(effect.calls, true, ctx, this.fence, this.dispatcher, this.idempotent),
+      // The agent's compaction (core's contract, checked by the shared runCompaction); what it kept
+      // is written with the next write, placed after the messages appended before it.
+      compact: async (effect, ctx) => {
+        if (this.agent.compact === undefined) return defaultHandlers.compact(effect, ctx);
+        const before = ctx.transcript.slice();
+        const event = await defaultHandlers.compact(effect, ctx);
+        const after = ctx.transcript;
+        if (after.length !== before.length || after.some((m, i) => m !== before[i]))
+          this.unwritten.push({ compaction: this.withoutSystem(after) });
+        return event;
+      },
       parked: (current) => this.takeDecisions(current),
     };
+  }
+
+  /** A transcript without the agent's system prompt at its head (the prompt is code: it is not stored). */
+  private withoutSystem(transcript: readonly Message[]): Message[] {
+    const first = transcript[0];
+    const system = this.agent.system;
+    return system !== undefined && first?.role === 'system' && first.content === system ? transcript.slice(1) : [...transcript];
   }
 
   /** The driver's context: the agent's model and options, the transcript so far (with the system prompt). */
@@ -256,6 +292,9 @@ export class HeldTurn {
       },
       ...definedProps({ output: agent.output }),
       ...definedProps({ check: agent.check }),
+      ...definedProps({ compact: agent.compact }),
+      // A thread is the session of its turns' grants (`remember`).
+      ...definedProps({ session: this.thread ?? undefined }),
     };
   }
 

@@ -123,6 +123,8 @@ export interface ClaimRow {
   readonly runnable: boolean;
   readonly leaseExpiresAt: number | null;
   readonly runAfter: number | null;
+  /** The turn belongs to a thread and an earlier turn of it has not ended (absent: not in a thread). */
+  readonly threadBusy?: boolean;
 }
 
 /** A new hold, right after a claim with `token`. */
@@ -136,12 +138,16 @@ export function claimLimit(worker: ClaimingWorker): number {
 }
 
 /**
- * A turn a claim may take: marked runnable, its lease free or expired, its retry due. The claim
- * statement (`RUNNABLE_NOW` in claim.ts) is this predicate in SQL; a test compares the two.
+ * A turn a claim may take: marked runnable, its lease free or expired, its retry due, and no
+ * earlier turn of its thread open (a thread runs one turn at a time). The claim statement
+ * (`RUNNABLE_NOW` in claim.ts) is this predicate in SQL; a test compares the two.
  */
 export function claimable(row: ClaimRow, now: number): boolean {
   return (
-    row.runnable && (row.leaseExpiresAt === null || row.leaseExpiresAt <= now) && (row.runAfter === null || row.runAfter <= now)
+    row.runnable &&
+    row.threadBusy !== true &&
+    (row.leaseExpiresAt === null || row.leaseExpiresAt <= now) &&
+    (row.runAfter === null || row.runAfter <= now)
   );
 }
 

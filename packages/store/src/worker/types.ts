@@ -2,7 +2,7 @@
 
 import type { Model, ToolResult, TurnLimitsInput } from '@turnkit/core';
 import type { AfterHook, BeforeHook, Budget, DispatcherOptions, Policy, ToolDefinition } from '@turnkit/dispatch';
-import type { CheckFn, OutputSchema } from '@turnkit/inline';
+import type { CheckFn, CompactFn, OutputSchema } from '@turnkit/inline';
 import type { ListenHandlers } from '../db/types.js';
 import type { Claim, ClaimManyOptions, ClaimOptions, Commit, JournalRead, Lease, PendingInbox } from '../types.js';
 import type { WorkerObserver, WorkerStats } from './events.js';
@@ -61,6 +61,13 @@ export interface AgentDefinition {
   readonly approvalTimeoutMs?: number;
   readonly output?: OutputSchema;
   readonly check?: CheckFn;
+  /**
+   * Shrinks the conversation between rounds, as `runTurn`'s `compact` does (the same contract: a
+   * compaction that parts a tool call from its result fails the turn, and the transcript is left
+   * as it was). In a thread the next turns go on from what it kept. The store writes the kept
+   * transcript as a log entry; the messages it leaves out stay in the log.
+   */
+  readonly compact?: CompactFn;
   /**
    * At most this many turns of this agent run at once across every worker of the database (a
    * model's rate limit is shared by every machine). Every worker should register the same cap.
