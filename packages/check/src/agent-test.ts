@@ -5,7 +5,7 @@
 // the properties on the run's call records, so it fails while the agent lets the path happen and
 // passes once the agent is fixed.
 
-import type { AgentViolation } from './agent.js';
+import type { AgentViolation } from './agent-violation.js';
 
 export interface CounterexampleTestOptions {
   /** The agent's module as the test file imports it (relative to the test file), e.g. `./agents.ts`. */

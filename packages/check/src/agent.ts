@@ -37,6 +37,9 @@ import {
   type SkippedInput,
 } from './agent-rules.js';
 import { counterexampleTest, type CounterexampleTestOptions } from './agent-test.js';
+import type { AgentStep, AgentViolation } from './agent-violation.js';
+
+export type { AgentStep, AgentViolation } from './agent-violation.js';
 import type { CheckedAgent } from './agent-types.js';
 import { freshCallId } from './alphabet.js';
 import type { StepFunction } from './logic.js';
@@ -65,26 +68,6 @@ export interface CheckAgentOptions extends RulesOptions {
   /** The reducer (default core's `step`): a test passes a broken one to see the checks catch it. */
   readonly step?: StepFunction;
   readonly onProgress?: (progress: { readonly states: number; readonly frontier: number; readonly depth: number }) => void;
-}
-
-/** One step of a path: a core event, and what the dispatcher did when the event reports tools. */
-export interface AgentStep {
-  readonly label: string;
-  readonly event: TurnEvent;
-  /** Per call that ran: `ok` or `failed`. */
-  readonly outcomes?: { readonly [callId: string]: 'ok' | 'failed' };
-  /** Per call decided by a hook or policy answer the exploration assumed: which answers. */
-  readonly assumed?: { readonly [callId: string]: { readonly hook: HookAnswer; readonly policy: PolicyAnswer } };
-}
-
-export interface AgentViolation {
-  /** The property's name, or `invariant N` of the turn contract. */
-  readonly property: string;
-  readonly message: string;
-  /** The steps from the start, the offending one last (a shortest such path). */
-  readonly path: readonly AgentStep[];
-  /** The call records of the path. */
-  readonly trace: AgentTrace;
 }
 
 export interface CheckAgentResult {
