@@ -2,7 +2,7 @@
 // agent named after the file and run by a worker in this process (only this turn); when it parks,
 // the commands that decide it and the worker that continues it (`--agents <scenario>`) are printed.
 
-import { createWorker, newTurnId, type StoreClient, type SubmitOptions } from '@turnkit/store';
+import { createWorker, newTurnId, type StoreClient, type StoredTurn, type SubmitOptions } from '@turnkit/store';
 import { type DevLink, findDevLink } from '../dev-link.js';
 import type { Model } from '@turnkit/core';
 import { definedProps } from '@turnkit/core/internal';
@@ -11,7 +11,7 @@ import { providerModel, type ProviderOptions } from '../provider.js';
 import type { LoadedScenarioFile } from '../scenario.js';
 import { safeText } from '../safe-text.js';
 import { agentName, scenarioAgent } from './agents-file.js';
-import { DEFAULT_STORE, exitFor, sayIfNew, turnLines, untilSettled, withClient, withStore } from './store-common.js';
+import { DEFAULT_STORE, exitFor, sayIfNew, turnLines, untilSettled, waitsBehind, withClient, withStore } from './store-common.js';
 
 export interface StoredRunOptions {
   readonly scenarioFile: string;
@@ -54,12 +54,7 @@ export async function runStoredCommand(o: StoredRunOptions): Promise<number> {
     // Another worker of the store (on Postgres) may have claimed the turn first: wait for it.
     const turn = await untilSettled(store, id, url);
     process.stdout.write(`${turnLines(turn, url, o.scenarioFile).join('\n')}\n`);
-    // A turn of a thread waits while an earlier one of the thread has not ended.
-    const thread = o.thread === undefined || turn.status !== 'ready' ? null : await store.get({ thread: o.thread });
-    if (thread?.current != null && thread.current !== id)
-      process.stdout.write(
-        `${safeText(`It waits behind turn ${thread.current} of thread ${o.thread}: decide that one (\`turnkit show --thread ${o.thread}\`), then run a worker.`)}\n`,
-      );
+    await sayIfBehind(store, turn, 'then run a worker');
     return exitFor(turn);
   });
 }
@@ -75,12 +70,27 @@ async function runThroughDev(o: StoredRunOptions, url: string, agent: string, de
       `turnkit dev (process ${dev.pid}) holds the store ${url} and runs the agents ${dev.agents.join(', ') || '(none)'}, not '${agent}': start it with --agents ${o.scenarioFile}.`,
     );
   return withClient(url, async (client) => {
-    const id = await submit(client, { agent, input: o.scenario.input, ...(o.id === undefined ? {} : { id: o.id }) });
-    process.stdout.write(`${safeText(`stored turn ${id} in ${url} (run by turnkit dev, process ${dev.pid})`)}\n`);
+    const id = await submit(client, {
+      agent,
+      input: o.scenario.input,
+      ...definedProps({ id: o.id, thread: o.thread }),
+    });
+    const where = o.thread === undefined ? '' : `, thread ${o.thread}`;
+    process.stdout.write(`${safeText(`stored turn ${id} in ${url} (run by turnkit dev, process ${dev.pid}${where})`)}\n`);
     const turn = await untilSettled(client, id, url);
     process.stdout.write(`${turnLines(turn, url, o.scenarioFile, dev).join('\n')}\n`);
+    await sayIfBehind(client, turn, `turnkit dev (process ${dev.pid}) then runs this one`);
     return exitFor(turn);
   });
+}
+
+/** Says so when the turn waits behind an earlier turn of its thread. */
+async function sayIfBehind(client: StoreClient, turn: StoredTurn, then: string): Promise<void> {
+  const earlier = await waitsBehind(client, turn);
+  if (earlier !== null && turn.thread !== null)
+    process.stdout.write(
+      `${safeText(`It waits behind turn ${earlier} of thread ${turn.thread}: decide that one (\`turnkit show --thread ${turn.thread}\`), ${then}.`)}\n`,
+    );
 }
 
 async function submit(client: StoreClient, options: SubmitOptions): Promise<string> {

@@ -179,7 +179,7 @@ const TERMINAL_STATUSES: ReadonlySet<string> = new Set(['stopped', 'failed', 'ca
  */
 export async function untilSettled(client: StoreClient, id: string, url: string): Promise<StoredTurn> {
   const now = await getTurn(client, id, url);
-  if (settled(now)) return now;
+  if (settled(now) || (await waitsBehind(client, now)) !== null) return now;
   const abort = new AbortController();
   try {
     for await (const event of client.watch(id, { signal: abort.signal })) {
@@ -191,6 +191,16 @@ export async function untilSettled(client: StoreClient, id: string, url: string)
     abort.abort();
   }
   return getTurn(client, id, url);
+}
+
+/**
+ * The earlier turn of its thread that a turn waits behind (a thread runs one turn at a time), or
+ * null: the turn is not of a thread, not waiting to start, or its thread's current turn.
+ */
+export async function waitsBehind(client: StoreClient, turn: StoredTurn): Promise<string | null> {
+  if (turn.thread === null || turn.status !== 'ready') return null;
+  const thread = await client.get({ thread: turn.thread });
+  return thread?.current != null && thread.current !== turn.id ? thread.current : null;
 }
 
 /** The exit code of a stored turn: 0 stopped, 1 failed or cancelled, 3 waiting for approval, 0 otherwise (still running). */
