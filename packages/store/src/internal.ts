@@ -6,3 +6,4 @@ export { createStore, OPEN_RETRY_MS, openSql } from './open.js';
 export type { Sql, SqlQuery } from './db/types.js';
 export { restoredState, storedState } from './sql/values.js';
 export { createFileOnce, isAlive } from './db/lock.js';
+export { loadDriver } from './db/driver.js';

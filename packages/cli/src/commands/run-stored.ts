@@ -29,7 +29,7 @@ export async function runStoredCommand(o: StoredRunOptions): Promise<number> {
       `${o.unsupported.join(', ')} cannot be used with --store: a stored turn is read back with \`turnkit show <turn>\`.`,
     );
   const url = o.store === true ? DEFAULT_STORE : o.store;
-  const model: Model | undefined = o.provider === null ? undefined : providerModel(o.provider);
+  const model: Model | undefined = o.provider === null ? undefined : await providerModel(o.provider);
   const agent = agentName(o.scenarioFile);
   const definition = scenarioAgent(o.scenario, o.scenarioFile, model);
   return withStore(url, async (store) => {
