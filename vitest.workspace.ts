@@ -17,8 +17,9 @@ export const slowTests: Readonly<Record<string, string>> = {
   'packages/check/test/agent-counterexample.test.ts': 'vitest as a child process',
   'packages/cli/test/agent-file.test.ts': 'the CLI binary, as child processes',
   'packages/cli/test/commands.test.ts': 'the CLI binary, as child processes',
-  'packages/cli/test/consumer.test.ts': 'packs the packages and installs them with npm',
   'packages/cli/test/dev.test.ts': 'the CLI binary, as child processes (turnkit dev and the commands that go through it)',
+  'packages/cli/test/registry.test.ts':
+    'packs and publishes the packages to a local registry (verdaccio), installs them by name with npm',
   'packages/cli/test/docs.test.ts': 'the CLI binary, as child processes',
   'packages/cli/test/mcp.test.ts': 'the CLI binary, as child processes',
   'packages/cli/test/resume-safety.test.ts': 'the CLI binary, as child processes',

@@ -1,13 +1,16 @@
 // `--provider`: a real model through @turnkit/ai-sdk. Keys come from the provider's usual
-// environment variable; a missing key is a UsageError that names the variable to set.
+// environment variable; a missing key is a UsageError that names the variable to set. Each
+// provider package is an optional peer, loaded only when its `--provider` is given: a missing one
+// is a UsageError that names what to install.
 
-import { createAnthropic } from '@ai-sdk/anthropic';
-import { createOpenAI } from '@ai-sdk/openai';
-import { createOpenAICompatible } from '@ai-sdk/openai-compatible';
+import type { createAnthropic } from '@ai-sdk/anthropic';
+import type { createOpenAI } from '@ai-sdk/openai';
+import type { createOpenAICompatible } from '@ai-sdk/openai-compatible';
 import { fromAISDK } from '@turnkit/ai-sdk';
 import type { Model } from '@turnkit/core';
-import { UsageError } from './errors.js';
 import { definedProps } from '@turnkit/core/internal';
+import { UsageError } from './errors.js';
+import { loadPeer } from './peer.js';
 
 export const PROVIDERS = ['openai', 'anthropic', 'openai-compatible'] as const;
 export type ProviderName = (typeof PROVIDERS)[number];
@@ -25,25 +28,37 @@ const KEY_VARIABLE: Record<ProviderName, string> = {
 };
 
 /** The turnkit Model for `--provider … --model … [--base-url …]`. */
-export function providerModel(options: ProviderOptions, env: NodeJS.ProcessEnv = process.env): Model {
+export async function providerModel(options: ProviderOptions, env: NodeJS.ProcessEnv = process.env): Promise<Model> {
   const variable = KEY_VARIABLE[options.provider];
   const key = env[variable];
   const baseURL = options.baseUrl;
   switch (options.provider) {
-    case 'openai':
+    case 'openai': {
       if (key === undefined || key === '')
         throw new UsageError(`${variable} is not set: set it to your OpenAI API key to use --provider openai.`);
-      return fromAISDK(createOpenAI({ apiKey: key, ...definedProps({ baseURL }) })(options.model));
-    case 'anthropic':
+      const { createOpenAI: create } = (await loadPeer('@ai-sdk/openai', '--provider openai')) as {
+        createOpenAI: typeof createOpenAI;
+      };
+      return fromAISDK(create({ apiKey: key, ...definedProps({ baseURL }) })(options.model));
+    }
+    case 'anthropic': {
       if (key === undefined || key === '')
         throw new UsageError(`${variable} is not set: set it to your Anthropic API key to use --provider anthropic.`);
-      return fromAISDK(createAnthropic({ apiKey: key, ...definedProps({ baseURL }) })(options.model));
+      const { createAnthropic: create } = (await loadPeer('@ai-sdk/anthropic', '--provider anthropic')) as {
+        createAnthropic: typeof createAnthropic;
+      };
+      return fromAISDK(create({ apiKey: key, ...definedProps({ baseURL }) })(options.model));
+    }
     case 'openai-compatible': {
       if (baseURL === undefined)
         throw new UsageError(
           '--provider openai-compatible needs --base-url, e.g. --base-url http://localhost:11434/v1 for Ollama.',
         );
-      const provider = createOpenAICompatible({
+      const { createOpenAICompatible: create } = (await loadPeer(
+        '@ai-sdk/openai-compatible',
+        '--provider openai-compatible',
+      )) as { createOpenAICompatible: typeof createOpenAICompatible };
+      const provider = create({
         name: 'openai-compatible',
         baseURL,
         includeUsage: true,

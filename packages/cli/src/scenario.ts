@@ -1,5 +1,5 @@
-// Loading a scenario: a .ts/.js module (loaded with tsx, so TypeScript runs without a build) or a
-// .json file (see json-scenario.ts). Whatever the file holds is checked before the turn starts, so
+// Loading a scenario: a .ts/.js module (a TypeScript one loaded with tsx, an optional peer, so
+// TypeScript runs without a build; a JavaScript one with Node's import()) or a .json file (see json-scenario.ts). Whatever the file holds is checked before the turn starts, so
 // a mistake in a scenario is one line naming the file and the field, never a stack trace mid-turn.
 
 import { createHash } from 'node:crypto';
@@ -9,9 +9,9 @@ import { pathToFileURL } from 'node:url';
 import type { Model, TurnLimitsInput } from '@turnkit/core';
 import type { ToolDefinition } from '@turnkit/dispatch';
 import type { OutputSchema } from '@turnkit/inline';
-import { tsImport } from 'tsx/esm/api';
 import { oneLine, UsageError } from './errors.js';
 import { scenarioFromJson } from './json-scenario.js';
+import { loadPeer } from './peer.js';
 import { definedProps } from '@turnkit/core/internal';
 
 export type { ModelFactory, ModelStart, ScenarioFile } from './scenario-file.js';
@@ -87,8 +87,8 @@ function parseJson(text: string, shown: string): unknown {
 }
 
 /**
- * Imports a .ts/.js module the way scenario modules are imported (tsx, so TypeScript runs without
- * a build) and returns its exports (a CommonJS module's `module.exports`). `what` names the kind of
+ * Imports a .ts/.js module the way scenario modules are imported (tsx for TypeScript, so it runs
+ * without a build; Node's import() for JavaScript) and returns its exports (a CommonJS module's `module.exports`). `what` names the kind of
  * file in messages. Throws a UsageError for a missing file, another extension or a failed import.
  */
 export async function importFile(file: string, what: string): Promise<Record<string, unknown>> {
@@ -106,9 +106,16 @@ export async function importFile(file: string, what: string): Promise<Record<str
 /** Errors of a CommonJS module that requires an ES-module-only package (such as every @turnkit one). */
 const REQUIRED_ESM = new Set(['ERR_PACKAGE_PATH_NOT_EXPORTED', 'ERR_REQUIRE_ESM', 'ERR_REQUIRE_ASYNC_MODULE']);
 
+/** Extensions of TypeScript modules: these need tsx. */
+const TYPESCRIPT = new Set(['.ts', '.mts', '.cts']);
+
 async function importModule(path: string, shown: string, format: ModuleFormat): Promise<Record<string, unknown>> {
+  const url = pathToFileURL(path).href;
+  const tsx = TYPESCRIPT.has(extname(path).toLowerCase())
+    ? ((await loadPeer('tsx/esm/api', `Loading ${shown} (TypeScript)`)) as typeof import('tsx/esm/api'))
+    : undefined;
   try {
-    return (await tsImport(pathToFileURL(path).href, import.meta.url)) as Record<string, unknown>;
+    return (await (tsx === undefined ? import(url) : tsx.tsImport(url, import.meta.url))) as Record<string, unknown>;
   } catch (error) {
     const code = (error as { code?: unknown } | null)?.code;
     if (format.commonJs && typeof code === 'string' && REQUIRED_ESM.has(code)) {

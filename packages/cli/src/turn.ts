@@ -57,7 +57,7 @@ export async function runTurnCommand(o: TurnCommandOptions): Promise<number> {
   // output paths, and the model (a resumed one continues from the count the file records).
   if (o.save !== undefined) await checkWritablePath(o.save, '--save');
   if (o.trace !== undefined) await checkWritablePath(o.trace, '--trace');
-  const { counter, label } = pickModel(o);
+  const { counter, label } = await pickModel(o);
   // The scenario's MCP servers are reached before anything is claimed; their tools join the scenario's.
   const servers = await connectScenarioServers(o.scenario, o.scenarioFile, o.resume?.read.saved.mcp);
   if (servers.changed.length > 0) process.stderr.write(changedToolsWarning(servers.changed));
@@ -226,9 +226,9 @@ async function readStream(stream: ReturnType<typeof streamTurn>, timeline: Timel
   return stream.result;
 }
 
-function pickModel(o: TurnCommandOptions): { counter: ReturnType<typeof counting>; label: string } {
+async function pickModel(o: TurnCommandOptions): Promise<{ counter: ReturnType<typeof counting>; label: string }> {
   if (o.provider !== null)
-    return { counter: counting(providerModel(o.provider)), label: `${o.provider.provider} ${o.provider.model}` };
+    return { counter: counting(await providerModel(o.provider)), label: `${o.provider.provider} ${o.provider.model}` };
   const resume = o.resume;
   const model = makeScenarioModel(
     o.scenario,

@@ -22,3 +22,4 @@ export { openHold, protocolStep } from './worker/protocol.js';
 export { INTERRUPTED } from './worker/tool-journal.js';
 export { messageOf } from './errors.js';
 export { readThreadContext } from './sql/thread-context.js';
+export { loadDriver } from './db/driver.js';

@@ -36,7 +36,7 @@ export async function runStoredCommand(o: StoredRunOptions): Promise<number> {
   const agent = agentName(o.scenarioFile);
   const dev = findDevLink(url);
   if (dev !== null) return runThroughDev(o, url, agent, dev);
-  const model: Model | undefined = o.provider === null ? undefined : providerModel(o.provider);
+  const model: Model | undefined = o.provider === null ? undefined : await providerModel(o.provider);
   const definition = scenarioAgent(o.scenario, o.scenarioFile, model);
   sayIfNew(url);
   return withStore(url, async (store) => {

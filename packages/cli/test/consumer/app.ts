@@ -1,5 +1,5 @@
-// A user's project: packages/cli/test/consumer.test.ts copies this file into a fresh project that
-// installed the packed @turnkit packages with npm, type-checks it there (strict,
+// A user's project: packages/cli/test/registry.test.ts copies this file into a fresh project that
+// installed the @turnkit packages by name from a local registry, type-checks it there (strict,
 // exactOptionalPropertyTypes), runs it and reads the JSON it prints.
 import { createTurn, step } from '@turnkit/core';
 import { defineTool } from '@turnkit/dispatch';

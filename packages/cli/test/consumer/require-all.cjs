@@ -1,8 +1,7 @@
-// require() of every package from CommonJS: none has top-level await, so each loads (Node >= 20.19
-// can require ES modules).
-const names = ['core', 'dispatch', 'inline', 'stream', 'testing', 'check', 'ai-sdk', 'store', 'cli', 'otel', 'mcp'];
+// require() of every package named on the command line (`node require-all.cjs core dispatch …`)
+// from CommonJS: none has top-level await, so each loads (Node >= 20.19 can require ES modules).
 const outcome = {};
-for (const name of names) {
+for (const name of process.argv.slice(2)) {
   try {
     outcome[name] = { loaded: Object.keys(require(`@turnkit/${name}`)).length > 0 };
   } catch (error) {
