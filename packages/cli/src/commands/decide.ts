@@ -40,7 +40,7 @@ async function decideCommand(turnId: string, callId: string, decision: ApprovalD
       `${safeText(`${verb} ${callId} of turn ${turnId} (stored).`)}\n` +
         (waiting.length > 0
           ? `${safeText(`Still waiting for a decision: ${waiting.join(', ')}.`)}\n`
-          : `${safeText(capitalized(continuesWith(at, dev)))}\n`),
+          : `${safeText(dev === null ? capitalized(continuesWith(at)) : `${continuesWith(at, dev)}.`)}\n`),
     );
     return EXIT.ok;
   });
