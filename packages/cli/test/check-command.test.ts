@@ -1,3 +1,4 @@
+import { stripVTControlCharacters } from 'node:util';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
@@ -25,13 +26,14 @@ const executesParked: StepFunction = (state, event) => {
 
 const OPTIONS = { maxIterations: 2, loopThreshold: 2, repairs: 1, depth: 30 };
 
+/** What the command writes to stdout, without colour (picocolors colours it when CI is set). */
 function captureStdout(): () => string {
   let out = '';
   vi.spyOn(process.stdout, 'write').mockImplementation((chunk: string | Uint8Array) => {
     out += String(chunk);
     return true;
   });
-  return () => out;
+  return () => stripVTControlCharacters(out);
 }
 
 describe('checkCommand', () => {
