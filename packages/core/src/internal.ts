@@ -20,3 +20,4 @@ export { copyJson, isJsonValue } from './json.js';
 export { MIN_SEAL_SECRET_BYTES, sealParts, verifySeal } from './seal.js';
 export type { Seal } from './seal.js';
 export { quietly } from './observers.js';
+export { layerLimits } from './limits.js';

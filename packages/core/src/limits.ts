@@ -34,6 +34,22 @@ const BUDGET_KEYS = ['maxModelCalls', 'maxToolCalls', 'maxInputTokens', 'maxOutp
 
 const show = (value: unknown): string => (typeof value === 'string' ? JSON.stringify(value) : String(value));
 
+/**
+ * The limits a turn starts from: each layer's limits over the one before (a stored turn's own over
+ * its agent's, key by key), with `exempt` (the tools the dispatcher declares exempt from loop
+ * detection) joining `loopExemptTools`. Unchecked: `createTurn` checks the result.
+ */
+export function layerLimits(
+  layers: readonly (TurnLimitsInput | null | undefined)[],
+  exempt: readonly string[],
+): TurnLimitsInput | undefined {
+  let out: TurnLimitsInput | undefined;
+  for (const layer of layers) if (layer !== undefined && layer !== null) out = { ...out, ...layer };
+  if (exempt.length === 0) return out;
+  const names = new Set([...(out?.loopExemptTools ?? []), ...exempt]);
+  return { ...out, loopExemptTools: [...names] };
+}
+
 /** A RangeError for one option; `option` is its path below `limits`, such as `budget.maxToolCalls` ('' for `limits` itself). */
 export class LimitError extends RangeError {
   readonly option: string;

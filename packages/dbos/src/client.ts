@@ -12,13 +12,11 @@ import {
   type Message,
   type Notice,
   type Outcome,
-  type ParkedCall,
   type TurnError,
   type TurnState,
 } from '@turnkit/core';
 import {
   CallAlreadyDecidedError,
-  type InboxEntry,
   type StoredStatus,
   type StoredTurn,
   type SubmitOptions,
@@ -36,9 +34,12 @@ import {
   checkSubmit,
   ISO,
   messageOf,
+  nap,
+  readState,
   rowResult,
   TERMINAL,
   toInboxEntry,
+  undecidedParked,
 } from '@turnkit/store/internal';
 import type { DBOSClient } from '@dbos-inc/dbos-sdk';
 import type pg from 'pg';
@@ -61,41 +62,6 @@ export interface ClientParts {
   readonly dbos: DBOSClient;
   /** Starts the turn's workflow: in this process when it runs turns, else on the queue, in the submit's transaction. */
   readonly start: (tx: pg.PoolClient, id: string) => Promise<(() => Promise<void>) | null>;
-}
-
-/** The stored state, or the reason it cannot be read. */
-function readState(id: string, raw: unknown): { state: TurnState | null; unreadable: TurnError | null } {
-  if (raw === null || raw === undefined) return { state: null, unreadable: null };
-  try {
-    return { state: parseTurnState(raw), unreadable: null };
-  } catch (error) {
-    return {
-      state: null,
-      unreadable: { kind: 'corrupt_state', message: `The stored state of turn '${id}' cannot be read (${messageOf(error)}).` },
-    };
-  }
-}
-
-/** Parked calls with no decision yet (neither taken by the turn nor waiting in the inbox). */
-function undecidedParked(state: TurnState | null, decisions: readonly InboxEntry[]): ParkedCall[] {
-  if (state === null || state.status !== 'awaiting_approval' || state.batch === null) return [];
-  const decided = new Set(
-    decisions.filter((d) => d.kind === 'decision' && d.status !== 'ignored' && d.decision !== null).map((d) => d.callId),
-  );
-  return undecided(state).filter((p) => !decided.has(p.call.id));
-}
-
-/** Waits `ms`, or less when `signal` aborts. */
-function nap(ms: number, signal: AbortSignal | undefined): Promise<void> {
-  return new Promise<void>((resolve) => {
-    const timer = setTimeout(done, ms);
-    function done(): void {
-      clearTimeout(timer);
-      signal?.removeEventListener('abort', done);
-      resolve();
-    }
-    signal?.addEventListener('abort', done, { once: true });
-  });
 }
 
 export function createClient(parts: ClientParts): Omit<DbosTurnsClient, 'close' | 'runsTurns'> {

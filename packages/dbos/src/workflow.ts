@@ -28,17 +28,10 @@ import {
   type TurnLimitsInput,
   type TurnState,
 } from '@turnkit/core';
-import { definedProps } from '@turnkit/core/internal';
+import { definedProps, layerLimits } from '@turnkit/core/internal';
 import { createDispatcher, type Dispatcher, type Grant, type ToolDefinition } from '@turnkit/dispatch';
 import type { BudgetUsage, DispatchContext } from '@turnkit/dispatch/internal';
-import {
-  defaultHandlers,
-  driveTurn,
-  type EffectHandlers,
-  handlerFailed,
-  type HandlerContext,
-  mergeExempt,
-} from '@turnkit/inline/driver';
+import { defaultHandlers, driveTurn, type EffectHandlers, handlerFailed, type HandlerContext } from '@turnkit/inline/driver';
 import type { AgentDefinition } from '@turnkit/store';
 import { INTERRUPTED, messageOf, openHold, protocolStep } from '@turnkit/store/internal';
 import { randomUUID } from 'node:crypto';
@@ -227,7 +220,7 @@ function prepare(rt: Runtime, id: string, row: { agent: string; limits: TurnLimi
     return { error: { kind: 'invalid_agent', message: `Agent '${row.agent}' cannot run this turn: ${messageOf(error)}` } };
   }
   // The turn's own limits over the agent's, and the dispatcher's loop-exempt tools, as runTurn joins them.
-  const limits = mergeExempt({ ...agent.limits, ...row.limits }, dispatcher);
+  const limits = layerLimits([agent.limits, row.limits], dispatcher.loopExemptTools());
   try {
     const state = createTurn(limits === undefined ? { id } : { id, limits });
     return { turn: new DbosTurn(rt, id, agent, journal, dispatcher, state) };

@@ -5,22 +5,14 @@
 // `decide` (a DBOS message to the parked workflow), the scenario's abort signal becomes `cancel`.
 // The result is read back with `get`, as any caller reads it.
 
-import type { ApprovalDecision, Message } from '@turnkit/core';
-import type { DispatcherOptions, ToolDefinition } from '@turnkit/dispatch';
+import type { ApprovalDecision } from '@turnkit/core';
 import type { AgentDefinition, StoredTurn } from '@turnkit/store';
-import type {
-  ConformanceResult,
-  ConformanceResume,
-  ConformanceResumeOptions,
-  ConformanceRun,
-  ConformanceRunOptions,
-} from '@turnkit/testing';
+import type { ConformanceResult, ConformanceResume, ConformanceResumeOptions, ConformanceRun } from '@turnkit/testing';
 import type { DbosTurnsClient } from '../src/index.js';
+import { type AgentOptions, agentForRun, assertRanOnce, readTurn, resultOf } from '../../store/test/stored-run.js';
 
 /** How often the interpreter reads the turn while it waits for it to settle (ms). */
 const POLL_MS = 15;
-
-type AgentOptions = Omit<ConformanceRunOptions, 'input' | 'tools' | 'id'>;
 
 export interface DbosInterpreter {
   readonly run: ConformanceRun;
@@ -34,36 +26,10 @@ export function dbosInterpreter(client: DbosTurnsClient, agents: Record<string, 
   /** Tool runs by call id, over the run and its resume: no call may run twice (no corpus tool is idempotent). */
   const runs = new Map<string, number>();
 
-  function agentFor(run: AgentOptions): AgentDefinition {
-    const {
-      tools = [],
-      permissions,
-      hooks,
-      policy,
-      budget,
-      ...rest
-    } = run.dispatcherOptions ?? ({ tools: [] } as DispatcherOptions);
-    // An option the agent cannot carry would silently change the scenario: refuse it.
-    const unknown = Object.keys(rest);
-    if (unknown.length > 0) throw new Error(`the DBOS adapter cannot give an agent the dispatcher options ${unknown.join(', ')}`);
-    if (Array.isArray(permissions)) throw new Error('the DBOS adapter cannot give an agent named permission sets');
-    return {
-      model: run.model,
-      tools: tools.map((tool) => counted(tool, runs)),
-      ...(run.system === undefined ? {} : { system: run.system }),
-      ...(run.limits === undefined ? {} : { limits: run.limits }),
-      ...(run.output === undefined ? {} : { output: run.output }),
-      ...(permissions === undefined ? {} : { permissions: permissions as NonNullable<AgentDefinition['permissions']> }),
-      ...(hooks === undefined ? {} : { hooks }),
-      ...(policy === undefined ? {} : { policy }),
-      ...(budget === undefined ? {} : { budget }),
-    };
-  }
-
   /** The turn once nothing more happens without a caller: it ended, or it waits for decisions with none pending. */
   async function settled(id: string): Promise<StoredTurn> {
     for (;;) {
-      const turn = await read(client, id);
+      const turn = await readTurn(client, id);
       const ended = turn.status === 'stopped' || turn.status === 'failed' || turn.status === 'cancelled';
       const waiting =
         turn.status === 'awaiting_approval' &&
@@ -98,8 +64,7 @@ export function dbosInterpreter(client: DbosTurnsClient, agents: Record<string, 
     } finally {
       signal?.removeEventListener('abort', onAbort);
     }
-    const twice = [...runs].filter(([, n]) => n > 1).map(([callId]) => callId);
-    if (twice.length > 0) throw new Error(`tools ran more than once for calls ${twice.join(', ')}`);
+    assertRanOnce(runs);
     return resultOf(turn, run.system);
   }
 
@@ -110,7 +75,7 @@ export function dbosInterpreter(client: DbosTurnsClient, agents: Record<string, 
       turns += 1;
       const id = `conformance-${turns}`;
       const { input, tools: _tools, id: _id, ...rest } = options;
-      agents[id] = agentFor(rest);
+      agents[id] = agentForRun(rest, runs, 'DBOS');
       await client.submit({ agent: id, id, input });
       return settle(id, rest);
     },
@@ -129,44 +94,6 @@ export function dbosInterpreter(client: DbosTurnsClient, agents: Record<string, 
         ...rest
       } = options;
       return settle(id, rest);
-    },
-  };
-}
-
-async function read(client: DbosTurnsClient, id: string): Promise<StoredTurn> {
-  const turn = await client.get(id);
-  if (turn === null) throw new Error(`turn '${id}' is not stored`);
-  return turn;
-}
-
-/** The turn as runTurn returns it: the system message first, the outcome's fields spread. */
-function resultOf(turn: StoredTurn, system: string | undefined): ConformanceResult {
-  const transcript: readonly Message[] =
-    system === undefined ? turn.transcript : [{ role: 'system', content: system }, ...turn.transcript];
-  const last = transcript.findLast((m) => m.role === 'assistant');
-  const text = last?.role === 'assistant' ? last.content : '';
-  const base = { text, state: turn.state, transcript };
-  const outcome = turn.outcome;
-  if (turn.status === 'awaiting_approval') return { ...base, status: 'suspended', output: null, pending: turn.parked };
-  if (outcome === null) throw new Error(`turn '${turn.id}' is '${turn.status}' with no outcome`);
-  switch (outcome.status) {
-    case 'stopped':
-      return { ...base, status: 'stopped', output: outcome.output, stopReason: outcome.stopReason };
-    case 'failed':
-      return { ...base, status: 'failed', output: null, error: turn.error ?? outcome.error };
-    case 'cancelled':
-      return { ...base, status: 'cancelled', output: null };
-  }
-}
-
-/** A tool that counts its runs by call id. */
-// any: each tool has its own input type.
-function counted(tool: ToolDefinition<any>, runs: Map<string, number>): ToolDefinition<any> {
-  return {
-    ...tool,
-    execute(input: unknown, ctx: { readonly callId: string }) {
-      runs.set(ctx.callId, (runs.get(ctx.callId) ?? 0) + 1);
-      return tool.execute(input, ctx as Parameters<typeof tool.execute>[1]);
     },
   };
 }

@@ -34,7 +34,6 @@ export type { AskOptions } from './approvals.js';
 export type { EffectHandlers, HandlerContext } from './driver-types.js';
 export { modelRequestFor } from './model.js';
 export { handlerFailed } from './perform.js';
-export { mergeExempt } from './options.js';
 export { checkOutput, parseOutput, CheckFailedError } from './output.js';
 
 /** The handlers `runTurn` uses. */

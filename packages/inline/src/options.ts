@@ -3,7 +3,7 @@
 
 import type { Message, TurnLimitsInput } from '@turnkit/core';
 import { definedProps, isJsonValue } from '@turnkit/core/internal';
-import { type Dispatcher } from '@turnkit/dispatch';
+import type { Dispatcher } from '@turnkit/dispatch';
 import { dispatcherFactory } from '@turnkit/dispatch/internal';
 import type { ResumeTurnOptions, RunTurnOptions } from './types.js';
 
@@ -120,14 +120,6 @@ export function withRetryOptions(
     out = { ...out, [key]: value };
   }
   return out;
-}
-
-/** The dispatcher's loop-exempt tools join `limits.loopExemptTools`. */
-export function mergeExempt(limits: TurnLimitsInput | undefined, dispatcher: Dispatcher): TurnLimitsInput | undefined {
-  const exempt = dispatcher.loopExemptTools();
-  if (exempt.length === 0) return limits;
-  const names = new Set([...(limits?.loopExemptTools ?? []), ...exempt]);
-  return { ...limits, loopExemptTools: [...names] };
 }
 
 /** The transcript a turn starts from: the earlier messages, after the system message unless they start with it. */

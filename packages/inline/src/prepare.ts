@@ -5,10 +5,11 @@
 
 import { randomUUID } from 'node:crypto';
 import { createTurn, type TurnEvent } from '@turnkit/core';
+import { layerLimits } from '@turnkit/core/internal';
 import type { Dispatcher } from '@turnkit/dispatch';
 import { drive } from './drive.js';
 import type { DriveOptions, EffectHandlers, PreparedAgent } from './driver-types.js';
-import { checkToolSelection, dispatcherMaker, mergeExempt, startTranscript, withRetryOptions } from './options.js';
+import { checkToolSelection, dispatcherMaker, startTranscript, withRetryOptions } from './options.js';
 import type { AgentOptions, AgentRunOptions, RunTurnOptions, TurnResult } from './types.js';
 
 /** Checks `options` and builds what every turn shares. Throws a TypeError naming the bad option. */
@@ -17,7 +18,7 @@ export function prepareAgent(options: AgentOptions, fn: string): PreparedAgent {
   // The dispatcher made to check the options serves the first turn.
   let spare: Dispatcher | undefined = make();
   checkToolSelection(options, spare, fn);
-  const limits = mergeExempt(withRetryOptions(options.limits, options, fn), spare);
+  const limits = layerLimits([withRetryOptions(options.limits, options, fn)], spare.loopExemptTools());
   // createTurn checks the limits (a RangeError naming the limit) and fills in the defaults.
   const template = createTurn(limits === undefined ? { id: 'template' } : { id: 'template', limits });
   const dispatcher = (): Dispatcher => {

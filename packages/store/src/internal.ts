@@ -22,4 +22,6 @@ export { openHold, protocolStep } from './worker/protocol.js';
 export { INTERRUPTED } from './worker/tool-journal.js';
 export { messageOf } from './errors.js';
 export { readThreadContext } from './sql/thread-context.js';
+export { readState, undecidedParked } from './sql/get-turn.js';
+export { nap } from './sql/watch.js';
 export { loadDriver } from './db/driver.js';

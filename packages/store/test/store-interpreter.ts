@@ -9,18 +9,12 @@
 // fence's `lose`, as a worker does when its drain deadline passes) and a fresh worker goes on from
 // what was stored, so every effect boundary is a place where the turn changes hands.
 
-import type { ApprovalDecision, Message, Model, ModelCallOptions, ModelRequest, ModelResponse } from '@turnkit/core';
-import type { DispatcherOptions, ToolDefinition } from '@turnkit/dispatch';
-import { type AgentDefinition, createWorker, type Store, type StoredTurn } from '@turnkit/store';
-import type {
-  ConformanceResult,
-  ConformanceResume,
-  ConformanceResumeOptions,
-  ConformanceRun,
-  ConformanceRunOptions,
-} from '@turnkit/testing';
+import type { ApprovalDecision, Model, ModelCallOptions, ModelRequest, ModelResponse } from '@turnkit/core';
+import { type AgentDefinition, createWorker, type Store } from '@turnkit/store';
+import type { ConformanceResult, ConformanceResume, ConformanceResumeOptions, ConformanceRun } from '@turnkit/testing';
 import { Fence, HandedBack } from '../src/worker/fence.js';
 import { runActivation } from '../src/worker/activation.js';
+import { type AgentOptions, agentForRun, assertRanOnce, readTurn, resultOf } from './stored-run.js';
 
 const AGENT = 'conformance';
 
@@ -46,9 +40,6 @@ export interface StoreInterpreter {
 }
 
 let turns = 0;
-
-/** The options the store needs from a run or a resume. */
-type AgentOptions = Omit<ConformanceRunOptions, 'input' | 'tools' | 'id'>;
 
 export function storeInterpreter(store: Store, options: StoreInterpreterOptions = {}): StoreInterpreter {
   const { handBackAfter } = options;
@@ -77,29 +68,10 @@ export function storeInterpreter(store: Store, options: StoreInterpreterOptions 
   };
 
   function agentFor(run: AgentOptions): AgentDefinition {
-    const {
-      tools = [],
-      permissions,
-      hooks,
-      policy,
-      budget,
-      ...rest
-    } = run.dispatcherOptions ?? ({ tools: [] } as DispatcherOptions);
-    // An option the agent cannot carry would silently change the scenario: refuse it.
-    const unknown = Object.keys(rest);
-    if (unknown.length > 0)
-      throw new Error(`the store adapter cannot give an agent the dispatcher options ${unknown.join(', ')}`);
-    if (Array.isArray(permissions)) throw new Error('the store adapter cannot give an agent named permission sets');
+    const agent = agentForRun(run, runs, 'store');
     return {
+      ...agent,
       model: handBackAfter === undefined ? run.model : modelFor(run.model),
-      tools: tools.map((tool) => counted(tool, runs)),
-      ...(run.system === undefined ? {} : { system: run.system }),
-      ...(run.limits === undefined ? {} : { limits: run.limits }),
-      ...(run.output === undefined ? {} : { output: run.output }),
-      ...(permissions === undefined ? {} : { permissions: permissions as NonNullable<AgentDefinition['permissions']> }),
-      ...(hooks === undefined ? {} : { hooks }),
-      ...(policy === undefined ? {} : { policy }),
-      ...(budget === undefined ? {} : { budget }),
       observe: () => ({ hooks: { onEffect } }),
     };
   }
@@ -142,7 +114,7 @@ export function storeInterpreter(store: Store, options: StoreInterpreterOptions 
         cancelling = null;
         // A cancel written after the worker went idle (the turn parked meanwhile) needs a worker to apply it.
         if (cancel !== null && (await cancel)) continue;
-        const turn = await read(store, id);
+        const turn = await readTurn(store, id);
         if (turn.status !== 'awaiting_approval' || run.approve === undefined) break;
         const asked = turn.parked.filter((p) => !leftOut.has(p.call.id));
         if (asked.length === 0) break;
@@ -155,9 +127,8 @@ export function storeInterpreter(store: Store, options: StoreInterpreterOptions 
       signal?.removeEventListener('abort', onAbort);
     }
     if (faults.length > 0) throw new Error(`a worker reported faults: ${faults.map(String).join('; ')}`);
-    const twice = [...runs].filter(([, n]) => n > 1).map(([callId]) => callId);
-    if (twice.length > 0) throw new Error(`tools ran more than once for calls ${twice.join(', ')}`);
-    return resultOf(await read(store, id), run.system);
+    assertRanOnce(runs);
+    return resultOf(await readTurn(store, id), run.system);
   }
 
   return {
@@ -189,44 +160,6 @@ export function storeInterpreter(store: Store, options: StoreInterpreterOptions 
     },
     handedBack: () => handedBack,
     effects: () => effects,
-  };
-}
-
-async function read(store: Store, id: string): Promise<StoredTurn> {
-  const turn = await store.get(id);
-  if (turn === null) throw new Error(`turn '${id}' is not in the store`);
-  return turn;
-}
-
-/** The stored turn as runTurn returns it: the system message first, the outcome's fields spread. */
-function resultOf(turn: StoredTurn, system: string | undefined): ConformanceResult {
-  const transcript: readonly Message[] =
-    system === undefined ? turn.transcript : [{ role: 'system', content: system }, ...turn.transcript];
-  const last = transcript.findLast((m) => m.role === 'assistant');
-  const text = last?.role === 'assistant' ? last.content : '';
-  const base = { text, state: turn.state, transcript };
-  const outcome = turn.outcome;
-  if (turn.status === 'awaiting_approval') return { ...base, status: 'suspended', output: null, pending: turn.parked };
-  if (outcome === null) throw new Error(`turn '${turn.id}' is '${turn.status}' with no outcome, and no worker will take it`);
-  switch (outcome.status) {
-    case 'stopped':
-      return { ...base, status: 'stopped', output: outcome.output, stopReason: outcome.stopReason };
-    case 'failed':
-      return { ...base, status: 'failed', output: null, error: turn.error ?? outcome.error };
-    case 'cancelled':
-      return { ...base, status: 'cancelled', output: null };
-  }
-}
-
-/** A tool that counts its runs by call id. */
-// any: each tool has its own input type.
-function counted(tool: ToolDefinition<any>, runs: Map<string, number>): ToolDefinition<any> {
-  return {
-    ...tool,
-    execute(input: unknown, ctx: { readonly callId: string }) {
-      runs.set(ctx.callId, (runs.get(ctx.callId) ?? 0) + 1);
-      return tool.execute(input, ctx as Parameters<typeof tool.execute>[1]);
-    },
   };
 }
 

@@ -16,7 +16,7 @@ import { messageOf } from '../errors.js';
 import { ISO, MESSAGES_SQL, restoredState, rowResult, toInboxEntry } from './values.js';
 
 /** The stored state, or the reason it cannot be read. */
-function readState(id: string, raw: unknown): { state: TurnState | null; unreadable: TurnError | null } {
+export function readState(id: string, raw: unknown): { state: TurnState | null; unreadable: TurnError | null } {
   if (raw === null || raw === undefined) return { state: null, unreadable: null };
   try {
     return { state: parseTurnState(raw), unreadable: null };

@@ -4,8 +4,8 @@
 
 import { createTurn, isTerminal, parseTurnState, resume, type ToolResult, type TurnError, type TurnState } from '@turnkit/core';
 import { createDispatcher, type Dispatcher } from '@turnkit/dispatch';
-import { definedProps } from '@turnkit/core/internal';
-import { driveTurn, mergeExempt } from '@turnkit/inline/driver';
+import { definedProps, layerLimits } from '@turnkit/core/internal';
+import { driveTurn } from '@turnkit/inline/driver';
 import { crashPoint } from '../crash.js';
 import { isFencedOut, messageOf } from '../errors.js';
 import { TERMINAL } from '../statuses.js';
@@ -70,7 +70,7 @@ function initialState(claim: Claim, agent: AgentDefinition, dispatcher: Dispatch
     }
   }
   // The turn's own limits over the agent's, and the dispatcher's loop-exempt tools, as runTurn joins them.
-  const limits = mergeExempt({ ...agent.limits, ...claim.limits }, dispatcher);
+  const limits = layerLimits([agent.limits, claim.limits], dispatcher.loopExemptTools());
   try {
     return createTurn(limits === undefined ? { id } : { id, limits });
   } catch (error) {
