@@ -2,6 +2,7 @@
 // it is by `pnpm bench --write` (which rewrites the rest of the page).
 import { cpus, loadavg } from 'node:os';
 import { currentSection, type Markers, withSection, writeSection } from './doc-sections.js';
+import type { NewStoreFigure } from './new-store.js';
 import type { StoreFigure } from './store-bench.js';
 
 export const STORE_START = '<!-- store section: written by `pnpm bench --store --write` -->';
@@ -36,7 +37,14 @@ function row(f: StoreFigure): string[] {
   ];
 }
 
-export function formatStoreTerminal(figures: readonly StoreFigure[]): string {
+/** A new PGlite store's cost, as lines ('' when it was not measured). */
+function newStoreLines(opening: readonly NewStoreFigure[], bullet: string): string {
+  return opening
+    .map((o) => `${bullet}${o.how}: ${int(o.wallMs)} ms wall, ${int(o.cpuMs)} ms CPU (median of ${o.runs})`)
+    .join('\n');
+}
+
+export function formatStoreTerminal(figures: readonly StoreFigure[], opening: readonly NewStoreFigure[] = []): string {
   const parts = (f: StoreFigure): string =>
     f.walParts === undefined
       ? ''
@@ -45,7 +53,8 @@ export function formatStoreTerminal(figures: readonly StoreFigure[]): string {
           .join(', ')}`;
   const flushes = (f: StoreFigure): string =>
     f.flushesPerTurn === undefined ? '' : `\nflushes / turn: ${one(f.flushesPerTurn)}`;
-  return figures.map((f) => HEADER.map((h, i) => `${h}: ${row(f)[i]}`).join('\n') + parts(f) + flushes(f)).join('\n\n');
+  const stores = figures.map((f) => HEADER.map((h, i) => `${h}: ${row(f)[i]}`).join('\n') + parts(f) + flushes(f)).join('\n\n');
+  return opening.length === 0 ? stores : `${stores}\n\nA new PGlite store, in a fresh process:\n${newStoreLines(opening, '  ')}`;
 }
 
 /** What the WAL of a turn on Postgres was written for, measured (pg_walinspect), as doc text ('' when not measured). */
@@ -77,7 +86,11 @@ const WAL_MEANS: Readonly<Record<string, string>> = {
 };
 
 /** The section, markers included. */
-export function renderStoreSection(figures: readonly StoreFigure[], command: string): string {
+export function renderStoreSection(
+  figures: readonly StoreFigure[],
+  command: string,
+  opening: readonly NewStoreFigure[] = [],
+): string {
   const line = (cells: readonly string[]): string => `| ${cells.join(' | ')} |`;
   const postgres = figures.some((f) => f.backend === 'Postgres');
   return `${STORE_START}
@@ -118,7 +131,19 @@ ${figures.map((f) => line(row(f))).join('\n')}
   model and tool that answer at once: the figure is the store's cost alone, and it moves with the
   machine's load (recorded above). Four turns at a time are faster on both backends: one turn's
   waits for the database (its writes reaching the disk, on Postgres also the round trips) overlap
-  the others' work.
+  the others' work.${
+    opening.length === 0
+      ? ''
+      : `
+- **A new PGlite store** (a directory that does not exist yet), opened and closed by a fresh
+  process, as a user's first \`turnkit run --store\`, \`turnkit dev\` or \`openStore(dir)\` does:
+${newStoreLines(opening, '  - ')}
+
+  initdb is most of a new store's cost, so the store keeps PGlite's own dump of a cluster initdb has
+  just made (in the temporary directory, under the PGlite version; the first new store of a
+  machine writes it) and starts each new store from it. A copy that cannot be read or loaded is
+  removed and the store is made by initdb, as without it.`
+  }
 ${STORE_END}`;
 }
 

@@ -6,9 +6,6 @@ import { readFileSync } from 'node:fs';
 import { relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Command, CommanderError, InvalidArgumentError, Option } from 'commander';
-import { checkCommand } from './commands/check.js';
-import { checkAgentCommand } from './commands/check-agent.js';
-import { checkStoreCommand } from './commands/check-store.js';
 import { GRAPH_FORMATS, graphCommand, type GraphFormat } from './commands/graph.js';
 import { replayCommand } from './commands/replay.js';
 import { addServeCommand } from './commands/serve.js';
@@ -175,11 +172,15 @@ interface CheckFlags {
   readonly callsPerReply: number;
 }
 
-/** `turnkit check`: the turn machine, with --agent an agent, or with --store the durable protocol. */
-function checkAction(flags: CheckFlags): Promise<number> {
+/**
+ * `turnkit check`: the turn machine, with --agent an agent, or with --store the durable protocol.
+ * The model checker is loaded here, when asked for: the other commands start without it.
+ */
+async function checkAction(flags: CheckFlags): Promise<number> {
   if (flags.agent !== undefined) {
     if (flags.store === true || flags.write !== undefined)
       throw new UsageError('--agent checks an agent; --store and --write check the durable protocol: pick one.');
+    const { checkAgentCommand } = await import('./commands/check-agent.js');
     return checkAgentCommand({
       agent: flags.agent,
       depth: flags.depth,
@@ -193,7 +194,11 @@ function checkAction(flags: CheckFlags): Promise<number> {
     ['--out', flags.out],
   ] as const)
     if (value !== undefined) throw new UsageError(`${flag} goes with --agent: it names what to do with the agent checked.`);
-  if (flags.store === true) return checkStoreCommand(flags.write === undefined ? {} : { write: flags.write });
+  if (flags.store === true) {
+    const { checkStoreCommand } = await import('./commands/check-store.js');
+    return checkStoreCommand(flags.write === undefined ? {} : { write: flags.write });
+  }
   if (flags.write !== undefined) throw new UsageError("--write goes with --store: it writes the durable protocol's figures.");
+  const { checkCommand } = await import('./commands/check.js');
   return checkCommand(flags);
 }

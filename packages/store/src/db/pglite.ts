@@ -1,26 +1,28 @@
 // PGlite, in memory or in a directory that serves one process (guarded by a lock file, lock.ts).
 
-import { lstatSync, mkdirSync, type Stats } from 'node:fs';
+import { existsSync, lstatSync, mkdirSync, rmSync, type Stats } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { loadDriver } from './driver.js';
 import { realPath, takeLock } from './lock.js';
+import { dropTemplate, readTemplate, templateFile, writeTemplate } from './pglite-template.js';
 import type { ModuleLoader, Row, Sql } from './types.js';
 
 interface PGliteLike {
   query(text: string, params?: unknown[]): Promise<{ rows: Row[] }>;
   transaction<T>(work: (tx: { query(text: string, params?: unknown[]): Promise<{ rows: Row[] }> }) => Promise<T>): Promise<T>;
   close(): Promise<void>;
+  dumpDataDir?(compression: 'none'): Promise<Blob>;
   waitReady?: Promise<void>;
 }
+
+type PGliteClass = new (dataDir?: string, options?: { loadDataDir?: Blob }) => PGliteLike;
 
 /**
  * Opens PGlite: in memory (`dataDir` undefined) or in a directory guarded by a lock file, since a
  * PGlite directory serves one process only.
  */
 export async function openPGlite(dataDir: string | undefined, schema: string | undefined, load?: ModuleLoader): Promise<Sql> {
-  const mod = (await loadDriver('@electric-sql/pglite', 'openStore() with PGlite', load)) as {
-    PGlite: new (dataDir?: string) => PGliteLike;
-  };
+  const mod = (await loadDriver('@electric-sql/pglite', 'openStore() with PGlite', load)) as { PGlite: PGliteClass };
   let unlock: (() => void) | undefined;
   // PGlite gets the real path: it cannot open a directory through a symbolic link, and the lock
   // must be the same one whichever path names the directory.
@@ -28,7 +30,7 @@ export async function openPGlite(dataDir: string | undefined, schema: string | u
   if (dir !== undefined) unlock = takeLock(dir);
   let db: PGliteLike;
   try {
-    db = dir === undefined ? new mod.PGlite() : new mod.PGlite(dir);
+    db = dir === undefined ? new mod.PGlite() : await openDirectory(mod.PGlite, dir);
     await db.waitReady;
     if (schema !== undefined) {
       await db.query(`CREATE SCHEMA IF NOT EXISTS ${schema}`);
@@ -54,6 +56,33 @@ export async function openPGlite(dataDir: string | undefined, schema: string | u
       }
     },
   };
+}
+
+/**
+ * PGlite in `dir`. A directory that does not exist yet is a new store: it starts from the copy of a
+ * fresh cluster when there is one (pglite-template.ts), else initdb makes it and the copy is kept.
+ */
+async function openDirectory(PGlite: PGliteClass, dir: string): Promise<PGliteLike> {
+  const file = existsSync(dir) ? null : templateFile();
+  if (file === null) return new PGlite(dir);
+  const template = readTemplate(file);
+  if (template !== null) {
+    const db = new PGlite(dir, { loadDataDir: template });
+    try {
+      await db.waitReady;
+      return db;
+    } catch {
+      // A copy that does not load: removed, and the store made by initdb in a clean directory.
+      await db.close().catch(() => undefined);
+      dropTemplate(file);
+      rmSync(dir, { recursive: true, force: true });
+    }
+  }
+  const db = new PGlite(dir);
+  await db.waitReady;
+  if (db.dumpDataDir !== undefined)
+    await writeTemplate(file, () => (db.dumpDataDir as NonNullable<typeof db.dumpDataDir>)('none'));
+  return db;
 }
 
 /** Resolves a PGlite directory and creates its parent; throws an error naming the path when it cannot be one. */
