@@ -2,53 +2,15 @@
 // other processes, `turnkit run --store` parks a turn, `watch` follows it, `approve` and `reject`
 // decide it, and the worker of `turnkit dev` finishes it. Then its file in the store directory:
 // mode 0600, removed on exit, and a stale one (its process gone) ignored with a line saying so.
-import { spawn, spawnSync } from 'node:child_process';
+import { spawnSync } from 'node:child_process';
 import { existsSync, statSync } from 'node:fs';
 import { mkdtemp, readFile, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { BIN, example, turnkit } from './run-cli.js';
+import { BIN, example, startDev as startDevWith, turnkit } from './run-cli.js';
 
-interface DevChild {
-  readonly pid: number;
-  readonly url: string;
-  readonly token: string;
-  stop(): Promise<{ code: number | null; stderr: string }>;
-}
-
-/** Starts `turnkit dev …args` and waits until it prints that it is ready (or exits). */
-function startDev(args: readonly string[], cwd: string): Promise<DevChild> {
-  const child = spawn(process.execPath, [BIN, 'dev', ...args], { cwd, env: { ...process.env, NO_COLOR: '1' } });
-  let stdout = '';
-  let stderr = '';
-  child.stderr.on('data', (chunk: Buffer) => {
-    stderr += chunk.toString('utf8');
-  });
-  return new Promise((resolve, reject) => {
-    child.stdout.on('data', (chunk: Buffer) => {
-      stdout += chunk.toString('utf8');
-      if (!stdout.includes('Ctrl+C stops it.')) return;
-      const url = /^turnkit dev: console (http:\/\/127\.0\.0\.1:\d+)\/console · API /m.exec(stdout)?.[1];
-      const token = /^token \(paste it to sign in\): (\S+)$/m.exec(stdout)?.[1];
-      if (url === undefined || token === undefined || child.pid === undefined) return reject(new Error(stdout));
-      resolve({
-        pid: child.pid,
-        url,
-        token,
-        stop: () => {
-          child.kill('SIGTERM');
-          return new Promise((done) =>
-            child.exitCode === null
-              ? child.once('exit', (code) => done({ code, stderr }))
-              : done({ code: child.exitCode, stderr }),
-          );
-        },
-      });
-    });
-    child.once('exit', (code) => reject(new Error(`turnkit dev exited ${code}: ${stdout}${stderr}`)));
-  });
-}
+const startDev = (args: readonly string[], cwd: string) => startDevWith(BIN, args, cwd);
 
 describe('turnkit dev', () => {
   it('holds the store; a turn run from a second process parks, is approved from a third, and finishes', async () => {

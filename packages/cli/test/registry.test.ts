@@ -18,6 +18,7 @@ import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { testLog } from '../../../test-log.ts';
 import { installLines } from './install-lines.js';
+import { startDev } from './run-cli.js';
 
 const REPO = fileURLToPath(new URL('../../../', import.meta.url));
 const HERE = fileURLToPath(new URL('./consumer/', import.meta.url));
@@ -448,4 +449,61 @@ describe('the turnkit binary, installed by name', () => {
     };
     expect(pkg.dependencies['@turnkit/core']).toBe('^0.1.0');
   });
+});
+
+// The newcomer's path, one step after another: the repository cloned, the README's set-up and
+// `pnpm demo`; then a project of one's own with the packages installed by name (above), where
+// `turnkit dev` holds a store, a turn run from a second process parks for a person, a third
+// process approves and rejects its calls through the CLI, and the turn finishes.
+describe("the newcomer's path", () => {
+  it(
+    "a clone of the repository: the README's set-up, then `pnpm demo`",
+    async () => {
+      const readme = readFileSync(join(REPO, 'README.md'), 'utf8');
+      const setup =
+        readme
+          .match(/## Set-up[\s\S]*?```sh\n([\s\S]*?)```/)?.[1]
+          ?.trim()
+          .split('\n') ?? [];
+      const manifest = JSON.parse(readFileSync(join(REPO, 'package.json'), 'utf8')) as { packageManager: string };
+      // The pnpm this test runs under is the one the set-up's first line installs.
+      expect(setup).toEqual([`npm i -g ${manifest.packageManager}`, 'pnpm install']);
+      const [pnpmCommand, pnpmArgs] = pnpm();
+      expect((await ok(pnpmCommand, [...pnpmArgs, '--version'], REPO)).stdout.trim()).toBe(manifest.packageManager.split('@')[1]);
+      const clone = join(dir, 'clone');
+      await ok('git', ['clone', '--quiet', REPO, clone], dir);
+      await ok(pnpmCommand, [...pnpmArgs, 'install'], clone);
+      const demo = await ok(pnpmCommand, [...pnpmArgs, 'demo'], clone);
+      expect(demo.stdout).toContain('stopped: completed');
+    },
+    SETUP_TIMEOUT,
+  );
+
+  it(
+    'a project of its own: turnkit dev holds the store, a turn parks, another process decides it, the turn finishes',
+    async () => {
+      const bin = join(project, 'node_modules', '@turnkit', 'cli', 'dist', 'bin.js');
+      const agents = join('node_modules', '@turnkit', 'cli', 'examples', 'delete-files.ts');
+      const cli = (...args: string[]): Promise<Run> => run(process.execPath, [bin, ...args], project);
+      const dev = await startDev(bin, ['--agents', agents, '--store', 'store', '--port', '0'], project);
+      try {
+        const parked = await cli('run', agents, '--store', 'store');
+        expect([parked.code, parked.stderr]).toEqual([3, '']);
+        const id = /^stored turn (turn_\S+) in /m.exec(parked.stdout)?.[1] ?? 'no turn id printed';
+        expect(parked.stdout).toContain(`turn ${id} · agent delete-files · awaiting_approval`);
+        expect(parked.stdout).toContain(`turnkit dev (process ${dev.pid}) continues the turn`);
+        const watching = cli('watch', id, '--store', 'store');
+        expect((await cli('approve', id, 'call_2', '--store', 'store')).code).toBe(0);
+        expect((await cli('reject', id, 'call_3', '--reason', 'keep it', '--store', 'store')).code).toBe(0);
+        const watched = await watching;
+        expect(watched.code, watched.stderr).toBe(0);
+        expect(watched.stdout).toContain('tool call_2 delete_file: ok {"deleted":"tmp/build.log"}');
+        expect(watched.stdout.trimEnd().split('\n').slice(-1)).toEqual([`→ turn ${id} is stopped`]);
+      } finally {
+        const stopped = await dev.stop();
+        expect(stopped.code, stopped.stderr).toBe(0);
+      }
+    },
+    SETUP_TIMEOUT,
+  );
 });

@@ -139,3 +139,44 @@ export async function turnkitChild(args: readonly string[], options: { cwd: stri
     },
   };
 }
+
+/** A running `turnkit dev`: its process, the console's address and the token to sign in with. */
+export interface DevChild {
+  readonly pid: number;
+  readonly url: string;
+  readonly token: string;
+  stop(): Promise<{ code: number | null; stderr: string }>;
+}
+
+/** Starts `turnkit dev …args` (the binary `bin`, a script run by node) and waits until it prints that it is ready (or exits). */
+export function startDev(bin: string, args: readonly string[], cwd: string): Promise<DevChild> {
+  const child = spawn(process.execPath, [bin, 'dev', ...args], { cwd, env: { ...process.env, NO_COLOR: '1' } });
+  let stdout = '';
+  let stderr = '';
+  child.stderr.on('data', (chunk: Buffer) => {
+    stderr += chunk.toString('utf8');
+  });
+  return new Promise((resolve, reject) => {
+    child.stdout.on('data', (chunk: Buffer) => {
+      stdout += chunk.toString('utf8');
+      if (!stdout.includes('Ctrl+C stops it.')) return;
+      const url = /^turnkit dev: console (http:\/\/127\.0\.0\.1:\d+)\/console · API /m.exec(stdout)?.[1];
+      const token = /^token \(paste it to sign in\): (\S+)$/m.exec(stdout)?.[1];
+      if (url === undefined || token === undefined || child.pid === undefined) return reject(new Error(stdout));
+      resolve({
+        pid: child.pid,
+        url,
+        token,
+        stop: () => {
+          child.kill('SIGTERM');
+          return new Promise((done) =>
+            child.exitCode === null
+              ? child.once('exit', (code) => done({ code, stderr }))
+              : done({ code: child.exitCode, stderr }),
+          );
+        },
+      });
+    });
+    child.once('exit', (code) => reject(new Error(`turnkit dev exited ${code}: ${stdout}${stderr}`)));
+  });
+}
