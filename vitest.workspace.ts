@@ -39,6 +39,7 @@ export const slowTests: Readonly<Record<string, string>> = {
   'packages/otel/test/resume-process.test.ts': 'tsx child processes',
   'packages/otel/test/store.test.ts': 'tsx child processes',
   'packages/server/test/browser.test.ts': 'a browser (chromium)',
+  'packages/server/test/browser-dbos.test.ts': 'a browser (chromium); Postgres (DBOS)',
   'packages/server/test/console-script.test.ts': 'tsx child processes',
   'packages/server/test/decide.test.ts': 'Postgres',
   'packages/server/test/postgres.test.ts': 'Postgres',
