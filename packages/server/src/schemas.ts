@@ -4,7 +4,7 @@
 import { z } from '@hono/zod-openapi';
 import { TURN_STATUSES } from '@turnkit/core/internal';
 import type { TurnStatus } from '@turnkit/core';
-import { MessageEvent, NoticeEvent, Status, StatusEvent, ThreadSummary, TurnSummary } from './shapes.js';
+import { MessageEvent, NoticeEvent, Status, StatusEvent, ThreadSummary, TurnLimitsInput, TurnSummary } from './shapes.js';
 
 export { Status, StoredThread, StoredTurn, WatchEvent } from './shapes.js';
 export const STATUSES = [...TURN_STATUSES];
@@ -27,10 +27,9 @@ export const SubmitBody = z
     agent: z.string().min(1).max(200).openapi({ example: 'support', description: 'An agent a worker registers.' }),
     input: z.string().max(100_000).optional().openapi({ example: 'Please refund order A-17.' }),
     id: Id.optional().openapi({ description: 'Default: turn_<uuid>. An id that exists is refused (409).' }),
-    limits: z
-      .record(z.string(), z.unknown())
-      .optional()
-      .openapi({ description: "Turn limits merged over the agent's (checked by the store; a bad one is a 400 naming it)." }),
+    limits: TurnLimitsInput.optional().openapi({
+      description: "Turn limits merged over the agent's (the store checks their values; a bad one is a 400 naming it).",
+    }),
     thread: Id.optional().openapi({
       example: 'customer-42',
       description: 'The thread the turn continues (a new thread when the id is new); its turns run one at a time.',

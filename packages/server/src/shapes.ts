@@ -13,6 +13,7 @@ import type {
   ToolCall as CoreToolCall,
   ToolResult as CoreToolResult,
   TurnError as CoreTurnError,
+  TurnLimitsInput as CoreTurnLimitsInput,
   TurnState as CoreTurnState,
   TurnStatus,
 } from '@turnkit/core';
@@ -157,6 +158,22 @@ const TurnBudget = z
     maxCost: z.number().optional(),
   })
   .openapi('TurnBudget');
+
+/** Limits a submit may set (core's TurnLimitsInput); the store checks their values (a bad one is a 400 naming it). */
+export const TurnLimitsInput = z
+  .object({
+    maxIterations: z.number().optional(),
+    loopThreshold: z.number().optional(),
+    loopExemptTools: z.array(z.string()).optional(),
+    maxOutputRepairs: z.number().optional(),
+    maxCallsPerReply: z.number().optional(),
+    maxModelRetries: z.number().optional(),
+    modelRetryBackoffMs: z.number().optional(),
+    loopRecoveries: z.number().optional(),
+    budget: TurnBudget.optional(),
+  })
+  .strict()
+  .openapi('TurnLimitsInput');
 
 const TurnLimits = z
   .object({
@@ -374,6 +391,7 @@ const fits: {
   parked: true,
   outcome: true,
   state: true,
+  limitsInput: true,
   inbox: true,
   journal: true,
   grant: true,
@@ -393,6 +411,7 @@ interface Checked {
   parked: [typeof ParkedCall, CoreParkedCall];
   outcome: [typeof Outcome, CoreOutcome];
   state: [typeof TurnState, CoreTurnState];
+  limitsInput: [typeof TurnLimitsInput, CoreTurnLimitsInput];
   inbox: [typeof InboxEntry, StoreInboxEntry];
   journal: [typeof JournalEntry, StoreStoredTurn['toolCalls'][number]];
   grant: [typeof Grant, StoreStoredThread['grants'][number]];
