@@ -84,6 +84,7 @@ export const EventsQuery = z.object({
     description: 'Start after this seq (default: the Last-Event-ID header, else 0: the whole history).',
   }),
 });
+/** The headers the event stream reads (a browser's reconnect). */
 export const EventsHeaders = z.object({
   'last-event-id': z
     .string()

@@ -27,6 +27,7 @@ import type {
   WatchEvent as StoreWatchEvent,
 } from '@turnkit/store';
 
+/** A turn's status (core's TurnStatus). */
 export const Status = z.enum(TURN_STATUSES as [TurnStatus, ...TurnStatus[]]).openapi('TurnStatus');
 
 /**
@@ -56,6 +57,7 @@ const JsonNotNull: z.ZodType<Exclude<Json, null>> = z
 /** Plain JSON (core's JsonValue): null, a boolean, a finite number, a string, an array or an object of JSON values. */
 export const JsonValue: z.ZodType<Json> = orNull(JsonNotNull);
 
+/** A tool call as the model asked for it (core's ToolCall). */
 export const ToolCall = z
   .object({
     id: z.string().openapi({
@@ -71,6 +73,7 @@ export const ToolCall = z
   })
   .openapi('ToolCall');
 
+/** A tool's result as the model sees it (core's ToolResult). */
 export const ToolResult = z
   .object({
     callId: z.string(),
@@ -86,6 +89,7 @@ export const ToolResult = z
   })
   .openapi('ToolResult');
 
+/** A message of a turn's transcript (core's Message). */
 export const Message = z
   .discriminatedUnion('role', [
     z.object({ role: z.literal('system'), content: z.string() }),
@@ -100,6 +104,7 @@ export const Message = z
   ])
   .openapi('Message', { description: "A message of the conversation (core's Message)." });
 
+/** Why a turn or a model call failed (core's TurnError). */
 export const TurnError = z
   .object({
     kind: z.string().openapi({ example: 'model_error' }),
@@ -135,6 +140,7 @@ export const ParkedCall = z
   })
   .openapi('ParkedCall');
 
+/** How a turn ended (core's Outcome). */
 export const Outcome = z
   .discriminatedUnion('status', [
     z.object({
@@ -200,6 +206,7 @@ const TurnUsage = z
   })
   .openapi('TurnUsage');
 
+/** A turn's state as core keeps it (core's TurnState). */
 export const TurnState = z
   .object({
     version: z.number().int(),
@@ -239,6 +246,7 @@ export const TurnState = z
   })
   .openapi('TurnState', { description: "core's TurnState (docs/turn-contract.md)." });
 
+/** A decision or cancel a turn received (the store's InboxEntry). */
 export const InboxEntry = z
   .object({
     kind: z.enum(['decision', 'cancel']),
@@ -251,6 +259,7 @@ export const InboxEntry = z
   })
   .openapi('InboxEntry', { description: 'A decision or cancel the turn received.' });
 
+/** One call of a turn's tool journal (the store's JournalEntry). */
 export const JournalEntry = z
   .object({
     callId: z.string(),
@@ -261,6 +270,7 @@ export const JournalEntry = z
   })
   .openapi('JournalEntry', { description: 'One call in the tool journal: started, then finished with its result.' });
 
+/** What a thread's turns remembered (dispatch's Grant). */
 export const Grant = z
   .union([
     z.object({ scope: z.literal('session') }),
@@ -269,6 +279,7 @@ export const Grant = z
   ])
   .openapi('Grant', { description: 'What a turn remembered (`remember: session | tool`).' });
 
+/** A notice core emitted (core's Notice). */
 export const Notice = z
   .object({
     name: z.enum([
@@ -285,6 +296,7 @@ export const Notice = z
   })
   .openapi('Notice');
 
+/** A turn in a list of turns. */
 export const TurnSummary = z
   .object({
     id: z.string(),
@@ -296,6 +308,7 @@ export const TurnSummary = z
   })
   .openapi('TurnSummary');
 
+/** A turn as `GET /api/turns/{id}` answers it (the store's StoredTurn). */
 export const StoredTurn = z
   .object({
     id: z.string(),
@@ -316,6 +329,7 @@ export const StoredTurn = z
   })
   .openapi('StoredTurn');
 
+/** A thread in a list of threads. */
 export const ThreadSummary = z
   .object({
     id: z.string(),
@@ -328,6 +342,7 @@ export const ThreadSummary = z
   })
   .openapi('ThreadSummary');
 
+/** A thread as `GET /api/threads/{id}` answers it (the store's StoredThread). */
 export const StoredThread = z
   .object({
     id: z.string(),
@@ -347,12 +362,15 @@ export const StoredThread = z
   .openapi('StoredThread');
 
 const seq = z.number().int().min(1).openapi({ description: "The event's place in the turn's history (the SSE id)." });
+/** A watch event: a message was written. */
 export const MessageEvent = z
   .object({ type: z.literal('message'), seq, message: Message })
   .openapi('MessageEvent', { description: 'A message was written to the transcript.' });
+/** A watch event: core emitted a notice. */
 export const NoticeEvent = z
   .object({ type: z.literal('notice'), seq, notice: Notice })
   .openapi('NoticeEvent', { description: 'Core emitted a notice.' });
+/** A watch event: the turn's status changed. */
 export const StatusEvent = z
   .object({ type: z.literal('status'), seq, status: Status, outcome: orNull(Outcome) })
   .openapi('StatusEvent', { description: "The turn's status changed (with its outcome once it ended)." });
