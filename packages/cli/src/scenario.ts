@@ -21,8 +21,23 @@ import type { ModelFactory, ScenarioFile } from './scenario-file.js';
 export interface LoadedScenarioFile extends ScenarioFile {
   /** Absolute path of the file. */
   readonly path: string;
+  /** The name of the file's agent (of its `agents`) loaded as this scenario; absent for a scenario. */
+  readonly agent?: string;
   /** sha256 (hex) of the file's bytes, as read before it was loaded. */
   readonly sha256: string;
+}
+
+/**
+ * Which of a module's `agents` to run as the scenario (`turnkit run FILE --agent NAME --input TEXT`).
+ * Without a name, a file whose only export is `agents`, of one agent, runs that one.
+ */
+export interface AgentChoice {
+  readonly agent?: string;
+  /**
+   * The user's message: needed for an agent, which has none of its own; for a scenario, it replaces
+   * the scenario's (a resume leaves it out: its turn has started).
+   */
+  readonly input?: string;
 }
 
 /** The scenario a suspended turn was saved with, which a resume must load again. */
@@ -41,7 +56,11 @@ const MODULE_EXTENSIONS = new Set(['.ts', '.mts', '.cts', '.js', '.mjs', '.cjs']
  * With `expected` (a resume), the sha256 of the file's bytes must be the recorded one, checked
  * before the file is parsed or imported: a changed or different scenario is never run.
  */
-export async function loadScenarioFile(file: string, expected?: ExpectedScenarioFile): Promise<LoadedScenarioFile> {
+export async function loadScenarioFile(
+  file: string,
+  expected?: ExpectedScenarioFile,
+  choice?: AgentChoice,
+): Promise<LoadedScenarioFile> {
   const path = resolve(file);
   await mustBeFile(path, file, 'scenario');
   const bytes = await readFile(path);
@@ -55,15 +74,24 @@ export async function loadScenarioFile(file: string, expected?: ExpectedScenario
   }
   const ext = extname(path).toLowerCase();
   let scenario: unknown;
+  let agent: string | undefined;
   if (ext === '.json') {
-    scenario = scenarioFromJson(parseJson(bytes.toString('utf8'), file), file);
+    if (choice?.agent !== undefined)
+      throw new UsageError(
+        `${file} is a JSON scenario, one agent: run it without --agent (--agent picks one of a module's \`agents\`).`,
+      );
+    scenario = withInput(scenarioFromJson(parseJson(bytes.toString('utf8'), file), file), choice);
   } else if (MODULE_EXTENSIONS.has(ext)) {
     const format = await moduleFormat(path, ext);
-    scenario = pickExport(await importModule(path, file, format), file, format);
+    const module = await importModule(path, file, format);
+    const exports = moduleExports(module, format);
+    const picked = choice === undefined ? undefined : pickAgent(exports, file, choice);
+    agent = picked?.name;
+    scenario = picked === undefined ? withInput(pickExport(exports, file, exports !== module), choice) : picked.scenario;
   } else {
     throw new UsageError(`Cannot load scenario ${file}: use a .ts, .js or .json file (got '${ext || 'no extension'}').`);
   }
-  return { ...check(scenario, path, file), sha256 };
+  return { ...check(scenario, path, file, agent), sha256, ...definedProps({ agent }) };
 }
 
 /** Throws a UsageError unless `path` is an existing regular file. */
@@ -98,9 +126,7 @@ export async function importFile(file: string, what: string): Promise<Record<str
   if (!MODULE_EXTENSIONS.has(ext))
     throw new UsageError(`Cannot load ${what} file ${file}: use a .ts or .js file (got '${ext || 'no extension'}').`);
   const format = await moduleFormat(path, ext);
-  const module = await importModule(path, file, format);
-  const inner = module.default;
-  return format.commonJs && inner !== null && typeof inner === 'object' ? (inner as Record<string, unknown>) : module;
+  return moduleExports(await importModule(path, file, format), format);
 }
 
 /** Errors of a CommonJS module that requires an ES-module-only package (such as every @turnkit one). */
@@ -165,12 +191,79 @@ async function moduleFormat(path: string, ext: string): Promise<ModuleFormat> {
   }
 }
 
-function pickExport(module: Record<string, unknown>, shown: string, format: ModuleFormat): unknown {
-  // A CommonJS module's namespace has its module.exports as `default`: the exports are in there
-  // (`export default` compiled to CommonJS is `exports.default`; `module.exports = {…}` is the scenario itself).
+/**
+ * A module's exports. A CommonJS module's namespace has its module.exports as `default`: the
+ * exports are in there (`export default` compiled to CommonJS is `exports.default`;
+ * `module.exports = {…}` is the scenario itself).
+ */
+function moduleExports(module: Record<string, unknown>, format: ModuleFormat): Record<string, unknown> {
   const inner = module.default;
-  const commonJs = format.commonJs && inner !== null && typeof inner === 'object';
-  const exports = commonJs ? (inner as Record<string, unknown>) : module;
+  return format.commonJs && inner !== null && typeof inner === 'object' ? (inner as Record<string, unknown>) : module;
+}
+
+// What `turnkit run` applies of an agent in this process: a scenario's fields. A worker applies
+// the others (budget, approvalTimeoutMs, check, compact, maxRunning, observe).
+const RUN_FIELDS = new Set(['tools', 'model', 'limits', 'system', 'output', 'permissions', 'policy', 'hooks', 'mcpServers']);
+
+/**
+ * Which of a file's agents runs: `name` when the file has it, else its only agent; a UsageError
+ * listing the names otherwise.
+ */
+export function chooseAgent(names: readonly string[], shown: string, name: string | undefined): string {
+  const chosen = name ?? (names.length === 1 ? names[0] : undefined);
+  if (chosen === undefined)
+    throw new UsageError(
+      names.length === 0
+        ? `${shown} exports no agents (\`agents\` is empty): add one, as { name: { model, tools } }.`
+        : `${shown} exports ${names.length} agents (${names.join(', ')}): pick one with --agent NAME.`,
+    );
+  if (!names.includes(chosen)) throw new UsageError(`${shown} has no agent '${chosen}': its agents are ${names.join(', ')}.`);
+  return chosen;
+}
+
+/**
+ * The agent of `exports.agents` that `choice` names, as a scenario with the choice's input; none
+ * when the file has a scenario and no agent is named (the scenario runs, as without `agents`).
+ */
+function pickAgent(
+  exports: Record<string, unknown>,
+  shown: string,
+  choice: AgentChoice,
+): { name: string; scenario: unknown } | undefined {
+  const agents = exports.agents;
+  const hasScenario = exports.scenario !== undefined || exports.default !== undefined;
+  if (agents === undefined) {
+    if (choice.agent === undefined) return undefined;
+    throw new UsageError(
+      `${shown} exports no \`agents\`, so --agent ${choice.agent} names none: ${hasScenario ? 'it is a scenario, one agent; run it without --agent' : 'export `agents = { name: { model, tools } }`'}.`,
+    );
+  }
+  if (choice.agent === undefined && hasScenario) return undefined;
+  if (agents === null || typeof agents !== 'object' || Array.isArray(agents))
+    throw new UsageError(`${shown}: \`agents\` must be an object { [name]: { model, tools, … } }.`);
+  const name = chooseAgent(Object.keys(agents), shown, choice.agent);
+  const agent = (agents as Record<string, unknown>)[name];
+  if (agent === null || typeof agent !== 'object' || Array.isArray(agent))
+    throw new UsageError(`${shown}: agent '${name}' must be an object with a \`model\` (and tools, system, limits, …).`);
+  const workerOnly = Object.keys(agent).filter((key) => !RUN_FIELDS.has(key));
+  if (workerOnly.length > 0)
+    throw new UsageError(
+      `${shown}: agent '${name}' has ${workerOnly.join(', ')}, which turnkit run does not apply in this process (it applies ${[...RUN_FIELDS].join(', ')}): run it with a worker, \`turnkit worker --agents ${shown}\` or \`turnkit dev --agents ${shown}\`.`,
+    );
+  if (choice.input === undefined)
+    throw new UsageError(`Agent '${name}' of ${shown} has no input of its own: give the user's message with --input TEXT.`);
+  return { name, scenario: { ...agent, input: choice.input } };
+}
+
+/** The scenario with the choice's input in place of its own (`turnkit run FILE --input TEXT`). */
+function withInput(scenario: unknown, choice: AgentChoice | undefined): unknown {
+  return choice?.input === undefined || scenario === null || typeof scenario !== 'object'
+    ? scenario
+    : { ...scenario, input: choice.input };
+}
+
+/** The scenario a module exports; `commonJs`: the exports are a CommonJS module's, which may be the scenario itself. */
+function pickExport(exports: Record<string, unknown>, shown: string, commonJs: boolean): unknown {
   const picked = exports.scenario ?? exports.default ?? (commonJs && 'input' in exports ? exports : undefined);
   if (picked !== undefined) return picked;
   throw new UsageError(
@@ -178,9 +271,9 @@ function pickExport(module: Record<string, unknown>, shown: string, format: Modu
   );
 }
 
-function check(value: unknown, path: string, shown: string): Omit<LoadedScenarioFile, 'sha256'> {
+function check(value: unknown, path: string, shown: string, agent?: string): Omit<LoadedScenarioFile, 'sha256'> {
   const bad = (what: string): never => {
-    throw new UsageError(`Scenario ${shown}: ${what}`);
+    throw new UsageError(`${agent === undefined ? 'Scenario' : `Agent '${agent}' of`} ${shown}: ${what}`);
   };
   if (value === null || typeof value !== 'object')
     return bad(

@@ -49,6 +49,8 @@ export interface SuspendedFile {
   readonly scenario: string;
   /** sha256 (hex) of the scenario file's bytes when the turn was saved; a resume loads only a scenario with this hash. */
   readonly scenarioSha256: string;
+  /** The agent of the file's `agents` that ran (`turnkit run FILE --agent NAME`); absent for a scenario. */
+  readonly agent?: string;
   readonly options: SavedOptions;
   /** Calls the scenario's own model answered so far: a resume makes its model with `{ startAt: modelCalls }`. */
   readonly modelCalls: number;
@@ -100,6 +102,7 @@ const fileSchema = z.strictObject({
   version: z.literal(SUSPENDED_VERSION),
   scenario: z.string().min(1),
   scenarioSha256: z.string().regex(/^[0-9a-f]{64}$/, 'must be the 64 hex digits of a sha256'),
+  agent: z.string().min(1).max(200).optional(),
   options: z.strictObject({
     stream: z.boolean(),
     provider: z
@@ -132,6 +135,8 @@ export function defaultSavePath(turnId: string): string {
 export interface ScenarioRecord {
   readonly path: string;
   readonly sha256: string;
+  /** The agent of the file's `agents` that ran, if one did. */
+  readonly agent?: string;
 }
 
 /** Writes the suspended result to `path` (atomically). */
@@ -148,6 +153,7 @@ export async function saveSuspended(
     version: SUSPENDED_VERSION,
     scenario: scenario.path,
     scenarioSha256: scenario.sha256,
+    ...definedProps({ agent: scenario.agent }),
     options,
     modelCalls,
     state: result.state,

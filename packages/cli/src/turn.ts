@@ -140,7 +140,11 @@ async function runAndReport(
   };
 
   if (!o.json) {
-    timeline.header(o.scenarioFile, label, o.scenario.tools.length);
+    timeline.header(
+      o.scenarioFile,
+      o.scenario.agent === undefined ? label : `agent ${o.scenario.agent} · ${label}`,
+      o.scenario.tools.length,
+    );
     if (o.resume === undefined) timeline.userInput(o.scenario.input);
     else {
       timeline.continueFrom(o.resume.read.saved.state.usage.modelCalls);
@@ -163,7 +167,7 @@ async function runAndReport(
     savedTo = o.save ?? o.resume?.file ?? defaultSavePath(result.state.id);
     await saveSuspended(
       savedTo,
-      { path: o.scenario.path, sha256: o.scenario.sha256 },
+      { path: o.scenario.path, sha256: o.scenario.sha256, ...definedProps({ agent: o.scenario.agent }) },
       { stream: o.stream, provider: o.provider },
       modelCalls,
       result,
@@ -237,10 +241,10 @@ async function pickModel(o: TurnCommandOptions): Promise<{ counter: ReturnType<t
   );
   if (model === undefined) {
     throw new UsageError(
-      `Scenario ${o.scenarioFile} has no model: add \`model\` to it, or run it against a real one with --provider and --model.`,
+      `${o.scenario.agent === undefined ? 'Scenario' : `Agent '${o.scenario.agent}' of`} ${o.scenarioFile} has no model: add \`model\` to it, or run it against a real one with --provider and --model.`,
     );
   }
-  return { counter: counting(model), label: 'scenario model' };
+  return { counter: counting(model), label: o.scenario.agent === undefined ? 'scenario model' : 'its model' };
 }
 
 /** The model, counting the calls it answers (saved with a suspended turn). */

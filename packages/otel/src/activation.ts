@@ -18,6 +18,7 @@ import type { ExecutionOutcome, ToolExecution } from '@turnkit/dispatch/internal
 import type { Effect, Message, ModelResponse, TraceEntry, TurnError } from '@turnkit/core';
 import { quietly } from '@turnkit/core/internal';
 import { ATTR, OPERATION, TURNKIT_ATTR } from './conventions.js';
+import { answerMessage, chatMessage, finishReason, replyMessage } from './genai.js';
 import { readTraceContext, type SavedTraceContext, saveTraceContext } from './trace-context.js';
 
 /** What an activation is told once, when it is made. */
@@ -106,7 +107,7 @@ export class Activation {
     if (s.provider !== undefined) attributes[ATTR.providerName] = s.provider;
     if (this.#turnId !== undefined) attributes[ATTR.conversationId] = this.#turnId;
     if (effect.request.attempt !== undefined) attributes[TURNKIT_ATTR.modelAttempt] = effect.request.attempt;
-    if (s.content) attributes[ATTR.inputMessages] = json(this.#transcript);
+    if (s.content) attributes[ATTR.inputMessages] = json(this.#transcript.map(chatMessage));
     const name = model === undefined ? OPERATION.chat : `${OPERATION.chat} ${model}`;
     this.#chat = s.tracer.startSpan(name, { kind: SpanKind.CLIENT, attributes }, parent);
   }
@@ -118,14 +119,11 @@ export class Activation {
     if (this.#turnId !== undefined) span.setAttribute(ATTR.conversationId, this.#turnId);
     if (response !== undefined) {
       if (response.modelId !== undefined) span.setAttribute(ATTR.responseModel, response.modelId);
-      if (response.finishReason !== undefined) span.setAttribute(ATTR.responseFinishReasons, [response.finishReason]);
+      if (response.finishReason !== undefined)
+        span.setAttribute(ATTR.responseFinishReasons, [finishReason(response.finishReason)]);
       if (response.usage?.inputTokens !== undefined) span.setAttribute(ATTR.usageInputTokens, response.usage.inputTokens);
       if (response.usage?.outputTokens !== undefined) span.setAttribute(ATTR.usageOutputTokens, response.usage.outputTokens);
-      if (this.#s.content)
-        span.setAttribute(
-          ATTR.outputMessages,
-          json([{ role: 'assistant', content: response.text, toolCalls: response.toolCalls }]),
-        );
+      if (this.#s.content) span.setAttribute(ATTR.outputMessages, json([replyMessage(response)]));
     }
     if (error !== undefined) failSpan(span, error.kind, error.message);
     span.end();
@@ -138,7 +136,7 @@ export class Activation {
     span.setAttribute(TURNKIT_ATTR.turnStatus, outcome.status);
     if (outcome.status === 'stopped') {
       span.setAttribute(TURNKIT_ATTR.stopReason, outcome.stopReason);
-      if (this.#s.content) span.setAttribute(ATTR.outputMessages, json([{ role: 'assistant', content: outcome.output }]));
+      if (this.#s.content) span.setAttribute(ATTR.outputMessages, json([answerMessage(outcome.output)]));
     } else if (outcome.status === 'failed') failSpan(span, outcome.error.kind, outcome.error.message);
     else failSpan(span, 'cancelled', outcome.reason);
     this.end();
@@ -159,7 +157,7 @@ export class Activation {
       this.#setTurnId(record.state.id);
       const event = record.event;
       if (event.type === 'start' && this.#s.content && event.input !== undefined)
-        this.#agent?.setAttribute(ATTR.inputMessages, json([{ role: 'user', content: event.input }]));
+        this.#agent?.setAttribute(ATTR.inputMessages, json([chatMessage({ role: 'user', content: event.input })]));
       else if (event.type === 'model_responded') this.#endChat(event.response, undefined);
       else if (event.type === 'model_failed') this.#endChat(undefined, event.error);
       else if (event.type === 'cancel') this.#endChat(undefined, { kind: 'cancelled', message: event.reason ?? 'cancelled' });

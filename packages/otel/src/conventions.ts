@@ -3,7 +3,7 @@
 // in its unstable entry, and a rename there must not rename turnkit's spans without a release here.
 
 /** The version of the semantic conventions whose GenAI names these are. */
-export const SEMCONV_VERSION = '1.38.0';
+export const SEMCONV_VERSION = '1.41.0';
 
 /** Attribute names (GenAI registry and the general `error.type`). */
 export const ATTR = {

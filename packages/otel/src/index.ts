@@ -2,3 +2,4 @@
 export { ATTR, OPERATION, SEMCONV_VERSION } from './conventions.js';
 export { traceTurn } from './trace-turn.js';
 export type { TraceTurnOptions } from './trace-turn.js';
+export type { ModelIdentity } from './genai.js';

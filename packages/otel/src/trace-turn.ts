@@ -7,14 +7,19 @@ import { type Context, context as otelContext, type Tracer, trace } from '@opent
 import type { ExecutionWrapper } from '@turnkit/dispatch/internal';
 import type { Effect, Message, TraceEntry } from '@turnkit/core';
 import { Activation } from './activation.js';
+import { type ModelIdentity, providerName } from './genai.js';
 import type { SavedTraceContext } from './trace-context.js';
 
 export interface TraceTurnOptions {
   /** The agent's name: `invoke_agent {agent}`, `gen_ai.agent.name`. */
   readonly agent: string;
-  /** The model's name for `chat {model}` and `gen_ai.request.model` (a tool's model override wins for its call). */
-  readonly model?: string;
-  /** `gen_ai.provider.name`, like `openai` or `anthropic`. */
+  /**
+   * The model: its name (for `chat {model}` and `gen_ai.request.model`; a tool's model override
+   * wins for its call), or the AI SDK model itself (`openai('gpt-4.1-mini')`), whose `modelId` is the
+   * name and whose `provider` gives `gen_ai.provider.name` (`openai.chat` → `openai`).
+   */
+  readonly model?: string | ModelIdentity;
+  /** `gen_ai.provider.name`, like `openai` or `anthropic`. Default: from `model` when it is a model object. */
   readonly provider?: string;
   /** Default: `trace.getTracer('@turnkit/otel')` (the global provider). */
   readonly tracer?: Tracer;
@@ -61,10 +66,11 @@ export interface TurnTracing {
 export function traceTurn(options: TraceTurnOptions): TurnTracing {
   if (options === null || typeof options !== 'object' || typeof options.agent !== 'string' || options.agent === '')
     throw new TypeError('traceTurn needs { agent }: the agent name that titles the invoke_agent span.');
+  const identity = modelIdentity(options.model);
   const activation = new Activation({
     agent: options.agent,
-    model: options.model,
-    provider: options.provider,
+    model: identity?.modelId ?? (typeof options.model === 'string' ? options.model : undefined),
+    provider: options.provider ?? (identity === undefined ? undefined : providerName(identity.provider)),
     tracer: options.tracer ?? trace.getTracer('@turnkit/otel'),
     content: options.recordContent === true,
     link: options.link,
@@ -92,4 +98,15 @@ export function traceTurn(options: TraceTurnOptions): TurnTracing {
     },
     end,
   };
+}
+
+/** The model object's provider and id, checked; undefined for a name or no model. */
+function modelIdentity(model: unknown): ModelIdentity | undefined {
+  if (model === undefined || typeof model === 'string') return undefined;
+  const { provider, modelId } = (model ?? {}) as Partial<Record<keyof ModelIdentity, unknown>>;
+  if (typeof provider !== 'string' || provider === '' || typeof modelId !== 'string' || modelId === '')
+    throw new TypeError(
+      `traceTurn: model must be the model's name or a model object with a provider and a modelId (an AI SDK model); got a ${typeof model} with provider ${typeof provider} and modelId ${typeof modelId}.`,
+    );
+  return { provider, modelId };
 }

@@ -92,14 +92,15 @@ describe('invoke_agent and chat spans', () => {
     const tracing = traceTurn({ agent: 'greeter', tracer: rec.tracer, recordContent: true });
     await tracing.run(() => runTurn({ model, input: 'Hi!', ...tracing.hooks }));
     const agent = rec.one('invoke_agent greeter');
-    expect(JSON.parse(String(agent.attributes['gen_ai.input.messages']))).toEqual([{ role: 'user', content: 'Hi!' }]);
+    const hi = [{ role: 'user', parts: [{ type: 'text', content: 'Hi!' }] }];
+    expect(JSON.parse(String(agent.attributes['gen_ai.input.messages']))).toEqual(hi);
     expect(JSON.parse(String(agent.attributes['gen_ai.output.messages']))).toEqual([
-      { role: 'assistant', content: 'Hello there.' },
+      { role: 'assistant', parts: [{ type: 'text', content: 'Hello there.' }], finish_reason: 'stop' },
     ]);
     const chat = rec.one('chat');
-    expect(JSON.parse(String(chat.attributes['gen_ai.input.messages']))).toEqual([{ role: 'user', content: 'Hi!' }]);
+    expect(JSON.parse(String(chat.attributes['gen_ai.input.messages']))).toEqual(hi);
     expect(JSON.parse(String(chat.attributes['gen_ai.output.messages']))).toEqual([
-      { role: 'assistant', content: 'Hello there.', toolCalls: [] },
+      { role: 'assistant', parts: [{ type: 'text', content: 'Hello there.' }], finish_reason: 'stop' },
     ]);
   });
 

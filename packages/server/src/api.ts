@@ -27,6 +27,7 @@ import {
   Decided,
   Decision,
   ErrorBody,
+  EventsHeaders,
   EventsQuery,
   ListQuery,
   StoredThread,
@@ -38,13 +39,17 @@ import {
   ThreadQuery,
   TurnPage,
   TurnParams,
+  TurnStreamEvent,
 } from './schemas.js';
+import { asSent } from './shapes.js';
 
 const json = <T extends z.ZodType>(schema: T, description: string) => ({
   content: { 'application/json': { schema } },
   description,
 });
-const body = <T extends z.ZodType>(schema: T) => ({ body: { content: { 'application/json': { schema } }, required: true } });
+const body = <T extends z.ZodType>(schema: T, required = true) => ({
+  body: { content: { 'application/json': { schema } }, required },
+});
 /** What every route may answer besides its own replies (GET routes take no body). */
 const errors = {
   400: json(ErrorBody, 'The request is malformed; the error names the field.'),
@@ -61,6 +66,7 @@ const security = [{ bearer: [] }];
 
 export const routes = {
   submit: createRoute({
+    operationId: 'submitTurn',
     method: 'post',
     path: '/turns',
     summary: 'Queue a turn for a worker that has its agent.',
@@ -76,6 +82,7 @@ export const routes = {
     },
   }),
   list: createRoute({
+    operationId: 'listTurns',
     method: 'get',
     path: '/turns',
     summary: 'List turns, oldest first; pass `cursor` back for the next page.',
@@ -84,6 +91,7 @@ export const routes = {
     responses: { 200: json(TurnPage, 'A page of turns.'), ...errors },
   }),
   get: createRoute({
+    operationId: 'getTurn',
     method: 'get',
     path: '/turns/{id}',
     summary: 'One turn: status, state, transcript, parked calls, decisions, tool journal, outcome.',
@@ -92,20 +100,22 @@ export const routes = {
     responses: { 200: json(StoredTurn, 'The turn.'), 404: json(ErrorBody, 'No such turn.'), ...errors },
   }),
   events: createRoute({
+    operationId: 'streamTurn',
     method: 'get',
     path: '/turns/{id}/events',
     summary: 'The turn as server-sent events: its history, then what happens, until it ends.',
     description:
       "Events `message`, `notice` and `status` (data: the store's watch event as JSON, id: its seq), then `end`. Resume with `after` or the Last-Event-ID header.",
     security,
-    request: { params: TurnParams, query: EventsQuery },
+    request: { params: TurnParams, query: EventsQuery, headers: EventsHeaders },
     responses: {
-      200: { content: { 'text/event-stream': { schema: { type: 'string' } } }, description: 'An event stream.' },
+      200: { content: { 'text/event-stream': { schema: TurnStreamEvent } }, description: 'An event stream.' },
       404: json(ErrorBody, 'No such turn.'),
       ...errors,
     },
   }),
   decide: createRoute({
+    operationId: 'decideCalls',
     method: 'post',
     path: '/turns/{id}/decisions',
     summary: 'Decide parked calls: approve, approve and remember, or reject with a reason.',
@@ -122,14 +132,16 @@ export const routes = {
     },
   }),
   cancel: createRoute({
+    operationId: 'cancelTurn',
     method: 'post',
     path: '/turns/{id}/cancel',
     summary: 'Ask for the turn to be cancelled (false when it has already ended).',
     security,
-    request: { params: TurnParams, ...body(CancelBody) },
+    request: { params: TurnParams, ...body(CancelBody, false) },
     responses: { 200: json(Cancelled, 'Durable.'), 404: json(ErrorBody, 'No such turn.'), ...bodyErrors },
   }),
   listThreads: createRoute({
+    operationId: 'listThreads',
     method: 'get',
     path: '/threads',
     summary: 'List threads by id; pass `cursor` back for the next page.',
@@ -138,6 +150,7 @@ export const routes = {
     responses: { 200: json(ThreadPage, 'A page of threads.'), ...errors },
   }),
   getThread: createRoute({
+    operationId: 'getThread',
     method: 'get',
     path: '/threads/{id}',
     summary: 'One thread: its turns in order, its transcript, and the parked calls of its current turn.',
@@ -146,12 +159,13 @@ export const routes = {
     responses: { 200: json(StoredThread, 'The thread.'), 404: json(ErrorBody, 'No such thread.'), ...errors },
   }),
   closeThread: createRoute({
+    operationId: 'closeThread',
     method: 'post',
     path: '/threads/{id}/close',
     summary:
       'Close a thread: no more turns, its grants end, its turns that have not ended are cancelled (false when closed already).',
     security,
-    request: { params: ThreadParams, ...body(CloseBody) },
+    request: { params: ThreadParams, ...body(CloseBody, false) },
     responses: { 200: json(Closed, 'Durable.'), 404: json(ErrorBody, 'No such thread.'), ...bodyErrors },
   }),
 } as const;
@@ -221,7 +235,7 @@ export function createApi(store: StoreClient, options: { readonly pollMs: number
   api.openapi(routes.get, async (c) => {
     const { id } = c.req.valid('param');
     const turn = await store.get(id);
-    return turn === null ? notFound(c, id) : c.json(turn as unknown as z.infer<typeof StoredTurn>, 200);
+    return turn === null ? notFound(c, id) : c.json(asSent(turn), 200);
   });
 
   api.openapi(routes.events, async (c) => {
@@ -259,7 +273,7 @@ export function createApi(store: StoreClient, options: { readonly pollMs: number
   api.openapi(routes.getThread, async (c) => {
     const { id } = c.req.valid('param');
     const thread = await store.get({ thread: id });
-    return thread === null ? threadNotFound(c, id) : c.json(thread as unknown as z.infer<typeof StoredThread>, 200);
+    return thread === null ? threadNotFound(c, id) : c.json(asSent(thread), 200);
   });
 
   api.openapi(routes.closeThread, async (c) => {

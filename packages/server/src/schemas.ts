@@ -4,12 +4,13 @@
 import { z } from '@hono/zod-openapi';
 import { TURN_STATUSES } from '@turnkit/core/internal';
 import type { TurnStatus } from '@turnkit/core';
+import { MessageEvent, NoticeEvent, Status, StatusEvent, ThreadSummary, TurnLimitsInput, TurnSummary } from './shapes.js';
 
+export { Status, StoredThread, StoredTurn, WatchEvent } from './shapes.js';
 export const STATUSES = [...TURN_STATUSES];
 export const TERMINAL: ReadonlySet<TurnStatus> = new Set(['stopped', 'failed', 'cancelled']);
 
 const Id = z.string().regex(/^[A-Za-z0-9_.:@-]{1,200}$/, 'must be 1 to 200 letters, digits or _.:@-');
-export const Status = z.enum(STATUSES as [TurnStatus, ...TurnStatus[]]).openapi('TurnStatus');
 
 export const ErrorBody = z
   .object({
@@ -26,10 +27,9 @@ export const SubmitBody = z
     agent: z.string().min(1).max(200).openapi({ example: 'support', description: 'An agent a worker registers.' }),
     input: z.string().max(100_000).optional().openapi({ example: 'Please refund order A-17.' }),
     id: Id.optional().openapi({ description: 'Default: turn_<uuid>. An id that exists is refused (409).' }),
-    limits: z
-      .record(z.string(), z.unknown())
-      .optional()
-      .openapi({ description: "Turn limits merged over the agent's (checked by the store; a bad one is a 400 naming it)." }),
+    limits: TurnLimitsInput.optional().openapi({
+      description: "Turn limits merged over the agent's (the store checks their values; a bad one is a 400 naming it).",
+    }),
     thread: Id.optional().openapi({
       example: 'customer-42',
       description: 'The thread the turn continues (a new thread when the id is new); its turns run one at a time.',
@@ -50,65 +50,7 @@ export const ListQuery = z.object({
   cursor: z.string().max(100).optional(),
 });
 
-export const TurnSummary = z
-  .object({
-    id: z.string(),
-    agent: z.string(),
-    thread: z.string().nullable(),
-    status: Status,
-    createdAt: z.string(),
-    updatedAt: z.string(),
-  })
-  .openapi('TurnSummary');
-
 export const TurnPage = z.object({ turns: z.array(TurnSummary), cursor: z.string().nullable() }).openapi('TurnPage');
-
-const Json = z.unknown().openapi({ description: 'Plain JSON as core defines it.' });
-const ToolCall = z
-  .object({
-    id: z.string().openapi({
-      description: "The call's id, unique in the turn (core derives `<id>~<n>` for a repeated or missing model id).",
-    }),
-    name: z.string(),
-    input: Json,
-    originalId: z.string().optional().openapi({ description: "The model's own id, when core gave the call another." }),
-  })
-  .openapi('ToolCall');
-
-/** A parked call with no decision yet. */
-const ParkedCall = z.object({
-  call: ToolCall.openapi({ description: 'The call as the model sent it.' }),
-  input: Json.openapi({
-    description: "The input that runs if the call is approved (after the dispatcher's before-hooks); show this one.",
-  }),
-  reason: z.string().optional(),
-  expiresAfterMs: z.number().int().optional().openapi({ description: 'How long a person has to decide (ms).' }),
-  expiresAt: z
-    .number()
-    .int()
-    .optional()
-    .openapi({ description: 'When the approval expires (epoch ms); then the call is rejected as expired.' }),
-});
-
-export const StoredTurn = z
-  .object({
-    id: z.string(),
-    agent: z.string(),
-    thread: z.string().nullable(),
-    status: Status,
-    input: z.string().nullable(),
-    state: Json.openapi({ description: "core's TurnState, or null before a worker took the turn" }),
-    transcript: z.array(z.record(z.string(), z.unknown()).openapi({ description: "core's Message" })),
-    parked: z.array(ParkedCall),
-    decisions: z.array(z.record(z.string(), z.unknown()).openapi({ description: 'an inbox entry' })),
-    toolCalls: z.array(z.record(z.string(), z.unknown()).openapi({ description: 'a tool journal entry' })),
-    outcome: Json,
-    error: z.object({ kind: z.string(), message: z.string() }).passthrough().nullable(),
-    createdAt: z.string(),
-    updatedAt: z.string(),
-    endedAt: z.string().nullable(),
-  })
-  .openapi('StoredTurn');
 
 export const Decision = z
   .discriminatedUnion('type', [
@@ -136,21 +78,39 @@ export const CancelBody = z
 export const Cancelled = z.object({ cancelled: z.boolean() }).openapi('Cancelled');
 
 export const TurnParams = z.object({ id: Id.openapi({ param: { name: 'id', in: 'path' }, example: 'turn_1' }) });
-export const EventsQuery = z.object({ after: z.coerce.number().int().min(0).optional() });
+export const EventsQuery = z.object({
+  after: z.coerce.number().int().min(0).optional().openapi({
+    type: 'integer',
+    description: 'Start after this seq (default: the Last-Event-ID header, else 0: the whole history).',
+  }),
+});
+/** The headers the event stream reads (a browser's reconnect). */
+export const EventsHeaders = z.object({
+  'last-event-id': z
+    .string()
+    .optional()
+    .openapi({ description: "The last seq a reader saw (a browser's EventSource sends it on reconnect); `after` wins." }),
+});
+
+const sseId = z.string().openapi({ description: "The event's seq, as text." });
+/**
+ * One server-sent event of a turn's stream, as its fields: `event`, `id` and `data` (the JSON of
+ * the schema shown, on one line). The stream ends with `end`, or `error` when the server fails.
+ */
+export const TurnStreamEvent = z
+  .discriminatedUnion('event', [
+    z.object({ event: z.literal('message'), id: sseId, data: MessageEvent }),
+    z.object({ event: z.literal('notice'), id: sseId, data: NoticeEvent }),
+    z.object({ event: z.literal('status'), id: sseId, data: StatusEvent }),
+    z.object({ event: z.literal('end'), data: z.object({}).strict() }),
+    z.object({ event: z.literal('error'), data: z.object({ message: z.string() }) }),
+  ])
+  .openapi('TurnStreamEvent', {
+    description:
+      'One server-sent event of the stream: its `event` and `id` fields, and its `data` line (JSON of the schema shown). The stream ends with `end`, or with `error` when the server failed.',
+  });
 
 export const ThreadParams = z.object({ id: Id.openapi({ param: { name: 'id', in: 'path' }, example: 'customer-42' }) });
-
-export const ThreadSummary = z
-  .object({
-    id: z.string(),
-    agent: z.string(),
-    status: z.enum(['open', 'closed']),
-    turns: z.number().int().openapi({ description: 'How many turns it has.' }),
-    current: z.string().nullable().openapi({ description: 'Its turn that has not ended and runs first.' }),
-    createdAt: z.string(),
-    closedAt: z.string().nullable(),
-  })
-  .openapi('ThreadSummary');
 
 export const ThreadPage = z.object({ threads: z.array(ThreadSummary), cursor: z.string().nullable() }).openapi('ThreadPage');
 
@@ -158,24 +118,6 @@ export const ThreadQuery = z.object({
   limit: z.coerce.number().int().min(1).max(1000).optional().openapi({ example: 50 }),
   cursor: z.string().max(200).optional(),
 });
-
-export const StoredThread = z
-  .object({
-    id: z.string(),
-    agent: z.string(),
-    status: z.enum(['open', 'closed']),
-    turns: z.array(TurnSummary).openapi({ description: 'Its turns, oldest first.' }),
-    transcript: z
-      .array(z.record(z.string(), z.unknown()).openapi({ description: "core's Message" }))
-      .openapi({ description: 'What its next model request starts from: the latest compaction and every message since.' }),
-    current: z.string().nullable(),
-    parked: z.array(ParkedCall).openapi({ description: 'The parked calls of `current`.' }),
-    grants: z.array(z.record(z.string(), z.unknown())).openapi({ description: 'What its turns remembered.' }),
-    closeReason: z.string().nullable(),
-    createdAt: z.string(),
-    closedAt: z.string().nullable(),
-  })
-  .openapi('StoredThread');
 
 export const CloseBody = z
   .object({ reason: z.string().max(2000).optional() })

@@ -1,20 +1,59 @@
+import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { Ajv2020 } from 'ajv/dist/2020.js';
+import openapiTS, { astToString } from 'openapi-typescript';
+import ts from 'typescript';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { routes } from '../src/api.js';
 import { createServer } from '../src/server.js';
-import { startServer, type TestServer, TOKEN, waitForStatus } from './helpers.js';
+import { readSse, startServer, type TestServer, TOKEN, waitForStatus } from './helpers.js';
+import { CLIENT, casts } from './typed-client.js';
+
+// Inside the package, so the generated client resolves `openapi-fetch` as a user's would.
+const ARTIFACTS = fileURLToPath(new URL('../test-artifacts/', import.meta.url));
 
 let t: TestServer;
+let dir: string | undefined;
 beforeAll(async () => {
   t = await startServer();
+  await mkdir(ARTIFACTS, { recursive: true });
+  dir = await mkdtemp(join(ARTIFACTS, 'typed-client-'));
 });
 afterAll(async () => {
   await t.close();
+  if (dir !== undefined) await rm(dir, { recursive: true, force: true });
 });
 
 interface Doc {
   openapi: string;
-  paths: Record<string, Record<string, { responses: Record<string, unknown>; security?: unknown[] }>>;
+  paths: Record<
+    string,
+    Record<
+      string,
+      { operationId?: string; responses: Record<string, { content?: Record<string, unknown> }>; security?: unknown[] }
+    >
+  >;
   components: { securitySchemes: Record<string, unknown> };
+}
+
+/**
+ * Checks a reply against the description with ajv (JSON Schema 2020-12, OpenAPI 3.1's dialect):
+ * null when it matches, else what is wrong (the status or media type undocumented, or the errors).
+ */
+function documentCheck(doc: Doc) {
+  const ajv = new Ajv2020({ strict: false, allErrors: true });
+  ajv.addSchema(doc, 'openapi.json');
+  const pointer = (...parts: string[]) => parts.map((p) => p.replaceAll('~', '~0').replaceAll('/', '~1')).join('/');
+  return (path: string, method: string, status: number, type: string, body: unknown): string | null => {
+    if (doc.paths[path]?.[method]?.responses[String(status)]?.content?.[type] === undefined)
+      return `${method} ${path} ${status} ${type} is not documented`;
+    const validate = ajv.getSchema(
+      `openapi.json#/${pointer('paths', path, method, 'responses', String(status), 'content', type, 'schema')}`,
+    );
+    if (validate === undefined) return `${method} ${path} ${status}: no schema`;
+    return validate(body) ? null : `${method} ${path} ${status}: ${JSON.stringify(validate.errors)}`;
+  };
 }
 
 const operations = (doc: Doc): string[] =>
@@ -34,8 +73,9 @@ describe('the OpenAPI description', () => {
       for (const op of Object.values(ops)) expect(op.security).toEqual([{ bearer: [] }]);
   });
 
-  it('describes what each route really answers: status codes documented, bodies matching the schemas', async () => {
+  it('describes what each route really answers: status codes documented, bodies matching the zod schemas and the document (ajv)', async () => {
     const doc = (await (await t.api('/api/openapi.json')).json()) as Doc;
+    const check = documentCheck(doc);
     const parked = await t.store.submit({ agent: 'support', input: 'Refund order O-1, 3 EUR.' });
     const other = await t.store.submit({ agent: 'support', input: 'Refund order O-2, 3 EUR.' });
     await waitForStatus(t.store, parked, 'awaiting_approval');
@@ -103,7 +143,9 @@ describe('the OpenAPI description', () => {
           'application/json'
         ]?.schema as { safeParse(value: unknown): { success: boolean; error?: unknown } } | undefined;
         expect(schema, `${path} ${status} has a JSON schema`).toBeDefined();
-        const parsed = schema?.safeParse(await response.json());
+        const body = await response.json();
+        expect(check(route.path, route.method, response.status, 'application/json', body)).toBe(null);
+        const parsed = schema?.safeParse(body);
         expect(parsed?.success, `${path} ${status}: ${JSON.stringify(parsed?.error)}`).toBe(true);
       }
     }
@@ -122,14 +164,107 @@ describe('the OpenAPI description', () => {
         ).toEqual([]);
     }
     // The parked calls' input that runs is in the turn's schema, next to the call as the model sent it.
-    const turnSchema = (doc as unknown as { components: { schemas: Record<string, { properties: Record<string, unknown> }> } })
-      .components.schemas.StoredTurn;
-    const parkedSchema = (turnSchema?.properties.parked as { items: { properties: Record<string, unknown> } } | undefined)?.items;
-    expect(Object.keys(parkedSchema?.properties ?? {})).toEqual(['call', 'input', 'reason', 'expiresAfterMs', 'expiresAt']);
+    const schemas = (doc as unknown as { components: { schemas: Record<string, { properties: Record<string, unknown> }> } })
+      .components.schemas;
+    expect(schemas.StoredTurn?.properties.parked).toEqual({ type: 'array', items: { $ref: '#/components/schemas/ParkedCall' } });
+    expect(Object.keys(schemas.ParkedCall?.properties ?? {})).toEqual(['call', 'input', 'reason', 'expiresAfterMs', 'expiresAt']);
     // The event stream is the one answer that is not JSON.
     const stream = await t.api(`/api/turns/${other}/events`);
     expect(stream.status).toBe(200);
     expect(stream.headers.get('content-type')).toMatch(/^text\/event-stream/);
     await stream.body?.cancel();
+  });
+
+  it('a client generated with openapi-typescript and openapi-fetch type-checks strict with no cast; every reply and stream event it gets matches the description', async () => {
+    const doc = (await (await t.api('/api/openapi.json')).json()) as Doc;
+    const operations = Object.values(doc.paths).flatMap((ops) => Object.values(ops).map((op) => op.operationId));
+    expect(operations.every((id) => typeof id === 'string')).toBe(true);
+    expect(new Set(operations).size).toBe(operations.length);
+
+    await writeFile(
+      join(dir ?? ARTIFACTS, 'api.ts'),
+      astToString(await openapiTS(doc as unknown as Parameters<typeof openapiTS>[0])),
+    );
+    const clientFile = join(dir ?? ARTIFACTS, 'client.ts');
+    await writeFile(clientFile, CLIENT);
+    const program = ts.createProgram([clientFile], {
+      strict: true,
+      noUncheckedIndexedAccess: true,
+      exactOptionalPropertyTypes: true,
+      verbatimModuleSyntax: true,
+      isolatedModules: true,
+      target: ts.ScriptTarget.ES2022,
+      lib: ['lib.es2023.d.ts'],
+      module: ts.ModuleKind.NodeNext,
+      moduleResolution: ts.ModuleResolutionKind.NodeNext,
+      types: ['node'],
+      noEmit: true,
+      skipLibCheck: true,
+    });
+    const problems = ts
+      .getPreEmitDiagnostics(program)
+      .map((d) => `${d.file?.fileName ?? ''}: ${ts.flattenDiagnosticMessageText(d.messageText, '\n')}`);
+    expect(problems).toEqual([]);
+    const source = program.getSourceFile(clientFile);
+    expect(source).toBeDefined();
+    if (source !== undefined) expect(casts(source)).toEqual([]);
+
+    // The same program, run against the server.
+    const { exercise } = (await import(clientFile)) as {
+      exercise(
+        url: string,
+        token: string,
+      ): Promise<{
+        replies: { operation: string; status: number; body: unknown }[];
+        summary: string[];
+        turn: string;
+      }>;
+    };
+    const { replies, summary, turn } = await exercise(t.url, TOKEN);
+    expect(summary).toEqual([
+      'parked refund {"order":"O-1","amount":3,"currency":"EUR"}',
+      'batch parked 1',
+      'accepted call_1',
+      'outcome completed "Done: refunded 3 EUR for O-1."',
+      'user Refund order O-1, 3 EUR.',
+      'assistant calls refund',
+      'tool refund false',
+      'assistant calls ',
+      'decision decision approve applied',
+      'journal refund false',
+      'model calls 2',
+      'missing not_found',
+      'thread turns 1 grants 0',
+    ]);
+
+    const check = documentCheck(doc);
+    const byOperation = new Map(
+      Object.entries(doc.paths).flatMap(([path, ops]) =>
+        Object.entries(ops).map(([method, op]) => [op.operationId ?? '', { path, method }] as const),
+      ),
+    );
+    const validate = (operation: string, status: number, type: string, body: unknown): void => {
+      const found = byOperation.get(operation);
+      expect(found, operation).toBeDefined();
+      if (found !== undefined) expect(check(found.path, found.method, status, type, body), operation).toBe(null);
+    };
+    for (const reply of replies) {
+      if (reply.operation !== 'streamTurn') {
+        validate(reply.operation, reply.status, 'application/json', reply.body);
+        continue;
+      }
+      expect(reply.status).toBe(200);
+      const events = await readSse(new Response(String(reply.body)));
+      expect(events.map((e) => e.event)).toContain('status');
+      expect(events.at(-1)?.event).toBe('end');
+      for (const event of events)
+        validate('streamTurn', 200, 'text/event-stream', {
+          event: event.event,
+          ...(event.id === undefined ? {} : { id: event.id }),
+          data: JSON.parse(event.data),
+        });
+    }
+    expect(new Set(replies.map((r) => r.operation))).toEqual(new Set(byOperation.keys()));
+    expect(turn).toMatch(/^turn_/);
   });
 });

@@ -47,11 +47,12 @@ export function addResumeCommand(program: Command, { configure, setExit }: Comma
       const { saved } = read;
       const decisions = decisionsFrom(flags, undecidedIds(saved.pending, saved.state.batch?.decisions));
       const scenarioPath = flags.scenario ?? saved.scenario;
-      const scenario = await loadScenarioFile(scenarioPath, {
-        savedIn: file,
-        path: saved.scenario,
-        sha256: saved.scenarioSha256,
-      });
+      const scenario = await loadScenarioFile(
+        scenarioPath,
+        { savedIn: file, path: saved.scenario, sha256: saved.scenarioSha256 },
+        // The agent that ran; its turn has started, so its input is in the saved state.
+        saved.agent === undefined ? undefined : { agent: saved.agent, input: '' },
+      );
       const stream = flags.stream === true || saved.options.stream;
       setExit(
         await runTurnCommand({

@@ -1,8 +1,16 @@
 // `turnkit run <scenario> --store [url]`: the scenario's turn is stored. It is submitted for the
-// agent named after the file and run by a worker in this process (only this turn); when it parks,
-// the commands that decide it and the worker that continues it (`--agents <scenario>`) are printed.
+// agent named after the file (or, with --agent, for that agent of the file's `agents`, whole) and
+// run by a worker in this process (only this turn); when it parks, the commands that decide it and
+// the worker that continues it (`--agents <file>`) are printed.
 
-import { createWorker, newTurnId, type StoreClient, type StoredTurn, type SubmitOptions } from '@turnkit/store';
+import {
+  type AgentDefinition,
+  createWorker,
+  newTurnId,
+  type StoreClient,
+  type StoredTurn,
+  type SubmitOptions,
+} from '@turnkit/store';
 import { type DevLink, findDevLink } from '../dev-link.js';
 import type { Model } from '@turnkit/core';
 import { definedProps } from '@turnkit/core/internal';
@@ -13,9 +21,15 @@ import { safeText } from '../safe-text.js';
 import { agentName, scenarioAgent } from './agents-file.js';
 import { DEFAULT_STORE, exitFor, sayIfNew, turnLines, untilSettled, waitsBehind, withClient, withStore } from './store-common.js';
 
-export interface StoredRunOptions {
+/** An agent of a file's `agents` (`--agent NAME`), its whole definition, and the user's message. */
+export interface StoredAgent {
+  readonly name: string;
+  readonly definition: AgentDefinition;
+  readonly input: string;
+}
+
+interface StoredRunBase {
   readonly scenarioFile: string;
-  readonly scenario: LoadedScenarioFile;
   readonly provider: ProviderOptions | null;
   /** `--store` as given: true for the flag alone. */
   readonly store: string | true;
@@ -27,17 +41,31 @@ export interface StoredRunOptions {
   readonly unsupported: readonly string[];
 }
 
+/** The scenario (its agent named after the file), or an agent of the file's `agents`. */
+export type StoredRunOptions = StoredRunBase &
+  (
+    | { readonly scenario: LoadedScenarioFile; readonly agent?: never }
+    | { readonly agent: StoredAgent; readonly scenario?: never }
+  );
+
 export async function runStoredCommand(o: StoredRunOptions): Promise<number> {
   if (o.unsupported.length > 0)
     throw new UsageError(
       `${o.unsupported.join(', ')} cannot be used with --store: a stored turn is read back with \`turnkit show <turn>\`.`,
     );
   const url = o.store === true ? DEFAULT_STORE : o.store;
-  const agent = agentName(o.scenarioFile);
+  // An agent of the file's `agents` keeps its name; a scenario's agent is named after the file.
+  const { name: agent, input } =
+    o.agent === undefined
+      ? { name: o.scenario.agent ?? agentName(o.scenarioFile), input: o.scenario.input }
+      : { name: o.agent.name, input: o.agent.input };
   const dev = findDevLink(url);
-  if (dev !== null) return runThroughDev(o, url, agent, dev);
+  if (dev !== null) return runThroughDev(o, url, agent, input, dev);
   const model: Model | undefined = o.provider === null ? undefined : await providerModel(o.provider);
-  const definition = scenarioAgent(o.scenario, o.scenarioFile, model);
+  const definition =
+    o.agent === undefined
+      ? scenarioAgent(o.scenario, o.scenarioFile, model)
+      : { ...o.agent.definition, ...definedProps({ model }) };
   sayIfNew(url);
   return withStore(url, async (store) => {
     const id = o.id ?? newTurnId();
@@ -47,7 +75,7 @@ export async function runStoredCommand(o: StoredRunOptions): Promise<number> {
     } catch (error) {
       throw new UsageError(`Could not start the turn of ${o.scenarioFile}: ${oneLine(error)}`);
     }
-    await submit(store, { agent, input: o.scenario.input, id, ...definedProps({ thread: o.thread }) });
+    await submit(store, { agent, input, id, ...definedProps({ thread: o.thread }) });
     const where = o.thread === undefined ? '' : ` (thread ${o.thread})`;
     process.stdout.write(`${safeText(`stored turn ${id} in ${url}${where}`)}\n`);
     await worker.runUntilIdle();
@@ -60,7 +88,7 @@ export async function runStoredCommand(o: StoredRunOptions): Promise<number> {
 }
 
 /** The store is held by `turnkit dev`: the turn is submitted through it and run by its worker. */
-async function runThroughDev(o: StoredRunOptions, url: string, agent: string, dev: DevLink): Promise<number> {
+async function runThroughDev(o: StoredRunOptions, url: string, agent: string, input: string, dev: DevLink): Promise<number> {
   if (o.provider !== null)
     throw new UsageError(
       `--provider cannot be used while turnkit dev (process ${dev.pid}) holds the store ${url}: its worker runs the turn with the model of its agents file.`,
@@ -72,7 +100,7 @@ async function runThroughDev(o: StoredRunOptions, url: string, agent: string, de
   return withClient(url, async (client) => {
     const id = await submit(client, {
       agent,
-      input: o.scenario.input,
+      input,
       ...definedProps({ id: o.id, thread: o.thread }),
     });
     const where = o.thread === undefined ? '' : `, thread ${o.thread}`;

@@ -5,9 +5,10 @@ import { definedProps } from '@turnkit/core/internal';
 import { type Command, InvalidArgumentError, Option } from 'commander';
 import { UsageError } from '../errors.js';
 import { PROVIDERS, type ProviderName, type ProviderOptions } from '../provider.js';
-import { loadScenarioFile } from '../scenario.js';
+import { chooseAgent, loadScenarioFile } from '../scenario.js';
+import { loadAgents } from './agents-file.js';
 import { runTurnCommand } from '../turn.js';
-import { runStoredCommand } from './run-stored.js';
+import { runStoredCommand, type StoredAgent } from './run-stored.js';
 import { STORE_HELP, type CommandKit } from './store-common.js';
 
 export interface RunFlags {
@@ -21,14 +22,18 @@ export interface RunFlags {
   readonly store?: string | true;
   readonly id?: string;
   readonly thread?: string;
+  readonly agent?: string;
+  readonly input?: string;
 }
 
 /** `turnkit run`: a scenario in-process, or stored with --store. */
 export function addRunCommand(program: Command, { configure, setExit }: CommandKit, examples: string): void {
   const providerOption = new Option('--provider <name>', 'run against a real model through the AI SDK').choices(PROVIDERS);
   configure(program.command('run'))
-    .description('Run a scenario (.ts, .js or .json) and print its timeline.')
-    .argument('<scenario>', 'the scenario file')
+    .description('Run a scenario (.ts, .js or .json), or one agent of an agents file, and print its timeline.')
+    .argument('<scenario>', 'the scenario file, or a module that exports `agents`')
+    .option('--agent <name>', "run this agent of the file's `agents` (needed when it has several)")
+    .option('--input <text>', "the user's message (an agent of `agents` has none; a scenario's own is replaced)")
     .option('--stream', 'use the streaming interpreter (text appears as it is generated)')
     .option('--json', 'print the trace as NDJSON instead of the timeline')
     .option('--trace <file>', 'save the trace (for `turnkit replay`)')
@@ -52,6 +57,7 @@ export function addRunCommand(program: Command, { configure, setExit }: CommandK
         `  $ turnkit run ${examples}/delete-files.ts --store`,
         `  $ turnkit run ${examples}/delete-files.ts --store --thread tidy-up`,
         `  $ turnkit run ${examples}/trip-planner.ts --json > trace.ndjson`,
+        `  $ turnkit run ${examples}/desk-agents.ts --agent billing --input 'Refund invoice 7.'`,
         `  $ OPENAI_API_KEY=sk-... turnkit run ${examples}/trip-planner.ts --provider openai --model gpt-4.1-mini`,
         '  $ turnkit run scenario.json --provider openai-compatible --model qwen3:8b --base-url http://localhost:11434/v1',
         '',
@@ -60,7 +66,7 @@ export function addRunCommand(program: Command, { configure, setExit }: CommandK
     )
     .action(async (file: string, flags: RunFlags) => {
       const provider = providerFlags(flags);
-      const scenario = await loadScenarioFile(file);
+      const choice = definedProps({ agent: flags.agent, input: flags.input });
       if (flags.id !== undefined && flags.store === undefined)
         throw new UsageError('--id names a stored turn: use it with --store.');
       if (flags.thread !== undefined && flags.store === undefined)
@@ -69,12 +75,29 @@ export function addRunCommand(program: Command, { configure, setExit }: CommandK
         const unsupported = (['stream', 'json', 'trace', 'save'] as const)
           .filter((f) => flags[f] !== undefined)
           .map((f) => `--${f}`);
-        const stored = { scenarioFile: file, scenario, provider, store: flags.store, unsupported };
+        // A named agent runs whole, by a worker; otherwise the scenario (or a file's only agent) does.
+        const what =
+          flags.agent === undefined
+            ? { scenario: await loadScenarioFile(file, undefined, choice) }
+            : { agent: await storedAgent(file, flags.agent, flags.input) };
+        const stored = { scenarioFile: file, ...what, provider, store: flags.store, unsupported };
         setExit(await runStoredCommand({ ...stored, ...definedProps({ id: flags.id, thread: flags.thread }) }));
         return;
       }
+      const scenario = await loadScenarioFile(file, undefined, choice);
       setExit(await runTurnCommand({ scenarioFile: file, scenario, provider, ...outputFlags(flags) }));
     });
+}
+
+/** The agent `--agent` names in `file`, whole (a worker applies all of its definition), and its input. */
+async function storedAgent(file: string, name: string, input: string | undefined): Promise<StoredAgent> {
+  const agents = await loadAgents(file);
+  const chosen = chooseAgent(Object.keys(agents), file, name);
+  const definition = agents[chosen];
+  if (definition === undefined) throw new UsageError(`${file} has no agent '${chosen}'.`);
+  if (input === undefined)
+    throw new UsageError(`Agent '${chosen}' of ${file} has no input of its own: give the user's message with --input TEXT.`);
+  return { name: chosen, definition, input };
 }
 
 function parseUrl(value: string): string {

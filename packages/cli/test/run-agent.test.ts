@@ -1,0 +1,106 @@
+// `turnkit run FILE --agent NAME`, in-process (the CLI's `main`, as the binary calls it): the
+// commands docs/cli.md shows, a suspended agent's turn resumed from its file, the refusals, and a
+// stored run of a named agent.
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { stripVTControlCharacters } from 'node:util';
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
+import { main } from '../src/program.js';
+
+const read = (path: string): Promise<string> => readFile(new URL(path, import.meta.url), 'utf8');
+const REFUNDS = fileURLToPath(new URL('./fixtures/refund-agents.ts', import.meta.url));
+const REPO = fileURLToPath(new URL('../../../', import.meta.url));
+
+/** Runs `turnkit ...args` in this process; what it printed (stdout then stderr, no colour) and its exit code. */
+async function turnkit(...args: string[]): Promise<{ code: number; out: string }> {
+  let out = '';
+  const capture = (chunk: string | Uint8Array): boolean => {
+    out += String(chunk);
+    return true;
+  };
+  const stdout = vi.spyOn(process.stdout, 'write').mockImplementation(capture);
+  const stderr = vi.spyOn(process.stderr, 'write').mockImplementation(capture);
+  try {
+    const code = await main(['node', 'turnkit', ...args]);
+    return { code, out: stripVTControlCharacters(out) };
+  } finally {
+    stdout.mockRestore();
+    stderr.mockRestore();
+  }
+}
+
+/** A path of the page (from the repository's root) as this process can open it, whatever its working directory. */
+const fromRepo = (arg: string): string => (arg.startsWith('packages/') ? `${REPO}${arg}` : arg);
+
+let dir: string;
+beforeAll(async () => {
+  dir = await mkdtemp(join(tmpdir(), 'turnkit-run-agent-'));
+});
+afterAll(async () => {
+  await rm(dir, { recursive: true, force: true });
+});
+afterEach(() => vi.restoreAllMocks());
+
+describe('turnkit run FILE --agent NAME', () => {
+  it('docs/cli.md shows examples/desk-agents.ts as it is, and its commands print what the page shows', async () => {
+    const doc = (await read('../../../docs/cli.md')).split('### One agent of an agents file')[1] ?? '';
+    expect(doc).toContain(`\`\`\`ts\n${await read('../examples/desk-agents.ts')}\`\`\``);
+    const block = doc.match(/```\n(\$ turnkit[\s\S]*?)```/)?.[1] ?? '';
+    const steps = block.split(/^\$ turnkit /m).slice(1);
+    expect(steps).toHaveLength(2);
+    const codes: number[] = [];
+    for (const step of steps) {
+      const [line = '', ...shown] = step.split('\n');
+      const args = [...line.matchAll(/'([^']*)'|(\S+)/g)].map((m) => fromRepo(m[1] ?? m[2] ?? ''));
+      const run = await turnkit(...args);
+      codes.push(run.code);
+      const ms = / \d+ ms/g;
+      expect(run.out.replaceAll(REPO, '').replace(ms, ' N ms'), line).toBe(shown.join('\n').replace(ms, ' N ms'));
+    }
+    expect(codes).toEqual([0, 2]);
+  });
+
+  it('a turn of an agent that parks records the agent; turnkit resume loads the same agent and finishes it', async () => {
+    const saved = join(dir, 'refund.json');
+    const run = await turnkit('run', REFUNDS, '--agent', 'refunds', '--input', 'Refund invoice 7.', '--save', saved);
+    expect(run.code, run.out).toBe(3);
+    expect(run.out).toContain('· agent refunds · its model · 1 tool');
+    expect(JSON.parse(await readFile(saved, 'utf8'))).toMatchObject({ agent: 'refunds', scenario: REFUNDS });
+    const resumed = await turnkit('resume', saved, '--approve', 'call_1');
+    expect(resumed.code, resumed.out).toBe(0);
+    expect(resumed.out).toContain('✓ refund call_1');
+    expect(resumed.out).toContain('Invoice 7 is refunded.');
+  });
+
+  it('refuses, naming what to do: an unknown name, no input, fields only a worker applies, --agent on a scenario', async () => {
+    const refused = async (...args: string[]): Promise<string> => {
+      const run = await turnkit('run', ...args);
+      expect(run.code, run.out).toBe(2);
+      return run.out.trim();
+    };
+    expect(await refused(REFUNDS, '--agent', 'nobody', '--input', 'hi')).toBe(
+      `turnkit: ${REFUNDS} has no agent 'nobody': its agents are refunds, capped.`,
+    );
+    expect(await refused(REFUNDS, '--agent', 'refunds')).toBe(
+      `turnkit: Agent 'refunds' of ${REFUNDS} has no input of its own: give the user's message with --input TEXT.`,
+    );
+    expect(await refused(REFUNDS, '--agent', 'capped', '--input', 'hi')).toMatch(
+      /agent 'capped' has budget, which turnkit run does not apply in this process .*: run it with a worker/,
+    );
+    expect((await refused(fromRepo('packages/cli/examples/trip-planner.ts'), '--agent', 'planner')).replace(REPO, '')).toBe(
+      'turnkit: packages/cli/examples/trip-planner.ts exports no `agents`, so --agent planner names none: it is a scenario, one agent; run it without --agent.',
+    );
+    expect(await refused(fromRepo('packages/cli/examples/order-status.json'), '--agent', 'orders')).toMatch(
+      /is a JSON scenario, one agent/,
+    );
+  });
+
+  it('with --store the named agent runs whole, by a worker, its turn stored under its name', async () => {
+    const run = await turnkit('run', REFUNDS, '--agent', 'capped', '--input', 'Refund invoice 7.', '--store', 'memory://');
+    expect(run.code, run.out).toBe(0);
+    expect(run.out).toMatch(/· agent capped · stopped/);
+    expect(run.out).toContain('assistant: No refunds today.');
+  });
+});
