@@ -91,6 +91,10 @@ export function createTurn(options: TurnOptions): TurnState {
   };
 }
 
+/**
+ * True when the turn has ended (`stopped`, `failed` or `cancelled`): `step` answers every event with nothing but an
+ * `ignored_event` notice.
+ */
 export function isTerminal(state: TurnState): boolean {
   return state.status === 'stopped' || state.status === 'failed' || state.status === 'cancelled';
 }

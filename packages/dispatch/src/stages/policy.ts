@@ -64,6 +64,7 @@ export interface DecideInput {
 
 /** The policy stage's answer. */
 export interface DecideOutput {
+  /** What happens to the call: it runs (`allow`), is refused (`deny`) or waits for a person (`ask`). */
   readonly decision: 'allow' | 'deny' | 'ask';
   /** The decision record's source: `rule:deny:<pattern>`, `grant:session`, `policy`, `non_interactive`, … */
   readonly source: string;
