@@ -9,6 +9,7 @@ import type { Effect, Message, TraceEntry } from '@turnkit/core';
 import { Activation } from './activation.js';
 import type { SavedTraceContext } from './trace-context.js';
 
+/** The options of `traceTurn`: the names its spans carry and where they go. */
 export interface TraceTurnOptions {
   /** The agent's name: `invoke_agent {agent}`, `gen_ai.agent.name`. */
   readonly agent: string;
