@@ -33,7 +33,7 @@ export interface McpToolsOptions {
 
 /** What `mcpTools` knows of each tool: the model-facing name, the server's name for it, and its fingerprint. */
 export interface McpToolInfo {
-  /** The name the model sees (the server's name as a prefix when configured). */
+  /** The name the model sees: `<server>__<tool>`. */
   readonly name: string;
   /** The server it comes from. */
   readonly server: string;
