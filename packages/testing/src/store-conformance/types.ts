@@ -10,7 +10,7 @@ export interface ConformanceLease {
   readonly id: string;
   /** The fencing token: a write under an older token is refused. */
   readonly token: number;
-  /** The turn's row version the lease last wrote. */
+  /** The turn's row version: each write under the lease moves it forward (compare-and-swap). */
   version: number;
 }
 
