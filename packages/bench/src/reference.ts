@@ -88,7 +88,18 @@ export async function generateReference(root: string, out: string): Promise<Refe
     excludeInternal: true,
     sort: ['kind', 'alphabetical-ignoring-documents'],
     validation: { notExported: false, invalidLink: true, notDocumented: true, rewrittenLink: true, unusedMergeModuleWith: true },
-    requiredToBeDocumented: ['Enum', 'EnumMember', 'Variable', 'Function', 'Class', 'Interface', 'Property', 'Method', 'Accessor', 'TypeAlias'],
+    requiredToBeDocumented: [
+      'Enum',
+      'EnumMember',
+      'Variable',
+      'Function',
+      'Class',
+      'Interface',
+      'Property',
+      'Method',
+      'Accessor',
+      'TypeAlias',
+    ],
     packagesRequiringDocumentation: packages,
     // typedoc-plugin-markdown: one page per entry point, its names as sections.
     outputFileStrategy: 'modules',
@@ -96,6 +107,8 @@ export async function generateReference(root: string, out: string): Promise<Refe
     hidePageHeader: true,
     hideBreadcrumbs: true,
     useCodeBlocks: true,
+    // Explicit anchors on every heading, so links resolve the same on GitHub and in the site.
+    useHTMLAnchors: true,
     interfacePropertiesFormat: 'table',
     classPropertiesFormat: 'table',
     parametersFormat: 'table',
@@ -111,7 +124,12 @@ export async function generateReference(root: string, out: string): Promise<Refe
   // TypeDoc names a module by its path under packages/ (`inline/src/driver`); the reference names
   // it by what a user imports.
   const byPath = new Map(
-    entries.map((e) => [relative(join(root, 'packages'), e.file).replace(/\.ts$/, '').replace(/\/index$/, ''), e]),
+    entries.map((e) => [
+      relative(join(root, 'packages'), e.file)
+        .replace(/\.ts$/, '')
+        .replace(/\/index$/, ''),
+      e,
+    ]),
   );
   app.converter.on(Converter.EVENT_RESOLVE_BEGIN, (context) => {
     for (const module of context.project.getChildrenByKind(ReflectionKind.Module)) {
