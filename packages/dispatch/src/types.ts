@@ -85,13 +85,13 @@ export type ParkedOutcome =
 
 /**
  * One audit record. Every call gets exactly one final record (any decision but `ask`); a call that
- * parks gets an `ask` record first (see docs/tools.md, "Decision records").
+ * parks gets an `ask` record first (see docs/reference/dispatcher.md, "Decision records").
  */
 export interface DecisionRecord {
   readonly callId: string;
   readonly tool: string;
   readonly decision: 'allow' | 'deny' | 'ask' | 'user_approved' | 'user_rejected';
-  /** Stable: `rule:deny:<pattern>`, `grant:session`, `readonly`, `hook:<name>`, `policy`, … (see docs/tools.md). */
+  /** Stable: `rule:deny:<pattern>`, `grant:session`, `readonly`, `hook:<name>`, `policy`, … (see docs/reference/dispatcher.md). */
   readonly source: string;
   readonly reason?: string;
 }

@@ -3,7 +3,7 @@
 //   none of the rules that settle a call alone has matched, the policy function and the tool's
 //   needsApproval. It is the only half that runs user code, and it never leaves out a fact that
 //   could change the decision.
-// - `decide` is pure: it turns those facts into allow, deny or ask (docs/tools.md, "The decision
+// - `decide` is pure: it turns those facts into allow, deny or ask (docs/reference/dispatcher.md, "The decision
 //   table", is the same precedence written as a table, and a test walks every combination).
 
 import { CANCELLED, unlessAborted } from '../abort.js';
