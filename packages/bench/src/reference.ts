@@ -5,10 +5,11 @@
 // again into a temporary folder and fails when the committed pages differ, when an exported name
 // or a member of an exported interface, class or type has no comment, or when a `{@link}` does
 // not resolve. How the reference and the site are built: docs/README.md.
-import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, relative, resolve } from 'node:path';
 import { Application, Comment, Converter, Logger, LogLevel, ReflectionKind, type TypeDocOptions } from 'typedoc';
+import { LLMS_TXT, llmsTxt, readIndex } from './docs-index.js';
 import { entryPoints } from './public-names.js';
 
 /** Where the generated API reference is committed, relative to the repository. */
@@ -77,6 +78,7 @@ export async function generateReference(root: string, out: string): Promise<Refe
     out,
     name: 'API reference',
     readme: 'none',
+    logLevel: 'Warn',
     // tsc -b type-checks the sources; TypeDoc only reads them.
     skipErrorChecking: true,
     disableSources: true,
@@ -150,7 +152,8 @@ export async function generateReference(root: string, out: string): Promise<Refe
   return { problems, pages: readPages(out) };
 }
 
-function readPages(dir: string, base = dir, pages = new Map<string, string>()): Map<string, string> {
+/** Every file under `dir`, by its path relative to `base`, with its text. */
+export function readPages(dir: string, base = dir, pages = new Map<string, string>()): Map<string, string> {
   for (const name of readdirSync(dir, { withFileTypes: true })) {
     const path = join(dir, name.name);
     if (name.isDirectory()) readPages(path, base, pages);
@@ -169,9 +172,11 @@ export async function referenceInTemp(root: string): Promise<ReferenceRun> {
   }
 }
 
-// `pnpm reference`: rewrite docs/reference/api/, print what is undocumented, fail when something is.
+// `pnpm reference`: rewrite docs/reference/api/ and docs/llms.txt (written from the docs index), print
+// what is undocumented, fail when something is.
 if (process.argv[1] !== undefined && resolve(process.argv[1]) === resolve(import.meta.filename)) {
   const root = resolve(import.meta.dirname, '../../..');
+  writeFileSync(join(root, LLMS_TXT), llmsTxt(readIndex(root)));
   const run = await generateReference(root, join(root, REFERENCE_DIR));
   for (const problem of run.problems) console.error(problem);
   console.log(`${REFERENCE_DIR}/: ${run.pages.size} pages, ${run.problems.length} problems`);
