@@ -1,6 +1,7 @@
 // The docs stand on their own: nothing in them, in the package READMEs or in the sources points at
 // a file outside the repository, a section of an outside document or an issue tracker, and every
-// relative link in docs/ and README.md leads to a file (and heading) that exists.
+// relative link in docs/ (the generated API reference in docs/reference/api/ included) and
+// README.md leads to a file (and heading, or `<a id>` anchor) that exists.
 import { existsSync, readdirSync, statSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
