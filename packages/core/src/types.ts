@@ -93,7 +93,7 @@ export interface CallRecord {
 export interface Usage {
   /** Prompt tokens. */
   readonly inputTokens: number;
-  /** Completion tokens (reasoning included when the provider counts it there). */
+  /** Completion tokens. */
   readonly outputTokens: number;
   /** Input and output tokens together, as the provider reports them. */
   readonly totalTokens: number;
@@ -563,8 +563,8 @@ export interface ModelCallOptions {
  */
 export interface Model {
   /**
-   * Makes one model call and returns the whole reply. Throw (or reject) on failure; a thrown error with `retryable:
-   * true` is retried.
+   * Makes one model call and returns the whole reply. Throw (or reject) on failure: an error carrying a
+   * `turnError` is reported as it is, any other as `model_error`; one with `retryable: true` is retried.
    */
   generate(request: ModelRequest, options: ModelCallOptions): Promise<ModelResponse>;
   /**

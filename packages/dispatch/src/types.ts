@@ -234,7 +234,7 @@ export interface AfterHook {
 
 /** Call-count limits, kept on the dispatcher instance. */
 export interface Budget {
-  /** Executed calls allowed in all, per dispatcher (or per suspended turn, with `budgetUsage`). Default no limit. */
+  /** Executed calls allowed in all, counted on the dispatcher (a suspended turn carries its count in `budgetUsage`). Default no limit. */
   readonly maxCalls?: number;
   /** Executed calls allowed per tool name. Default no limit. */
   readonly perTool?: { readonly [tool: string]: number };

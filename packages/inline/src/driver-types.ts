@@ -76,7 +76,7 @@ export interface EffectHandlers {
   emit(effect: EffectOf<'emit'>, ctx: HandlerContext): void | Promise<void>;
   /** Saves a checkpoint of `state` (the default handler does nothing; a durable interpreter writes it). */
   persist(effect: EffectOf<'persist'>, ctx: HandlerContext, state: TurnState): void | Promise<void>;
-  /** Calls the model (after a retry's wait) and returns `model_responded` or `model_failed`. */
+  /** Calls the model and returns `model_responded` or `model_failed` (a retry's wait is `retryWait`, before it). */
   call_llm(effect: EffectOf<'call_llm'>, ctx: HandlerContext): Promise<TurnEvent>;
   /** Dispatches the batch and returns `tools_completed` or `tools_parked`. */
   dispatch_tools(effect: EffectOf<'dispatch_tools'>, ctx: HandlerContext): Promise<TurnEvent>;

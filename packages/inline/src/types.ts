@@ -108,8 +108,8 @@ export interface RunTurnOptions {
   /** Passed to `createDispatcher` when `tools` is a list of definitions. */
   readonly policy?: Policy;
   /**
-   * Allow, ask and deny rules by tool pattern (passed to `createDispatcher` when `tools` is a list of definitions); a
-   * list of named sets is merged in order.
+   * Allow, ask and deny rules by tool pattern, or an ordered list of named sets (the first set with a
+   * matching rule decides); passed to `createDispatcher` when `tools` is a list of definitions.
    */
   readonly permissions?: Permissions | readonly NamedPermissions[];
   /** Before- and after-hooks around every tool call (passed to `createDispatcher` when `tools` is a list of definitions). */

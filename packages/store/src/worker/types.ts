@@ -57,7 +57,7 @@ export interface AgentDefinition {
   readonly permissions?: DispatcherOptions['permissions'];
   /** Before- and after-hooks around every tool call (as `createDispatcher`'s `hooks`). */
   readonly hooks?: { readonly before?: readonly BeforeHook[]; readonly after?: readonly AfterHook[] };
-  /** Tool-call budgets, counted over the whole turn across workers (as `createDispatcher`'s `budget`). */
+  /** Tool-call budgets of a turn (as `createDispatcher`'s `budget`); the counts are stored with the turn, so a turn resumed by another worker keeps them. */
   readonly budget?: Budget;
   /**
    * How long a person has to decide a parked call (ms) of a tool without its own
