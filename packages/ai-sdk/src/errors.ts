@@ -10,6 +10,7 @@ import { definedProps } from '@turnkit/core/internal';
  * `{ type: 'model_failed', error: err.turnError }`; `cause` keeps the provider's original error.
  */
 export class ModelCallError extends Error {
+  /** The failure as a `TurnError` (kind, message, `retryable`, details): feed it back as `model_failed`. */
   readonly turnError: TurnError;
 
   constructor(turnError: TurnError, options?: { readonly cause?: unknown }) {

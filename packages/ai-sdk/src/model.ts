@@ -8,6 +8,10 @@ import { priceOf, type ModelPrice, type Pricing, validatePricing } from './prici
 import { fromGenerateResult } from './response.js';
 import { readStream, toModelStreamParts } from './stream.js';
 
+/**
+ * The options of `fromAISDK`, after the model: another model for `modelOverride`, pricing for `usage.cost`, and the
+ * like.
+ */
 export interface FromAISDKOptions {
   /**
    * The model to use when a request carries `modelOverride` (a tool result asked for another

@@ -14,7 +14,9 @@ export type AgentTrace = readonly CallRecord[];
 
 /** A property of every run of an agent: `check` returns why a trace breaks it, or undefined when it holds. */
 export interface AgentProperty {
+  /** The property's name, in violations and test names. */
   readonly name: string;
+  /** Returns why the trace breaks the property, or undefined when it holds. */
   readonly check: (trace: AgentTrace) => string | undefined;
 }
 
@@ -156,7 +158,9 @@ function deniedNow(config: DispatcherConfig, record: CallRecord): string | undef
 
 /** One broken property of a trace. */
 export interface TraceViolation {
+  /** The broken property's name. */
   readonly property: string;
+  /** Why the trace breaks it. */
   readonly message: string;
 }
 

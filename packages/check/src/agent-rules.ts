@@ -33,6 +33,7 @@ export type PolicyAnswer =
 
 /** A call the model may make: a tool and one input its rules distinguish. */
 export interface CallChoice {
+  /** The called tool. */
   readonly tool: string;
   /** As the model sends it. */
   readonly input: JsonValue;
@@ -48,9 +49,13 @@ export type CallVerdict =
 
 /** An input of a tool that its schema refused, so the exploration leaves it out. */
 export interface SkippedInput {
+  /** The tool. */
   readonly tool: string;
+  /** The input that was left out. */
   readonly input: JsonValue;
+  /** Why this input was chosen (as `CallChoice.why`). */
   readonly why: string;
+  /** What the tool's schema says against it. */
   readonly problem: string;
 }
 

@@ -7,6 +7,7 @@
 
 import type { AgentViolation } from './agent-violation.js';
 
+/** How `counterexampleTest` writes a violation as a vitest file: where the agent and the properties come from. */
 export interface CounterexampleTestOptions {
   /** The agent's module as the test file imports it (relative to the test file), e.g. `./agents.ts`. */
   readonly agentImport: string;

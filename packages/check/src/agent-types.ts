@@ -7,11 +7,19 @@ import { definedProps } from '@turnkit/core/internal';
 import type { BeforeHook, Budget, DispatcherOptions, Permissions, Policy, ToolDefinition } from '@turnkit/dispatch';
 import type { NamedPermissions } from '@turnkit/dispatch/internal';
 
+/**
+ * The agent `checkAgent` checks: the parts of an agent definition that decide what a turn does with tool calls
+ * (`createAgent`'s options, a store's `AgentDefinition` and a scenario file all fit; other fields are ignored).
+ */
 export interface CheckedAgent {
   // any: each tool has its own input type.
+  /** The agent's tools (their schemas, `readOnly`, `needsApproval`, `loopExempt`). */
   readonly tools?: readonly ToolDefinition<any>[];
+  /** The agent's turn limits (rounds, loops, budgets), as `runTurn` takes them. */
   readonly limits?: TurnLimitsInput;
+  /** Permission rules, as `createDispatcher` takes them. */
   readonly permissions?: Permissions | readonly NamedPermissions[];
+  /** What a call no rule decided gets, as `createDispatcher`'s `defaultDecision` (default `ask`). */
   readonly defaultDecision?: 'ask' | 'allow';
   /** Code: enters the check as the answers it can give (`CheckAgentOptions.policyAnswers`). */
   readonly policy?: Policy;
@@ -19,10 +27,13 @@ export interface CheckedAgent {
   readonly hooks?: { readonly before?: readonly BeforeHook[] };
   /** The dispatcher's call budget. */
   readonly budget?: Budget;
+  /** Every ask becomes an allow, as `createDispatcher`'s `yolo`. */
   readonly yolo?: boolean;
+  /** No one can approve: an ask becomes a denial, as `createDispatcher`'s `nonInteractive`. */
   readonly nonInteractive?: boolean;
   /** With an output schema or check the final answer may be rejected (and repaired); without, it is accepted. */
   readonly output?: unknown;
+  /** A custom output check: with it, the final answer may be rejected (and repaired). */
   readonly check?: unknown;
 }
 

@@ -46,6 +46,10 @@ import type { StepFunction } from './logic.js';
 import { digest } from './explore.js';
 import { checkStep, initialMonitor, parseProblem, stateJson, type MonitorState } from './invariants.js';
 
+/**
+ * The options of `checkAgent`: the user's properties, the bounds of the exploration, and where to write a
+ * counterexample test.
+ */
 export interface CheckAgentOptions extends RulesOptions {
   /** The user's properties, checked on every edge with the built-in ones. */
   readonly properties?: readonly AgentProperty[];
@@ -67,18 +71,23 @@ export interface CheckAgentOptions extends RulesOptions {
   readonly puritySample?: number;
   /** The reducer (default core's `step`): a test passes a broken one to see the checks catch it. */
   readonly step?: StepFunction;
+  /** Hears the exploration's progress after each level (nodes reached, frontier size, depth), for a progress bar. */
   readonly onProgress?: (progress: { readonly states: number; readonly frontier: number; readonly depth: number }) => void;
 }
 
+/** What `checkAgent` found: the size of the explored space, and the violations with their paths. */
 export interface CheckAgentResult {
   /** Distinct nodes reached: turn state, budget counters, call records and the invariant monitor. */
   readonly states: number;
+  /** Edges taken: (node, event) pairs stepped and checked. */
   readonly transitions: number;
+  /** The deepest level expanded. */
   readonly depth: number;
   /** True when every reachable node was expanded. */
   readonly exhaustive: boolean;
   /** The first (shortest) violation of each broken property, in the order found. */
   readonly violations: readonly AgentViolation[];
+  /** Violations found in all (the first of each property is in `violations`). */
   readonly violationCount: number;
   /** The calls a model reply was made of. */
   readonly calls: readonly CallChoice[];
@@ -88,6 +97,7 @@ export interface CheckAgentResult {
   readonly properties: readonly string[];
   /** Distinct terminal states per outcome, as `exploreTurn` counts them. */
   readonly terminalOutcomes: Readonly<Record<string, number>>;
+  /** How long the check took, in ms. */
   readonly ms: number;
 }
 

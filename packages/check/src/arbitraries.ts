@@ -40,7 +40,9 @@ export type EventChoice =
 
 /** Limits plus the choices that drive one turn. */
 export interface EventScenario {
+  /** The turn's limits. */
   readonly limits: TurnLimitsInput;
+  /** How each next event is chosen, one choice per event. */
   readonly choices: readonly EventChoice[];
   /**
    * Events still fed once the turn has ended (they check that terminal states absorb events);

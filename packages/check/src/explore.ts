@@ -46,6 +46,10 @@ export interface ExploreViolation {
   readonly events: readonly unknown[];
 }
 
+/**
+ * What `exploreTurn` found: the size of the turn machine's explored space, its terminal outcomes, and every invariant
+ * violation.
+ */
 export interface ExploreResult {
   /** Distinct turn states reached (terminal ones included). */
   readonly states: number;
@@ -55,12 +59,15 @@ export interface ExploreResult {
   readonly transitions: number;
   /** Distinct terminal states per outcome, such as `stopped:completed` or `failed:incomplete_batch`. */
   readonly terminalOutcomes: Readonly<Record<string, number>>;
+  /** The violations found, the first `maxViolations` of them, each with its path. */
   readonly violations: readonly ExploreViolation[];
+  /** Violations found in all. */
   readonly violationCount: number;
   /** The deepest level expanded. */
   readonly depth: number;
   /** True when every reachable state was expanded (the frontier ran empty before `maxDepth`). */
   readonly exhaustive: boolean;
+  /** How long the exploration took, in ms. */
   readonly ms: number;
 }
 

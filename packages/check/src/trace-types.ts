@@ -25,10 +25,13 @@ export interface StepTrace {
 
 export type InvariantNumber = 1 | 2 | 3 | 4 | 5 | 6 | 7 | 8 | 9 | 10;
 
+/** An invariant of the turn contract a trace breaks (`checkInvariants`). */
 export interface Violation {
+  /** The invariant's number in docs/turn-contract.md. */
   readonly invariant: InvariantNumber;
   /** Index of the offending step in the trace. */
   readonly step: number;
+  /** What is wrong, in words. */
   readonly message: string;
 }
 

@@ -31,7 +31,9 @@ export interface ScenarioFile {
    * start at `startAt`, the replies the suspended run used.
    */
   readonly model?: Model | ModelFactory;
+  /** The turn's limits (each field and its default: `TurnLimitsInput` in @turnkit/core). */
   readonly limits?: TurnLimitsInput;
+  /** The system prompt. */
   readonly system?: string;
   /** Permission rules (`{ deny, allow, ask }` of tool patterns) or layered named sets, as `createDispatcher` takes them. */
   readonly permissions?: DispatcherOptions['permissions'];

@@ -20,6 +20,10 @@ export interface Seal {
 /** The shortest secret accepted, in bytes. */
 export const MIN_SEAL_SECRET_BYTES = 32;
 
+/**
+ * Thrown when sealing or resuming a sealed suspended turn is refused: the secret is shorter than
+ * `MIN_SEAL_SECRET_BYTES`, the result has no seal, or its seal does not verify (it was changed after it was sealed).
+ */
 export class SealError extends Error {
   constructor(message: string) {
     super(message);

@@ -1,6 +1,10 @@
 // The error a persisted state that cannot be read gives, and the small readers the state's parser
 // and its migrations share.
 
+/**
+ * Thrown by `parseTurnState` (and `resume`) when a persisted state is not a turn state this version can read; `field`
+ * names the first bad field.
+ */
 export class TurnStateError extends Error {
   /** The path of the first bad field, such as `usage.modelCalls`. */
   readonly field: string;

@@ -91,6 +91,7 @@ export function createTurn(options: TurnOptions): TurnState {
   };
 }
 
+/** True when the turn has ended (`stopped`, `failed` or `cancelled`): `step` then keeps the state and returns no effects. */
 export function isTerminal(state: TurnState): boolean {
   return state.status === 'stopped' || state.status === 'failed' || state.status === 'cancelled';
 }

@@ -2,6 +2,7 @@
 // event or an effect can be compared with deep equality, written to disk and read back.
 // The shapes are described in docs/turn-contract.md.
 
+/** Any JSON value: what tool inputs and outputs, notices, outputs and saved states are made of. */
 export type JsonValue = null | boolean | number | string | readonly JsonValue[] | { readonly [key: string]: JsonValue };
 export type JsonObject = { readonly [key: string]: JsonValue };
 
@@ -16,9 +17,16 @@ export type JsonObject = { readonly [key: string]: JsonValue };
  * keyed by `id` (docs/turn-contract.md, "Call identity").
  */
 export interface ToolCall {
+  /** The call's id, unique within the turn (see above). */
   readonly id: string;
+  /** The tool the model called. */
   readonly name: string;
+  /** The arguments, parsed from the model's JSON (the raw text when `inputError` is set). */
   readonly input: JsonValue;
+  /**
+   * Why the arguments could not be parsed as JSON; the dispatcher answers such a call with an `invalid_input` error
+   * result.
+   */
   readonly inputError?: string;
   /** The id the model gave, when core had to give the call another one. */
   readonly originalId?: string;
@@ -30,10 +38,15 @@ export interface BatchCall {
   readonly input: JsonValue;
 }
 
+/** The result of one tool call, as the model sees it in the transcript. */
 export interface ToolResult {
+  /** The id of the call it answers (`ToolCall.id`). */
   readonly callId: string;
+  /** The tool's name. */
   readonly name: string;
+  /** What the tool returned, or for an error result the error's text. */
   readonly output: JsonValue;
+  /** The call failed, was denied, rejected, timed out or was not executed; `errorKind` says which. */
   readonly isError: boolean;
   /**
    * What kind of failure an error result reports (`invalid_input`, `denied`, `timeout`, `budget`, …;
@@ -52,8 +65,11 @@ export interface ToolResult {
  * them beside the results; core reads them only to emit `hook_blocked` notices.
  */
 export interface CallRecord {
+  /** The turn the call belongs to. */
   readonly turnId: string;
+  /** The call's id (`ToolCall.id`). */
   readonly callId: string;
+  /** The tool's name. */
   readonly tool: string;
   /** The input that ran (validated, after the before-hooks); for a call that did not run, as sent. */
   readonly input: JsonValue;
@@ -63,6 +79,7 @@ export interface CallRecord {
   readonly source: string;
   /** `ok`, or the error kind of the result (`denied`, `timeout`, …). */
   readonly outcome: string;
+  /** Wall time of the execution in ms (every attempt); 0 for a call that did not run. */
   readonly durationMs: number;
   /** Tries made; 0 for a call that did not run. */
   readonly attempts: number;
@@ -72,35 +89,63 @@ export interface CallRecord {
   readonly context?: JsonObject;
 }
 
+/** Tokens and cost of model calls, summed. */
 export interface Usage {
+  /** Prompt tokens. */
   readonly inputTokens: number;
+  /** Completion tokens. */
   readonly outputTokens: number;
+  /** Input and output tokens together, as the provider reports them. */
   readonly totalTokens: number;
+  /** Cost, in the currency of the model's pricing (the one `limits.budget.maxCost` uses); 0 when no price is known. */
   readonly cost: number;
 }
 
+/**
+ * One message of the transcript: the system prompt, a user message, an assistant reply (text, tool calls, reasoning) or
+ * a tool result.
+ */
 export type Message =
   | { readonly role: 'system'; readonly content: string }
   | { readonly role: 'user'; readonly content: string }
   | { readonly role: 'assistant'; readonly content: string; readonly toolCalls: readonly ToolCall[]; readonly reasoning?: string }
   | { readonly role: 'tool'; readonly result: ToolResult };
 
+/** What a model call returned (the `model_responded` event carries it). */
 export interface ModelResponse {
+  /** The reply's text; empty when the model only called tools. */
   readonly text: string;
+  /** The tool calls of the reply, in the model's order; empty for a final answer. */
   readonly toolCalls: readonly ToolCall[];
+  /** The model's reasoning text, when the provider returns it; kept in the transcript's assistant message. */
   readonly reasoning?: string;
+  /** Tokens and cost of this call; missing fields count as 0. */
   readonly usage?: Partial<Usage>;
+  /** The provider's finish reason (`stop`, `tool-calls`, `length`, …), for traces and telemetry. */
   readonly finishReason?: string;
+  /** The model that answered, as the provider names it. */
   readonly modelId?: string;
 }
 
+/** Why a turn (or a model call) failed: the `failed` outcome's `error` and the `model_failed` event's. */
 export interface TurnError {
+  /** A stable machine-readable kind: `model_error`, `invalid_model_response`, `output_invalid`, … */
   readonly kind: string;
+  /** What went wrong, for a person. */
   readonly message: string;
+  /**
+   * A model error that may succeed if the call is made again (rate limit, overload, network): core retries it up to
+   * `limits.maxModelRetries` times.
+   */
   readonly retryable?: boolean;
+  /** Details as JSON (for a model error, e.g. the HTTP status and `retryAfterMs`). */
   readonly data?: JsonValue;
 }
 
+/**
+ * A person's decision on a parked call: approve (optionally remember it for the session or for the tool) or reject
+ * (optionally with a reason the model sees).
+ */
 export type ApprovalDecision =
   | { readonly type: 'approve'; readonly remember?: 'session' | 'tool' }
   | { readonly type: 'reject'; readonly reason?: string };
@@ -116,6 +161,7 @@ export interface TakenDecision {
   readonly expired?: true;
 }
 
+/** A tool call waiting for a person's decision, in `TurnBatch.parked` and the `tools_parked` event. */
 export interface ParkedCall {
   /** The call as the model sent it. */
   readonly call: ToolCall;
@@ -125,6 +171,7 @@ export interface ParkedCall {
    * state; a `tools_parked` event without it parks the call's own input.
    */
   readonly input?: JsonValue;
+  /** Why it waits, for the person deciding (what the rule, hook or policy that asked for approval said). */
   readonly reason?: string;
   /** How long a person has to decide, in ms (the tool's or the dispatcher's `approvalTimeoutMs`). */
   readonly expiresAfterMs?: number;
@@ -135,8 +182,10 @@ export interface ParkedCall {
   readonly expiresAt?: number;
 }
 
+/** Why a turn that ended normally (`stopped`) stopped: an answer (`completed`), a limit, a loop or an after-hook. */
 export type StopReason = 'completed' | 'max_iterations' | 'loop_detected' | 'budget_exhausted' | 'hook_stopped';
 
+/** How a turn ended: `stopped` with its output, `failed` with an error, or `cancelled` with a reason. */
 export type Outcome =
   | { readonly status: 'stopped'; readonly stopReason: StopReason; readonly output: JsonValue }
   | { readonly status: 'failed'; readonly error: TurnError }
@@ -186,15 +235,34 @@ export interface TurnLimits {
   readonly budget: TurnBudget;
 }
 
+/**
+ * The limits a caller sets (`createTurn`'s and `runTurn`'s `limits`); every field is optional and defaults as in
+ * `TurnLimits`.
+ */
 export interface TurnLimitsInput {
+  /** Tool rounds before a forced final answer (tools disabled). Default 10. */
   readonly maxIterations?: number;
+  /** Identical tool batches in a row that count as a loop. Default 5; 0 disables loop detection. */
   readonly loopThreshold?: number;
+  /** Tools whose calls neither count towards nor reset loop detection. Default none. */
   readonly loopExemptTools?: readonly string[];
+  /** Times a rejected final output is sent back to the model for repair. Default 2. */
   readonly maxOutputRepairs?: number;
+  /** Tool calls of one model reply that may run; the others get an error result saying why. Default 32. */
   readonly maxCallsPerReply?: number;
+  /** Retries of a failed model call whose error says `retryable: true`. Default 2. */
   readonly maxModelRetries?: number;
+  /**
+   * The first retry's wait in ms, doubled for each next retry (the provider's `retryAfterMs` when longer; never over 60
+   * s). Default 500.
+   */
   readonly modelRetryBackoffMs?: number;
+  /**
+   * Times a detected loop is answered with a nudge (the batch skipped, the model told) instead of a forced final
+   * answer. Default 0.
+   */
   readonly loopRecoveries?: number;
+  /** Caps on model calls, tool calls, tokens and cost; reaching one stops the turn with `budget_exhausted`. Default none. */
   readonly budget?: TurnBudget;
 }
 
@@ -212,11 +280,18 @@ export interface ResumeOptions {
   readonly input?: string;
 }
 
+/** `createTurn`'s options. */
 export interface TurnOptions {
+  /** The turn's id: in every call record, notice and stored row of the turn. */
   readonly id: string;
+  /** The turn's limits (see `TurnLimitsInput` for each one and its default). */
   readonly limits?: TurnLimitsInput;
 }
 
+/**
+ * Where a turn is: `ready` before `start`, a working status while it runs, or a terminal one (`stopped`, `failed`,
+ * `cancelled`). docs/turn-machine.md draws the transitions.
+ */
 export type TurnStatus =
   | 'ready'
   | 'calling_model'
@@ -273,14 +348,21 @@ export interface TurnBatch {
   readonly decisions: { readonly [callId: string]: ApprovalDecision };
 }
 
+/** The whole state of a turn: plain JSON, saved and read back with `parseTurnState`. Change it only through `step`. */
 export interface TurnState {
+  /** The shape's version (`TURN_STATE_VERSION`); `parseTurnState` refuses another. */
   readonly version: number;
+  /** The turn's id (`TurnOptions.id`). */
   readonly id: string;
+  /** Where the turn is. */
   readonly status: TurnStatus;
+  /** The limits in force, every default filled in. */
   readonly limits: TurnLimits;
   /** Tool rounds applied (a batch skipped as a loop does not count). */
   readonly round: number;
+  /** What the turn has spent so far (tokens, cost, model and tool calls). */
   readonly usage: TurnUsage;
+  /** Why the next model call is a forced final one, or `null`. */
   readonly forced: ForcedReason | null;
   /**
    * The tool batch in flight: set in `dispatching`, `awaiting_approval` and `executing_approved`,
@@ -292,6 +374,7 @@ export interface TurnState {
   readonly lastBatch: readonly BatchCall[] | null;
   /** Identical non-exempt batches in a row, ending with the last one. */
   readonly repeats: number;
+  /** Output repairs used (`limits.maxOutputRepairs`). */
   readonly repairs: number;
   /** Loop recoveries used (`limits.loopRecoveries`): loops answered with a nudge instead of a forced final call. */
   readonly recoveries: number;
@@ -299,7 +382,9 @@ export interface TurnState {
   readonly candidate: string | null;
   /** The one-shot model override for the next model call. */
   readonly nextModel: string | null;
+  /** The last model call issued (a resumed `calling_model` turn issues it again), or `null`. */
   readonly lastRequest: CallLlmRequest | null;
+  /** How the turn ended, once it is terminal; `null` before. */
   readonly outcome: Outcome | null;
   /** What core keeps to give every call of the turn its own id (see `ToolCall` and `CallIds`). */
   readonly callIds: CallIds;
@@ -317,6 +402,10 @@ export interface CallIds {
 // ---------------------------------------------------------------------------------------------
 // Events: facts that happened, fed to step by an interpreter.
 
+/**
+ * A fact an interpreter feeds to `step`: the turn started, the model answered or failed, tools completed or parked, a
+ * person decided, output was checked, a cancel arrived. docs/turn-contract.md lists which event answers which effect.
+ */
 export type TurnEvent =
   | { readonly type: 'start'; readonly input?: string }
   | { readonly type: 'model_responded'; readonly response: ModelResponse }
@@ -381,8 +470,14 @@ export type NoticeName =
   /** A before-hook refused a call: `{ callId, tool, hook, reason }`. */
   | 'hook_blocked';
 
+/**
+ * Something worth telling a reader that changes nothing: the `emit` effect's payload, `onNotice`'s argument and a
+ * stream's `notice` event.
+ */
 export interface Notice {
+  /** Which notice: `turn_started`, `iteration`, `awaiting_approval`, `limit_reached`, `model_retry`, `hook_blocked`, … */
   readonly name: NoticeName;
+  /** The notice's details as JSON (for `iteration`, the round; for `model_retry`, the attempt and delay; …). */
   readonly data: JsonValue;
 }
 
@@ -393,6 +488,10 @@ export interface CompactInfo {
   readonly usage: TurnUsage;
 }
 
+/**
+ * A command from `step` to an interpreter. `append`, `emit` and `persist` are performed in order and answered by
+ * nothing; the blocking one (at most one, always last) is answered by exactly one event.
+ */
 export type Effect =
   // Non-blocking, performed in order.
   | { readonly type: 'append'; readonly message: Message }
@@ -416,23 +515,34 @@ export type BlockingEffect = Extract<
 // ---------------------------------------------------------------------------------------------
 // The model interface every interpreter talks to (types only; adapters live elsewhere).
 
+/** A tool as the model is offered it: name, description and the JSON Schema of its input. */
 export interface ToolSpec {
+  /** The tool's name, as the model calls it. */
   readonly name: string;
+  /** What the tool does, for the model. */
   readonly description: string;
   /** JSON Schema of the tool's input. */
   readonly inputSchema: JsonObject;
 }
 
+/** What an interpreter asks a model for: the transcript so far and the tools on offer. */
 export interface ModelRequest {
+  /** The transcript, system message first. */
   readonly messages: readonly Message[];
   /** Empty for a forced final call. */
   readonly tools: readonly ToolSpec[];
   /** 'none' for a forced final call. */
   readonly toolChoice: 'auto' | 'none';
+  /** Use this model for this call only (an after-hook's `modelOverride`); adapters that cannot switch ignore it. */
   readonly modelOverride?: string;
+  /** The round this call belongs to (1 for the first call). */
   readonly iteration: number;
 }
 
+/**
+ * One piece of a streamed model reply (`Model.stream`): text and reasoning deltas, a tool call's start, argument text
+ * and end, and the final `finish` with usage.
+ */
 export type ModelStreamPart =
   | { readonly type: 'text_delta'; readonly text: string }
   | { readonly type: 'reasoning_delta'; readonly text: string }
@@ -441,12 +551,26 @@ export type ModelStreamPart =
   | { readonly type: 'tool_call_end'; readonly id: string }
   | { readonly type: 'finish'; readonly usage?: Partial<Usage>; readonly finishReason?: string; readonly modelId?: string };
 
+/** What an interpreter passes to every model call besides the request. */
 export interface ModelCallOptions {
+  /** Aborted when the turn is cancelled or the caller's signal fires: stop the request. */
   readonly signal: AbortSignal;
 }
 
+/**
+ * A model as turnkit calls it: `generate` for a whole reply, and `stream` (optional) for deltas. `fromAISDK` makes one
+ * from an AI SDK model; `scriptedModel` (@turnkit/testing) from a script.
+ */
 export interface Model {
+  /**
+   * Makes one model call and returns the whole reply. Throw (or reject) on failure: an error carrying a
+   * `turnError` is reported as it is, any other as `model_error`; one with `retryable: true` is retried.
+   */
   generate(request: ModelRequest, options: ModelCallOptions): Promise<ModelResponse>;
+  /**
+   * Makes one model call and yields its reply piece by piece, ending with `finish`. Without it, streaming interpreters
+   * call `generate` and emit the reply at once.
+   */
   stream?(request: ModelRequest, options: ModelCallOptions): AsyncIterable<ModelStreamPart>;
 }
 
@@ -455,13 +579,18 @@ export interface Model {
 
 /** One transition: the event fed, the state after it, and the effects it produced. */
 export interface TraceEntry {
+  /** The event fed to `step`. */
   readonly event: TurnEvent;
+  /** The state `step` returned. */
   readonly state: TurnState;
+  /** The effects `step` returned. */
   readonly effects: readonly Effect[];
 }
 
 /** Every transition of a run, from `initial` (a resumed run starts from its persisted state). */
 export interface Trace {
+  /** The state the run started from (a fresh turn, or the persisted state of a resumed one). */
   readonly initial: TurnState;
+  /** Every transition, in order. */
   readonly entries: readonly TraceEntry[];
 }

@@ -8,6 +8,10 @@ export interface DbosTurnsClient extends StoreClient {
   readonly runsTurns: boolean;
 }
 
+/**
+ * The options of `createDbosTurns`: the Postgres database, and the agents this process runs (without them it is only a
+ * client).
+ */
 export interface DbosTurnsOptions {
   /**
    * The agents this process runs turns of: with agents, DBOS is launched here (one per process)

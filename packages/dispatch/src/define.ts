@@ -13,7 +13,9 @@ import { checkRetryPolicy, type RetryPolicy } from './retry.js';
 export interface ToolContext {
   /** Aborts when the turn is cancelled or the call times out. */
   readonly signal: AbortSignal;
+  /** The id of the call being run (`ToolCall.id`): a key for idempotency or logs. */
   readonly callId: string;
+  /** The turn the call belongs to. */
   readonly turnId: string;
 }
 
@@ -32,9 +34,19 @@ export interface RetryOptions {
 
 /** What `defineTool` accepts. */
 export interface ToolConfig<Schema extends zc.$ZodType> {
+  /** The name the model calls: 1 to 64 letters, digits, `_` or `-`, unique in a dispatcher. */
   readonly name: string;
+  /** What the tool does and when to use it, for the model. */
   readonly description: string;
+  /**
+   * A zod 4 object schema of the input: the model is offered its JSON Schema, and every call is validated by it before
+   * anything else.
+   */
   readonly input: Schema;
+  /**
+   * Runs the call with the validated input; return any JSON-serialisable value. A thrown error becomes an error result
+   * (a `ToolError` sets its kind); honour `ctx.signal`.
+   */
   execute(input: zc.output<Schema>, ctx: ToolContext): unknown;
   /** One deadline for the whole call, every try and every wait between tries included; defaults to the dispatcher's `defaultTimeoutMs`. */
   readonly timeoutMs?: number;
@@ -45,7 +57,12 @@ export interface ToolConfig<Schema extends zc.$ZodType> {
   readonly approvalTimeoutMs?: number;
   /** The tool changes nothing: a call no rule decided runs without asking (others ask by default). Default false. */
   readonly readOnly?: boolean;
+  /**
+   * Every call (true), or each call for which the function returns true, waits for a person's approval; deny rules
+   * still win. Default false.
+   */
   readonly needsApproval?: boolean | ((input: zc.output<Schema>) => boolean);
+  /** Retries of thrown errors that `retryOn` accepts. Default none. */
   readonly retry?: RetryOptions;
   /**
    * Retries by error kind for this tool, over the dispatcher's `retryPolicy` and the defaults
@@ -71,22 +88,38 @@ export interface ToolConfig<Schema extends zc.$ZodType> {
 
 /** A checked tool, as `defineTool` returns it. */
 export interface ToolDefinition<Input = unknown> {
+  /** The name the model calls. */
   readonly name: string;
+  /** What the tool does, for the model. */
   readonly description: string;
+  /** The zod schema every call's input is validated by. */
   readonly input: zc.$ZodType<Input>;
   /** `z.toJSONSchema(input, { io: 'input' })`, computed once at definition time. */
   readonly inputSchema: JsonObject;
+  /** Runs one call (the dispatcher calls it; call `dispatch` rather than this). */
   execute(input: Input, ctx: ToolContext): unknown;
+  /** Deadline of a call, every try included, in ms; absent: the dispatcher's `defaultTimeoutMs`. */
   readonly timeoutMs?: number;
+  /** How long a person has to decide a parked call of this tool, in ms; absent: the dispatcher's `approvalTimeoutMs`. */
   readonly approvalTimeoutMs?: number;
+  /** The tool changes nothing: a call no rule decided runs without asking. */
   readonly readOnly: boolean;
+  /** Calls that wait for a person's approval: all (true), none (false) or those the function picks. */
   readonly needsApproval: boolean | ((input: Input) => boolean);
+  /** Retries of thrown errors that `retryOn` accepts. */
   readonly retry?: RetryOptions;
+  /** Retries by error kind for this tool, over the dispatcher's. */
   readonly retryPolicy?: RetryPolicy;
   /** Absent: the dispatcher's `coerce` decides. */
   readonly coerce?: boolean;
+  /** The next model call runs on this model (once) after this tool ran. */
   readonly model?: string;
+  /** Calls of this tool neither count towards nor reset loop detection. */
   readonly loopExempt: boolean;
+  /**
+   * Running a call twice has the effect of running it once: a durable worker runs it again after a crash instead of
+   * answering `interrupted`.
+   */
   readonly idempotent: boolean;
 }
 

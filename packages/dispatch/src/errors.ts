@@ -70,6 +70,7 @@ export interface ToolErrorOptions {
   readonly kind?: ToolErrorKind;
   /** For `rate_limited` (or `transient`): wait at least this long before the next try. Milliseconds ≥ 0. */
   readonly retryAfterMs?: number;
+  /** The underlying error, kept as the `ToolError`'s `cause`. */
   readonly cause?: unknown;
 }
 
@@ -83,7 +84,9 @@ export interface ToolErrorOptions {
  *   throw new ToolError('The search service is busy.', { kind: 'rate_limited', retryAfterMs: 2000 });
  */
 export class ToolError extends Error {
+  /** What kind of failure it was: the error result's `errorKind`. */
   readonly kind: ToolErrorKind;
+  /** The least wait before the next try, in ms, when the tool said so. */
   readonly retryAfterMs: number | undefined;
 
   constructor(message: string, options?: ToolErrorOptions) {

@@ -85,13 +85,13 @@ export type ParkedOutcome =
 
 /**
  * One audit record. Every call gets exactly one final record (any decision but `ask`); a call that
- * parks gets an `ask` record first (see docs/tools.md, "Decision records").
+ * parks gets an `ask` record first (see docs/reference/dispatcher.md, "Decision records").
  */
 export interface DecisionRecord {
   readonly callId: string;
   readonly tool: string;
   readonly decision: 'allow' | 'deny' | 'ask' | 'user_approved' | 'user_rejected';
-  /** Stable: `rule:deny:<pattern>`, `grant:session`, `readonly`, `hook:<name>`, `policy`, … (see docs/tools.md). */
+  /** Stable: `rule:deny:<pattern>`, `grant:session`, `readonly`, `hook:<name>`, `policy`, … (see docs/reference/dispatcher.md). */
   readonly source: string;
   readonly reason?: string;
 }
@@ -110,8 +110,11 @@ export interface GrantScope {
 
 /** Permission patterns (`tool` or `tool:arg=glob[:arg2=glob]`), checked deny → grants → allow → ask. */
 export interface Permissions {
+  /** Patterns whose calls are refused; deny always wins (over grants, allow, hooks and `yolo`). */
   readonly deny?: readonly string[];
+  /** Patterns whose calls run without asking. */
   readonly allow?: readonly string[];
+  /** Patterns whose calls wait for a person's approval (even a `readOnly` tool's). */
   readonly ask?: readonly string[];
 }
 
@@ -130,11 +133,16 @@ export type PolicyVerdict =
 
 /** A call as hooks and policies see it: the validated input and the tool's definition. */
 export interface CallInfo {
+  /** The call as the model sent it. */
   readonly call: ToolCall;
   // any: each tool has its own input type; the dispatcher validates with the tool's own schema.
+  /** The called tool's definition. */
   readonly tool: ToolDefinition<any>;
+  /** The input, validated by the tool's schema (and rewritten by earlier before-hooks). */
   readonly input: unknown;
+  /** The turn the call belongs to. */
   readonly turnId: string;
+  /** Aborts when the turn (or the batch) is cancelled. */
   readonly signal: AbortSignal;
   /** The caller's context: the dispatcher's `context` with the dispatch context's over it (`{}` without). */
   readonly context: JsonObject;
@@ -142,6 +150,10 @@ export interface CallInfo {
   readonly transcript: readonly Message[];
 }
 
+/**
+ * A function that decides calls no deny rule or grant decided: allow, deny or ask for approval, or `undefined` for no
+ * opinion (the next stage decides). Runs after the before-hooks; a policy that throws denies the call.
+ */
 export type Policy = (call: CallInfo) => PolicyVerdict | Promise<PolicyVerdict>;
 
 /** A before-hook's answer; `undefined` is the same as `{ kind: 'continue' }`. */
@@ -155,7 +167,12 @@ export type BeforeHookOutcome =
 
 /** Runs before policy, after validation. A hook that throws denies the call (fail closed). */
 export interface BeforeHook {
+  /** Names the hook in decision sources (`hook:<name>`) and `hook_blocked` notices. */
   readonly name: string;
+  /**
+   * Sees a validated call before the policy: continue, rewrite its input, pre-approve it, or halt it with an output of
+   * its own.
+   */
   run(call: CallInfo): BeforeHookOutcome | Promise<BeforeHookOutcome>;
 }
 
@@ -209,13 +226,17 @@ export type AfterHookOutcome =
 
 /** Runs after every executed call. A hook that throws withholds the output (fail closed). */
 export interface AfterHook {
+  /** Names the hook in decision records and errors. */
   readonly name: string;
+  /** Sees an executed call's result: change its output or error flag, or ask to end the turn (`stop`). */
   run(result: RawResult, call: CallInfo): AfterHookOutcome | Promise<AfterHookOutcome>;
 }
 
 /** Call-count limits, kept on the dispatcher instance. */
 export interface Budget {
+  /** Executed calls allowed in all, counted on the dispatcher (a suspended turn carries its count in `budgetUsage`). Default no limit. */
   readonly maxCalls?: number;
+  /** Executed calls allowed per tool name. Default no limit. */
   readonly perTool?: { readonly [tool: string]: number };
 }
 
@@ -225,10 +246,17 @@ export interface BudgetUsage {
   readonly perTool: { readonly [tool: string]: number };
 }
 
+/**
+ * The options of `createDispatcher`: the tools, the rules that decide each call (permissions, hooks, policy), budgets,
+ * timeouts and observers. Only `tools` is required.
+ */
 export interface DispatcherOptions {
   // any: see CallInfo.tool.
+  /** The tools, from `defineTool`; names must be unique. */
   readonly tools: readonly ToolDefinition<any>[];
+  /** Before-hooks (after validation, before the policy) and after-hooks (after execution), run in order. */
   readonly hooks?: { readonly before?: readonly BeforeHook[]; readonly after?: readonly AfterHook[] };
+  /** Decides calls the permission rules left undecided (see `Policy`). Default none. */
   readonly policy?: Policy;
   /**
    * One set of patterns, or an ordered list of named sets: the first set with a rule that matches
@@ -242,6 +270,7 @@ export interface DispatcherOptions {
   readonly defaultDecision?: 'ask' | 'allow';
   /** Every ask becomes an allow (source `yolo`). Deny rules, the policy's denials and hooks still apply. */
   readonly yolo?: boolean;
+  /** Call-count limits; a call past one gets a `budget` error result. Default none. */
   readonly budget?: Budget;
   /** Restores the counters of a suspended turn (`dispatcher.budgetUsage()`). */
   readonly budgetUsage?: BudgetUsage;
@@ -249,9 +278,15 @@ export interface DispatcherOptions {
   readonly grants?: readonly Grant[];
   /** Tools running at once. Default 8. */
   readonly concurrency?: number;
-  /** Default 8000. */
+  /**
+   * Longest tool output the model sees, in characters: a longer string (or the JSON text of a
+   * longer array or object) is cut to it and ends with `…[truncated N chars]`. Default 8000.
+   */
   readonly maxOutputChars?: number;
-  /** Default 30000. */
+  /**
+   * Deadline of a call (every try included) for a tool without its own `timeoutMs`, in ms; a late
+   * call gets a `timeout` error result. Default 30000.
+   */
   readonly defaultTimeoutMs?: number;
   /**
    * How long a person has to decide a parked call (ms) of a tool without its own
@@ -287,6 +322,11 @@ export interface DispatcherOptions {
  */
 export type { DispatchOutcome };
 
+/**
+ * The tool-call chokepoint `createDispatcher` returns: every call passes validate → hooks → policy → budget → execute →
+ * after-hooks here. Interpreters call `dispatch` and `executeApproved`; the other methods serve interpreters and tools
+ * built on it.
+ */
 export interface Dispatcher {
   /** The tools as the model sees them, computed once. */
   toolSpecs(): readonly ToolSpec[];
@@ -325,5 +365,6 @@ export interface Dispatcher {
   grant(grant: Grant, scope?: GrantScope): void;
   /** The grants of the turn (or session) of `scope`, or without one those for every turn. */
   grants(scope?: GrantScope): readonly Grant[];
+  /** Executed calls so far, total and per tool: pass it back as `budgetUsage` when a suspended turn resumes. */
   budgetUsage(): BudgetUsage;
 }

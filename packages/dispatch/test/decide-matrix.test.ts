@@ -1,12 +1,12 @@
 // The whole decision matrix: every combination of the facts `decide` reads, checked against the
-// written table in docs/tools.md ("The decision table"). The table is read from the docs, so the
+// written table in docs/reference/dispatcher.md ("The decision table"). The table is read from the docs, so the
 // docs and the code cannot say different things.
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { decide, type DecideInput } from '../src/index.js';
 import { testLog } from '../../../test-log.ts';
 
-const docs = readFileSync(new URL('../../../docs/tools.md', import.meta.url), 'utf8');
+const docs = readFileSync(new URL('../../../docs/reference/dispatcher.md', import.meta.url), 'utf8');
 
 interface Row {
   readonly row: string;
@@ -114,7 +114,7 @@ function* combinations(): Generator<DecideInput> {
 }
 
 describe('decide against the written decision table', () => {
-  it('the table in docs/tools.md has every row the test knows, and only those', () => {
+  it('the table in docs/reference/dispatcher.md has every row the test knows, and only those', () => {
     const rows = tableRows();
     expect(rows.map((r) => r.when)).toEqual(Object.keys(WHEN));
   });

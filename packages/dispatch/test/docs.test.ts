@@ -1,4 +1,5 @@
-// docs/tools.md shows working code: its main example is test/docs-example.ts, word for word.
+// docs/tools.md shows working code: its main example is test/docs-example.ts, word for word; its
+// retry example and the dispatcher reference's audit example are the test files under examples/.
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
@@ -14,8 +15,12 @@ describe('docs/tools.md', () => {
     expect(block?.[1]).toBe(example);
   });
 
-  it.each(['retry-example.test.ts', 'audit-example.test.ts'])('shows examples/%s exactly as it runs', (file) => {
-    expect(docs).toContain(readFileSync(new URL(`./examples/${file}`, import.meta.url), 'utf8').trim());
+  it.each([
+    ['retry-example.test.ts', 'docs/tools.md'],
+    ['audit-example.test.ts', 'docs/reference/dispatcher.md'],
+  ])('shows examples/%s exactly as it runs, in %s', (file, page) => {
+    const text = readFileSync(new URL(`../../../${page}`, import.meta.url), 'utf8');
+    expect(text).toContain(readFileSync(new URL(`./examples/${file}`, import.meta.url), 'utf8').trim());
   });
 
   it('the main example gives the results the docs describe', async () => {

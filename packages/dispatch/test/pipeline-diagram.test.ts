@@ -1,15 +1,15 @@
-// The pipeline diagram in docs/tools.md is checked against the code: its stages name the functions
+// The pipeline diagram in docs/reference/dispatcher.md is checked against the code: its stages name the functions
 // pipeline.ts calls, in the order it calls them, and every decision source it shows is one the
 // decision-record table documents and the dispatcher really emits.
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 
 const read = (path: string): string => readFileSync(new URL(path, import.meta.url), 'utf8');
-const docs = read('../../../docs/tools.md');
+const docs = read('../../../docs/reference/dispatcher.md');
 const pipeline = read('../src/pipeline.ts');
 const diagram = /<!-- pipeline diagram[^>]*-->\n```\n([\s\S]*?)```/.exec(docs)?.[1] ?? '';
 
-describe('the pipeline diagram in docs/tools.md', () => {
+describe('the pipeline diagram in docs/reference/dispatcher.md', () => {
   it('names the stages 1 to 9, each with the function pipeline.ts calls for it, in call order', () => {
     const stages = [...diagram.matchAll(/^ (\d) {2}(\w+)/gm)].map(([, n, name]) => [Number(n), name as string] as const);
     expect(stages.map(([n]) => n)).toEqual([1, 2, 3, 4, 5, 6, 7, 8, 9]);

@@ -17,12 +17,17 @@ import type {
 
 /** Everything a handler may use. `transcript` is live: the `append` handler pushes onto it. */
 export interface HandlerContext {
+  /** The turn's id. */
   readonly turnId: string;
+  /** The model `call_llm` calls. */
   readonly model: Model;
+  /** The dispatcher `dispatch_tools` and `execute_approved` go through. */
   readonly dispatcher: Dispatcher;
+  /** The transcript so far; the `append` handler pushes each message onto it. */
   readonly transcript: Message[];
   /** Aborts when the turn is cancelled; pass it to every model and tool call. */
   readonly signal: AbortSignal;
+  /** Decides parked calls (`runTurn`'s `approve`); without it a parked turn suspends. */
   readonly approve?: ApproveFn | undefined;
   /** What a parked call `approve` leaves out gets (default `'expire'`). */
   readonly whenUndecided?: UndecidedPolicy | undefined;
@@ -30,16 +35,23 @@ export interface HandlerContext {
   readonly decisions?: Readonly<Record<string, ApprovalDecision>> | undefined;
   /** The session a person's grants belong to (passed to the dispatcher as `session`). */
   readonly session?: string | undefined;
+  /** The schema `check_output` validates the final answer with, if any. */
   readonly output?: OutputSchema | undefined;
+  /** The custom output check `check_output` runs, if any. */
   readonly check?: CheckFn | undefined;
+  /** The compaction `compact` runs, if any (without it the transcript is kept whole). */
   readonly compact?: CompactFn | undefined;
   /** Which tools each model call is offered (see `modelRequestFor`). */
   readonly selectTools?: SelectToolsFn | undefined;
+  /** Tools offered to every model call whatever `selectTools` returns. */
   readonly alwaysOffer?: readonly string[] | undefined;
   /** The caller's context (session, user, working directory, …), handed to hooks, policies and records. */
   readonly context?: JsonObject | undefined;
+  /** Hears every notice (the `emit` handler calls it). */
   readonly onNotice?: ((notice: Notice) => void) | undefined;
+  /** Sees every effect before it is performed. */
   readonly onEffect?: ((effect: Effect) => void) | undefined;
+  /** Sees every transition. */
   readonly onStep?: ((record: StepRecord) => void) | undefined;
   /**
    * Sees each tool result as soon as its call is decided or its tool finishes (completion order),
@@ -58,13 +70,21 @@ export type EffectOf<T extends Effect['type']> = Extract<Effect, { type: T }>;
  * error propagates).
  */
 export interface EffectHandlers {
+  /** Appends the message to `ctx.transcript` (and wherever the interpreter keeps it). */
   append(effect: EffectOf<'append'>, ctx: HandlerContext): void | Promise<void>;
+  /** Tells `ctx.onNotice` (or a stream's reader) about the notice. */
   emit(effect: EffectOf<'emit'>, ctx: HandlerContext): void | Promise<void>;
+  /** Saves a checkpoint of `state` (the default handler does nothing; a durable interpreter writes it). */
   persist(effect: EffectOf<'persist'>, ctx: HandlerContext, state: TurnState): void | Promise<void>;
+  /** Calls the model and returns `model_responded` or `model_failed` (a retry's wait is `retryWait`, before it). */
   call_llm(effect: EffectOf<'call_llm'>, ctx: HandlerContext): Promise<TurnEvent>;
+  /** Dispatches the batch and returns `tools_completed` or `tools_parked`. */
   dispatch_tools(effect: EffectOf<'dispatch_tools'>, ctx: HandlerContext): Promise<TurnEvent>;
+  /** Runs the approved calls and returns `approved_tools_completed`. */
   execute_approved(effect: EffectOf<'execute_approved'>, ctx: HandlerContext): Promise<TurnEvent>;
+  /** Runs the compaction, replaces the transcript, and returns `compacted`. */
   compact(effect: EffectOf<'compact'>, ctx: HandlerContext): Promise<TurnEvent>;
+  /** Checks the final answer and returns `output_accepted` or `output_rejected`. */
   check_output(effect: EffectOf<'check_output'>, ctx: HandlerContext): Promise<TurnEvent>;
   /** The turn is parked (no blocking effect): the event that decides it, or null to suspend. */
   parked(state: TurnState, ctx: HandlerContext): Promise<TurnEvent | null>;

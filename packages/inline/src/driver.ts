@@ -117,7 +117,9 @@ export function dispatchContext(ctx: HandlerContext, records?: CallRecord[]): Di
 
 /** Where a drive ended: `outcome` is null when the turn is parked and nobody could decide (suspended). */
 export interface DriveResult {
+  /** The turn's state where the drive ended. */
   readonly state: TurnState;
+  /** How the turn ended, or null when it is suspended. */
   readonly outcome: Outcome | null;
 }
 

@@ -7,12 +7,15 @@ import type { SelectToolsFn, ToolSelectionInfo } from './types.js';
 
 /** How the tools of one model call are chosen (`selectTools` and `alwaysOffer` of runTurn). */
 export interface ToolSelection {
+  /** Chooses the tools offered to each model call (`runTurn`'s `selectTools`). Default: every tool. */
   readonly selectTools?: SelectToolsFn | undefined;
+  /** Tools offered to every call whatever `selectTools` returns (`runTurn`'s `alwaysOffer`). */
   readonly alwaysOffer?: readonly string[] | undefined;
 }
 
 /** A `selectTools` that broke: its `turnError` (kind `tool_selection_failed`) fails the turn, with no retry. */
 export class ToolSelectionError extends Error {
+  /** The failure as a `TurnError` (kind `tool_selection_failed`): the turn fails with it. */
   readonly turnError: TurnError;
   constructor(message: string) {
     super(message);

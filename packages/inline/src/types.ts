@@ -72,6 +72,7 @@ export type SelectToolsFn = (info: ToolSelectionInfo) => readonly string[];
 
 /** The slice of a zod schema the output check uses (zod stays a dev dependency of this package). */
 export interface OutputSchema {
+  /** Parses and validates the model's final answer (after `JSON.parse`): zod's `safeParse` is this method. */
   safeParse(value: unknown):
     | { readonly success: true; readonly data: unknown }
     | {
@@ -86,20 +87,32 @@ export type StepRecord = TraceEntry;
 /** Every transition of a run, from `initial` (core's `Trace`; @turnkit/testing's `replay` reads it). */
 export type TurnTrace = Trace;
 
+/**
+ * The options of `runTurn`: the model, the tools and their rules, the input, and the callbacks that answer approvals
+ * and observe the turn. Only `model` is required.
+ */
 export interface RunTurnOptions {
+  /** The model every call goes to: `fromAISDK(…)` for a real one, `scriptedModel(…)` in tests. */
   readonly model: Model;
   /** Tool definitions (a dispatcher is made from them) or a dispatcher from `createDispatcher`. */
   // any: each tool has its own input type.
   readonly tools?: readonly ToolDefinition<any>[] | Dispatcher;
+  /** The user's message that starts the turn. Without it the turn starts from `transcript` as it is. */
   readonly input?: string;
   /** Sent first unless the transcript already starts with this system message. */
   readonly system?: string;
   /** Earlier messages of the conversation. */
   readonly transcript?: readonly Message[];
+  /** Rounds, loops, retries and budgets (each field and its default: `TurnLimitsInput`). Default: core's defaults. */
   readonly limits?: TurnLimitsInput;
   /** Passed to `createDispatcher` when `tools` is a list of definitions. */
   readonly policy?: Policy;
+  /**
+   * Allow, ask and deny rules by tool pattern, or an ordered list of named sets (the first set with a
+   * matching rule decides); passed to `createDispatcher` when `tools` is a list of definitions.
+   */
   readonly permissions?: Permissions | readonly NamedPermissions[];
+  /** Before- and after-hooks around every tool call (passed to `createDispatcher` when `tools` is a list of definitions). */
   readonly hooks?: { readonly before?: readonly BeforeHook[]; readonly after?: readonly AfterHook[] };
   /**
    * The caller's context of the turn (session, user, working directory, …): a JSON object that
@@ -134,7 +147,12 @@ export interface RunTurnOptions {
   readonly yolo?: boolean;
   /** The final text is parsed as JSON and validated; a failure is sent back for repair. */
   readonly output?: OutputSchema;
+  /**
+   * A custom check of the final answer, after the `output` schema; a rejection goes back to the model for repair (at
+   * most `limits.maxOutputRepairs` times). Default: every answer is accepted.
+   */
   readonly check?: CheckFn;
+  /** Shortens the transcript after each tool round (`keepLastMessages(n)` is one). Default: the transcript is kept whole. */
   readonly compact?: CompactFn;
   /**
    * Which tools each model call is offered: called before every call that may use tools, it
@@ -145,6 +163,10 @@ export interface RunTurnOptions {
   readonly selectTools?: SelectToolsFn;
   /** Tools offered to every model call (but a forced final one) whatever `selectTools` returns. */
   readonly alwaysOffer?: readonly string[];
+  /**
+   * Hears every notice (`notice.name`: `turn_started`, `iteration`, `awaiting_approval`, `model_retry`, `hook_blocked`,
+   * …). Errors it throws are ignored.
+   */
   readonly onNotice?: (notice: Notice) => void;
   /** Sees every effect, in order, before it is performed. Errors it throws are ignored. */
   readonly onEffect?: (effect: Effect) => void;
@@ -152,7 +174,9 @@ export interface RunTurnOptions {
   readonly onStep?: (record: StepRecord) => void;
   /** Record every transition in `result.trace` (off by default: it keeps every state). */
   readonly trace?: boolean;
+  /** Cancels the turn when aborted: the model call and running tools are stopped and the result is `cancelled`. */
   readonly signal?: AbortSignal;
+  /** The turn's id (in call records, notices and traces). Default `turn_<random UUID>`. */
   readonly id?: string;
   /**
    * Sets `limits.maxModelRetries` (retries of a model error marked `retryable`, default 2; core
@@ -191,21 +215,28 @@ export interface ResumeTurnOptions extends Omit<RunTurnOptions, 'input' | 'outpu
   readonly trace?: boolean | TurnTrace;
 }
 
+/** How a run of a turn came back: ended (`stopped`, `failed`, `cancelled`) or `suspended` waiting for decisions. */
 export type TurnResultStatus = 'stopped' | 'failed' | 'cancelled' | 'suspended';
 
 /** What every result has, and the fields only some statuses set. */
 interface TurnResultFields {
+  /** How the run came back; narrow on it before reading the fields only some statuses set. */
   readonly status: TurnResultStatus;
   /** The accepted output (parsed JSON with an `output` schema, else the final text); null unless stopped. */
   readonly output: JsonValue;
   /** The content of the last assistant message ('' if none). */
   readonly text: string;
+  /** Why a stopped turn stopped (`completed`, `max_iterations`, …); set when `status` is `stopped`. */
   readonly stopReason?: StopReason;
+  /** Why a failed turn failed; set when `status` is `failed`. */
   readonly error?: TurnError;
   /** Why a cancelled turn was cancelled. */
   readonly reason?: string;
+  /** How the turn ended (core's `Outcome`); set unless suspended. */
   readonly outcome?: Outcome;
+  /** What the turn spent: tokens, cost, model calls and tool calls. */
   readonly usage: TurnUsage;
+  /** The turn's state (plain JSON): what `resumeTurn` continues from. */
   readonly state: TurnState;
   /** The whole conversation, system message and earlier messages included. */
   readonly transcript: readonly Message[];
@@ -213,9 +244,11 @@ interface TurnResultFields {
   readonly pending?: readonly ParkedCall[];
   /** Remembered grants, to pass to `resumeTurn` (suspended only). */
   readonly grants?: readonly Grant[];
+  /** Tool-call counts for the dispatcher's budgets, to pass to `resumeTurn` (suspended only). */
   readonly budgetUsage?: BudgetUsage;
   /** Set on a suspended result when `sealSecret` was given: record `seal.id` to refuse resuming it twice. */
   readonly seal?: Seal;
+  /** Every transition of this run, when `trace: true` was passed. */
   readonly trace?: TurnTrace;
 }
 
@@ -224,16 +257,23 @@ interface TurnResultFields {
  * `resumeTurn` as it is: `resumeTurn({ ...result, model, tools, decisions })`.
  */
 export interface SuspendedTurnResult extends TurnResultFields {
+  /** Always `suspended`. */
   readonly status: 'suspended';
+  /** Always `null`: the turn has no answer yet. */
   readonly output: null;
+  /** The calls waiting for a decision, each with the input that runs if approved. */
   readonly pending: readonly ParkedCall[];
+  /** Remembered grants ("approve always"), to restore on resume. */
   readonly grants: readonly Grant[];
+  /** Tool-call counts for the dispatcher's budgets, to restore on resume. */
   readonly budgetUsage: BudgetUsage;
 }
 
 /** A turn that ended: stopped, failed or cancelled (`outcome` says how). */
 export interface EndedTurnResult extends TurnResultFields {
+  /** How the turn ended. */
   readonly status: 'stopped' | 'failed' | 'cancelled';
+  /** How the turn ended, with its output, error or cancel reason. */
   readonly outcome: Outcome;
 }
 
@@ -247,20 +287,31 @@ export type AgentOptions = Omit<RunTurnOptions, 'input' | 'transcript' | 'signal
 export interface AgentRunOptions {
   /** Earlier messages of the conversation. */
   readonly transcript?: readonly Message[];
+  /** Cancels this run when aborted (as `runTurn`'s `signal`). */
   readonly signal?: AbortSignal;
+  /** This turn's id. Default `turn_<random UUID>`. */
   readonly id?: string;
   /** Record every transition in `result.trace`. */
   readonly trace?: boolean;
+  /** Replaces the agent's model for this run. */
   readonly model?: Model;
+  /** Replaces the agent's `approve` for this run. */
   readonly approve?: ApproveFn;
+  /** Replaces the agent's `onNotice` for this run. */
   readonly onNotice?: (notice: Notice) => void;
+  /** Replaces the agent's `onEffect` for this run. */
   readonly onEffect?: (effect: Effect) => void;
+  /** Replaces the agent's `onStep` for this run. */
   readonly onStep?: (record: StepRecord) => void;
 }
 
 /** The options of `agent.resume`: what the suspended result carries, the decisions, and per-run options. */
 export type AgentResumeOptions = Omit<ResumeTurnOptions, keyof AgentOptions> & Omit<AgentRunOptions, 'transcript' | 'trace'>;
 
+/**
+ * An agent made by `createAgent`: the options that stay the same from turn to turn, and `run` and `resume` for each
+ * turn.
+ */
 export interface Agent {
   /** Runs one turn on `input`; as `runTurn` with the agent's options. */
   run(input: string, options?: AgentRunOptions): Promise<TurnResult>;

@@ -30,9 +30,18 @@ export interface ConnectOptions {
   readonly clientName?: string;
 }
 
+/**
+ * The tools of one or more MCP servers, connected (`mcpTools`, `connectMcpServers`): pass `tools` to `runTurn` or
+ * `createDispatcher`, and `close` when done.
+ */
 export interface McpConnection {
   // any: each tool has its own input type.
+  /**
+   * The servers' tools as turnkit tool definitions: every call goes through the dispatcher (permissions, hooks,
+   * approvals) like any tool.
+   */
   readonly tools: readonly ToolDefinition<any>[];
+  /** Where each tool comes from: its model-facing name, its server, its name there, and a fingerprint of its schema and annotations. */
   readonly info: readonly McpToolInfo[];
   /** Tools changed (schema or annotations) or gone since the snapshot passed as `since`, by model-facing name. */
   readonly changed: readonly string[];

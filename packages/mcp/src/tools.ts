@@ -33,8 +33,11 @@ export interface McpToolsOptions {
 
 /** What `mcpTools` knows of each tool: the model-facing name, the server's name for it, and its fingerprint. */
 export interface McpToolInfo {
+  /** The name the model sees: `<server>__<tool>`. */
   readonly name: string;
+  /** The server it comes from. */
   readonly server: string;
+  /** Its name on that server. */
   readonly tool: string;
   /** sha256 of the tool's input schema and annotations, to notice a change after a turn parks. */
   readonly fingerprint: string;

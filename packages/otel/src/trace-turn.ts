@@ -10,6 +10,7 @@ import { Activation } from './activation.js';
 import { type ModelIdentity, providerName } from './genai.js';
 import type { SavedTraceContext } from './trace-context.js';
 
+/** The options of `traceTurn`: the names its spans carry and where they go. */
 export interface TraceTurnOptions {
   /** The agent's name: `invoke_agent {agent}`, `gen_ai.agent.name`. */
   readonly agent: string;

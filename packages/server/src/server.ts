@@ -15,7 +15,12 @@ import { createConsole } from './console/app.js';
 import { errorReply } from './errors.js';
 import { type TokenCheck, tokenCheck, tokenMatches } from './token.js';
 
+/**
+ * What the API and the console need: the store they serve and the token that guards them, with limits and an error
+ * observer.
+ */
 export interface ServerOptions {
+  /** The store whose turns the API and the console show and act on (`openStore`'s client, or another `StoreClient`). */
   readonly store: StoreClient;
   /** The bearer token, or its check (from `loadToken`). */
   readonly token: string | TokenCheck;
@@ -113,17 +118,21 @@ export function createServer(options: ServerOptions): Hono {
   return app;
 }
 
+/** The options of `serve`: the server's (store, token, limits) and where to listen. */
 export interface ServeOptions extends ServerOptions {
-  /** Default 127.0.0.1 (this machine only). */
+  /** The address to listen on. Default 127.0.0.1 (this machine only). */
   readonly host?: string;
-  /** Default 0: a free port. */
+  /** The port to listen on. Default 0: a free port (read it from `RunningServer.port`). */
   readonly port?: number;
 }
 
+/** A listening server, as `serve` returns it. */
 export interface RunningServer {
-  /** e.g. http://127.0.0.1:4700 */
+  /** The base URL of the API and the console, e.g. http://127.0.0.1:4700. */
   readonly url: string;
+  /** The address it listens on. */
   readonly host: string;
+  /** The port it listens on (the one chosen when `port` was 0). */
   readonly port: number;
   /** Stops listening and ends open streams. */
   close(): Promise<void>;

@@ -5,7 +5,10 @@
 
 /** `submit` was given an id a turn has already (a server answers it with 409, not 500). */
 export class TurnExistsError extends Error {
-  constructor(readonly turnId: string) {
+  constructor(
+    /** The id that is taken. */
+    readonly turnId: string,
+  ) {
     super(`store.submit: a turn with id '${turnId}' exists already; pick another id or leave \`id\` out.`);
     this.name = 'TurnExistsError';
   }
@@ -18,8 +21,11 @@ export class TurnExistsError extends Error {
  */
 export class ThreadBusyError extends Error {
   constructor(
+    /** The busy thread. */
     readonly threadId: string,
+    /** Its turn that has not ended. */
     readonly turnId: string,
+    /** That turn's status. */
     readonly status: string,
   ) {
     super(
@@ -31,7 +37,10 @@ export class ThreadBusyError extends Error {
 
 /** `submit` named a thread that was closed (a server answers it with 409): it takes no more turns. Start a new thread. */
 export class ThreadClosedError extends Error {
-  constructor(readonly threadId: string) {
+  constructor(
+    /** The closed thread. */
+    readonly threadId: string,
+  ) {
     super(`store.submit: thread '${threadId}' is closed and takes no more turns; start a new thread with another id.`);
     this.name = 'ThreadClosedError';
   }
@@ -39,7 +48,10 @@ export class ThreadClosedError extends Error {
 
 /** `closeThread` was given an id no thread has (a server answers it with 404). */
 export class ThreadNotFoundError extends Error {
-  constructor(readonly threadId: string) {
+  constructor(
+    /** The id no thread has. */
+    readonly threadId: string,
+  ) {
     super(`store.closeThread: there is no thread '${threadId}'; check the thread id (store.listThreads lists them).`);
     this.name = 'ThreadNotFoundError';
   }
@@ -50,6 +62,7 @@ const quoted = (ids: readonly string[]): string => ids.map((id) => `'${id}'`).jo
 /** `decide` or `cancel` was given an id no turn has (a server answers it with 404). */
 export class TurnNotFoundError extends Error {
   constructor(
+    /** The id no turn has. */
     readonly turnId: string,
     method: 'decide' | 'cancel' = 'decide',
   ) {
@@ -61,7 +74,9 @@ export class TurnNotFoundError extends Error {
 /** `decide` was given a turn that is not parked on calls waiting for approval (a server answers it with 409). */
 export class TurnNotWaitingError extends Error {
   constructor(
+    /** The turn. */
     readonly turnId: string,
+    /** Its status (not `awaiting_approval`). */
     readonly status: string,
   ) {
     super(
@@ -77,8 +92,11 @@ export class TurnNotWaitingError extends Error {
  */
 export class UnknownCallError extends Error {
   constructor(
+    /** The turn. */
     readonly turnId: string,
+    /** The call ids it has not parked. */
     readonly callIds: readonly string[],
+    /** The parked calls that take a decision now. */
     readonly waiting: readonly string[],
   ) {
     const calls = callIds.length === 1 ? 'call' : 'calls';
@@ -99,7 +117,9 @@ export class UnknownCallError extends Error {
  */
 export class CallAlreadyDecidedError extends Error {
   constructor(
+    /** The turn. */
     readonly turnId: string,
+    /** The calls that have a decision already. */
     readonly callIds: readonly string[],
   ) {
     const which =

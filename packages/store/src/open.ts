@@ -13,6 +13,7 @@ import { migrate } from './schema/migrate.js';
 import { createLeases } from './worker/leases.js';
 import type { Leases } from './worker/types.js';
 
+/** The options of `openStore`, after its URL. */
 export interface OpenStoreOptions {
   /** A Postgres schema to keep the tables in (created if missing); default: the connection's search_path. */
   readonly schema?: string;

@@ -18,9 +18,11 @@ import type { BudgetUsage } from '@turnkit/dispatch/internal';
 /** A turn's status: core's status, or `failed` when the store failed it (unknown agent, unreadable state). */
 export type StoredStatus = TurnState['status'];
 
+/** What `store.submit` takes: the agent that runs the turn, its input, and optionally its id, limits and thread. */
 export interface SubmitOptions {
   /** The name of an agent a worker registers (`createWorker({ agents: { [name]: … } })`). */
   readonly agent: string;
+  /** The user's message that starts the turn. Without it the turn starts from its thread's conversation as it is. */
   readonly input?: string;
   /** Default: `turn_<uuid>`, a version 7 UUID (time-ordered: see `newTurnId`). Submitting an id that exists is an error. */
   readonly id?: string;
@@ -41,6 +43,7 @@ export interface SubmitOptions {
 
 /** A decision or cancel as the inbox holds it: `pending` until a worker applies it with the state it changes. */
 export interface InboxEntry {
+  /** A decision on a parked call, or a cancel of the turn. */
   readonly kind: 'decision' | 'cancel';
   /** The call decided (decisions only). */
   readonly callId: string | null;
@@ -48,8 +51,11 @@ export interface InboxEntry {
   readonly decision: ApprovalDecision | null;
   /** Why the turn was cancelled (cancels only). */
   readonly reason: string | null;
+  /** `pending` until a worker takes it; then `applied`, or `ignored` when it came too late or decided nothing. */
   readonly status: 'pending' | 'applied' | 'ignored';
+  /** When it was received (ISO 8601). */
   readonly createdAt: string;
+  /** When a worker applied or ignored it (ISO 8601), or null while pending. */
   readonly appliedAt: string | null;
 }
 
@@ -64,11 +70,15 @@ export interface JournalEntry {
 
 /** A turn as `store.get` reads it. Times are ISO 8601 strings. */
 export interface StoredTurn {
+  /** The turn's id. */
   readonly id: string;
+  /** The agent that runs it (`SubmitOptions.agent`). */
   readonly agent: string;
   /** The thread the turn belongs to, or null. */
   readonly thread: string | null;
+  /** Where the turn is (core's status, or `failed` when the store failed it). */
   readonly status: StoredStatus;
+  /** The input it was submitted with, or null. */
   readonly input: string | null;
   /** The last written state; null before a worker first took the turn, or when the stored state cannot be read (see `error`). */
   readonly state: TurnState | null;
@@ -84,28 +94,41 @@ export interface StoredTurn {
   readonly parked: readonly ParkedCall[];
   /** Every decision and cancel received, in order. */
   readonly decisions: readonly InboxEntry[];
+  /** The tool journal: every call started, and its result once written. */
   readonly toolCalls: readonly JournalEntry[];
+  /** How the turn ended, or null while it has not. */
   readonly outcome: Outcome | null;
   /** Why the store failed the turn (unknown agent, unreadable state), else the outcome's error, else null. */
   readonly error: TurnError | null;
+  /** When it was submitted. */
   readonly createdAt: string;
+  /** When it last changed. */
   readonly updatedAt: string;
+  /** When it ended, or null. */
   readonly endedAt: string | null;
 }
 
+/** A turn as `store.list` lists it. */
 export interface TurnSummary {
+  /** The turn's id. */
   readonly id: string;
+  /** The agent that runs it. */
   readonly agent: string;
   /** The thread the turn belongs to, or null. */
   readonly thread: string | null;
+  /** Where the turn is. */
   readonly status: StoredStatus;
+  /** When it was submitted (ISO 8601). */
   readonly createdAt: string;
+  /** When it last changed (ISO 8601). */
   readonly updatedAt: string;
 }
 
 /** A thread as `store.get({ thread })` reads it. Times are ISO 8601 strings. */
 export interface StoredThread {
+  /** The thread's id. */
   readonly id: string;
+  /** The agent of its turns. */
   readonly agent: string;
   /** `open` takes turns; `closed` takes none (`store.closeThread`). */
   readonly status: 'open' | 'closed';
@@ -122,24 +145,35 @@ export interface StoredThread {
   readonly parked: readonly ParkedCall[];
   /** What its turns remembered (`remember: 'session' | 'tool'`); they apply to its later turns only. Empty once closed. */
   readonly grants: readonly Grant[];
+  /** Why it was closed, or null. */
   readonly closeReason: string | null;
+  /** When its first turn was submitted. */
   readonly createdAt: string;
+  /** When it was closed, or null. */
   readonly closedAt: string | null;
 }
 
+/** A thread as `listThreads` lists it (times are ISO 8601 strings). */
 export interface ThreadSummary {
+  /** The thread's id. */
   readonly id: string;
+  /** The agent of its turns. */
   readonly agent: string;
+  /** `open` takes turns; `closed` takes none. */
   readonly status: 'open' | 'closed';
   /** How many turns it has. */
   readonly turns: number;
   /** Its turn that has not ended and runs first, or null. */
   readonly current: string | null;
+  /** When its first turn was submitted. */
   readonly createdAt: string;
+  /** When it was closed, or null. */
   readonly closedAt: string | null;
 }
 
+/** One page of `listThreads`. */
 export interface ThreadPage {
+  /** The threads of this page. */
   readonly threads: readonly ThreadSummary[];
   /** Pass to `listThreads` for the next page; null on the last page. */
   readonly cursor: string | null;

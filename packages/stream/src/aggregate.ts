@@ -22,6 +22,7 @@ import type { ModelStreamEvent } from './events.js';
 
 /** Thrown for a model stream that breaks the part protocol; `turnError` is ready for `model_failed`. */
 export class StreamProtocolError extends Error {
+  /** The failure as a `TurnError` (kind `stream_protocol_error`, not retryable), ready for a `model_failed` event. */
   readonly turnError: TurnError;
 
   constructor(violation: string) {

@@ -2,6 +2,10 @@
 // server-sent event (`event: <type>`, `data: <the event as JSON>`) and parsed back unchanged.
 import type { Message, Notice, Outcome, ParkedCall, ToolCall, ToolResult } from '@turnkit/core';
 
+/**
+ * What a streamed turn yields, in order: text and reasoning deltas, complete tool calls and their results, transcript
+ * messages, notices (`event.notice.name`), calls awaiting approval, and `done` with the outcome. Narrow on `type`.
+ */
 export type TurnStreamEvent =
   /** A piece of the model's answer text, as the model produced it. */
   | { readonly type: 'text_delta'; readonly text: string }

@@ -60,6 +60,10 @@ export class TurnStream<R> implements AsyncIterable<TurnStreamEvent> {
     this.result = result;
   }
 
+  /**
+   * Reads the events with `for await`; one reader only (a second `for await`, `toReadableStream` or `toSSE` throws).
+   * Leaving the loop early cancels the turn, unless it was after the last event.
+   */
   [Symbol.asyncIterator](): AsyncIterator<TurnStreamEvent, undefined> {
     this.#claim('reading');
     const handoff = this.#handoff;

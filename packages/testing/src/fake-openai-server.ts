@@ -6,6 +6,7 @@ import { createServer, type IncomingHttpHeaders, type ServerResponse } from 'nod
 import type { AddressInfo } from 'node:net';
 import { definedProps } from '@turnkit/core/internal';
 
+/** One reply the fake server sends to one request: a JSON body, an SSE stream, or nothing at all. */
 export type FakeReply =
   /** A JSON body with a status (default 200). */
   | {
@@ -27,9 +28,14 @@ export interface RecordedRequest {
   readonly body: any;
 }
 
+/**
+ * A local HTTP server that speaks the OpenAI Chat Completions API with queued replies (`startFakeOpenAIServer`): tests
+ * a real provider adapter end to end without a network.
+ */
 export interface FakeOpenAIServer {
   /** `http://127.0.0.1:<port>/v1`, the `baseURL` for an OpenAI-compatible provider. */
   readonly baseURL: string;
+  /** Every request received, in order. */
   readonly requests: readonly RecordedRequest[];
   /** Connections the client closed before the reply was complete (an aborted call). */
   readonly disconnects: number;
@@ -39,9 +45,11 @@ export interface FakeOpenAIServer {
   waitForRequests(count: number): Promise<void>;
   /** Resolves once `count` clients have disconnected early. */
   waitForDisconnects(count: number): Promise<void>;
+  /** Stops the server and closes its connections. */
   close(): Promise<void>;
 }
 
+/** The model id the reply builders put in their replies (`fake-model-1`). */
 export const FAKE_MODEL = 'fake-model-1';
 
 /** Starts the server on 127.0.0.1 with an ephemeral port. */
@@ -142,15 +150,21 @@ function sendJson(res: ServerResponse, status: number, body: unknown, headers: R
 // ---------------------------------------------------------------------------------------------
 // Reply builders, in the OpenAI Chat Completions wire format.
 
+/** A tool call in a fake reply (`completion`, or the stream chunk builders). */
 export interface FakeToolCall {
+  /** The call's id. */
   readonly id: string;
+  /** The tool's name. */
   readonly name: string;
   /** The arguments text exactly as the model sends it (need not be valid JSON). */
   readonly arguments: string;
 }
 
+/** Token counts in a fake reply. */
 export interface FakeUsage {
+  /** `prompt_tokens`. */
   readonly prompt: number;
+  /** `completion_tokens`. */
   readonly completion: number;
 }
 

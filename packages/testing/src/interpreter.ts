@@ -40,7 +40,9 @@ export interface TestTurnOptions {
   readonly respond?: (effect: BlockingEffect, turn: TestTurn) => TurnEvent | undefined | Promise<TurnEvent | undefined>;
 }
 
+/** A turn driven one event at a time by a test (`testTurn`): read its state, effects and transcript after each `send`. */
 export interface TestTurn {
+  /** The turn's state after the last transition. */
   readonly state: TurnState;
   /** The effects of the last transition. */
   readonly effects: readonly Effect[];
@@ -62,6 +64,7 @@ export interface TestTurn {
    * waited (a test stays fast); the wait is on the `call_llm` effect for a test to read.
    */
   runUntil(predicate?: (turn: TestTurn) => boolean): Promise<TestTurn>;
+  /** Every transition so far, as a `Trace` (`replay` reads it). */
   trace(): Trace;
 }
 

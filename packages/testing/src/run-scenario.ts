@@ -6,6 +6,7 @@ import type { ExpectedOutcome, Scenario } from './scenarios.js';
 import { transcriptLines } from './transcript.js';
 import type { ConformanceResult, ConformanceResume, ConformanceRun } from './types.js';
 
+/** The options of the conformance suite, after the interpreter's run function. */
 export interface ConformanceOptions {
   /** Continues suspended turns; with it the suspend scenarios also check the resumed turn. */
   readonly resume?: ConformanceResume;

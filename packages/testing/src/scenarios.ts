@@ -194,6 +194,11 @@ const toolNames = (specs: readonly ToolSpec[]): string[] => specs.map((s) => s.n
 // ---------------------------------------------------------------------------------------------
 // The corpus
 
+/**
+ * The conformance corpus: scripted turns (tools in parallel, approvals, denials, limits, retries, cancels, output
+ * repair, …), each with its hand-written transcript and outcome. Every interpreter gives the same ones
+ * (`interpreterConformance`).
+ */
 export const scenarios: readonly Scenario[] = [
   {
     name: 'plain answer',

@@ -26,11 +26,17 @@ export interface ConformanceThreadRun {
   turn(input: string): Promise<ConformanceResult>;
 }
 
+/**
+ * An interpreter's threads as the thread scenarios use them: opens a thread with these options and returns its `turn`
+ * runner.
+ */
 export type ConformanceThreads = (options: ConformanceThreadOptions) => ConformanceThreadRun | Promise<ConformanceThreadRun>;
 
+/** A fresh run of a thread scenario (`setup()`): the options, model and what the tools and the approve callback saw. */
 export interface ThreadScenarioRun {
   /** The options of every thread of the scenario (each gets its own `thread` id). */
   readonly options: Omit<ConformanceThreadOptions, 'thread'>;
+  /** The scenario's scripted model (its replies for every turn of every thread). */
   readonly model: ScriptedModel;
   /** What the approve callback was asked, in order. */
   readonly approvals: (readonly ParkedCall[])[];
@@ -38,12 +44,20 @@ export interface ThreadScenarioRun {
   readonly executed: string[];
 }
 
+/**
+ * A conversation scenario: turns of one or more threads, each checked against its expected outcome and transcript
+ * (`runThreadScenario`).
+ */
 export interface ThreadScenario {
+  /** The scenario's name (the test's name). */
   readonly name: string;
+  /** What the scenario checks, in a sentence. */
   readonly about: string;
+  /** Makes a fresh run: the model, the tools and the records of what ran. */
   setup(): ThreadScenarioRun;
   /** The turns, in the order they are run, each naming its thread. `expected.transcript` is its thread's after the turn. */
   readonly turns: readonly { readonly thread: string; readonly input: string; readonly expected: ExpectedOutcome }[];
+  /** Further checks after every turn ran (what the tools and the approve callback saw). */
   verify?(run: ThreadScenarioRun): void;
 }
 
@@ -130,6 +144,10 @@ const done = (transcript: ExpectedOutcome['transcript']): ExpectedOutcome => ({
 
 const sys = `system: ${SYSTEM}`;
 
+/**
+ * The thread scenarios every interpreter with threads passes: grants remembered across turns, compaction, several
+ * threads side by side.
+ */
 export const threadScenarios: readonly ThreadScenario[] = [
   {
     name: 'thread: three turns, an approval remembered, a compaction',

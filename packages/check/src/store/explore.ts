@@ -20,8 +20,11 @@ export const STORE_INVARIANTS: Readonly<Record<StoreInvariant, string>> = {
   7: "a thread's turns never run at once: at most one of them has started and not ended",
 };
 
+/** A store invariant broken in some world of the exploration, with the shortest path to it. */
 export interface StoreViolation {
+  /** The broken invariant (`STORE_INVARIANTS` describes each). */
   readonly invariant: StoreInvariant;
+  /** What is wrong, in words. */
   readonly message: string;
   /** The actions from the start to the offending edge (the shortest such path: breadth-first). */
   readonly path: readonly string[];
@@ -39,8 +42,11 @@ export interface StoreCheckOptions {
   readonly onProgress?: (progress: { states: number; frontier: number; depth: number }) => void;
 }
 
+/** What `exploreStore` found: the size of the explored world space, ended and deadlocked worlds, and the violations. */
 export interface StoreCheckResult {
+  /** Distinct worlds reached. */
   readonly states: number;
+  /** Edges taken: (world, action) pairs stepped and checked. */
   readonly transitions: number;
   /** The deepest level expanded. */
   readonly depth: number;
@@ -50,9 +56,11 @@ export interface StoreCheckResult {
   readonly deadlocked: number;
   /** The first violation of each invariant broken (its shortest counterexample). */
   readonly violations: readonly StoreViolation[];
+  /** Violations found in all. */
   readonly violationCount: number;
   /** True when every reachable world was expanded. */
   readonly exhaustive: boolean;
+  /** How long the exploration took, in ms. */
   readonly ms: number;
 }
 

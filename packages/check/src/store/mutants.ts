@@ -17,6 +17,10 @@ export interface ProtocolMutant {
 /** The exploration with a thread (report.ts's STORE_CHECKS names it so). */
 export const THREAD_CHECK = 'a thread: t2 submitted while t1 is parked, a death';
 
+/**
+ * Planted bugs in the store's protocol (a write without its fence, a claim that ignores a live lease, …), each with the
+ * invariant that must catch it: the check proves it can fail.
+ */
 export const PROTOCOL_MUTANTS: readonly ProtocolMutant[] = [
   {
     name: 'skip the fence check on a write',

@@ -9,7 +9,9 @@ import type { WorldConfig } from './types.js';
 
 /** One bounded exploration: a name and its world. */
 export interface StoreCheckSpec {
+  /** What the exploration checks, in words. */
   readonly name: string;
+  /** The world explored: workers, turns, deaths, pauses, retries, cancels. */
   readonly config: WorldConfig;
 }
 
@@ -54,8 +56,11 @@ export interface MutantOutcome {
   readonly caught: boolean;
 }
 
+/** What `runStoreChecks` found: each exploration's result, and whether each mutant was caught. */
 export interface StoreCheckReport {
+  /** Each exploration with its result. */
   readonly explorations: readonly { readonly spec: StoreCheckSpec; readonly result: StoreCheckResult }[];
+  /** Each mutant and whether its invariant caught it. */
   readonly mutants: readonly MutantOutcome[];
 }
 
@@ -107,6 +112,10 @@ export function storeCheckPassed(report: StoreCheckReport): boolean {
   );
 }
 
+/**
+ * The HTML comments around the generated section in docs/model-checking.md (`withStoreCheckSection` replaces what is
+ * between them).
+ */
 export const STORE_CHECK_MARKERS = {
   start: '<!-- store-check:start (written by `turnkit check --store --write docs/model-checking.md`; do not edit) -->',
   end: '<!-- store-check:end -->',

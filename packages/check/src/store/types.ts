@@ -21,9 +21,14 @@ export interface TurnSpec {
   readonly submitWhileParked?: string;
 }
 
+/**
+ * A bounded world of the store model check: worker processes, turns with their calls, and how many deaths, lease
+ * pauses, retries and cancels may happen.
+ */
 export interface WorldConfig {
   /** Worker processes (each runs one turn at a time). */
   readonly workers: number;
+  /** The turns submitted, each with its calls (parked or not) and, optionally, its thread. */
   readonly turns: readonly TurnSpec[];
   /** Process deaths allowed (a dead worker restarts at once with nothing in memory; its lease stays until it expires). */
   readonly deaths: number;

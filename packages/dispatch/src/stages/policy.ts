@@ -3,7 +3,7 @@
 //   none of the rules that settle a call alone has matched, the policy function and the tool's
 //   needsApproval. It is the only half that runs user code, and it never leaves out a fact that
 //   could change the decision.
-// - `decide` is pure: it turns those facts into allow, deny or ask (docs/tools.md, "The decision
+// - `decide` is pure: it turns those facts into allow, deny or ask (docs/reference/dispatcher.md, "The decision
 //   table", is the same precedence written as a table, and a test walks every combination).
 
 import { CANCELLED, unlessAborted } from '../abort.js';
@@ -64,6 +64,7 @@ export interface DecideInput {
 
 /** The policy stage's answer. */
 export interface DecideOutput {
+  /** What happens to the call: it runs (`allow`), is refused (`deny`) or waits for a person (`ask`). */
   readonly decision: 'allow' | 'deny' | 'ask';
   /** The decision record's source: `rule:deny:<pattern>`, `grant:session`, `policy`, `non_interactive`, … */
   readonly source: string;

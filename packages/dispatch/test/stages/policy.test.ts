@@ -263,9 +263,9 @@ describe('policyFact and needsApprovalFact', () => {
   });
 });
 
-describe('the decide sample in docs/tools.md', () => {
+describe('the decide sample in docs/reference/dispatcher.md', () => {
   it('runs and gives the result its comment shows', () => {
-    const docs = readFileSync(new URL('../../../../docs/tools.md', import.meta.url), 'utf8');
+    const docs = readFileSync(new URL('../../../../docs/reference/dispatcher.md', import.meta.url), 'utf8');
     const sample = /```ts\n(decide\(.*\);)\n\/\/ (.*)\n```/.exec(docs);
     expect(sample).not.toBeNull();
     const [, code = '', shown = ''] = sample ?? [];

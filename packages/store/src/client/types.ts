@@ -28,6 +28,7 @@ export interface StoreClient {
   get(id: string): Promise<StoredTurn | null>;
   /** The thread (its turns in order, its context, the parked calls of its current turn), or null when there is none. */
   get(ref: { readonly thread: string }): Promise<StoredThread | null>;
+  /** Turns a page at a time (optionally only those of one status); pass the page's `cursor` back for the next. */
   list(options?: ListOptions): Promise<TurnPage>;
   /** Threads, by id, a page at a time. */
   listThreads(options?: Omit<ListOptions, 'status'>): Promise<ThreadPage>;
@@ -48,5 +49,6 @@ export interface StoreClient {
   watch(id: string, options?: WatchOptions): AsyncIterable<WatchEvent>;
   /** What happens in a thread: each turn's events in order, with its id, until the thread is closed and its last turn ended. */
   watch(ref: { readonly thread: string }, options?: WatchOptions): AsyncIterable<ThreadWatchEvent>;
+  /** Closes the store's connection (and PGlite's lock); the client is unusable afterwards. */
   close(): Promise<void>;
 }

@@ -23,6 +23,11 @@ export interface WorkerStats {
   readonly claims: number;
 }
 
+/**
+ * What a worker tells its `observer`: it started; it claimed a turn (with the lease's fencing token); a turn left it
+ * (finished, parked, waiting for a retry, lost, handed back); the database was lost or restored; it is draining; it
+ * stopped.
+ */
 export type WorkerEvent =
   | { readonly type: 'started'; readonly worker: string }
   | { readonly type: 'claimed'; readonly turnId: string; readonly agent: string; readonly token: number }

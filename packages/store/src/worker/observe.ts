@@ -12,7 +12,9 @@ import type { StepRecord } from '@turnkit/inline';
 
 /** What an agent's `observe` is told when a worker starts running one of its turns. */
 export interface StoredActivation {
+  /** The turn the worker runs. */
   readonly turnId: string;
+  /** The turn's agent. */
   readonly agent: string;
   /**
    * What the previous activation's `traceContext()` returned, read back from the database
@@ -28,6 +30,7 @@ export type ActivationStatus = 'stopped' | 'failed' | 'cancelled' | 'suspended' 
 
 /** Hooks for one activation. Every member is optional. */
 export interface ActivationObserver {
+  /** Observers of this activation's run: its effects, its transitions, and a wrapper around every tool execution. */
   readonly hooks?: {
     /** Sees each effect before the worker performs it. */
     readonly onEffect?: (effect: Effect) => void;

@@ -14,6 +14,7 @@ export type Departure = 'finished' | 'parked' | 'retry' | 'lost' | 'handed_back'
 
 /** A worker's hold on one claimed turn. */
 export interface Hold {
+  /** The claimed turn. */
   readonly turnId: string;
   /** The fencing token of the claim: every write of this hold is fenced on it. */
   readonly token: number;
@@ -29,11 +30,18 @@ export interface Hold {
 
 /** A pending inbox row as the protocol sees it. */
 export interface InboxRow {
+  /** The row's id. */
   readonly id: string;
+  /** A decision on a parked call, or a cancel of the turn. */
   readonly kind: 'decision' | 'cancel';
+  /** The call a decision is for; null for a cancel. */
   readonly callId: string | null;
 }
 
+/**
+ * What a worker tells the protocol about one hold: what it read (inbox, journal), what a call or a write did, and how
+ * the drive ended.
+ */
 export type ProtocolEvent =
   /** The turn's pending inbox rows were read; `parked`: the turn waits for decisions (else only a cancel is taken). */
   | { readonly type: 'inbox_read'; readonly rows: readonly InboxRow[]; readonly parked: boolean }
@@ -63,6 +71,10 @@ export type ProtocolEvent =
   /** The drive ended (`terminal`: the stored status is terminal). */
   | { readonly type: 'drive_ended'; readonly terminal: boolean };
 
+/**
+ * What the protocol tells a worker to do for one hold: take a cancel, apply decisions, use a journaled result, journal
+ * an interrupted call, run a call, write, release, depart.
+ */
 export type ProtocolEffect =
   /** Take this cancel: stop the turn's work with its reason. */
   | { readonly type: 'take_cancel'; readonly row: string }
@@ -106,22 +118,31 @@ export type ProtocolEffect =
 
 /** The protocol's decisions: `step` for a hold, `claimLimit` and `claimable` for a worker's claims. */
 export interface Protocol {
+  /** The next hold and the effects for an event (`protocolStep`). */
   readonly step: (hold: Hold, event: ProtocolEvent) => [Hold, ProtocolEffect[]];
+  /** How many turns a worker claims now (`claimLimit`). */
   readonly claimLimit: (worker: ClaimingWorker) => number;
+  /** Whether a claim may take a turn row now (`claimable`). */
   readonly claimable: (row: ClaimRow, now: number) => boolean;
 }
 
 /** What a worker's claim depends on. */
 export interface ClaimingWorker {
+  /** Turns the worker runs now. */
   readonly held: number;
+  /** Turns it may run at once. */
   readonly concurrency: number;
+  /** It is stopping (draining): it claims nothing more. */
   readonly stopping: boolean;
 }
 
 /** A turn row as a claim sees it (times in milliseconds on the database's clock; null: none). */
 export interface ClaimRow {
+  /** The row is marked runnable: it has work for a worker (a new turn, a decision, a cancel, a retry). */
   readonly runnable: boolean;
+  /** When the current lease expires; null when there is none. */
   readonly leaseExpiresAt: number | null;
+  /** When the turn may run again (a model-call retry's wait, an approval's deadline); null: at once. */
   readonly runAfter: number | null;
   /** The turn belongs to a thread and an earlier turn of it has not ended (absent: not in a thread). */
   readonly threadBusy?: boolean;

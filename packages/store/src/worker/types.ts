@@ -42,16 +42,22 @@ export interface Leases {
 
 /** An agent: the code a turn names. Registered with a worker, never stored. */
 export interface AgentDefinition {
+  /** The model every turn of this agent calls. */
   readonly model: Model;
   // any: each tool has its own input type.
+  /** The agent's tools (`defineTool`). Default none. */
   readonly tools?: readonly ToolDefinition<any>[];
+  /** The system prompt (code, never stored: it is sent first in every model request). */
   readonly system?: string;
   /** Turn limits; a turn's own `limits` (from submit) win. */
   readonly limits?: TurnLimitsInput;
+  /** Decides calls the permission rules leave undecided (as `createDispatcher`'s `policy`). */
   readonly policy?: Policy;
   /** Permission rules, or layered named sets (as `createDispatcher` takes them). */
   readonly permissions?: DispatcherOptions['permissions'];
+  /** Before- and after-hooks around every tool call (as `createDispatcher`'s `hooks`). */
   readonly hooks?: { readonly before?: readonly BeforeHook[]; readonly after?: readonly AfterHook[] };
+  /** Tool-call budgets of a turn (as `createDispatcher`'s `budget`); the counts are stored with the turn, so a turn resumed by another worker keeps them. */
   readonly budget?: Budget;
   /**
    * How long a person has to decide a parked call (ms) of a tool without its own
@@ -59,7 +65,12 @@ export interface AgentDefinition {
    * database). Default: a parked call waits until it is decided.
    */
   readonly approvalTimeoutMs?: number;
+  /**
+   * The final answer is parsed as JSON and validated by this schema; a failure is sent back for repair (as `runTurn`'s
+   * `output`).
+   */
   readonly output?: OutputSchema;
+  /** A custom check of the final answer (as `runTurn`'s `check`). */
   readonly check?: CheckFn;
   /**
    * Shrinks the conversation between rounds, as `runTurn`'s `compact` does (the same contract: a
@@ -82,9 +93,14 @@ export interface AgentDefinition {
   readonly observe?: (activation: StoredActivation) => ActivationObserver;
 }
 
+/** The options of `createWorker`: the store, the agents it runs by name, and how many turns it runs at once. */
 export interface WorkerOptions {
   /** A store from openStore(): the worker uses its lease API. */
   readonly store: Leases;
+  /**
+   * The agents this worker runs, by the name turns are submitted with; a turn naming another agent is left for a worker
+   * that has it.
+   */
   readonly agents: { readonly [name: string]: AgentDefinition };
   /** Turns run at once. Default 4. */
   readonly concurrency?: number;
@@ -106,7 +122,9 @@ export interface WorkerOptions {
   readonly observer?: WorkerObserver;
 }
 
+/** A worker from `createWorker`: claims runnable turns from the store and runs them, under leases. */
 export interface Worker {
+  /** This worker's name in lease rows (`WorkerOptions.id`). */
   readonly id: string;
   /** Claims and runs turns in the background until `stop()`. */
   start(): void;
