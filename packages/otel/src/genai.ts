@@ -12,6 +12,7 @@ import type { JsonValue, Message, ModelResponse } from '@turnkit/core';
 export interface ModelIdentity {
   /** The provider's id, as the AI SDK gives it (`openai.chat`, `anthropic.messages`, …). */
   readonly provider: string;
+  /** The model's id at its provider (`gpt-4.1-mini`), the span's `gen_ai.request.model`. */
   readonly modelId: string;
 }
 
