@@ -30,14 +30,14 @@ function within<T>(promise: Promise<T>, ms: number): Promise<T | null> {
 
 /**
  * Streams a watch's events as SSE until the watch ends or the reader disconnects. `quiet`, when
- * given, is asked for messages whenever no event came for `pollMs`, and once before `end`.
+ * given, is asked for messages whenever no event came for `pollMs`, and once before `end` (`last`).
  */
 export function watchStream<E>(
   c: Context,
   watch: Watch<E>,
   messages: EventMessages<E>,
   pollMs: number,
-  quiet?: () => Promise<readonly SSEMessage[]>,
+  quiet?: (last: boolean) => Promise<readonly SSEMessage[]>,
 ): Response {
   return streamSSE(c, async (stream) => {
     const abort = new AbortController();
@@ -48,7 +48,7 @@ export function watchStream<E>(
       for (;;) {
         const result = quiet === undefined ? await next : await within(next, pollMs);
         if (result === null) {
-          for (const message of await (quiet?.() ?? [])) await stream.writeSSE(message);
+          for (const message of await (quiet?.(false) ?? [])) await stream.writeSSE(message);
           continue;
         }
         if (result.done === true) break;
@@ -56,7 +56,7 @@ export function watchStream<E>(
         for (const message of await messages(result.value)) await stream.writeSSE(message);
         if (abort.signal.aborted) break;
       }
-      for (const message of await (quiet?.() ?? [])) await stream.writeSSE(message);
+      for (const message of await (quiet?.(true) ?? [])) await stream.writeSSE(message);
       await stream.writeSSE({ event: 'end', data: '{}' });
     } catch (error) {
       if (!abort.signal.aborted) await stream.writeSSE({ event: 'error', data: JSON.stringify({ message: String(error) }) });

@@ -233,18 +233,24 @@ function addThreadPages(app: Hono<Env>, options: ConsoleOptions): void {
   });
 }
 
+/** How many quiet periods (`pollMs` each) a thread's page waits before reading the thread with no event to say it changed. */
+const THREAD_QUIET_READS = 10;
+
 /**
  * A thread page's live stream: its panels, re-read from the store and sent when they changed. They
- * are re-read when the thread's watch gives an event (at most once per `pollMs`: a turn's burst of
- * messages is one read) and whenever the stream is quiet for `pollMs` (a turn queued or the thread
- * closed writes no event), so a viewer costs at most one read of the thread per `pollMs`.
+ * are re-read after the thread's watch gives an event (at most once per `pollMs`: a turn's burst of
+ * messages is one read), and, with no event, every THREAD_QUIET_READS × `pollMs` (a turn queued, or
+ * a thread closed with no turn open, writes no event), and once more when the watch ends; so an
+ * idle page does not read a long thread's transcript on every poll.
  */
 function liveThread(store: StoreClient, id: string, pollMs: number) {
   const sent = new Map<string, string>();
   // The page was rendered just now: the watch's history (every turn so far) needs no read of its own.
   let readAt = Date.now();
+  let stale = false;
   const panels = async (): Promise<SSEMessage[]> => {
     readAt = Date.now();
+    stale = false;
     const thread = await store.get({ thread: id });
     if (thread === null) return [];
     const changed = Object.entries(threadPanels(thread, Date.now())).filter(([name, markup]) => sent.get(name) !== markup);
@@ -252,8 +258,12 @@ function liveThread(store: StoreClient, id: string, pollMs: number) {
     return changed.length === 0 ? [] : [{ event: 'panels', data: JSON.stringify(Object.fromEntries(changed)) }];
   };
   return {
-    event: async (): Promise<SSEMessage[]> => (Date.now() - readAt >= pollMs ? panels() : []),
-    quiet: panels,
+    event: async (): Promise<SSEMessage[]> => {
+      stale = true;
+      return Date.now() - readAt >= pollMs ? panels() : [];
+    },
+    quiet: async (last: boolean): Promise<SSEMessage[]> =>
+      last || stale || Date.now() - readAt >= THREAD_QUIET_READS * pollMs ? panels() : [],
   };
 }
 
