@@ -108,8 +108,8 @@ describe('the journal', () => {
   });
 });
 
-describe('a tool output stored once', () => {
-  it('a tool result message equal to its journal row is logged as a reference and read back whole; one that differs is logged whole', async () => {
+describe('an input and a tool output stored once', () => {
+  it('the user message equal to the input and a tool result message equal to its journal row are logged as references and read back whole; one that differs is logged whole', async () => {
     const sql = await openSql('memory://');
     try {
       const store = createStore(sql);
@@ -123,11 +123,13 @@ describe('a tool output stored once', () => {
           )
         ).flatMap((r) => JSON.parse(String(r.data)) as unknown[][]);
       const kept = await entries(id);
+      expect(kept[0]).toEqual(['u']);
       expect(kept.filter((e) => e[0] === 'r')).toEqual([
         ['r', 'c0'],
         ['r', 'c1'],
       ]);
       const turn = await store.get(id);
+      expect(turn?.transcript[0]).toEqual({ role: 'user', content: 'add twice' });
       expect(turn?.transcript.filter((m) => m.role === 'tool')).toEqual([
         { role: 'tool', result: { callId: 'c0', name: 'add', output: 1, isError: false } },
         { role: 'tool', result: { callId: 'c1', name: 'add', output: 2, isError: false } },
@@ -145,12 +147,13 @@ describe('a tool output stored once', () => {
       await store.callFinished(claim.lease, { callId: 'k1', name: 'sum', output: 'ok', isError: false });
       await store.callFinished(claim.lease, { callId: 'k2', name: 'add', output: 'journaled', isError: false });
       const messages = [
+        { role: 'user', content: 'not the input' },
         { role: 'tool', result: { callId: 'k1', name: 'sum', output: 'ok', isError: false } },
         { role: 'tool', result: { callId: 'k2', name: 'add', output: 'changed', isError: false } },
         { role: 'tool', result: { callId: 'k3', name: 'add', output: 'unjournaled', isError: true } },
       ] as const;
       await store.commit(claim.lease, { log: messages.map((message) => ({ message })) });
-      expect((await entries(other)).map((e) => e[0])).toEqual(['r', 'm', 'm']);
+      expect((await entries(other)).map((e) => e[0])).toEqual(['m', 'r', 'm', 'm']);
       expect((await store.get(other))?.transcript).toEqual(messages);
     } finally {
       await sql.close();

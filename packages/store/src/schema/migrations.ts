@@ -266,7 +266,9 @@ export const MIGRATIONS: readonly string[] = [
     FROM turnkit_log l JOIN turnkit_turns t ON t.seq = l.turn_seq
     CROSS JOIN LATERAL json_array_elements(l.data) WITH ORDINALITY AS e(value, n) WHERE l.kind = 'entries';
   `,
-  // A tool's output once, not twice. A checkpoint that appends a tool result message equal to the
+  // A turn's input and a tool's output once, not twice. A checkpoint that appends the user message
+  // { role: 'user', content } equal to the turn's `input` keeps an entry ["u"] instead (the view
+  // reads it back from the turn's row), and one that appends a tool result message equal to the
   // result its call's journal row holds (compared as jsonb when it is written) keeps an entry
   // ["r", callId] instead: turnkit_log_entries reads that row back as the message
   // { role: 'tool', result } (the result with its `callId` and `name` put back, as rowResult does:
@@ -290,11 +292,12 @@ export const MIGRATIONS: readonly string[] = [
     UNION ALL
     SELECT t.id, l.seq + (e.n - 1)::int,
       CASE WHEN json_typeof(e.value) <> 'array' THEN e.value ->> 'kind'
-           WHEN e.value ->> 0 IN ('m', 'r') THEN 'message' WHEN e.value ->> 0 = 'n' THEN 'notice'
+           WHEN e.value ->> 0 IN ('m', 'r', 'u') THEN 'message' WHEN e.value ->> 0 = 'n' THEN 'notice'
            WHEN e.value ->> 0 = 'c' THEN 'compaction' ELSE 'status' END,
       CASE WHEN json_typeof(e.value) <> 'array' THEN e.value -> 'data'
            WHEN e.value ->> 0 = 'r' THEN (SELECT json_build_object('role', 'tool', 'result', turnkit_journal_result(j.call_id, j.name, j.result))
              FROM turnkit_tool_results j WHERE j.turn_seq = l.turn_seq AND j.call_id = e.value ->> 1)
+           WHEN e.value ->> 0 = 'u' THEN json_build_object('role', 'user', 'content', t.input)
            ELSE e.value -> 1 END,
       l.lease_token, l.at, l.turn_seq
     FROM turnkit_log l JOIN turnkit_turns t ON t.seq = l.turn_seq
