@@ -1,6 +1,6 @@
 // A StoreClient over the HTTP API of @turnkit/server: what the store commands use while `turnkit
 // dev` holds a PGlite store (one process only), so `ls`, `show`, `approve`, `reject`, `cancel`,
-// `watch` and `run --store` work from another terminal. Every reply is checked before it is used.
+// `watch` (a turn or a whole thread) and `run --store` work from another terminal. Every reply is checked before it is used.
 
 import type { ApprovalDecision } from '@turnkit/core';
 import type { StoreClient, StoredThread, StoredTurn, WatchEvent } from '@turnkit/store';
@@ -124,11 +124,14 @@ export function httpStore(base: string, token: string): StoreClient {
       return reply.closed === true;
     },
     watch: ((ref: string | { readonly thread: string }, options: { after?: number; signal?: AbortSignal } = {}) => {
-      if (typeof ref !== 'string')
+      if (typeof ref === 'string')
+        return watchEvents(`${base}/api${turnPath(ref)}/events?after=${options.after ?? 0}`, headers, options.signal, 'turn');
+      // As the store's: a thread's watch follows the whole thread.
+      if (options.after !== undefined)
         throw new TypeError(
-          'Watching a whole thread through turnkit dev is not served over HTTP; watch its current turn (turnkit show --thread ID names it).',
+          'store.watch({ thread }) takes no `after`: it follows the whole thread (watch a turn by its id to start later).',
         );
-      return watchEvents(`${base}/api${turnPath(ref)}/events?after=${options.after ?? 0}`, headers, options.signal);
+      return watchEvents(`${base}/api${threadPath(ref.thread)}/events`, headers, options.signal, 'thread');
     }) as StoreClient['watch'],
     async close() {
       // Nothing is held between requests.
@@ -136,15 +139,16 @@ export function httpStore(base: string, token: string): StoreClient {
   };
 }
 
-/** The turn's server-sent events as watch events, until `end`. */
+/** A turn's or a thread's server-sent events as watch events (a thread's with their `turnId`), until `end`. */
 async function* watchEvents(
   url: string,
   headers: Record<string, string>,
   signal: AbortSignal | undefined,
+  what: 'turn' | 'thread',
 ): AsyncGenerator<WatchEvent> {
   const response = await fetch(url, { headers: { ...headers, accept: 'text/event-stream' }, ...(signal ? { signal } : {}) });
   if (!response.ok || response.body === null)
-    throw new ServerRefusal(response.status, 'watch', `turnkit dev answered ${response.status} to watching the turn`);
+    throw new ServerRefusal(response.status, 'watch', `turnkit dev answered ${response.status} to watching the ${what}`);
   const decoder = new TextDecoder();
   let buffer = '';
   for await (const chunk of response.body) {
@@ -159,9 +163,13 @@ async function* watchEvents(
         else if (line.startsWith('data:')) data += line.slice(5).trim();
       }
       if (event === 'end') return;
-      if (event === 'error') throw new Error(`turnkit dev stopped watching the turn: ${data}`);
+      if (event === 'error') throw new Error(`turnkit dev stopped watching the ${what}: ${data}`);
       if (event === 'message' || event === 'notice' || event === 'status')
-        yield record(JSON.parse(data) as unknown, ['type', 'seq'], 'a watch event') as unknown as WatchEvent;
+        yield record(
+          JSON.parse(data) as unknown,
+          what === 'turn' ? ['type', 'seq'] : ['type', 'seq', 'turnId'],
+          'a watch event',
+        ) as unknown as WatchEvent;
     }
   }
 }

@@ -1,5 +1,5 @@
 // The HTTP API under /api: the store's operations (submit, list, get, watch, decide, cancel; list,
-// get and close threads) and nothing more, each route declared once with zod schemas; the OpenAPI description at
+// get, watch and close threads) and nothing more, each route declared once with zod schemas; the OpenAPI description at
 // /api/openapi.json is generated from these declarations.
 
 import { createRoute, OpenAPIHono, z } from '@hono/zod-openapi';
@@ -17,7 +17,7 @@ import {
   UnknownCallError,
 } from '@turnkit/store';
 import { type ApiError, callerError, errorReply, validationError } from './errors.js';
-import { jsonMessage, startAfter, watchStream } from './events.js';
+import { jsonMessage, jsonThreadMessage, placed, startAfter, watchStream } from './events.js';
 import {
   CancelBody,
   Cancelled,
@@ -158,6 +158,21 @@ export const routes = {
     request: { params: ThreadParams },
     responses: { 200: json(StoredThread, 'The thread.'), 404: json(ErrorBody, 'No such thread.'), ...errors },
   }),
+  threadEvents: createRoute({
+    method: 'get',
+    path: '/threads/{id}/events',
+    summary:
+      "The thread as server-sent events: each of its turns' history in order, then what happens, until it is closed and its last turn ended.",
+    description:
+      "Events `message`, `notice` and `status` (data: the store's thread watch event as JSON, with its `turnId`; id: its place in the thread's stream, from 1), then `end`. Resume with `after` (a place) or the Last-Event-ID header.",
+    security,
+    request: { params: ThreadParams, query: EventsQuery },
+    responses: {
+      200: { content: { 'text/event-stream': { schema: { type: 'string' } } }, description: 'An event stream.' },
+      404: json(ErrorBody, 'No such thread.'),
+      ...errors,
+    },
+  }),
   closeThread: createRoute({
     operationId: 'closeThread',
     method: 'post',
@@ -241,7 +256,8 @@ export function createApi(store: StoreClient, options: { readonly pollMs: number
   api.openapi(routes.events, async (c) => {
     const { id } = c.req.valid('param');
     if ((await store.get(id)) === null) return notFound(c, id);
-    return watchStream(c, store, id, startAfter(c, c.req.valid('query').after), jsonMessage, options.pollMs);
+    const after = startAfter(c, c.req.valid('query').after);
+    return watchStream(c, (signal) => store.watch(id, { after, pollMs: options.pollMs, signal }), jsonMessage, options.pollMs);
   });
 
   api.openapi(routes.decide, async (c) => {
@@ -274,6 +290,14 @@ export function createApi(store: StoreClient, options: { readonly pollMs: number
     const { id } = c.req.valid('param');
     const thread = await store.get({ thread: id });
     return thread === null ? threadNotFound(c, id) : c.json(asSent(thread), 200);
+  });
+
+  api.openapi(routes.threadEvents, async (c) => {
+    const { id } = c.req.valid('param');
+    if ((await store.get({ thread: id })) === null) return threadNotFound(c, id);
+    const after = startAfter(c, c.req.valid('query').after);
+    const watch = (signal: AbortSignal) => placed(store.watch({ thread: id }, { pollMs: options.pollMs, signal }), after);
+    return watchStream(c, watch, jsonThreadMessage, options.pollMs);
   });
 
   api.openapi(routes.closeThread, async (c) => {

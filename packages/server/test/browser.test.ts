@@ -224,6 +224,22 @@ describe('the console in chromium', () => {
     await context.close();
   });
 
+  it('follows a thread live: its parked turn is decided elsewhere, and the page shows it stopped', async () => {
+    const id = await t.store.submit({ agent: 'support', input: 'Refund order H-1, 5 EUR.', thread: 'browser-live' });
+    await waitForStatus(t.store, id, 'awaiting_approval');
+    const context = await newContext();
+    const page = await signIn(context);
+    await page.goto(`${t.url}/console/threads/browser-live`);
+    await page.locator(`[data-panel="turns"] tr[data-turn="${id}"] .badge-waiting`).waitFor();
+    expect(await page.locator('[data-panel="parked"] .tool').textContent()).toBe('refund');
+    await t.store.decide(id, { call_1: { type: 'approve' } });
+    // No reload: the stream re-renders the turns, what waits and the transcript.
+    await page.locator(`[data-panel="turns"] tr[data-turn="${id}"] .badge[data-status="stopped"]`).waitFor();
+    await page.locator('[data-panel="transcript"]').getByText('Done: refunded 5 EUR for H-1.').waitFor();
+    expect(await page.locator('[data-panel="parked"]').textContent()).toContain('Nothing is waiting for a person.');
+    await context.close();
+  });
+
   it('reads at 360 px wide without sideways scrolling', async () => {
     const id = await submitParked('Refund order N-360, 7.50 EUR.');
     const context = await newContext(360, 780);

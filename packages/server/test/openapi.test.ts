@@ -116,6 +116,7 @@ describe('the OpenAPI description', () => {
         ['/api/threads/customer-7', {}],
         ['/api/threads/thread_none', {}],
       ],
+      threadEvents: [['/api/threads/thread_none/events', {}]],
       closeThread: [
         ['/api/threads/thread_none/close', post({})],
         ['/api/threads/customer-7/close', text('{}')],

@@ -108,6 +108,59 @@ describe('the journal', () => {
   });
 });
 
+describe('an input and a tool output stored once', () => {
+  it('the user message equal to the input and a tool result message equal to its journal row are logged as references and read back whole; one that differs is logged whole', async () => {
+    const sql = await openSql('memory://');
+    try {
+      const store = createStore(sql);
+      const id = await store.submit({ agent: 'a', input: 'add twice' });
+      await createWorker({ store, agents: { a: { model, tools: [add] } } }).runUntilIdle();
+      const entries = async (turn: string) =>
+        (
+          await sql.query(
+            `SELECT data::text AS data FROM turnkit_log WHERE turn_seq = (SELECT seq FROM turnkit_turns WHERE id = $1) ORDER BY seq`,
+            [turn],
+          )
+        ).flatMap((r) => JSON.parse(String(r.data)) as unknown[][]);
+      const kept = await entries(id);
+      expect(kept[0]).toEqual(['u']);
+      expect(kept.filter((e) => e[0] === 'r')).toEqual([
+        ['r', 'c0'],
+        ['r', 'c1'],
+      ]);
+      const turn = await store.get(id);
+      expect(turn?.transcript[0]).toEqual({ role: 'user', content: 'add twice' });
+      expect(turn?.transcript.filter((m) => m.role === 'tool')).toEqual([
+        { role: 'tool', result: { callId: 'c0', name: 'add', output: 1, isError: false } },
+        { role: 'tool', result: { callId: 'c1', name: 'add', output: 2, isError: false } },
+      ]);
+      const watched: unknown[] = [];
+      for await (const event of store.watch(id))
+        if (event.type === 'message' && event.message.role === 'tool') watched.push(event.message);
+      expect(watched).toEqual(turn?.transcript.filter((m) => m.role === 'tool'));
+
+      // Journaled under another name (the row keeps the result whole), a result differing from the
+      // journal's, and a call with no journal row: the first a reference, the others whole.
+      const other = await store.submit({ agent: 'a', input: 'x' });
+      const claim = await store.claim({ owner: 'w', leaseMs: 30_000, turnIds: [other] });
+      if (claim === null) throw new Error('no claim');
+      await store.callFinished(claim.lease, { callId: 'k1', name: 'sum', output: 'ok', isError: false });
+      await store.callFinished(claim.lease, { callId: 'k2', name: 'add', output: 'journaled', isError: false });
+      const messages = [
+        { role: 'user', content: 'not the input' },
+        { role: 'tool', result: { callId: 'k1', name: 'sum', output: 'ok', isError: false } },
+        { role: 'tool', result: { callId: 'k2', name: 'add', output: 'changed', isError: false } },
+        { role: 'tool', result: { callId: 'k3', name: 'add', output: 'unjournaled', isError: true } },
+      ] as const;
+      await store.commit(claim.lease, { log: messages.map((message) => ({ message })) });
+      expect((await entries(other)).map((e) => e[0])).toEqual(['m', 'r', 'm', 'm']);
+      expect((await store.get(other))?.transcript).toEqual(messages);
+    } finally {
+      await sql.close();
+    }
+  });
+});
+
 describe.skipIf(POSTGRES_URL === undefined)('checkpoints racing a cancel on Postgres', () => {
   const schema = scratchSchema('checkpoint');
   afterAll(() => dropSchema(schema));

@@ -1,7 +1,7 @@
-// The console's routes under /console: sign-in, the list (live), a turn's page (live), and the
-// decision and cancel forms. Forms are protected against cross-site requests three ways: the
-// session cookie is SameSite=Strict, the Origin must be this server's, and every form carries
-// the session's CSRF token.
+// The console's routes under /console: sign-in, the list (live), a turn's page (live), a thread's
+// page (live), and the decision and cancel forms. Forms are protected against cross-site requests
+// three ways: the session cookie is SameSite=Strict, the Origin must be this server's, and every
+// form carries the session's CSRF token.
 
 import type { ApprovalDecision } from '@turnkit/core';
 import { definedProps } from '@turnkit/core/internal';
@@ -30,7 +30,7 @@ import { listBody, listRows, loginPage, page, type RowDetail, WAITING_CAP, waiti
 import { timelineItem, transcriptItem } from './parts.js';
 import { csrfMatches, SESSION_COOKIE, type Session, Sessions } from './sessions.js';
 import { diagramState } from './diagram.js';
-import { threadBody, threadsBody } from './thread-page.js';
+import { threadBody, threadPanels, threadsBody } from './thread-page.js';
 import { rejectPage, turnBody, turnPanels } from './turn-page.js';
 import { startAfter, watchStream } from '../events.js';
 
@@ -201,7 +201,7 @@ function addListPages(app: Hono<Env>, options: ConsoleOptions): void {
   });
 }
 
-/** The threads' list and a thread's page (not live: reload to see them move on). */
+/** The threads' list (reload it to see new threads) and a thread's page, live as its turns go on. */
 function addThreadPages(app: Hono<Env>, options: ConsoleOptions): void {
   const { store } = options;
   app.get('/threads', async (c) => {
@@ -218,8 +218,53 @@ function addThreadPages(app: Hono<Env>, options: ConsoleOptions): void {
     const thread = await store.get({ thread: c.req.param('id') });
     if (thread === null) return problem(c, 404, `There is no thread '${c.req.param('id')}'.`);
     const { waiting } = await listView(store, {});
-    return c.html(page({ title: `Thread ${thread.id}`, csrf: c.get('session').csrf, waiting }, threadBody(thread, Date.now())));
+    const stream = `/console/threads/${encodeURIComponent(thread.id)}/stream`;
+    return c.html(
+      page({ title: `Thread ${thread.id}`, csrf: c.get('session').csrf, waiting, stream }, threadBody(thread, Date.now())),
+    );
   });
+
+  app.get('/threads/:id/stream', async (c) => {
+    const id = c.req.param('id');
+    if ((await store.get({ thread: id })) === null) return c.body(null, 404);
+    const live = liveThread(store, id, options.pollMs);
+    const watch = (signal: AbortSignal) => store.watch({ thread: id }, { pollMs: options.pollMs, signal });
+    return watchStream(c, watch, live.event, options.pollMs, live.quiet);
+  });
+}
+
+/** How many quiet periods (`pollMs` each) a thread's page waits before reading the thread with no event to say it changed. */
+const THREAD_QUIET_READS = 10;
+
+/**
+ * A thread page's live stream: its panels, re-read from the store and sent when they changed. They
+ * are re-read after the thread's watch gives an event (at most once per `pollMs`: a turn's burst of
+ * messages is one read), and, with no event, every THREAD_QUIET_READS × `pollMs` (a turn queued, or
+ * a thread closed with no turn open, writes no event), and once more when the watch ends; so an
+ * idle page does not read a long thread's transcript on every poll.
+ */
+function liveThread(store: StoreClient, id: string, pollMs: number) {
+  const sent = new Map<string, string>();
+  // The page was rendered just now: the watch's history (every turn so far) needs no read of its own.
+  let readAt = Date.now();
+  let stale = false;
+  const panels = async (): Promise<SSEMessage[]> => {
+    readAt = Date.now();
+    stale = false;
+    const thread = await store.get({ thread: id });
+    if (thread === null) return [];
+    const changed = Object.entries(threadPanels(thread, Date.now())).filter(([name, markup]) => sent.get(name) !== markup);
+    for (const [name, markup] of changed) sent.set(name, markup);
+    return changed.length === 0 ? [] : [{ event: 'panels', data: JSON.stringify(Object.fromEntries(changed)) }];
+  };
+  return {
+    event: async (): Promise<SSEMessage[]> => {
+      stale = true;
+      return Date.now() - readAt >= pollMs ? panels() : [];
+    },
+    quiet: async (last: boolean): Promise<SSEMessage[]> =>
+      last || stale || Date.now() - readAt >= THREAD_QUIET_READS * pollMs ? panels() : [],
+  };
 }
 
 /** A turn's page, its live updates, and the forms that decide its parked calls or cancel it. */
@@ -237,7 +282,9 @@ function addTurnPages(app: Hono<Env>, options: ConsoleOptions): void {
     const id = c.req.param('id');
     if ((await store.get(id)) === null) return c.body(null, 404);
     const live = liveTurn(store, id, c.get('session').csrf);
-    return watchStream(c, store, id, startAfter(c, undefined), live.event, options.pollMs, live.quiet);
+    const after = startAfter(c, undefined);
+    const watch = (signal: AbortSignal) => store.watch(id, { after, pollMs: options.pollMs, signal });
+    return watchStream(c, watch, live.event, options.pollMs, live.quiet);
   });
 
   app.post('/turns/:id/decide', async (c) => {

@@ -1,9 +1,10 @@
 // The console's threads: their list, and a thread's page with its turns in order, the calls its
 // current turn has parked (each decided on that turn's page), and its transcript (what its next
-// model request starts from).
+// model request starts from). The page's parts are "panels" (`data-panel`), each a function of the
+// stored thread, which its live stream re-renders.
 
 import type { StoredThread, ThreadSummary } from '@turnkit/store';
-import { type Html, html } from '../html.js';
+import { type Html, html, raw } from '../html.js';
 import { listRows } from './pages.js';
 import { age, transcriptView } from './parts.js';
 import { parkedCall } from './turn-page.js';
@@ -28,19 +29,36 @@ export function threadsBody(threads: readonly ThreadSummary[], next: string | nu
 <p class="pager">${next !== null ? html`<a href="/console/threads?cursor=${encodeURIComponent(next)}">Next page</a>` : ''}</p>`;
 }
 
-/** A thread's page. */
-export function threadBody(thread: StoredThread, now: number): Html {
+/** The panels of a thread's page, by name: the live stream sends each again when it changed. */
+export function threadPanels(thread: StoredThread, now: number): Record<string, string> {
   const current = thread.current;
   const parked =
     current === null || thread.parked.length === 0
       ? html`<p class="empty">Nothing is waiting for a person.</p>`
       : html`${thread.parked.map((p) => html`<div class="parked">${parkedCall(p)}</div>`)}
 <p><a class="primary" href="/console/turns/${encodeURIComponent(current)}">Decide on turn ${current}</a></p>`;
+  return {
+    summary:
+      html`Agent ${thread.agent} · ${thread.status}${thread.closeReason === null ? '' : html`: <q>${thread.closeReason}</q>`}`
+        .value,
+    parked: parked.value,
+    turns: listRows(thread.turns, now, new Map()).value,
+    transcript: (thread.transcript.length === 0
+      ? html`<p class="empty">No messages yet: a worker has not taken the thread's first turn.</p>`
+      : transcriptView(thread.transcript, 'stopped')
+    ).value,
+  };
+}
+
+/** A thread's page (live when served with its stream). */
+export function threadBody(thread: StoredThread, now: number): Html {
+  const panels = threadPanels(thread, now);
+  const panel = (name: string) => raw(panels[name] ?? '');
   return html`<h1>Thread ${thread.id}</h1>
-<p class="muted">Agent ${thread.agent} · ${thread.status}${thread.closeReason === null ? '' : html`: <q>${thread.closeReason}</q>`} · <a href="/console/threads">All threads</a></p>
-<section class="card" aria-labelledby="parked-h"><h2 id="parked-h">Waiting for you</h2>${parked}</section>
+<p class="muted"><span data-panel="summary" aria-live="polite">${panel('summary')}</span> · <a href="/console/threads">All threads</a></p>
+<section class="card" aria-labelledby="parked-h"><h2 id="parked-h">Waiting for you</h2><div data-panel="parked">${panel('parked')}</div></section>
 <section class="card" aria-labelledby="turns-h"><h2 id="turns-h">Turns, in order</h2>
 <table class="turns"><thead><tr><th scope="col">Turn</th><th scope="col">Agent</th><th scope="col">Status</th><th scope="col">Age</th></tr></thead>
-<tbody>${listRows(thread.turns, now, new Map())}</tbody></table></section>
-<section class="card" aria-labelledby="transcript-h"><h2 id="transcript-h">Transcript</h2>${thread.transcript.length === 0 ? html`<p class="empty">No messages yet: a worker has not taken the thread's first turn.</p>` : transcriptView(thread.transcript, 'stopped')}</section>`;
+<tbody data-panel="turns">${panel('turns')}</tbody></table></section>
+<section class="card" aria-labelledby="transcript-h"><h2 id="transcript-h">Transcript</h2><div data-panel="transcript">${panel('transcript')}</div></section>`;
 }

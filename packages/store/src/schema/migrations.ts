@@ -266,6 +266,44 @@ export const MIGRATIONS: readonly string[] = [
     FROM turnkit_log l JOIN turnkit_turns t ON t.seq = l.turn_seq
     CROSS JOIN LATERAL json_array_elements(l.data) WITH ORDINALITY AS e(value, n) WHERE l.kind = 'entries';
   `,
+  // A turn's input and a tool's output once, not twice. A checkpoint that appends the user message
+  // { role: 'user', content } equal to the turn's `input` keeps an entry ["u"] instead (the view
+  // reads it back from the turn's row), and one that appends a tool result message equal to the
+  // result its call's journal row holds (compared as jsonb when it is written) keeps an entry
+  // ["r", callId] instead: turnkit_log_entries reads that row back as the message
+  // { role: 'tool', result } (the result with its `callId` and `name` put back, as rowResult does:
+  // turnkit_journal_result), looked up by its key for each such entry (a subquery per entry: never
+  // a join the planner could make a scan of the whole journal).
+  // The journal's results and the log's entries stay in their rows up to a page (STORAGE MAIN):
+  // moved out of line, a 2 KB value costs two TOAST chunks and their index entries, a quarter more
+  // write-ahead log than the value itself. Large values still move out of line.
+  `
+  ALTER TABLE turnkit_tool_results ALTER COLUMN result SET STORAGE MAIN;
+  ALTER TABLE turnkit_log ALTER COLUMN data SET STORAGE MAIN;
+  CREATE FUNCTION turnkit_journal_result(call_id text, name text, result json) RETURNS json LANGUAGE sql IMMUTABLE AS $$
+    SELECT CASE WHEN json_typeof(result) <> 'object' OR result -> 'callId' IS NOT NULL THEN result
+      WHEN NOT EXISTS (SELECT 1 FROM json_object_keys(result)) THEN json_build_object('callId', call_id, 'name', name)
+      ELSE concat('{"callId":', to_json(call_id)::text, ',"name":', to_json(name)::text, ',', substr(ltrim(result::text), 2))::json END
+  $$;
+  DROP VIEW turnkit_log_entries;
+  CREATE VIEW turnkit_log_entries AS
+    SELECT t.id AS turn_id, l.seq, l.kind, l.data, l.lease_token, l.at, l.turn_seq
+    FROM turnkit_log l JOIN turnkit_turns t ON t.seq = l.turn_seq WHERE l.kind <> 'entries'
+    UNION ALL
+    SELECT t.id, l.seq + (e.n - 1)::int,
+      CASE WHEN json_typeof(e.value) <> 'array' THEN e.value ->> 'kind'
+           WHEN e.value ->> 0 IN ('m', 'r', 'u') THEN 'message' WHEN e.value ->> 0 = 'n' THEN 'notice'
+           WHEN e.value ->> 0 = 'c' THEN 'compaction' ELSE 'status' END,
+      CASE WHEN json_typeof(e.value) <> 'array' THEN e.value -> 'data'
+           WHEN e.value ->> 0 = 'r' THEN (SELECT json_build_object('role', 'tool', 'result', turnkit_journal_result(j.call_id, j.name, j.result))
+             FROM turnkit_tool_results j WHERE j.turn_seq = l.turn_seq AND j.call_id = e.value ->> 1)
+           WHEN e.value ->> 0 = 'u' THEN json_build_object('role', 'user', 'content', t.input)
+           ELSE e.value -> 1 END,
+      l.lease_token, l.at, l.turn_seq
+    FROM turnkit_log l JOIN turnkit_turns t ON t.seq = l.turn_seq
+    CROSS JOIN LATERAL json_array_elements(l.data) WITH ORDINALITY AS e(value, n)
+    WHERE l.kind = 'entries';
+  `,
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.length;

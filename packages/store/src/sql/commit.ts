@@ -11,7 +11,7 @@ import { TERMINAL } from '../statuses.js';
 import type { Commit, JournalRead, Lease, StoredStatus } from '../types.js';
 import { checkLeaseMs, storedState, toJournalRead } from './values.js';
 
-/** A log entry as an 'entries' row keeps it: [kind's letter, data] (turnkit_log_entries spells the kind out). */
+/** A log entry as an 'entries' row keeps it: [kind's letter, data] (turnkit_log_entries spells the kind out; APPEND_LOG may make an 'm' of a tool result an 'r'). */
 type Entry = readonly ['m' | 'n' | 's' | 'c', unknown];
 
 /** The status a commit leaves, and the log entries it appends (messages, notices, a status change). */
@@ -60,9 +60,24 @@ const runnable = (p: { id: string; status: string; terminal: string; release: st
     WHERE turn_id = ${p.id} AND status = 'pending' AND NOT (id = ANY(${p.applied}::bigint[]))))
   ELSE runnable END`;
 
-/** The log entries since the last checkpoint, as one row (see turnkit_log_entries for them one by one). */
+/**
+ * The log entries since the last checkpoint, as one row (see turnkit_log_entries for them one by
+ * one). The user message equal to the turn's input is kept as ["u"], and a tool result message
+ * equal to the result its call's journal row holds as ["r", callId]: the input is stored once, in
+ * the turn's row, the output once, in the journal, and the view reads the message back from there
+ * (migration 7). Equal means equal as jsonb to the message the view gives back, so a message that
+ * differs in anything (a result core changed, another key) is kept whole.
+ */
 const APPEND_LOG = `INSERT INTO turnkit_log (turn_seq, seq, kind, data, lease_token)
-  SELECT t.seq, t.log_seq - $9::int + 1, 'entries', $13::json, $2::int FROM t WHERE $9::int > 0`;
+  SELECT t.seq, t.log_seq - $9::int + 1, 'entries',
+    (SELECT json_agg(CASE WHEN e.value ->> 0 = 'm' AND e.value #>> '{1,role}' = 'user' AND t.input IS NOT NULL
+         AND (e.value -> 1)::jsonb = json_build_object('role', 'user', 'content', t.input)::jsonb THEN '["u"]'::json
+       WHEN e.value ->> 0 = 'm' AND e.value #>> '{1,role}' = 'tool' AND EXISTS (SELECT 1 FROM turnkit_tool_results j
+         WHERE j.turn_seq = t.seq AND j.call_id = e.value #>> '{1,result,callId}'
+           AND (e.value -> 1)::jsonb = json_build_object('role', 'tool', 'result', turnkit_journal_result(j.call_id, j.name, j.result))::jsonb)
+       THEN json_build_array('r', e.value #>> '{1,result,callId}') ELSE e.value END ORDER BY e.n)
+     FROM json_array_elements($13::json) WITH ORDINALITY AS e(value, n)),
+    $2::int FROM t WHERE $9::int > 0`;
 
 /**
  * A turn of a thread (over `t`, the turn's updated row): its thread keeps the grants it remembered
@@ -92,7 +107,7 @@ WITH seen AS (SELECT xmin FROM turnkit_turns WHERE id = $1),
 t AS (
   UPDATE turnkit_turns SET ${SET_TURN}, ${runnable({ id: '$1', status: '$5', terminal: '$10', release: '$11', applied: '$16', wake: '$12::int IS NOT NULL' })}
   WHERE id = $1 AND lease_token = $2::int AND version = $3::int AND xmin = (SELECT xmin FROM seen)
-  RETURNING seq, version, log_seq, runnable, run_after, thread
+  RETURNING seq, version, log_seq, runnable, run_after, thread, input
 ),
 log AS (${APPEND_LOG}),
 thread AS (${threadSql('$19', '$20')}),
@@ -138,7 +153,7 @@ function params(lease: Lease, commit: Commit, status: StoredStatus, rows: readon
 
 /** The same checkpoint as statements in one transaction, each seeing the latest rows; throws when the lease or version moved. */
 async function checkpointInSteps(tx: SqlQuery, lease: Lease, values: unknown[]): Promise<number> {
-  const update = `UPDATE turnkit_turns SET ${SET_TURN} WHERE id = $1 AND lease_token = $2::int AND version = $3::int RETURNING seq, version, log_seq, thread`;
+  const update = `UPDATE turnkit_turns SET ${SET_TURN} WHERE id = $1 AND lease_token = $2::int AND version = $3::int RETURNING seq, version, log_seq, thread, input`;
   const [row] = await tx.query(`WITH t AS (${update}), log AS (${APPEND_LOG}) SELECT version FROM t`, values.slice(0, 15));
   if (row === undefined) {
     const [current] = await tx.query('SELECT lease_token FROM turnkit_turns WHERE id = $1', [lease.id]);
