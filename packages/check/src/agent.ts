@@ -43,8 +43,8 @@ export type { AgentStep, AgentViolation } from './agent-violation.js';
 import type { CheckedAgent } from './agent-types.js';
 import { freshCallId } from './alphabet.js';
 import type { StepFunction } from './logic.js';
-import { digest } from './explore.js';
-import { checkStep, initialMonitor, parseProblem, stateJson, type MonitorState } from './invariants.js';
+import { Interner } from './intern.js';
+import { checkStep, initialMonitor, stateOnlyProblems, type MonitorState } from './invariants.js';
 
 export interface CheckAgentOptions extends RulesOptions {
   /** The user's properties, checked on every edge with the built-in ones. */
@@ -141,8 +141,9 @@ export async function checkAgent(agent: CheckedAgent, options: CheckAgentOptions
   const run = options.step ?? coreStep;
   const hasOutputCheck = agent.output !== undefined || agent.check !== undefined;
 
+  const interner = new Interner();
   const seen = new Set<string>();
-  const turnStates = new Set<string>();
+  const turnStates = new Set<number>();
   const terminalOutcomes: Record<string, number> = {};
   const violations: AgentViolation[] = [];
   const broken = new Set<string>();
@@ -152,8 +153,8 @@ export async function checkAgent(agent: CheckedAgent, options: CheckAgentOptions
   /** True when the node is new; a new distinct turn state is counted and parsed (invariant 3, once per state). */
   const visit = (node: Node, step: AgentStep | null): boolean => {
     const w = node.world;
-    const stateKey = digest(stateJson(w.turn));
-    const key = `${stateKey}${digest(`${JSON.stringify(w.usage)}\n${traceKey(w.trace)}\n${JSON.stringify(node.monitor)}`)}`;
+    const stateKey = interner.idOf(w.turn);
+    const key = `${stateKey}:${interner.idOf(w.usage)}:${interner.idOfText(traceKey(w.trace))}:${interner.idOfText(JSON.stringify(node.monitor))}`;
     if (seen.has(key)) return false;
     seen.add(key);
     if (!turnStates.has(stateKey)) {
@@ -162,9 +163,9 @@ export async function checkAgent(agent: CheckedAgent, options: CheckAgentOptions
         const label = outcomeOf(w.turn);
         terminalOutcomes[label] = (terminalOutcomes[label] ?? 0) + 1;
       }
-      const problem = parseProblem(w.turn);
-      if (problem !== undefined && node.parent !== null && step !== null)
-        report(node.parent, step, w.trace, 'invariant 3', problem);
+      if (node.parent !== null && step !== null)
+        for (const problem of stateOnlyProblems(w.turn, 'state after'))
+          report(node.parent, step, w.trace, 'invariant 3', problem);
     }
     return true;
   };
@@ -210,6 +211,7 @@ export async function checkAgent(agent: CheckedAgent, options: CheckAgentOptions
           step: run,
           purity: transitions % puritySample === 0,
           parseStates: false,
+          stateInvariants: false,
         });
         for (const v of checked.violations) report(node, step, world.trace, `invariant ${v.invariant}`, v.message);
         if (thrown !== undefined) continue;
