@@ -44,7 +44,7 @@ import type { CheckedAgent } from './agent-types.js';
 import { freshCallId } from './alphabet.js';
 import type { StepFunction } from './logic.js';
 import { Interner } from './intern.js';
-import { checkStep, initialMonitor, stateOnlyProblems, type MonitorState } from './invariants.js';
+import { checkStep, initialMonitor, parseProblem, stateInvariantProblems, type MonitorState } from './invariants.js';
 
 export interface CheckAgentOptions extends RulesOptions {
   /** The user's properties, checked on every edge with the built-in ones. */
@@ -164,8 +164,8 @@ export async function checkAgent(agent: CheckedAgent, options: CheckAgentOptions
         terminalOutcomes[label] = (terminalOutcomes[label] ?? 0) + 1;
       }
       if (node.parent !== null && step !== null)
-        for (const problem of stateOnlyProblems(w.turn, 'state after'))
-          report(node.parent, step, w.trace, 'invariant 3', problem);
+        for (const problem of [...stateInvariantProblems(w.turn, 'state after'), parseProblem(w.turn)])
+          if (problem !== undefined) report(node.parent, step, w.trace, 'invariant 3', problem);
     }
     return true;
   };

@@ -12,7 +12,15 @@ import { errorMessage } from '@turnkit/core/internal';
 import type { TurnLimitsInput, TurnState } from '@turnkit/core';
 import { labelledEventsFor, type LabelledEvent } from './alphabet.js';
 import { Interner } from './intern.js';
-import { checkStep, initialMonitor, stateOnlyProblems, type InvariantNumber, type MonitorState } from './invariants.js';
+import {
+  checkStep,
+  initialMonitor,
+  stateInvariantProblems,
+  stateJson,
+  type InvariantNumber,
+  type MonitorState,
+} from './invariants.js';
+import { ParsePass } from './parse-pass.js';
 import type { StepFunction } from './logic.js';
 
 export interface ExploreOptions {
@@ -85,6 +93,18 @@ export const digest = (text: string): string => hash('sha1', text, 'base64');
  * if (result.violations.length > 0 || !result.exhaustive) throw new Error('model check failed');
  */
 export function exploreTurn(options: ExploreOptions): ExploreResult {
+  const { parseWorker: _, ...result } = exploreTurnWith(options);
+  return result;
+}
+
+/**
+ * `exploreTurn`, with the parse pass's worker started after `parseWorkerAfter` new states
+ * (`Infinity`: never); says whether a worker took part. For tests that compare both ways.
+ */
+export function exploreTurnWith(
+  options: ExploreOptions,
+  parseWorkerAfter?: number,
+): ExploreResult & { readonly parseWorker: boolean } {
   const started = performance.now();
   const run = options.step ?? coreStep;
   const alphabet = options.events ?? labelledEventsFor;
@@ -103,12 +123,37 @@ export function exploreTurn(options: ExploreOptions): ExploreResult {
   let violationCount = 0;
   let transitions = 0;
 
-  const report = (node: Node, entry: LabelledEvent | null, invariant: InvariantNumber, message: string): void => {
-    violationCount += 1;
-    if (violations.length >= maxViolations) return;
+  // The violations of the level being explored, each with the order it was met in: the parse pass
+  // answers at the end of the level, and its problems take their places among the others (at most
+  // `maxViolations` of each kind can be among the first `maxViolations`).
+  type Met = { readonly order: number; readonly violation: ExploreViolation };
+  let onEdges: Met[] = [];
+  let order = 0;
+  const parses = new ParsePass('state', parseWorkerAfter);
+  const parsing = new Map<number, { readonly at: Node; readonly entry: LabelledEvent | null }>();
+  const violation = (node: Node, entry: LabelledEvent | null, invariant: InvariantNumber, message: string): ExploreViolation => {
     const path = pathTo(node);
     if (entry !== null) path.push(entry);
-    violations.push({ invariant, message, path: path.map((e) => e.label), events: path.map((e) => e.event) });
+    return { invariant, message, path: path.map((e) => e.label), events: path.map((e) => e.event) };
+  };
+  const report = (node: Node, entry: LabelledEvent | null, invariant: InvariantNumber, message: string): void => {
+    violationCount += 1;
+    const at = order++;
+    if (violations.length + onEdges.length < maxViolations)
+      onEdges.push({ order: at, violation: violation(node, entry, invariant, message) });
+  };
+  const settleLevel = (): void => {
+    const parsed: Met[] = [];
+    for (const [at, problem] of parses.settle()) {
+      violationCount += 1;
+      const where = parsing.get(at);
+      if (where !== undefined && violations.length + parsed.length < maxViolations)
+        parsed.push({ order: at, violation: violation(where.at, where.entry, 3, problem) });
+    }
+    parsing.clear();
+    const met = [...onEdges, ...parsed].sort((a, b) => a.order - b.order);
+    for (const m of met.slice(0, Math.max(0, maxViolations - violations.length))) violations.push(m.violation);
+    onEdges = [];
   };
 
   /** True when the node is new; a new distinct state is counted and checked alone (invariant 3). */
@@ -122,59 +167,67 @@ export function exploreTurn(options: ExploreOptions): ExploreResult {
     if (!seenStates.has(stateKey)) {
       seenStates.add(stateKey);
       if (isTerminal(state)) terminalOutcomes[outcomeLabel(state)] = (terminalOutcomes[outcomeLabel(state)] ?? 0) + 1;
-      for (const problem of stateOnlyProblems(state, entry === null ? 'state' : 'state after')) report(at, entry, 3, problem);
+      for (const problem of stateInvariantProblems(state, entry === null ? 'state' : 'state after'))
+        report(at, entry, 3, problem);
+      let text: string | undefined;
+      try {
+        text = stateJson(state);
+      } catch (error) {
+        report(at, entry, 3, `parseTurnState rejected the state: ${errorMessage(error)}`);
+      }
+      if (text !== undefined) {
+        const index = order++;
+        parsing.set(index, { at, entry });
+        parses.check(text, index);
+      }
     }
     return true;
   };
 
   const start: Node = { state: initial, monitor: initialMonitor(initial), parent: null, via: null };
   let frontier: Node[] = [start];
-  visit(initial, start.monitor!, start, null);
   let depth = 0;
-  while (frontier.length > 0 && depth < options.maxDepth) {
-    const next: Node[] = [];
-    for (const node of frontier) {
-      const state = node.state!;
-      const monitor = node.monitor!;
-      for (const entry of alphabet(state)) {
-        transitions += 1;
-        let record;
-        try {
-          const [after, effects] = run(state, entry.event);
-          record = { state, event: entry.event, next: after, effects };
-        } catch (error) {
-          record = { state, event: entry.event, next: state, effects: [], thrown: errorMessage(error) };
-        }
-        const checked = checkStep(limits, record, depth, monitor, {
-          step: run,
-          purity: transitions % puritySample === 0,
-          parseStates: false,
-          stateInvariants: false,
-        });
-        violationCount += checked.violations.length;
-        for (const v of checked.violations) {
-          if (violations.length >= maxViolations) break;
-          const path = pathTo(node);
-          violations.push({
-            invariant: v.invariant,
-            message: v.message,
-            path: [...path.map((e) => e.label), entry.label],
-            events: [...path.map((e) => e.event), entry.event],
+  try {
+    visit(initial, start.monitor!, start, null);
+    while (frontier.length > 0 && depth < options.maxDepth) {
+      const next: Node[] = [];
+      for (const node of frontier) {
+        const state = node.state!;
+        const monitor = node.monitor!;
+        for (const entry of alphabet(state)) {
+          transitions += 1;
+          let record;
+          try {
+            const [after, effects] = run(state, entry.event);
+            record = { state, event: entry.event, next: after, effects };
+          } catch (error) {
+            record = { state, event: entry.event, next: state, effects: [], thrown: errorMessage(error) };
+          }
+          const checked = checkStep(limits, record, depth, monitor, {
+            step: run,
+            purity: transitions % puritySample === 0,
+            parseStates: false,
+            stateInvariants: false,
           });
+          for (const v of checked.violations) report(node, entry, v.invariant, v.message);
+          if (record.thrown !== undefined) continue;
+          // A terminal state is checked (absorption) but not expanded further than once.
+          if (visit(record.next, checked.monitor, node, entry) && !(isTerminal(state) && record.next === state)) {
+            next.push({ state: record.next, monitor: checked.monitor, parent: node, via: entry });
+          }
         }
-        if (record.thrown !== undefined) continue;
-        // A terminal state is checked (absorption) but not expanded further than once.
-        if (visit(record.next, checked.monitor, node, entry) && !(isTerminal(state) && record.next === state)) {
-          next.push({ state: record.next, monitor: checked.monitor, parent: node, via: entry });
-        }
+        node.state = null;
+        node.monitor = null;
       }
-      node.state = null;
-      node.monitor = null;
+      settleLevel();
+      frontier = next;
+      depth += 1;
+      options.onProgress?.({ states: seenStates.size, frontier: frontier.length, depth });
+      if (options.stopAtViolation === true && violationCount > 0) break;
     }
-    frontier = next;
-    depth += 1;
-    options.onProgress?.({ states: seenStates.size, frontier: frontier.length, depth });
-    if (options.stopAtViolation === true && violationCount > 0) break;
+    settleLevel();
+  } finally {
+    parses.close();
   }
 
   return {
@@ -187,6 +240,7 @@ export function exploreTurn(options: ExploreOptions): ExploreResult {
     depth,
     exhaustive: frontier.length === 0,
     ms: Math.round(performance.now() - started),
+    parseWorker: parses.usedWorker,
   };
 }
 

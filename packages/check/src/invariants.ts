@@ -114,7 +114,7 @@ function purityReruns(record: TraceStep, run: StepFunction, report: Report, dete
 
 // 3. Every state keeps core's state invariants and passes parseTurnState unchanged. Without
 // `stateInvariants` the first is skipped, without `parseStates` the second (an exploration runs
-// both once per distinct state instead: `stateOnlyProblems`).
+// both once per distinct state instead: `stateInvariantProblems`, `parseProblem`).
 function stateChecks(record: TraceStep, report: Report, stateInvariants: boolean, parseStates: boolean): void {
   if (record.thrown !== undefined) return;
   if (stateInvariants) {
@@ -136,20 +136,16 @@ function brokenStateInvariants(name: string, state: TurnState): string[] {
 }
 
 /**
- * The checks of invariant 3 that depend on one state alone: core's cross-field state invariants
- * and the parse check (`parseProblem`). An exploration runs them once per distinct state, on the
- * first edge that reaches it (`name` says which state of that edge it is).
+ * Core's cross-field state invariants for one state, as messages (a check that throws is one).
+ * An exploration runs them once per distinct state, on the first edge that reaches it, with the
+ * parse check (`parseProblem`); `name` says which state of that edge it is.
  */
-export function stateOnlyProblems(state: TurnState, name: string): string[] {
-  let problems: string[];
+export function stateInvariantProblems(state: TurnState, name: string): string[] {
   try {
-    problems = brokenStateInvariants(name, state);
+    return brokenStateInvariants(name, state);
   } catch (error) {
-    problems = [`checking the ${name} against core's state invariants threw: ${describe(error)}`];
+    return [`checking the ${name} against core's state invariants threw: ${describe(error)}`];
   }
-  const parse = parseProblem(state);
-  if (parse !== undefined) problems.push(parse);
-  return problems;
 }
 
 /**
@@ -198,15 +194,28 @@ const parsedUnchanged = new Set<string>();
 const MAX_PARSED_TEXTS = 20_000;
 
 function parsesUnchanged(name: string, state: TurnState, report: Report): void {
+  let text: string;
   try {
-    const text = stateJson(state);
-    if (parsedUnchanged.has(text)) return;
-    if (deepEqual(parseTurnState(text), JSON.parse(text))) {
-      if (parsedUnchanged.size >= MAX_PARSED_TEXTS) parsedUnchanged.clear();
-      parsedUnchanged.add(text);
-    } else report(3, `parseTurnState changed the ${name} (status ${state.status})`);
+    text = stateJson(state);
   } catch (error) {
     report(3, `parseTurnState rejected the ${name}: ${describe(error)}`);
+    return;
+  }
+  const problem = parseProblemOfText(text, name);
+  if (problem !== undefined) report(3, problem);
+}
+
+/** The parse check of a state's JSON text (see `parseProblem`); `name` says which state it is. */
+export function parseProblemOfText(text: string, name: string): string | undefined {
+  try {
+    if (parsedUnchanged.has(text)) return undefined;
+    const plain = JSON.parse(text) as { status?: unknown };
+    if (!deepEqual(parseTurnState(text), plain)) return `parseTurnState changed the ${name} (status ${String(plain.status)})`;
+    if (parsedUnchanged.size >= MAX_PARSED_TEXTS) parsedUnchanged.clear();
+    parsedUnchanged.add(text);
+    return undefined;
+  } catch (error) {
+    return `parseTurnState rejected the ${name}: ${describe(error)}`;
   }
 }
 

@@ -50,7 +50,7 @@ export interface CheckOptions {
   /**
    * Core's cross-field state invariants (`stateProblems`) hold for both states of the step
    * (invariant 3). Default true. An exploration turns it off and checks each distinct state once
-   * instead (`stateOnlyProblems`).
+   * instead (`stateInvariantProblems`).
    */
   readonly stateInvariants?: boolean;
 }
