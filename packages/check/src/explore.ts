@@ -6,7 +6,6 @@
 // `puritySample`; the checks that depend on a state alone (core's state invariants and
 // parseTurnState, invariant 3) run once per distinct state, on the first edge that reaches it.
 
-import { hash } from 'node:crypto';
 import { createTurn, isTerminal, step as coreStep } from '@turnkit/core';
 import { errorMessage } from '@turnkit/core/internal';
 import type { TurnLimitsInput, TurnState } from '@turnkit/core';
@@ -81,9 +80,6 @@ interface Node {
   readonly parent: Node | null;
   readonly via: LabelledEvent | null;
 }
-
-/** A short key for a text: its SHA-1 digest (base64). */
-export const digest = (text: string): string => hash('sha1', text, 'base64');
 
 /**
  * Explores every state reachable from `createTurn({ limits })` within `maxDepth` events.

@@ -85,9 +85,9 @@ function neverThrows(record: TraceStep, report: Report): void {
 // on a JSON round trip of the state gives the same result. One run on unfrozen copies serves both
 // the round trip and the mutation check: `step` on a JSON copy of the state (and a copy of the
 // event), which must give the recorded result and leave both copies as they were (a second JSON
-// copy of the state, and the event, say what they were). Measured by `pnpm bench --check`: one
-// `step` and one deep copy fewer per edge than a separate run for each, about a fifth of an edge
-// checked with every re-run.
+// copy of the state, and the event, say what they were): one `step` and one deep copy fewer per
+// edge than a run for each. Measured (checkStep over the 8,292 edges of a maxIterations 1
+// exploration, CPU time, best of 6, load average 14): 42 µs an edge with the re-runs before, 38 after.
 function purityReruns(record: TraceStep, run: StepFunction, report: Report, deterministic: boolean, roundTrip: boolean): void {
   if (record.thrown !== undefined || (!deterministic && !roundTrip)) return;
   if (deterministic) {

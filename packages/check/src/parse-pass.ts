@@ -5,8 +5,10 @@
 // depends on the text alone (core's parseTurnState, no user code), so it can run on another thread;
 // the explorer's results are the same as with the check inline.
 //
-// Measured by `pnpm bench --check`: the parse check is about a third of an exploration's CPU time
-// with the purity re-runs on a sample (core's parseTurnState copies and validates the whole state).
+// Measured by the profile (`node --cpu-prof`, maxIterations 2, purity re-runs on 1 edge in 16): the
+// parse check inline was a third of the exploration (core's parseTurnState copies and validates the
+// whole state); handing the texts over costs the explorer about a tenth, waiting at the ends of the
+// levels a twenty-fifth (load average above 15, where the worker got little of a core).
 // Below `WORKER_AFTER` states it runs inline (starting a worker costs more than it saves), and
 // inline too where the worker's module is not built (the package's TypeScript sources run by a
 // test runner that a worker thread does not go through).
@@ -27,7 +29,8 @@ const STALL_MS = 10_000;
 export interface ParseBatch {
   readonly seq: number;
   readonly indexes: readonly number[];
-  readonly texts: readonly string[];
+  /** The texts one a line (a JSON text has no line break): one string copies across faster than many. */
+  readonly texts: string;
 }
 
 /** Problems found, by the index the explorer gave. */
@@ -94,7 +97,7 @@ export class ParsePass {
         // The worker stopped answering (it could not start, or died): check the rest here.
         this.close();
         for (const batch of this.unanswered.values())
-          batch.texts.forEach((text, i) => {
+          batch.texts.split('\n').forEach((text, i) => {
             const problem = parseProblemOfText(text, this.name);
             if (problem !== undefined) answer.push([batch.indexes[i] as number, problem]);
           });
@@ -143,7 +146,7 @@ export class ParsePass {
 
   private flush(): void {
     if (this.texts.length === 0 || this.port === null) return;
-    const batch: ParseBatch = { seq: this.sent, indexes: this.indexes, texts: this.texts };
+    const batch: ParseBatch = { seq: this.sent, indexes: this.indexes, texts: this.texts.join('\n') };
     this.port.postMessage(batch);
     this.unanswered.set(batch.seq, batch);
     this.usedWorker = true;

@@ -8,7 +8,7 @@ import type { ParseAnswer, ParseBatch } from './parse-pass.js';
 const { port, done, name } = workerData as { port: MessagePort; done: Int32Array; name: string };
 port.on('message', (batch: ParseBatch) => {
   const answer: ParseAnswer = [];
-  batch.texts.forEach((text, i) => {
+  batch.texts.split('\n').forEach((text, i) => {
     const problem = parseProblemOfText(text, name);
     if (problem !== undefined) answer.push([batch.indexes[i] as number, problem]);
   });
