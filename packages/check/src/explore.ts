@@ -14,12 +14,11 @@ import { Interner } from './intern.js';
 import {
   checkStep,
   initialMonitor,
+  parseProblem,
   stateInvariantProblems,
-  stateJson,
   type InvariantNumber,
   type MonitorState,
 } from './invariants.js';
-import { ParsePass } from './parse-pass.js';
 import type { StepFunction } from './logic.js';
 
 export interface ExploreOptions {
@@ -89,18 +88,6 @@ interface Node {
  * if (result.violations.length > 0 || !result.exhaustive) throw new Error('model check failed');
  */
 export function exploreTurn(options: ExploreOptions): ExploreResult {
-  const { parseWorker: _, ...result } = exploreTurnWith(options);
-  return result;
-}
-
-/**
- * `exploreTurn`, with the parse pass's worker started after `parseWorkerAfter` new states
- * (`Infinity`: never); says whether a worker took part. For tests that compare both ways.
- */
-export function exploreTurnWith(
-  options: ExploreOptions,
-  parseWorkerAfter?: number,
-): ExploreResult & { readonly parseWorker: boolean } {
   const started = performance.now();
   const run = options.step ?? coreStep;
   const alphabet = options.events ?? labelledEventsFor;
@@ -119,37 +106,12 @@ export function exploreTurnWith(
   let violationCount = 0;
   let transitions = 0;
 
-  // The violations of the level being explored, each with the order it was met in: the parse pass
-  // answers at the end of the level, and its problems take their places among the others (at most
-  // `maxViolations` of each kind can be among the first `maxViolations`).
-  type Met = { readonly order: number; readonly violation: ExploreViolation };
-  let onEdges: Met[] = [];
-  let order = 0;
-  const parses = new ParsePass('state', parseWorkerAfter);
-  const parsing = new Map<number, { readonly at: Node; readonly entry: LabelledEvent | null }>();
-  const violation = (node: Node, entry: LabelledEvent | null, invariant: InvariantNumber, message: string): ExploreViolation => {
-    const path = pathTo(node);
-    if (entry !== null) path.push(entry);
-    return { invariant, message, path: path.map((e) => e.label), events: path.map((e) => e.event) };
-  };
   const report = (node: Node, entry: LabelledEvent | null, invariant: InvariantNumber, message: string): void => {
     violationCount += 1;
-    const at = order++;
-    if (violations.length + onEdges.length < maxViolations)
-      onEdges.push({ order: at, violation: violation(node, entry, invariant, message) });
-  };
-  const settleLevel = (): void => {
-    const parsed: Met[] = [];
-    for (const [at, problem] of parses.settle()) {
-      violationCount += 1;
-      const where = parsing.get(at);
-      if (where !== undefined && violations.length + parsed.length < maxViolations)
-        parsed.push({ order: at, violation: violation(where.at, where.entry, 3, problem) });
-    }
-    parsing.clear();
-    const met = [...onEdges, ...parsed].sort((a, b) => a.order - b.order);
-    for (const m of met.slice(0, Math.max(0, maxViolations - violations.length))) violations.push(m.violation);
-    onEdges = [];
+    if (violations.length >= maxViolations) return;
+    const path = pathTo(node);
+    if (entry !== null) path.push(entry);
+    violations.push({ invariant, message, path: path.map((e) => e.label), events: path.map((e) => e.event) });
   };
 
   /** True when the node is new; a new distinct state is counted and checked alone (invariant 3). */
@@ -165,65 +127,60 @@ export function exploreTurnWith(
       if (isTerminal(state)) terminalOutcomes[outcomeLabel(state)] = (terminalOutcomes[outcomeLabel(state)] ?? 0) + 1;
       for (const problem of stateInvariantProblems(state, entry === null ? 'state' : 'state after'))
         report(at, entry, 3, problem);
-      let text: string | undefined;
-      try {
-        text = stateJson(state);
-      } catch (error) {
-        report(at, entry, 3, `parseTurnState rejected the state: ${errorMessage(error)}`);
-      }
-      if (text !== undefined) {
-        const index = order++;
-        parsing.set(index, { at, entry });
-        parses.check(text, index);
-      }
+      const problem = parseProblem(state);
+      if (problem !== undefined) report(at, entry, 3, problem);
     }
     return true;
   };
 
   const start: Node = { state: initial, monitor: initialMonitor(initial), parent: null, via: null };
   let frontier: Node[] = [start];
+  visit(initial, start.monitor!, start, null);
   let depth = 0;
-  try {
-    visit(initial, start.monitor!, start, null);
-    while (frontier.length > 0 && depth < options.maxDepth) {
-      const next: Node[] = [];
-      for (const node of frontier) {
-        const state = node.state!;
-        const monitor = node.monitor!;
-        for (const entry of alphabet(state)) {
-          transitions += 1;
-          let record;
-          try {
-            const [after, effects] = run(state, entry.event);
-            record = { state, event: entry.event, next: after, effects };
-          } catch (error) {
-            record = { state, event: entry.event, next: state, effects: [], thrown: errorMessage(error) };
-          }
-          const checked = checkStep(limits, record, depth, monitor, {
-            step: run,
-            purity: transitions % puritySample === 0,
-            parseStates: false,
-            stateInvariants: false,
-          });
-          for (const v of checked.violations) report(node, entry, v.invariant, v.message);
-          if (record.thrown !== undefined) continue;
-          // A terminal state is checked (absorption) but not expanded further than once.
-          if (visit(record.next, checked.monitor, node, entry) && !(isTerminal(state) && record.next === state)) {
-            next.push({ state: record.next, monitor: checked.monitor, parent: node, via: entry });
-          }
+  while (frontier.length > 0 && depth < options.maxDepth) {
+    const next: Node[] = [];
+    for (const node of frontier) {
+      const state = node.state!;
+      const monitor = node.monitor!;
+      for (const entry of alphabet(state)) {
+        transitions += 1;
+        let record;
+        try {
+          const [after, effects] = run(state, entry.event);
+          record = { state, event: entry.event, next: after, effects };
+        } catch (error) {
+          record = { state, event: entry.event, next: state, effects: [], thrown: errorMessage(error) };
         }
-        node.state = null;
-        node.monitor = null;
+        const checked = checkStep(limits, record, depth, monitor, {
+          step: run,
+          purity: transitions % puritySample === 0,
+          parseStates: false,
+          stateInvariants: false,
+        });
+        violationCount += checked.violations.length;
+        for (const v of checked.violations) {
+          if (violations.length >= maxViolations) break;
+          const path = pathTo(node);
+          violations.push({
+            invariant: v.invariant,
+            message: v.message,
+            path: [...path.map((e) => e.label), entry.label],
+            events: [...path.map((e) => e.event), entry.event],
+          });
+        }
+        if (record.thrown !== undefined) continue;
+        // A terminal state is checked (absorption) but not expanded further than once.
+        if (visit(record.next, checked.monitor, node, entry) && !(isTerminal(state) && record.next === state)) {
+          next.push({ state: record.next, monitor: checked.monitor, parent: node, via: entry });
+        }
       }
-      settleLevel();
-      frontier = next;
-      depth += 1;
-      options.onProgress?.({ states: seenStates.size, frontier: frontier.length, depth });
-      if (options.stopAtViolation === true && violationCount > 0) break;
+      node.state = null;
+      node.monitor = null;
     }
-    settleLevel();
-  } finally {
-    parses.close();
+    frontier = next;
+    depth += 1;
+    options.onProgress?.({ states: seenStates.size, frontier: frontier.length, depth });
+    if (options.stopAtViolation === true && violationCount > 0) break;
   }
 
   return {
@@ -236,7 +193,6 @@ export function exploreTurnWith(
     depth,
     exhaustive: frontier.length === 0,
     ms: Math.round(performance.now() - started),
-    parseWorker: parses.usedWorker,
   };
 }
 

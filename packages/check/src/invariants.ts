@@ -206,7 +206,7 @@ function parsesUnchanged(name: string, state: TurnState, report: Report): void {
 }
 
 /** The parse check of a state's JSON text (see `parseProblem`); `name` says which state it is. */
-export function parseProblemOfText(text: string, name: string): string | undefined {
+function parseProblemOfText(text: string, name: string): string | undefined {
   try {
     if (parsedUnchanged.has(text)) return undefined;
     const plain = JSON.parse(text) as { status?: unknown };
