@@ -43,8 +43,8 @@ export type { AgentStep, AgentViolation } from './agent-violation.js';
 import type { CheckedAgent } from './agent-types.js';
 import { freshCallId } from './alphabet.js';
 import type { StepFunction } from './logic.js';
-import { Interner } from './intern.js';
-import { checkStep, initialMonitor, parseProblem, stateInvariantProblems, type MonitorState } from './invariants.js';
+import { digest } from './explore.js';
+import { checkStep, initialMonitor, parseProblem, stateInvariantProblems, stateJson, type MonitorState } from './invariants.js';
 
 export interface CheckAgentOptions extends RulesOptions {
   /** The user's properties, checked on every edge with the built-in ones. */
@@ -141,9 +141,8 @@ export async function checkAgent(agent: CheckedAgent, options: CheckAgentOptions
   const run = options.step ?? coreStep;
   const hasOutputCheck = agent.output !== undefined || agent.check !== undefined;
 
-  const interner = new Interner();
   const seen = new Set<string>();
-  const turnStates = new Set<number>();
+  const turnStates = new Set<string>();
   const terminalOutcomes: Record<string, number> = {};
   const violations: AgentViolation[] = [];
   const broken = new Set<string>();
@@ -153,8 +152,8 @@ export async function checkAgent(agent: CheckedAgent, options: CheckAgentOptions
   /** True when the node is new; a new distinct turn state is counted and parsed (invariant 3, once per state). */
   const visit = (node: Node, step: AgentStep | null): boolean => {
     const w = node.world;
-    const stateKey = interner.idOf(w.turn);
-    const key = `${stateKey}:${interner.idOf(w.usage)}:${interner.idOfText(traceKey(w.trace))}:${interner.idOfText(JSON.stringify(node.monitor))}`;
+    const stateKey = digest(stateJson(w.turn));
+    const key = `${stateKey}${digest(`${JSON.stringify(w.usage)}\n${traceKey(w.trace)}\n${JSON.stringify(node.monitor)}`)}`;
     if (seen.has(key)) return false;
     seen.add(key);
     if (!turnStates.has(stateKey)) {

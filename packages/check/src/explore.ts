@@ -1,21 +1,23 @@
 // Exhaustive breadth-first exploration of the real reducer over the finite alphabet of
 // `alphabet.ts`, checking the invariants on every edge. Nodes are keyed by the turn state plus the
 // invariant monitor, so the history invariants stay sound even when a (buggy) reducer reaches one
-// state along two histories; `states` counts distinct turn states. Keys are exact ids of the JSON
-// values (intern.ts), not their texts. The purity re-runs of invariants 2 and 3 run on one edge in
-// `puritySample`; the checks that depend on a state alone (core's state invariants and
-// parseTurnState, invariant 3) run once per distinct state, on the first edge that reaches it.
+// state along two histories; `states` counts distinct turn states. Keys are SHA-1 digests of the
+// JSON texts (28 characters instead of kilobytes per stored node). The purity re-runs of
+// invariants 2 and 3 run on one edge in `puritySample`; the checks that depend on a state alone
+// (core's state invariants and parseTurnState, invariant 3) run once per distinct state, on the
+// first edge that reaches it.
 
+import { hash } from 'node:crypto';
 import { createTurn, isTerminal, step as coreStep } from '@turnkit/core';
 import { errorMessage } from '@turnkit/core/internal';
 import type { TurnLimitsInput, TurnState } from '@turnkit/core';
 import { labelledEventsFor, type LabelledEvent } from './alphabet.js';
-import { Interner } from './intern.js';
 import {
   checkStep,
   initialMonitor,
   parseProblem,
   stateInvariantProblems,
+  stateJson,
   type InvariantNumber,
   type MonitorState,
 } from './invariants.js';
@@ -80,6 +82,9 @@ interface Node {
   readonly via: LabelledEvent | null;
 }
 
+/** A short key for a text: its SHA-1 digest (base64). */
+export const digest = (text: string): string => hash('sha1', text, 'base64');
+
 /**
  * Explores every state reachable from `createTurn({ limits })` within `maxDepth` events.
  *
@@ -98,9 +103,8 @@ export function exploreTurn(options: ExploreOptions): ExploreResult {
   const initial = createTurn({ id: 'turn-1', limits: options.limits });
   const limits = initial.limits;
 
-  const interner = new Interner();
   const seenNodes = new Set<string>();
-  const seenStates = new Set<number>();
+  const seenStates = new Set<string>();
   const terminalOutcomes: Record<string, number> = {};
   const violations: ExploreViolation[] = [];
   let violationCount = 0;
@@ -116,10 +120,8 @@ export function exploreTurn(options: ExploreOptions): ExploreResult {
 
   /** True when the node is new; a new distinct state is counted and checked alone (invariant 3). */
   const visit = (state: TurnState, monitor: MonitorState, at: Node, entry: LabelledEvent | null): boolean => {
-    const stateKey = interner.idOf(state);
-    // The monitor by its JSON text: its arrays are mostly new on every edge, so ids per object do
-    // not pay for it (measured: 3.9 µs a monitor by ids, 1.5 µs by its text).
-    const nodeKey = `${stateKey}:${interner.idOfText(JSON.stringify(monitor))}`;
+    const stateKey = digest(stateJson(state));
+    const nodeKey = `${stateKey}${digest(JSON.stringify(monitor))}`;
     if (seenNodes.has(nodeKey)) return false;
     seenNodes.add(nodeKey);
     if (!seenStates.has(stateKey)) {
