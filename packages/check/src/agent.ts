@@ -44,7 +44,7 @@ import type { CheckedAgent } from './agent-types.js';
 import { freshCallId } from './alphabet.js';
 import type { StepFunction } from './logic.js';
 import { digest } from './explore.js';
-import { checkStep, initialMonitor, parseProblem, stateJson, type MonitorState } from './invariants.js';
+import { checkStep, initialMonitor, parseProblem, stateInvariantProblems, stateJson, type MonitorState } from './invariants.js';
 
 /**
  * The options of `checkAgent`: the user's properties, the bounds of the exploration, and where to write a
@@ -172,9 +172,9 @@ export async function checkAgent(agent: CheckedAgent, options: CheckAgentOptions
         const label = outcomeOf(w.turn);
         terminalOutcomes[label] = (terminalOutcomes[label] ?? 0) + 1;
       }
-      const problem = parseProblem(w.turn);
-      if (problem !== undefined && node.parent !== null && step !== null)
-        report(node.parent, step, w.trace, 'invariant 3', problem);
+      if (node.parent !== null && step !== null)
+        for (const problem of [...stateInvariantProblems(w.turn, 'state after'), parseProblem(w.turn)])
+          if (problem !== undefined) report(node.parent, step, w.trace, 'invariant 3', problem);
     }
     return true;
   };
@@ -220,6 +220,7 @@ export async function checkAgent(agent: CheckedAgent, options: CheckAgentOptions
           step: run,
           purity: transitions % puritySample === 0,
           parseStates: false,
+          stateInvariants: false,
         });
         for (const v of checked.violations) report(node, step, world.trace, `invariant ${v.invariant}`, v.message);
         if (thrown !== undefined) continue;

@@ -3,14 +3,24 @@
 // invariant monitor, so the history invariants stay sound even when a (buggy) reducer reaches one
 // state along two histories; `states` counts distinct turn states. Keys are SHA-1 digests of the
 // JSON texts (28 characters instead of kilobytes per stored node). The purity re-runs of
-// invariants 2 and 3 run on one edge in `puritySample`; parseTurnState runs once per distinct state.
+// invariants 2 and 3 run on one edge in `puritySample`; the checks that depend on a state alone
+// (core's state invariants and parseTurnState, invariant 3) run once per distinct state, on the
+// first edge that reaches it.
 
 import { hash } from 'node:crypto';
 import { createTurn, isTerminal, step as coreStep } from '@turnkit/core';
 import { errorMessage } from '@turnkit/core/internal';
 import type { TurnLimitsInput, TurnState } from '@turnkit/core';
 import { labelledEventsFor, type LabelledEvent } from './alphabet.js';
-import { checkStep, initialMonitor, parseProblem, stateJson, type InvariantNumber, type MonitorState } from './invariants.js';
+import {
+  checkStep,
+  initialMonitor,
+  parseProblem,
+  stateInvariantProblems,
+  stateJson,
+  type InvariantNumber,
+  type MonitorState,
+} from './invariants.js';
 import type { StepFunction } from './logic.js';
 
 export interface ExploreOptions {
@@ -115,7 +125,7 @@ export function exploreTurn(options: ExploreOptions): ExploreResult {
     violations.push({ invariant, message, path: path.map((e) => e.label), events: path.map((e) => e.event) });
   };
 
-  /** True when the node is new; a new distinct state is counted and parsed (invariant 3). */
+  /** True when the node is new; a new distinct state is counted and checked alone (invariant 3). */
   const visit = (state: TurnState, monitor: MonitorState, at: Node, entry: LabelledEvent | null): boolean => {
     const stateKey = digest(stateJson(state));
     const nodeKey = `${stateKey}${digest(JSON.stringify(monitor))}`;
@@ -124,6 +134,8 @@ export function exploreTurn(options: ExploreOptions): ExploreResult {
     if (!seenStates.has(stateKey)) {
       seenStates.add(stateKey);
       if (isTerminal(state)) terminalOutcomes[outcomeLabel(state)] = (terminalOutcomes[outcomeLabel(state)] ?? 0) + 1;
+      for (const problem of stateInvariantProblems(state, entry === null ? 'state' : 'state after'))
+        report(at, entry, 3, problem);
       const problem = parseProblem(state);
       if (problem !== undefined) report(at, entry, 3, problem);
     }
@@ -152,6 +164,7 @@ export function exploreTurn(options: ExploreOptions): ExploreResult {
           step: run,
           purity: transitions % puritySample === 0,
           parseStates: false,
+          stateInvariants: false,
         });
         violationCount += checked.violations.length;
         for (const v of checked.violations) {

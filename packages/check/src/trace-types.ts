@@ -50,4 +50,10 @@ export interface CheckOptions {
    * exploration turns it off and runs `parseProblem` once per distinct state instead.
    */
   readonly parseStates?: boolean;
+  /**
+   * Core's cross-field state invariants (`stateProblems`) hold for both states of the step
+   * (invariant 3). Default true. An exploration turns it off and checks each distinct state once
+   * instead (`stateInvariantProblems`).
+   */
+  readonly stateInvariants?: boolean;
 }
