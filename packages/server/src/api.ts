@@ -39,6 +39,7 @@ import {
   ThreadQuery,
   TurnPage,
   TurnParams,
+  ThreadStreamEvent,
   TurnStreamEvent,
 } from './schemas.js';
 import { asSent } from './shapes.js';
@@ -159,6 +160,7 @@ export const routes = {
     responses: { 200: json(StoredThread, 'The thread.'), 404: json(ErrorBody, 'No such thread.'), ...errors },
   }),
   threadEvents: createRoute({
+    operationId: 'streamThread',
     method: 'get',
     path: '/threads/{id}/events',
     summary:
@@ -166,9 +168,9 @@ export const routes = {
     description:
       "Events `message`, `notice` and `status` (data: the store's thread watch event as JSON, with its `turnId`; id: its place in the thread's stream, from 1), then `end`. Resume with `after` (a place) or the Last-Event-ID header.",
     security,
-    request: { params: ThreadParams, query: EventsQuery },
+    request: { params: ThreadParams, query: EventsQuery, headers: EventsHeaders },
     responses: {
-      200: { content: { 'text/event-stream': { schema: { type: 'string' } } }, description: 'An event stream.' },
+      200: { content: { 'text/event-stream': { schema: ThreadStreamEvent } }, description: 'An event stream.' },
       404: json(ErrorBody, 'No such thread.'),
       ...errors,
     },

@@ -110,6 +110,25 @@ export const TurnStreamEvent = z
       'One server-sent event of the stream: its `event` and `id` fields, and its `data` line (JSON of the schema shown). The stream ends with `end`, or with `error` when the server failed.',
   });
 
+const placeId = z.string().openapi({ description: "The event's place in the thread's stream (from 1), as text." });
+const ofTurn = { turnId: z.string().openapi({ description: 'The turn of the thread the event belongs to.' }) };
+/**
+ * One server-sent event of a thread's stream: a turn's watch event with its `turnId`, numbered by
+ * its place in the thread's stream. The stream ends with `end`, or `error` when the server fails.
+ */
+export const ThreadStreamEvent = z
+  .discriminatedUnion('event', [
+    z.object({ event: z.literal('message'), id: placeId, data: MessageEvent.extend(ofTurn).openapi('ThreadMessageEvent') }),
+    z.object({ event: z.literal('notice'), id: placeId, data: NoticeEvent.extend(ofTurn).openapi('ThreadNoticeEvent') }),
+    z.object({ event: z.literal('status'), id: placeId, data: StatusEvent.extend(ofTurn).openapi('ThreadStatusEvent') }),
+    z.object({ event: z.literal('end'), data: z.object({}).strict() }),
+    z.object({ event: z.literal('error'), data: z.object({ message: z.string() }) }),
+  ])
+  .openapi('ThreadStreamEvent', {
+    description:
+      "One server-sent event of a thread's stream: its `event` and `id` fields, and its `data` line (JSON of the schema shown). The stream ends with `end` once the thread is closed and its last turn ended, or with `error` when the server failed.",
+  });
+
 export const ThreadParams = z.object({ id: Id.openapi({ param: { name: 'id', in: 'path' }, example: 'customer-42' }) });
 
 export const ThreadPage = z.object({ threads: z.array(ThreadSummary), cursor: z.string().nullable() }).openapi('ThreadPage');

@@ -250,7 +250,7 @@ describe('the OpenAPI description', () => {
       if (found !== undefined) expect(check(found.path, found.method, status, type, body), operation).toBe(null);
     };
     for (const reply of replies) {
-      if (reply.operation !== 'streamTurn') {
+      if (reply.operation !== 'streamTurn' && reply.operation !== 'streamThread') {
         validate(reply.operation, reply.status, 'application/json', reply.body);
         continue;
       }
@@ -259,7 +259,7 @@ describe('the OpenAPI description', () => {
       expect(events.map((e) => e.event)).toContain('status');
       expect(events.at(-1)?.event).toBe('end');
       for (const event of events)
-        validate('streamTurn', 200, 'text/event-stream', {
+        validate(reply.operation, 200, 'text/event-stream', {
           event: event.event,
           ...(event.id === undefined ? {} : { id: event.id }),
           data: JSON.parse(event.data),

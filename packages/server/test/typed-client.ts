@@ -84,6 +84,9 @@ export async function exercise(url: string, token: string): Promise<{ replies: R
   keep('getThread', thread);
   summary.push('thread turns ' + String(thread.data?.turns.length) + ' grants ' + String(thread.data?.grants.length));
   keep('closeThread', await client.POST('/threads/{id}/close', { params: { path: { id: 'typed-1' } } }));
+  // Closed, and its one turn ended: the thread's stream gives its history, then ends.
+  const threadEvents = await client.GET('/threads/{id}/events', { params: { path: { id: 'typed-1' }, query: { after: 0 } }, parseAs: 'text' });
+  replies.push({ operation: 'streamThread', status: threadEvents.response.status, body: threadEvents.data });
   return { replies, summary, turn: id };
 }
 `;
