@@ -10,9 +10,6 @@ import * as z from 'zod';
 import { defineTool, type ToolDefinition } from './define.js';
 import type { AnyTool } from './config.js';
 
-/** The names the runtime tools take; a tool of the agent's own must not use them. */
-export const AGENT_TOOL_NAMES: readonly string[] = Object.freeze(['transfer_task', 'handoff', 'change_model']);
-
 /** An agent another one may delegate to or hand off to, as the runtime tools describe it. */
 export interface AgentTarget {
   readonly name: string;

@@ -41,4 +41,3 @@ export { BudgetLedger } from './budget.js';
 export type { BudgetLimits } from './budget.js';
 export { validateInput } from './stages/normalise.js';
 export type { Subject } from './stages/hooks.js';
-export { AGENT_TOOL_NAMES } from './agent-tools.js';

@@ -25,7 +25,7 @@ export interface ScenarioAgent {
 }
 
 /** The options a multi-agent scenario passes to the interpreter under test: the root agent's and the turn's. */
-export interface AgentRunOptions {
+export interface AgentScenarioOptions {
   readonly id: string;
   readonly name: string;
   readonly model: Model;
@@ -44,19 +44,19 @@ export interface AgentRunOptions {
 }
 
 /** What a multi-agent scenario reads from a result: a conformance result whose pending calls name their agents. */
-export type AgentRunResult = ConformanceResult & { readonly childTranscripts?: Readonly<Record<string, readonly Message[]>> };
+export type AgentScenarioResult = ConformanceResult & { readonly childTranscripts?: Readonly<Record<string, readonly Message[]>> };
 
 /** Runs a multi-agent turn (`runTurn` of @turnkit/inline takes these options as they are). */
-export type AgentRun = (options: AgentRunOptions) => Promise<AgentRunResult>;
+export type RunAgents = (options: AgentScenarioOptions) => Promise<AgentScenarioResult>;
 /** Continues a suspended multi-agent turn with decisions. */
-export type AgentResume = (
-  options: Omit<AgentRunOptions, 'input'> & {
+export type ResumeAgents = (
+  options: Omit<AgentScenarioOptions, 'input'> & {
     readonly state: unknown;
     readonly transcript: readonly Message[];
     readonly childTranscripts?: Readonly<Record<string, readonly Message[]>>;
     readonly decisions: Record<string, ApprovalDecision>;
   },
-) => Promise<AgentRunResult>;
+) => Promise<AgentScenarioResult>;
 
 interface AgentProbe {
   readonly executed: string[];
@@ -64,7 +64,7 @@ interface AgentProbe {
 }
 
 interface AgentScenarioRun {
-  readonly options: AgentRunOptions;
+  readonly options: AgentScenarioOptions;
   /** The scripted model of each agent, by name. */
   readonly models: Readonly<Record<string, ScriptedModel>>;
   readonly probe: AgentProbe;
@@ -76,11 +76,11 @@ export interface AgentScenario {
   readonly about: string;
   setup(): AgentScenarioRun;
   readonly expected: ExpectedOutcome;
-  verify?(result: AgentRunResult, run: AgentScenarioRun): void;
+  verify?(result: AgentScenarioResult, run: AgentScenarioRun): void;
   readonly resume?: {
     readonly decisions: Record<string, ApprovalDecision>;
     readonly expected: ExpectedOutcome;
-    verify?(result: AgentRunResult, run: AgentScenarioRun): void;
+    verify?(result: AgentScenarioResult, run: AgentScenarioRun): void;
   };
 }
 
@@ -162,7 +162,7 @@ function tree(options: TreeOptions): () => AgentScenarioRun {
       model: models.writer,
     };
     const decide = options.approve;
-    const run: AgentRunOptions = {
+    const run: AgentScenarioOptions = {
       id: 'agents-turn',
       name: 'supervisor',
       model: models.supervisor,
@@ -386,7 +386,7 @@ export const agentScenarios: readonly AgentScenario[] = [
 ];
 
 /** Runs one multi-agent scenario (and its resume, when `resume` is given); throws an Error listing every difference. */
-export async function runAgentScenario(scenario: AgentScenario, run: AgentRun, resume?: AgentResume): Promise<void> {
+export async function runAgentScenario(scenario: AgentScenario, run: RunAgents, resume?: ResumeAgents): Promise<void> {
   const setup = scenario.setup();
   const result = await run(setup.options);
   const problems = compareOutcome(result, scenario.expected);

@@ -9,7 +9,7 @@ import { describe, it } from 'vitest';
 import { runScenario, type ConformanceOptions } from './run-scenario.js';
 import { scenarios } from './scenarios.js';
 import type { ConformanceRun } from './types.js';
-import { agentScenarios, runAgentScenario, type AgentResume, type AgentRun } from './agent-scenarios.js';
+import { agentScenarios, runAgentScenario, type ResumeAgents, type RunAgents } from './agent-scenarios.js';
 
 export type { ConformanceOptions } from './run-scenario.js';
 
@@ -34,7 +34,7 @@ export function interpreterConformance(name: string, run: ConformanceRun, option
  * @example
  * agentConformance('inline', runTurn, resumeTurn);
  */
-export function agentConformance(name: string, run: AgentRun, resume?: AgentResume): void {
+export function agentConformance(name: string, run: RunAgents, resume?: ResumeAgents): void {
   describe(`multi-agent conformance: ${name}`, () => {
     for (const scenario of agentScenarios) it(scenario.name, () => runAgentScenario(scenario, run, resume));
   });

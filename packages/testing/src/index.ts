@@ -9,7 +9,7 @@ export type { TestTurn } from './interpreter.js';
 export { runScenario } from './run-scenario.js';
 export { scenarios } from './scenarios.js';
 export { agentScenarios, runAgentScenario } from './agent-scenarios.js';
-export type { AgentResume, AgentRun, AgentRunOptions, AgentRunResult, AgentScenario, ScenarioAgent } from './agent-scenarios.js';
+export type { ResumeAgents, RunAgents, AgentScenarioOptions, AgentScenarioResult, AgentScenario, ScenarioAgent } from './agent-scenarios.js';
 export { runThreadScenario, threadScenarios } from './thread-scenarios.js';
 export type {
   ConformanceThreadOptions,
