@@ -44,7 +44,9 @@ export interface AgentScenarioOptions {
 }
 
 /** What a multi-agent scenario reads from a result: a conformance result whose pending calls name their agents. */
-export type AgentScenarioResult = ConformanceResult & { readonly childTranscripts?: Readonly<Record<string, readonly Message[]>> };
+export type AgentScenarioResult = ConformanceResult & {
+  readonly childTranscripts?: Readonly<Record<string, readonly Message[]>>;
+};
 
 /** Runs a multi-agent turn (`runTurn` of @turnkit/inline takes these options as they are). */
 export type RunAgents = (options: AgentScenarioOptions) => Promise<AgentScenarioResult>;
