@@ -104,7 +104,12 @@ export function agentDirectory(root: Named, fn: string): AgentDirectory {
   };
   visit(root, 'the agent');
   const directory = new Map<string, AgentEntry>();
-  for (const [name, options] of found) {
+  for (const [name, own] of found) {
+    // The turn's execution wrapper (a tracer's, say) wraps every agent's tools unless one has its own.
+    const options =
+      own === root || own.wrapExecution !== undefined || root.wrapExecution === undefined
+        ? own
+        : { ...own, wrapExecution: root.wrapExecution };
     const withTools = withAgentTools({ ...options, name }, fn);
     directory.set(name, { options: withTools, dispatcher: dispatcherMaker(withTools, fn), limits: entryLimits(options, fn) });
   }
