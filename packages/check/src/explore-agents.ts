@@ -253,7 +253,7 @@ function turnEvents(state: TurnState, tool: Omit<ToolCall, 'id'>, childLimits: T
     case 'ready':
       out.push(['start', { type: 'start', input: 'When did the bridge open?' }]);
       break;
-    case 'calling_model':
+    case 'calling_model': {
       out.push(['reply_text', { type: 'model_responded', response: { text: 'Done.', toolCalls: [] } }]);
       out.push([`reply_${tool.name}`, { type: 'model_responded', response: { text: '', toolCalls: [{ id, ...tool }] } }]);
       // Two calls in one reply: for the parent, two children that run one after the other.
@@ -273,6 +273,7 @@ function turnEvents(state: TurnState, tool: Omit<ToolCall, 'id'>, childLimits: T
       ]);
       out.push(['model_failed', { type: 'model_failed', error: { kind: 'provider_error', message: 'down' } }]);
       break;
+    }
     case 'dispatching': {
       const calls = state.batch?.calls ?? [];
       out.push(['tools_completed', { type: 'tools_completed', results: calls.map(result) }]);
