@@ -99,7 +99,7 @@ export function exploreAgents(options: ExploreAgentsOptions): ExploreAgentsResul
           if (violations.length < 50) violations.push({ invariant, message, path });
         };
         let after: TurnState;
-        let effects: Effect[];
+        let effects: readonly Effect[];
         try {
           [after, effects] = run(node.state, event);
         } catch (error) {

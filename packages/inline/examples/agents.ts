@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { defineTool } from '@turnkit/dispatch';
-import { runTurn, type AgentDefinition } from '@turnkit/inline';
+import { runTurn, type NamedAgent } from '@turnkit/inline';
 import { agentTimeline, call, scriptedModel, text, toolCalls } from '@turnkit/testing';
 
 const search = defineTool({
@@ -12,7 +12,7 @@ const search = defineTool({
 });
 
 // Each agent has its own model (scripted here: the same replies on every run), prompt and tools.
-const researcher: AgentDefinition = {
+const researcher: NamedAgent = {
   name: 'researcher',
   description: 'Looks facts up in the library notes.',
   system: 'You research. Answer with the facts you found.',
@@ -20,7 +20,7 @@ const researcher: AgentDefinition = {
   tools: [search],
   limits: { maxIterations: 3 },
 };
-const writer: AgentDefinition = {
+const writer: NamedAgent = {
   name: 'writer',
   description: 'Writes the final answer for the user.',
   system: 'You write short, friendly answers.',

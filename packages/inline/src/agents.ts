@@ -12,7 +12,7 @@ import type { TurnLimits } from '@turnkit/core/internal';
 import { agentTools, type AgentTarget, type Dispatcher } from '@turnkit/dispatch';
 import type { HandlerContext } from './driver-types.js';
 import { dispatcherMaker, startTranscript, withRetryOptions } from './options.js';
-import type { AgentDefinition, AgentOptions } from './types.js';
+import type { NamedAgent, AgentOptions } from './types.js';
 
 /** One agent of a turn's tree, checked once: its options, the maker of its dispatcher (runtime tools included), its limits. */
 export interface AgentEntry {
@@ -58,7 +58,7 @@ export function withAgentTools<T extends Named>(options: T, fn: string): T {
   return { ...options, tools: [...(options.tools ?? []), ...runtime] };
 }
 
-function target(definition: AgentDefinition): AgentTarget {
+function target(definition: NamedAgent): AgentTarget {
   const base = { name: definition.name, description: definition.description, limits: entryLimits(definition, 'agent') };
   return definition.system === undefined ? base : { ...base, system: definition.system };
 }
@@ -91,7 +91,7 @@ export function agentDirectory(root: Named, fn: string): AgentDirectory {
       const list = agent[key];
       if (list === undefined) continue;
       if (!Array.isArray(list)) throw new TypeError(`${fn}: agent '${name}' option \`${key}\` must be an array of agents.`);
-      list.forEach((other: AgentDefinition, i) => {
+      list.forEach((other: NamedAgent, i) => {
         if (other === null || typeof other !== 'object')
           throw new TypeError(`${fn}: agent '${name}' ${key}[${i}] is not an agent.`);
         if (typeof other.description !== 'string' || other.description === '')

@@ -103,9 +103,9 @@ export interface RunTurnOptions {
   /** What this agent is for: an agent that may delegate or hand off to it shows its model this. */
   readonly description?: string;
   /** Agents it may give a task to (`transfer_task`): each task runs as a child turn of that agent. */
-  readonly delegates?: readonly AgentDefinition[];
+  readonly delegates?: readonly NamedAgent[];
   /** Agents it may hand the rest of the turn over to (`handoff`). */
-  readonly handoffs?: readonly AgentDefinition[];
+  readonly handoffs?: readonly NamedAgent[];
   /** Models it may switch to for the rest of the turn (`change_model`): model ids, as a tool's `model` names one. */
   readonly models?: readonly string[];
   /** Earlier messages of the conversation. */
@@ -265,7 +265,7 @@ export type AgentOptions = Omit<RunTurnOptions, 'input' | 'transcript' | 'signal
  * An agent another may delegate to or hand off to: an agent's options with its `name` and
  * `description`. Its `approve`, observers and `signal` are the turn's (the root's), not its own.
  */
-export type AgentDefinition = AgentOptions & { readonly name: string; readonly description: string };
+export type NamedAgent = AgentOptions & { readonly name: string; readonly description: string };
 
 /** What may differ from run to run. Given here, `model`, `approve` and the observers replace the agent's. */
 export interface AgentRunOptions {

@@ -6,7 +6,7 @@ import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import type { Effect, ParkedCall } from '@turnkit/core';
 import { defineTool } from '@turnkit/dispatch';
-import { createAgent, resumeTurn, runTurn, type AgentDefinition } from '@turnkit/inline';
+import { createAgent, resumeTurn, runTurn, type NamedAgent } from '@turnkit/inline';
 import { call, scriptedModel, text, toolCalls, transcriptLines } from '@turnkit/testing';
 
 const search = defineTool({
@@ -25,7 +25,7 @@ const publish = defineTool({
 });
 
 function agents() {
-  const researcher: AgentDefinition = {
+  const researcher: NamedAgent = {
     name: 'researcher',
     description: 'Finds facts in the notes.',
     system: 'You research.',
@@ -36,7 +36,7 @@ function agents() {
     tools: [search],
     limits: { maxIterations: 3 },
   };
-  const writer: AgentDefinition = {
+  const writer: NamedAgent = {
     name: 'writer',
     description: 'Writes the answer.',
     system: 'You write.',
@@ -136,7 +136,7 @@ describe('a supervisor that delegates and hands off', () => {
 
 describe("a child's parked call", () => {
   function parkingTree() {
-    const editor: AgentDefinition = {
+    const editor: NamedAgent = {
       name: 'editor',
       description: 'Publishes pages.',
       system: 'You edit.',
