@@ -14,3 +14,54 @@ describe('the timeline', () => {
     expect(strip(out)).toBe('hook   ✗ deploy call_2 blocked by hook \'freeze\': "Deploys are frozen."\n');
   });
 });
+
+describe('the timeline of a tree of agents', () => {
+  it("shows a child turn's task, calls, results and end, each line led by its agent", async () => {
+    const { runTurn } = await import('@turnkit/inline');
+    const { call, scriptedModel, text, toolCalls } = await import('@turnkit/testing');
+    const { defineTool } = await import('@turnkit/dispatch');
+    const { z } = await import('zod');
+    const search = defineTool({
+      name: 'search',
+      description: 'Searches.',
+      input: z.object({ q: z.string() }),
+      readOnly: true,
+      execute: () => 'opened in 1932',
+    });
+    let out = '';
+    const timeline = new Timeline({ write: (t) => (out += t), spinner: false, streaming: false, checksOutput: false });
+    await runTurn({
+      name: 'supervisor',
+      model: scriptedModel([toolCalls(call('transfer_task', { agent: 'researcher', task: 'When?' })), text('In 1932.')]),
+      delegates: [
+        {
+          name: 'researcher',
+          description: 'Finds facts.',
+          model: scriptedModel([toolCalls(call('search', { q: 'bridge' })), text('1932')]),
+          tools: [search],
+        },
+      ],
+      input: 'When did it open?',
+      onEffect: timeline.onEffect,
+      onStep: timeline.onStep,
+    });
+    const lines = strip(out)
+      .split('\n')
+      .map((l) => l.replace(/ · [\d.]+ ?m?s$/, ''));
+    expect(lines).toEqual([
+      'model  call 1 · 1 tool call',
+      'tool   → transfer_task call_1 {"agent":"researcher","task":"When?"}',
+      'researcher │ task   When?',
+      'researcher │ model  call 2 · 1 tool call',
+      'researcher │ tool   → search call_1 {"q":"bridge"}',
+      'researcher │ tool   ✓ search call_1 → "opened in 1932"',
+      'researcher │ model  call 3 · answer',
+      'researcher │        1932',
+      'researcher │ end    ✔ completed',
+      'tool   ✓ transfer_task call_1 → "1932"',
+      'model  call 4 · answer',
+      '       In 1932.',
+      '',
+    ]);
+  });
+});
