@@ -696,10 +696,36 @@ function applyActions(next: Draft, results: readonly ToolResult[], effects: Effe
     if (action === undefined || next.agents === null) continue;
     if (action.type === 'handoff') {
       next.agents = { ...next.agents, agent: action.agent, model: null };
-      next.limits = stricterLimits(next.limits, validateLimits(action.limits));
+      // The batch being applied is a round: the turn's round once it is, the floor of maxIterations.
+      next.limits = withinCounters(stricterLimits(next.limits, validateLimits(action.limits)), next, next.round + 1);
       if (action.system !== undefined) effects.push(append({ role: 'system', content: action.system }));
     } else if (action.type === 'change_model') next.agents = { ...next.agents, model: action.model };
   }
+}
+
+/**
+ * Limits a handoff made stricter, never below what the turn has already used: a limit already
+ * reached is reached (the next check stops the turn or forces its final answer), and the state
+ * stays one `parseTurnState` accepts.
+ */
+function withinCounters(limits: TurnState['limits'], state: TurnState, round: number): TurnState['limits'] {
+  const { budget } = limits;
+  const floor = (max: number | undefined, used: number): number | undefined =>
+    max === undefined ? undefined : Math.max(max, used);
+  const modelCalls = floor(budget.maxModelCalls, state.usage.modelCalls);
+  const toolCalls = floor(budget.maxToolCalls, state.usage.toolCalls);
+  return validateLimits({
+    ...limits,
+    maxIterations: Math.max(limits.maxIterations, round),
+    maxOutputRepairs: Math.max(limits.maxOutputRepairs, state.repairs),
+    loopRecoveries: Math.max(limits.loopRecoveries, state.recoveries),
+    loopThreshold: limits.loopThreshold === 0 ? 0 : Math.max(limits.loopThreshold, state.repeats),
+    budget: {
+      ...budget,
+      ...(modelCalls === undefined ? {} : { maxModelCalls: modelCalls }),
+      ...(toolCalls === undefined ? {} : { maxToolCalls: toolCalls }),
+    },
+  });
 }
 
 /** The batch's results are in, some of them `transfer_task` calls: their child turns run before the batch is applied. */

@@ -254,6 +254,26 @@ describe('handoff and change_model', () => {
     expect(state.limits.budget).toEqual({ maxToolCalls: 9 });
   });
 
+  it('a handoff to stricter limits than the turn has used: the limit counts as reached, and the state reads back', () => {
+    const handoff: AgentAction = { type: 'handoff', agent: 'writer', limits: { maxIterations: 1, budget: { maxModelCalls: 1 } } };
+    const first = call('a1', 'search');
+    const [state, effects] = run(
+      createTurn({ id: 't', agent: 'supervisor', limits: { maxIterations: 5 } }),
+      { type: 'start' },
+      calls(first),
+      { type: 'tools_completed', results: [ok(first, 'x')] },
+      { type: 'compacted' },
+      calls(h),
+      { type: 'tools_completed', results: [ok(h, 'Handed off to writer.', handoff)] },
+    );
+    expect(state.limits.maxIterations).toBe(2);
+    expect(state.limits.budget.maxModelCalls).toBe(2);
+    expect(parseTurnState(JSON.stringify(state))).toEqual(state);
+    const [stoppedState] = step(state, { type: 'compacted' });
+    expect(stoppedState.outcome).toEqual({ status: 'stopped', stopReason: 'budget_exhausted', output: null });
+    expect(effects.some((e) => e.type === 'done')).toBe(false);
+  });
+
   it('change_model: every later call uses the model; a one-shot override wins once; a forced final call keeps the model', () => {
     const [state, effects] = run(
       createTurn({ id: 't', agent: 'a', limits: { maxIterations: 2 } }),
