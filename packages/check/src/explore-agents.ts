@@ -24,6 +24,7 @@ import { digest, outcomeLabel } from './explore.js';
 import { stateJson } from './invariants.js';
 import type { StepFunction } from './logic.js';
 
+/** What `exploreAgents` explores: the two agents' limits and how deep. */
 export interface ExploreAgentsOptions {
   /** The parent's limits. */
   readonly parent: TurnLimitsInput;
@@ -34,6 +35,7 @@ export interface ExploreAgentsOptions {
   readonly step?: StepFunction;
 }
 
+/** A broken multi-agent invariant (A1–A6), with the events that lead to it. */
 export interface AgentsViolation {
   readonly invariant: 'A1' | 'A2' | 'A3' | 'A4' | 'A5' | 'A6';
   readonly message: string;
@@ -41,6 +43,7 @@ export interface AgentsViolation {
   readonly path: readonly string[];
 }
 
+/** What `exploreAgents` found: distinct states, edges, how the turns ended, and the violations. */
 export interface ExploreAgentsResult {
   readonly states: number;
   readonly transitions: number;

@@ -193,6 +193,7 @@ const delegate = (task = 'When did the bridge open?') => call('transfer_task', {
 // ---------------------------------------------------------------------------------------------
 // The corpus
 
+/** The multi-agent scenarios every interpreter that runs trees of agents passes (`agentConformance`). */
 export const agentScenarios: readonly AgentScenario[] = [
   {
     name: 'delegate, then hand off',
