@@ -1,4 +1,8 @@
 import { describe, expect, it } from 'vitest';
+import { z } from 'zod';
+import { defineTool } from '@turnkit/dispatch';
+import { runTurn } from '@turnkit/inline';
+import { call, scriptedModel, text, toolCalls } from '@turnkit/testing';
 import { Timeline } from '../src/timeline.js';
 
 const strip = (text: string): string => text.replace(/\u001b\[[0-9;]*m/g, '');
@@ -17,10 +21,6 @@ describe('the timeline', () => {
 
 describe('the timeline of a tree of agents', () => {
   it("shows a child turn's task, calls, results and end, each line led by its agent", async () => {
-    const { runTurn } = await import('@turnkit/inline');
-    const { call, scriptedModel, text, toolCalls } = await import('@turnkit/testing');
-    const { defineTool } = await import('@turnkit/dispatch');
-    const { z } = await import('zod');
     const search = defineTool({
       name: 'search',
       description: 'Searches.',
