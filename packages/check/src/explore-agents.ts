@@ -130,6 +130,55 @@ export function exploreAgents(options: ExploreAgentsOptions): ExploreAgentsResul
   };
 }
 
+/**
+ * Walks one path of a parent with one child, choosing the event at each step by `choices` (index
+ * into the alphabet, modulo its size), and checks A1–A6 on every edge: the exploration's checks
+ * on paths longer than an exhaustive run reaches (fast-check generates the choices).
+ */
+export function walkAgents(
+  options: Omit<ExploreAgentsOptions, 'maxDepth'> & {
+    readonly choices: readonly number[];
+    /** The step at which the path cancels (the alphabet offers no cancel at any other step); default: any step may. */
+    readonly cancelAt?: number;
+  },
+): {
+  readonly violations: readonly AgentsViolation[];
+  readonly state: TurnState;
+  readonly path: readonly string[];
+} {
+  const run = options.step ?? coreStep;
+  const initial = createTurn({ id: 'parent', agent: 'supervisor', limits: options.parent });
+  const violations: AgentsViolation[] = [];
+  let state = initial;
+  let history = NO_HISTORY;
+  const path: string[] = [];
+  for (const [index, choice] of options.choices.entries()) {
+    if (isTerminal(state)) break;
+    const offered = agentsAlphabet(state, options.child);
+    const cancelAt = options.cancelAt;
+    const alphabet =
+      cancelAt === undefined
+        ? offered
+        : index === cancelAt
+          ? offered.filter(([label]) => label === 'cancel')
+          : offered.filter(([label]) => label !== 'cancel');
+    const [label, event] = alphabet[choice % alphabet.length] as [string, TurnEvent];
+    path.push(label);
+    const report: Report = (invariant, message) => void violations.push({ invariant, message, path: [...path] });
+    let after: TurnState;
+    let effects: readonly Effect[];
+    try {
+      [after, effects] = run(state, event);
+    } catch (error) {
+      report('A6', `step threw: ${errorMessage(error)}`);
+      break;
+    }
+    history = checkEdge(state, event, after, effects, history, initial, report);
+    state = after;
+  }
+  return { violations, state, path };
+}
+
 type Report = (invariant: AgentsViolation['invariant'], message: string) => void;
 
 /** Checks one edge and returns the history after it. */
