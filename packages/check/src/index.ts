@@ -2,6 +2,8 @@
 // trace, fast-check arbitraries of events, and the reader-level statechart with its diagrams.
 export { exploreTurn } from './explore.js';
 export type { ExploreResult } from './explore.js';
+export { exploreAgents } from './explore-agents.js';
+export type { AgentsViolation, ExploreAgentsOptions, ExploreAgentsResult } from './explore-agents.js';
 export { checkInvariants, traceFrom } from './invariants.js';
 export type { Violation } from './invariants.js';
 export type { StepFunction } from './logic.js';

@@ -20,6 +20,8 @@ export type TurnSpecEvent =
   | { type: 'TOOLS_STOP' }
   | { type: 'TOOLS_PARKED' }
   | { type: 'TOOLS_INCOMPLETE' }
+  | { type: 'TOOLS_DELEGATE' }
+  | { type: 'CHILD_DONE' }
   | { type: 'APPROVE' }
   | { type: 'REJECT' }
   | { type: 'EXPIRE' }
@@ -89,6 +91,7 @@ export const turnSpec = setup({
         TOOLS_STOP: { target: 'stopped', description: 'hook_stopped' },
         TOOLS_PARKED: 'awaiting_approval',
         TOOLS_INCOMPLETE: { target: 'failed', description: 'incomplete_batch' },
+        TOOLS_DELEGATE: { target: 'delegating', description: 'transfer_task: a child turn runs' },
       },
     },
     awaiting_approval: {
@@ -99,7 +102,10 @@ export const turnSpec = setup({
       },
     },
     executing_approved: {
-      on: { APPROVED_DONE: 'steering' },
+      on: { APPROVED_DONE: 'steering', TOOLS_DELEGATE: 'delegating' },
+    },
+    delegating: {
+      on: { CHILD_DONE: { target: 'steering', description: "the child's end is the call's result" } },
     },
     steering: {
       on: {

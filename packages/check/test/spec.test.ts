@@ -25,6 +25,8 @@ const ALL_EVENTS: SpecType[] = [
   'TOOLS_STOP',
   'TOOLS_PARKED',
   'TOOLS_INCOMPLETE',
+  'TOOLS_DELEGATE',
+  'CHILD_DONE',
   'APPROVE',
   'REJECT',
   'EXPIRE',
@@ -52,7 +54,8 @@ function limitsFor(path: readonly SpecType[]): TurnLimitsInput {
   let maxToolCalls: number | undefined;
   for (const type of path) {
     if (type === 'REPLY_TOOLS') toolCalls += 1;
-    if (type === 'TOOLS_DONE' || type === 'REJECT' || type === 'EXPIRE' || type === 'APPROVED_DONE') rounds += 1;
+    if (type === 'TOOLS_DONE' || type === 'REJECT' || type === 'EXPIRE' || type === 'APPROVED_DONE' || type === 'CHILD_DONE')
+      rounds += 1;
     if (type === 'COMPACTED_AT_LIMIT') maxIterations = rounds;
     if (type === 'COMPACTED_OVER_BUDGET') maxToolCalls = toolCalls;
     if (type === 'REPAIR') repairs += 1;
@@ -112,6 +115,22 @@ function concrete(type: SpecType, state: TurnState): TurnEvent | { type: string;
       return { type: 'approval_expired' };
     case 'APPROVED_DONE':
       return { type: 'approved_tools_completed', results: results(approved) };
+    // Every call of the batch is a transfer_task whose child runs (the turn is a supervisor's).
+    case 'TOOLS_DELEGATE': {
+      const transfer = { type: 'transfer' as const, agent: 'researcher', task: 'Look it up.', limits: {} };
+      const ids = state.status === 'executing_approved' ? approved : all;
+      const type = state.status === 'executing_approved' ? 'approved_tools_completed' : 'tools_completed';
+      return { type, results: results(ids).map((r) => ({ ...r, action: transfer })) } as TurnEvent;
+    }
+    // The child's model call fails: the child ends, and its failure is the call's result.
+    case 'CHILD_DONE': {
+      const callId = state.agents?.delegations[0]?.callId ?? '';
+      return {
+        type: 'child',
+        callId,
+        event: { type: 'model_failed', error: { kind: 'overloaded', message: 'The model is overloaded.' } },
+      };
+    }
     case 'COMPACTED':
     case 'COMPACTED_AT_LIMIT':
     case 'COMPACTED_OVER_BUDGET':
@@ -154,7 +173,8 @@ describe('turnSpec and step agree', () => {
     const covered = new Set<string>();
     for (const walk of walks) {
       const actor = createActor(turnSpec).start();
-      let state = createTurn({ id: 'spec-walk', limits: limitsFor(walk) });
+      // A supervisor's turn: one that may delegate (TOOLS_DELEGATE); a turn of one agent moves the same otherwise.
+      let state = createTurn({ id: 'spec-walk', limits: limitsFor(walk), agent: 'supervisor' });
       for (const [i, type] of walk.entries()) {
         const before = JSON.stringify(actor.getSnapshot().value);
         actor.send({ type } as TurnSpecEvent);

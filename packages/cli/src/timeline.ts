@@ -39,6 +39,10 @@ export class Timeline {
   readonly #toolMs = new Map<string, number>();
   /** Parked calls already decided (an approval notice only lists the others). */
   #decided = new Set<string>();
+  /** Written before every line: the path of the child turn being shown (`researcher │ `), '' for the turn's own. */
+  #prefix = '';
+  /** The agent of each child turn, by its transfer_task call id (a child's events name the call only). */
+  readonly #childAgents = new Map<string, string>();
 
   constructor(options: TimelineOptions) {
     this.#write = options.write;
@@ -49,7 +53,33 @@ export class Timeline {
 
   line(text = ''): void {
     this.#stopSpinner();
-    this.#write(`${text}\n`);
+    this.#write(`${this.#prefix}${text}\n`);
+  }
+
+  /** Shows what `show` prints as the child turn of `callId` (agent `agent`): each line led by the agent path. */
+  #inChild(callId: string, agent: string, show: () => void): void {
+    this.#childAgents.set(callId, agent);
+    const saved = this.#prefix;
+    this.#prefix = `${saved}${pc.dim(`${safeText(agent)} │`)} `;
+    try {
+      show();
+    } finally {
+      this.#prefix = saved;
+    }
+  }
+
+  /** A child turn's effect: its task, its end, or any effect as the turn's own would show. */
+  #childEffect(effect: Extract<Effect, { type: 'child' }>): void {
+    const inner = effect.effect;
+    this.#inChild(effect.callId, effect.agent, () => {
+      if (inner.type === 'append' && inner.message.role === 'user')
+        this.line(`${pc.bold(pc.blue('task'))}   ${safeLines(inner.message.content)}`);
+      else if (inner.type === 'done') {
+        const o = inner.outcome;
+        const how = o.status === 'stopped' ? pc.green(`✔ ${o.stopReason}`) : pc.red(`✖ ${o.status}`);
+        this.line(`${pc.bold('end')}    ${how}`);
+      } else this.onEffect(inner);
+    });
   }
 
   /** A resumed turn continues the numbering of its model calls. */
@@ -101,6 +131,9 @@ export class Timeline {
   /** For runTurn's `onEffect`. */
   onEffect = (effect: Effect): void => {
     switch (effect.type) {
+      case 'child':
+        this.#childEffect(effect);
+        return;
       case 'call_llm':
         this.#startModelCall(effect.request.final);
         return;
@@ -179,6 +212,11 @@ export class Timeline {
 
   #event(event: TurnEvent): void {
     switch (event.type) {
+      case 'child': {
+        const inner = event.event;
+        this.#inChild(event.callId, this.#childAgents.get(event.callId) ?? 'agent', () => this.#event(inner));
+        return;
+      }
       case 'model_responded': {
         const took = duration(performance.now() - this.#callStarted);
         const calls = event.response.toolCalls.length;

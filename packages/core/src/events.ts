@@ -3,7 +3,9 @@
 // known fields, or says precisely what is wrong. It never throws on bad input.
 
 import { copyJson, isJsonValue, MAX_JSON_DEPTH } from './json.js';
+import { idProblem } from './ids.js';
 import type {
+  AgentAction,
   ApprovalDecision,
   CallRecord,
   FailableEffect,
@@ -13,6 +15,7 @@ import type {
   ToolCall,
   ToolResult,
   TurnError,
+  TurnLimitsInput,
   Usage,
 } from './types.js';
 
@@ -46,7 +49,9 @@ export type ParsedEvent =
   | { readonly type: 'output_rejected'; readonly reason: string }
   | { readonly type: 'cancel'; readonly reason: string | undefined }
   | { readonly type: 'cancel_batch'; readonly reason: string | undefined }
-  | { readonly type: 'effect_failed'; readonly effect: FailableEffect; readonly error: TurnError };
+  | { readonly type: 'effect_failed'; readonly effect: FailableEffect; readonly error: TurnError }
+  /** `event` is read by the child turn's own `step`. */
+  | { readonly type: 'child'; readonly callId: string; readonly event: unknown };
 
 export type ReadEvent = ParsedEvent | { readonly type: 'malformed'; readonly eventType: string; readonly problem: string };
 
@@ -142,9 +147,10 @@ export function readToolResult(value: unknown, what: string, index = -1): ToolRe
   const output = value.output === undefined ? null : jsonField(value.output, what, index, 'output');
   const isError = value.isError;
   if (typeof isError !== 'boolean') throw new Bad(`${at(what, index)}.isError must be a boolean`);
-  const { errorKind, stop, modelOverride } = value;
+  const { errorKind, stop, modelOverride, action } = value;
   // The common result has none of the optional fields: built in one go.
-  if (errorKind === undefined && stop === undefined && modelOverride === undefined) return { callId, name, output, isError };
+  if (errorKind === undefined && stop === undefined && modelOverride === undefined && action === undefined)
+    return { callId, name, output, isError };
   let result: ToolResult = { callId, name, output, isError };
   if (errorKind !== undefined) result = { ...result, errorKind: readErrorKind(errorKind, `${at(what, index)}.errorKind`) };
   if (stop !== undefined) {
@@ -152,7 +158,37 @@ export function readToolResult(value: unknown, what: string, index = -1): ToolRe
     result = { ...result, stop: { reason: str(stop.reason, `${at(what, index)}.stop.reason`) } };
   }
   const override = optField(modelOverride, what, index, 'modelOverride');
-  return override === undefined ? result : { ...result, modelOverride: override };
+  if (override !== undefined) result = { ...result, modelOverride: override };
+  return action === undefined ? result : { ...result, action: readAction(action, `${at(what, index)}.action`) };
+}
+
+/** A runtime tool's `action` (types.ts, `AgentAction`); names follow the rule for ids. */
+function readAction(value: unknown, what: string): AgentAction {
+  if (!record(value)) throw new Bad(`${what} must be an object with a type`);
+  const name = (key: string): string => {
+    const text = str(value[key], `${what}.${key}`);
+    const problem = idProblem(text);
+    if (problem !== null) throw new Bad(`${what}.${key} ${problem}`);
+    return text;
+  };
+  const limits = (): TurnLimitsInput => {
+    const v = value.limits ?? {};
+    if (!record(v) || !isJsonValue(v)) throw new Bad(`${what}.limits must be a JSON object of limits`);
+    return copyJson(v) as TurnLimitsInput;
+  };
+  switch (value.type) {
+    case 'transfer':
+      return { type: 'transfer', agent: name('agent'), task: str(value.task, `${what}.task`), limits: limits() };
+    case 'handoff': {
+      const system = optStr(value.system, `${what}.system`);
+      const base = { type: 'handoff' as const, agent: name('agent'), limits: limits() };
+      return system === undefined ? base : { ...base, system };
+    }
+    case 'change_model':
+      return { type: 'change_model', model: name('model') };
+    default:
+      throw new Bad(`${what}.type must be 'transfer', 'handoff' or 'change_model'`);
+  }
 }
 
 function usageNumber(n: unknown, key: 'inputTokens' | 'outputTokens' | 'totalTokens' | 'cost'): number | undefined {
@@ -339,6 +375,9 @@ export function readEvent(event: unknown): ReadEvent {
         return { type, reason: optStr(event.reason, 'cancel.reason') };
       case 'cancel_batch':
         return { type, reason: optStr(event.reason, 'cancel_batch.reason') };
+      case 'child':
+        if (!('event' in event)) throw new Bad('child.event is missing');
+        return { type, callId: str(event.callId, 'child.callId'), event: event.event };
       case 'effect_failed': {
         const effect = event.effect;
         if (typeof effect !== 'string' || !(FAILABLE as readonly string[]).includes(effect)) {

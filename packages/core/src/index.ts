@@ -2,8 +2,10 @@
 // the helpers an interpreter of their own needs (see docs/custom-interpreter.md). Plumbing that
 // only turnkit's own packages share is at `@turnkit/core/internal`, not here.
 export type {
+  AgentAction,
   ApprovalDecision,
   CallRecord,
+  Delegation,
   Effect,
   JsonValue,
   Message,
@@ -22,6 +24,7 @@ export type {
   ToolSpec,
   Trace,
   TraceEntry,
+  TurnAgents,
   TurnBatch,
   TurnError,
   TurnEvent,
@@ -36,5 +39,5 @@ export { parseTurnState, TurnStateError, TURN_STATE_VERSION } from './state.js';
 export { stateProblems } from './state-invariants.js';
 export { buildModelRequest, isBlocking } from './request.js';
 export { toTurnError } from './errors.js';
-export { cancelPreempts, dispatchOutcomeEvent, undecided } from './interpreter.js';
+export { activeTurn, cancelPreempts, dispatchOutcomeEvent, undecided } from './interpreter.js';
 export { SealError } from './seal.js';

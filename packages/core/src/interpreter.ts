@@ -49,11 +49,46 @@ export function cancelPreempts(event: TurnEvent | null): boolean {
   );
 }
 
-/** The parked calls of `state` that have no decision yet, in call order. */
+/**
+ * The parked calls of `state` that have no decision yet, in call order. A turn waiting on a child
+ * turn (`delegating`) reports the child's (a decision for them goes to the parent, which passes it
+ * down); in a multi-agent turn each carries `agentPath`, the agents from this turn's to the call's.
+ */
 export function undecided(state: TurnState): ParkedCall[] {
+  return undecidedIn(state, []);
+}
+
+function undecidedIn(state: TurnState, above: readonly string[]): ParkedCall[] {
+  const agents = state.agents;
+  const path = agents === null ? above : [...above, agents.agent];
+  if (state.status === 'delegating' && agents?.child != null) return undecidedIn(agents.child, path);
   const batch = state.batch;
-  if (batch === null) return [];
-  return batch.parked.filter((p) => !Object.hasOwn(batch.decisions, p.call.id));
+  if (batch === null || state.status !== 'awaiting_approval') return [];
+  const open = batch.parked.filter((p) => !Object.hasOwn(batch.decisions, p.call.id));
+  return agents === null ? open : open.map((p) => ({ ...p, agentPath: path }));
+}
+
+/**
+ * The turn of a tree that acts now: `state` itself, or, while it waits on a child turn, that
+ * child's acting turn; with the agents from `state`'s down to it, and the `transfer_task` call ids
+ * that lead there. An interpreter asks it which turn a parked tree waits in.
+ */
+export function activeTurn(state: TurnState): {
+  readonly state: TurnState;
+  readonly agentPath: readonly string[];
+  readonly callPath: readonly string[];
+} {
+  let current = state;
+  const agentPath: string[] = current.agents === null ? [] : [current.agents.agent];
+  const callPath: string[] = [];
+  while (current.status === 'delegating' && current.agents?.child != null) {
+    const first = current.agents.delegations[0];
+    if (first === undefined) break;
+    callPath.push(first.callId);
+    current = current.agents.child;
+    if (current.agents !== null) agentPath.push(current.agents.agent);
+  }
+  return { state: current, agentPath, callPath };
 }
 
 const MAX_KEY = 60;

@@ -2,7 +2,7 @@
 // Whole-number limits must be safe integers: past Number.MAX_SAFE_INTEGER adding 1 to a counter
 // may leave it unchanged, so a counter could never reach its limit.
 
-import type { TurnBudget, TurnLimits, TurnLimitsInput } from './types.js';
+import type { TurnBudget, TurnLimits, TurnLimitsInput, Usage } from './types.js';
 
 export const DEFAULT_LIMITS: TurnLimits = Object.freeze({
   maxIterations: 10,
@@ -153,4 +153,67 @@ function validateBudget(input: TurnBudget | undefined): TurnBudget {
     }
   }
   return budget;
+}
+
+/**
+ * The stricter of two limits, each option on its own: the smaller count, the budget each of
+ * them sets (the smaller when both do), the exempt tools `a` keeps. A handoff applies the next
+ * agent's limits this way, so a handoff never loosens what the turn started with.
+ */
+export function stricterLimits(a: TurnLimits, b: TurnLimits): TurnLimits {
+  const budget: { -readonly [K in keyof TurnBudget]: number } = { ...a.budget };
+  for (const key of BUDGET_KEYS) {
+    const other = b.budget[key];
+    if (other === undefined) continue;
+    const own = budget[key];
+    budget[key] = own === undefined ? other : Math.min(own, other);
+  }
+  return validateLimits({
+    maxIterations: Math.min(a.maxIterations, b.maxIterations),
+    // 0 turns loop detection off: the stricter is the smaller threshold that is on.
+    loopThreshold:
+      a.loopThreshold === 0
+        ? b.loopThreshold
+        : b.loopThreshold === 0
+          ? a.loopThreshold
+          : Math.min(a.loopThreshold, b.loopThreshold),
+    loopExemptTools: a.loopExemptTools,
+    maxOutputRepairs: Math.min(a.maxOutputRepairs, b.maxOutputRepairs),
+    maxCallsPerReply: Math.min(a.maxCallsPerReply, b.maxCallsPerReply),
+    maxModelRetries: Math.min(a.maxModelRetries, b.maxModelRetries),
+    modelRetryBackoffMs: a.modelRetryBackoffMs,
+    loopRecoveries: Math.min(a.loopRecoveries, b.loopRecoveries),
+    budget,
+  });
+}
+
+/**
+ * A child turn's limits: its agent's own (`own`, exempt tools included), with every budget of the
+ * parent cut to what the parent has left after `used`. The child's usage is added to the
+ * parent's when it ends, so the tree as a whole keeps the parent's budgets.
+ */
+export function childLimits(
+  own: TurnLimits,
+  parent: TurnLimits,
+  used: Usage & { modelCalls: number; toolCalls: number },
+): TurnLimits {
+  const left: { -readonly [K in keyof TurnBudget]: number } = {};
+  const p = parent.budget;
+  const rest = (max: number | undefined, spent: number): number | undefined =>
+    max === undefined ? undefined : Math.max(0, max - spent);
+  const entries: Array<[keyof TurnBudget, number | undefined]> = [
+    ['maxModelCalls', rest(p.maxModelCalls, used.modelCalls)],
+    ['maxToolCalls', rest(p.maxToolCalls, used.toolCalls)],
+    ['maxInputTokens', rest(p.maxInputTokens, used.inputTokens)],
+    ['maxOutputTokens', rest(p.maxOutputTokens, used.outputTokens)],
+    ['maxTotalTokens', rest(p.maxTotalTokens, used.totalTokens)],
+    ['maxCost', rest(p.maxCost, used.cost)],
+  ];
+  for (const [key, value] of entries) if (value !== undefined) left[key] = value;
+  const budget: { -readonly [K in keyof TurnBudget]: number } = { ...own.budget };
+  for (const [key, value] of Object.entries(left) as Array<[keyof TurnBudget, number]>) {
+    const mine = budget[key];
+    budget[key] = mine === undefined ? value : Math.min(mine, value);
+  }
+  return validateLimits({ ...own, loopExemptTools: own.loopExemptTools, budget });
 }

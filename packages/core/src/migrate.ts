@@ -9,7 +9,16 @@ import { bad, isObj, type Obj } from './state-error.js';
  * bumps TURN_STATE_VERSION. A migration refuses (with a `TurnStateError` naming the field) what it
  * cannot carry over without losing something.
  */
-export const MIGRATIONS: ReadonlyArray<(old: Obj) => Obj> = [migrate1to2, migrate2to3, migrate3to4];
+export const MIGRATIONS: ReadonlyArray<(old: Obj) => Obj> = [migrate1to2, migrate2to3, migrate3to4, migrate4to5];
+
+/**
+ * 4 -> 5: `agents` is new (the agents of a multi-agent turn); a version 4 turn had one agent, so
+ * it is null. The status `delegating` is new too; no version 4 state has it.
+ */
+function migrate4to5(old: Obj): Obj {
+  if ('agents' in old && old.agents !== null) bad('agents', 'is not a field of a version 4 state');
+  return { ...old, agents: null };
+}
 
 /** The version 1 fields that hold the batch in flight, now grouped in `batch`. */
 const V1_BATCH_KEYS = ['pending', 'held', 'parked', 'decisions', 'executing'] as const;

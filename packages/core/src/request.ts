@@ -11,6 +11,9 @@ export function isBlocking(effect: Effect): effect is BlockingEffect {
     case 'check_output':
     case 'done':
       return true;
+    // A child turn's effect blocks as it would in the child, but for its `done`: the parent goes on.
+    case 'child':
+      return effect.effect.type !== 'done' && isBlocking(effect.effect);
     default:
       return false;
   }

@@ -24,14 +24,33 @@ export function stateProblems(state: TurnState): StateProblem[] {
   const problems: StateProblem[] = [];
   const bad = (field: string, message: string): void => void problems.push({ field, message });
   const { batch, status } = state;
+  agentProblems(state, bad);
   if (batch === null) return problems;
-  batchProblems(batch, status, bad);
+  batchProblems(batch, status, bad, state);
   return problems;
+}
+
+/** A child turn runs exactly while the status is `delegating`, for the first delegation, and has not ended. */
+function agentProblems(state: TurnState, bad: Report): void {
+  const agents = state.agents;
+  if (state.status !== 'delegating') {
+    if (agents !== null && agents.delegations.length > 0)
+      bad('agents.delegations', `must be empty while the status is ${state.status}`);
+    if (agents !== null && agents.child !== null) bad('agents.child', `must be null while the status is ${state.status}`);
+    return;
+  }
+  if (agents === null) return bad('agents', 'must be set while the status is delegating');
+  if (agents.delegations.length === 0) bad('agents.delegations', 'must hold the calls waiting for a child turn');
+  if (agents.child === null) return bad('agents.child', 'must be the child turn running while the status is delegating');
+  const child = agents.child.status;
+  if (child === 'stopped' || child === 'failed' || child === 'cancelled')
+    bad('agents.child.status', `is ${child}, but an ended child turn is the call's result, not a running child`);
+  if (child === 'ready') bad('agents.child.status', 'is ready, but a child turn starts when it is made');
 }
 
 type Report = (field: string, message: string) => void;
 
-function batchProblems(batch: TurnBatch, status: TurnState['status'], bad: Report): void {
+function batchProblems(batch: TurnBatch, status: TurnState['status'], bad: Report, state: TurnState): void {
   const { calls, notExecuted, held, parked, decisions } = batch;
   if (calls.length === 0) bad('batch.calls', `must hold the calls sent while the status is ${status}`);
   const sent = new Map<string, (typeof calls)[number]>();
@@ -50,6 +69,26 @@ function batchProblems(batch: TurnBatch, status: TurnState['status'], bad: Repor
     if (parked.length > 0) bad('batch.parked', 'must be empty while the status is dispatching (nothing has parked)');
     if (Object.keys(decisions).length > 0)
       bad('batch.decisions', 'must be empty while the status is dispatching (nothing has parked)');
+    return;
+  }
+  if (status === 'delegating') {
+    // Every sent call is either held (its result is in) or delegated (its child turn runs or waits), exactly once.
+    if (parked.length > 0) bad('batch.parked', 'must be empty while the status is delegating (decisions are taken)');
+    if (Object.keys(decisions).length > 0) bad('batch.decisions', 'must be empty while the status is delegating');
+    const answered = new Set<string>();
+    const answer = (id: string, path: string): void => {
+      if (!sent.has(id)) bad(path, `is '${id}', not a call of the batch (batch.calls)`);
+      if (answered.has(id)) bad(path, `answers the call '${id}' a second time`);
+      answered.add(id);
+    };
+    held.forEach((r, i) => {
+      answer(r.callId, `batch.held[${i}].callId`);
+    });
+    (state.agents?.delegations ?? []).forEach((d, i) => {
+      answer(d.callId, `agents.delegations[${i}].callId`);
+    });
+    const open = calls.find((c) => !answered.has(c.id));
+    if (open !== undefined) bad('batch.held', `has no result for the call '${open.id}', which is not delegated either`);
     return;
   }
   // Parked: every sent call is either held (it ran) or parked (it waits), exactly once.

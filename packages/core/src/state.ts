@@ -24,13 +24,15 @@ import type {
   TurnBatch,
   TurnLimits,
   CallIds,
+  Delegation,
+  TurnAgents,
   TurnState,
   TurnStatus,
   TurnUsage,
 } from './types.js';
 
 /** Bumped on any change to the shape of `TurnState`; `parseTurnState` migrates older versions. */
-export const TURN_STATE_VERSION = 4;
+export const TURN_STATE_VERSION = 5;
 
 /** Every status a turn can be in, in the order of the turn contract. */
 export const TURN_STATUSES: readonly TurnStatus[] = [
@@ -39,6 +41,7 @@ export const TURN_STATUSES: readonly TurnStatus[] = [
   'dispatching',
   'awaiting_approval',
   'executing_approved',
+  'delegating',
   'steering',
   'finalizing',
   'stopped',
@@ -46,7 +49,7 @@ export const TURN_STATUSES: readonly TurnStatus[] = [
   'cancelled',
 ];
 /** The statuses with a tool batch in flight (`batch` set); every other status has `batch: null`. */
-const BATCH_STATUSES: readonly TurnStatus[] = ['dispatching', 'awaiting_approval', 'executing_approved'];
+const BATCH_STATUSES: readonly TurnStatus[] = ['dispatching', 'awaiting_approval', 'executing_approved', 'delegating'];
 /** Every field of a current state, in order; any other key is refused (it belongs to another shape). */
 const STATE_KEYS = [
   'version',
@@ -66,7 +69,12 @@ const STATE_KEYS = [
   'lastRequest',
   'outcome',
   'callIds',
+  'agents',
 ] as const satisfies ReadonlyArray<keyof TurnState>;
+const AGENTS_KEYS = ['agent', 'model', 'delegations', 'child'] as const satisfies ReadonlyArray<keyof TurnAgents>;
+const DELEGATION_KEYS = ['callId', 'agent', 'task', 'limits'] as const satisfies ReadonlyArray<keyof Delegation>;
+/** How deep a tree of child turns a saved state may hold (each child is a whole state). */
+const MAX_CHILD_DEPTH = 8;
 const BATCH_KEYS = ['calls', 'notExecuted', 'held', 'parked', 'decisions'] as const satisfies ReadonlyArray<keyof TurnBatch>;
 const PARKED_KEYS = ['call', 'input', 'reason', 'expiresAfterMs', 'expiresAt'] as const satisfies ReadonlyArray<keyof ParkedCall>;
 const STOP_REASONS = ['completed', 'max_iterations', 'loop_detected', 'budget_exhausted', 'hook_stopped'];
@@ -119,6 +127,10 @@ function wrap<T>(field: string, read: () => T): T {
  * const state = parseTurnState(await readFile('turn.json', 'utf8'));
  */
 export function parseTurnState(input: unknown): TurnState {
+  return parseState(input, 0);
+}
+
+function parseState(input: unknown, depth: number): TurnState {
   let value = input;
   if (typeof value === 'string') {
     try {
@@ -198,6 +210,7 @@ export function parseTurnState(input: unknown): TurnState {
     lastRequest,
     outcome,
     callIds: readCallIds(obj),
+    agents: readAgents(obj.agents, depth),
   };
   const [problem] = stateProblems(state);
   if (problem !== undefined) bad(problem.field, problem.message);
@@ -256,6 +269,39 @@ function readTurnBatch(value: unknown, status: TurnStatus): TurnBatch | null {
   }
 
   return { calls, notExecuted, held, parked, decisions };
+}
+
+/** `agents`: null, or the active agent, its model, the delegations and the child turn (read as a state of its own). */
+function readAgents(value: unknown, depth: number): TurnAgents | null {
+  if (value === null) return null;
+  if (!isObj(value)) return bad('agents', 'must be null or an object { agent, model, delegations, child }');
+  refuseUnknownKeys(value, AGENTS_KEYS, 'agents.');
+  const name = (v: unknown, path: string): string => {
+    if (typeof v !== 'string' || idProblem(v) !== null) bad(path, "must be an agent's name (1 to 256 printable characters)");
+    return v;
+  };
+  const agent = name(value.agent, 'agents.agent');
+  const model = value.model;
+  if (model !== null && (typeof model !== 'string' || idProblem(model) !== null))
+    bad('agents.model', 'must be null or a model name (1 to 256 printable characters)');
+  const delegations = array(value, 'delegations', 'agents.delegations').map((d, i): Delegation => {
+    const path = `agents.delegations[${i}]`;
+    if (!isObj(d)) return bad(path, 'must be an object { callId, agent, task, limits }');
+    refuseUnknownKeys(d, DELEGATION_KEYS, `${path}.`);
+    if (typeof d.task !== 'string') bad(`${path}.task`, 'must be a string');
+    if (!isObj(d.limits)) bad(`${path}.limits`, 'must be an object of limits');
+    readLimits(d.limits);
+    return {
+      callId: name(d.callId, `${path}.callId`),
+      agent: name(d.agent, `${path}.agent`),
+      task: d.task,
+      limits: d.limits as never,
+    };
+  });
+  if (value.child !== null && depth >= MAX_CHILD_DEPTH)
+    bad('agents.child', `is nested more than ${MAX_CHILD_DEPTH} child turns deep`);
+  const child = value.child === null ? null : wrap('agents.child', () => parseState(value.child, depth + 1));
+  return { agent, model, delegations, child };
 }
 
 /** `callIds`: `{ count, filter }` (call-ids.ts). */

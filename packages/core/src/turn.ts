@@ -14,11 +14,12 @@ import { readEvent, type ParsedEvent } from './events.js';
 import { sameBatch } from './signature.js';
 import { idProblem } from './ids.js';
 import { identifyCalls, NO_CALL_IDS } from './call-ids.js';
-import { DEFAULT_LIMITS, MAX_RETRY_DELAY_MS, validateLimits } from './limits.js';
+import { childLimits, DEFAULT_LIMITS, MAX_RETRY_DELAY_MS, stricterLimits, validateLimits } from './limits.js';
 import { errorMessage } from './errors.js';
 import { rejectionText, undecided } from './interpreter.js';
 import { TURN_STATE_VERSION } from './state.js';
 import type {
+  AgentAction,
   ApprovalDecision,
   BatchCall,
   CallRecord,
@@ -36,6 +37,8 @@ import type {
   TakenDecision,
   ToolCall,
   ToolResult,
+  Delegation,
+  TurnAgents,
   TurnError,
   TurnOptions,
   TurnBatch,
@@ -62,9 +65,14 @@ export function createTurn(options: TurnOptions): TurnState {
   if (options === null || typeof options !== 'object')
     throw new RangeError('createTurn needs an options object such as { id: "turn-1" }.');
   for (const key of Object.keys(options)) {
-    if (key !== 'id' && key !== 'limits')
-      throw new RangeError(`createTurn got an unknown option '${key}'. Known options: id, limits.`);
+    if (key !== 'id' && key !== 'limits' && key !== 'agent')
+      throw new RangeError(`createTurn got an unknown option '${key}'. Known options: id, limits, agent.`);
   }
+  const agent = options.agent;
+  if (agent !== undefined && (typeof agent !== 'string' || idProblem(agent) !== null))
+    throw new RangeError(
+      `createTurn option 'agent' must be an agent's name (1 to 256 printable characters), got ${JSON.stringify(agent) ?? String(agent)}.`,
+    );
   if (typeof options.id !== 'string' || options.id.length === 0) {
     throw new RangeError(
       `createTurn option 'id' must be a non-empty string, got ${JSON.stringify(options.id) ?? String(options.id)}.`,
@@ -88,6 +96,7 @@ export function createTurn(options: TurnOptions): TurnState {
     lastRequest: null,
     outcome: null,
     callIds: NO_CALL_IDS,
+    agents: agent === undefined ? null : { agent, model: null, delegations: NONE, child: null },
   };
 }
 
@@ -105,13 +114,13 @@ export function step(state: TurnState, event: unknown): Step {
     if (isTerminal(state)) return [state, []];
     const parsed = readEvent(event);
     if (parsed.type === 'malformed') return unexpected(state, parsed.eventType, parsed.problem);
-    return transition(state, parsed);
+    return transition(state, parsed, event);
   } catch (error) {
     return internalError(state, error);
   }
 }
 
-function transition(state: TurnState, event: ParsedEvent): Step {
+function transition(state: TurnState, event: ParsedEvent, raw: unknown): Step {
   if (event.type === 'cancel') return cancel(state, event.reason ?? 'cancelled by the caller');
   if (event.type === 'cancel_batch') {
     if (state.batch === null)
@@ -152,6 +161,21 @@ function transition(state: TurnState, event: ParsedEvent): Step {
       if (event.type === 'approval_expired') return ignored(state, 'approved calls are already executing', []);
       if (event.type === 'effect_failed' && event.effect === 'execute_approved') return dispatcherFailed(state, event.error);
       break;
+    case 'delegating': {
+      const child = liveChild(state);
+      if (event.type === 'child') {
+        if (event.callId === child.callId) return childStepped(state, step(child.state, event.event));
+        return unexpected(
+          state,
+          event.type,
+          `the child event is for call '${event.callId}', but the child turn running is for call '${child.callId}'`,
+        );
+      }
+      // A decision for a parked call of the tree goes to the turn where it is parked: the child's.
+      if (event.type === 'approvals_decided' || event.type === 'approval_expired')
+        return childStepped(state, step(child.state, raw));
+      break;
+    }
     case 'steering':
       if (event.type === 'compacted') return compacted(state);
       if (event.type === 'effect_failed' && event.effect === 'compact')
@@ -257,7 +281,7 @@ function reply(state: TurnState, usage: TurnUsage, response: ModelResponse, call
     [
       append(assistantMessage(response, calls)),
       { type: 'persist', checkpoint: 'dispatching' },
-      { type: 'dispatch_tools', calls: run },
+      withAgent(state, { type: 'dispatch_tools', calls: run }),
     ],
   ];
 }
@@ -288,7 +312,13 @@ function modelFailed(state: TurnState, error: TurnError, partialOutput: boolean)
   const next = draft(state);
   next.usage = withUsage(state.usage, { modelCalls: state.usage.modelCalls + 1 });
   next.lastRequest = request;
-  return [next, [emit('model_retry', { attempt, delayMs, error: error as unknown as JsonValue }), { type: 'call_llm', request }]];
+  return [
+    next,
+    [
+      emit('model_retry', { attempt, delayMs, error: error as unknown as JsonValue }),
+      withAgent(state, { type: 'call_llm', request }),
+    ],
+  ];
 }
 
 /**
@@ -581,11 +611,20 @@ function inCallOrder(calls: readonly ToolCall[], results: readonly ToolResult[])
   });
 }
 
-/** A complete batch: append its results in call order, then stop on a hook's request or go on steering. */
-function applyBatch(state: TurnState, results: readonly ToolResult[]): Step {
-  const effects: Effect[] = results.map(appendResult);
+/**
+ * A complete batch: its `transfer_task` calls first run their child turns (`delegate`); then its
+ * results are appended in call order, handoffs and model changes applied, and the turn stops on a
+ * hook's request or a budget the children used up, or goes on steering.
+ */
+function applyBatch(state: TurnState, results: readonly ToolResult[], effects: Effect[] = []): Step {
+  if (state.agents !== null && results.some(isTransfer)) return delegate(state, state.agents, results, effects);
+  for (const result of results) effects.push(appendResult(withoutAction(result)));
   for (const result of state.batch?.notExecuted ?? []) effects.push(appendResult(result));
   const next = clearBatch(state);
+  applyActions(next, results, effects);
+  // Child turns' usage was added to this turn's: a budget they used up ends it here.
+  if (state.agents !== null && exceededTokenBudget(next, next.usage) !== null)
+    return finish(next, stopped('budget_exhausted', null), effects);
   const stop = results.find((r) => r.stop !== undefined);
   if (stop?.stop !== undefined) return finish(next, stopped('hook_stopped', stop.stop.reason), effects);
   const round = state.round + 1;
@@ -622,11 +661,206 @@ function dispatcherFailed(state: TurnState, error: TurnError): Step {
 function cancelBatch(state: TurnState, batch: TurnBatch, reason: string | undefined): Step {
   const why = reason === undefined ? '' : ` (${reason})`;
   const text = `cancelled: the tool batch was cancelled${why} before this call finished; the turn goes on without its result.`;
+  const effects: Effect[] = [];
+  const ended = endChild(state, reason ?? 'the tool batch was cancelled', effects);
   const byId = new Map([...batch.held, ...denials(batch)].map((r) => [r.callId, r]));
   return applyBatch(
-    state,
+    ended,
     batch.calls.map((call) => byId.get(call.id) ?? synthetic(call, text, 'cancelled')),
+    effects,
   );
+}
+
+// ---------------------------------------------------------------------------------------------
+// delegating: the batch's `transfer_task` calls run their child turns, one at a time, in call order
+
+function isTransfer(result: ToolResult): boolean {
+  return !result.isError && result.action?.type === 'transfer';
+}
+
+/** A result as the transcript keeps it: what core did with its `action` is in the transcript already. */
+function withoutAction(result: ToolResult): ToolResult {
+  if (result.action === undefined) return result;
+  const { action: _applied, ...rest } = result;
+  return rest;
+}
+
+/**
+ * Applies the handoffs and model changes of a batch's successful results, in call order (the last
+ * one wins): a handoff makes its agent active (its system prompt appended, its limits applied
+ * where stricter, the model back to the agent's own); `change_model` sets the model.
+ */
+function applyActions(next: Draft, results: readonly ToolResult[], effects: Effect[]): void {
+  if (next.agents === null) return;
+  for (const result of results) {
+    const action: AgentAction | undefined = result.isError ? undefined : result.action;
+    if (action === undefined || next.agents === null) continue;
+    if (action.type === 'handoff') {
+      next.agents = { ...next.agents, agent: action.agent, model: null };
+      // The batch being applied is a round: the turn's round once it is, the floor of maxIterations.
+      next.limits = withinCounters(stricterLimits(next.limits, validateLimits(action.limits)), next, next.round + 1);
+      if (action.system !== undefined) effects.push(append({ role: 'system', content: action.system }));
+    } else if (action.type === 'change_model') next.agents = { ...next.agents, model: action.model };
+  }
+}
+
+/**
+ * Limits a handoff made stricter, never below what the turn has already used: a limit already
+ * reached is reached (the next check stops the turn or forces its final answer), and the state
+ * stays one `parseTurnState` accepts.
+ */
+function withinCounters(limits: TurnState['limits'], state: TurnState, round: number): TurnState['limits'] {
+  const { budget } = limits;
+  const floor = (max: number | undefined, used: number): number | undefined =>
+    max === undefined ? undefined : Math.max(max, used);
+  const modelCalls = floor(budget.maxModelCalls, state.usage.modelCalls);
+  const toolCalls = floor(budget.maxToolCalls, state.usage.toolCalls);
+  return validateLimits({
+    ...limits,
+    maxIterations: Math.max(limits.maxIterations, round),
+    maxOutputRepairs: Math.max(limits.maxOutputRepairs, state.repairs),
+    loopRecoveries: Math.max(limits.loopRecoveries, state.recoveries),
+    loopThreshold: limits.loopThreshold === 0 ? 0 : Math.max(limits.loopThreshold, state.repeats),
+    budget: {
+      ...budget,
+      ...(modelCalls === undefined ? {} : { maxModelCalls: modelCalls }),
+      ...(toolCalls === undefined ? {} : { maxToolCalls: toolCalls }),
+    },
+  });
+}
+
+/** The batch's results are in, some of them `transfer_task` calls: their child turns run before the batch is applied. */
+function delegate(state: TurnState, agents: TurnAgents, results: readonly ToolResult[], effects: Effect[]): Step {
+  const batch = liveBatch(state);
+  const delegations: Delegation[] = [];
+  const held: ToolResult[] = [];
+  for (const result of results) {
+    const action = result.action;
+    if (isTransfer(result) && action?.type === 'transfer')
+      delegations.push({ callId: result.callId, agent: action.agent, task: action.task, limits: action.limits });
+    else held.push(result);
+  }
+  const next = draft(state);
+  next.status = 'delegating';
+  next.batch = { ...batch, held, parked: NONE, decisions: NO_DECISIONS };
+  next.agents = { ...agents, delegations, child: null };
+  return startChild(next, effects);
+}
+
+/**
+ * Starts the child turn of the first delegation: its agent's limits, under what the parent's
+ * budgets have left. A child that ends on its first step (no budget left) answers at once, and
+ * the next delegation starts; with none left the batch is applied.
+ */
+function startChild(state: TurnState, effects: Effect[]): Step {
+  const agents = liveAgents(state);
+  const first = agents.delegations[0];
+  if (first === undefined) {
+    const batch = liveBatch(state);
+    return applyBatch(state, inCallOrder(batch.calls, batch.held), effects);
+  }
+  const limits = childLimits(validateLimits(first.limits), state.limits, state.usage);
+  const child = createTurn({ id: `${state.id}/${first.callId}`, limits, agent: first.agent });
+  const [started, childEffects] = step(child, { type: 'start', input: first.task });
+  const next = draft(state);
+  next.agents = { ...agents, child: started };
+  return childStepped(next, [started, childEffects], effects);
+}
+
+/** The child turn took a step: its effects go out wrapped; if it ended, its end is the call's result. */
+function childStepped(state: TurnState, [child, childEffects]: Step, effects: Effect[] = []): Step {
+  const agents = liveAgents(state);
+  const running = agents.delegations[0] as Delegation;
+  for (const effect of childEffects) effects.push(wrapChild(running, effect));
+  const next = draft(state);
+  if (!isTerminal(child)) {
+    next.agents = { ...agents, child };
+    return [next, effects];
+  }
+  next.usage = addUsage(state.usage, child.usage);
+  next.agents = { ...agents, delegations: agents.delegations.slice(1), child: null };
+  const batch = liveBatch(state);
+  const call = batch.calls.find((c) => c.id === running.callId) as ToolCall;
+  next.batch = { ...batch, held: [...batch.held, childResult(call, running.agent, child.outcome as Outcome)] };
+  return startChild(next, effects);
+}
+
+function wrapChild(delegation: Delegation, effect: Effect): Effect {
+  return { type: 'child', callId: delegation.callId, agent: delegation.agent, effect };
+}
+
+/** The `transfer_task` call's result: the child's final output, or its failure as an error result. */
+function childResult(call: ToolCall, agent: string, outcome: Outcome): ToolResult {
+  const base = { callId: call.id, name: call.name };
+  switch (outcome.status) {
+    case 'stopped':
+      if (outcome.output !== null) return { ...base, output: outcome.output, isError: false };
+      return {
+        ...base,
+        output: `The agent '${agent}' stopped without an answer (${outcome.stopReason}).`,
+        isError: true,
+        errorKind: outcome.stopReason === 'budget_exhausted' ? 'budget' : 'tool_error',
+      };
+    case 'failed':
+      return { ...base, output: `The agent '${agent}' failed: ${outcome.error.message}`, isError: true, errorKind: 'tool_error' };
+    case 'cancelled':
+      return {
+        ...base,
+        output: `cancelled: the agent '${agent}' was cancelled (${outcome.reason}).`,
+        isError: true,
+        errorKind: 'cancelled',
+      };
+  }
+}
+
+function addUsage(a: TurnUsage, b: TurnUsage): TurnUsage {
+  return {
+    inputTokens: a.inputTokens + b.inputTokens,
+    outputTokens: a.outputTokens + b.outputTokens,
+    totalTokens: a.totalTokens + b.totalTokens,
+    cost: a.cost + b.cost,
+    modelCalls: a.modelCalls + b.modelCalls,
+    toolCalls: a.toolCalls + b.toolCalls,
+  };
+}
+
+/**
+ * The child turn running, if any, is cancelled with the parent (`reason`): its effects, wrapped,
+ * and the parent with the child's usage added and no delegations left. The `transfer_task` calls
+ * then have no result, so whoever closes the batch gives them one.
+ */
+function endChild(state: TurnState, reason: string, effects: Effect[], finished: readonly ToolResult[] = NONE): TurnState {
+  const agents = state.agents;
+  if (agents === null || agents.delegations.length === 0) return state;
+  const next = draft(state);
+  const running = agents.delegations[0] as Delegation;
+  if (agents.child !== null) {
+    const [child, childEffects] = isTerminal(agents.child) ? [agents.child, []] : cancel(agents.child, reason, finished);
+    for (const effect of childEffects) effects.push(wrapChild(running, effect));
+    next.usage = addUsage(state.usage, child.usage);
+  }
+  next.agents = { ...agents, delegations: NONE, child: null };
+  return next;
+}
+
+function liveAgents(state: TurnState): TurnAgents {
+  if (state.agents === null) throw new Error(`the state is ${state.status} but has no agents`);
+  return state.agents;
+}
+
+function liveChild(state: TurnState): { callId: string; state: TurnState } {
+  const agents = liveAgents(state);
+  const first = agents.delegations[0];
+  if (first === undefined || agents.child === null) throw new Error('the state is delegating but no child turn runs');
+  return { callId: first.callId, state: agents.child };
+}
+
+/** An effect with the active agent named, in a multi-agent turn. */
+function withAgent<E extends Extract<Effect, { type: 'call_llm' | 'dispatch_tools' | 'execute_approved' }>>(
+  state: TurnState,
+  effect: E,
+): E {
+  return state.agents === null ? effect : { ...effect, agent: state.agents.agent };
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -693,6 +927,7 @@ function dueCalls(batch: TurnBatch, now: number | undefined): ParkedCall[] {
  * wakes the turn then and steps `approval_expired { now }`.
  */
 export function approvalDeadline(state: TurnState): number | null {
+  if (state.status === 'delegating' && state.agents?.child != null) return approvalDeadline(state.agents.child);
   if (state.status !== 'awaiting_approval' || state.batch === null) return null;
   let earliest: number | null = null;
   for (const p of undecided(state))
@@ -715,6 +950,8 @@ const EXPIRED: ApprovalDecision = Object.freeze({ type: 'reject', reason: 'appro
  */
 export function decisionsTaken(state: TurnState, event: unknown): TakenDecision[] {
   try {
+    // A parent waiting on a child passes decisions down to it (see `transition`, delegating).
+    if (state.status === 'delegating' && state.agents?.child != null) return decisionsTaken(state.agents.child, event);
     if (state.status !== 'awaiting_approval' || state.batch === null) return [];
     const parsed = readEvent(event);
     if (parsed.type === 'approvals_decided') return takeDecisions(state.batch, parsed.decisions).taken;
@@ -739,7 +976,10 @@ function settleApprovals(state: TurnState, effects: Effect[]): Step {
   }
   const next = draft(state);
   next.status = 'executing_approved';
-  return [next, [...effects, { type: 'persist', checkpoint: 'dispatching' }, { type: 'execute_approved', calls: approved }]];
+  return [
+    next,
+    [...effects, { type: 'persist', checkpoint: 'dispatching' }, withAgent(state, { type: 'execute_approved', calls: approved })],
+  ];
 }
 
 /** The parked calls a person approved, in parked order, with the input they parked with: what `execute_approved` runs. */
@@ -822,26 +1062,40 @@ function callModel(state: TurnState, final: boolean, effects: Effect[]): Step {
   const max = state.limits.budget.maxModelCalls;
   if (max !== undefined && !below(state.usage.modelCalls, max)) return finish(state, stopped('budget_exhausted', null), effects);
   const iteration = state.round + 1;
-  const request: CallLlmRequest =
-    !final && state.nextModel !== null ? { iteration, final, modelOverride: state.nextModel } : { iteration, final };
+  // The one-shot override first, then the model `change_model` chose for the rest of the turn.
+  const model = (final ? null : state.nextModel) ?? state.agents?.model ?? null;
+  const request: CallLlmRequest = model !== null ? { iteration, final, modelOverride: model } : { iteration, final };
   const next = draft(state);
   next.status = 'calling_model';
   next.usage = withUsage(state.usage, { modelCalls: state.usage.modelCalls + 1 });
   next.nextModel = null;
   next.candidate = null;
   next.lastRequest = request;
-  effects.push({ type: 'call_llm', request });
+  effects.push(withAgent(state, { type: 'call_llm', request }));
   return [next, effects];
 }
 
 /** Cancels the turn; `finished` are results of the batch in flight that a resume knows of (they are kept). */
 function cancel(state: TurnState, reason: string, finished: readonly ToolResult[] = NONE): Step {
-  const effects = closeOpenCalls(state, 'cancelled: the turn was cancelled before this call finished.', 'cancelled', finished);
-  return finish(clearBatch(state), { status: 'cancelled', reason }, effects);
+  const effects: Effect[] = [];
+  // While a child runs, the results a resume knows of are the child's (its batch is the one in flight).
+  const delegating = state.status === 'delegating';
+  const ended = endChild(state, reason, effects, delegating ? finished : NONE);
+  effects.push(
+    ...closeOpenCalls(
+      ended,
+      'cancelled: the turn was cancelled before this call finished.',
+      'cancelled',
+      delegating ? NONE : finished,
+    ),
+  );
+  return finish(clearBatch(ended), { status: 'cancelled', reason }, effects);
 }
 
 function unexpected(state: TurnState, eventType: string, problem: string): Step {
-  const effects = closeOpenCalls(state, 'not executed: the turn failed on an unexpected event.', 'not_executed');
+  const effects: Effect[] = [];
+  state = endChild(state, 'the parent turn failed on an unexpected event', effects);
+  effects.push(...closeOpenCalls(state, 'not executed: the turn failed on an unexpected event.', 'not_executed'));
   const error = failure('unexpected_event', `The turn received an event it cannot handle: ${problem}.`, {
     status: state.status,
     event: eventType,
@@ -904,6 +1158,7 @@ function draft(state: TurnState): Draft {
     lastRequest: state.lastRequest,
     outcome: state.outcome,
     callIds: state.callIds,
+    agents: state.agents,
   } as Draft;
 }
 
@@ -949,8 +1204,10 @@ function internalError(state: TurnState, error: unknown): Step {
     `turnkit hit an internal error: ${message}. Please report it with the event that caused it.`,
   );
   try {
-    const effects = closeOpenCalls(state, 'not executed: the turn failed on an internal error.', 'not_executed');
-    const next = clearBatch(state);
+    const effects: Effect[] = [];
+    const ended = endChild(state, 'the parent turn failed on an internal error', effects);
+    effects.push(...closeOpenCalls(ended, 'not executed: the turn failed on an internal error.', 'not_executed'));
+    const next = clearBatch(ended);
     next.status = 'failed';
     next.outcome = outcome;
     next.candidate = null;
@@ -1013,11 +1270,11 @@ export function resume(state: TurnState, options: readonly ToolResult[] | Resume
         next.usage = withUsage(state.usage, { modelCalls: state.usage.modelCalls + 1 });
         const { delayMs: _spent, ...undelayed } = state.lastRequest;
         const request = retryWaited ? undelayed : state.lastRequest;
-        return [next, [{ type: 'call_llm', request }]];
+        return [next, [withAgent(state, { type: 'call_llm', request })]];
       }
       case 'dispatching': {
         const { calls } = liveBatch(state);
-        if (durable) return [state, [{ type: 'dispatch_tools', calls }]];
+        if (durable) return [state, [withAgent(state, { type: 'dispatch_tools', calls })]];
         return applyBatch(state, inCallOrder(calls, withInterrupted(calls, completed)));
       }
       case 'awaiting_approval':
@@ -1025,8 +1282,14 @@ export function resume(state: TurnState, options: readonly ToolResult[] | Resume
         return [state, [emit('awaiting_approval', { pending: liveBatch(state).parked as unknown as JsonValue })]];
       case 'executing_approved': {
         const approved = approvedCalls(liveBatch(state));
-        if (durable) return [state, [{ type: 'execute_approved', calls: approved }]];
+        if (durable) return [state, [withAgent(state, { type: 'execute_approved', calls: approved })]];
         return applyBatchAfterApproval(state, withInterrupted(approved, completed));
+      }
+      case 'delegating': {
+        // The child turn goes on where it was (the batch in flight is the child's, so `completed` is too).
+        const child = liveChild(state);
+        const childOptions: ResumeOptions = { completed, durable, retryWaited };
+        return childStepped(state, resume(child.state, childOptions));
       }
       case 'steering':
         return [state, [{ type: 'compact', info: { round: state.round, usage: state.usage } }]];

@@ -57,7 +57,29 @@ export interface ToolResult {
   readonly stop?: { readonly reason: string };
   /** Use this model for the next model call only. */
   readonly modelOverride?: string;
+  /**
+   * Set by a runtime tool of a multi-agent turn (`transfer_task`, `handoff`, `change_model` of
+   * @turnkit/dispatch): what core changes once the call has run (docs/agents.md).
+   */
+  readonly action?: AgentAction;
 }
+
+/**
+ * What a runtime tool's call asks core to do once it has run (its result's `action`):
+ * - `transfer`: run a child turn of `agent` on `task`; its end is the call's result.
+ * - `handoff`: `agent` is the active agent for the rest of the turn (its `system` prompt is
+ *   appended, its limits apply where stricter).
+ * - `change_model`: `model` serves the rest of the turn's model calls.
+ */
+export type AgentAction =
+  | { readonly type: 'transfer'; readonly agent: string; readonly task: string; readonly limits: TurnLimitsInput }
+  | {
+      readonly type: 'handoff';
+      readonly agent: string;
+      readonly system?: string;
+      readonly limits: TurnLimitsInput;
+    }
+  | { readonly type: 'change_model'; readonly model: string };
 
 /**
  * The audit record of one tool call, as a dispatcher reports it (@turnkit/dispatch's
@@ -180,6 +202,11 @@ export interface ParkedCall {
    * core. An `approval_expired { now }` at or past it rejects the call as expired.
    */
   readonly expiresAt?: number;
+  /**
+   * The agents from the turn's own down to the one whose call this is (`['supervisor',
+   * 'researcher']`), on a call `undecided` reports from a child turn. Never in a state.
+   */
+  readonly agentPath?: readonly string[];
 }
 
 /** Why a turn that ended normally (`stopped`) stopped: an answer (`completed`), a limit, a loop or an after-hook. */
@@ -286,6 +313,8 @@ export interface TurnOptions {
   readonly id: string;
   /** The turn's limits (see `TurnLimitsInput` for each one and its default). */
   readonly limits?: TurnLimitsInput;
+  /** The agent's name, for a turn whose agent may delegate, hand off or change model (docs/agents.md). */
+  readonly agent?: string;
 }
 
 /**
@@ -298,6 +327,7 @@ export type TurnStatus =
   | 'dispatching'
   | 'awaiting_approval'
   | 'executing_approved'
+  | 'delegating'
   | 'steering'
   | 'finalizing'
   | 'stopped'
@@ -388,6 +418,29 @@ export interface TurnState {
   readonly outcome: Outcome | null;
   /** What core keeps to give every call of the turn its own id (see `ToolCall` and `CallIds`). */
   readonly callIds: CallIds;
+  /** The agents of a multi-agent turn (the active one, its model, the child turn running), else null. */
+  readonly agents: TurnAgents | null;
+}
+
+/** A `transfer_task` call of the batch in flight, waiting for (or running) its child turn. */
+export interface Delegation {
+  readonly callId: string;
+  readonly agent: string;
+  readonly task: string;
+  /** The child agent's own limits; the parent's remaining budget applies over them. */
+  readonly limits: TurnLimitsInput;
+}
+
+/** `TurnState.agents`: who is active in a multi-agent turn, and the child turn it waits for. */
+export interface TurnAgents {
+  /** The active agent's name: the one the turn started with, or the last handoff's. */
+  readonly agent: string;
+  /** The model `change_model` chose for the rest of the turn; null: the active agent's own. */
+  readonly model: string | null;
+  /** In `delegating`: the `transfer_task` calls still waiting for their child turn, in call order (the first one runs). */
+  readonly delegations: readonly Delegation[];
+  /** In `delegating`: the child turn of `delegations[0]`, never terminal; else null. */
+  readonly child: TurnState | null;
 }
 
 /**
@@ -449,7 +502,9 @@ export type TurnEvent =
    * broke (threw, or returned garbage), or the tool dispatcher itself threw. Core writes an error
    * result for every call in flight and fails the turn with `error`.
    */
-  | { readonly type: 'effect_failed'; readonly effect: FailableEffect; readonly error: TurnError };
+  | { readonly type: 'effect_failed'; readonly effect: FailableEffect; readonly error: TurnError }
+  /** An event for the child turn of the `transfer_task` call `callId` (the answer to a `child` effect). */
+  | { readonly type: 'child'; readonly callId: string; readonly event: TurnEvent };
 
 /** The blocking effects an interpreter reports with `effect_failed` when it cannot perform them. */
 export type FailableEffect = 'compact' | 'check_output' | 'dispatch_tools' | 'execute_approved';
@@ -498,18 +553,24 @@ export type Effect =
   | { readonly type: 'emit'; readonly notice: Notice }
   | { readonly type: 'persist'; readonly checkpoint: Checkpoint }
   // Blocking: at most one per list, always last.
-  | { readonly type: 'call_llm'; readonly request: CallLlmRequest }
-  | { readonly type: 'dispatch_tools'; readonly calls: readonly ToolCall[] }
+  // `agent`: in a multi-agent turn, the active agent whose model or tools serve the effect.
+  | { readonly type: 'call_llm'; readonly request: CallLlmRequest; readonly agent?: string }
+  | { readonly type: 'dispatch_tools'; readonly calls: readonly ToolCall[]; readonly agent?: string }
   /** The approved calls, in parked order, each with the input it parked with (`ParkedCall.input`). */
-  | { readonly type: 'execute_approved'; readonly calls: readonly ToolCall[] }
+  | { readonly type: 'execute_approved'; readonly calls: readonly ToolCall[]; readonly agent?: string }
   | { readonly type: 'compact'; readonly info: CompactInfo }
   | { readonly type: 'check_output'; readonly candidate: string }
-  | { readonly type: 'done'; readonly outcome: Outcome };
+  | { readonly type: 'done'; readonly outcome: Outcome }
+  /**
+   * An effect of the child turn of the `transfer_task` call `callId` (agent `agent`): performed for
+   * that child, and blocking when `effect` is, but for `done` (the child's end is the parent's news).
+   */
+  | { readonly type: 'child'; readonly callId: string; readonly agent: string; readonly effect: Effect };
 
 export type EffectType = Effect['type'];
 export type BlockingEffect = Extract<
   Effect,
-  { type: 'call_llm' | 'dispatch_tools' | 'execute_approved' | 'compact' | 'check_output' | 'done' }
+  { type: 'call_llm' | 'dispatch_tools' | 'execute_approved' | 'compact' | 'check_output' | 'done' | 'child' }
 >;
 
 // ---------------------------------------------------------------------------------------------

@@ -85,6 +85,7 @@ describe('version 1 fixtures migrate to the current version', () => {
         'nextModel',
         'lastRequest',
         'outcome',
+        'agents',
       ].sort(),
     );
     // A migrated state is a valid current state: it reads back unchanged.

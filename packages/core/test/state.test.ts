@@ -35,6 +35,7 @@ describe('createTurn', () => {
       lastRequest: null,
       outcome: null,
       callIds: { count: 0, filter: '' },
+      agents: null,
     });
   });
 

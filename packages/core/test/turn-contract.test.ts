@@ -14,6 +14,7 @@ const STATUSES: Record<TurnStatus, true> = {
   dispatching: true,
   awaiting_approval: true,
   executing_approved: true,
+  delegating: true,
   steering: true,
   finalizing: true,
   stopped: true,
@@ -38,6 +39,7 @@ const FIELDS: Record<keyof TurnState, true> = {
   lastRequest: true,
   outcome: true,
   callIds: true,
+  agents: true,
 };
 const BATCH_FIELDS: Record<keyof TurnBatch, true> = { calls: true, notExecuted: true, held: true, parked: true, decisions: true };
 const EVENTS: Record<TurnEventType, true> = {
@@ -55,6 +57,7 @@ const EVENTS: Record<TurnEventType, true> = {
   cancel: true,
   cancel_batch: true,
   effect_failed: true,
+  child: true,
 };
 // The reducer reads exactly the event types anyone can send: no internal pseudo-event (a malformed
 // reply is a `model_responded` whose response is null). `pnpm typecheck` fails otherwise.
@@ -70,6 +73,7 @@ const EFFECTS: Record<EffectType, true> = {
   compact: true,
   check_output: true,
   done: true,
+  child: true,
 };
 const NOTICES: Record<NoticeName, true> = {
   turn_started: true,

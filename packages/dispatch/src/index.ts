@@ -3,6 +3,8 @@
 // grants they write. What turnkit's own packages share with the dispatcher (its context, outcomes,
 // the cancellation race, pattern and shape helpers) is at `@turnkit/dispatch/internal`.
 export { defineTool } from './define.js';
+export { agentTools } from './agent-tools.js';
+export type { AgentTarget, AgentToolsOptions } from './agent-tools.js';
 export type { ToolContext, ToolDefinition } from './define.js';
 export { createDispatcher } from './dispatcher.js';
 export { ToolError } from './errors.js';

@@ -20,6 +20,7 @@
 // - Mutable state (grants, budget counters) lives in `Pipeline`; classifying reads it and never
 //   changes it.
 
+import { agentActionOf } from './agent-tools.js';
 import type { ApprovalDecision, ToolCall, ToolResult } from '@turnkit/core';
 import { copyJson, definedProps, endSentence, errorMessage, rejectionText } from '@turnkit/core/internal';
 import type { ApprovalLedger } from './approvals.js';
@@ -244,7 +245,10 @@ export async function runReserved(p: Pipeline, tool: AnyTool, call: ToolCall, in
     } else ({ raw: ran, attempts, durationMs } = await executeWrapped(p, wrapper, tool, call, input, turn));
     p.ledger.record(call.name); //                                                        8
     recorded = true;
-    const withModel: RawResult = tool.model === undefined ? ran : { ...ran, modelOverride: tool.model };
+    const overridden: RawResult = tool.model === undefined ? ran : { ...ran, modelOverride: tool.model };
+    // A runtime tool's call (agent-tools.ts) carries what core does once it ran; a failed one does nothing.
+    const action = ran.isError ? undefined : agentActionOf(tool, input);
+    const withModel: RawResult = action === undefined ? overridden : { ...overridden, action };
     const { after } = p.config.hooks;
     result =
       after.length === 0 ? withModel : await runAfterHooks(after, withModel, callInfo({ call, tool, input }, turn), turn.signal);

@@ -140,7 +140,7 @@ export function shapeResult(raw: RawResult, maxOutputChars: number): ToolResult 
     ? capOutput(shaped.value, maxOutputChars)
     : `Tool ${quote(raw.name)} returned a value that is not JSON (${shaped.problem}). The tool ran, but its output cannot be shown.`;
   const errorKind = shaped.ok ? (raw.isError ? (raw.errorKind ?? 'tool_error') : undefined) : 'invalid_output';
-  const { stop, modelOverride } = raw;
+  const { stop, modelOverride, action } = raw;
   const result: { -readonly [K in keyof ToolResult]: ToolResult[K] } = {
     callId: raw.callId,
     name: raw.name,
@@ -150,5 +150,6 @@ export function shapeResult(raw: RawResult, maxOutputChars: number): ToolResult 
   if (errorKind !== undefined) result.errorKind = errorKind;
   if (stop !== undefined) result.stop = stop;
   if (modelOverride !== undefined) result.modelOverride = modelOverride;
+  if (action !== undefined && shaped.ok) result.action = action;
   return result;
 }

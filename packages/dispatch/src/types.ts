@@ -1,7 +1,16 @@
 // The public types of the dispatcher. Data crossing into the turn (results, parked calls, grants,
 // decision records) is plain JSON; hooks and policies are the only functions.
 
-import type { ApprovalDecision, CallRecord, JsonValue, Message, ToolCall, ToolResult, ToolSpec } from '@turnkit/core';
+import type {
+  AgentAction,
+  ApprovalDecision,
+  CallRecord,
+  JsonValue,
+  Message,
+  ToolCall,
+  ToolResult,
+  ToolSpec,
+} from '@turnkit/core';
 import type { DispatchOutcome, JsonObject } from '@turnkit/core/internal';
 import type { ToolDefinition } from './define.js';
 import type { ToolErrorKind } from './errors.js';
@@ -186,6 +195,8 @@ export interface RawResult {
   readonly errorKind?: ToolErrorKind;
   readonly stop?: { readonly reason: string };
   readonly modelOverride?: string;
+  /** Set on a runtime tool's result (`transfer_task`, `handoff`, `change_model`): what core does once it ran. */
+  readonly action?: AgentAction;
 }
 
 /** One execution of a tool, as the execution wrapper sees it. */

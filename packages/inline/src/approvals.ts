@@ -80,6 +80,8 @@ export interface AskOptions {
   readonly awaiting?: Set<string>;
   /** What a call the callback leaves out gets: `'expire'` (rejected, the default) or `'await'`. */
   readonly whenUndecided?: UndecidedPolicy;
+  /** In a multi-agent turn, the agents from the root's to the one whose calls these are: the callback sees it. */
+  readonly agentPath?: readonly string[];
 }
 
 type Answer = ApprovalDecision | { readonly type: 'await' } | { readonly type: 'expired' };
@@ -108,12 +110,13 @@ export async function askApproval(
   options: AskOptions = {},
 ): Promise<TurnEvent | null> {
   const awaiting = options.awaiting ?? new Set<string>();
-  const waiting = undecided(state);
+  const path = options.agentPath;
+  const waiting = path === undefined ? undecided(state) : undecided(state).map((p) => ({ ...p, agentPath: path }));
   const open = waiting.filter((p) => !awaiting.has(p.call.id));
   if (open.length === 0) return null;
   let answer: unknown;
   try {
-    answer = await approve(open, { turnId: state.id });
+    answer = await approve(open, path === undefined ? { turnId: state.id } : { turnId: state.id, agentPath: path });
   } catch (error) {
     // The person quit and the turn was cancelled: nobody decided, so nothing is recorded as a
     // decision; the caller turns the cancellation into `cancel`.

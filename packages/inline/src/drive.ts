@@ -1,11 +1,21 @@
 // Driving one turn in-process: the handler context (the model, the dispatcher, the transcript, the
 // turn's AbortSignal following the caller's), the driver, and the result shaped from where it ended.
 
-import { step, undecided, type Effect, type JsonValue, type Message, type TurnEvent, type TurnState } from '@turnkit/core';
+import {
+  activeTurn,
+  step,
+  undecided,
+  type Effect,
+  type JsonValue,
+  type Message,
+  type TurnEvent,
+  type TurnState,
+} from '@turnkit/core';
 import { definedProps, sealParts } from '@turnkit/core/internal';
 import type { Dispatcher } from '@turnkit/dispatch';
 import type { GrantScope } from '@turnkit/dispatch/internal';
 import { recordTaken } from './approvals.js';
+import { childTranscripts, contextAt, type AgentDirectory } from './agents.js';
 import type { DriveOptions, EffectHandlers, HandlerContext } from './driver-types.js';
 import { driveTurn } from './driver.js';
 import type { StepRecord, TurnResult } from './types.js';
@@ -23,6 +33,7 @@ export async function drive(
   state: TurnState,
   first: TurnEvent | null | readonly Effect[],
   handlers: EffectHandlers,
+  agents?: AgentDirectory,
 ): Promise<TurnResult> {
   const outer = options.signal;
   const controller = new AbortController();
@@ -60,6 +71,9 @@ export async function drive(
     onNotice: options.onNotice,
     onEffect: options.onEffect,
     onStep,
+    agents,
+    agentPath: state.agents === null ? undefined : [state.agents.agent],
+    childTranscripts: (options as { childTranscripts?: HandlerContext['childTranscripts'] }).childTranscripts,
   };
   const scope = { turnId: state.id, ...definedProps({ session: options.session }) };
 
@@ -69,7 +83,13 @@ export async function drive(
   else if (first !== null) {
     const event = first as TurnEvent;
     [start, effects] = step(state, event);
-    recordTaken(dispatcher, state, event, scope);
+    // A decision for a child's parked call is recorded by the child's dispatcher, in its turn.
+    const active = activeTurn(state);
+    if (active.state === state) recordTaken(dispatcher, state, event, scope);
+    else {
+      const actx = contextAt(ctx, active, state);
+      recordTaken(actx.dispatcher, active.state, event, { turnId: actx.turnId, ...definedProps({ session: options.session }) });
+    }
     try {
       onStep?.({ event, state: start, effects });
     } catch {
@@ -85,6 +105,7 @@ export async function drive(
       dispatcher,
       scope,
       options.trace === true ? { initial: state, entries } : undefined,
+      outcome === null && end.status === 'delegating' ? childTranscripts(ctx, end) : undefined,
     );
     return options.sealSecret === undefined ? result : await sealResult(result, options.sealSecret);
   } finally {
@@ -100,6 +121,7 @@ function toResult(
   dispatcher: Dispatcher,
   scope: GrantScope,
   trace: TurnResult['trace'],
+  children?: Record<string, readonly Message[]>,
 ): TurnResult {
   let last: Message | undefined;
   for (let i = transcript.length - 1; i >= 0 && last === undefined; i--)
@@ -114,6 +136,7 @@ function toResult(
       pending: undecided(state),
       grants: [...dispatcher.grants(scope)],
       budgetUsage: dispatcher.budgetUsage(),
+      ...definedProps({ childTranscripts: children }),
     };
   }
   switch (outcome.status) {
@@ -127,13 +150,24 @@ function toResult(
 }
 
 /** What a seal covers: everything of a suspended result that a resume trusts. */
-export function sealedParts(state: unknown, transcript: unknown, grants: unknown, budgetUsage: unknown): JsonValue {
-  return JSON.parse(JSON.stringify({ state, transcript, grants: grants ?? [], budgetUsage: budgetUsage ?? null })) as JsonValue;
+export function sealedParts(
+  state: unknown,
+  transcript: unknown,
+  grants: unknown,
+  budgetUsage: unknown,
+  childTranscripts?: unknown,
+): JsonValue {
+  const parts = { state, transcript, grants: grants ?? [], budgetUsage: budgetUsage ?? null };
+  // Child turns' transcripts are covered when a multi-agent result has them (others seal as before).
+  return JSON.parse(JSON.stringify(childTranscripts === undefined ? parts : { ...parts, childTranscripts })) as JsonValue;
 }
 
 /** A suspended result with its seal; other results as they are. */
 async function sealResult(result: TurnResult, secret: string | Uint8Array): Promise<TurnResult> {
   if (result.status !== 'suspended') return result;
-  const seal = await sealParts(sealedParts(result.state, result.transcript, result.grants, result.budgetUsage), secret);
+  const seal = await sealParts(
+    sealedParts(result.state, result.transcript, result.grants, result.budgetUsage, result.childTranscripts),
+    secret,
+  );
   return { ...result, seal };
 }

@@ -4,6 +4,7 @@
 import type { ApprovalDecision, Effect, Message, Model, Notice, ToolResult, TurnEvent, TurnState } from '@turnkit/core';
 import type { JsonObject, TurnLimits } from '@turnkit/core/internal';
 import type { Dispatcher } from '@turnkit/dispatch';
+import type { AgentDirectory } from './agents.js';
 import type {
   AgentOptions,
   ApproveFn,
@@ -58,6 +59,12 @@ export interface HandlerContext {
    * before the batch reaches core: the driver passes it to the dispatcher as `onResult`.
    */
   readonly onToolResult?: ((result: ToolResult) => void) | undefined;
+  /** The agents a multi-agent turn may reach, by name (agents.ts); undefined for a turn of one agent. */
+  readonly agents?: AgentDirectory | undefined;
+  /** The agents from the root turn's to this context's (`['supervisor', 'researcher']`), in a multi-agent turn. */
+  readonly agentPath?: readonly string[] | undefined;
+  /** Child turns' transcripts a suspended result kept, by child turn id: a resumed child goes on with its own. */
+  readonly childTranscripts?: Readonly<Record<string, readonly Message[]>> | undefined;
 }
 
 /** The effect of one type. */
@@ -131,4 +138,6 @@ export interface PreparedAgent {
   readonly options: AgentOptions;
   readonly dispatcher: () => Dispatcher;
   readonly limits: TurnLimits;
+  /** A multi-agent turn's agents, by name (the root's own name among them), else undefined. */
+  readonly agents?: AgentDirectory | undefined;
 }

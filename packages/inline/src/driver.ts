@@ -7,6 +7,7 @@
 // also re-exports the helpers the default handlers are made of.
 
 import {
+  activeTurn,
   cancelPreempts,
   dispatchOutcomeEvent,
   isBlocking,
@@ -20,8 +21,9 @@ import {
 } from '@turnkit/core';
 import { definedProps, quietly, type BlockingEffect } from '@turnkit/core/internal';
 import { askApproval, recordCancelled, recordTaken } from './approvals.js';
+import { childContext, contextAt } from './agents.js';
 import { runCompaction } from './compaction.js';
-import type { EffectHandlers, EffectOf, HandlerContext } from './driver-types.js';
+import type { EffectHandlers, HandlerContext } from './driver-types.js';
 import { modelRequestFor } from './model.js';
 import { checkOutput, readOutput } from './output.js';
 import { cancelEvent, performEffect } from './perform.js';
@@ -78,7 +80,7 @@ export const defaultHandlers: EffectHandlers = {
     return askApproval(ctx.approve, state, () => ctx.signal.aborted, {
       scope: dispatchContext(ctx),
       awaiting: awaitingOf(ctx),
-      ...definedProps({ whenUndecided: ctx.whenUndecided }),
+      ...definedProps({ whenUndecided: ctx.whenUndecided, agentPath: ctx.agentPath }),
     });
   },
 };
@@ -149,11 +151,14 @@ export async function driveTurn(
     }
     if (blocking?.type === 'done') return { state: current, outcome: blocking.outcome };
     if (isTerminal(current)) return { state: current, outcome: current.outcome };
+    // The turn that acts now: this one, or, while it waits on a child turn, that child (agents.ts).
+    const active = activeTurn(current);
+    const actx = active.state === current ? ctx : contextAt(ctx, active, current);
     let event: TurnEvent | null;
     if (blocking !== undefined) event = await performEffect(blocking, ctx, handlers);
-    else if (current.status === 'awaiting_approval') {
+    else if (active.state.status === 'awaiting_approval') {
       try {
-        event = await raceAbort(handlers.parked(current, ctx), signal, () => null);
+        event = await raceAbort(handlers.parked(active.state, actx), signal, () => null);
       } catch {
         // A `parked` handler that threw: fail closed, the undecided calls expire (or, if the turn
         // was cancelled meanwhile, the cancel below wins).
@@ -161,18 +166,19 @@ export async function driveTurn(
       }
     } else event = null; // nothing in flight (a resumed state with nothing to redo): hand it back as is
     // A cancelled turn gets `cancel` instead of the event in hand, unless it carries tool results (core's rule).
-    if (signal.aborted && cancelPreempts(event)) event = cancelEvent(signal);
+    if (signal.aborted && cancelPreempts(unwrapped(event))) event = cancelEvent(signal);
     if (event === null) return { state: current, outcome: null };
     // Parked calls a cancel ends get their final decision record (approved ones only if they never ran).
     if (
       (event.type === 'cancel' || event.type === 'cancel_batch') &&
-      (current.status === 'awaiting_approval' || current.status === 'executing_approved')
+      (active.state.status === 'awaiting_approval' || active.state.status === 'executing_approved')
     )
-      recordCancelled(ctx.dispatcher, current, dispatchContext(ctx), event.reason);
+      recordCancelled(actx.dispatcher, active.state, dispatchContext(actx), event.reason);
     const stepped = step(current, event);
-    // The dispatcher records the decisions core took (audit records, approve-and-remember grants).
+    // The dispatcher records the decisions core took (audit records, approve-and-remember grants),
+    // the dispatcher of the turn where the calls are parked.
     if (event.type === 'approvals_decided' || event.type === 'approval_expired')
-      recordTaken(ctx.dispatcher, current, event, dispatchContext(ctx));
+      recordTaken(actx.dispatcher, active.state, event, dispatchContext(actx));
     current = stepped[0];
     pending = stepped[1];
     if (ctx.onStep !== undefined) {
@@ -182,18 +188,24 @@ export async function driveTurn(
   }
 }
 
-function performObserver(
-  effect: EffectOf<'append' | 'emit' | 'persist'>,
-  ctx: HandlerContext,
-  handlers: EffectHandlers,
-  state: TurnState,
-): void | Promise<void> {
+function performObserver(effect: Effect, ctx: HandlerContext, handlers: EffectHandlers, state: TurnState): void | Promise<void> {
   switch (effect.type) {
     case 'append':
       return handlers.append(effect, ctx);
     case 'emit':
       return handlers.emit(effect, ctx);
     case 'persist':
+      // A child's checkpoint is the tree's: the state saved is the root's, which holds the child.
       return handlers.persist(effect, ctx, state);
+    // A child turn's effect, in the child's context; its `done` is news (core has answered its call).
+    case 'child':
+      return performObserver(effect.effect, childContext(ctx, effect.callId, effect.agent), handlers, state);
+    default:
+      return undefined;
   }
+}
+
+/** The event a child turn's answer carries, as cancel pre-emption reads it. */
+function unwrapped(event: TurnEvent | null): TurnEvent | null {
+  return event?.type === 'child' ? unwrapped(event.event) : event;
 }

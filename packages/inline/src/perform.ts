@@ -6,6 +6,7 @@ import { raceAbort } from '@turnkit/dispatch/internal';
 import { toTurnError, type TurnEvent } from '@turnkit/core';
 import { errorMessage, type BlockingEffect } from '@turnkit/core/internal';
 import { reasonText } from './abort.js';
+import { childContext, contextFor } from './agents.js';
 import { CompactFailedError } from './compaction.js';
 import type { EffectHandlers, HandlerContext } from './driver-types.js';
 import { CheckFailedError } from './output.js';
@@ -34,10 +35,17 @@ export function performEffect(effect: Performed, ctx: HandlerContext, handlers: 
 }
 
 /** The handler's promise for `effect`, raced against the turn's signal where a cancel must not wait for it. May throw. */
-function perform(effect: Performed, ctx: HandlerContext, handlers: EffectHandlers): PromiseLike<TurnEvent> {
-  const { signal } = ctx;
+function perform(effect: Performed, given: HandlerContext, handlers: EffectHandlers): PromiseLike<TurnEvent> {
+  const { signal } = given;
   const cancelled = (): TurnEvent => cancelEvent(signal);
+  // After a handoff core names the active agent: its model and tools perform the effect.
+  const ctx =
+    effect.type === 'call_llm' || effect.type === 'dispatch_tools' || effect.type === 'execute_approved'
+      ? contextFor(given, effect.agent)
+      : given;
   switch (effect.type) {
+    case 'child':
+      return performChild(effect, ctx, handlers);
     case 'dispatch_tools':
       return handlers.dispatch_tools(effect, ctx);
     case 'execute_approved':
@@ -53,6 +61,17 @@ function perform(effect: Performed, ctx: HandlerContext, handlers: EffectHandler
     case 'check_output':
       return raceAbort(handlers.check_output(effect, ctx), signal, cancelled);
   }
+}
+
+/** A child turn's blocking effect, performed in the child's context; its event goes back wrapped. */
+async function performChild(
+  effect: Extract<Performed, { type: 'child' }>,
+  ctx: HandlerContext,
+  handlers: EffectHandlers,
+): Promise<TurnEvent> {
+  const inner = childContext(ctx, effect.callId, effect.agent);
+  const event = await performEffect(effect.effect as Performed, inner, handlers);
+  return { type: 'child', callId: effect.callId, event };
 }
 
 async function callModelAfter(
@@ -82,6 +101,8 @@ export function cancelEvent(signal: AbortSignal): TurnEvent {
  */
 export function handlerFailed(effect: Performed, error: unknown): TurnEvent {
   switch (effect.type) {
+    case 'child':
+      return { type: 'child', callId: effect.callId, event: handlerFailed(effect.effect as Performed, error) };
     case 'call_llm':
       return { type: 'model_failed', error: toTurnError(error) };
     case 'dispatch_tools':

@@ -7,13 +7,16 @@ import { randomUUID } from 'node:crypto';
 import { createTurn, type TurnEvent } from '@turnkit/core';
 import { layerLimits } from '@turnkit/core/internal';
 import type { Dispatcher } from '@turnkit/dispatch';
+import { agentDirectory, isMultiAgent, withAgentTools } from './agents.js';
 import { drive } from './drive.js';
 import type { DriveOptions, EffectHandlers, PreparedAgent } from './driver-types.js';
 import { checkToolSelection, dispatcherMaker, startTranscript, withRetryOptions } from './options.js';
 import type { AgentOptions, AgentRunOptions, RunTurnOptions, TurnResult } from './types.js';
 
 /** Checks `options` and builds what every turn shares. Throws a TypeError naming the bad option. */
-export function prepareAgent(options: AgentOptions, fn: string): PreparedAgent {
+export function prepareAgent(given: AgentOptions, fn: string): PreparedAgent {
+  const options = withAgentTools(given, fn);
+  const agents = isMultiAgent(given) ? agentDirectory(given, fn) : undefined;
   const make = dispatcherMaker(options, fn);
   // The dispatcher made to check the options serves the first turn.
   let spare: Dispatcher | undefined = make();
@@ -26,7 +29,7 @@ export function prepareAgent(options: AgentOptions, fn: string): PreparedAgent {
     spare = undefined;
     return made;
   };
-  return { options, dispatcher, limits: template.limits };
+  return { options, dispatcher, limits: template.limits, agents };
 }
 
 /** Starts one turn of a prepared agent on `input`: `run` carries the per-run options (those of `runTurn` among them). */
@@ -37,11 +40,13 @@ export function startTurn(
   handlers: EffectHandlers,
 ): Promise<TurnResult> {
   if (input !== undefined && typeof input !== 'string') throw new TypeError('runTurn option `input` must be a string.');
-  const initial = createTurn({ id: run.id ?? `turn_${randomUUID()}`, limits: agent.limits });
+  const id = run.id ?? `turn_${randomUUID()}`;
+  const name = agent.agents === undefined ? undefined : agent.options.name;
+  const initial = createTurn(name === undefined ? { id, limits: agent.limits } : { id, limits: agent.limits, agent: name });
   const transcript = startTranscript(agent.options.system, run.transcript ?? []);
   const event: TurnEvent = input === undefined ? { type: 'start' } : { type: 'start', input };
   const options = run === agent.options ? (run as RunTurnOptions) : driveOptions(agent.options, run);
-  return drive(options, agent.dispatcher(), transcript, initial, event, handlers);
+  return drive(options, agent.dispatcher(), transcript, initial, event, handlers, agent.agents);
 }
 
 /** The agent's options with a run's: one shape for every run, no copy of the agent's other options. */

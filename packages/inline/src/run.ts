@@ -1,13 +1,14 @@
 // runTurn / resumeTurn: set up a turn (state, transcript, dispatcher) and drive it (drive.ts).
 
-import { parseTurnState, resume, type TurnEvent } from '@turnkit/core';
+import { activeTurn, parseTurnState, resume, type TurnEvent } from '@turnkit/core';
+import { agentDirectory, isMultiAgent, withAgentTools } from './agents.js';
 import { definedProps, verifySeal } from '@turnkit/core/internal';
 import { drive, sealedParts } from './drive.js';
 import { defaultHandlers } from './driver.js';
 import type { EffectHandlers } from './driver-types.js';
 import { checkCommon, checkToolSelection, dispatcherMaker, startTranscript, withRetryOptions } from './options.js';
 import { prepareAgent, startTurn } from './prepare.js';
-import type { ResumeTurnOptions, RunTurnOptions, TurnResult } from './types.js';
+import type { AgentOptions, ResumeTurnOptions, RunTurnOptions, TurnResult } from './types.js';
 
 /**
  * Runs one turn in-process: calls the model, runs tools through the dispatcher, and returns when
@@ -36,7 +37,7 @@ export async function resumeTurn(options: ResumeTurnOptions, handlers: EffectHan
     throw new TypeError('resumeTurn needs the `transcript` of the suspended result (an array of messages).');
   if (options.sealSecret !== undefined)
     await verifySeal(
-      sealedParts(options.state, options.transcript, options.grants, options.budgetUsage),
+      sealedParts(options.state, options.transcript, options.grants, options.budgetUsage, options.childTranscripts),
       options.seal,
       options.sealSecret,
     );
@@ -47,16 +48,24 @@ export async function resumeTurn(options: ResumeTurnOptions, handlers: EffectHan
   if (state.status === 'ready')
     throw new TypeError(`resumeTurn got turn '${state.id}' that never started; start it with runTurn.`);
   const scope = { turnId: state.id, ...definedProps({ session: options.session }) };
-  const dispatcher = dispatcherMaker(options, 'resumeTurn')();
+  // The agent's options (a spread suspended result's `output: null` is no schema, as in drive).
+  const named = { ...options, output: options.output ?? undefined } as AgentOptions;
+  const agents = isMultiAgent(named) ? agentDirectory(named, 'resumeTurn') : undefined;
+  const dispatcher = dispatcherMaker(withAgentTools(named, 'resumeTurn'), 'resumeTurn')();
   for (const grant of options.grants ?? []) dispatcher.grant(grant, scope);
   checkToolSelection(options, dispatcher, 'resumeTurn');
   const transcript = startTranscript(options.system, options.transcript);
   const decisions = options.decisions ?? {};
   if (state.status === 'awaiting_approval') {
     const event: TurnEvent | null = Object.keys(decisions).length > 0 ? { type: 'approvals_decided', decisions } : null;
-    return drive(options, dispatcher, transcript, state, event, handlers);
+    return drive(options, dispatcher, transcript, state, event, handlers, agents);
+  }
+  // A turn waiting on a child: the decisions go to the parked child (core passes them down).
+  if (state.status === 'delegating' && activeTurn(state).state.status === 'awaiting_approval') {
+    const event: TurnEvent | null = Object.keys(decisions).length > 0 ? { type: 'approvals_decided', decisions } : null;
+    return drive(options, dispatcher, transcript, state, event, handlers, agents);
   }
   // Any other persisted status: core re-issues what was in flight (tools are never re-run).
   const [resumed, effects] = resume(state);
-  return drive(options, dispatcher, transcript, resumed, effects, handlers);
+  return drive(options, dispatcher, transcript, resumed, effects, handlers, agents);
 }

@@ -37,7 +37,8 @@ export type UndecidedPolicy = 'expire' | 'await';
  */
 export type ApproveFn = (
   pending: readonly ParkedCall[],
-  info: { readonly turnId: string },
+  /** `agentPath`: in a multi-agent turn, the agents from the turn's own to the one whose calls these are. */
+  info: { readonly turnId: string; readonly agentPath?: readonly string[] },
 ) => Record<string, ApprovalAnswer> | Promise<Record<string, ApprovalAnswer>>;
 
 /** What a custom output check says about the final answer. */
@@ -101,6 +102,19 @@ export interface RunTurnOptions {
   readonly input?: string;
   /** Sent first unless the transcript already starts with this system message. */
   readonly system?: string;
+  /**
+   * This agent's name. Needed when it delegates, hands off or changes model, and for an agent
+   * named in `delegates` or `handoffs` (docs/agents.md).
+   */
+  readonly name?: string;
+  /** What this agent is for: an agent that may delegate or hand off to it shows its model this. */
+  readonly description?: string;
+  /** Agents it may give a task to (`transfer_task`): each task runs as a child turn of that agent. */
+  readonly delegates?: readonly NamedAgent[];
+  /** Agents it may hand the rest of the turn over to (`handoff`). */
+  readonly handoffs?: readonly NamedAgent[];
+  /** Models it may switch to for the rest of the turn (`change_model`): model ids, as a tool's `model` names one. */
+  readonly models?: readonly string[];
   /** Earlier messages of the conversation. */
   readonly transcript?: readonly Message[];
   /** Rounds, loops, retries and budgets (each field and its default: `TurnLimitsInput`). Default: core's defaults. */
@@ -206,6 +220,8 @@ export interface ResumeTurnOptions extends Omit<RunTurnOptions, 'input' | 'outpu
   readonly grants?: readonly Grant[];
   /** Call counts of the suspended result (used when a dispatcher is made from `tools`). */
   readonly budgetUsage?: BudgetUsage;
+  /** The child turns' transcripts of the suspended result (a multi-agent turn waiting on a child). */
+  readonly childTranscripts?: Readonly<Record<string, readonly Message[]>>;
   /**
    * As for `runTurn`. `null` (the `output` a spread suspended result carries) means no schema, so
    * spread the result first and your options after it: `{ ...result, ...options }`.
@@ -240,8 +256,10 @@ interface TurnResultFields {
   readonly state: TurnState;
   /** The whole conversation, system message and earlier messages included. */
   readonly transcript: readonly Message[];
-  /** Calls waiting for a decision (suspended only). */
+  /** Calls waiting for a decision (suspended only); in a multi-agent turn each with its `agentPath`. */
   readonly pending?: readonly ParkedCall[];
+  /** The transcripts of the child turns running (suspended only, multi-agent turns), by child turn id. */
+  readonly childTranscripts?: Readonly<Record<string, readonly Message[]>>;
   /** Remembered grants, to pass to `resumeTurn` (suspended only). */
   readonly grants?: readonly Grant[];
   /** Tool-call counts for the dispatcher's budgets, to pass to `resumeTurn` (suspended only). */
@@ -282,6 +300,12 @@ export type TurnResult = SuspendedTurnResult | EndedTurnResult;
 
 /** What an agent is made of: the options of `runTurn` that stay the same from turn to turn. */
 export type AgentOptions = Omit<RunTurnOptions, 'input' | 'transcript' | 'signal' | 'id' | 'trace'>;
+
+/**
+ * An agent another may delegate to or hand off to: an agent's options with its `name` and
+ * `description`. Its `approve`, observers and `signal` are the turn's (the root's), not its own.
+ */
+export type NamedAgent = AgentOptions & { readonly name: string; readonly description: string };
 
 /** What may differ from run to run. Given here, `model`, `approve` and the observers replace the agent's. */
 export interface AgentRunOptions {

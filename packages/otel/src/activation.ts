@@ -31,6 +31,8 @@ export interface ActivationSettings {
   readonly link: unknown;
   readonly transcript: readonly Message[];
   readonly parent: Context | undefined;
+  /** The turn's id when it is known up front (a child turn's: `<parent id>/<call id>`). */
+  readonly turnId?: string;
 }
 
 function json(value: unknown): string {
@@ -54,10 +56,18 @@ export class Activation {
   #agent: Span | undefined;
   #agentContext: Context | undefined;
   #chat: Span | undefined;
+  /**
+   * The `execute_tool` spans of `transfer_task` calls whose child turn has not ended, by call id:
+   * they stay open so the child's `invoke_agent` span sits under them, and end with the child.
+   */
+  readonly #transfers = new Map<string, { readonly span: Span; readonly context: Context }>();
+  /** The activations of this turn's child turns, by `transfer_task` call id. */
+  readonly #children = new Map<string, Activation>();
 
   constructor(settings: ActivationSettings) {
     this.#s = settings;
     this.#transcript = [...settings.transcript];
+    this.#turnId = settings.turnId;
   }
 
   /** The `invoke_agent` span's context, starting the span on first use (linked to a saved context). */
@@ -68,6 +78,7 @@ export class Activation {
     const attributes: Attributes = { [ATTR.operationName]: OPERATION.invokeAgent, [ATTR.agentName]: s.agent };
     if (s.provider !== undefined) attributes[ATTR.providerName] = s.provider;
     if (s.model !== undefined) attributes[ATTR.requestModel] = s.model;
+    if (this.#turnId !== undefined) attributes[ATTR.conversationId] = this.#turnId;
     const links: Link[] = [];
     if (s.link !== undefined) {
       const saved = readTraceContext(s.link);
@@ -142,9 +153,43 @@ export class Activation {
     this.end();
   }
 
+  /** The activation of the child turn of the `transfer_task` call `callId`, under that call's `execute_tool` span. */
+  #child(callId: string, agent: string): Activation {
+    let child = this.#children.get(callId);
+    if (child === undefined) {
+      const s = this.#s;
+      child = new Activation({
+        agent,
+        model: undefined,
+        provider: s.provider,
+        tracer: s.tracer,
+        content: s.content,
+        link: undefined,
+        transcript: [],
+        parent: this.#transfers.get(callId)?.context ?? this.agentContext(),
+        ...(this.#turnId === undefined ? {} : { turnId: `${this.#turnId}/${callId}` }),
+      });
+      this.#children.set(callId, child);
+    }
+    return child;
+  }
+
+  /** The child turn of `callId` ended: its span is ended (by its `done`), and the `execute_tool` span of its call too. */
+  #endTransfer(callId: string): void {
+    this.#children.delete(callId);
+    const transfer = this.#transfers.get(callId);
+    this.#transfers.delete(callId);
+    transfer?.span.end();
+  }
+
   onEffect(effect: Effect): void {
     quietly(() => {
       this.agentContext();
+      if (effect.type === 'child') {
+        this.#child(effect.callId, effect.agent).onEffect(effect.effect);
+        if (effect.effect.type === 'done') this.#endTransfer(effect.callId);
+        return;
+      }
       if (effect.type === 'append') this.#transcript.push(effect.message);
       else if (effect.type === 'call_llm') this.#startChat(effect);
       else if (effect.type === 'done') this.#done(effect.outcome);
@@ -156,6 +201,12 @@ export class Activation {
       this.agentContext();
       this.#setTurnId(record.state.id);
       const event = record.event;
+      if (event.type === 'child') {
+        // The child's own record: its state while it runs (an ended child's is gone from the parent's).
+        const childState = record.state.agents?.child ?? ({ id: `${record.state.id}/${event.callId}` } as TraceEntry['state']);
+        this.#children.get(event.callId)?.onStep({ event: event.event, state: childState, effects: [] });
+        return;
+      }
       if (event.type === 'start' && this.#s.content && event.input !== undefined)
         this.#agent?.setAttribute(ATTR.inputMessages, json([chatMessage({ role: 'user', content: event.input })]));
       else if (event.type === 'model_responded') this.#endChat(event.response, undefined);
@@ -166,6 +217,9 @@ export class Activation {
 
   /** An `execute_tool` span around one tool execution; the tool runs inside its context. */
   async wrapExecution(execution: ToolExecution, run: () => Promise<ExecutionOutcome>): Promise<unknown> {
+    // A child turn's tool (its turn id is `<this turn's id>/<call id>…`): its span is the child's.
+    const child = this.#childOf(execution.turnId);
+    if (child !== undefined) return child.wrapExecution(execution, run);
     let span: Span | undefined;
     let context: Context | undefined;
     quietly(() => {
@@ -188,8 +242,23 @@ export class Activation {
     });
     // Spans the tool starts (an HTTP call, a query) are children of its execute_tool span.
     const outcome = context === undefined ? await run() : await otelContext.with(context, run);
-    quietly(() => this.#endTool(span, outcome));
+    quietly(() => {
+      // A transfer_task call that ran starts a child turn: its span stays open until the child ends.
+      if (execution.tool === 'transfer_task' && !outcome.isError && span !== undefined && context !== undefined) {
+        span.setAttribute(TURNKIT_ATTR.toolAttempts, outcome.attempts);
+        this.#transfers.set(execution.call.id, { span, context });
+      } else this.#endTool(span, outcome);
+    });
     return outcome;
+  }
+
+  #childOf(turnId: string): Activation | undefined {
+    if (this.#turnId === undefined || turnId === this.#turnId) return undefined;
+    for (const [callId, child] of this.#children) {
+      const id = `${this.#turnId}/${callId}`;
+      if (turnId === id || turnId.startsWith(`${id}/`)) return child;
+    }
+    return undefined;
   }
 
   #endTool(span: Span | undefined, outcome: ExecutionOutcome): void {
@@ -215,6 +284,12 @@ export class Activation {
   end(status?: string): void {
     quietly(() => {
       this.#endChat(undefined, { kind: 'interrupted', message: 'the activation ended before the model call reported' });
+      // A suspended tree: the children's spans end with the parent's (a resumed activation starts new ones).
+      for (const [callId, child] of this.#children) {
+        child.end(status);
+        this.#endTransfer(callId);
+      }
+      for (const callId of [...this.#transfers.keys()]) this.#endTransfer(callId);
       const span = this.#agent;
       if (span === undefined) return;
       this.#agent = undefined;

@@ -136,3 +136,35 @@ describe('invoke_agent and chat spans', () => {
     expect(agent.attributes['turnkit.turn.status']).toBe('failed');
   });
 });
+
+describe('a tree of agents', () => {
+  it("the child's invoke_agent span is under the parent's execute_tool span of its transfer_task call", async () => {
+    const rec = recorder();
+    const researcher = {
+      name: 'researcher',
+      description: 'Adds numbers.',
+      model: scriptedModel([toolCalls(call('add', { a: 1, b: 2 })), text('3')]),
+      tools: [add],
+    };
+    const model = scriptedModel([
+      toolCalls(call('transfer_task', { agent: 'researcher', task: 'Add 1 and 2.' })),
+      text('It is 3.'),
+    ]);
+    const tracing = traceTurn({ agent: 'supervisor', tracer: rec.tracer });
+    const result = await tracing.run(() =>
+      runTurn({ name: 'supervisor', model, delegates: [researcher], input: 'go', id: 'tree-1', ...tracing.hooks }),
+    );
+    expect(result.status).toBe('stopped');
+    const root = rec.one('invoke_agent supervisor');
+    const transfer = rec.one('execute_tool transfer_task');
+    const child = rec.one('invoke_agent researcher');
+    expect(transfer.parentSpanContext?.spanId).toBe(root.spanContext().spanId);
+    expect(child.parentSpanContext?.spanId).toBe(transfer.spanContext().spanId);
+    expect(child.attributes).toMatchObject({ 'gen_ai.conversation.id': 'tree-1/call_1', 'turnkit.turn.status': 'stopped' });
+    // The child's model calls and tools are its own span's children; the transfer ends after the child.
+    expect(rec.children(child).map((s) => s.name)).toEqual(['chat', 'execute_tool add', 'chat']);
+    const finished = rec.spans();
+    expect(finished.indexOf(transfer)).toBeGreaterThan(finished.indexOf(child));
+    expect(rec.children(root).map((s) => s.name)).toEqual(['chat', 'execute_tool transfer_task', 'chat']);
+  });
+});

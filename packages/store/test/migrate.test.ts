@@ -81,7 +81,7 @@ describe('schema migrations', () => {
       expect(stored.id).toBeUndefined();
       expect(stored.limits).toBeUndefined();
       expect(raw?.state_limits).toEqual({ '~': 1, maxIterations: 7 }); // lean: only what differs from the defaults
-      expect(stored['~']).toBe(2); // written against the base of a version 4 state
+      expect(stored['~']).toBe(3); // written against the base of a version 5 state (the current one)
       expect(stored.round).toBeUndefined(); // a fresh turn's value is left out
       // The new checkpoint's entries are [kind's letter, data] pairs; the view spells the kinds out.
       const [entries] = await sql.query(

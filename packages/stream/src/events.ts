@@ -6,7 +6,16 @@ import type { Message, Notice, Outcome, ParkedCall, ToolCall, ToolResult } from 
  * What a streamed turn yields, in order: text and reasoning deltas, complete tool calls and their results, transcript
  * messages, notices (`event.notice.name`), calls awaiting approval, and `done` with the outcome. Narrow on `type`.
  */
-export type TurnStreamEvent =
+export type TurnStreamEvent = TurnStreamEventBody & {
+  /**
+   * In a multi-agent turn, the agents from the turn's own to the one the event is about
+   * (`['supervisor', 'researcher']` for the child turn of a `transfer_task` call); absent otherwise.
+   */
+  readonly agentPath?: readonly string[];
+};
+
+/** The events of a streamed turn, before the agent path (`TurnStreamEvent`). */
+export type TurnStreamEventBody =
   /** A piece of the model's answer text, as the model produced it. */
   | { readonly type: 'text_delta'; readonly text: string }
   /** A piece of the model's reasoning text. */

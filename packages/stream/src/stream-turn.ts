@@ -59,22 +59,29 @@ async function finishWithDone(run: Promise<TurnResult>, sink: EventSink<TurnStre
  * took its event, which is how a slow reader slows the turn down.
  */
 export function streamingHandlers(sink: EventSink<TurnStreamEvent>, base: EffectHandlers = defaultHandlers): EffectHandlers {
-  // A tool result is announced once: when the dispatcher reports it, or else when it is appended.
+  // A tool result is announced once: when the dispatcher reports it, or else when it is appended
+  // (by turn and call id: a child turn's call ids are its own).
   const announced = new Set<string>();
-  const send = async (event: TurnStreamEvent): Promise<void> => {
-    const taken = sink.send(event);
+  // In a multi-agent turn every event carries the path of the agent it is about (the context's).
+  const sinkFor = (ctx: HandlerContext): EventSink<TurnStreamEvent> => {
+    const agentPath = ctx.agentPath;
+    return agentPath === undefined ? sink : { send: (event) => sink.send({ ...event, agentPath }) };
+  };
+  const send = async (ctx: HandlerContext, event: TurnStreamEvent): Promise<void> => {
+    const taken = sinkFor(ctx).send(event);
     if (taken !== undefined) await taken;
   };
-  const announce = (result: ToolResult): Promise<void> | undefined => {
-    if (announced.has(result.callId)) return undefined;
-    announced.add(result.callId);
-    return sink.send({ type: 'tool_result', result });
+  const announce = (ctx: HandlerContext, result: ToolResult): Promise<void> | undefined => {
+    const key = JSON.stringify([ctx.turnId, result.callId]);
+    if (announced.has(key)) return undefined;
+    announced.add(key);
+    return sinkFor(ctx).send({ type: 'tool_result', result });
   };
   // The same context with `onToolResult` set: the driver hands it to the dispatcher as `onResult`,
   // so parallel results reach the reader in completion order.
   const reporting = (ctx: HandlerContext): HandlerContext => ({
     ...ctx,
-    onToolResult: (result: ToolResult) => void announce(result),
+    onToolResult: (result: ToolResult) => void announce(ctx, result),
   });
 
   return {
@@ -83,25 +90,26 @@ export function streamingHandlers(sink: EventSink<TurnStreamEvent>, base: Effect
       await base.append(effect, ctx);
       const message = effect.message;
       if (message.role === 'tool') {
-        const taken = announce(message.result);
+        const taken = announce(ctx, message.result);
         if (taken !== undefined) await taken;
       }
-      await send({ type: 'message', message });
+      await send(ctx, { type: 'message', message });
     },
     async emit(effect, ctx) {
       await base.emit(effect, ctx);
-      await send({ type: 'notice', notice: effect.notice });
+      await send(ctx, { type: 'notice', notice: effect.notice });
       if (effect.notice.name === 'awaiting_approval')
-        await send({ type: 'awaiting_approval', pending: pendingOf(effect.notice.data) });
+        await send(ctx, { type: 'awaiting_approval', pending: pendingOf(effect.notice.data) });
     },
     async call_llm(effect, ctx) {
       const request = modelRequestFor(effect.request, ctx.transcript, ctx.dispatcher.toolSpecs(), ctx);
       // Whether part of the reply reached the reader: core never retries such a call.
       let sent = false;
+      const target = sinkFor(ctx);
       const counted: EventSink<TurnStreamEvent> = {
         send(event) {
           sent = true;
-          return sink.send(event);
+          return target.send(event);
         },
       };
       try {

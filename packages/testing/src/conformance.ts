@@ -9,6 +9,7 @@ import { describe, it } from 'vitest';
 import { runScenario, type ConformanceOptions } from './run-scenario.js';
 import { scenarios } from './scenarios.js';
 import type { ConformanceRun } from './types.js';
+import { agentScenarios, runAgentScenario, type ResumeAgents, type RunAgents } from './agent-scenarios.js';
 
 export type { ConformanceOptions } from './run-scenario.js';
 
@@ -23,5 +24,18 @@ export type { ConformanceOptions } from './run-scenario.js';
 export function interpreterConformance(name: string, run: ConformanceRun, options: ConformanceOptions = {}): void {
   describe(`interpreter conformance: ${name}`, () => {
     for (const scenario of scenarios) it(scenario.name, () => runScenario(scenario, run, options));
+  });
+}
+
+/**
+ * Registers a vitest `describe` block that runs every multi-agent scenario (docs/agents.md) through
+ * `run`, and `resume` for the scenarios that suspend.
+ *
+ * @example
+ * agentConformance('inline', runTurn, resumeTurn);
+ */
+export function agentConformance(name: string, run: RunAgents, resume?: ResumeAgents): void {
+  describe(`multi-agent conformance: ${name}`, () => {
+    for (const scenario of agentScenarios) it(scenario.name, () => runAgentScenario(scenario, run, resume));
   });
 }

@@ -8,6 +8,15 @@ export { testTurn } from './interpreter.js';
 export type { TestTurn } from './interpreter.js';
 export { runScenario } from './run-scenario.js';
 export { scenarios } from './scenarios.js';
+export { agentScenarios, runAgentScenario } from './agent-scenarios.js';
+export type {
+  ResumeAgents,
+  RunAgents,
+  AgentScenarioOptions,
+  AgentScenarioResult,
+  AgentScenario,
+  ScenarioAgent,
+} from './agent-scenarios.js';
 export { runThreadScenario, threadScenarios } from './thread-scenarios.js';
 export type {
   ConformanceThreadOptions,
@@ -16,7 +25,8 @@ export type {
   ThreadScenario,
   ThreadScenarioRun,
 } from './thread-scenarios.js';
-export { messageLine, transcriptLines } from './transcript.js';
+export { agentTimeline, messageLine, transcriptLines } from './transcript.js';
+export type { AgentTimeline } from './transcript.js';
 export type {
   ConformanceResult,
   ConformanceResume,

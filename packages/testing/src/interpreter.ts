@@ -156,6 +156,9 @@ export function testTurn(options: TestTurnOptions = {}): TestTurn {
         return { type: 'compacted' };
       case 'check_output':
         return { type: 'output_accepted', output: effect.candidate };
+      // testTurn drives one agent: a child turn's effects are answered by `respond` (runTurn runs whole trees).
+      case 'child':
+        return missing("a respond option that answers a child turn's effects (testTurn runs one agent's turn)");
     }
   }
 

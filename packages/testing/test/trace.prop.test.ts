@@ -97,6 +97,8 @@ function plausible(t: TestTurn, choice: number): TurnEvent {
         : { type: 'output_rejected', reason: 'Say it as a list.' };
     case 'done':
       return { type: 'compacted' }; // anything: a terminal state absorbs it
+    case 'child':
+      return { type: 'cancel' }; // never: these turns have one agent
   }
 }
 

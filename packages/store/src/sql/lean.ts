@@ -36,10 +36,17 @@ const STATE_BASE_2: Readonly<Record<string, JsonValue>> = deepFreeze({
   callIds: { count: 0, filter: '' },
 });
 
+/** A fresh state of version 5: version 4's with `agents` (a turn of one agent). */
+const STATE_BASE_3: Readonly<Record<string, JsonValue>> = deepFreeze({
+  ...STATE_BASE_2,
+  version: 5,
+  agents: null,
+});
+
 /** The state bases by lean version (index = version - 1): a row is read against the base it was written with. */
-export const STATE_BASES: readonly Readonly<Record<string, JsonValue>>[] = [STATE_BASE_1, STATE_BASE_2];
+export const STATE_BASES: readonly Readonly<Record<string, JsonValue>>[] = [STATE_BASE_1, STATE_BASE_2, STATE_BASE_3];
 /** The base new rows are written against. */
-export const STATE_BASE = STATE_BASE_2;
+export const STATE_BASE = STATE_BASE_3;
 
 /** Core's default limits. */
 export const LIMITS_BASE: Readonly<Record<string, JsonValue>> = deepFreeze({
