@@ -86,6 +86,11 @@ export const ToolResult = z
       .openapi({ description: 'What kind of failure an error result reports (`invalid_input`, `denied`, `timeout`, …).' }),
     stop: z.object({ reason: z.string() }).optional().openapi({ description: 'An after-hook asked to end the turn.' }),
     modelOverride: z.string().optional().openapi({ description: 'The model for the next model call only.' }),
+    get action() {
+      return AgentAction.optional().openapi({
+        description: 'What a `transfer_task`, `handoff` or `change_model` call asks core to do (docs/agents.md).',
+      });
+    },
   })
   .openapi('ToolResult');
 
@@ -137,6 +142,10 @@ export const ParkedCall = z
       .int()
       .optional()
       .openapi({ description: 'When the approval expires (epoch ms); then the call is rejected as expired.' }),
+    agentPath: z
+      .array(z.string())
+      .optional()
+      .openapi({ description: "In a multi-agent turn, the agents from the turn's own to the one whose call it is." }),
   })
   .openapi('ParkedCall');
 
@@ -243,8 +252,42 @@ export const TurnState = z
       .nullable(),
     outcome: orNull(Outcome),
     callIds: z.object({ count, filter: z.string() }),
+    get agents() {
+      return orNull(TurnAgents);
+    },
   })
   .openapi('TurnState', { description: "core's TurnState (docs/turn-contract.md)." });
+
+/** What a runtime tool's result asks core to do (core's AgentAction). */
+const AgentAction = z
+  .discriminatedUnion('type', [
+    z.object({ type: z.literal('transfer'), agent: z.string(), task: z.string(), limits: TurnLimitsInput }),
+    z.object({ type: z.literal('handoff'), agent: z.string(), system: z.string().optional(), limits: TurnLimitsInput }),
+    z.object({ type: z.literal('change_model'), model: z.string() }),
+  ])
+  .openapi('AgentAction');
+
+/** A `transfer_task` call waiting for its child turn (core's Delegation). */
+const Delegation = z
+  .object({ callId: z.string(), agent: z.string(), task: z.string(), limits: TurnLimitsInput })
+  .openapi('Delegation');
+
+/** Who is active in a multi-agent turn, and the child turn it waits for (core's TurnAgents). */
+const TurnAgents: z.ZodObject<{
+  agent: z.ZodString;
+  model: z.ZodNullable<z.ZodString>;
+  delegations: z.ZodArray<typeof Delegation>;
+  readonly child: z.ZodUnion<readonly [typeof TurnState, z.ZodNull]>;
+}> = z
+  .object({
+    agent: z.string(),
+    model: z.string().nullable(),
+    delegations: z.array(Delegation),
+    get child() {
+      return orNull(TurnState);
+    },
+  })
+  .openapi('TurnAgents');
 
 /** A decision or cancel a turn received (the store's InboxEntry). */
 export const InboxEntry = z

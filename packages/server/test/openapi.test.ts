@@ -168,7 +168,14 @@ describe('the OpenAPI description', () => {
     const schemas = (doc as unknown as { components: { schemas: Record<string, { properties: Record<string, unknown> }> } })
       .components.schemas;
     expect(schemas.StoredTurn?.properties.parked).toEqual({ type: 'array', items: { $ref: '#/components/schemas/ParkedCall' } });
-    expect(Object.keys(schemas.ParkedCall?.properties ?? {})).toEqual(['call', 'input', 'reason', 'expiresAfterMs', 'expiresAt']);
+    expect(Object.keys(schemas.ParkedCall?.properties ?? {})).toEqual([
+      'call',
+      'input',
+      'reason',
+      'expiresAfterMs',
+      'expiresAt',
+      'agentPath',
+    ]);
     // The event stream is the one answer that is not JSON.
     const stream = await t.api(`/api/turns/${other}/events`);
     expect(stream.status).toBe(200);
