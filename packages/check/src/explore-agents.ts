@@ -30,6 +30,7 @@ export interface ExploreAgentsOptions {
   readonly parent: TurnLimitsInput;
   /** The child agent's own limits (the parent's remaining budget applies over them). */
   readonly child: TurnLimitsInput;
+  /** How many events deep to explore, at most. */
   readonly maxDepth: number;
   /** The reducer under test (default: core's `step`). */
   readonly step?: StepFunction;
@@ -37,7 +38,9 @@ export interface ExploreAgentsOptions {
 
 /** A broken multi-agent invariant (A1–A6), with the events that lead to it. */
 export interface AgentsViolation {
+  /** The invariant broken (docs/agents.md lists A1–A6). */
   readonly invariant: 'A1' | 'A2' | 'A3' | 'A4' | 'A5' | 'A6';
+  /** What went wrong, in a sentence. */
   readonly message: string;
   /** The event labels from the start to the offending step. */
   readonly path: readonly string[];
@@ -45,11 +48,17 @@ export interface AgentsViolation {
 
 /** What `exploreAgents` found: distinct states, edges, how the turns ended, and the violations. */
 export interface ExploreAgentsResult {
+  /** Distinct states reached. */
   readonly states: number;
+  /** Edges explored (an event applied to a state). */
   readonly transitions: number;
+  /** How many explored paths ended each way (`stopped:completed`, `failed`, `cancelled`, …). */
   readonly terminalOutcomes: Readonly<Record<string, number>>;
+  /** Every broken invariant found, each with its path. */
   readonly violations: readonly AgentsViolation[];
+  /** The deepest level reached. */
   readonly depth: number;
+  /** True when no new state was left to explore within `maxDepth`. */
   readonly exhaustive: boolean;
 }
 

@@ -424,8 +424,11 @@ export interface TurnState {
 
 /** A `transfer_task` call of the batch in flight, waiting for (or running) its child turn. */
 export interface Delegation {
+  /** The `transfer_task` call that waits for the child turn. */
   readonly callId: string;
+  /** The agent the task is given to. */
   readonly agent: string;
+  /** The task, the child turn's input. */
   readonly task: string;
   /** The child agent's own limits; the parent's remaining budget applies over them. */
   readonly limits: TurnLimitsInput;

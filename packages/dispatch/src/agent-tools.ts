@@ -12,6 +12,7 @@ import type { AnyTool } from './config.js';
 
 /** An agent another one may delegate to or hand off to, as the runtime tools describe it. */
 export interface AgentTarget {
+  /** The agent's name, one of the names the tool's input schema allows. */
   readonly name: string;
   /** What the agent is for: the model reads it when it chooses whom to delegate to or hand off to. */
   readonly description: string;
@@ -23,8 +24,11 @@ export interface AgentTarget {
 
 /** What an agent may do besides its own tools: whom it delegates to, whom it hands off to, which models it may switch to. */
 export interface AgentToolsOptions {
+  /** The agents a task may be given to: with any, the model sees `transfer_task`. */
   readonly delegates?: readonly AgentTarget[];
+  /** The agents the turn may be handed to: with any, the model sees `handoff`. */
   readonly handoffs?: readonly AgentTarget[];
+  /** The models the rest of the turn may run on: with any, the model sees `change_model`. */
   readonly models?: readonly string[];
 }
 

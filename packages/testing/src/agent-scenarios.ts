@@ -13,33 +13,54 @@ import type { ConformanceResult } from './types.js';
 
 /** An agent of a scenario's tree, as `runTurn` of @turnkit/inline takes it in `delegates` and `handoffs`. */
 export interface ScenarioAgent {
+  /** The agent's name, as `transfer_task` and `handoff` name it. */
   readonly name: string;
+  /** What the agent does, shown to the model that may delegate or hand off to it. */
   readonly description: string;
+  /** The agent's own scripted model. */
   readonly model: Model;
+  /** The agent's system prompt. */
   readonly system?: string;
+  /** The agent's tools. */
   readonly tools?: readonly ToolDefinition<any>[];
+  /** The agent's own limits (a child's budgets are cut to what its parent has left). */
   readonly limits?: TurnLimitsInput;
+  /** The agents it may give a task to (`transfer_task`). */
   readonly delegates?: readonly ScenarioAgent[];
+  /** The agents it may hand the turn to (`handoff`). */
   readonly handoffs?: readonly ScenarioAgent[];
+  /** The models it may switch to (`change_model`). */
   readonly models?: readonly string[];
 }
 
 /** The options a multi-agent scenario passes to the interpreter under test: the root agent's and the turn's. */
 export interface AgentScenarioOptions {
+  /** The turn's id. */
   readonly id: string;
+  /** The root agent's name. */
   readonly name: string;
+  /** The root agent's scripted model. */
   readonly model: Model;
+  /** The root agent's system prompt. */
   readonly system?: string;
+  /** The root agent's tools. */
   readonly tools?: readonly ToolDefinition<any>[];
+  /** The agents the root may give a task to (`transfer_task`). */
   readonly delegates?: readonly ScenarioAgent[];
+  /** The agents the root may hand the turn to (`handoff`). */
   readonly handoffs?: readonly ScenarioAgent[];
+  /** The models the root may switch to (`change_model`). */
   readonly models?: readonly string[];
+  /** The turn's limits. */
   readonly limits?: TurnLimitsInput;
+  /** The user's message. */
   readonly input: string;
+  /** Decides parked calls, a child's included (`info.agentPath` names whose they are); absent: the turn suspends. */
   readonly approve?: (
     pending: readonly ParkedCall[],
     info: { readonly turnId: string; readonly agentPath?: readonly string[] },
   ) => Promise<Record<string, ApprovalDecision>>;
+  /** Cancels the turn, and its child turns, when it aborts. */
   readonly signal?: AbortSignal;
 }
 
@@ -74,14 +95,23 @@ interface AgentScenarioRun {
 
 /** One multi-agent scenario: its tree, the parent's expected transcript and outcome, and extra checks. */
 export interface AgentScenario {
+  /** The scenario's name, the test's name. */
   readonly name: string;
+  /** What it shows, in a sentence. */
   readonly about: string;
+  /** Makes a fresh run: the options to pass the interpreter and what to record. */
   setup(): AgentScenarioRun;
+  /** The outcome and transcript every interpreter must give. */
   readonly expected: ExpectedOutcome;
+  /** Further checks of the result and of what ran. */
   verify?(result: AgentScenarioResult, run: AgentScenarioRun): void;
+  /** For a scenario that suspends: the decisions to resume with, and what the resumed turn must give. */
   readonly resume?: {
+    /** The decisions, by call id (a child's calls included). */
     readonly decisions: Record<string, ApprovalDecision>;
+    /** The outcome and transcript after resuming. */
     readonly expected: ExpectedOutcome;
+    /** Further checks of the resumed result. */
     verify?(result: AgentScenarioResult, run: AgentScenarioRun): void;
   };
 }

@@ -37,6 +37,7 @@ export function transcriptLines(transcript: readonly Message[]): string[] {
 
 /** Watches a multi-agent turn's effects (`onEffect`) and keeps its messages as a timeline of the tree. */
 export interface AgentTimeline {
+  /** Give it every effect of the turn (an interpreter's effect hook, or `onEffect` of runTurn's observer): it follows the tree by them. */
   readonly onEffect: (effect: Effect) => void;
   /** One line per message in the order they were appended, each under the path of its agent. */
   lines(): string[];
