@@ -21,10 +21,9 @@ import {
   type ToolCall,
   type ToolResult,
   type TurnEvent,
-  type TurnLimitsInput,
   type TurnState,
 } from '@turnkit/core';
-import { errorMessage } from '@turnkit/core/internal';
+import { errorMessage, layerLimits } from '@turnkit/core/internal';
 import { BudgetLedger, denialNow, type BudgetUsage } from '@turnkit/dispatch/internal';
 import { builtInProperties, evaluate, type AgentProperty, type AgentTrace } from './agent-properties.js';
 import {
@@ -127,11 +126,9 @@ export async function checkAgent(agent: CheckedAgent, options: CheckAgentOptions
   const started = performance.now();
   checkOptions(options);
   const rules = await agentRules(agent, options);
-  const limitsInput: TurnLimitsInput = {
-    ...agent.limits,
-    loopExemptTools: [...new Set([...(agent.limits?.loopExemptTools ?? []), ...rules.config.loopExempt])],
-  };
-  const initial = createTurn({ id: 'turn-1', limits: limitsInput });
+  // The agent's limits with its loop-exempt tools, as the interpreters start its turns.
+  const limitsInput = layerLimits([agent.limits], rules.config.loopExempt);
+  const initial = createTurn(limitsInput === undefined ? { id: 'turn-1' } : { id: 'turn-1', limits: limitsInput });
   const limits = initial.limits;
   const perReply = Math.min(options.maxCallsPerReply ?? 2, limits.maxCallsPerReply);
   const replies = replySets(rules.choices, perReply);

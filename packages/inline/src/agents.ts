@@ -8,7 +8,7 @@
 //   own transcript), and its event goes back wrapped as `child`.
 
 import { createTurn, type Message, type TurnState } from '@turnkit/core';
-import type { TurnLimits } from '@turnkit/core/internal';
+import { layerLimits, type TurnLimits } from '@turnkit/core/internal';
 import { agentTools, type AgentTarget, type Dispatcher } from '@turnkit/dispatch';
 import type { HandlerContext } from './driver-types.js';
 import { dispatcherMaker, startTranscript, withRetryOptions } from './options.js';
@@ -67,9 +67,10 @@ function target(definition: NamedAgent): AgentTarget {
 function entryLimits(options: AgentOptions, fn: string): TurnLimits {
   const limits = withRetryOptions(options.limits, options, fn);
   const tools = Array.isArray(options.tools) ? options.tools : [];
-  const exempt = tools.filter((t) => t.loopExempt).map((t) => t.name);
-  const merged =
-    exempt.length === 0 ? limits : { ...limits, loopExemptTools: [...new Set([...(limits?.loopExemptTools ?? []), ...exempt])] };
+  const merged = layerLimits(
+    [limits],
+    tools.filter((t) => t.loopExempt).map((t) => t.name),
+  );
   return createTurn(merged === undefined ? { id: 'template' } : { id: 'template', limits: merged }).limits;
 }
 
