@@ -7,7 +7,6 @@
 import {
   isTerminal,
   parseTurnState,
-  undecided,
   type ApprovalDecision,
   type Message,
   type Notice,
@@ -26,15 +25,16 @@ import {
   TurnExistsError,
   TurnNotFoundError,
   TurnNotWaitingError,
-  UnknownCallError,
 } from '@turnkit/store';
 import {
+  checkDecidable,
   checkDecisions,
   checkList,
   checkSubmit,
   ISO,
   messageOf,
   nap,
+  parkedIds,
   readState,
   rowResult,
   TERMINAL,
@@ -195,26 +195,12 @@ export function createClient(parts: ClientParts): Omit<DbosTurnsClient, 'close' 
         } catch (error) {
           throw new Error(`store.decide: the stored state of turn '${id}' cannot be read (${messageOf(error)}).`);
         }
-        const parked = (state.batch?.parked ?? []).map((p) => p.call.id);
-        // Which parked calls still take a decision in the state is core's answer (`undecided`).
-        const open = new Set(undecided(state).map((p) => p.call.id));
         const inbox = await tx.query(
           `SELECT call_id FROM ${s}.inbox WHERE turn_id = $1 AND kind = 'decision' AND call_id = ANY($2::text[])`,
-          [id, parked],
+          [id, parkedIds(state)],
         );
-        const inInbox = new Set(inbox.rows.map((r) => String(r.call_id)));
-        const decided = (callId: string): boolean => !open.has(callId) || inInbox.has(callId);
-        const known = new Set(parked);
         const callIds = entries.map(([callId]) => callId);
-        const unknown = callIds.filter((callId) => !known.has(callId));
-        if (unknown.length > 0)
-          throw new UnknownCallError(
-            id,
-            unknown,
-            parked.filter((callId) => !decided(callId)),
-          );
-        const taken = callIds.filter(decided);
-        if (taken.length > 0) throw new CallAlreadyDecidedError(id, taken);
+        checkDecidable(id, state, new Set(inbox.rows.map((r) => String(r.call_id))), callIds);
         for (const [callId, decision] of entries) {
           const inserted = await tx.query(
             `INSERT INTO ${s}.inbox (turn_id, kind, call_id, body) VALUES ($1, 'decision', $2, $3::jsonb) ON CONFLICT (turn_id, call_id) WHERE kind = 'decision' DO NOTHING RETURNING id`,

@@ -14,7 +14,7 @@ export { createFileOnce, isAlive } from './db/lock.js';
 // readers, and the journal's rule for a batch re-issued after a crash (`protocolStep` on a
 // `journal_read`: a result is used, a start without one is `interrupted` unless idempotent).
 export { checkSubmit } from './sql/submit.js';
-export { checkDecisions } from './sql/decide.js';
+export { checkDecidable, checkDecisions, parkedIds } from './sql/decide.js';
 export { checkList } from './sql/list-turns.js';
 export { ISO, rowResult, toInboxEntry } from './sql/values.js';
 export { STATUSES, TERMINAL } from './statuses.js';

@@ -15,6 +15,7 @@ import { safeText } from '../safe-text.js';
 import { EXIT } from '../turn.js';
 import { loadAgents } from './agents-file.js';
 import { port, loadServer } from './serve.js';
+import { stopSignal } from './worker.js';
 import { type CommandKit, DEFAULT_STORE, openCliStore, sayIfNew } from './store-common.js';
 
 interface DevFlags {
@@ -26,19 +27,6 @@ interface DevFlags {
 }
 
 const TOKEN_ENV = 'TURNKIT_SERVER_TOKEN';
-
-/** Resolves on the first SIGINT or SIGTERM. */
-function stopSignal(): Promise<NodeJS.Signals> {
-  return new Promise((resolve) => {
-    const stop = (signal: NodeJS.Signals): void => {
-      process.removeListener('SIGINT', stop);
-      process.removeListener('SIGTERM', stop);
-      resolve(signal);
-    };
-    process.once('SIGINT', stop);
-    process.once('SIGTERM', stop);
-  });
-}
 
 async function devCommand(flags: DevFlags): Promise<number> {
   if (!isDirectoryStore(flags.store))

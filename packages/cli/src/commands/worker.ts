@@ -35,8 +35,8 @@ function concurrency(value: string): number {
   return n;
 }
 
-/** Resolves on the first SIGINT or SIGTERM. */
-function stopSignal(): Promise<NodeJS.Signals> {
+/** Resolves on the first SIGINT or SIGTERM (`turnkit worker` and `turnkit dev` stop on it). */
+export function stopSignal(): Promise<NodeJS.Signals> {
   return new Promise((resolve) => {
     const stop = (signal: NodeJS.Signals): void => {
       process.removeListener('SIGINT', stop);

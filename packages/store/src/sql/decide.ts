@@ -49,14 +49,28 @@ async function lockParkedState(tx: SqlQuery, id: string): Promise<TurnState> {
  * per call, so no second one could be stored.
  */
 async function checkParked(tx: SqlQuery, id: string, state: TurnState, callIds: readonly string[]): Promise<void> {
-  const parked = (state.batch?.parked ?? []).map((p) => p.call.id);
-  // Which parked calls still take a decision in the state is core's answer (`undecided`).
-  const open = new Set(undecided(state).map((p) => p.call.id));
+  const parked = parkedIds(state);
   const rows = await tx.query(
     `SELECT call_id FROM turnkit_inbox WHERE turn_id = $1 AND kind = 'decision' AND call_id = ANY($2::text[])`,
     [id, parked],
   );
-  const inInbox = new Set(rows.map((r) => String(r.call_id)));
+  checkDecidable(id, state, new Set(rows.map((r) => String(r.call_id))), callIds);
+}
+
+/** The ids of the calls `state` parked (decided or not). */
+export function parkedIds(state: TurnState): string[] {
+  return (state.batch?.parked ?? []).map((p) => p.call.id);
+}
+
+/**
+ * Throws unless every call of `callIds` is parked in `state` and has no decision yet, neither in
+ * the state (core's `undecided` answers) nor among `inInbox` (the parked calls with a decision row).
+ * Another engine's client (@turnkit/dbos) checks its decisions with it too.
+ */
+export function checkDecidable(id: string, state: TurnState, inInbox: ReadonlySet<string>, callIds: readonly string[]): void {
+  const parked = parkedIds(state);
+  // Which parked calls still take a decision in the state is core's answer (`undecided`).
+  const open = new Set(undecided(state).map((p) => p.call.id));
   const decided = (callId: string): boolean => !open.has(callId) || inInbox.has(callId);
   const known = new Set(parked);
   const unknown = callIds.filter((callId) => !known.has(callId));
