@@ -22,6 +22,8 @@ const quick = defineTool({
   execute: async () => 'ok',
 });
 
+const TIMER_SLACK_MS = 10;
+
 const activeTimeouts = (): number => process.getActiveResourcesInfo().filter((r) => r === 'Timeout').length;
 
 describe('tool deadlines', () => {
@@ -42,8 +44,10 @@ describe('tool deadlines', () => {
       ['f', 'timeout'],
       ['q', 'ok'],
     ]);
-    expect(ended.f).toBeGreaterThanOrEqual(39);
-    expect(ended.s).toBeGreaterThanOrEqual(299);
+    // Node starts a timer from the event loop's cached clock, which can lag `performance.now()` by a
+    // few milliseconds on a loaded machine, so a timer may end a little before its time as seen here.
+    expect(ended.f).toBeGreaterThanOrEqual(40 - TIMER_SLACK_MS);
+    expect(ended.s).toBeGreaterThanOrEqual(300 - TIMER_SLACK_MS);
     expect(ended.f).toBeLessThan(ended.s ?? 0);
   });
 
