@@ -24,6 +24,7 @@ import { INTERRUPTED } from '@turnkit/store/internal';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createDbosTurns, type DbosTurnsClient } from '../src/index.js';
 import { dropDatabase, freshDatabase, POSTGRES_URL, WHY_SKIPPED } from './postgres.js';
+import { nodeScript } from '../../store/test/node-script.js';
 
 const PROCESS = fileURLToPath(new URL('./fixtures/dbos-process.ts', import.meta.url));
 const TURNKIT = fileURLToPath(new URL('../../cli/dist/bin.js', import.meta.url));
@@ -37,11 +38,10 @@ interface Running {
 }
 
 function start(url: string, effects: string, hang = false): Running {
-  const child = spawn(
-    process.execPath,
-    ['--import', 'tsx', '--conditions=@turnkit/source', PROCESS, url, effects, ...(hang ? ['hang'] : [])],
-    { cwd: REPO, stdio: ['pipe', 'pipe', 'inherit'] },
-  );
+  const child = spawn(process.execPath, [nodeScript(PROCESS), url, effects, ...(hang ? ['hang'] : [])], {
+    cwd: REPO,
+    stdio: ['pipe', 'pipe', 'inherit'],
+  });
   const seen: string[] = [];
   const waiting: { line: string; resolve: () => void }[] = [];
   createInterface({ input: child.stdout as NodeJS.ReadableStream }).on('line', (line) => {

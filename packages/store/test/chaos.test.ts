@@ -17,6 +17,7 @@ import type { WorkerStats } from '@turnkit/store';
 import { createStore, openSql, type Sql } from '../src/internal.js';
 import { CHAOS_AGENT, CHAOS_TABLES } from './fixtures/chaos-agent.js';
 import { dropSchema, POSTGRES_URL, restartPostgres, scratchSchema, WHY_SKIPPED } from './postgres.js';
+import { nodeScript } from './node-script.js';
 
 const REPO = fileURLToPath(new URL('../../../', import.meta.url));
 const script = (name: string): string => fileURLToPath(new URL(`./fixtures/chaos-${name}.ts`, import.meta.url));
@@ -38,14 +39,10 @@ const pause = (ms: number): Promise<void> => new Promise((resolve) => setTimeout
 
 /** A child process running one of the chaos scripts; `lines` collects its stdout lines. */
 function start(name: string, schema: string, lines: (line: string) => void): ChildProcess {
-  const child = spawn(
-    process.execPath,
-    ['--import', 'tsx', '--conditions=@turnkit/source', script(name), POSTGRES_URL ?? '', schema],
-    {
-      cwd: REPO,
-      stdio: ['ignore', 'pipe', 'pipe'],
-    },
-  );
+  const child = spawn(process.execPath, [nodeScript(script(name)), POSTGRES_URL ?? '', schema], {
+    cwd: REPO,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   // The last of its standard error, for the failure message of a process that died on its own.
   let errors = '';
   child.stderr?.on('data', (chunk: Buffer) => {

@@ -15,6 +15,7 @@ import type { Store } from '@turnkit/store';
 import { CRASH_ENV } from '../src/crash.js';
 import { createStore, openSql, type Sql } from '../src/internal.js';
 import { dropSchema, POSTGRES_URL, scratchSchema, WHY_SKIPPED } from './postgres.js';
+import { nodeScript } from './node-script.js';
 
 const DRIVE = fileURLToPath(new URL('./fixtures/crash-drive.ts', import.meta.url));
 const REPO = fileURLToPath(new URL('../../../', import.meta.url));
@@ -32,7 +33,7 @@ function drive(url: string, schema: string, turnId: string, crashAt?: string): P
   if (crashAt === undefined) delete env[CRASH_ENV];
   else env[CRASH_ENV] = crashAt;
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', '--conditions=@turnkit/source', DRIVE, url, schema, turnId], {
+    const child = spawn(process.execPath, [nodeScript(DRIVE), url, schema, turnId], {
       cwd: REPO,
       env,
       stdio: ['ignore', 'pipe', 'pipe'],

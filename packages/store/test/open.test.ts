@@ -9,6 +9,7 @@ import { openStore } from '@turnkit/store';
 import { lockPath, removeStale } from '../src/db/lock.js';
 import { OPEN_RETRY_MS } from '../src/open.js';
 import { dropSchema, POSTGRES_URL, scratchSchema } from './postgres.js';
+import { nodeScript } from './node-script.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'turnkit-store-'));
 const TAKE = fileURLToPath(new URL('./fixtures/take-lock.ts', import.meta.url));
@@ -53,7 +54,7 @@ describe('openStore', () => {
     writeFileSync(lockPath(data), String(dead.pid)); // left by a process that is gone
     const startAt = Date.now() + 4000;
     const children = Array.from({ length: 4 }, () =>
-      spawn(process.execPath, ['--import', 'tsx', '--conditions=@turnkit/source', TAKE, data, String(startAt)], {
+      spawn(process.execPath, [nodeScript(TAKE), data, String(startAt)], {
         cwd: REPO,
         stdio: ['pipe', 'pipe', 'inherit'],
       }),

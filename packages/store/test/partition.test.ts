@@ -13,6 +13,7 @@ import { testLog } from '../../../test-log.js';
 import { createStore, openSql } from '../src/internal.js';
 import { type Link, openLink } from './fixtures/partition-link.js';
 import { dropSchema, POSTGRES_URL, scratchSchema, WHY_SKIPPED } from './postgres.js';
+import { nodeScript } from './node-script.js';
 
 const REPO = fileURLToPath(new URL('../../../', import.meta.url));
 const WORKER = fileURLToPath(new URL('./fixtures/partition-worker.ts', import.meta.url));
@@ -25,18 +26,7 @@ interface Printed {
 
 function startWorker(prefix: readonly string[], url: string, schema: string, toolMs: number, name: string) {
   const printed: Printed[] = [];
-  const command = [
-    ...prefix,
-    process.execPath,
-    '--import',
-    'tsx',
-    '--conditions=@turnkit/source',
-    WORKER,
-    url,
-    schema,
-    String(toolMs),
-    name,
-  ];
+  const command = [...prefix, process.execPath, nodeScript(WORKER), url, schema, String(toolMs), name];
   const child: ChildProcess = spawn(command[0] as string, command.slice(1), { cwd: REPO, stdio: ['ignore', 'pipe', 'ignore'] });
   let rest = '';
   child.stdout?.on('data', (chunk: Buffer) => {
