@@ -17,7 +17,8 @@ export function nodeScript(entry: string): string {
   const known = built.get(entry);
   if (known !== undefined) return known;
   // Inside the fixture's package, so its packages resolve from that package's node_modules.
-  const packageDir = join(dirname(entry), entry.includes('/test/fixtures/') ? '../..' : '..');
+  let packageDir = dirname(entry);
+  while (!existsSync(join(packageDir, 'package.json')) && dirname(packageDir) !== packageDir) packageDir = dirname(packageDir);
   const outDir = join(packageDir, 'node_modules', '.cache', 'turnkit-fixtures');
   mkdirSync(outDir, { recursive: true });
   const { outputFiles } = buildSync({
