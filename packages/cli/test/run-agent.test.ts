@@ -1,7 +1,7 @@
 // `turnkit run FILE --agent NAME`, in-process (the CLI's `main`, as the binary calls it): the
 // commands docs/cli.md shows, a suspended agent's turn resumed from its file, the refusals, and a
 // stored run of a named agent.
-import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -75,7 +75,7 @@ describe('turnkit run FILE --agent NAME', () => {
     expect(resumed.out).toContain('Invoice 7 is refunded.');
   });
 
-  it('refuses, naming what to do: an unknown name, no input, approvalTimeoutMs (only a stored turn keeps time), --agent on a scenario', async () => {
+  it('refuses, naming what to do: an unknown name, no input, approvalTimeoutMs (only a stored turn keeps time), a bad option, --agent on a scenario', async () => {
     const refused = async (...args: string[]): Promise<string> => {
       const run = await turnkit('run', ...args);
       expect(run.code, run.out).toBe(2);
@@ -89,6 +89,17 @@ describe('turnkit run FILE --agent NAME', () => {
     );
     expect(await refused(REFUNDS, '--agent', 'timed', '--input', 'hi')).toBe(
       `turnkit: ${REFUNDS}: agent 'timed' has approvalTimeoutMs, which turnkit run cannot apply in this process: nothing in this process keeps time for a parked call (the prompt and a suspended-turn file wait until the call is decided). Store the turn, where a worker applies it: add --store (or run \`turnkit dev --agents ${REFUNDS}\`), or remove approvalTimeoutMs.`,
+    );
+    const bad = join(dir, 'bad-agents.mjs');
+    await writeFile(
+      bad,
+      "const model = { generate: async () => ({ text: 'hi', toolCalls: [] }) };\nexport const agents = { zero: { model, maxRunning: 0 }, text: { model, check: 'EUR' } };\n",
+    );
+    expect(await refused(bad, '--agent', 'zero', '--input', 'hi')).toBe(
+      `turnkit: Agent 'zero' of ${bad}: \`maxRunning\` must be a whole number of turns, at least 1.`,
+    );
+    expect(await refused(bad, '--agent', 'text', '--input', 'hi')).toBe(
+      `turnkit: Agent 'text' of ${bad}: \`check\` must be a function.`,
     );
     expect((await refused(fromRepo('packages/cli/examples/trip-planner.ts'), '--agent', 'planner')).replace(REPO, '')).toBe(
       'turnkit: packages/cli/examples/trip-planner.ts exports no `agents`, so --agent planner names none: it is a scenario, one agent; run it without --agent.',
