@@ -180,6 +180,9 @@ async function runAndReport(
   } finally {
     timeline.stop();
   }
+  // What the observer keeps for the next run (in a suspended turn's file), read before it hears the
+  // end, as a worker writes it with the turn's last checkpoint.
+  const kept = result.status === 'suspended' ? parseKept(traceContextText(observer, null, warn)) : undefined;
   try {
     observer?.end?.({ status: result.status });
   } catch (error) {
@@ -199,8 +202,7 @@ async function runAndReport(
       result,
       {
         ...definedProps({ mcp: servers.snapshot(result.pending ?? []) }),
-        // What the observer keeps for the next run, as a worker saves it with a stored turn.
-        ...definedProps({ traceContext: parseKept(traceContextText(observer, null, warn)) }),
+        ...definedProps({ traceContext: kept }),
       },
     );
   }

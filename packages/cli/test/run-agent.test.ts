@@ -153,11 +153,11 @@ describe('turnkit run FILE --agent NAME applies every option of the agent in thi
     expect(parked.code, parked.out).toBe(3);
     const file = JSON.parse(await readFile(saved, 'utf8')) as { state: { id: string }; traceContext: unknown };
     const id = file.state.id;
-    expect(file.traceContext).toEqual({ span: 'after 3' });
+    expect(file.traceContext).toEqual({ span: 'after 2' });
     expect(seen).toEqual([`observe observed ${id} null`, 'call_llm', 'end suspended']);
     const resumed = await turnkit('resume', saved, '--approve', 'call_1');
     expect(resumed.code, resumed.out).toBe(0);
-    expect(seen.slice(3)).toEqual([`observe observed ${id} {"span":"after 3"}`, 'run refund', 'call_llm', 'end stopped']);
+    expect(seen.slice(3)).toEqual([`observe observed ${id} {"span":"after 2"}`, 'run refund', 'call_llm', 'end stopped']);
   });
 
   it('an observer that throws is reported and the turn runs without it', async () => {
