@@ -160,6 +160,16 @@ describe('turnkit run FILE --agent NAME applies every option of the agent in thi
     expect(seen.slice(3)).toEqual([`observe observed ${id} {"span":"after 2"}`, 'run refund', 'call_llm', 'end stopped']);
   });
 
+  it('a resume file whose traceContext is over 4 KB of JSON is refused, naming the field, before anything runs', async () => {
+    const saved = join(dir, 'observed-big.json');
+    expect((await run('observed', '--save', saved)).code).toBe(3);
+    const file = JSON.parse(await readFile(saved, 'utf8')) as Record<string, unknown>;
+    await writeFile(saved, JSON.stringify({ ...file, traceContext: 'x'.repeat(5000) }));
+    const resumed = await turnkit('resume', saved, '--approve', 'call_1');
+    expect(resumed.code, resumed.out).toBe(2);
+    expect(resumed.out).toContain('at traceContext: must be at most 4096 characters of JSON');
+  });
+
   it('an observer that throws is reported and the turn runs without it', async () => {
     const { code, out } = await turnkit('run', OBSERVE_THROWS, '--input', 'hi');
     expect(code, out).toBe(0);
