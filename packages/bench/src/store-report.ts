@@ -117,7 +117,7 @@ ${figures.map((f) => line(row(f))).join('\n')}
   the worker reads nothing more before the tools run); per tool call a start and a result, each
   one statement that checks the fencing token itself, 2 × 2. The boundary after each batch is
   not written: the \`dispatching\` state and the journal make it again
-  ([durable turns](durable-turns.md#the-guarantees)). No transactions: each statement commits on
+  ([durable turns](reference/durable-turns.md#the-guarantees)). No transactions: each statement commits on
   its own. A worker's last claim that finds nothing, and its look for turns falling due, add a
   fraction.
 - **Payload bytes** are the parameters of those writes: the turn state (lean: only what differs

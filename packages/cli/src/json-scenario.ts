@@ -94,7 +94,7 @@ export function scenarioFromJson(value: unknown, where: string): ScenarioFile {
     const issue = parsed.error.issues[0];
     const at = issue === undefined || issue.path.length === 0 ? '' : ` at ${issue.path.map(String).join('.')}`;
     throw new UsageError(
-      `${where} is not a valid scenario${at}: ${issue?.message ?? 'unknown problem'}. See docs/cli.md for the .json scenario format.`,
+      `${where} is not a valid scenario${at}: ${issue?.message ?? 'unknown problem'}. See docs/reference/cli.md for the .json scenario format.`,
     );
   }
   const spec = parsed.data;

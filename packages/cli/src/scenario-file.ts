@@ -1,8 +1,9 @@
 // The shape of a scenario file (what `turnkit run` loads): types only, shared by the loader of
 // module scenarios (scenario.ts) and of JSON ones (json-scenario.ts).
 import type { Model, TurnLimitsInput } from '@turnkit/core';
-import type { AfterHook, BeforeHook, DispatcherOptions, Policy, ToolDefinition } from '@turnkit/dispatch';
-import type { OutputSchema } from '@turnkit/inline';
+import type { AfterHook, BeforeHook, Budget, DispatcherOptions, Policy, ToolDefinition } from '@turnkit/dispatch';
+import type { CheckFn, CompactFn, OutputSchema } from '@turnkit/inline';
+import type { AgentDefinition } from '@turnkit/store';
 
 /** What a scenario's model function is given: the model calls the turn has made already. */
 export interface ModelStart {
@@ -43,6 +44,23 @@ export interface ScenarioFile {
   readonly hooks?: { readonly before?: readonly BeforeHook[]; readonly after?: readonly AfterHook[] };
   /** A zod schema the final answer (parsed as JSON) must match; a failure is sent back for repair. */
   readonly output?: OutputSchema;
+  /** Tool-call budgets of the turn (as `createDispatcher`'s `budget`): a call past one is not run and gets an error result. */
+  readonly budget?: Budget;
+  /** A custom check of the final answer, after `output` (as `runTurn`'s `check`); a rejection goes back to the model for repair. */
+  readonly check?: CheckFn;
+  /** Shrinks the transcript between rounds (as `runTurn`'s `compact`, with its contract). */
+  readonly compact?: CompactFn;
+  /**
+   * Asked for hooks each time the turn runs (as a stored agent's `observe`): once by `turnkit run`,
+   * again by each `turnkit resume` (with the trace context the run before kept), and by a worker
+   * for each activation of a stored turn.
+   */
+  readonly observe?: AgentDefinition['observe'];
+  /**
+   * At most this many turns of the agent run at once across the workers of a store (as a stored
+   * agent's `maxRunning`). A run in the CLI's process is one turn, within any cap.
+   */
+  readonly maxRunning?: number;
   /**
    * MCP servers whose tools join `tools`, by name: `{ command, args? }` (stdio) or `{ url }` (HTTP),
    * checked by @turnkit/mcp (`McpServers`), which must be installed next to the CLI.

@@ -201,10 +201,11 @@ function moduleExports(module: Record<string, unknown>, format: ModuleFormat): R
   return format.commonJs && inner !== null && typeof inner === 'object' ? (inner as Record<string, unknown>) : module;
 }
 
-// What `turnkit run` applies of an agent in this process: a scenario's fields. A worker applies
-// the others (budget, approvalTimeoutMs, check, compact, maxRunning, observe).
-const RUN_FIELDS = new Set(['tools', 'model', 'limits', 'system', 'output', 'permissions', 'policy', 'hooks', 'mcpServers']);
-
+// What an agent of `agents` may have that a run in this process cannot apply, and what to do instead.
+const NOT_IN_PROCESS: Readonly<Record<string, string>> = {
+  approvalTimeoutMs:
+    'nothing in this process keeps time for a parked call (the prompt and a suspended-turn file wait until the call is decided)',
+};
 /**
  * Which of a file's agents runs: `name` when the file has it, else its only agent; a UsageError
  * listing the names otherwise.
@@ -245,10 +246,10 @@ function pickAgent(
   const agent = (agents as Record<string, unknown>)[name];
   if (agent === null || typeof agent !== 'object' || Array.isArray(agent))
     throw new UsageError(`${shown}: agent '${name}' must be an object with a \`model\` (and tools, system, limits, …).`);
-  const workerOnly = Object.keys(agent).filter((key) => !RUN_FIELDS.has(key));
-  if (workerOnly.length > 0)
+  const refused = Object.keys(agent).filter((key) => Object.hasOwn(NOT_IN_PROCESS, key));
+  if (refused.length > 0)
     throw new UsageError(
-      `${shown}: agent '${name}' has ${workerOnly.join(', ')}, which turnkit run does not apply in this process (it applies ${[...RUN_FIELDS].join(', ')}): run it with a worker, \`turnkit worker --agents ${shown}\` or \`turnkit dev --agents ${shown}\`.`,
+      `${shown}: agent '${name}' has ${refused.map((key) => `${key}, which turnkit run cannot apply in this process: ${NOT_IN_PROCESS[key]}`).join('; ')}. Store the turn, where a worker applies it: add --store (or run \`turnkit dev --agents ${shown}\`), or remove ${refused.join(', ')}.`,
     );
   if (choice.input === undefined)
     throw new UsageError(`Agent '${name}' of ${shown} has no input of its own: give the user's message with --input TEXT.`);
@@ -277,7 +278,7 @@ function check(value: unknown, path: string, shown: string, agent?: string): Omi
   };
   if (value === null || typeof value !== 'object')
     return bad(
-      'the export must be an object { input, tools, model?, limits?, system?, output?, permissions?, policy?, hooks?, mcpServers? }.',
+      'the export must be an object { input, tools, model?, limits?, system?, output?, permissions?, policy?, hooks?, budget?, check?, compact?, observe?, maxRunning?, mcpServers? }.',
     );
   const s = value as Record<string, unknown>;
   const known = new Set([
@@ -290,6 +291,11 @@ function check(value: unknown, path: string, shown: string, agent?: string): Omi
     'permissions',
     'policy',
     'hooks',
+    'budget',
+    'check',
+    'compact',
+    'observe',
+    'maxRunning',
     'mcpServers',
   ]);
   for (const key of Object.keys(s)) if (!known.has(key)) bad(`unknown field '${key}'; a scenario has ${[...known].join(', ')}.`);
@@ -317,6 +323,12 @@ function check(value: unknown, path: string, shown: string, agent?: string): Omi
   if (s.output !== undefined && typeof (s.output as OutputSchema | null)?.safeParse !== 'function')
     bad('`output` must be a zod schema.');
   checkDispatchOptions(s, bad);
+  if (s.budget !== undefined && (s.budget === null || typeof s.budget !== 'object' || Array.isArray(s.budget)))
+    bad('`budget` must be an object such as { maxCalls: 10, perTool: { shell: 2 } }.');
+  for (const key of ['check', 'compact', 'observe'] as const)
+    if (s[key] !== undefined && typeof s[key] !== 'function') bad(`\`${key}\` must be a function.`);
+  if (s.maxRunning !== undefined && !(Number.isSafeInteger(s.maxRunning) && (s.maxRunning as number) >= 1))
+    bad('`maxRunning` must be a whole number of turns, at least 1.');
   if (s.mcpServers !== undefined && (s.mcpServers === null || typeof s.mcpServers !== 'object' || Array.isArray(s.mcpServers)))
     bad('`mcpServers` must be an object of MCP servers by name, like { files: { command: "node", args: ["server.js"] } }.');
   return {
@@ -330,6 +342,11 @@ function check(value: unknown, path: string, shown: string, agent?: string): Omi
     ...(s.permissions === undefined ? {} : { permissions: s.permissions as ScenarioFile['permissions'] & object }),
     ...(s.policy === undefined ? {} : { policy: s.policy as ScenarioFile['policy'] & object }),
     ...(s.hooks === undefined ? {} : { hooks: s.hooks as ScenarioFile['hooks'] & object }),
+    ...(s.budget === undefined ? {} : { budget: s.budget as ScenarioFile['budget'] & object }),
+    ...(s.check === undefined ? {} : { check: s.check as ScenarioFile['check'] & object }),
+    ...(s.compact === undefined ? {} : { compact: s.compact as ScenarioFile['compact'] & object }),
+    ...(s.observe === undefined ? {} : { observe: s.observe as ScenarioFile['observe'] & object }),
+    ...(s.maxRunning === undefined ? {} : { maxRunning: s.maxRunning as number }),
     ...(s.mcpServers === undefined ? {} : { mcpServers: s.mcpServers as ScenarioFile['mcpServers'] & object }),
   };
 }

@@ -16,6 +16,7 @@ import { parseTurnState, type Message, type ParkedCall, type TurnState } from '@
 import { definedProps } from '@turnkit/core/internal';
 import { createDispatcher, type Grant } from '@turnkit/dispatch';
 import type { BudgetUsage } from '@turnkit/dispatch/internal';
+import { MAX_TRACE_CONTEXT } from '@turnkit/store/internal';
 import type { TurnResult } from '@turnkit/inline';
 import { z } from 'zod';
 import { oneLine, UsageError } from './errors.js';
@@ -65,6 +66,11 @@ export interface SuspendedFile {
    * reconnects and compares: an approved call to a tool that changed is not run.
    */
   readonly mcp?: SavedMcp;
+  /**
+   * What the agent's observer (`observe`) kept for the next run of the turn (its `traceContext()`,
+   * plain JSON of at most 4 KB): a resume gives it back to `observe`, as a worker does.
+   */
+  readonly traceContext?: unknown;
   /** Set once a resume claimed the file, before any approved tool ran. */
   readonly consumed?: ConsumedMark;
 }
@@ -121,6 +127,12 @@ const fileSchema = z.strictObject({
   grants: z.array(grant),
   budgetUsage: z.strictObject({ total: count, perTool: z.record(z.string(), count) }).optional(),
   mcp: z.strictObject({ tools: z.record(z.string(), z.string().max(256)), parked: z.array(z.string()) }).optional(),
+  traceContext: json
+    .refine(
+      (value) => JSON.stringify(value).length <= MAX_TRACE_CONTEXT,
+      `must be at most ${MAX_TRACE_CONTEXT} characters of JSON`,
+    )
+    .optional(),
   consumed: z
     .strictObject({ at: z.string(), pid: count, outcome: z.string().optional(), savedTo: z.string().optional() })
     .optional(),
@@ -146,7 +158,7 @@ export async function saveSuspended(
   options: SavedOptions,
   modelCalls: number,
   result: TurnResult,
-  mcp?: SavedMcp,
+  kept: { readonly mcp?: SavedMcp; readonly traceContext?: unknown } = {},
 ): Promise<void> {
   const file: SuspendedFile = {
     kind: SUSPENDED_KIND,
@@ -161,7 +173,8 @@ export async function saveSuspended(
     pending: result.pending ?? [],
     grants: result.grants ?? [],
     ...definedProps({ budgetUsage: result.budgetUsage }),
-    ...definedProps({ mcp }),
+    ...definedProps({ mcp: kept.mcp }),
+    ...definedProps({ traceContext: kept.traceContext }),
   };
   await writeJsonFile(path, file);
 }

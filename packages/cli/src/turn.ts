@@ -26,6 +26,9 @@ import {
 } from './suspended.js';
 import { Timeline } from './timeline.js';
 import { definedProps } from '@turnkit/core/internal';
+import { startObserver, traceContextText } from '@turnkit/store/internal';
+import { agentTurnOptions } from './agent-options.js';
+import { agentName } from './commands/agents-file.js';
 
 /** Exit codes: 0 stopped, 1 failed or cancelled, 2 usage error, 3 suspended (waiting for approval). */
 export const EXIT = { ok: 0, failed: 1, usage: 2, suspended: 3 } as const;
@@ -120,23 +123,41 @@ async function runAndReport(
   { counter, label, controller, timeline, interactive, claim, servers }: RunParts,
 ): Promise<number> {
   const saved = o.resume?.read.saved;
+  const turnId = saved?.state.id ?? `turn-${randomUUID().slice(0, 8)}`;
+  const warn = (error: Error): void => void process.stderr.write(`${pc.yellow('!')} ${safeText(error.message)}\n`);
+  // The agent's observer for this run, asked as a worker asks it for each activation of a stored turn.
+  const observer = startObserver(
+    o.scenario.observe,
+    {
+      turnId,
+      agent: o.scenario.agent ?? agentName(o.scenarioFile),
+      traceContext: saved?.traceContext ?? null,
+      transcript: saved?.transcript ?? [],
+    },
+    warn,
+  );
+  const hooks = observer?.hooks;
+  const shown = o.json ? undefined : timeline;
 
+  let agent: ReturnType<typeof agentTurnOptions>;
+  try {
+    agent = agentTurnOptions(o.scenario, {
+      tools: timeline.timed(o.scenario.tools),
+      ...definedProps({ budgetUsage: saved?.budgetUsage, wrapExecution: hooks?.wrapExecution }),
+    });
+  } catch (error) {
+    throw new UsageError(`Could not start the turn of ${o.scenarioFile}: ${oneLine(error)}`);
+  }
   const options: RunTurnOptions = {
     model: counter.model,
-    tools: timeline.timed(o.scenario.tools),
+    ...agent,
     signal: controller.signal,
     trace: o.json || o.trace !== undefined,
-    ...(o.json ? {} : { onStep: timeline.onStep, onEffect: timeline.onEffect }),
+    ...definedProps({ onStep: both(shown?.onStep, hooks?.onStep), onEffect: both(shown?.onEffect, hooks?.onEffect) }),
     // Quitting at the prompt cancels the turn through the same controller as Ctrl+C elsewhere.
     ...(interactive
       ? { approve: promptApprover({ beforePrompt: () => timeline.stop(), cancel: (reason) => controller.abort(reason) }) }
       : {}),
-    ...definedProps({ system: o.scenario.system }),
-    ...definedProps({ limits: o.scenario.limits }),
-    ...definedProps({ output: o.scenario.output }),
-    ...definedProps({ permissions: o.scenario.permissions }),
-    ...definedProps({ policy: o.scenario.policy }),
-    ...definedProps({ hooks: o.scenario.hooks }),
   };
 
   if (!o.json) {
@@ -155,9 +176,17 @@ async function runAndReport(
   const started = performance.now();
   let result: TurnResult;
   try {
-    result = await execute(o, options, timeline);
+    result = await execute(o, { ...options, id: turnId }, timeline);
   } finally {
     timeline.stop();
+  }
+  // What the observer keeps for the next run (in a suspended turn's file), read before it hears the
+  // end, as a worker writes it with the turn's last checkpoint.
+  const kept = result.status === 'suspended' ? parseKept(traceContextText(observer, null, warn)) : undefined;
+  try {
+    observer?.end?.({ status: result.status });
+  } catch (error) {
+    warn(new Error(`observe: the observer's end() threw (${oneLine(error)}).`));
   }
   const elapsed = performance.now() - started;
   const modelCalls = (saved?.modelCalls ?? 0) + counter.count();
@@ -171,7 +200,10 @@ async function runAndReport(
       { stream: o.stream, provider: o.provider },
       modelCalls,
       result,
-      servers.snapshot(result.pending ?? []),
+      {
+        ...definedProps({ mcp: servers.snapshot(result.pending ?? []) }),
+        ...definedProps({ traceContext: kept }),
+      },
     );
   }
   if (o.resume !== undefined && claim !== undefined && (savedTo === undefined || resolve(savedTo) !== resolve(o.resume.file))) {
@@ -205,7 +237,7 @@ async function runAndReport(
 async function execute(o: TurnCommandOptions, options: RunTurnOptions, timeline: Timeline): Promise<TurnResult> {
   try {
     if (o.resume === undefined) {
-      const run: RunTurnOptions = { ...options, input: o.scenario.input, id: `turn-${randomUUID().slice(0, 8)}` };
+      const run: RunTurnOptions = { ...options, input: o.scenario.input };
       return o.stream ? await readStream(streamTurn(run), o.json ? null : timeline) : await runTurn(run);
     }
     const saved = o.resume.read.saved;
@@ -215,13 +247,29 @@ async function execute(o: TurnCommandOptions, options: RunTurnOptions, timeline:
       transcript: saved.transcript,
       decisions: o.resume.decisions,
       grants: saved.grants,
-      ...definedProps({ budgetUsage: saved.budgetUsage }),
     };
     return o.stream ? await readStream(resumeStreamTurn(resume), o.json ? null : timeline) : await resumeTurn(resume);
   } catch (error) {
     // runTurn only throws for options it cannot start with: a scenario mistake (bad limits, two tools with one name, …).
     throw new UsageError(`Could not start the turn of ${o.scenarioFile}: ${oneLine(error)}`);
   }
+}
+
+/** One observer of the two given (the timeline's, the agent's), or none. */
+function both<T>(
+  first: ((value: T) => void) | undefined,
+  second: ((value: T) => void) | undefined,
+): ((value: T) => void) | undefined {
+  if (first === undefined || second === undefined) return first ?? second;
+  return (value) => {
+    first(value);
+    second(value);
+  };
+}
+
+/** The observer's trace context to keep, as JSON text (`traceContextText`), parsed back. */
+function parseKept(text: string | undefined): unknown {
+  return text === undefined ? undefined : JSON.parse(text);
 }
 
 /** Drains the stream; its text goes to the timeline, or nowhere under --json (stdout is NDJSON only). */

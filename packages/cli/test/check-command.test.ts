@@ -41,8 +41,8 @@ describe('checkCommand', () => {
     vi.restoreAllMocks();
   });
 
-  it('prints with its defaults what docs/cli.md shows (all but the time)', async () => {
-    const doc = readFileSync(new URL('../../../docs/cli.md', import.meta.url), 'utf8');
+  it('prints with its defaults what docs/reference/cli.md shows (all but the time)', async () => {
+    const doc = readFileSync(new URL('../../../docs/reference/cli.md', import.meta.url), 'utf8');
     const shown = doc.split('\n$ turnkit check\n')[1]?.split('```')[0] ?? '';
     const output = captureStdout();
     const code = await checkCommand({ maxIterations: 2, loopThreshold: 2, repairs: 1, depth: 60 });

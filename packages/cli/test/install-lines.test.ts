@@ -30,5 +30,10 @@ describe('installLines', () => {
     const lines = installLines(fileURLToPath(new URL('../../../', import.meta.url)));
     expect(lines[0]).toEqual({ line: 'npm i @turnkit/core @turnkit/dispatch @turnkit/inline zod', file: 'README.md' });
     expect(new Set(lines.map(({ line }) => line)).size).toBe(lines.length);
+    // A reference page's lines are read too (`turnkit serve`'s peers are written only there).
+    expect(lines).toContainEqual({
+      line: 'npm i -D @turnkit/server @turnkit/store @electric-sql/pglite',
+      file: 'docs/reference/cli.md',
+    });
   });
 });

@@ -1,5 +1,5 @@
 // The install lines a user reads: every `npm i …` / `npm install …` that names a @turnkit package in
-// the README, docs/*.md and the package READMEs, in code blocks (a line of its own, or after `//` in
+// the README, docs/*.md, docs/reference/*.md and the package READMEs, in code blocks (a line of its own, or after `//` in
 // a sample) and in inline code (which may wrap in the prose). The README's come first, then the
 // docs' and the package READMEs', each line once, in reading order.
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
@@ -49,14 +49,21 @@ export function linesOf(markdown: string): string[] {
   return found.sort((a, b) => a.at - b.at).map(({ line }) => line);
 }
 
+/** The Markdown files of one folder (not its subfolders), sorted, relative to the repository. */
+function markdownIn(repo: string, dir: string): string[] {
+  return readdirSync(join(repo, dir))
+    .filter((file) => file.endsWith('.md'))
+    .sort()
+    .map((file) => `${dir}/${file}`);
+}
+
 /** Every install line of the repository's Markdown, the README's first, each once. */
 export function installLines(repo: string): InstallLine[] {
   const files = [
     'README.md',
-    ...readdirSync(join(repo, 'docs'))
-      .filter((file) => file.endsWith('.md'))
-      .sort()
-      .map((file) => `docs/${file}`),
+    ...markdownIn(repo, 'docs'),
+    // The hand-written reference pages (the generated API reference has no install lines).
+    ...markdownIn(repo, 'docs/reference'),
     ...readdirSync(join(repo, 'packages'))
       .sort()
       .map((name) => `packages/${name}/README.md`)

@@ -1,7 +1,7 @@
 // `turnkit run FILE --agent NAME`, in-process (the CLI's `main`, as the binary calls it): the
 // commands docs/cli.md shows, a suspended agent's turn resumed from its file, the refusals, and a
 // stored run of a named agent.
-import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -11,6 +11,7 @@ import { main } from '../src/program.js';
 
 const read = (path: string): Promise<string> => readFile(new URL(path, import.meta.url), 'utf8');
 const REFUNDS = fileURLToPath(new URL('./fixtures/refund-agents.ts', import.meta.url));
+const OBSERVE_THROWS = fileURLToPath(new URL('./fixtures/observe-throws.ts', import.meta.url));
 const REPO = fileURLToPath(new URL('../../../', import.meta.url));
 
 /** Runs `turnkit ...args` in this process; what it printed (stdout then stderr, no colour) and its exit code. */
@@ -74,20 +75,31 @@ describe('turnkit run FILE --agent NAME', () => {
     expect(resumed.out).toContain('Invoice 7 is refunded.');
   });
 
-  it('refuses, naming what to do: an unknown name, no input, fields only a worker applies, --agent on a scenario', async () => {
+  it('refuses, naming what to do: an unknown name, no input, approvalTimeoutMs (only a stored turn keeps time), a bad option, --agent on a scenario', async () => {
     const refused = async (...args: string[]): Promise<string> => {
       const run = await turnkit('run', ...args);
       expect(run.code, run.out).toBe(2);
       return run.out.trim();
     };
     expect(await refused(REFUNDS, '--agent', 'nobody', '--input', 'hi')).toBe(
-      `turnkit: ${REFUNDS} has no agent 'nobody': its agents are refunds, capped.`,
+      `turnkit: ${REFUNDS} has no agent 'nobody': its agents are refunds, capped, checked, compacted, observed, timed.`,
     );
     expect(await refused(REFUNDS, '--agent', 'refunds')).toBe(
       `turnkit: Agent 'refunds' of ${REFUNDS} has no input of its own: give the user's message with --input TEXT.`,
     );
-    expect(await refused(REFUNDS, '--agent', 'capped', '--input', 'hi')).toMatch(
-      /agent 'capped' has budget, which turnkit run does not apply in this process .*: run it with a worker/,
+    expect(await refused(REFUNDS, '--agent', 'timed', '--input', 'hi')).toBe(
+      `turnkit: ${REFUNDS}: agent 'timed' has approvalTimeoutMs, which turnkit run cannot apply in this process: nothing in this process keeps time for a parked call (the prompt and a suspended-turn file wait until the call is decided). Store the turn, where a worker applies it: add --store (or run \`turnkit dev --agents ${REFUNDS}\`), or remove approvalTimeoutMs.`,
+    );
+    const bad = join(dir, 'bad-agents.mjs');
+    await writeFile(
+      bad,
+      "const model = { generate: async () => ({ text: 'hi', toolCalls: [] }) };\nexport const agents = { zero: { model, maxRunning: 0 }, text: { model, check: 'EUR' } };\n",
+    );
+    expect(await refused(bad, '--agent', 'zero', '--input', 'hi')).toBe(
+      `turnkit: Agent 'zero' of ${bad}: \`maxRunning\` must be a whole number of turns, at least 1.`,
+    );
+    expect(await refused(bad, '--agent', 'text', '--input', 'hi')).toBe(
+      `turnkit: Agent 'text' of ${bad}: \`check\` must be a function.`,
     );
     expect((await refused(fromRepo('packages/cli/examples/trip-planner.ts'), '--agent', 'planner')).replace(REPO, '')).toBe(
       'turnkit: packages/cli/examples/trip-planner.ts exports no `agents`, so --agent planner names none: it is a scenario, one agent; run it without --agent.',
@@ -98,9 +110,70 @@ describe('turnkit run FILE --agent NAME', () => {
   });
 
   it('with --store the named agent runs whole, by a worker, its turn stored under its name', async () => {
-    const run = await turnkit('run', REFUNDS, '--agent', 'capped', '--input', 'Refund invoice 7.', '--store', 'memory://');
+    const run = await turnkit('run', REFUNDS, '--agent', 'capped', '--input', 'Read invoices 7 and 8.', '--store', 'memory://');
     expect(run.code, run.out).toBe(0);
     expect(run.out).toMatch(/· agent capped · stopped/);
-    expect(run.out).toContain('assistant: No refunds today.');
+    expect(run.out).toContain('the tool-call budget is used up (budget.maxCalls = 1)');
+    expect(run.out).toContain('assistant: Invoice 7 comes to 120 EUR.');
+  });
+});
+
+describe('turnkit run FILE --agent NAME applies every option of the agent in this process, as runTurn does', () => {
+  const run = (agent: string, ...more: string[]) => turnkit('run', REFUNDS, '--agent', agent, '--input', 'Read them.', ...more);
+
+  it('budget: the dispatcher runs one call and refuses the next, naming the limit (--stream too)', async () => {
+    for (const flags of [[], ['--stream']]) {
+      const { code, out } = await run('capped', ...flags);
+      expect(code, out).toBe(0);
+      expect(out).toContain('✓ read_invoice call_1');
+      expect(out).toContain(
+        `✗ read_invoice call_2 → "Call to 'read_invoice' not run: the tool-call budget is used up (budget.maxCalls = 1).`,
+      );
+    }
+  });
+
+  it('check: a rejected answer goes back to the model, which repairs it; maxRunning caps stored turns and is accepted', async () => {
+    const { code, out } = await run('checked');
+    expect(code, out).toBe(0);
+    expect(out).toContain('check  rejected, asking the model to repair it: give the amount in EUR');
+    expect(out).toContain('✔ stopped: completed · 2 model calls');
+  });
+
+  it('compact: the model sees what keepLastMessages(2) kept (3 messages of 7)', async () => {
+    const { code, out } = await run('compacted');
+    expect(code, out).toBe(0);
+    expect(out).toContain('round 4 saw 3 messages');
+  });
+
+  it("observe: asked once per run with the turn's id, its hooks see effects and tool runs; its trace context goes through the suspended file to the resume", async () => {
+    const seen = ((globalThis as { turnkitObserved?: string[] }).turnkitObserved ??= []);
+    seen.length = 0;
+    const saved = join(dir, 'observed.json');
+    const parked = await run('observed', '--save', saved);
+    expect(parked.code, parked.out).toBe(3);
+    const file = JSON.parse(await readFile(saved, 'utf8')) as { state: { id: string }; traceContext: unknown };
+    const id = file.state.id;
+    expect(file.traceContext).toEqual({ span: 'after 2' });
+    expect(seen).toEqual([`observe observed ${id} null`, 'call_llm', 'end suspended']);
+    const resumed = await turnkit('resume', saved, '--approve', 'call_1');
+    expect(resumed.code, resumed.out).toBe(0);
+    expect(seen.slice(3)).toEqual([`observe observed ${id} {"span":"after 2"}`, 'run refund', 'call_llm', 'end stopped']);
+  });
+
+  it('a resume file whose traceContext is over 4 KB of JSON is refused, naming the field, before anything runs', async () => {
+    const saved = join(dir, 'observed-big.json');
+    expect((await run('observed', '--save', saved)).code).toBe(3);
+    const file = JSON.parse(await readFile(saved, 'utf8')) as Record<string, unknown>;
+    await writeFile(saved, JSON.stringify({ ...file, traceContext: 'x'.repeat(5000) }));
+    const resumed = await turnkit('resume', saved, '--approve', 'call_1');
+    expect(resumed.code, resumed.out).toBe(2);
+    expect(resumed.out).toContain('at traceContext: must be at most 4096 characters of JSON');
+  });
+
+  it('an observer that throws is reported and the turn runs without it', async () => {
+    const { code, out } = await turnkit('run', OBSERVE_THROWS, '--input', 'hi');
+    expect(code, out).toBe(0);
+    expect(out).toContain("! Agent 'observe-throws': observe threw (no observer today); the turn runs without its observer.");
+    expect(out).toContain('✔ stopped: completed');
   });
 });

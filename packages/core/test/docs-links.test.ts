@@ -1,7 +1,8 @@
 // The docs stand on their own: nothing in them, in the package READMEs or in the sources points at
 // a file outside the repository, a section of an outside document or an issue tracker, and every
-// relative link in docs/ (the generated API reference in docs/reference/api/ included) and
-// README.md leads to a file (and heading, or `<a id>` anchor) that exists.
+// relative link in docs/ (the guides, the reference pages and the generated API reference in
+// docs/reference/api/), README.md and the package READMEs leads to a file (and heading, or
+// `<a id>` anchor) that exists.
 import { existsSync, readdirSync, statSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -17,12 +18,14 @@ function filesUnder(dir: string, keep: (path: string) => boolean): string[] {
 }
 
 const packages = readdirSync(join(repoRoot, 'packages')).map((name) => join(repoRoot, 'packages', name));
-const markdown = [join(repoRoot, 'README.md'), ...filesUnder(join(repoRoot, 'docs'), (p) => p.endsWith('.md'))];
-const checked = [
-  ...markdown,
+const markdown = [
+  join(repoRoot, 'README.md'),
+  ...filesUnder(join(repoRoot, 'docs'), (p) => p.endsWith('.md')),
   ...packages.map((p) => join(p, 'README.md')).filter((p) => existsSync(p)),
-  ...packages.flatMap((p) => filesUnder(join(p, 'src'), () => true)),
-].map((path) => relative(repoRoot, path));
+];
+const checked = [...markdown, ...packages.flatMap((p) => filesUnder(join(p, 'src'), () => true))].map((path) =>
+  relative(repoRoot, path),
+);
 
 const anchorCache = new Map<string, ReadonlySet<string>>();
 
@@ -72,7 +75,7 @@ describe('docs and sources point only inside the repository', () => {
     expect(found).toEqual([]);
   });
 
-  it('every relative link in docs/ and README.md leads to a file, and its #anchor to a heading', () => {
+  it('every relative link in docs/, README.md and the package READMEs leads to a file, and its #anchor to a heading', () => {
     const broken: string[] = [];
     for (const path of markdown) {
       const file = relative(repoRoot, path);

@@ -1,6 +1,6 @@
 // The console in a real browser: Debian's chromium driven by playwright-core. Screenshots go to
 // packages/server/test-artifacts/ (gitignored); TURNKIT_UPDATE_SCREENSHOTS=1 also writes the ones
-// docs/console.md shows.
+// docs/console.md and docs/reference/console.md show.
 
 import { existsSync } from 'node:fs';
 import { copyFile, mkdir } from 'node:fs/promises';

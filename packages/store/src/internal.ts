@@ -25,3 +25,7 @@ export { readThreadContext } from './sql/thread-context.js';
 export { readState, undecidedParked } from './sql/get-turn.js';
 export { nap } from './sql/watch.js';
 export { loadDriver } from './db/driver.js';
+
+// How a run of a stored agent's turn outside a worker (`turnkit run`, in the CLI's process) asks the
+// agent's `observe` and reads what its observer says to keep for the next run.
+export { MAX_TRACE_CONTEXT, startObserver, traceContextText } from './worker/observe.js';

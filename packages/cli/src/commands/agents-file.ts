@@ -6,7 +6,7 @@
 import { basename, extname } from 'node:path';
 import type { Model } from '@turnkit/core';
 import type { AgentDefinition } from '@turnkit/store';
-import { definedProps } from '@turnkit/core/internal';
+import { agentDefinition } from '../agent-options.js';
 import { UsageError } from '../errors.js';
 import { importFile, loadScenarioFile, type LoadedScenarioFile, type ModelFactory, SCRIPT_FIX } from '../scenario.js';
 
@@ -56,16 +56,7 @@ function isScripted(model: Model): boolean {
 
 /** A scenario as an agent (its input is the turn's, not the agent's). `model` replaces the scenario's (--provider). */
 export function scenarioAgent(scenario: LoadedScenarioFile, shown: string, model?: Model): AgentDefinition {
-  return {
-    model: model ?? positionedModel(scenario, shown),
-    tools: scenario.tools,
-    ...definedProps({ system: scenario.system }),
-    ...definedProps({ limits: scenario.limits }),
-    ...definedProps({ output: scenario.output }),
-    ...definedProps({ permissions: scenario.permissions }),
-    ...definedProps({ policy: scenario.policy }),
-    ...definedProps({ hooks: scenario.hooks }),
-  };
+  return agentDefinition(scenario, model ?? positionedModel(scenario, shown));
 }
 
 /** Loads the agents of `file` (see the top of this file). */

@@ -11,7 +11,7 @@ import { isFencedOut, messageOf } from '../errors.js';
 import { TERMINAL } from '../statuses.js';
 import { Fence, type Report } from './fence.js';
 import { HeldTurn } from './held-turn.js';
-import type { ActivationObserver, ActivationStatus } from './observe.js';
+import { type ActivationObserver, type ActivationStatus, startObserver } from './observe.js';
 import type { Departure } from './protocol.js';
 import { journalingTools } from './tool-journal.js';
 import type { Claim } from '../types.js';
@@ -83,22 +83,13 @@ function initialState(claim: Claim, agent: AgentDefinition, dispatcher: Dispatch
 
 /** The agent's observer for this activation (null without `observe`, or when it threw: reported). */
 function observe(claim: Claim, agent: AgentDefinition, report: Report): ActivationObserver | null {
-  if (agent.observe === undefined) return null;
-  try {
-    const observer = agent.observe({
-      turnId: claim.lease.id,
-      agent: claim.agent,
-      traceContext: claim.traceContext,
-      transcript: claim.transcript,
-    });
-    return observer !== null && typeof observer === 'object' ? observer : null;
-  } catch (error) {
-    report(
-      new Error(`Agent '${claim.agent}': observe threw (${messageOf(error)}); the turn runs without its observer.`),
-      claim.lease.id,
-    );
-    return null;
-  }
+  const activation = {
+    turnId: claim.lease.id,
+    agent: claim.agent,
+    traceContext: claim.traceContext,
+    transcript: claim.transcript,
+  };
+  return startObserver(agent.observe, activation, (error) => report(error, claim.lease.id));
 }
 
 function prepare(claim: Claim, agents: WorkerOptions['agents'], fence: Fence): Prepared {

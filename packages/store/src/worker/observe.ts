@@ -9,6 +9,7 @@
 import type { Effect, Message } from '@turnkit/core';
 import type { ExecutionWrapper } from '@turnkit/dispatch/internal';
 import type { StepRecord } from '@turnkit/inline';
+import { messageOf } from '../errors.js';
 
 /** What an agent's `observe` is told when a worker starts running one of its turns. */
 export interface StoredActivation {
@@ -43,6 +44,26 @@ export interface ActivationObserver {
   traceContext?(): unknown;
   /** The activation is over; `suspended` means the turn waits for a decision. */
   end?(result: { readonly status: ActivationStatus }): void;
+}
+
+/**
+ * Asks an agent's `observe` for this activation's observer: null without `observe`, when it
+ * returns no object, or when it throws (reported, and the turn runs without an observer). The
+ * worker and `turnkit run` / `turnkit resume` (a turn run in the CLI's process) both ask through it.
+ */
+export function startObserver(
+  observe: ((activation: StoredActivation) => ActivationObserver) | undefined,
+  activation: StoredActivation,
+  report: (e: Error) => void,
+): ActivationObserver | null {
+  if (observe === undefined) return null;
+  try {
+    const observer = observe(activation);
+    return observer !== null && typeof observer === 'object' ? observer : null;
+  } catch (error) {
+    report(new Error(`Agent '${activation.agent}': observe threw (${messageOf(error)}); the turn runs without its observer.`));
+    return null;
+  }
 }
 
 /** The most a saved trace context may take, as JSON. */
