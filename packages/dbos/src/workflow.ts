@@ -226,8 +226,9 @@ export async function runTurnWorkflow(id: string): Promise<void> {
 /**
  * A turn of a thread waits until every earlier turn of its thread has ended (a thread runs one
  * turn at a time, in `seq` order): it looks in a step, and waits for the wake-up message the
- * turn before it sends when it ends (`handOff`), or for a cancel. Then it reads its thread's
- * grants (in the same step) and its context.
+ * turn before it sends when it ends (`handOff`). Then it reads its thread's grants (in the same
+ * step), its context, and a cancel that came while it waited (taken as it starts, so the thread's
+ * turns end in order too, as in the store).
  *
  * The context is read outside a step: it is the messages of the thread's earlier turns, which
  * have all ended (the step said so) and never change again, so a replay reads the same ones,
@@ -245,15 +246,15 @@ async function waitForThread(rt: Runtime, thread: string, seq: number): Promise<
       );
       return { busy: rows[0]?.busy === true, grants: (rows[0]?.grants ?? []) as Grant[] };
     });
-    if (!look.busy) return { grants: look.grants, context: await readContext(rt, thread, seq), cancel: null };
-    const cancel = await DBOS.recv<{ reason?: unknown }>(CANCEL_TOPIC, { timeoutSeconds: 0 });
-    // Cancelled in line (its thread closed, or a cancel): it ends at once, with nothing to go on from.
-    if (cancel !== null)
+    if (!look.busy) {
+      const cancel = await DBOS.recv<{ reason?: unknown }>(CANCEL_TOPIC, { timeoutSeconds: 0 });
       return {
-        grants: [],
-        context: [],
-        cancel: typeof cancel.reason === 'string' ? cancel.reason : 'cancelled by the caller',
+        grants: look.grants,
+        context: await readContext(rt, thread, seq),
+        cancel: cancel === null ? null : typeof cancel.reason === 'string' ? cancel.reason : 'cancelled by the caller',
       };
+    }
+    // Woken when the turn before it ends (or by a cancel's wake-up: it looks again).
     await DBOS.recv(WAKE_TOPIC, { timeoutSeconds: IDLE_WAIT_S });
   }
 }
