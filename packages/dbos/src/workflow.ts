@@ -356,6 +356,8 @@ function makeDispatcher(
  */
 class Journal {
   private last: Promise<unknown> = Promise.resolve();
+  /** The DBOS steps of the batch in flight, one per call (null between batches). */
+  callSteps: CallSteps | null = null;
   /** This run of the workflow (a process's): a start recorded by another run is not this one's to run. */
   private readonly owner = randomUUID();
   constructor(
@@ -392,23 +394,115 @@ class Journal {
   }
 }
 
-/** The agent's tools, each journaling its call as started (committed) before the tool runs. */
+/** What a tool call's DBOS step records: whether its tool ran in it, and whether it threw (its result is in the journal). */
+interface CallStepRecord {
+  readonly ran: boolean;
+  readonly threw: boolean;
+}
+
+/**
+ * One DBOS step per tool call of a batch. DBOS numbers a workflow's steps in the order they are
+ * started (synchronously, before any await) and checks each number's step name on a replay, so
+ * steps may run at once only when they start in an order that does not depend on timing. The
+ * dispatcher reaches a call's tool after its validation, hooks, policy and approvals, which are
+ * asynchronous and run concurrently across calls (up to its `concurrency`), so the order in which
+ * tools start depends on timing. Hence each call's step is started here, in call order, when the
+ * batch begins: it waits until the dispatcher runs that call's tool (the step then journals the
+ * start and runs the tool), or until the batch ends without running it (a held, interrupted,
+ * denied or parked call). The step records only that; the result is the journal's, and the
+ * batch's own step records core's event.
+ */
+class CallSteps {
+  private readonly slots = new Map<string, CallSlot>();
+
+  constructor(calls: readonly ToolCall[]) {
+    // One step per call id (core gives a batch's calls distinct ids; a repeated id would share one).
+    for (const call of calls) if (!this.slots.has(call.id)) this.slots.set(call.id, new CallSlot(`turnkit.tool:${call.name}`));
+  }
+
+  /**
+   * Runs `run` (the call's journaled start and tool) in the call's step, the first time the
+   * dispatcher runs the call; its value or error is the tool's, as the dispatcher expects. A
+   * retry of the call's tool (the dispatcher's retries) runs outside any step, under the journal.
+   */
+  run(callId: string, run: () => Promise<unknown>): Promise<unknown> {
+    const slot = this.slots.get(callId);
+    if (slot === undefined || slot.used) return run();
+    slot.used = true;
+    return new Promise((resolve, reject) =>
+      slot.offer(() =>
+        run().then(resolve, (error: unknown) => {
+          reject(error);
+          throw error;
+        }),
+      ),
+    );
+  }
+
+  /** The batch is over: the steps of calls whose tools did not run record so; waits for every step. */
+  async close(): Promise<void> {
+    for (const slot of this.slots.values()) if (!slot.used) slot.offer(null);
+    await Promise.allSettled([...this.slots.values()].map((slot) => slot.done));
+  }
+}
+
+/** One call's DBOS step: it runs the tool offered to it, or records that none was. */
+class CallSlot {
+  /** Whether the dispatcher ran the call (its first run was offered). */
+  used = false;
+  /** Whether the step's body ran (a replay answers a recorded step without it). */
+  private entered = false;
+  private resolveOffer: (run: (() => Promise<unknown>) | null) => void = () => undefined;
+  private readonly offered = new Promise<(() => Promise<unknown>) | null>((resolve) => {
+    this.resolveOffer = resolve;
+  });
+  /** The step (started now: DBOS gives it its number at once). */
+  readonly done: Promise<CallStepRecord>;
+
+  constructor(name: string) {
+    this.done = step(name, async (): Promise<CallStepRecord> => {
+      this.entered = true;
+      const run = await this.offered;
+      if (run === null) return { ran: false, threw: false };
+      try {
+        await run();
+        return { ran: true, threw: false };
+      } catch {
+        return { ran: true, threw: true };
+      }
+    });
+    // A step answered from its record (or failed before its body) runs no tool: a run offered to it runs outside it.
+    const outside = (): void => {
+      if (!this.entered) void this.offered.then((run) => run?.()).catch(() => undefined);
+    };
+    this.done.then(outside, outside);
+  }
+
+  offer(run: (() => Promise<unknown>) | null): void {
+    this.resolveOffer(run);
+  }
+}
+
+/** The agent's tools, each run in its call's DBOS step and journaled as started (committed) before the tool runs. */
 // any: each tool has its own input type.
 function journalingTools(journal: Journal, tools: readonly ToolDefinition<any>[]): ToolDefinition<any>[] {
   return tools.map((tool) => ({
     ...tool,
-    async execute(input: unknown, toolCtx: { readonly callId: string; readonly signal: AbortSignal; readonly turnId: string }) {
-      let mine: boolean;
-      try {
-        mine = await journal.started(toolCtx.callId, tool.name);
-      } catch (error) {
-        throw new Error(`the call was not started: its start could not be journaled (${messageOf(error)})`);
-      }
-      if (!mine && tool.idempotent !== true)
-        throw new Error(
-          'the call was not run: another run of this turn (another process driving it) started it, and the tool is not marked idempotent, so it runs at most once.',
-        );
-      return tool.execute(input, toolCtx);
+    execute(input: unknown, toolCtx: { readonly callId: string; readonly signal: AbortSignal; readonly turnId: string }) {
+      const run = async (): Promise<unknown> => {
+        let mine: boolean;
+        try {
+          mine = await journal.started(toolCtx.callId, tool.name);
+        } catch (error) {
+          throw new Error(`the call was not started: its start could not be journaled (${messageOf(error)})`);
+        }
+        if (!mine && tool.idempotent !== true)
+          throw new Error(
+            'the call was not run: another run of this turn (another process driving it) started it, and the tool is not marked idempotent, so it runs at most once.',
+          );
+        return tool.execute(input, toolCtx);
+      };
+      return journal.callSteps === null ? run() : journal.callSteps.run(toolCtx.callId, run);
     },
   }));
 }
@@ -608,9 +702,12 @@ class DbosTurn {
    */
   private async batch(calls: readonly ToolCall[], approved: boolean, ctx: HandlerContext): Promise<TurnEvent> {
     const { rt, id } = this;
+    // Each call's step first, in call order; then the batch's step, which runs the dispatcher.
+    const callSteps = new CallSteps(calls);
     const out = await step(approved ? 'turnkit.approved_tools' : 'turnkit.tools', async (): Promise<BatchOutput> => {
       const live = new AbortController();
       const stop = watchCancel(rt, id, live);
+      this.journal.callSteps = callSteps;
       try {
         const event = await this.runBatch(calls, approved, ctx, live);
         const d = this.dispatcher;
@@ -624,8 +721,12 @@ class DbosTurn {
         };
       } finally {
         stop();
+        this.journal.callSteps = null;
+        await callSteps.close();
       }
     });
+    // A replay returns the batch's record at once: its calls' steps return theirs.
+    await callSteps.close();
     // The dispatcher after the batch, from what the step recorded (a replay did not run the batch).
     this.grants = out.grants;
     this.budgetUsage = out.budgetUsage;

@@ -236,6 +236,13 @@ describe.skipIf(POSTGRES_URL === undefined)(
         expect.stringMatching(/^tool call_\d+ release: ok "released db"$/),
       );
 
+      // Its tool call was a DBOS step of its own (started before the batch's step), recording that the tool ran.
+      const steps = ((await DBOS.listWorkflowSteps(third)) ?? []).filter((s) => s.name.startsWith('turnkit.tool'));
+      expect(steps.map((s) => [s.name, s.output])).toEqual([
+        ['turnkit.tool:release', { ran: true, threw: false }],
+        ['turnkit.tools', expect.anything()],
+      ]);
+
       // Closing: a turn waiting behind a parked one is cancelled with it, the grants end, no more turns.
       const other = 'conversation-2';
       const parked = await turns.submit({ agent: 'closing', input: 'Release the web.', thread: other });
