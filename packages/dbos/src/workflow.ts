@@ -1,14 +1,18 @@
 // A turn as a DBOS workflow: the workflow's id is the turn's id. Core's `step` decides (through
 // inline's driver, as in every interpreter); the workflow performs the effects, each one that
-// touches the world as a DBOS step: a model call, a tool batch (its calls journaled as started
-// before each tool runs), a check of the output, a write of what `get` and `watch` read. Approvals
+// touches the world as a DBOS step: a model call, each tool call (journaled as started before its
+// tool runs), the tool batch around them (what core is told), a check of the output. Approvals
 // and cancels arrive as DBOS messages (`DBOS.recv`, one topic per parked call); a retry's wait and
 // an approval's deadline are DBOS's durable timers (a `recv` with a timeout, which a cancel ends).
+// A turn of a thread waits until the turns before it have ended, then starts from the thread's
+// context and grants.
 //
 // DBOS recovers a workflow by running it again from the start: each step already done returns what
 // it returned then, and `step` is pure, so the turn comes back to where it was with nothing redone.
 // Hence nothing here reads the clock, the database or the process except inside a step or a DBOS
-// call that records its answer (`DBOS.now`, `DBOS.recv`).
+// call that records its answer (`DBOS.now`, `DBOS.recv`), or where a replay reads the same (a
+// thread's context: the log of turns that have ended). Writes for `get` and `watch` are plain
+// writes that a replay repeats without changing anything (writeCommit).
 
 import {
   approvalDeadline,
