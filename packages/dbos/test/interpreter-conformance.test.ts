@@ -5,19 +5,13 @@
 // process): each turn submitted with `thread`, decided through `decide`, and its thread read back
 // with `get({ thread })`, with the transcripts runTurn and the store give.
 
-import type { ApprovalDecision, Message } from '@turnkit/core';
+import type { ApprovalDecision } from '@turnkit/core';
 import type { DispatcherOptions } from '@turnkit/dispatch';
 import type { AgentDefinition, StoredTurn } from '@turnkit/store';
-import {
-  type ConformanceResult,
-  type ConformanceThreads,
-  runScenario,
-  runThreadScenario,
-  scenarios,
-  threadScenarios,
-} from '@turnkit/testing';
+import { type ConformanceThreads, runScenario, runThreadScenario, scenarios, threadScenarios } from '@turnkit/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createDbosTurns, type DbosTurnsClient } from '../src/index.js';
+import { resultOf } from '../../store/test/stored-run.js';
 import { dbosInterpreter } from './dbos-interpreter.js';
 import { dropDatabase, freshDatabase, POSTGRES_URL, WHY_SKIPPED } from './postgres.js';
 
@@ -82,7 +76,7 @@ function dbosThreads(turns: DbosTurnsClient, agents: Record<string, AgentDefinit
     };
     const id = `${agentName}-${thread}`;
     return {
-      async turn(input): Promise<ConformanceResult> {
+      async turn(input) {
         const turnId = await turns.submit({ agent: agentName, input, thread: id });
         let turn = await settled(turns, turnId);
         while (turn.status === 'awaiting_approval' && approve !== undefined) {
@@ -91,15 +85,8 @@ function dbosThreads(turns: DbosTurnsClient, agents: Record<string, AgentDefinit
         }
         const stored = await turns.get({ thread: id });
         if (stored === null) throw new Error(`thread '${id}' is not there`);
-        const transcript: Message[] =
-          system === undefined ? [...stored.transcript] : [{ role: 'system', content: system }, ...stored.transcript];
-        const last = transcript.findLast((m) => m.role === 'assistant');
-        const base = { text: last?.role === 'assistant' ? last.content : '', state: turn.state, transcript };
-        const outcome = turn.outcome;
-        if (outcome?.status === 'stopped')
-          return { ...base, status: 'stopped', output: outcome.output, stopReason: outcome.stopReason };
-        if (outcome?.status === 'failed') return { ...base, status: 'failed', output: null, error: outcome.error };
-        return { ...base, status: turn.status === 'cancelled' ? 'cancelled' : 'suspended', output: null };
+        // The thread's transcript after the turn, read as any turn's result is (the store's reader).
+        return resultOf({ ...turn, transcript: stored.transcript }, system);
       },
     };
   };
