@@ -1,8 +1,9 @@
 // The tables the DBOS adapter keeps beside DBOS's own, in one schema of the DBOS system database (so
 // a decision's inbox row and its DBOS message commit in one transaction): the turns (what `get` and
 // `list` read), their log (messages, notices and status changes, what `watch` reads), the inbox
-// (decisions and cancels, as received and whether the turn took them) and the tool journal (each
-// call started before its tool runs, and its result).
+// (decisions and cancels, as received and whether the turn took them), the tool journal (each
+// call started before its tool runs, and its result), and the threads (a conversation's agent, the
+// grants its turns remembered, whether it is closed; its turns name it, and run in `seq` order).
 
 import type pg from 'pg';
 
@@ -35,6 +36,16 @@ export function schemaSql(s: string): string[] {
       created_at timestamptz NOT NULL DEFAULT now(),
       updated_at timestamptz NOT NULL DEFAULT now(),
       ended_at timestamptz
+    )`,
+    `ALTER TABLE ${s}.turns ADD COLUMN IF NOT EXISTS thread text`,
+    `CREATE INDEX IF NOT EXISTS turns_thread ON ${s}.turns (thread, seq) WHERE thread IS NOT NULL`,
+    `CREATE TABLE IF NOT EXISTS ${s}.threads (
+      id text PRIMARY KEY,
+      agent text NOT NULL,
+      grants jsonb NOT NULL DEFAULT '[]',
+      close_reason text,
+      created_at timestamptz NOT NULL DEFAULT now(),
+      closed_at timestamptz
     )`,
     `CREATE TABLE IF NOT EXISTS ${s}.log (
       turn_id text NOT NULL,

@@ -36,7 +36,7 @@ export interface DbosTurnsOptions {
   readonly executorId?: string;
   /** How often a process that runs turns looks for turns other processes queued (ms). Default 1000. */
   readonly queuePollMs?: number;
-  /** Turns this process runs at once from the queue (a parked turn counts). Default: no limit. */
+  /** Turns this process runs at once from the queue (a parked turn counts, and one waiting behind its thread). Default: no limit. */
   readonly concurrency?: number;
   /** How often a running model call or tool batch looks for a cancel (ms). Default 200. */
   readonly cancelPollMs?: number;

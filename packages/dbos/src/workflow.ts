@@ -1,14 +1,18 @@
 // A turn as a DBOS workflow: the workflow's id is the turn's id. Core's `step` decides (through
 // inline's driver, as in every interpreter); the workflow performs the effects, each one that
-// touches the world as a DBOS step: a model call, a tool batch (its calls journaled as started
-// before each tool runs), a check of the output, a write of what `get` and `watch` read. Approvals
+// touches the world as a DBOS step: a model call, each tool call (journaled as started before its
+// tool runs), the tool batch around them (what core is told), a check of the output. Approvals
 // and cancels arrive as DBOS messages (`DBOS.recv`, one topic per parked call); a retry's wait and
 // an approval's deadline are DBOS's durable timers (a `recv` with a timeout, which a cancel ends).
+// A turn of a thread waits until the turns before it have ended, then starts from the thread's
+// context and grants.
 //
 // DBOS recovers a workflow by running it again from the start: each step already done returns what
 // it returned then, and `step` is pure, so the turn comes back to where it was with nothing redone.
 // Hence nothing here reads the clock, the database or the process except inside a step or a DBOS
-// call that records its answer (`DBOS.now`, `DBOS.recv`).
+// call that records its answer (`DBOS.now`, `DBOS.recv`), or where a replay reads the same (a
+// thread's context: the log of turns that have ended). Writes for `get` and `watch` are plain
+// writes that a replay repeats without changing anything (writeCommit).
 
 import {
   approvalDeadline,
@@ -33,12 +37,12 @@ import { createDispatcher, type Dispatcher, type Grant, type ToolDefinition } fr
 import type { BudgetUsage, DispatchContext } from '@turnkit/dispatch/internal';
 import { defaultHandlers, driveTurn, type EffectHandlers, handlerFailed, type HandlerContext } from '@turnkit/inline/driver';
 import type { AgentDefinition } from '@turnkit/store';
-import { INTERRUPTED, messageOf, openHold, protocolStep } from '@turnkit/store/internal';
+import { contextOf, INTERRUPTED, messageOf, openHold, protocolStep } from '@turnkit/store/internal';
 import { randomUUID } from 'node:crypto';
-import { DBOS } from '@dbos-inc/dbos-sdk';
+import { DBOS, Error as DBOSErrors } from '@dbos-inc/dbos-sdk';
 import type pg from 'pg';
 
-/** The topic of a cancel's message, and of the message that wakes a parked turn. */
+/** The topic of a cancel's message, and of the message that wakes a parked turn (or one waiting behind its thread). */
 export const CANCEL_TOPIC = 'turnkit.cancel';
 export const WAKE_TOPIC = 'turnkit.wake';
 /** The topic of a parked call's decision. */
@@ -72,6 +76,8 @@ function current(): Runtime {
 type LogEntry =
   | { readonly kind: 'message'; readonly data: Message }
   | { readonly kind: 'notice'; readonly data: Notice }
+  /** What a compaction kept (without the system prompt): a turn of the thread after it starts from there. */
+  | { readonly kind: 'compaction'; readonly data: readonly Message[] }
   | { readonly kind: 'status'; readonly data: { readonly status: string; readonly outcome: unknown } };
 
 interface Commit {
@@ -87,6 +93,8 @@ interface Commit {
   readonly ignored: readonly string[];
   readonly cancelApplied: boolean;
   readonly ended: boolean;
+  /** The grants the turn's thread keeps from now on (when they changed), or null. */
+  readonly threadGrants?: readonly Grant[] | null;
 }
 
 const step = <T>(name: string, run: () => Promise<T>): Promise<T> => DBOS.runStep(run, { name });
@@ -94,7 +102,8 @@ const step = <T>(name: string, run: () => Promise<T>): Promise<T> => DBOS.runSte
 /**
  * One write of what `get` and `watch` read, in one statement. Not a DBOS step (a step costs DBOS
  * several statements of its own): a replayed workflow writes it again, which changes nothing: the
- * log entries are keyed by their seq, and the turn's row only takes a write newer than its own.
+ * log entries are keyed by their seq, and the turn's row only takes a write newer than its own (and
+ * the thread's grants only a write the turn's row took, while the thread is open).
  */
 async function writeCommit(rt: Runtime, id: string, c: Commit): Promise<void> {
   const s = rt.schema;
@@ -107,10 +116,13 @@ async function writeCommit(rt: Runtime, id: string, c: Commit): Promise<void> {
      ), i AS (
        UPDATE ${s}.inbox SET status = CASE WHEN call_id = ANY($9::text[]) THEN 'ignored' ELSE 'applied' END, applied_at = now()
        WHERE turn_id = $1 AND status = 'pending' AND ((kind = 'decision' AND call_id = ANY($8::text[])) OR (kind = 'cancel' AND $10::boolean))
+     ), u AS (
+       UPDATE ${s}.turns SET state = $4::jsonb, status = $5, error = $6::jsonb, log_seq = $2::bigint + $7::bigint, updated_at = now(),
+         ended_at = CASE WHEN $11::boolean THEN coalesce(ended_at, now()) ELSE NULL END, version = $12
+       WHERE id = $1 AND version < $12 RETURNING thread
      )
-     UPDATE ${s}.turns SET state = $4::jsonb, status = $5, error = $6::jsonb, log_seq = $2::bigint + $7::bigint, updated_at = now(),
-       ended_at = CASE WHEN $11::boolean THEN coalesce(ended_at, now()) ELSE NULL END, version = $12
-     WHERE id = $1 AND version < $12`,
+     UPDATE ${s}.threads th SET grants = $13::jsonb FROM u
+     WHERE $13::jsonb IS NOT NULL AND th.id = u.thread AND th.closed_at IS NULL`,
     [
       id,
       c.after,
@@ -124,6 +136,7 @@ async function writeCommit(rt: Runtime, id: string, c: Commit): Promise<void> {
       c.cancelApplied,
       c.ended,
       c.version,
+      c.threadGrants == null ? null : JSON.stringify(c.threadGrants),
     ],
   );
 }
@@ -159,22 +172,41 @@ interface BatchOutput {
   readonly cancel: string | null;
 }
 
+/** What the workflow loads of its turn (a step: a replay sees the same row). */
+interface TurnRow {
+  readonly seq: number;
+  readonly agent: string;
+  readonly input: string | null;
+  readonly limits: TurnLimitsInput | null;
+  readonly thread: string | null;
+}
+
+/** Where a turn of a thread starts: its thread's grants and context, or a cancel that came while it waited. */
+interface ThreadStart {
+  readonly grants: readonly Grant[];
+  readonly context: Message[];
+  readonly cancel: string | null;
+}
+
 /** The turn's workflow body (registered with DBOS as `turnkit.turn`). */
 export async function runTurnWorkflow(id: string): Promise<void> {
   const rt = current();
-  const row = await step('turnkit.load', async () => {
-    const { rows } = await rt.pool.query(`SELECT agent, input, limits FROM ${rt.schema}.turns WHERE id = $1`, [id]);
+  const row = await step('turnkit.load', async (): Promise<TurnRow | null> => {
+    const { rows } = await rt.pool.query(`SELECT seq, agent, input, limits, thread FROM ${rt.schema}.turns WHERE id = $1`, [id]);
     const r = rows[0];
     return r === undefined
       ? null
       : {
+          seq: Number(r.seq),
           agent: String(r.agent),
           input: (r.input ?? null) as string | null,
           limits: (r.limits ?? null) as TurnLimitsInput | null,
+          thread: (r.thread ?? null) as string | null,
         };
   });
   if (row === null) return; // no such turn: nothing to run
-  const prepared = prepare(rt, id, row);
+  const start = row.thread === null ? { grants: [], context: [], cancel: null } : await waitForThread(rt, row.thread, row.seq);
+  const prepared = prepare(rt, id, row, start);
   if ('error' in prepared) {
     const entries: LogEntry[] = [
       { kind: 'status', data: { status: 'failed', outcome: { status: 'failed', error: prepared.error } } },
@@ -191,14 +223,81 @@ export async function runTurnWorkflow(id: string): Promise<void> {
       cancelApplied: true,
       ended: true,
     });
-    return;
+  } else await prepared.turn.run(row.input, start.cancel);
+  if (row.thread !== null) await handOff(rt, row.thread, row.seq);
+}
+
+/**
+ * A turn of a thread waits until every earlier turn of its thread has ended (a thread runs one
+ * turn at a time, in `seq` order): it looks in a step, and waits for the wake-up message the
+ * turn before it sends when it ends (`handOff`). Then it reads its thread's grants (in the same
+ * step), its context, and a cancel that came while it waited (taken as it starts, so the thread's
+ * turns end in order too, as in the store).
+ *
+ * The context is read outside a step: it is the messages of the thread's earlier turns, which
+ * have all ended (the step said so) and never change again, so a replay reads the same ones,
+ * and DBOS does not keep a copy of a thread's conversation per turn (its bytes would grow with
+ * the thread). It is read from the latest compaction of those turns on, and folded by the
+ * store's `contextOf`.
+ */
+async function waitForThread(rt: Runtime, thread: string, seq: number): Promise<ThreadStart> {
+  for (;;) {
+    const look = await step('turnkit.thread', async () => {
+      const { rows } = await rt.pool.query(
+        `SELECT th.grants, EXISTS (SELECT 1 FROM ${rt.schema}.turns e WHERE e.thread = $1 AND e.seq < $2 AND e.ended_at IS NULL) AS busy
+         FROM ${rt.schema}.threads th WHERE th.id = $1`,
+        [thread, seq],
+      );
+      return { busy: rows[0]?.busy === true, grants: (rows[0]?.grants ?? []) as Grant[] };
+    });
+    if (!look.busy) {
+      const cancel = await DBOS.recv<{ reason?: unknown }>(CANCEL_TOPIC, { timeoutSeconds: 0 });
+      return {
+        grants: look.grants,
+        context: await readContext(rt, thread, seq),
+        cancel: cancel === null ? null : typeof cancel.reason === 'string' ? cancel.reason : 'cancelled by the caller',
+      };
+    }
+    // Woken when the turn before it ends (or by a cancel's wake-up: it looks again).
+    await DBOS.recv(WAKE_TOPIC, { timeoutSeconds: IDLE_WAIT_S });
   }
-  await prepared.turn.run(row.input);
+}
+
+/** The thread's context before turn `seq`: messages and compactions of its earlier turns from the latest compaction on. */
+async function readContext(rt: Runtime, thread: string, seq: number): Promise<Message[]> {
+  const s = rt.schema;
+  const { rows } = await rt.pool.query(
+    `WITH earlier AS (SELECT id, seq FROM ${s}.turns WHERE thread = $1 AND seq < $2),
+     since AS (SELECT coalesce(max(e.seq), 0) AS seq FROM earlier e WHERE EXISTS (SELECT 1 FROM ${s}.log l WHERE l.turn_id = e.id AND l.kind = 'compaction'))
+     SELECT l.kind, l.data FROM earlier e JOIN ${s}.log l ON l.turn_id = e.id
+     WHERE e.seq >= (SELECT seq FROM since) AND l.kind IN ('message', 'compaction') ORDER BY e.seq, l.seq`,
+    [thread, seq],
+  );
+  return contextOf(rows);
+}
+
+/** Wakes the next turn of the thread, if one waits (a step: a repeated wake-up only makes it look again). */
+async function handOff(rt: Runtime, thread: string, seq: number): Promise<void> {
+  await step('turnkit.thread_next', async () => {
+    const { rows } = await rt.pool.query(
+      `SELECT id FROM ${rt.schema}.turns WHERE thread = $1 AND seq > $2 AND ended_at IS NULL ORDER BY seq LIMIT 1`,
+      [thread, seq],
+    );
+    const next = rows[0]?.id;
+    if (next === undefined) return null;
+    try {
+      await DBOS.send(String(next), {}, WAKE_TOPIC);
+    } catch (error) {
+      // Its workflow does not exist yet: when it starts, it finds this turn ended and does not wait.
+      if (!(error instanceof DBOSErrors.DBOSNonExistentWorkflowError)) throw error;
+    }
+    return String(next);
+  });
 }
 
 type Prepared = { readonly turn: DbosTurn } | { readonly error: TurnError };
 
-function prepare(rt: Runtime, id: string, row: { agent: string; limits: TurnLimitsInput | null }): Prepared {
+function prepare(rt: Runtime, id: string, row: TurnRow, start: ThreadStart): Prepared {
   if (!Object.hasOwn(rt.agents, row.agent)) {
     const known =
       Object.keys(rt.agents)
@@ -215,7 +314,8 @@ function prepare(rt: Runtime, id: string, row: { agent: string; limits: TurnLimi
   const journal = new Journal(rt, id);
   let dispatcher: Dispatcher;
   try {
-    dispatcher = makeDispatcher(journal, agent, [], null);
+    // A turn of a thread has what its thread remembered.
+    dispatcher = makeDispatcher(journal, agent, start.grants, null);
   } catch (error) {
     return { error: { kind: 'invalid_agent', message: `Agent '${row.agent}' cannot run this turn: ${messageOf(error)}` } };
   }
@@ -223,7 +323,8 @@ function prepare(rt: Runtime, id: string, row: { agent: string; limits: TurnLimi
   const limits = layerLimits([agent.limits, row.limits], dispatcher.loopExemptTools());
   try {
     const state = createTurn(limits === undefined ? { id } : { id, limits });
-    return { turn: new DbosTurn(rt, id, agent, journal, dispatcher, state) };
+    const thread = { id: row.thread, grants: start.grants, context: start.context };
+    return { turn: new DbosTurn(rt, id, agent, journal, dispatcher, state, thread) };
   } catch (error) {
     return {
       error: {
@@ -259,6 +360,8 @@ function makeDispatcher(
  */
 class Journal {
   private last: Promise<unknown> = Promise.resolve();
+  /** The DBOS steps of the batch in flight, one per call (null between batches). */
+  callSteps: CallSteps | null = null;
   /** This run of the workflow (a process's): a start recorded by another run is not this one's to run. */
   private readonly owner = randomUUID();
   constructor(
@@ -295,23 +398,115 @@ class Journal {
   }
 }
 
-/** The agent's tools, each journaling its call as started (committed) before the tool runs. */
+/** What a tool call's DBOS step records: whether its tool ran in it, and whether it threw (its result is in the journal). */
+interface CallStepRecord {
+  readonly ran: boolean;
+  readonly threw: boolean;
+}
+
+/**
+ * One DBOS step per tool call of a batch. DBOS numbers a workflow's steps in the order they are
+ * started (synchronously, before any await) and checks each number's step name on a replay, so
+ * steps may run at once only when they start in an order that does not depend on timing. The
+ * dispatcher reaches a call's tool after its validation, hooks, policy and approvals, which are
+ * asynchronous and run concurrently across calls (up to its `concurrency`), so the order in which
+ * tools start depends on timing. Hence each call's step is started here, in call order, when the
+ * batch begins: it waits until the dispatcher runs that call's tool (the step then journals the
+ * start and runs the tool), or until the batch ends without running it (a held, interrupted,
+ * denied or parked call). The step records only that; the result is the journal's, and the
+ * batch's own step records core's event.
+ */
+class CallSteps {
+  private readonly slots = new Map<string, CallSlot>();
+
+  constructor(calls: readonly ToolCall[]) {
+    // One step per call id (core gives a batch's calls distinct ids; a repeated id would share one).
+    for (const call of calls) if (!this.slots.has(call.id)) this.slots.set(call.id, new CallSlot(`turnkit.tool:${call.name}`));
+  }
+
+  /**
+   * Runs `run` (the call's journaled start and tool) in the call's step, the first time the
+   * dispatcher runs the call; its value or error is the tool's, as the dispatcher expects. A
+   * retry of the call's tool (the dispatcher's retries) runs outside any step, under the journal.
+   */
+  run(callId: string, run: () => Promise<unknown>): Promise<unknown> {
+    const slot = this.slots.get(callId);
+    if (slot === undefined || slot.used) return run();
+    slot.used = true;
+    return new Promise((resolve, reject) =>
+      slot.offer(() =>
+        run().then(resolve, (error: unknown) => {
+          reject(error);
+          throw error;
+        }),
+      ),
+    );
+  }
+
+  /** The batch is over: the steps of calls whose tools did not run record so; waits for every step. */
+  async close(): Promise<void> {
+    for (const slot of this.slots.values()) if (!slot.used) slot.offer(null);
+    await Promise.allSettled([...this.slots.values()].map((slot) => slot.done));
+  }
+}
+
+/** One call's DBOS step: it runs the tool offered to it, or records that none was. */
+class CallSlot {
+  /** Whether the dispatcher ran the call (its first run was offered). */
+  used = false;
+  /** Whether the step's body ran (a replay answers a recorded step without it). */
+  private entered = false;
+  private resolveOffer: (run: (() => Promise<unknown>) | null) => void = () => undefined;
+  private readonly offered = new Promise<(() => Promise<unknown>) | null>((resolve) => {
+    this.resolveOffer = resolve;
+  });
+  /** The step (started now: DBOS gives it its number at once). */
+  readonly done: Promise<CallStepRecord>;
+
+  constructor(name: string) {
+    this.done = step(name, async (): Promise<CallStepRecord> => {
+      this.entered = true;
+      const run = await this.offered;
+      if (run === null) return { ran: false, threw: false };
+      try {
+        await run();
+        return { ran: true, threw: false };
+      } catch {
+        return { ran: true, threw: true };
+      }
+    });
+    // A step answered from its record (or failed before its body) runs no tool: a run offered to it runs outside it.
+    const outside = (): void => {
+      if (!this.entered) void this.offered.then((run) => run?.()).catch(() => undefined);
+    };
+    this.done.then(outside, outside);
+  }
+
+  offer(run: (() => Promise<unknown>) | null): void {
+    this.resolveOffer(run);
+  }
+}
+
+/** The agent's tools, each run in its call's DBOS step and journaled as started (committed) before the tool runs. */
 // any: each tool has its own input type.
 function journalingTools(journal: Journal, tools: readonly ToolDefinition<any>[]): ToolDefinition<any>[] {
   return tools.map((tool) => ({
     ...tool,
-    async execute(input: unknown, toolCtx: { readonly callId: string; readonly signal: AbortSignal; readonly turnId: string }) {
-      let mine: boolean;
-      try {
-        mine = await journal.started(toolCtx.callId, tool.name);
-      } catch (error) {
-        throw new Error(`the call was not started: its start could not be journaled (${messageOf(error)})`);
-      }
-      if (!mine && tool.idempotent !== true)
-        throw new Error(
-          'the call was not run: another run of this turn (another process driving it) started it, and the tool is not marked idempotent, so it runs at most once.',
-        );
-      return tool.execute(input, toolCtx);
+    execute(input: unknown, toolCtx: { readonly callId: string; readonly signal: AbortSignal; readonly turnId: string }) {
+      const run = async (): Promise<unknown> => {
+        let mine: boolean;
+        try {
+          mine = await journal.started(toolCtx.callId, tool.name);
+        } catch (error) {
+          throw new Error(`the call was not started: its start could not be journaled (${messageOf(error)})`);
+        }
+        if (!mine && tool.idempotent !== true)
+          throw new Error(
+            'the call was not run: another run of this turn (another process driving it) started it, and the tool is not marked idempotent, so it runs at most once.',
+          );
+        return tool.execute(input, toolCtx);
+      };
+      return journal.callSteps === null ? run() : journal.callSteps.run(toolCtx.callId, run);
     },
   }));
 }
@@ -329,8 +524,10 @@ class DbosTurn {
   private ignored: string[] = [];
   private cancelTaken = false;
   private version = 0;
-  private grants: readonly Grant[] = [];
+  private grants: readonly Grant[];
   private budgetUsage: BudgetUsage | null = null;
+  /** The thread's grants as last written (JSON), so unchanged ones are not written again. */
+  private threadGrants: string;
 
   constructor(
     private readonly rt: Runtime,
@@ -339,13 +536,26 @@ class DbosTurn {
     private readonly journal: Journal,
     private dispatcher: Dispatcher,
     private readonly state: TurnState,
+    /** The turn's thread (null: none), what it remembered and the context the turn starts from. */
+    private readonly thread: { readonly id: string | null; readonly grants: readonly Grant[]; readonly context: Message[] },
   ) {
     this.idempotent = new Set((agent.tools ?? []).filter((t) => t.idempotent).map((t) => t.name));
-    this.transcript = agent.system === undefined ? [] : [{ role: 'system', content: agent.system }];
+    const system: Message[] = agent.system === undefined ? [] : [{ role: 'system', content: agent.system }];
+    this.transcript = [...system, ...thread.context];
+    this.grants = thread.grants;
+    this.threadGrants = JSON.stringify(thread.grants);
   }
 
-  async run(input: string | null): Promise<void> {
-    const [start, effects] = resume(this.state, { durable: true, ...definedProps({ input: input ?? undefined }) });
+  /** Drives the turn from its start (`cancel`: a cancel taken while it waited behind its thread). */
+  async run(input: string | null, cancel: string | null): Promise<void> {
+    if (cancel !== null) {
+      this.cancelTaken = true;
+      this.cancellation.abort(cancel);
+    }
+    const [start, effects] = resume(this.state, {
+      durable: true,
+      ...definedProps({ input: input ?? undefined, cancel: cancel ?? undefined }),
+    });
     const { state: end, outcome } = await driveTurn(start, effects, this.context(), this.handlers());
     if (outcome === null && !isTerminal(end)) {
       const error: TurnError = {
@@ -379,6 +589,7 @@ class DbosTurn {
       ignored: this.ignored,
       cancelApplied: this.cancelTaken && ended,
       ended,
+      threadGrants: this.changedThreadGrants(),
     };
     this.applied = [];
     this.ignored = [];
@@ -386,6 +597,22 @@ class DbosTurn {
     this.writtenStatus = status;
     this.written = state;
     await writeCommit(this.rt, this.id, commit);
+  }
+
+  /** The grants the thread keeps after this turn's last batch, when they changed since the last write (else null). */
+  private changedThreadGrants(): readonly Grant[] | null {
+    if (this.thread.id === null) return null;
+    const text = JSON.stringify(this.grants);
+    if (text === this.threadGrants) return null;
+    this.threadGrants = text;
+    return this.grants;
+  }
+
+  /** A transcript without the agent's system prompt at its head (the prompt is code: it is not stored). */
+  private withoutSystem(transcript: readonly Message[]): Message[] {
+    const first = transcript[0];
+    const system = this.agent.system;
+    return system !== undefined && first?.role === 'system' && first.content === system ? transcript.slice(1) : [...transcript];
   }
 
   /** The driver's context; `dispatcher` is the one of the moment (a tool batch's step gives the next one). */
@@ -401,6 +628,9 @@ class DbosTurn {
       signal: this.cancellation.signal,
       ...definedProps({ output: this.agent.output }),
       ...definedProps({ check: this.agent.check }),
+      ...definedProps({ compact: this.agent.compact }),
+      // A thread is the session of its turns' grants (`remember`).
+      ...definedProps({ session: this.thread.id ?? undefined }),
     };
   }
 
@@ -426,6 +656,19 @@ class DbosTurn {
         step('turnkit.check_output', () =>
           defaultHandlers.check_output(effect, ctx).catch((error) => handlerFailed(effect, error)),
         ),
+      // The agent's compaction (core's contract, checked by the shared runCompaction), as the
+      // store's worker runs it: what it kept is a log entry, written with the next commit. It is
+      // the agent's code run outside a step (as often as every round; a step would record the
+      // kept transcript each time): a replay runs it again, and the log keeps the first run's.
+      compact: async (effect, ctx) => {
+        if (this.agent.compact === undefined) return defaultHandlers.compact(effect, ctx);
+        const before = ctx.transcript.slice();
+        const event = await defaultHandlers.compact(effect, ctx);
+        const after = ctx.transcript;
+        if (after.length !== before.length || after.some((m, i) => m !== before[i]))
+          this.unwritten.push({ kind: 'compaction', data: this.withoutSystem(after) });
+        return event;
+      },
       parked: (state) => this.waitForDecisions(state),
       retryWait: (delayMs) => this.wait(delayMs / 1000).then(() => undefined),
     };
@@ -463,22 +706,31 @@ class DbosTurn {
    */
   private async batch(calls: readonly ToolCall[], approved: boolean, ctx: HandlerContext): Promise<TurnEvent> {
     const { rt, id } = this;
+    // Each call's step first, in call order; then the batch's step, which runs the dispatcher.
+    const callSteps = new CallSteps(calls);
     const out = await step(approved ? 'turnkit.approved_tools' : 'turnkit.tools', async (): Promise<BatchOutput> => {
       const live = new AbortController();
       const stop = watchCancel(rt, id, live);
+      this.journal.callSteps = callSteps;
       try {
         const event = await this.runBatch(calls, approved, ctx, live);
         const d = this.dispatcher;
+        // The grants of the turn, or of its thread as a session's are (`remember`).
+        const scope = this.thread.id === null ? { turnId: id } : { turnId: id, session: this.thread.id };
         return {
           event,
-          grants: [...d.grants(), ...d.grants({ turnId: id })],
+          grants: [...d.grants(), ...d.grants(scope)],
           budgetUsage: d.budgetUsage(),
           cancel: live.signal.aborted ? String(live.signal.reason) : null,
         };
       } finally {
         stop();
+        this.journal.callSteps = null;
+        await callSteps.close();
       }
     });
+    // A replay returns the batch's record at once: its calls' steps return theirs.
+    await callSteps.close();
     // The dispatcher after the batch, from what the step recorded (a replay did not run the batch).
     this.grants = out.grants;
     this.budgetUsage = out.budgetUsage;
@@ -538,6 +790,7 @@ class DbosTurn {
       onResult: (result) => void writes.push(this.journal.finished(result)),
       onRecord: (record) => void records.push(record),
       transcript: ctx.transcript,
+      ...definedProps({ session: ctx.session }),
     };
     const audit = (): { records?: CallRecord[] } => (records.length === 0 ? {} : { records });
     const d = this.dispatcher;

@@ -1,12 +1,13 @@
 // Turns on DBOS, one process, a real Postgres: a model call's retry waits on DBOS's durable timer,
 // an approval past its deadline expires, a call another run of the workflow started is not run
-// again, a turn of an unknown agent fails with the reason, and the client refuses what the store's
-// client refuses, with the same errors.
+// again, a turn of an unknown agent fails with the reason, the client refuses what the store's
+// client refuses, with the same errors, and a thread runs one turn at a time (its next turn waits
+// behind a parked one, or is refused when asked; closing it cancels what waits and ends its grants).
 
 import type { Model, ModelResponse } from '@turnkit/core';
 import { defineTool } from '@turnkit/dispatch';
 import type { AgentDefinition } from '@turnkit/store';
-import { TurnExistsError, type WatchEvent } from '@turnkit/store';
+import { ThreadBusyError, ThreadClosedError, ThreadNotFoundError, TurnExistsError, type WatchEvent } from '@turnkit/store';
 import { call, scriptedModel, text, toolCalls, transcriptLines } from '@turnkit/testing';
 import { DBOS } from '@dbos-inc/dbos-sdk';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -58,6 +59,14 @@ const deploy = defineTool({
   execute: ({ service }) => `deployed ${service}`,
 });
 
+const release = defineTool({
+  name: 'release',
+  description: 'Releases a service.',
+  input: z.object({ service: z.string() }),
+  needsApproval: true,
+  execute: ({ service }) => `released ${service}`,
+});
+
 describe.skipIf(POSTGRES_URL === undefined)(
   `turns on DBOS${POSTGRES_URL === undefined ? ` (skipped: ${WHY_SKIPPED})` : ''}`,
   () => {
@@ -65,6 +74,17 @@ describe.skipIf(POSTGRES_URL === undefined)(
       flaky: { model: flaky(), limits: { modelRetryBackoffMs: 50 } },
       deploy: { model: scriptedModel([toolCalls(call('deploy', { service: 'api' })), text('done')]), tools: [deploy] },
       plain: { model: scriptedModel([text('one'), text('two'), text('three')]) },
+      threaded: {
+        model: scriptedModel([
+          toolCalls(call('release', { service: 'api' })),
+          text('released api'),
+          text('nothing more'),
+          toolCalls(call('release', { service: 'db' })),
+          text('released db'),
+        ]),
+        tools: [release],
+      },
+      closing: { model: scriptedModel([toolCalls(call('release', { service: 'web' }))]), tools: [release] },
       // Another run of the workflow (a second process driving the turn) records the call started
       // between this run's journal read and its tool: a hook that runs in between writes that row.
       raced: {
@@ -150,7 +170,7 @@ describe.skipIf(POSTGRES_URL === undefined)(
       expect(events.at(-1)).toMatchObject({ type: 'status', status: 'failed' });
       const turn = await turns.get(id);
       expect(turn?.error?.kind).toBe('unknown_agent');
-      expect(turn?.error?.message).toContain("'flaky', 'deploy', 'plain', 'raced'");
+      expect(turn?.error?.message).toContain("'flaky', 'deploy', 'plain', 'threaded', 'closing', 'raced'");
     });
 
     it("refuses what the store refuses, with the store's errors; list pages in submit order", async () => {
@@ -169,6 +189,84 @@ describe.skipIf(POSTGRES_URL === undefined)(
       expect(all.at(-1)).toBe('twice');
       expect(new Set(all).size).toBe(all.length);
       expect((await turns.list({ status: 'failed' })).turns.map((t) => t.agent)).toEqual(['nobody']);
+    });
+
+    it('a thread runs one turn at a time: the next waits behind a parked one (or is refused), and closing it cancels what waits and ends its grants', async () => {
+      const thread = 'conversation-1';
+      const first = await turns.submit({ agent: 'threaded', input: 'Release the api.', thread });
+      for await (const e of turns.watch(first, { pollMs: 20 }))
+        if (e.type === 'status' && e.status === 'awaiting_approval') break;
+      const second = await turns.submit({ agent: 'threaded', input: 'Anything else?', thread });
+      const refused = await turns.submit({ agent: 'threaded', input: 'Now!', thread, whenBusy: 'refuse' }).catch((e) => e);
+      expect(refused).toBeInstanceOf(ThreadBusyError);
+      expect(refused).toMatchObject({ threadId: thread, turnId: first, status: 'awaiting_approval' });
+      await expect(turns.submit({ agent: 'plain', input: 'hi', thread })).rejects.toThrow(/belongs to agent 'threaded'/);
+      const waiting = await turns.get({ thread });
+      expect(waiting).toMatchObject({ status: 'open', current: first, agent: 'threaded' });
+      expect(waiting?.turns.map((t) => [t.id, t.status])).toEqual([
+        [first, 'awaiting_approval'],
+        [second, 'ready'],
+      ]);
+      expect(waiting?.parked.map((p) => p.call.name)).toEqual(['release']);
+      expect((await turns.get(second))?.transcript).toEqual([]); // it has not started
+
+      await turns.decide(first, { call_1: { type: 'approve', remember: 'session' } });
+      const seen: string[] = [];
+      for await (const e of turns.watch({ thread }, { pollMs: 20 })) {
+        if (e.type === 'status') seen.push(`${e.turnId === first ? 'first' : 'second'} ${e.status}`);
+        if (e.turnId === second && e.type === 'status' && e.status === 'stopped') break;
+      }
+      // The turns ran in order: the second only once the first had ended.
+      expect(seen.indexOf('first stopped')).toBeGreaterThanOrEqual(0);
+      expect(seen.indexOf('first stopped')).toBeLessThan(seen.findIndex((e) => e.startsWith('second')));
+      const done = await turns.get({ thread });
+      expect(done?.grants).toEqual([{ scope: 'session' }]);
+      expect(transcriptLines(done?.transcript ?? [])).toEqual([
+        'user: Release the api.',
+        'assistant: [call_1 release]',
+        'tool call_1 release: ok "released api"',
+        'assistant: released api',
+        'user: Anything else?',
+        'assistant: nothing more',
+      ]);
+      // The grant applies to the thread's next turn: the release runs unasked.
+      const third = await turns.submit({ agent: 'threaded', input: 'Release the db.', thread });
+      expect((await ended(turns, third)).at(-1)).toMatchObject({ status: 'stopped' });
+      expect(transcriptLines((await turns.get(third))?.transcript ?? [])).toContainEqual(
+        expect.stringMatching(/^tool call_\d+ release: ok "released db"$/),
+      );
+
+      // Its tool call was a DBOS step of its own (started before the batch's step), recording that the tool ran.
+      const steps = ((await DBOS.listWorkflowSteps(third)) ?? []).filter((s) => s.name.startsWith('turnkit.tool'));
+      expect(steps.map((s) => [s.name, s.output])).toEqual([
+        ['turnkit.tool:release', { ran: true, threw: false }],
+        ['turnkit.tools', expect.anything()],
+      ]);
+
+      // Closing: a turn waiting behind a parked one is cancelled with it, the grants end, no more turns.
+      const other = 'conversation-2';
+      const parked = await turns.submit({ agent: 'closing', input: 'Release the web.', thread: other });
+      for await (const e of turns.watch(parked, { pollMs: 20 }))
+        if (e.type === 'status' && e.status === 'awaiting_approval') break;
+      const queued = await turns.submit({ agent: 'closing', input: 'And again.', thread: other });
+      expect(await turns.closeThread(other, 'the customer left')).toBe(true);
+      expect(await turns.closeThread(other)).toBe(false);
+      await expect(turns.closeThread('no-such-thread')).rejects.toBeInstanceOf(ThreadNotFoundError);
+      await expect(turns.submit({ agent: 'closing', input: 'More.', thread: other })).rejects.toBeInstanceOf(ThreadClosedError);
+      const events: string[] = [];
+      for await (const e of turns.watch({ thread: other }, { pollMs: 20 }))
+        if (e.type === 'status') events.push(`${e.turnId === parked ? 'parked' : 'queued'} ${e.status}`);
+      expect(events.slice(-2).sort()).toEqual(['parked cancelled', 'queued cancelled']);
+      const closed = await turns.get({ thread: other });
+      expect(closed).toMatchObject({ status: 'closed', closeReason: 'the customer left', grants: [], current: null });
+      expect((await turns.get(queued))?.status).toBe('cancelled');
+      expect((await turns.get(third))?.thread).toBe(thread);
+
+      const page = await turns.listThreads({ limit: 1 });
+      expect(page.threads.map((t) => [t.id, t.turns, t.status])).toEqual([[thread, 3, 'open']]);
+      const rest = await turns.listThreads({ cursor: page.cursor });
+      expect(rest.threads.map((t) => [t.id, t.turns, t.status])).toEqual([[other, 2, 'closed']]);
+      await expect(turns.listThreads({ limit: 0 })).rejects.toBeInstanceOf(RangeError);
     });
 
     it('refuses options it cannot honour, and a second process-wide DBOS', async () => {

@@ -1,12 +1,17 @@
 // The interpreter conformance corpus of @turnkit/testing through DBOS workflows on a real Postgres:
 // each scenario is submitted through the client API, run as a DBOS workflow, decided through
 // `decide` and read back with `get`, and must give the transcript and outcome every interpreter
-// gives (see dbos-interpreter.ts).
+// gives (see dbos-interpreter.ts). The thread corpus runs in the same DBOS process (one per
+// process): each turn submitted with `thread`, decided through `decide`, and its thread read back
+// with `get({ thread })`, with the transcripts runTurn and the store give.
 
-import type { AgentDefinition } from '@turnkit/store';
-import { runScenario, scenarios } from '@turnkit/testing';
+import type { ApprovalDecision } from '@turnkit/core';
+import type { DispatcherOptions } from '@turnkit/dispatch';
+import type { AgentDefinition, StoredTurn } from '@turnkit/store';
+import { type ConformanceThreads, runScenario, runThreadScenario, scenarios, threadScenarios } from '@turnkit/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createDbosTurns, type DbosTurnsClient } from '../src/index.js';
+import { resultOf } from '../../store/test/stored-run.js';
 import { dbosInterpreter } from './dbos-interpreter.js';
 import { dropDatabase, freshDatabase, POSTGRES_URL, WHY_SKIPPED } from './postgres.js';
 
@@ -46,5 +51,58 @@ describe.skipIf(POSTGRES_URL === undefined)(
       const { run, resume } = dbosInterpreter(turns, agents);
       await runScenario(scenario, run, { resume });
     });
+
+    it.each(threadScenarios.map((s) => [s.name, s] as const))('%s', (_name, scenario) =>
+      runThreadScenario(scenario, dbosThreads(turns, agents)),
+    );
   },
 );
+
+let threadRuns = 0;
+
+/** Threads of turns on DBOS: one agent per scenario run, registered in the process's `agents`. */
+function dbosThreads(turns: DbosTurnsClient, agents: Record<string, AgentDefinition>): ConformanceThreads {
+  threadRuns += 1;
+  const agentName = `threads-${threadRuns}`;
+  return ({ thread, model, dispatcherOptions, system, compact, approve, limits }) => {
+    const { tools = [], ...rest } = dispatcherOptions ?? ({ tools: [] } as DispatcherOptions);
+    expect(Object.keys(rest)).toEqual([]); // an option the agent cannot carry would change the scenario
+    agents[agentName] = {
+      model,
+      tools,
+      ...(system === undefined ? {} : { system }),
+      ...(compact === undefined ? {} : { compact }),
+      ...(limits === undefined ? {} : { limits }),
+    };
+    const id = `${agentName}-${thread}`;
+    return {
+      async turn(input) {
+        const turnId = await turns.submit({ agent: agentName, input, thread: id });
+        let turn = await settled(turns, turnId);
+        while (turn.status === 'awaiting_approval' && approve !== undefined) {
+          await turns.decide(turnId, (await approve(turn.parked, { turnId })) as Record<string, ApprovalDecision>);
+          turn = await settled(turns, turnId);
+        }
+        const stored = await turns.get({ thread: id });
+        if (stored === null) throw new Error(`thread '${id}' is not there`);
+        // The thread's transcript after the turn, read as any turn's result is (the store's reader).
+        return resultOf({ ...turn, transcript: stored.transcript }, system);
+      },
+    };
+  };
+}
+
+/** The turn once it ended, or parked with no decision pending (watch follows it: no timed polling here). */
+async function settled(turns: DbosTurnsClient, id: string): Promise<StoredTurn> {
+  let after = 0;
+  for (;;) {
+    for await (const event of turns.watch(id, { pollMs: 15, after })) {
+      after = event.seq;
+      if (event.type === 'status' && event.status === 'awaiting_approval') break;
+    }
+    const turn = await turns.get(id);
+    if (turn === null) throw new Error(`turn '${id}' is not there`);
+    if (turn.endedAt !== null) return turn;
+    if (turn.state?.status === 'awaiting_approval' && turn.decisions.every((d) => d.status !== 'pending')) return turn;
+  }
+}

@@ -216,7 +216,7 @@ describe.skipIf(POSTGRES_URL === undefined)(
       }
     }, 60_000);
 
-    it('`turnkit ls`, `show` and `approve` with `--dbos URL`: the store commands over the same turns', async () => {
+    it('`turnkit ls`, `show --thread` and `approve` with `--dbos URL`: the store commands over the same turns', async () => {
       if (!existsSync(TURNKIT)) throw new Error(`${TURNKIT} is missing: build the CLI first with \`npx tsc -b\`.`);
       const turnkit = (args: readonly string[]) =>
         new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve, reject) => {
@@ -228,10 +228,13 @@ describe.skipIf(POSTGRES_URL === undefined)(
           child.on('error', reject);
           child.on('close', (code) => resolve({ code, stdout, stderr }));
         });
-      const id = await client.submit({ agent: 'approve', input: 'deploy from the command line' });
+      // A turn of a thread: `show --thread` shows the thread, and what its current turn waits for.
+      const id = await client.submit({ agent: 'approve', input: 'deploy from the command line', thread: 'cli-thread' });
       await until(client, id, 'awaiting_approval');
-      const shown = await turnkit(['show', id, '--dbos', url]);
-      expect(shown.code).toBe(3); // waiting for approval
+      const shown = await turnkit(['show', '--thread', 'cli-thread', '--dbos', url]);
+      expect(shown.code).toBe(3); // its current turn waits for approval
+      expect(shown.stdout).toContain('thread cli-thread · agent approve · open');
+      expect(shown.stdout).toContain(`turn ${id} · awaiting_approval`);
       expect(shown.stdout).toContain(`turnkit approve ${id} d1 --dbos ${url}`);
       const approved = await turnkit(['approve', id, 'd1', '--dbos', url]);
       expect(approved.stdout).toContain(`Approved d1 of turn ${id} (stored).`);

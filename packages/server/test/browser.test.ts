@@ -224,9 +224,7 @@ describe('the console in chromium', () => {
     await context.close();
   });
 
-  // Threads of turns are the store's: turns on DBOS refuse `thread` (docs/durable-engines.md).
-  const onDbos = process.env.TURNKIT_TEST_DBOS_URL !== undefined && process.env.TURNKIT_TEST_DBOS_URL !== '';
-  it.skipIf(onDbos)('follows a thread live: its parked turn is decided elsewhere, and the page shows it stopped', async () => {
+  it('follows a thread live: its parked turn is decided elsewhere, and the page shows it stopped', async () => {
     const id = await t.store.submit({ agent: 'support', input: 'Refund order H-1, 5 EUR.', thread: 'browser-live' });
     await waitForStatus(t.store, id, 'awaiting_approval');
     const context = await newContext();

@@ -11,7 +11,8 @@ export { createFileOnce, isAlive } from './db/lock.js';
 // What another durable engine's adapter (@turnkit/dbos) shares with the store, so its client takes
 // the same options, refuses the same values and answers in the same shapes: the checks of
 // `submit`, `decide` and `list`, the statuses that end a turn, the inbox's and journal's row
-// readers, and the journal's rule for a batch re-issued after a crash (`protocolStep` on a
+// readers, the thread's checks and readers (a thread takes the turn, a context folded from its
+// log, its summaries), and the journal's rule for a batch re-issued after a crash (`protocolStep` on a
 // `journal_read`: a result is used, a start without one is `interrupted` unless idempotent).
 export { checkSubmit } from './sql/submit.js';
 export { checkDecidable, checkDecisions, parkedIds } from './sql/decide.js';
@@ -21,9 +22,12 @@ export { STATUSES, TERMINAL } from './statuses.js';
 export { openHold, protocolStep } from './worker/protocol.js';
 export { INTERRUPTED } from './worker/tool-journal.js';
 export { messageOf } from './errors.js';
-export { readThreadContext } from './sql/thread-context.js';
+export { contextOf, readThreadContext } from './sql/thread-context.js';
+export { checkThreadTakes } from './sql/submit.js';
+export { checkListThreads, toThreadSummary } from './sql/get-thread.js';
+export { toTurnSummary } from './sql/list-turns.js';
 export { readState, undecidedParked } from './sql/get-turn.js';
-export { nap } from './sql/watch.js';
+export { checkPollMs, nap, toWatchEvent } from './sql/watch.js';
 export { loadDriver } from './db/driver.js';
 
 // How a run of a stored agent's turn outside a worker (`turnkit run`, in the CLI's process) asks the

@@ -33,7 +33,9 @@ async function showThread(thread: string, flags: ShowFlags): Promise<number> {
     const found = await store.get({ thread });
     if (found === null)
       throw new UsageError(
-        `There is no thread '${thread}' in the store ${flags.store}; \`turnkit run --store --thread\` starts one.`,
+        flags.dbos === undefined
+          ? `There is no thread '${thread}' in the store ${flags.store}; \`turnkit run --store --thread\` starts one.`
+          : `There is no thread '${thread}' in DBOS's database ${flags.dbos}; \`submit({ thread })\` starts one.`,
       );
     if (flags.json === true) {
       process.stdout.write(`${safeJson(JSON.stringify(found))}\n`);

@@ -45,7 +45,8 @@ export async function getThread(db: SqlQuery, id: string): Promise<StoredThread 
   };
 }
 
-function toThreadSummary(r: Row): ThreadSummary {
+/** A row (`id`, `agent`, `turns`, `current`, `created_at`, `closed_at` as ISO text) as a thread's summary. */
+export function toThreadSummary(r: Row): ThreadSummary {
   const closed = r.closed_at !== null && r.closed_at !== undefined;
   return {
     id: String(r.id),
@@ -58,8 +59,8 @@ function toThreadSummary(r: Row): ThreadSummary {
   };
 }
 
-/** Threads in the order they were made, a page at a time (the cursor is the last id's creation time and id). */
-export async function listThreads(db: SqlQuery, options: Omit<ListOptions, 'status'> = {}): Promise<ThreadPage> {
+/** Checks `listThreads`'s options; returns the page's size and the cursor (a thread id, or null). */
+export function checkListThreads(options: Omit<ListOptions, 'status'>): { limit: number; cursor: string | null } {
   const limit = options.limit ?? 50;
   if (!Number.isInteger(limit) || limit < 1 || limit > 1000)
     throw new RangeError(`store.listThreads option \`limit\` must be a whole number from 1 to 1000, got ${String(limit)}.`);
@@ -68,6 +69,12 @@ export async function listThreads(db: SqlQuery, options: Omit<ListOptions, 'stat
     throw new TypeError(
       `store.listThreads option \`cursor\` must be the cursor of a previous page, got ${JSON.stringify(cursor)}.`,
     );
+  return { limit, cursor };
+}
+
+/** Threads in the order they were made, a page at a time (the cursor is the last id's creation time and id). */
+export async function listThreads(db: SqlQuery, options: Omit<ListOptions, 'status'> = {}): Promise<ThreadPage> {
+  const { limit, cursor } = checkListThreads(options);
   const rows = await db.query(
     `SELECT th.id, th.agent, ${ISO('th.created_at', 'created_at')}, ${ISO('th.closed_at', 'closed_at')},
        (SELECT count(*) FROM turnkit_turns n WHERE n.thread = th.id)::int AS turns, ${CURRENT_SQL} AS current

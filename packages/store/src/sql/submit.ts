@@ -65,6 +65,19 @@ export async function submitTurn(sql: Sql, options: SubmitOptions): Promise<stri
 }
 
 /**
+ * Checks that a thread's locked row (`agent`, `closed`; undefined: it could not be made) takes a
+ * turn of `agent`: the thread is open and of the same agent. Throws the store's errors.
+ */
+export function checkThreadTakes(thread: string, row: { agent?: unknown; closed?: unknown } | undefined, agent: string): void {
+  if (row === undefined) throw new Error(`store.submit: thread '${thread}' could not be made; submit again.`);
+  if (row.closed === true) throw new ThreadClosedError(thread);
+  if (row.agent !== agent)
+    throw new TypeError(
+      `store.submit: thread '${thread}' belongs to agent '${String(row.agent)}', not '${agent}'; a thread's turns all run one agent (start a new thread for another).`,
+    );
+}
+
+/**
  * Locks the thread's row for this transaction (made when the id is new), and checks it takes this
  * turn: it is open, of the same agent, and (with `refuse`) has no turn that has not ended.
  */
@@ -77,12 +90,7 @@ async function lockThread(tx: SqlQuery, thread: string, agent: string, whenBusy:
   const [row] = await tx.query(`SELECT agent, closed_at IS NOT NULL AS closed FROM turnkit_threads WHERE id = $1 FOR UPDATE`, [
     thread,
   ]);
-  if (row === undefined) throw new Error(`store.submit: thread '${thread}' could not be made; submit again.`);
-  if (row.closed === true) throw new ThreadClosedError(thread);
-  if (row.agent !== agent)
-    throw new TypeError(
-      `store.submit: thread '${thread}' belongs to agent '${String(row.agent)}', not '${agent}'; a thread's turns all run one agent (start a new thread for another).`,
-    );
+  checkThreadTakes(thread, row, agent);
   if (whenBusy === 'wait') return;
   // A statement of its own, after the lock: its snapshot includes every turn submitted before it.
   const [busy] = await tx.query(

@@ -19,6 +19,7 @@ export function nap(ms: number, signal: AbortSignal | undefined): Promise<void> 
   });
 }
 
+/** A log row (`seq`, `kind`, `data`) as the watch event it is (a message, a notice or a status change). */
 export function toWatchEvent(r: Row): WatchEvent {
   const seq = Number(r.seq);
   if (r.kind === 'message') return { type: 'message', seq, message: r.data as Message };
@@ -27,6 +28,7 @@ export function toWatchEvent(r: Row): WatchEvent {
   return { type: 'status', seq, status: data.status, outcome: data.outcome ?? null };
 }
 
+/** Checks `watch`'s `pollMs` (default 200); returns it. */
 export function checkPollMs(options: WatchOptions): number {
   const pollMs = options.pollMs ?? 200;
   if (!Number.isFinite(pollMs) || pollMs < 1)
