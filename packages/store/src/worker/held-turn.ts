@@ -235,7 +235,10 @@ export class HeldTurn {
    * wait is not waited for here: the drive stops (nothing more is written by it) and
    * `parkRetry` writes the state with the time the turn may run again.
    */
-  private onEffect(effect: Effect): void {
+  private onEffect(given: Effect): void {
+    // A child turn's model call waits in the database too: the stored state is the root's, which holds the child.
+    let effect = given;
+    while (effect.type === 'child') effect = effect.effect;
     if (effect.type !== 'call_llm' || this.latest === null || this.retry !== null) return;
     const delayMs = effect.request.delayMs ?? 0;
     if (delayMs <= 0) return;
