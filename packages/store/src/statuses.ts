@@ -25,5 +25,7 @@ export const STATUSES: ReadonlySet<StoredStatus> = new Set(STORED_STATUSES);
  * so it holds no worker and takes decisions (docs/agents.md, "The durable store").
  */
 export function storedStatusOf(state: TurnState): StoredStatus {
-  return state.status === 'delegating' && activeTurn(state).state.status === 'awaiting_approval' ? 'awaiting_approval' : state.status;
+  return state.status === 'delegating' && activeTurn(state).state.status === 'awaiting_approval'
+    ? 'awaiting_approval'
+    : state.status;
 }

@@ -100,8 +100,12 @@ describe('a stored tree of agents', () => {
     expect(turn?.status).toBe('awaiting_approval');
     expect(turn?.state?.status).toBe('delegating');
     expect(await store.claim({ owner: 'probe', leaseMs: 1000, turnIds: [id] })).toBeNull();
-    expect(turn?.parked.map((p) => [p.call.id, p.call.name, p.agentPath])).toEqual([['call_1', 'publish', ['supervisor', 'researcher']]]);
-    expect(turn?.children?.map((c) => [c.id, c.agentPath, c.transcript.length])).toEqual([[`${id}/call_1`, ['supervisor', 'researcher'], 2]]);
+    expect(turn?.parked.map((p) => [p.call.id, p.call.name, p.agentPath])).toEqual([
+      ['call_1', 'publish', ['supervisor', 'researcher']],
+    ]);
+    expect(turn?.children?.map((c) => [c.id, c.agentPath, c.transcript.length])).toEqual([
+      [`${id}/call_1`, ['supervisor', 'researcher'], 2],
+    ]);
     // The child's call_1, not the parent's transfer_task call_1; remembered for the child's session.
     await store.decide(id, { call_1: { type: 'approve', remember: 'session' } });
     await worker();
@@ -145,8 +149,14 @@ describe('a stored tree of agents', () => {
     const turn = await store.get(id);
     expect(turn?.status).toBe('cancelled');
     expect(ran).toEqual([]);
-    expect(turn?.transcript.at(-1)).toMatchObject({ role: 'tool', result: { callId: 'call_1', name: 'transfer_task', isError: true } });
-    expect(turn?.children?.[0]?.transcript.at(-1)).toMatchObject({ role: 'tool', result: { callId: 'call_1', name: 'publish', isError: true } });
+    expect(turn?.transcript.at(-1)).toMatchObject({
+      role: 'tool',
+      result: { callId: 'call_1', name: 'transfer_task', isError: true },
+    });
+    expect(turn?.children?.[0]?.transcript.at(-1)).toMatchObject({
+      role: 'tool',
+      result: { callId: 'call_1', name: 'publish', isError: true },
+    });
   });
 
   it('an agent that names an agent the worker does not have fails the turn, naming it', async () => {

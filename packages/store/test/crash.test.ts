@@ -32,12 +32,16 @@ function drive(url: string, schema: string, turnId: string, crashAt?: string, ag
   if (crashAt === undefined) delete env[CRASH_ENV];
   else env[CRASH_ENV] = crashAt;
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', '--conditions=@turnkit/source', DRIVE, url, schema, turnId, ...(agents ? ['agents'] : [])], {
-      cwd: REPO,
-      env,
-      stdio: ['ignore', 'pipe', 'pipe'],
-      timeout: 110_000,
-    });
+    const child = spawn(
+      process.execPath,
+      ['--import', 'tsx', '--conditions=@turnkit/source', DRIVE, url, schema, turnId, ...(agents ? ['agents'] : [])],
+      {
+        cwd: REPO,
+        env,
+        stdio: ['ignore', 'pipe', 'pipe'],
+        timeout: 110_000,
+      },
+    );
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (chunk: Buffer) => void (stdout += chunk.toString('utf8')));

@@ -114,7 +114,10 @@ export function storeAgents(store: Store, options: { readonly handBackAfter?: nu
         const turn = await readTurn(store, id);
         if (turn.status !== 'awaiting_approval' || options.approve === undefined || turn.parked.length === 0) break;
         const agentPath = turn.parked[0]?.agentPath;
-        const decisions = await options.approve(turn.parked, agentPath === undefined ? { turnId: id } : { turnId: id, agentPath });
+        const decisions = await options.approve(
+          turn.parked,
+          agentPath === undefined ? { turnId: id } : { turnId: id, agentPath },
+        );
         if (Object.keys(decisions).length === 0) break;
         await store.decide(id, decisions);
       }

@@ -34,7 +34,9 @@ interface PreparedTree {
   readonly make: (name: string, grants: readonly Grant[]) => Dispatcher;
 }
 
-type Prepared = { readonly run: HeldTurn; readonly state: TurnState; readonly tree: PreparedTree | null } | { readonly error: TurnError };
+type Prepared =
+  | { readonly run: HeldTurn; readonly state: TurnState; readonly tree: PreparedTree | null }
+  | { readonly error: TurnError };
 
 /** Why the store fails a turn before it runs (unknown agent, bad agent, unreadable state, bad limits). */
 class TurnFailure extends Error {
@@ -146,7 +148,11 @@ function prepare(claim: Claim, agents: WorkerOptions['agents'], fence: Fence): P
     if (!isMultiAgent(agent)) {
       const dispatcher = makeDispatcher(claim, agent, fence, observer);
       const state = initialState(claim, agent, dispatcher);
-      return { run: new HeldTurn(fence, agent, dispatcher, observer, claim.traceContext, claim.now, claim.thread ?? null), state, tree: null };
+      return {
+        run: new HeldTurn(fence, agent, dispatcher, observer, claim.traceContext, claim.now, claim.thread ?? null),
+        state,
+        tree: null,
+      };
     }
     // A turn of many agents: every agent's tools journal under the acting turn's keys (tree.ts).
     const reached = treeAgents(claim, agents);
@@ -161,7 +167,10 @@ function prepare(claim: Claim, agents: WorkerOptions['agents'], fence: Fence): P
     try {
       runtime = runtimeTools(claim.agent, reached);
     } catch (error) {
-      throw new TurnFailure({ kind: 'invalid_agent', message: `Agent '${claim.agent}' cannot run this turn: ${messageOf(error)}` });
+      throw new TurnFailure({
+        kind: 'invalid_agent',
+        message: `Agent '${claim.agent}' cannot run this turn: ${messageOf(error)}`,
+      });
     }
     const dispatcher = makeDispatcher(claim, agent, fence, observer, runtime, keyOf);
     const state = initialState(claim, agent, dispatcher);

@@ -142,9 +142,7 @@ export class HeldTurn {
    */
   private grants(turnId: string): { grants: Grant[]; threadGrants?: Grant[] } {
     const scope = this.thread === null ? { turnId } : { turnId, session: this.thread };
-    const grants = unique(
-      [this.dispatcher, ...this.rootDispatchers].flatMap((d) => [...d.grants(), ...d.grants(scope)]),
-    );
+    const grants = unique([this.dispatcher, ...this.rootDispatchers].flatMap((d) => [...d.grants(), ...d.grants(scope)]));
     if (this.thread === null) return { grants };
     const text = JSON.stringify(grants);
     if (text === this.threadGrants) return { grants };
@@ -175,7 +173,12 @@ export class HeldTurn {
    * are written with it (docs/agents.md: a child's grants are its own); a root-level one's (after
    * a handoff) are the turn's.
    */
-  dispatcherFor(name: string, make: (grants: readonly Grant[]) => Dispatcher, stored: ReadonlyMap<string, readonly Grant[]>, rootGrants: readonly Grant[]): Dispatcher {
+  dispatcherFor(
+    name: string,
+    make: (grants: readonly Grant[]) => Dispatcher,
+    stored: ReadonlyMap<string, readonly Grant[]>,
+    rootGrants: readonly Grant[],
+  ): Dispatcher {
     const root = this.root();
     const active = root === null ? null : activeTurn(root);
     if (active === null || active.callPath.length === 0) {
@@ -186,7 +189,11 @@ export class HeldTurn {
     const id = active.state.id;
     const grants = stored.get(id) ?? [];
     const made = make(grants);
-    this.children.set(id, { dispatcher: made, agentPath: [...active.agentPath.slice(0, -1), name], written: JSON.stringify(grants) });
+    this.children.set(id, {
+      dispatcher: made,
+      agentPath: [...active.agentPath.slice(0, -1), name],
+      written: JSON.stringify(grants),
+    });
     return made;
   }
 
@@ -349,7 +356,15 @@ export class HeldTurn {
       // A parked batch says when it parked, so core can give each parked call its deadline.
       // The context's dispatcher: the acting agent's (after a handoff, or in a child turn), journaling under the call's key.
       dispatch_tools: async (effect, ctx) => {
-        const event = await runJournaledBatch(effect.calls, false, ctx, this.fence, ctx.dispatcher, this.idempotentOf(ctx), this.keyOf);
+        const event = await runJournaledBatch(
+          effect.calls,
+          false,
+          ctx,
+          this.fence,
+          ctx.dispatcher,
+          this.idempotentOf(ctx),
+          this.keyOf,
+        );
         return event.type === 'tools_parked' ? { ...event, at: this.clock() } : event;
       },
       execute_approved: (effect, ctx) =>

@@ -28,7 +28,11 @@ const ownKey: KeyOf = (callId) => callId;
 
 /** The agent's tools, each journaling its call (under `keyOf` its id) as started before it runs. */
 // any: each tool has its own input type.
-export function journalingTools(tools: readonly ToolDefinition<any>[], fence: Fence, keyOf: KeyOf = ownKey): ToolDefinition<any>[] {
+export function journalingTools(
+  tools: readonly ToolDefinition<any>[],
+  fence: Fence,
+  keyOf: KeyOf = ownKey,
+): ToolDefinition<any>[] {
   return tools.map((tool) => ({
     ...tool,
     async execute(input: unknown, toolCtx: ToolContext) {
@@ -119,7 +123,9 @@ export async function runJournaledBatch(
     for (const effect of fence.decide({ type: 'tool_finished', callId: key })) {
       if (effect.type !== 'write_result') continue;
       const written = fence
-        .write(() => fence.store.callFinished(fence.fencedLease(effect.token), key === result.callId ? result : { ...result, callId: key }))
+        .write(() =>
+          fence.store.callFinished(fence.fencedLease(effect.token), key === result.callId ? result : { ...result, callId: key }),
+        )
         .then(
           (first) => first && crashPoint('tool_result_written'),
           // The fence is tripped: the batch ends with fence.check() below.
