@@ -80,7 +80,10 @@ describe('the HTTP API', () => {
       decisions: { callId: string; turn?: string }[];
     };
     expect(done.outcome.output).toBe('Support says: Done: refunded 7 EUR for T-3.');
-    expect(done.toolCalls).toMatchObject([{ callId: 'call_1', name: 'refund', turn: `${id}/call_1` }]);
+    expect(done.toolCalls.map((c) => [c.callId, c.name, c.turn])).toEqual([
+      ['call_1', 'transfer_task', undefined],
+      ['call_1', 'refund', `${id}/call_1`],
+    ]);
     expect(done.children.map((c) => [c.id, c.agentPath, c.transcript.length])).toEqual([
       [`${id}/call_1`, ['desk', 'support'], 4],
     ]);
