@@ -104,3 +104,20 @@ describe('turnkit run FILE --agent NAME', () => {
     expect(run.out).toContain('assistant: No refunds today.');
   });
 });
+
+describe('turnkit run FILE with agents (docs/agents.md, "From the command line")', () => {
+  it('runs examples/supervisor.ts and prints the tree as a timeline, as the page shows; a tree without a name is refused', async () => {
+    const run = await turnkit('run', fromRepo('packages/cli/examples/supervisor.ts'));
+    expect(run.code, run.out).toBe(0);
+    const ms = / \d+ ms/g;
+    const printed = run.out.replaceAll(REPO, '').replace(ms, ' N ms');
+    const doc = (await read('../../../docs/agents.md')).split('## From the command line\n')[1] ?? '';
+    expect(doc).toContain(`\`\`\`ts\n${await read('../examples/supervisor.ts')}\`\`\``);
+    const shown = doc.match(/```text\n\$ turnkit run packages\/cli\/examples\/supervisor.ts\n([\s\S]*?)```/)?.[1] ?? '';
+    expect(printed).toBe(shown.replace(ms, ' N ms'));
+    expect(printed).toContain('researcher │ tool   ✓ search call_1');
+    const unnamed = await turnkit('run', fileURLToPath(new URL('./fixtures/unnamed-tree.ts', import.meta.url)));
+    expect(unnamed.code, unnamed.out).toBe(2);
+    expect(unnamed.out).toContain('a scenario with `delegates`, `handoffs` or `models` needs a `name`');
+  });
+});
