@@ -120,4 +120,17 @@ describe('turnkit run FILE with agents (docs/agents.md, "From the command line")
     expect(unnamed.code, unnamed.out).toBe(2);
     expect(unnamed.out).toContain('a scenario with `delegates`, `handoffs` or `models` needs a `name`');
   });
+
+  it("a tree suspended on a child's call is saved, and turnkit resume refuses it, saying why", async () => {
+    const tree = fileURLToPath(new URL('./fixtures/approval-tree.ts', import.meta.url));
+    const saved = join(dir, 'tree.json');
+    const run = await turnkit('run', tree, '--save', saved);
+    expect(run.code, run.out).toBe(3);
+    expect(run.out).toContain('editor │');
+    const resumed = await turnkit('resume', saved, '--approve', 'call_1');
+    expect(resumed.code, resumed.out).toBe(2);
+    expect(resumed.out).toContain(
+      'holds a turn of many agents waiting in a child turn, which turnkit resume cannot continue yet',
+    );
+  });
 });

@@ -92,7 +92,8 @@ describe('a stored tree of agents', () => {
       toolCalls(call('publish', { title: 'C' })),
       text('Second done.'),
     ]);
-    const id = await store.submit({ agent: 'supervisor', input: 'Publish.' });
+    // A turn of a thread: the thread is the session of its turns' grants, but not of a child's.
+    const id = await store.submit({ agent: 'supervisor', input: 'Publish.', thread: 'tree-thread' });
     const worker = () => createWorker({ store, agents, turnIds: [id], leaseMs: 2000 }).runUntilIdle();
     await worker();
     let turn = await store.get(id);
@@ -129,6 +130,8 @@ describe('a stored tree of agents', () => {
       [`${id}/call_2`, 'call_3', 'publish'],
     ]);
     expect(turn?.children?.map((c) => c.id)).toEqual([`${id}/call_1`, `${id}/call_2`]);
+    // The child's "always" stayed the child's: the thread (and so its next turns) remembers nothing.
+    expect((await store.get({ thread: 'tree-thread' }))?.grants).toEqual([]);
     expect(turn?.children?.[1]?.transcript.map((m) => m.role)).toEqual(['user', 'assistant', 'tool', 'assistant']);
     // watch gives the child's messages with the child turn and its agent path.
     const events: WatchEvent[] = [];
