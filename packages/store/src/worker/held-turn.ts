@@ -37,9 +37,9 @@ export interface HeldTree {
   readonly idempotent: ReadonlyMap<string, ReadonlySet<string>>;
 }
 
-/** A dispatcher made for a child turn in this activation, and the grants last written for it (JSON). */
+/** The dispatchers made for a child turn in this activation, and the grants last written for it (JSON). */
 interface ChildDispatcher {
-  readonly dispatcher: Dispatcher;
+  readonly dispatchers: Dispatcher[];
   readonly agentPath: readonly string[];
   written: string;
 }
@@ -189,11 +189,11 @@ export class HeldTurn {
     const id = active.state.id;
     const grants = stored.get(id) ?? [];
     const made = make(grants);
-    this.children.set(id, {
-      dispatcher: made,
-      agentPath: [...active.agentPath.slice(0, -1), name],
-      written: JSON.stringify(grants),
-    });
+    // A child turn's dispatchers (its agent's, and after a handoff in it, the new agent's) share its grants.
+    const child = this.children.get(id);
+    if (child === undefined)
+      this.children.set(id, { dispatchers: [made], agentPath: active.agentPath, written: JSON.stringify(grants) });
+    else child.dispatchers.push(made);
     return made;
   }
 
@@ -201,7 +201,7 @@ export class HeldTurn {
   private childGrants(): void {
     for (const [turn, child] of this.children) {
       const scope = this.thread === null ? { turnId: turn } : { turnId: turn, session: this.thread };
-      const grants = unique([...child.dispatcher.grants(), ...child.dispatcher.grants(scope)]);
+      const grants = unique(child.dispatchers.flatMap((d) => [...d.grants(), ...d.grants(scope)]));
       const text = JSON.stringify(grants);
       if (text === child.written) continue;
       child.written = text;
