@@ -172,5 +172,18 @@ describe('a stored tree of agents', () => {
     const turn = await store.get(id);
     expect(turn?.status).toBe('failed');
     expect(turn?.error?.message).toMatch(/names the agent 'ghost', which is not registered with this worker/);
+    // A delegate's bad `models` fails the turn before it starts too, naming that agent.
+    const bad = await store.submit({ agent: 'lead', input: 'Go.' });
+    await createWorker({
+      store,
+      agents: {
+        lead: { model: scriptedModel([text('never')]), delegates: ['helper'] },
+        helper: { model: scriptedModel([]), description: 'Helps.', models: [''] },
+      },
+      turnIds: [bad],
+    }).runUntilIdle();
+    const failed = await store.get(bad);
+    expect(failed?.error).toMatchObject({ kind: 'invalid_agent' });
+    expect(failed?.error?.message).toMatch(/agent 'helper' option `models` must be an array of model ids/);
   });
 });

@@ -135,7 +135,10 @@ function observe(claim: Claim, agent: AgentDefinition, report: Report): Activati
 /** The agents a turn of many agents reaches, checked (a TurnFailure names what is wrong). */
 function treeAgents(claim: Claim, agents: WorkerOptions['agents']): Map<string, AgentDefinition> {
   try {
-    return reachable(claim.agent, agents);
+    const reached = reachable(claim.agent, agents);
+    // Each agent's runtime tools are made now, so a bad `models` fails the turn before it starts, naming the agent.
+    for (const name of reached.keys()) runtimeTools(name, reached);
+    return reached;
   } catch (error) {
     throw new TurnFailure({ kind: 'invalid_agent', message: `Agent '${claim.agent}' cannot run this turn: ${messageOf(error)}` });
   }
@@ -163,16 +166,7 @@ function prepare(claim: Claim, agents: WorkerOptions['agents'], fence: Fence): P
       const runtime = runtimeTools(name, reached);
       return makeDispatcher(claim, definition, fence, name === claim.agent ? observer : null, runtime, keyOf, grants);
     };
-    let runtime: ReturnType<typeof runtimeTools>;
-    try {
-      runtime = runtimeTools(claim.agent, reached);
-    } catch (error) {
-      throw new TurnFailure({
-        kind: 'invalid_agent',
-        message: `Agent '${claim.agent}' cannot run this turn: ${messageOf(error)}`,
-      });
-    }
-    const dispatcher = makeDispatcher(claim, agent, fence, observer, runtime, keyOf);
+    const dispatcher = makeDispatcher(claim, agent, fence, observer, runtimeTools(claim.agent, reached), keyOf);
     const state = initialState(claim, agent, dispatcher);
     held = new HeldTurn(fence, agent, dispatcher, observer, claim.traceContext, claim.now, claim.thread ?? null, claim.agent);
     return { run: held, state, tree: { agents: reached, childGrants: new Map(), make } };
