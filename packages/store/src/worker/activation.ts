@@ -186,7 +186,7 @@ async function useTree(run: HeldTurn, tree: PreparedTree, state: TurnState, star
     [...tree.agents].map(([name, a]) => [name, new Set((a.tools ?? []).filter((t) => t.idempotent).map((t) => t.name))] as const),
   );
   const dir = directory(tree.agents, (name) =>
-    run.dispatcherFor(name, (grants) => tree.make(name, grants), tree.childGrants, run.dispatcher.grants()),
+    run.dispatcherFor((grants) => tree.make(name, grants), tree.childGrants, run.dispatcher.grants()),
   );
   run.useTree({ directory: dir, childTranscripts: parts.transcripts, idempotent }, start);
 }

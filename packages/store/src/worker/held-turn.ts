@@ -168,13 +168,12 @@ export class HeldTurn {
   };
 
   /**
-   * A dispatcher for agent `name` of the tree, for the turn of the tree that acts now: a child
+   * A dispatcher of an agent of the tree (`make` makes it), for the turn of the tree that acts now: a child
    * turn's is given the grants that child remembered so far (`stored`), and the ones it remembers
    * are written with it (docs/agents.md: a child's grants are its own); a root-level one's (after
    * a handoff) are the turn's.
    */
   dispatcherFor(
-    name: string,
     make: (grants: readonly Grant[]) => Dispatcher,
     stored: ReadonlyMap<string, readonly Grant[]>,
     rootGrants: readonly Grant[],
