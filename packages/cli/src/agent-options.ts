@@ -31,6 +31,7 @@ export function agentDefinition(scenario: AgentFields, model: Model): AgentDefin
     ...definedProps({ compact: scenario.compact }),
     ...definedProps({ observe: scenario.observe }),
     ...definedProps({ maxRunning: scenario.maxRunning }),
+    ...definedProps({ models: scenario.models }),
   };
 }
 
@@ -49,25 +50,62 @@ export interface InProcessRun {
  * tools, rules, hooks and budget, as a library user gives a budget to runTurn) and its turn
  * options. `maxRunning` caps stored turns only (a run here is one turn); `observe` is the caller's
  * (see turn.ts). Throws what `createDispatcher` throws for options it refuses.
+ *
+ * A turn of many agents (`delegates`, `handoffs` or `models`, docs/agents.md) gives runTurn its
+ * tools as a list with the rules and hooks beside them, since runTurn adds the runtime tools
+ * (`transfer_task`, `handoff`, `change_model`) to the list and makes each agent's dispatcher; a
+ * dispatcher budget has no place there and is refused, naming what to do.
  */
 export function agentTurnOptions(
   agent: AgentFields,
   run: InProcessRun,
-): Pick<RunTurnOptions, 'tools' | 'system' | 'limits' | 'output' | 'check' | 'compact'> {
+): Pick<
+  RunTurnOptions,
+  | 'tools'
+  | 'policy'
+  | 'permissions'
+  | 'hooks'
+  | 'wrapExecution'
+  | 'system'
+  | 'limits'
+  | 'output'
+  | 'check'
+  | 'compact'
+  | 'name'
+  | 'delegates'
+  | 'handoffs'
+  | 'models'
+> {
+  const tree = agent.delegates !== undefined || agent.handoffs !== undefined || agent.models !== undefined;
+  if (tree && agent.budget !== undefined)
+    throw new TypeError(
+      '`budget` is a dispatcher budget, which a turn of many agents cannot take in this process (each agent has its own dispatcher): bound the turn with `limits.budget` (maxToolCalls, maxCost), which core holds across the tree.',
+    );
+  const rules = {
+    ...definedProps({ policy: agent.policy }),
+    ...definedProps({ permissions: agent.permissions }),
+    ...definedProps({ hooks: agent.hooks }),
+    ...definedProps({ wrapExecution: run.wrapExecution }),
+  };
   return {
-    tools: createDispatcher({
-      tools: run.tools,
-      ...definedProps({ policy: agent.policy }),
-      ...definedProps({ permissions: agent.permissions }),
-      ...definedProps({ hooks: agent.hooks }),
-      ...definedProps({ budget: agent.budget }),
-      ...definedProps({ wrapExecution: run.wrapExecution }),
-      ...definedProps({ budgetUsage: run.budgetUsage }),
-    }),
+    ...(tree
+      ? { tools: run.tools, ...rules }
+      : {
+          tools: createDispatcher({
+            tools: run.tools,
+            ...rules,
+            ...definedProps({ budget: agent.budget }),
+            ...definedProps({ budgetUsage: run.budgetUsage }),
+          }),
+        }),
     ...definedProps({ system: agent.system }),
     ...definedProps({ limits: agent.limits }),
     ...definedProps({ output: agent.output }),
     ...definedProps({ check: agent.check }),
     ...definedProps({ compact: agent.compact }),
+    ...definedProps({ name: agent.name }),
+    ...definedProps({ delegates: agent.delegates }),
+    ...definedProps({ handoffs: agent.handoffs }),
+    ...definedProps({ models: agent.models }),
   };
 }

@@ -2,7 +2,7 @@
 // module scenarios (scenario.ts) and of JSON ones (json-scenario.ts).
 import type { Model, TurnLimitsInput } from '@turnkit/core';
 import type { AfterHook, BeforeHook, Budget, DispatcherOptions, Policy, ToolDefinition } from '@turnkit/dispatch';
-import type { CheckFn, CompactFn, OutputSchema } from '@turnkit/inline';
+import type { CheckFn, CompactFn, NamedAgent, OutputSchema } from '@turnkit/inline';
 import type { AgentDefinition } from '@turnkit/store';
 
 /** What a scenario's model function is given: the model calls the turn has made already. */
@@ -66,4 +66,19 @@ export interface ScenarioFile {
    * checked by @turnkit/mcp (`McpServers`), which must be installed next to the CLI.
    */
   readonly mcpServers?: { readonly [server: string]: object };
+  /**
+   * The scenario's agent's name, the root of the agent path (docs/agents.md); required with
+   * `delegates`, `handoffs` or `models`.
+   */
+  readonly name?: string;
+  /**
+   * Agents the model may give a task to (`transfer_task`), each as `runTurn` takes it
+   * (`NamedAgent`: `name`, `description`, its own `model`, such as a scripted one, `system`,
+   * `tools`, `limits`, and its own `delegates`, `handoffs`, `models`).
+   */
+  readonly delegates?: readonly NamedAgent[];
+  /** Agents the model may hand the rest of the turn to (`handoff`), as `delegates`. */
+  readonly handoffs?: readonly NamedAgent[];
+  /** Model ids the model may switch the rest of the turn to (`change_model`). */
+  readonly models?: readonly string[];
 }

@@ -297,6 +297,10 @@ function check(value: unknown, path: string, shown: string, agent?: string): Omi
     'observe',
     'maxRunning',
     'mcpServers',
+    'name',
+    'delegates',
+    'handoffs',
+    'models',
   ]);
   for (const key of Object.keys(s)) if (!known.has(key)) bad(`unknown field '${key}'; a scenario has ${[...known].join(', ')}.`);
   if (typeof s.input !== 'string') bad('`input` must be a string (the user message).');
@@ -329,6 +333,7 @@ function check(value: unknown, path: string, shown: string, agent?: string): Omi
     if (s[key] !== undefined && typeof s[key] !== 'function') bad(`\`${key}\` must be a function.`);
   if (s.maxRunning !== undefined && !(Number.isSafeInteger(s.maxRunning) && (s.maxRunning as number) >= 1))
     bad('`maxRunning` must be a whole number of turns, at least 1.');
+  checkAgents(s, bad);
   if (s.mcpServers !== undefined && (s.mcpServers === null || typeof s.mcpServers !== 'object' || Array.isArray(s.mcpServers)))
     bad('`mcpServers` must be an object of MCP servers by name, like { files: { command: "node", args: ["server.js"] } }.');
   return {
@@ -348,7 +353,40 @@ function check(value: unknown, path: string, shown: string, agent?: string): Omi
     ...(s.observe === undefined ? {} : { observe: s.observe as ScenarioFile['observe'] & object }),
     ...(s.maxRunning === undefined ? {} : { maxRunning: s.maxRunning as number }),
     ...(s.mcpServers === undefined ? {} : { mcpServers: s.mcpServers as ScenarioFile['mcpServers'] & object }),
+    ...(s.name === undefined ? {} : { name: s.name as string }),
+    ...(s.delegates === undefined ? {} : { delegates: s.delegates as ScenarioFile['delegates'] & object }),
+    ...(s.handoffs === undefined ? {} : { handoffs: s.handoffs as ScenarioFile['handoffs'] & object }),
+    ...(s.models === undefined ? {} : { models: s.models as readonly string[] }),
   };
+}
+
+/**
+ * Checks a scenario's agents (docs/agents.md): `name`, and `delegates` and `handoffs` as lists of
+ * agents each with a name, a description and a model of its own; `models` a list of ids. What
+ * lies deeper in an agent (its tools, its own delegates) runTurn checks, naming the agent.
+ */
+function checkAgents(s: Record<string, unknown>, bad: (what: string) => never): void {
+  if (s.name !== undefined && (typeof s.name !== 'string' || s.name === ''))
+    bad("`name` must be a non-empty string (the agent's name).");
+  for (const key of ['delegates', 'handoffs'] as const) {
+    const list = s[key];
+    if (list === undefined) continue;
+    if (!Array.isArray(list))
+      bad(`\`${key}\` must be an array of agents { name, description, model, system?, tools?, limits? }.`);
+    for (const [index, agent] of (list as unknown[]).entries()) {
+      const a = agent as { name?: unknown; description?: unknown; model?: unknown } | null;
+      if (a === null || typeof a !== 'object' || typeof a.name !== 'string' || typeof a.description !== 'string')
+        bad(`${key}[${index}] must be an agent with a \`name\` and a \`description\` (the model reads it to choose).`);
+      if (!isModel(a?.model))
+        bad(
+          `${key}[${index}] (agent '${String(a?.name)}') needs a \`model\` of its own (with generate), such as a scripted one.`,
+        );
+    }
+  }
+  if (s.models !== undefined && !(Array.isArray(s.models) && s.models.every((m) => typeof m === 'string' && m !== '')))
+    bad('`models` must be an array of model ids (non-empty strings).');
+  if ((s.delegates !== undefined || s.handoffs !== undefined || s.models !== undefined) && s.name === undefined)
+    bad('a scenario with `delegates`, `handoffs` or `models` needs a `name` (the first agent of the agent path).');
 }
 
 const stringList = (value: unknown): boolean => Array.isArray(value) && value.every((v) => typeof v === 'string');

@@ -123,7 +123,15 @@ const fileSchema = z.strictObject({
   // Checked by core's parseTurnState below (zod would rebuild its objects and drop own keys such as a `__proto__` call id).
   state: z.unknown(),
   transcript: z.array(message),
-  pending: z.array(z.strictObject({ call: toolCall, input: json.optional(), reason: z.string().optional() })),
+  // A tree's pending call names its agents (`agentPath`, docs/agents.md): read, so resume can say why it refuses a tree.
+  pending: z.array(
+    z.strictObject({
+      call: toolCall,
+      input: json.optional(),
+      reason: z.string().optional(),
+      agentPath: z.array(z.string()).optional(),
+    }),
+  ),
   grants: z.array(grant),
   budgetUsage: z.strictObject({ total: count, perTool: z.record(z.string(), count) }).optional(),
   mcp: z.strictObject({ tools: z.record(z.string(), z.string().max(256)), parked: z.array(z.string()) }).optional(),
@@ -290,6 +298,11 @@ function parseSuspended(text: string, file: string): SuspendedFile {
   } catch (error) {
     throw invalid(`at state: ${oneLine(error)}`);
   }
+  // A tree parked in a child turn (docs/agents.md): the file keeps no child turn's transcript.
+  if (state.status === 'delegating')
+    throw new UsageError(
+      `${file} holds a turn of many agents waiting in a child turn, which turnkit resume cannot continue yet (the file keeps no child turn's transcript); nothing was loaded or run. Run the scenario again and decide at the prompt (in a terminal).`,
+    );
   if (state.status !== 'awaiting_approval' || state.batch === null) {
     throw invalid(`its turn is not waiting for an approval: state.status is '${state.status}'`);
   }

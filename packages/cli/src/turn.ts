@@ -60,6 +60,12 @@ export async function runTurnCommand(o: TurnCommandOptions): Promise<number> {
   // output paths, and the model (a resumed one continues from the count the file records).
   if (o.save !== undefined) await checkWritablePath(o.save, '--save');
   if (o.trace !== undefined) await checkWritablePath(o.trace, '--trace');
+  // A suspended file keeps the root turn's transcript only, and each agent's model is a ready one:
+  // a child turn could not go on where it was (docs/agents.md, "Not built yet").
+  if (o.resume !== undefined && (o.scenario.delegates !== undefined || o.scenario.handoffs !== undefined))
+    throw new UsageError(
+      `${o.scenarioFile} is a turn of many agents, which turnkit resume cannot continue yet (its file keeps no child turn's transcript). Run it again and decide at the prompt (in a terminal).`,
+    );
   const { counter, label } = await pickModel(o);
   // The scenario's MCP servers are reached before anything is claimed; their tools join the scenario's.
   const servers = await connectScenarioServers(o.scenario, o.scenarioFile, o.resume?.read.saved.mcp);

@@ -177,3 +177,47 @@ describe('turnkit run FILE --agent NAME applies every option of the agent in thi
     expect(out).toContain('✔ stopped: completed');
   });
 });
+
+describe('turnkit run FILE with agents (docs/agents.md, "From the command line")', () => {
+  it('runs examples/supervisor.ts and prints the tree as a timeline, as the page shows; a tree without a name is refused', async () => {
+    const run = await turnkit('run', fromRepo('packages/cli/examples/supervisor.ts'));
+    expect(run.code, run.out).toBe(0);
+    const ms = / \d+ ms/g;
+    const printed = run.out.replaceAll(REPO, '').replace(ms, ' N ms');
+    const doc = (await read('../../../docs/agents.md')).split('## From the command line\n')[1] ?? '';
+    expect(doc).toContain(`\`\`\`ts\n${await read('../examples/supervisor.ts')}\`\`\``);
+    const shown = doc.match(/```text\n\$ turnkit run packages\/cli\/examples\/supervisor.ts\n([\s\S]*?)```/)?.[1] ?? '';
+    expect(printed).toBe(shown.replace(ms, ' N ms'));
+    expect(printed).toContain('researcher │ tool   ✓ search call_1');
+    const unnamed = await turnkit('run', fileURLToPath(new URL('./fixtures/unnamed-tree.ts', import.meta.url)));
+    expect(unnamed.code, unnamed.out).toBe(2);
+    expect(unnamed.out).toContain('a scenario with `delegates`, `handoffs` or `models` needs a `name`');
+    // A worker finds a stored tree's agents by name: a tree of objects is refused before anything is stored.
+    const stored = await turnkit('run', fromRepo('packages/cli/examples/supervisor.ts'), '--store', 'memory://');
+    expect(stored.code, stored.out).toBe(2);
+    expect(stored.out).toContain('is a turn of many agents given as objects, which runs in this process only');
+    // Each agent of a tree has its own dispatcher: a dispatcher budget is refused, naming what bounds a tree.
+    const budgeted = join(dir, 'budgeted-tree.ts');
+    const tree = fileURLToPath(new URL('./fixtures/approval-tree.ts', import.meta.url));
+    await writeFile(
+      budgeted,
+      `import { scenario } from ${JSON.stringify(tree)};\nexport default { ...scenario, budget: { maxCalls: 1 } };\n`,
+    );
+    const refused = await turnkit('run', budgeted);
+    expect(refused.code, refused.out).toBe(2);
+    expect(refused.out).toContain('`budget` is a dispatcher budget, which a turn of many agents cannot take in this process');
+  });
+
+  it("a tree suspended on a child's call is saved, and turnkit resume refuses it, saying why", async () => {
+    const tree = fileURLToPath(new URL('./fixtures/approval-tree.ts', import.meta.url));
+    const saved = join(dir, 'tree.json');
+    const run = await turnkit('run', tree, '--save', saved);
+    expect(run.code, run.out).toBe(3);
+    expect(run.out).toContain('editor │');
+    const resumed = await turnkit('resume', saved, '--approve', 'call_1');
+    expect(resumed.code, resumed.out).toBe(2);
+    expect(resumed.out).toContain(
+      'holds a turn of many agents waiting in a child turn, which turnkit resume cannot continue yet',
+    );
+  });
+});

@@ -262,7 +262,8 @@ export function createClient(parts: ClientParts): Omit<DbosTurnsClient, 'close' 
       );
       for (const r of rows) {
         const event = toWatchEvent(r);
-        after = event.seq;
+        after = Number(r.seq);
+        if (event === null) continue;
         yield event;
         if (event.type === 'status' && TERMINAL.has(event.status)) return;
       }
@@ -301,8 +302,8 @@ export function createClient(parts: ClientParts): Omit<DbosTurnsClient, 'close' 
       for (const r of rows) {
         turn = Number(r.turn_seq);
         const event = toWatchEvent(r);
-        after = event.seq;
-        yield { ...event, turnId: String(r.turn_id) };
+        after = Number(r.seq);
+        if (event !== null) yield { ...event, turnId: String(r.turn_id) };
       }
       if (rows.length > 0) continue;
       // Done once the thread is closed, every turn has ended and its log has been read.

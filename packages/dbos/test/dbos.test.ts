@@ -274,6 +274,12 @@ describe.skipIf(POSTGRES_URL === undefined)(
       await expect(createDbosTurns({ databaseUrl: url, agents: { capped: { model: flaky(), maxRunning: 1 } } })).rejects.toThrow(
         /maxRunning/,
       );
+      await expect(
+        createDbosTurns({
+          databaseUrl: url,
+          agents: { lead: { model: flaky(), delegates: ['helper'] }, helper: { model: flaky() } },
+        }),
+      ).rejects.toThrow("Agent 'lead': `delegates` makes a turn of many agents, which DBOS does not run yet");
       await expect(createDbosTurns({ databaseUrl: url, agents })).rejects.toThrow(/one per process/);
       await expect(createDbosTurns({ databaseUrl: url, schema: 'Bad-Name' })).rejects.toBeInstanceOf(TypeError);
     });

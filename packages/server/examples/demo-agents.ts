@@ -48,8 +48,25 @@ export const supportModel: Model = {
   },
 };
 
+/** The desk's model: gives the customer's request to `support` (a child turn), then passes its answer on. */
+export const deskModel: Model = {
+  async generate(request): Promise<ModelResponse> {
+    const last = request.messages[request.messages.length - 1];
+    if (last?.role === 'tool') return { text: `Support says: ${String(last.result.output)}`, toolCalls: [] };
+    const task = last?.role === 'user' ? last.content : '';
+    return { text: '', toolCalls: [{ id: 'call_1', name: 'transfer_task', input: { agent: 'support', task } }] };
+  },
+};
+
 export const demoAgents: Record<string, AgentDefinition> = {
+  // A turn of many agents (docs/agents.md): the desk delegates to support, whose refund waits for a person.
+  desk: {
+    model: deskModel,
+    system: 'You take requests and give them to the right team.',
+    delegates: ['support'],
+  },
   support: {
+    description: 'Answers questions about orders and refunds them.',
     model: supportModel,
     tools: [lookup, refund],
     system: 'You help customers with their orders.',

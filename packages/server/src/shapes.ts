@@ -293,7 +293,11 @@ const TurnAgents: z.ZodObject<{
 export const InboxEntry = z
   .object({
     kind: z.enum(['decision', 'cancel']),
-    callId: z.string().nullable().openapi({ description: 'The call decided (decisions only).' }),
+    callId: z
+      .string()
+      .nullable()
+      .openapi({ description: "The call decided (decisions only; a child turn's call: its id in that child turn)." }),
+    turn: z.string().optional().openapi({ description: 'For a decision on a call of a child turn: that child turn’s id.' }),
     decision: orNull(ApprovalDecision),
     reason: z.string().nullable().openapi({ description: 'Why the turn was cancelled (cancels only).' }),
     status: z.enum(['pending', 'applied', 'ignored']),
@@ -305,7 +309,11 @@ export const InboxEntry = z
 /** One call of a turn's tool journal (the store's JournalEntry). */
 export const JournalEntry = z
   .object({
-    callId: z.string(),
+    callId: z.string().openapi({ description: "The call's id (a child turn's call: its id in that child turn)." }),
+    turn: z
+      .string()
+      .optional()
+      .openapi({ description: 'For a call of a child turn (`transfer_task`): that child turn’s id (`<turn id>/<call id>`).' }),
     name: z.string(),
     startedAt: z.string().nullable(),
     finishedAt: z.string().nullable(),
@@ -351,6 +359,15 @@ export const TurnSummary = z
   })
   .openapi('TurnSummary');
 
+/** A child turn of a turn of many agents (the store's StoredChildTurn). */
+export const StoredChildTurn = z
+  .object({
+    id: z.string().openapi({ description: 'The child turn’s id: `<parent id>/<transfer_task call id>`.' }),
+    agentPath: z.array(z.string()).openapi({ description: "The agents from the root turn's to this child's." }),
+    transcript: z.array(Message).openapi({ description: "The child turn's messages (its system prompt is not stored)." }),
+  })
+  .openapi('StoredChildTurn', { description: 'A child turn (`transfer_task`), kept inside its parent turn.' });
+
 /** A turn as `GET /api/turns/{id}` answers it (the store's StoredTurn). */
 export const StoredTurn = z
   .object({
@@ -364,6 +381,10 @@ export const StoredTurn = z
     parked: z.array(ParkedCall),
     decisions: z.array(InboxEntry).openapi({ description: 'Every decision and cancel received, in order.' }),
     toolCalls: z.array(JournalEntry),
+    children: z
+      .array(StoredChildTurn)
+      .optional()
+      .openapi({ description: 'A turn of many agents: its child turns, oldest first (absent when it has none).' }),
     outcome: orNull(Outcome),
     error: orNull(TurnError),
     createdAt: z.string(),
@@ -405,13 +426,17 @@ export const StoredThread = z
   .openapi('StoredThread');
 
 const seq = z.number().int().min(1).openapi({ description: "The event's place in the turn's history (the SSE id)." });
+/** On a watch event of a child turn: which one, and the path of agents to it (the store's WatchChild). */
+export const WatchChild = z
+  .object({ turn: z.string(), agentPath: z.array(z.string()) })
+  .openapi('WatchChild', { description: 'The child turn an event is of, and the agents from the root turn’s to it.' });
 /** A watch event: a message was written. */
 export const MessageEvent = z
-  .object({ type: z.literal('message'), seq, message: Message })
-  .openapi('MessageEvent', { description: 'A message was written to the transcript.' });
+  .object({ type: z.literal('message'), seq, message: Message, child: WatchChild.optional() })
+  .openapi('MessageEvent', { description: "A message was written to the transcript (`child`: a child turn's)." });
 /** A watch event: core emitted a notice. */
 export const NoticeEvent = z
-  .object({ type: z.literal('notice'), seq, notice: Notice })
+  .object({ type: z.literal('notice'), seq, notice: Notice, child: WatchChild.optional() })
   .openapi('NoticeEvent', { description: 'Core emitted a notice.' });
 /** A watch event: the turn's status changed. */
 export const StatusEvent = z

@@ -53,6 +53,49 @@ describe('the HTTP API', () => {
     expect(final.outcome.output).toBe('Done: refunded 49.9 EUR for A-17.');
   });
 
+  it("a turn of many agents: the child's parked call names its agents, is decided through the API, and the turn shows its child", async () => {
+    const response = await t.api('/api/turns', {
+      method: 'POST',
+      body: JSON.stringify({ agent: 'desk', input: 'Please refund order T-3 (7 EUR).' }),
+    });
+    const { id } = (await response.json()) as { id: string };
+    await waitForStatus(t.store, id, 'awaiting_approval');
+    const parked = (await (await t.api(`/api/turns/${id}`)).json()) as {
+      state: { status: string };
+      parked: { call: { id: string; name: string }; agentPath?: string[] }[];
+    };
+    expect(parked.state.status).toBe('delegating');
+    expect(parked.parked.map((p) => [p.call.id, p.call.name, p.agentPath])).toEqual([['call_1', 'refund', ['desk', 'support']]]);
+    // The child's call_1, not the desk's transfer_task call_1.
+    const decided = await t.api(`/api/turns/${id}/decisions`, {
+      method: 'POST',
+      body: JSON.stringify({ decisions: { call_1: { type: 'approve' } } }),
+    });
+    expect(await decided.json()).toEqual({ accepted: ['call_1'], ignored: [] });
+    await waitForStatus(t.store, id, 'stopped');
+    const done = (await (await t.api(`/api/turns/${id}`)).json()) as {
+      outcome: { output: string };
+      toolCalls: { callId: string; name: string; turn?: string }[];
+      children: { id: string; agentPath: string[]; transcript: unknown[] }[];
+      decisions: { callId: string; turn?: string }[];
+    };
+    expect(done.outcome.output).toBe('Support says: Done: refunded 7 EUR for T-3.');
+    expect(done.toolCalls.map((c) => [c.callId, c.name, c.turn])).toEqual([
+      ['call_1', 'transfer_task', undefined],
+      ['call_1', 'refund', `${id}/call_1`],
+    ]);
+    expect(done.children.map((c) => [c.id, c.agentPath, c.transcript.length])).toEqual([
+      [`${id}/call_1`, ['desk', 'support'], 4],
+    ]);
+    expect(done.decisions).toMatchObject([{ callId: 'call_1', turn: `${id}/call_1` }]);
+    const events = await readSse(await t.api(`/api/turns/${id}/events`));
+    const child = events
+      .filter((e) => e.event === 'message')
+      .map((e) => JSON.parse(e.data) as { child?: { agentPath: string[] } });
+    expect(child.filter((e) => e.child !== undefined)).toHaveLength(4);
+    expect(child.find((e) => e.child !== undefined)?.child?.agentPath).toEqual(['desk', 'support']);
+  });
+
   it('resumes an event stream after a seq, from `after` or Last-Event-ID', async () => {
     const id = await submit('Where is my order B-2?');
     await waitForStatus(t.store, id, 'stopped');

@@ -78,8 +78,11 @@ describe('the OpenAPI description', () => {
     const check = documentCheck(doc);
     const parked = await t.store.submit({ agent: 'support', input: 'Refund order O-1, 3 EUR.' });
     const other = await t.store.submit({ agent: 'support', input: 'Refund order O-2, 3 EUR.' });
+    // A turn of many agents parked in its child turn: its reply carries the agent path and the child turn.
+    const tree = await t.store.submit({ agent: 'desk', input: 'Refund order O-4, 3 EUR.' });
     await waitForStatus(t.store, parked, 'awaiting_approval');
     await waitForStatus(t.store, other, 'awaiting_approval');
+    await waitForStatus(t.store, tree, 'awaiting_approval');
     const post = (body: unknown): RequestInit => ({ method: 'POST', body: JSON.stringify(body) });
     const text = (body: string): RequestInit => ({ method: 'POST', body, headers: { 'content-type': 'text/plain' } });
     // Every documented operation, with requests that reach its documented answers.
@@ -95,6 +98,7 @@ describe('the OpenAPI description', () => {
       ],
       get: [
         [`/api/turns/${parked}`, {}],
+        [`/api/turns/${tree}`, {}],
         ['/api/turns/turn_none', {}],
       ],
       events: [['/api/turns/turn_none/events', {}]],

@@ -5,7 +5,9 @@ export { openStore } from './open.js';
 export type { OpenStoreOptions, Store } from './open.js';
 export type { StoreClient } from './client/types.js';
 export type {
+  ChildLogEntry,
   InboxEntry,
+  StoredChildTurn,
   StoredStatus,
   StoredThread,
   StoredTurn,
@@ -14,6 +16,7 @@ export type {
   ThreadSummary,
   ThreadWatchEvent,
   TurnSummary,
+  WatchChild,
   WatchEvent,
 } from './types.js';
 export { STORED_STATUSES } from './statuses.js';

@@ -1,5 +1,6 @@
 // The statuses a stored turn can have, and which of them end it.
 
+import { activeTurn, type TurnState } from '@turnkit/core';
 import type { StoredStatus } from './types.js';
 
 export const TERMINAL: ReadonlySet<StoredStatus> = new Set<StoredStatus>(['stopped', 'failed', 'cancelled']);
@@ -9,6 +10,7 @@ export const STORED_STATUSES: readonly StoredStatus[] = [
   'calling_model',
   'dispatching',
   'awaiting_approval',
+  'delegating',
   'steering',
   'finalizing',
   'stopped',
@@ -16,3 +18,14 @@ export const STORED_STATUSES: readonly StoredStatus[] = [
   'cancelled',
 ];
 export const STATUSES: ReadonlySet<StoredStatus> = new Set(STORED_STATUSES);
+
+/**
+ * The status a turn's row keeps for `state`: its own, but `awaiting_approval` for a tree whose
+ * acting child turn waits for a decision (core's `activeTurn`): the stored turn waits for a person,
+ * so it holds no worker and takes decisions (docs/agents.md, "The durable store").
+ */
+export function storedStatusOf(state: TurnState): StoredStatus {
+  return state.status === 'delegating' && activeTurn(state).state.status === 'awaiting_approval'
+    ? 'awaiting_approval'
+    : state.status;
+}

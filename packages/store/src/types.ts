@@ -45,8 +45,10 @@ export interface SubmitOptions {
 export interface InboxEntry {
   /** A decision on a parked call, or a cancel of the turn. */
   readonly kind: 'decision' | 'cancel';
-  /** The call decided (decisions only). */
+  /** The call decided (decisions only; a child turn's call: its id in that child turn). */
   readonly callId: string | null;
+  /** For a decision on a call of a child turn (docs/agents.md): that child turn's id. */
+  readonly turn?: string;
   /** The decision; null for a cancel, or for a decision row that cannot be read (it decides nothing). */
   readonly decision: ApprovalDecision | null;
   /** Why the turn was cancelled (cancels only). */
@@ -61,7 +63,10 @@ export interface InboxEntry {
 
 /** One call in the tool journal: started (a tool began), finished (its result is written). */
 export interface JournalEntry {
+  /** The call's id (a child turn's call: its id in that child turn). */
   readonly callId: string;
+  /** For a call of a child turn (docs/agents.md): that child turn's id (`<turn id>/<transfer_task call id>`). */
+  readonly turn?: string;
   readonly name: string;
   readonly startedAt: string | null;
   readonly finishedAt: string | null;
@@ -94,8 +99,14 @@ export interface StoredTurn {
   readonly parked: readonly ParkedCall[];
   /** Every decision and cancel received, in order. */
   readonly decisions: readonly InboxEntry[];
-  /** The tool journal: every call started, and its result once written. */
+  /** The tool journal: every call started, and its result once written (a child turn's calls name it in `turn`). */
   readonly toolCalls: readonly JournalEntry[];
+  /**
+   * A turn of many agents (docs/agents.md): its child turns (`transfer_task`), oldest first, each
+   * with its agent path and transcript. Absent for a turn with none. A child is kept inside its
+   * parent's state, not as a row of its own (docs/durable-turns.md, "Many agents").
+   */
+  readonly children?: readonly StoredChildTurn[];
   /** How the turn ended, or null while it has not. */
   readonly outcome: Outcome | null;
   /** Why the store failed the turn (unknown agent, unreadable state), else the outcome's error, else null. */
@@ -106,6 +117,31 @@ export interface StoredTurn {
   readonly updatedAt: string;
   /** When it ended, or null. */
   readonly endedAt: string | null;
+}
+
+/** A child turn of a stored turn of many agents, as `store.get` reads it. */
+export interface StoredChildTurn {
+  /** The child turn's id: `<parent id>/<transfer_task call id>`. */
+  readonly id: string;
+  /** The agents from the root turn's to this child's (`['supervisor', 'researcher']`). */
+  readonly agentPath: readonly string[];
+  /** The child turn's messages (its agent's system prompt is code: not stored). */
+  readonly transcript: readonly Message[];
+}
+
+/**
+ * What a child turn of a stored turn writes to its root turn's log: a message, a notice, the
+ * transcript a compaction kept, or the grants it remembers now (docs/agents.md). One of the four.
+ */
+export interface ChildLogEntry {
+  /** The child turn's id (`<parent id>/<call id>`). */
+  readonly turn: string;
+  /** The agents from the root turn's to the one that wrote it. */
+  readonly agentPath: readonly string[];
+  readonly message?: Message;
+  readonly notice?: Notice;
+  readonly compaction?: readonly Message[];
+  readonly grants?: readonly Grant[];
 }
 
 /** A turn as `store.list` lists it. */
@@ -203,9 +239,17 @@ export interface DecideResult {
 
 /** What happens to a turn, in the order it was written. `seq` counts from 1 per turn. */
 export type WatchEvent =
-  | { readonly type: 'message'; readonly seq: number; readonly message: Message }
-  | { readonly type: 'notice'; readonly seq: number; readonly notice: Notice }
+  | { readonly type: 'message'; readonly seq: number; readonly message: Message; readonly child?: WatchChild }
+  | { readonly type: 'notice'; readonly seq: number; readonly notice: Notice; readonly child?: WatchChild }
   | { readonly type: 'status'; readonly seq: number; readonly status: StoredStatus; readonly outcome: Outcome | null };
+
+/** On a watch event of a child turn (docs/agents.md): which child turn, and the path of agents to it. */
+export interface WatchChild {
+  /** The child turn's id. */
+  readonly turn: string;
+  /** The agents from the root turn's to the one that wrote it. */
+  readonly agentPath: readonly string[];
+}
 
 /** What happens in a thread: each of its turns' events, in order, with the turn's id. */
 export type ThreadWatchEvent = WatchEvent & { readonly turnId: string };
@@ -268,7 +312,11 @@ export interface Claim {
  * agent's `compact` kept (without the system prompt), placed after the messages appended before
  * it: written as a log entry, nothing is deleted.
  */
-export type LogItem = { readonly message: Message } | { readonly notice: Notice } | { readonly compaction: readonly Message[] };
+export type LogItem =
+  | { readonly message: Message }
+  | { readonly notice: Notice }
+  | { readonly compaction: readonly Message[] }
+  | { readonly child: ChildLogEntry };
 
 /** One write: state, the messages and notices since the last write, and inbox rows applied. */
 

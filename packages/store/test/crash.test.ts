@@ -28,12 +28,12 @@ interface Exit {
 }
 
 /** Runs drive.ts once; `crashAt` arms the crash point. */
-function drive(url: string, schema: string, turnId: string, crashAt?: string): Promise<Exit> {
+function drive(url: string, schema: string, turnId: string, crashAt?: string, agents = false): Promise<Exit> {
   const env: NodeJS.ProcessEnv = { ...process.env };
   if (crashAt === undefined) delete env[CRASH_ENV];
   else env[CRASH_ENV] = crashAt;
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [nodeScript(DRIVE), url, schema, turnId], {
+    const child = spawn(process.execPath, [nodeScript(DRIVE), url, schema, turnId, ...(agents ? ['agents'] : [])], {
       cwd: REPO,
       env,
       stdio: ['ignore', 'pipe', 'pipe'],
@@ -101,10 +101,29 @@ async function sideEffects(sql: Sql, turnId: string): Promise<Record<string, num
   return Object.fromEntries(rows.map((r) => [String(r.call_id), Number(r.n)]));
 }
 
+/**
+ * The same turn with its calls in a child turn (a supervisor gives the task to an agent with `add`
+ * and `pay`): the crash points whose recovery differs from a turn of one agent's, where the journal
+ * and the inbox key a child's calls by their path. Every other boundary of a tree is covered in
+ * process by agents.test.ts (the turn handed to a fresh worker after every effect). Postgres only:
+ * 6 processes.
+ */
+const TREE_CASES: readonly { readonly at: string; readonly what: string }[] = [
+  { at: 'tool_running', what: "while the child's `add` runs (no result yet)" },
+  { at: 'before_commit:2', what: "before the commit that parks the child's `pay`" },
+  { at: 'tool_running:2', what: "while the child's approved `pay` runs" },
+];
+
 /** One test per crash point; `target` gives each its database (a PGlite directory, or a Postgres schema). */
-function crashSuite(name: string, skip: string | false, target: (at: string) => Promise<{ url: string; schema: string }>): void {
+function crashSuite(
+  name: string,
+  skip: string | false,
+  target: (at: string) => Promise<{ url: string; schema: string }>,
+  cases = CASES,
+  agents = false,
+): void {
   describe.skipIf(Boolean(skip))(`crash points: ${name}${skip ? ` (skipped: ${skip})` : ''}`, () => {
-    for (const { at, what } of CASES) {
+    for (const { at, what } of cases) {
       it(`SIGKILL at ${at} (${what}): another process recovers the turn`, async () => {
         const { url, schema } = await target(at);
         const turnId = `crash_${at.replace(':', '_')}`;
@@ -112,10 +131,10 @@ function crashSuite(name: string, skip: string | false, target: (at: string) => 
         await before.store.submit({ agent: 'crash', input: 'add, then pay', id: turnId });
         await before.store.close();
 
-        const crashed = await drive(url, schema, turnId, at);
+        const crashed = await drive(url, schema, turnId, at, agents);
         expect(crashed.signal, crashed.stderr).toBe('SIGKILL');
         expect(crashed.stderr).toContain(`crash point ${at.split(':')[0]} reached`);
-        const recovered = await drive(url, schema, turnId);
+        const recovered = await drive(url, schema, turnId, undefined, agents);
         expect(recovered.code, recovered.stderr).toBe(0);
 
         const acknowledged = `${crashed.stdout}${recovered.stdout}`.match(/^acknowledged \S+$/gm)?.map((l) => l.slice(13)) ?? [];
@@ -126,6 +145,16 @@ function crashSuite(name: string, skip: string | false, target: (at: string) => 
           const effects = await sideEffects(sql, turnId);
           for (const [callId, times] of Object.entries(effects))
             expect(times, `side effects of ${callId}`).toBeLessThanOrEqual(1);
+          if (agents) {
+            // The child's calls each have one result in its transcript, and the parent got the child's answer.
+            const turn = await store.get(turnId);
+            const child = turn?.children?.[0]?.transcript ?? [];
+            const calls = child.flatMap((m) => (m.role === 'assistant' ? (m.toolCalls ?? []).map((c) => c.id) : []));
+            const results = child.flatMap((m) => (m.role === 'tool' ? [m.result.callId] : []));
+            expect([...results].sort()).toEqual([...calls].sort());
+            expect(calls).toEqual(['c1', 'c2']);
+            expect(turn?.status).toBe('stopped');
+          }
           testLog(`crash at ${at} (${name}):`, JSON.stringify({ ...seen, sideEffects: effects, acknowledged }));
         } finally {
           await store.close();
@@ -157,3 +186,15 @@ crashSuite('Postgres', POSTGRES_URL === undefined ? WHY_SKIPPED : false, async (
   schemas.push(schema);
   return { url: POSTGRES_URL ?? '', schema };
 });
+
+crashSuite(
+  'a child turn, Postgres',
+  POSTGRES_URL === undefined ? WHY_SKIPPED : false,
+  async (at) => {
+    const schema = scratchSchema(`crash_tree_${at.replace(':', '_')}`);
+    schemas.push(schema);
+    return { url: POSTGRES_URL ?? '', schema };
+  },
+  TREE_CASES,
+  true,
+);

@@ -35,3 +35,21 @@ describe('examples/durable.ts (the guide in docs/durable-turns.md)', () => {
     expect(section.match(/```ts\n([\s\S]*?)```/)?.[1]).toBe(example);
   });
 });
+
+describe('examples/agents.ts (docs/agents.md, "The durable store")', () => {
+  it("parks a tree in its child, takes the child's decision and shows the tree; the page shows the example and its output verbatim", async () => {
+    const lines: string[] = [];
+    vi.spyOn(console, 'log').mockImplementation((...args: unknown[]) => {
+      lines.push(format(...args));
+    });
+    await import('../examples/agents.js');
+    const printed = `${lines.join('\n')}\n`;
+    expect(printed).toContain("awaiting_approval [ 'supervisor > editor: call_1 publish' ]");
+    expect(printed).toContain("stopped [ 'launch call_1 transfer_task', 'launch/call_1 call_1 publish' ]");
+    const doc = readFileSync(new URL('../../../docs/agents.md', import.meta.url), 'utf8');
+    const section = doc.split('## The durable store\n')[1] ?? '';
+    const example = readFileSync(new URL('../examples/agents.ts', import.meta.url), 'utf8');
+    expect(section.match(/```ts\n([\s\S]*?)```/)?.[1]).toBe(example);
+    expect(section.match(/It prints:\n\n```text\n([\s\S]*?)```/)?.[1]).toBe(printed);
+  });
+});

@@ -170,7 +170,7 @@ export function storeInterpreter(store: Store, options: StoreInterpreterOptions 
  * counts calls, would instead move on to its next step. A call whose signal is already aborted
  * (the worker let go of the turn just before it) never reaches the script.
  */
-function replaying(model: Model): Model {
+export function replaying(model: Model): Model {
   const answers = new Map<string, Promise<ModelResponse>>();
   return {
     generate(request: ModelRequest, callOptions: ModelCallOptions): Promise<ModelResponse> {

@@ -56,6 +56,12 @@ function isScripted(model: Model): boolean {
 
 /** A scenario as an agent (its input is the turn's, not the agent's). `model` replaces the scenario's (--provider). */
 export function scenarioAgent(scenario: LoadedScenarioFile, shown: string, model?: Model): AgentDefinition {
+  // A scenario's tree gives its agents as objects with models of their own; a worker finds the
+  // agents of a stored tree by name, among the agents it was given.
+  if (scenario.delegates !== undefined || scenario.handoffs !== undefined)
+    throw new UsageError(
+      `${shown} is a turn of many agents given as objects, which runs in this process only (turnkit run without --store). For stored turns, export \`agents\` by name and give an agent \`delegates\` and \`handoffs\` as names (docs/agents.md, "The durable store").`,
+    );
   return agentDefinition(scenario, model ?? positionedModel(scenario, shown));
 }
 

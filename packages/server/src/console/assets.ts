@@ -78,6 +78,11 @@ table.turns { width: 100%; border-collapse: collapse; background: var(--card); b
 .event .text { margin: .15rem 0 0; }
 .event .data { color: var(--muted); font-size: 12px; }
 .event .badge { min-width: 0; }
+.event-child > div { padding-left: 1rem; border-left: 2px solid var(--line); }
+.agent { font-weight: 600; }
+.agent-path { margin: .1rem 0; }
+.tree, .tree ul { list-style: none; margin: 0; padding-left: 1rem; }
+.tree .child { margin: .35rem 0; }
 .tool { font-weight: 700; }
 .ok { color: var(--ok); font-weight: 600; } .err { color: var(--bad); font-weight: 600; }
 .call { margin-top: .3rem; }

@@ -80,6 +80,10 @@ export function timelineItem(event: WatchEvent): Html {
       : event.type === 'notice'
         ? noticeItem(event.notice)
         : html`<span class="kind kind-status">status</span> ${statusBadge(event.status)}${event.outcome ? html` <span class="outcome">${outcomeText(event.outcome)}</span>` : ''}`;
+  // A child turn's event says whose it is (the path of agents) and is indented under its parent's.
+  const child = event.type === 'status' ? undefined : event.child;
+  if (child !== undefined)
+    return html`<li class="event event-${event.type} event-child" data-seq="${event.seq}" data-turn="${child.turn}"><span class="seq">${event.seq}</span><div><span class="agent">${child.agentPath.join(' › ')}</span> ${body}</div></li>`;
   return html`<li class="event event-${event.type}" data-seq="${event.seq}"><span class="seq">${event.seq}</span><div>${body}</div></li>`;
 }
 

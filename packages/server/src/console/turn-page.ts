@@ -5,6 +5,8 @@
 
 import type { ParkedCall, TurnState } from '@turnkit/core';
 import type { InboxEntry, StoredTurn } from '@turnkit/store';
+
+type JournalEntry = StoredTurn['toolCalls'][number];
 import { type Html, html, raw } from '../html.js';
 import { TERMINAL } from '../schemas.js';
 import { diagramState, turnDiagram } from './diagram.js';
@@ -25,9 +27,13 @@ const decisionLine = (entry: InboxEntry): Html => {
 /** The input that runs if the call is approved: what the before-hooks left, else the model's own. */
 export const inputThatRuns = (p: ParkedCall): unknown => (p.input === undefined ? p.call.input : p.input);
 
-/** One parked call: its name, id, why it waits and exactly the input that will run. */
+/** The path of agents whose call it is, in a turn of many agents (a child turn's call: `supervisor › researcher`). */
+const agentPathLine = (p: ParkedCall): Html | string =>
+  p.agentPath === undefined ? '' : html`<p class="agent-path">agent <strong>${p.agentPath.join(' › ')}</strong></p>`;
+
+/** One parked call: its name, id, whose call it is, why it waits and exactly the input that will run. */
 export function parkedCall(p: ParkedCall): Html {
-  return html`<h3><span class="tool">${p.call.name}</span> <code>${p.call.id}</code></h3>${p.reason ? html`<p class="muted">${p.reason}</p>` : ''}${deadline(p)}
+  return html`<h3><span class="tool">${p.call.name}</span> <code>${p.call.id}</code></h3>${agentPathLine(p)}${p.reason ? html`<p class="muted">${p.reason}</p>` : ''}${deadline(p)}
 <p class="label">This input will run:</p>${jsonBlock(inputThatRuns(p), `input of ${p.call.id}`)}`;
 }
 
@@ -69,6 +75,27 @@ ${error ? html`<p class="error" role="alert">${error}</p>` : ''}
 <div class="actions"><button class="danger">Reject</button><a href="${back}">Back to the turn</a></div></form></section>`;
 }
 
+/** One journaled call as the tree lists it: its tool, id and how it ended (or that it runs). */
+const treeCall = (c: JournalEntry): Html =>
+  html`<li><span class="tool">${c.name}</span> <code>${c.callId}</code> <span class="${c.result === null ? 'muted' : c.result.isError ? 'err' : 'ok'}">${c.result === null ? 'running' : c.result.isError ? 'error' : 'ok'}</span></li>`;
+
+/**
+ * A turn of many agents: which agent ran which calls. The turn's own agent with its calls, then each
+ * child turn (`transfer_task`) under its path of agents, with its calls. Empty for a turn of one agent.
+ */
+export function agentsPanel(turn: StoredTurn): Html | string {
+  const children = turn.children ?? [];
+  if (children.length === 0) return '';
+  const own = turn.toolCalls.filter((c) => c.turn === undefined);
+  const rows = children.map((child) => {
+    const calls = turn.toolCalls.filter((c) => c.turn === child.id);
+    return html`<li class="child" data-turn="${child.id}"><span class="agent">${child.agentPath.join(' › ')}</span> <code class="muted">${child.id.slice(turn.id.length)}</code>
+${calls.length === 0 ? html`<p class="muted">No tool calls.</p>` : html`<ul class="calls">${calls.map(treeCall)}</ul>`}</li>`;
+  });
+  return html`<ul class="tree"><li class="root"><span class="agent">${turn.state?.agents?.agent ?? turn.agent}</span>
+${own.length === 0 ? '' : html`<ul class="calls">${own.map(treeCall)}</ul>`}<ul class="children">${rows}</ul></li></ul>`;
+}
+
 const number = (n: number, cost: boolean): string => (cost ? `$${n.toFixed(4)}` : n.toLocaleString('en-US'));
 
 /** Usage against the turn's budget: spent, the limit (or "no limit") and a bar. */
@@ -106,6 +133,7 @@ export function turnPanels(turn: StoredTurn, csrf: string): Record<string, strin
     parked: parkedPanel(turn, csrf).value,
     budgets: budgetsPanel(turn.state).value,
     cancel: cancelForm(turn, csrf).value,
+    agents: html`${agentsPanel(turn)}`.value,
   };
 }
 
@@ -129,6 +157,7 @@ ${turn.input === null ? '' : html`<p class="input"><span class="label">Input</sp
 <noscript><p class="muted">The live timeline needs JavaScript; the transcript is complete.</p></noscript></section>
 <div class="stack"><section class="card" aria-labelledby="h-budgets"><h2 id="h-budgets">Budget spent</h2><div data-panel="budgets">${panel('budgets')}</div></section>
 <section class="card" aria-labelledby="h-transcript"><h2 id="h-transcript">Transcript</h2><div class="scroll transcript-box" tabindex="0" data-panel="transcript" data-count="${turn.transcript.length}">${transcriptView(turn.transcript, turn.status)}</div></section></div>
+${turn.children === undefined ? '' : html`<section class="card span" aria-labelledby="h-agents"><h2 id="h-agents">Agents <span class="muted">(which agent ran which calls)</span></h2><div data-panel="agents">${panel('agents')}</div></section>`}
 <section class="card span" aria-labelledby="h-machine"><h2 id="h-machine">Turn machine <span class="muted">(the current state is highlighted)</span></h2><div class="diagram scroll" tabindex="0" aria-labelledby="h-machine" data-current="${diagramState(turn.state, turn.status)}">${raw(diagram.svg)}</div></section>
 <section class="card span" aria-label="Cancel"><div data-panel="cancel">${panel('cancel')}</div></section>
 </div>`;

@@ -7,20 +7,30 @@
 import { CHANNEL_SQL } from '../db/notify.js';
 import type { Row, Sql, SqlQuery } from '../db/types.js';
 import { ConflictError, LeaseLostError } from '../errors.js';
-import { TERMINAL } from '../statuses.js';
+import { storedStatusOf, TERMINAL } from '../statuses.js';
 import type { Commit, JournalRead, Lease, StoredStatus } from '../types.js';
 import { checkLeaseMs, storedState, toJournalRead } from './values.js';
 
 /** A log entry as an 'entries' row keeps it: [kind's letter, data] (turnkit_log_entries spells the kind out; APPEND_LOG may make an 'm' of a tool result an 'r'). */
-type Entry = readonly ['m' | 'n' | 's' | 'c', unknown];
+type Entry = readonly ['m' | 'n' | 's' | 'c', unknown] | { readonly kind: 'child'; readonly data: unknown };
 
 /** The status a commit leaves, and the log entries it appends (messages, notices, a status change). */
 function logRows(lease: Lease, commit: Commit): { status: StoredStatus; rows: Entry[] } {
-  const status: StoredStatus = commit.fail !== undefined ? 'failed' : (commit.state?.status ?? lease.status);
+  const status: StoredStatus =
+    commit.fail !== undefined ? 'failed' : commit.state === undefined ? lease.status : storedStatusOf(commit.state);
   const rows: Entry[] = [];
   if (commit.log !== undefined)
     for (const item of commit.log)
-      rows.push('message' in item ? ['m', item.message] : 'notice' in item ? ['n', item.notice] : ['c', item.compaction]);
+      rows.push(
+        'message' in item
+          ? ['m', item.message]
+          : 'notice' in item
+            ? ['n', item.notice]
+            : 'child' in item
+              ? // A child turn's entry (docs/agents.md): an object entry, which turnkit_log_entries reads as kind 'child'.
+                { kind: 'child', data: item.child }
+              : ['c', item.compaction],
+      );
   else {
     for (const m of commit.messages ?? []) rows.push(['m', m]);
     for (const n of commit.notices ?? []) rows.push(['n', n]);

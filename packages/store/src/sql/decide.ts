@@ -2,7 +2,7 @@
 // a worker in the same transaction as the state that includes them. Which parked calls still take
 // a decision is core's answer (`undecided`), over the state core parses (`parseTurnState`).
 
-import { parseTurnState, undecided, type ApprovalDecision, type TurnState } from '@turnkit/core';
+import { activeTurn, parseTurnState, undecided, type ApprovalDecision, type TurnState } from '@turnkit/core';
 import { readDecision } from '@turnkit/core/internal';
 import type { DecideResult } from '../types.js';
 import { crashPoint } from '../crash.js';
@@ -10,6 +10,7 @@ import type { Sql, SqlQuery } from '../db/types.js';
 import { CallAlreadyDecidedError, messageOf, TurnNotFoundError, TurnNotWaitingError, UnknownCallError } from '../errors.js';
 import { markRunnable } from './mark-runnable.js';
 import { restoredState } from './values.js';
+import { callKey, splitKey } from '../worker/tree.js';
 
 /** Checks the decisions `decide` was given; returns them as entries. */
 export function checkDecisions(decisions: Record<string, ApprovalDecision>): [string, ApprovalDecision][] {
@@ -49,17 +50,18 @@ async function lockParkedState(tx: SqlQuery, id: string): Promise<TurnState> {
  * per call, so no second one could be stored.
  */
 async function checkParked(tx: SqlQuery, id: string, state: TurnState, callIds: readonly string[]): Promise<void> {
+  const { callPath } = activeTurn(state);
   const parked = parkedIds(state);
   const rows = await tx.query(
     `SELECT call_id FROM turnkit_inbox WHERE turn_id = $1 AND kind = 'decision' AND call_id = ANY($2::text[])`,
-    [id, parked],
+    [id, parked.map((callId) => callKey(callPath, callId))],
   );
-  checkDecidable(id, state, new Set(rows.map((r) => String(r.call_id))), callIds);
+  checkDecidable(id, state, new Set(rows.map((r) => splitKey(String(r.call_id)).callId)), callIds);
 }
 
-/** The ids of the calls `state` parked (decided or not). */
+/** The ids of the calls `state` parked (decided or not): in a tree, those of the turn that acts (core's `activeTurn`). */
 export function parkedIds(state: TurnState): string[] {
-  return (state.batch?.parked ?? []).map((p) => p.call.id);
+  return (activeTurn(state).state.batch?.parked ?? []).map((p) => p.call.id);
 }
 
 /**
@@ -94,6 +96,8 @@ export async function decideTurn(sql: Sql, id: string, decisions: Record<string,
   const entries = checkDecisions(decisions);
   const result = await sql.transaction(async (tx) => {
     const state = await lockParkedState(tx, id);
+    // A child turn's call is decided under its key (the path of transfer_task calls to it: tree.ts).
+    const { callPath } = activeTurn(state);
     await checkParked(
       tx,
       id,
@@ -103,7 +107,7 @@ export async function decideTurn(sql: Sql, id: string, decisions: Record<string,
     for (const [callId, decision] of entries) {
       const inserted = await tx.query(
         `INSERT INTO turnkit_inbox (turn_id, kind, call_id, body) VALUES ($1, 'decision', $2, $3::jsonb) ON CONFLICT (turn_id, call_id) WHERE kind = 'decision' DO NOTHING RETURNING id`,
-        [id, callId, JSON.stringify(decision)],
+        [id, callKey(callPath, callId), JSON.stringify(decision)],
       );
       // checkParked saw no row for the call under the turn's lock; throwing rolls back any row stored above.
       if (inserted.length === 0) throw new CallAlreadyDecidedError(id, [callId]);

@@ -1,6 +1,7 @@
 // `store.get`: a turn with its transcript, inbox and tool journal.
 
 import {
+  activeTurn,
   isTerminal,
   parseTurnState,
   undecided,
@@ -10,7 +11,10 @@ import {
   type TurnError,
   type TurnState,
 } from '@turnkit/core';
-import type { InboxEntry, JournalEntry, StoredStatus, StoredTurn } from '../types.js';
+import type { ChildLogEntry, InboxEntry, JournalEntry, StoredChildTurn, StoredStatus, StoredTurn } from '../types.js';
+import { storedStatusOf } from '../statuses.js';
+import { readChildLog } from './child-log.js';
+import { childTurnId, splitKey } from '../worker/tree.js';
 import type { Row, SqlQuery } from '../db/types.js';
 import { messageOf } from '../errors.js';
 import { ISO, MESSAGES_SQL, restoredState, rowResult, toInboxEntry } from './values.js';
@@ -28,14 +32,32 @@ export function readState(id: string, raw: unknown): { state: TurnState | null; 
   }
 }
 
-function toJournalEntry(r: Row): JournalEntry {
+/** A journal row of turn `id`; a child turn's call (its key: tree.ts) by its own id, naming the child turn. */
+function toJournalEntry(r: Row, id: string): JournalEntry {
+  const { callPath, callId } = splitKey(String(r.call_id));
+  const result = rowResult(r);
   return {
-    callId: String(r.call_id),
+    callId,
+    ...(callPath.length === 0 ? {} : { turn: childTurnId(id, callPath) }),
     name: String(r.name),
     startedAt: (r.started_at ?? null) as string | null,
     finishedAt: (r.finished_at ?? null) as string | null,
-    result: rowResult(r),
+    result: result === null || result.callId === callId ? result : { ...result, callId },
   };
+}
+
+/** The child turns the `child` log entries name, in the order each first wrote, with their messages. */
+function childTurns(entries: readonly ChildLogEntry[]): StoredChildTurn[] {
+  const byId = new Map<string, { id: string; agentPath: readonly string[]; transcript: ChildLogEntry['message'][] }>();
+  for (const entry of entries) {
+    let child = byId.get(entry.turn);
+    if (child === undefined) {
+      child = { id: entry.turn, agentPath: entry.agentPath, transcript: [] };
+      byId.set(entry.turn, child);
+    }
+    if (entry.message !== undefined) child.transcript.push(entry.message);
+  }
+  return [...byId.values()] as StoredChildTurn[];
 }
 
 /**
@@ -43,11 +65,16 @@ function toJournalEntry(r: Row): JournalEntry {
  * cannot be read (`decision: null`) decides nothing: its call is still listed.
  */
 export function undecidedParked(state: TurnState | null, decisions: readonly InboxEntry[]): ParkedCall[] {
-  if (state === null || state.status !== 'awaiting_approval' || state.batch === null) return [];
+  // A tree parked in a child turn is parked too; its calls are the acting turn's (core's `undecided` gives their agent path).
+  if (state === null || storedStatusOf(state) !== 'awaiting_approval') return [];
+  const key = (d: InboxEntry): string | null =>
+    d.callId === null ? null : d.turn === undefined ? d.callId : `${d.turn}\u0000${d.callId}`;
   const decided = new Set(
-    decisions.filter((d) => d.kind === 'decision' && d.status !== 'ignored' && d.decision !== null).map((d) => d.callId),
+    decisions.filter((d) => d.kind === 'decision' && d.status !== 'ignored' && d.decision !== null).map(key),
   );
-  return undecided(state).filter((p) => !decided.has(p.call.id));
+  const { callPath } = activeTurn(state);
+  const turn = callPath.length === 0 ? undefined : childTurnId(state.id, callPath);
+  return undecided(state).filter((p) => !decided.has(turn === undefined ? p.call.id : `${turn}\u0000${p.call.id}`));
 }
 
 export async function getTurn(db: SqlQuery, id: string): Promise<StoredTurn | null> {
@@ -59,7 +86,7 @@ export async function getTurn(db: SqlQuery, id: string): Promise<StoredTurn | nu
   const [log, inbox, calls] = await Promise.all([
     db.query(MESSAGES_SQL, [id]),
     db.query(
-      `SELECT kind, call_id, body, status, ${ISO('created_at')}, ${ISO('applied_at')} FROM turnkit_inbox WHERE turn_id = $1 ORDER BY id`,
+      `SELECT turn_id, kind, call_id, body, status, ${ISO('created_at')}, ${ISO('applied_at')} FROM turnkit_inbox WHERE turn_id = $1 ORDER BY id`,
       [id],
     ),
     db.query(
@@ -68,6 +95,8 @@ export async function getTurn(db: SqlQuery, id: string): Promise<StoredTurn | nu
     ),
   ]);
   const { state, unreadable } = readState(id, restoredState(row.id, row.state, row.state_limits));
+  // A turn of many agents: its child turns' entries (a turn of one agent has none to read).
+  const children = state?.agents == null ? [] : await readChildLog(db, id);
   const decisions = inbox.map(toInboxEntry);
   const storeError = (row.error ?? null) as TurnError | null;
   const outcome: Outcome | null =
@@ -82,7 +111,8 @@ export async function getTurn(db: SqlQuery, id: string): Promise<StoredTurn | nu
     transcript: log.map((r) => r.data as Message),
     parked: undecidedParked(state, decisions),
     decisions,
-    toolCalls: calls.map(toJournalEntry),
+    toolCalls: calls.map((r) => toJournalEntry(r, id)),
+    ...(children.length === 0 ? {} : { children: childTurns(children) }),
     outcome,
     error: storeError ?? unreadable ?? (outcome?.status === 'failed' ? outcome.error : null),
     createdAt: String(row.created_at),

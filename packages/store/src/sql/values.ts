@@ -6,6 +6,7 @@ import { readDecision } from '@turnkit/core/internal';
 import type { Row } from '../db/types.js';
 import type { InboxEntry, JournalRead, PendingInbox } from '../types.js';
 import { fromLean, LIMITS_BASE, STATE_BASES, toLean } from './lean.js';
+import { childTurnId, splitKey } from '../worker/tree.js';
 
 /** A timestamp column as ISO 8601 text. */
 export const ISO = (column: string, as = column): string => `to_json(${column}) #>> '{}' AS ${as}`;
@@ -48,12 +49,16 @@ function leanOrAsIs(
 /** A turn's messages, in order. */
 export const MESSAGES_SQL = `SELECT data FROM turnkit_log_entries WHERE turn_id = $1 AND kind = 'message' ORDER BY seq`;
 
+/** An inbox row (`turn_id`, `kind`, `call_id`, `body`, `status`, times); a child turn's decision names that turn. */
 export function toInboxEntry(r: Row): InboxEntry {
   const body = (r.body ?? {}) as { reason?: unknown };
   const decision = r.kind === 'decision' ? readDecision(r.body) : null;
+  const key = (r.call_id ?? null) as string | null;
+  const split = key === null ? null : splitKey(key);
   return {
     kind: r.kind as 'decision' | 'cancel',
-    callId: (r.call_id ?? null) as string | null,
+    callId: split === null ? null : split.callId,
+    ...(split === null || split.callPath.length === 0 ? {} : { turn: childTurnId(String(r.turn_id), split.callPath) }),
     decision,
     reason: r.kind === 'cancel' && typeof body.reason === 'string' ? body.reason : null,
     status: r.status as InboxEntry['status'],

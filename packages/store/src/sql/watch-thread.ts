@@ -28,8 +28,8 @@ export async function* watchThread(sql: Sql, thread: string, options: WatchOptio
     for (const r of rows) {
       turn = Number(r.turn_seq);
       const event = toWatchEvent(r);
-      after = event.seq;
-      yield { ...event, turnId: String(r.turn_id) };
+      after = Number(r.seq);
+      if (event !== null) yield { ...event, turnId: String(r.turn_id) };
     }
     if (rows.length === 0) {
       // Done once the thread is closed, every turn has ended and its log has been read.

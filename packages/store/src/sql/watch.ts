@@ -2,7 +2,7 @@
 // by polling, until the turn ends.
 
 import type { Message, Notice, Outcome } from '@turnkit/core';
-import type { StoredStatus, WatchEvent, WatchOptions } from '../types.js';
+import type { ChildLogEntry, StoredStatus, WatchEvent, WatchOptions } from '../types.js';
 import type { Row, Sql } from '../db/types.js';
 import { TERMINAL } from '../statuses.js';
 
@@ -19,10 +19,18 @@ export function nap(ms: number, signal: AbortSignal | undefined): Promise<void> 
   });
 }
 
-/** A log row (`seq`, `kind`, `data`) as the watch event it is (a message, a notice or a status change). */
-export function toWatchEvent(r: Row): WatchEvent {
+/** The event of a log entry (a message, a notice or a status change); null for a child turn's entry that is not one (its grants, its compaction). */
+export function toWatchEvent(r: Row): WatchEvent | null {
   const seq = Number(r.seq);
   if (r.kind === 'message') return { type: 'message', seq, message: r.data as Message };
+  if (r.kind === 'child') {
+    // A child turn's message or notice (docs/agents.md), with the child turn and its agent path.
+    const entry = r.data as ChildLogEntry;
+    const child = { turn: entry.turn, agentPath: entry.agentPath };
+    if (entry.message !== undefined) return { type: 'message', seq, message: entry.message, child };
+    if (entry.notice !== undefined) return { type: 'notice', seq, notice: entry.notice, child };
+    return null;
+  }
   if (r.kind === 'notice') return { type: 'notice', seq, notice: r.data as Notice };
   const data = r.data as { status: StoredStatus; outcome: Outcome | null };
   return { type: 'status', seq, status: data.status, outcome: data.outcome ?? null };
@@ -50,7 +58,8 @@ export async function* watchTurn(sql: Sql, id: string, options: WatchOptions): A
     );
     for (const r of rows) {
       const event = toWatchEvent(r);
-      after = event.seq;
+      after = Number(r.seq);
+      if (event === null) continue;
       yield event;
       if (event.type === 'status' && TERMINAL.has(event.status)) return;
     }

@@ -2,22 +2,41 @@
 // read (or create) its state, ask core's `resume` where it goes on, and drive it with inline's driver
 // until it ends, parks or its lease is lost. Every turn decision is core's `step`.
 
-import { createTurn, isTerminal, parseTurnState, resume, type ToolResult, type TurnError, type TurnState } from '@turnkit/core';
-import { createDispatcher, type Dispatcher } from '@turnkit/dispatch';
+import {
+  activeTurn,
+  createTurn,
+  isTerminal,
+  parseTurnState,
+  resume,
+  type ToolResult,
+  type TurnError,
+  type TurnState,
+} from '@turnkit/core';
+import { createDispatcher, type Dispatcher, type Grant, type ToolDefinition } from '@turnkit/dispatch';
 import { definedProps, layerLimits } from '@turnkit/core/internal';
 import { driveTurn } from '@turnkit/inline/driver';
 import { crashPoint } from '../crash.js';
 import { isFencedOut, messageOf } from '../errors.js';
-import { TERMINAL } from '../statuses.js';
+import { storedStatusOf, TERMINAL } from '../statuses.js';
 import { Fence, type Report } from './fence.js';
 import { HeldTurn } from './held-turn.js';
 import { type ActivationObserver, type ActivationStatus, startObserver } from './observe.js';
 import type { Departure } from './protocol.js';
-import { journalingTools } from './tool-journal.js';
+import { journalingTools, type KeyOf } from './tool-journal.js';
+import { callKey, childParts, directory, isMultiAgent, reachable, runtimeTools } from './tree.js';
 import type { Claim } from '../types.js';
 import type { AgentDefinition, Leases, WorkerOptions } from './types.js';
 
-type Prepared = { readonly run: HeldTurn; readonly state: TurnState } | { readonly error: TurnError };
+/** A turn of many agents as prepared: its agents, the grants its running children remembered (filled in by `drive`), and each agent's dispatcher maker. */
+interface PreparedTree {
+  readonly agents: ReadonlyMap<string, AgentDefinition>;
+  readonly childGrants: Map<string, readonly Grant[]>;
+  readonly make: (name: string, grants: readonly Grant[]) => Dispatcher;
+}
+
+type Prepared =
+  | { readonly run: HeldTurn; readonly state: TurnState; readonly tree: PreparedTree | null }
+  | { readonly error: TurnError };
 
 /** Why the store fails a turn before it runs (unknown agent, bad agent, unreadable state, bad limits). */
 class TurnFailure extends Error {
@@ -38,18 +57,28 @@ function findAgent(claim: Claim, agents: WorkerOptions['agents']): AgentDefiniti
   });
 }
 
-function makeDispatcher(claim: Claim, agent: AgentDefinition, fence: Fence, observer: ActivationObserver | null): Dispatcher {
+function makeDispatcher(
+  claim: Claim,
+  agent: AgentDefinition,
+  fence: Fence,
+  observer: ActivationObserver | null,
+  // any: each tool has its own input type.
+  runtime: readonly ToolDefinition<any>[] = [],
+  keyOf?: KeyOf,
+  grants: readonly Grant[] = claim.grants,
+): Dispatcher {
   try {
     return createDispatcher({
-      tools: journalingTools(agent.tools ?? [], fence),
+      // The runtime tools (transfer_task, handoff, change_model) change nothing outside the turn: not journaled.
+      tools: [...journalingTools(agent.tools ?? [], fence, keyOf), ...runtime],
       ...definedProps({ wrapExecution: observer?.hooks?.wrapExecution }),
       ...definedProps({ policy: agent.policy }),
       ...definedProps({ permissions: agent.permissions }),
       ...definedProps({ hooks: agent.hooks }),
       ...definedProps({ budget: agent.budget }),
       ...definedProps({ approvalTimeoutMs: agent.approvalTimeoutMs }),
-      grants: claim.grants,
-      ...(claim.budgetUsage === null ? {} : { budgetUsage: claim.budgetUsage }),
+      grants,
+      ...(claim.budgetUsage === null || grants !== claim.grants ? {} : { budgetUsage: claim.budgetUsage }),
     });
   } catch (error) {
     throw new TurnFailure({ kind: 'invalid_agent', message: `Agent '${claim.agent}' cannot run this turn: ${messageOf(error)}` });
@@ -71,8 +100,10 @@ function initialState(claim: Claim, agent: AgentDefinition, dispatcher: Dispatch
   }
   // The turn's own limits over the agent's, and the dispatcher's loop-exempt tools, as runTurn joins them.
   const limits = layerLimits([agent.limits, claim.limits], dispatcher.loopExemptTools());
+  // A turn of an agent that may delegate, hand off or change model names its agent (the root of the agent path).
+  const named = isMultiAgent(agent) ? { agent: claim.agent } : {};
   try {
-    return createTurn(limits === undefined ? { id } : { id, limits });
+    return createTurn(limits === undefined ? { id, ...named } : { id, limits, ...named });
   } catch (error) {
     throw new TurnFailure({
       kind: 'invalid_limits',
@@ -92,34 +123,80 @@ function observe(claim: Claim, agent: AgentDefinition, report: Report): Activati
   return startObserver(agent.observe, activation, (error) => report(error, claim.lease.id));
 }
 
+/** The agents a turn of many agents reaches, checked (a TurnFailure names what is wrong). */
+function treeAgents(claim: Claim, agents: WorkerOptions['agents']): Map<string, AgentDefinition> {
+  try {
+    const reached = reachable(claim.agent, agents);
+    // Each agent's runtime tools are made now, so a bad `models` fails the turn before it starts, naming the agent.
+    for (const name of reached.keys()) runtimeTools(name, reached);
+    return reached;
+  } catch (error) {
+    throw new TurnFailure({ kind: 'invalid_agent', message: `Agent '${claim.agent}' cannot run this turn: ${messageOf(error)}` });
+  }
+}
+
 function prepare(claim: Claim, agents: WorkerOptions['agents'], fence: Fence): Prepared {
   try {
     const agent = findAgent(claim, agents);
     const observer = observe(claim, agent, fence.report);
-    const dispatcher = makeDispatcher(claim, agent, fence, observer);
+    if (!isMultiAgent(agent)) {
+      const dispatcher = makeDispatcher(claim, agent, fence, observer);
+      const state = initialState(claim, agent, dispatcher);
+      return {
+        run: new HeldTurn(fence, agent, dispatcher, observer, claim.traceContext, claim.now, claim.thread ?? null),
+        state,
+        tree: null,
+      };
+    }
+    // A turn of many agents: every agent's tools journal under the acting turn's keys (tree.ts).
+    const reached = treeAgents(claim, agents);
+    let held: HeldTurn | null = null;
+    const keyOf: KeyOf = (callId) => (held === null ? callId : held.keyOf(callId));
+    const make = (name: string, grants: readonly Grant[]): Dispatcher => {
+      const definition = reached.get(name) as AgentDefinition;
+      const runtime = runtimeTools(name, reached);
+      return makeDispatcher(claim, definition, fence, name === claim.agent ? observer : null, runtime, keyOf, grants);
+    };
+    const dispatcher = makeDispatcher(claim, agent, fence, observer, runtimeTools(claim.agent, reached), keyOf);
     const state = initialState(claim, agent, dispatcher);
-    return { run: new HeldTurn(fence, agent, dispatcher, observer, claim.traceContext, claim.now, claim.thread ?? null), state };
+    held = new HeldTurn(fence, agent, dispatcher, observer, claim.traceContext, claim.now, claim.thread ?? null, claim.agent);
+    return { run: held, state, tree: { agents: reached, childGrants: new Map(), make } };
   } catch (error) {
     if (error instanceof TurnFailure) return { error: error.error };
     throw error;
   }
 }
 
-/** The journal's results for the batch in flight (its calls, or the approved ones), as `resume`'s `completed`. */
-async function journaled(run: HeldTurn, state: TurnState): Promise<{ completed?: ToolResult[] }> {
-  const calls = state.batch?.calls ?? [];
-  if (calls.length === 0) return {};
+/** Gives a held turn of many agents its tree: the directory, and its running children's transcripts and grants as stored. */
+async function useTree(run: HeldTurn, tree: PreparedTree, state: TurnState, start: TurnState): Promise<void> {
   const { store, lease } = run.fence;
-  const { results } = await run.fence.write(() =>
-    store.journal(
-      lease,
-      calls.map((c) => c.id),
-    ),
+  const entries = state.status === 'delegating' ? await run.fence.write(() => store.childLog(lease)) : [];
+  const parts = childParts(entries, state, tree.agents);
+  for (const [turn, grants] of parts.grants) tree.childGrants.set(turn, grants);
+  const idempotent = new Map(
+    [...tree.agents].map(([name, a]) => [name, new Set((a.tools ?? []).filter((t) => t.idempotent).map((t) => t.name))] as const),
   );
-  return { completed: results };
+  const dir = directory(tree.agents, (name) =>
+    run.dispatcherFor((grants) => tree.make(name, grants), tree.childGrants, run.dispatcher.grants()),
+  );
+  run.useTree({ directory: dir, childTranscripts: parts.transcripts, idempotent }, start);
 }
 
-async function drive(run: HeldTurn, claim: Claim, state: TurnState): Promise<void> {
+/**
+ * The journal's results for the batch in flight (its calls, or the approved ones), as `resume`'s
+ * `completed`: in a tree, the batch of the turn that acts (core's `activeTurn`), keyed as tree.ts keys it.
+ */
+async function journaled(run: HeldTurn, state: TurnState): Promise<{ completed?: ToolResult[] }> {
+  const { state: acting, callPath } = activeTurn(state);
+  const calls = acting.batch?.calls ?? [];
+  if (calls.length === 0) return {};
+  const { store, lease } = run.fence;
+  const byKey = new Map(calls.map((c) => [callKey(callPath, c.id), c.id]));
+  const { results } = await run.fence.write(() => store.journal(lease, [...byKey.keys()]));
+  return { completed: results.map((r) => ({ ...r, callId: byKey.get(r.callId) ?? r.callId })) };
+}
+
+async function drive(run: HeldTurn, claim: Claim, state: TurnState, tree: PreparedTree | null): Promise<void> {
   const { store, lease } = run.fence;
   const cancelled = isTerminal(state) ? null : run.takeCancel(await store.pendingInbox(lease));
   // Core says where the stored state goes on: a waiting cancel first, a ready turn started, the
@@ -132,8 +209,10 @@ async function drive(run: HeldTurn, claim: Claim, state: TurnState): Promise<voi
     // A cancel closes the batch in flight: the results its journal holds are kept.
     ...(cancelled === null ? {} : await journaled(run, state)),
   });
+  if (tree !== null) await useTree(run, tree, state, start);
   const { state: end, outcome } = await driveTurn(start, effects, run.context(claim.transcript), run.handlers());
-  if (outcome === null && end.status !== 'awaiting_approval') {
+  // A tree whose child waits for a decision is parked too (its row says `awaiting_approval`).
+  if (outcome === null && storedStatusOf(end) !== 'awaiting_approval') {
     const message = `The worker found nothing to do for a turn in status '${end.status}'.`;
     await store.commit(lease, { fail: { kind: 'internal_error', message }, release: true });
     return;
@@ -160,7 +239,7 @@ export async function runActivation(
   let departure: Departure = 'lost';
   try {
     try {
-      await drive(prepared.run, claim, prepared.state);
+      await drive(prepared.run, claim, prepared.state, prepared.tree);
     } catch (error) {
       if (fence.hold.lost === null && !isFencedOut(error)) throw error;
     } finally {

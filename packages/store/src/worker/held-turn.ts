@@ -4,6 +4,7 @@
 // a write may happen at all, is the protocol's decision (the fence's `decide`).
 
 import {
+  activeTurn,
   approvalDeadline,
   decisionsTaken,
   isTerminal,
@@ -21,8 +22,27 @@ import { RetryParked, type Fence } from './fence.js';
 import { type ActivationObserver, type ActivationStatus, traceContextText } from './observe.js';
 import type { InboxRow, ProtocolEffect } from './protocol.js';
 import { runJournaledBatch } from './tool-journal.js';
+import { activeKeys, type AgentDirectory, splitKey } from './tree.js';
 import type { LogItem, PendingInbox } from '../types.js';
 import type { AgentDefinition } from './types.js';
+
+/**
+ * What a held turn of many agents has besides its root agent (docs/agents.md): the directory the
+ * driver finds each agent's model and dispatcher in, the running child turns' transcripts and
+ * grants as stored, and the tools each agent marks idempotent.
+ */
+export interface HeldTree {
+  readonly directory: AgentDirectory;
+  readonly childTranscripts: Record<string, Message[]>;
+  readonly idempotent: ReadonlyMap<string, ReadonlySet<string>>;
+}
+
+/** The dispatchers made for a child turn in this activation, and the grants last written for it (JSON). */
+interface ChildDispatcher {
+  readonly dispatchers: Dispatcher[];
+  readonly agentPath: readonly string[];
+  written: string;
+}
 
 /** The longest wait a turn row's `run_after` takes at once; a later deadline is reached in steps. */
 const MAX_WAIT_MS = 2_147_483_647;
@@ -37,6 +57,14 @@ export class HeldTurn {
   private readonly idempotent: ReadonlySet<string>;
   /** The state after the last step (what a retry parks). */
   private latest: TurnState | null = null;
+  /** The root state the drive started from (before its first step). */
+  private started: TurnState | null = null;
+  /** A turn of many agents: its tree's parts (null for a turn of one agent). */
+  private tree: HeldTree | null = null;
+  /** The dispatchers of child turns made in this activation, by child turn id. */
+  private readonly children = new Map<string, ChildDispatcher>();
+  /** The dispatchers of root-level agents after a handoff: their grants are the turn's. */
+  private readonly rootDispatchers: Dispatcher[] = [];
   /** A model call's retry, parked in the database instead of waited for here. */
   private retry: {
     readonly state: TurnState;
@@ -60,6 +88,8 @@ export class HeldTurn {
     claimedAt: number = Date.now(),
     /** The turn's thread (its grants belong to it, as a session's do), or null. */
     readonly thread: string | null = null,
+    /** The root agent's name (the turn's agent). */
+    readonly agentName: string = '',
   ) {
     this.threadGrants = JSON.stringify(dispatcher.grants());
     this.savedTrace = claimedTrace === null ? null : JSON.stringify(claimedTrace);
@@ -82,6 +112,7 @@ export class HeldTurn {
       this.fence.check();
       throw new Error(`The protocol refused a write of turn '${this.fence.lease.id}' that it did not lose.`);
     }
+    this.childGrants();
     const log = this.unwritten.splice(0);
     const { store } = this.fence;
     const lease = this.fence.fencedLease(commit.token);
@@ -111,12 +142,75 @@ export class HeldTurn {
    */
   private grants(turnId: string): { grants: Grant[]; threadGrants?: Grant[] } {
     const scope = this.thread === null ? { turnId } : { turnId, session: this.thread };
-    const grants = [...this.dispatcher.grants(), ...this.dispatcher.grants(scope)];
+    const grants = unique([this.dispatcher, ...this.rootDispatchers].flatMap((d) => [...d.grants(), ...d.grants(scope)]));
     if (this.thread === null) return { grants };
     const text = JSON.stringify(grants);
     if (text === this.threadGrants) return { grants };
     this.threadGrants = text;
     return { grants, threadGrants: grants };
+  }
+
+  /** Uses the parts of a turn of many agents (before `context`). */
+  useTree(tree: HeldTree, started: TurnState): void {
+    this.tree = tree;
+    this.started = started;
+  }
+
+  /** The root state as it is now (the last step's, or the drive's start). */
+  private root(): TurnState | null {
+    return this.latest ?? this.started;
+  }
+
+  /** The journal and inbox key of a call of the turn of the tree that acts now (its own id for a turn of one agent). */
+  readonly keyOf = (callId: string): string => {
+    const root = this.tree === null ? null : this.root();
+    return root === null ? callId : activeKeys(root).key(callId);
+  };
+
+  /**
+   * A dispatcher of an agent of the tree (`make` makes it), for the turn of the tree that acts now: a child
+   * turn's is given the grants that child remembered so far (`stored`), and the ones it remembers
+   * are written with it (docs/agents.md: a child's grants are its own); a root-level one's (after
+   * a handoff) are the turn's.
+   */
+  dispatcherFor(
+    make: (grants: readonly Grant[]) => Dispatcher,
+    stored: ReadonlyMap<string, readonly Grant[]>,
+    rootGrants: readonly Grant[],
+  ): Dispatcher {
+    const root = this.root();
+    const active = root === null ? null : activeTurn(root);
+    if (active === null || active.callPath.length === 0) {
+      const made = make(rootGrants);
+      this.rootDispatchers.push(made);
+      return made;
+    }
+    const id = active.state.id;
+    const grants = stored.get(id) ?? [];
+    const made = make(grants);
+    // A child turn's dispatchers (its agent's, and after a handoff in it, the new agent's) share its grants.
+    const child = this.children.get(id);
+    if (child === undefined)
+      this.children.set(id, { dispatchers: [made], agentPath: active.agentPath, written: JSON.stringify(grants) });
+    else child.dispatchers.push(made);
+    return made;
+  }
+
+  /** The grants each child turn of this activation remembers, as `child` log entries when they changed. */
+  private childGrants(): void {
+    for (const [turn, child] of this.children) {
+      const scope = this.thread === null ? { turnId: turn } : { turnId: turn, session: this.thread };
+      const grants = unique(child.dispatchers.flatMap((d) => [...d.grants(), ...d.grants(scope)]));
+      const text = JSON.stringify(grants);
+      if (text === child.written) continue;
+      child.written = text;
+      this.unwritten.push({ child: { turn, agentPath: child.agentPath, grants } });
+    }
+  }
+
+  /** A child turn's context's turn id and agent path, or null for the root turn's. */
+  private childOf(ctx: HandlerContext): { turn: string; agentPath: readonly string[] } | null {
+    return ctx.turnId === this.fence.lease.id ? null : { turn: ctx.turnId, agentPath: ctx.agentPath ?? [] };
   }
 
   /** The observer's trace context for the next write, when it changed since the last one. */
@@ -147,7 +241,10 @@ export class HeldTurn {
    * wait is not waited for here: the drive stops (nothing more is written by it) and
    * `parkRetry` writes the state with the time the turn may run again.
    */
-  private onEffect(effect: Effect): void {
+  private onEffect(given: Effect): void {
+    // A child turn's model call waits in the database too: the stored state is the root's, which holds the child.
+    let effect = given;
+    while (effect.type === 'child') effect = effect.effect;
     if (effect.type !== 'call_llm' || this.latest === null || this.retry !== null) return;
     const delayMs = effect.request.delayMs ?? 0;
     if (delayMs <= 0) return;
@@ -160,6 +257,7 @@ export class HeldTurn {
     const retry = this.retry;
     if (retry === null) throw new Error('parkRetry: no retry was parked');
     const lease = this.fence.fencedLease(effect.token);
+    this.childGrants();
     crashPoint('before_commit');
     await this.fence.store.commit(lease, {
       state: retry.state,
@@ -208,20 +306,28 @@ export class HeldTurn {
       const now = this.clock();
       return deadline !== null && deadline <= now ? { type: 'approval_expired', now } : null;
     }
+    // A row is keyed by the call's key (tree.ts): a child turn's call by its path. Rows of another
+    // turn of the tree than the one parked now decide nothing here.
+    const ownId = (row: PendingInbox | undefined): string | null => {
+      if (row?.callId == null) return null;
+      const { callId } = splitKey(row.callId);
+      return this.keyOf(callId) === row.callId ? callId : null;
+    };
     const decisions: Record<string, ApprovalDecision> = {};
     for (const id of apply.rows) {
       const row = inbox.find((r) => r.inboxId === id);
-      if (row?.callId == null) continue;
+      const callId = ownId(row);
+      if (callId === null) continue;
       // defineProperty: a call id such as `__proto__` is a plain key.
-      Object.defineProperty(decisions, row.callId, { value: row.decision, enumerable: true, writable: true, configurable: true });
+      Object.defineProperty(decisions, callId, { value: row?.decision, enumerable: true, writable: true, configurable: true });
     }
     const event: TurnEvent = { type: 'approvals_decided', decisions };
     // Rows core does not take (no such parked call, decided already, not a decision) are written
     // `ignored` with the commit that settles them; the driver records the taken ones (recordTaken).
     const decided = new Set(decisionsTaken(current, event).map((t) => t.call.id));
     for (const id of apply.rows) {
-      const callId = inbox.find((r) => r.inboxId === id)?.callId;
-      if (callId == null || !decided.has(callId)) this.ignoredRows.push(id);
+      const callId = ownId(inbox.find((r) => r.inboxId === id));
+      if (callId === null || !decided.has(callId)) this.ignoredRows.push(id);
     }
     return event;
   }
@@ -229,12 +335,15 @@ export class HeldTurn {
   handlers(): EffectHandlers {
     return {
       ...defaultHandlers,
+      // A child turn's messages and notices are its own log entries (tree.ts), never the turn's.
       append: (effect, ctx) => {
         ctx.transcript.push(effect.message);
-        this.unwritten.push({ message: effect.message });
+        const child = this.childOf(ctx);
+        this.unwritten.push(child === null ? { message: effect.message } : { child: { ...child, message: effect.message } });
       },
-      emit: (effect) => {
-        this.unwritten.push({ notice: effect.notice });
+      emit: (effect, ctx) => {
+        const child = this.childOf(ctx);
+        this.unwritten.push(child === null ? { notice: effect.notice } : { child: { ...child, notice: effect.notice } });
       },
       persist: async (effect, _ctx, current) => {
         // The boundary after a batch is derivable: every result of the batch went through the
@@ -244,31 +353,44 @@ export class HeldTurn {
         if (current.status === 'dispatching') crashPoint('dispatching_persisted');
       },
       // A parked batch says when it parked, so core can give each parked call its deadline.
+      // The context's dispatcher: the acting agent's (after a handoff, or in a child turn), journaling under the call's key.
       dispatch_tools: async (effect, ctx) => {
-        const event = await runJournaledBatch(effect.calls, false, ctx, this.fence, this.dispatcher, this.idempotent);
+        const event = await runJournaledBatch(
+          effect.calls,
+          false,
+          ctx,
+          this.fence,
+          ctx.dispatcher,
+          this.idempotentOf(ctx),
+          this.keyOf,
+        );
         return event.type === 'tools_parked' ? { ...event, at: this.clock() } : event;
       },
-      execute_approved: (effect, ctx) => runJournaledBatch(effect.calls, true, ctx, this.fence, this.dispatcher, this.idempotent),
+      execute_approved: (effect, ctx) =>
+        runJournaledBatch(effect.calls, true, ctx, this.fence, ctx.dispatcher, this.idempotentOf(ctx), this.keyOf),
       // The agent's compaction (core's contract, checked by the shared runCompaction); what it kept
       // is written with the next write, placed after the messages appended before it.
       compact: async (effect, ctx) => {
-        if (this.agent.compact === undefined) return defaultHandlers.compact(effect, ctx);
+        if (ctx.compact === undefined) return defaultHandlers.compact(effect, ctx);
         const before = ctx.transcript.slice();
         const event = await defaultHandlers.compact(effect, ctx);
         const after = ctx.transcript;
-        if (after.length !== before.length || after.some((m, i) => m !== before[i]))
-          this.unwritten.push({ compaction: this.withoutSystem(after) });
+        if (after.length !== before.length || after.some((m, i) => m !== before[i])) {
+          const child = this.childOf(ctx);
+          const system = child === null ? this.agent.system : before[0]?.role === 'system' ? before[0].content : undefined;
+          const kept = withoutSystem(after, system);
+          this.unwritten.push(child === null ? { compaction: kept } : { child: { ...child, compaction: kept } });
+        }
         return event;
       },
       parked: (current) => this.takeDecisions(current),
     };
   }
 
-  /** A transcript without the agent's system prompt at its head (the prompt is code: it is not stored). */
-  private withoutSystem(transcript: readonly Message[]): Message[] {
-    const first = transcript[0];
-    const system = this.agent.system;
-    return system !== undefined && first?.role === 'system' && first.content === system ? transcript.slice(1) : [...transcript];
+  /** The tools the context's agent marks idempotent. */
+  private idempotentOf(ctx: HandlerContext): ReadonlySet<string> {
+    const name = ctx.agentPath?.at(-1);
+    return (name === undefined ? undefined : this.tree?.idempotent.get(name)) ?? this.idempotent;
   }
 
   /** The driver's context: the agent's model and options, the transcript so far (with the system prompt). */
@@ -295,6 +417,14 @@ export class HeldTurn {
       ...definedProps({ compact: agent.compact }),
       // A thread is the session of its turns' grants (`remember`).
       ...definedProps({ session: this.thread ?? undefined }),
+      // A turn of many agents: the driver finds each agent and each running child's transcript here.
+      ...(this.tree === null
+        ? {}
+        : {
+            agents: this.tree.directory,
+            agentPath: [this.agentName],
+            childTranscripts: this.tree.childTranscripts,
+          }),
     };
   }
 
@@ -315,6 +445,23 @@ export class HeldTurn {
     );
     return () => clearInterval(renewal);
   }
+}
+
+/** A transcript without the system prompt `system` at its head (the prompt is code: it is not stored). */
+function withoutSystem(transcript: readonly Message[], system: string | undefined): Message[] {
+  const first = transcript[0];
+  return system !== undefined && first?.role === 'system' && first.content === system ? transcript.slice(1) : [...transcript];
+}
+
+/** Grants without repeats (the same grant held by two of a tree's dispatchers is one). */
+function unique(grants: readonly Grant[]): Grant[] {
+  const seen = new Set<string>();
+  return grants.filter((g) => {
+    const key = JSON.stringify(g);
+    if (seen.has(key)) return false;
+    seen.add(key);
+    return true;
+  });
 }
 
 function inboxRow(row: PendingInbox): InboxRow {

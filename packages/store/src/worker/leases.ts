@@ -4,6 +4,7 @@
 
 import type { Wakeups } from '../db/notify.js';
 import type { Sql } from '../db/types.js';
+import { readChildLog } from '../sql/child-log.js';
 import { claimTurns } from '../sql/claim.js';
 import { commitTurn } from '../sql/commit.js';
 import { journalResult, journalStart } from '../sql/journal-call.js';
@@ -19,6 +20,7 @@ import type { Leases } from './types.js';
 export function createLeases(db: () => Sql, wakeups: Wakeups): Leases {
   const known = new KnownReads();
   return {
+    childLog: async (lease) => readChildLog(db(), lease.id),
     claim: async (options) => known.claimed(await claimTurns(db(), { ...options, limit: 1 }))[0] ?? null,
     claimMany: async (options) => known.claimed(await claimTurns(db(), options)),
     release: async (lease) => {

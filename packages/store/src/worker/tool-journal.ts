@@ -21,14 +21,23 @@ interface ToolContext {
   readonly turnId: string;
 }
 
-/** The agent's tools, each journaling its call as started before it runs. */
+/** A call's journal key from its id: the id itself, or for a child turn's call the key tree.ts makes. */
+export type KeyOf = (callId: string) => string;
+
+const ownKey: KeyOf = (callId) => callId;
+
+/** The agent's tools, each journaling its call (under `keyOf` its id) as started before it runs. */
 // any: each tool has its own input type.
-export function journalingTools(tools: readonly ToolDefinition<any>[], fence: Fence): ToolDefinition<any>[] {
+export function journalingTools(
+  tools: readonly ToolDefinition<any>[],
+  fence: Fence,
+  keyOf: KeyOf = ownKey,
+): ToolDefinition<any>[] {
   return tools.map((tool) => ({
     ...tool,
     async execute(input: unknown, toolCtx: ToolContext) {
       try {
-        await startCall(fence, { id: toolCtx.callId, name: tool.name });
+        await startCall(fence, { id: keyOf(toolCtx.callId), name: tool.name });
       } catch (error) {
         throw new Error(`the call was not started: its start could not be journaled (${messageOf(error)})`);
       }
@@ -55,20 +64,27 @@ async function fromJournal(
   calls: readonly ToolCall[],
   fence: Fence,
   idempotent: ReadonlySet<string>,
+  keyOf: KeyOf,
 ): Promise<{ known: ToolResult[]; toRun: ToolCall[] }> {
   const { store, lease } = fence;
   const { results, started } = await fence.write(() =>
     store.journal(
       lease,
-      calls.map((c) => c.id),
+      calls.map((c) => keyOf(c.id)),
     ),
   );
-  const known = new Map(results.map((r) => [r.callId, r]));
-  const byId = new Map(calls.map((c) => [c.id, c]));
+  // Keyed by journal key; each result goes back to core with its call's own id.
+  const byId = new Map(calls.map((c) => [keyOf(c.id), c]));
+  const known = new Map(
+    results.flatMap((r) => {
+      const call = byId.get(r.callId);
+      return call === undefined ? [] : [[r.callId, r.callId === call.id ? r : { ...r, callId: call.id }] as const];
+    }),
+  );
   const toRun: ToolCall[] = [];
   const effects = fence.decide({
     type: 'journal_read',
-    calls: calls.map((c) => ({ id: c.id, idempotent: idempotent.has(c.name) })),
+    calls: calls.map((c) => ({ id: keyOf(c.id), idempotent: idempotent.has(c.name) })),
     results: [...known.keys()],
     started,
   });
@@ -79,11 +95,11 @@ async function fromJournal(
     if (effect.type === 'run_call') toRun.push(call);
     else if (effect.type === 'write_interrupted') {
       const result: ToolResult = { callId: call.id, name: call.name, output: INTERRUPTED, isError: true };
-      await fence.write(() => store.callFinished(fence.fencedLease(effect.token), result));
-      known.set(call.id, result);
+      await fence.write(() => store.callFinished(fence.fencedLease(effect.token), { ...result, callId: effect.callId }));
+      known.set(effect.callId, result);
     }
   }
-  return { known: calls.flatMap((c) => known.get(c.id) ?? []), toRun };
+  return { known: calls.flatMap((c) => known.get(keyOf(c.id)) ?? []), toRun };
 }
 
 /**
@@ -97,15 +113,19 @@ export async function runJournaledBatch(
   fence: Fence,
   dispatcher: Dispatcher,
   idempotent: ReadonlySet<string>,
+  keyOf: KeyOf = ownKey,
 ): Promise<TurnEvent> {
-  const { known, toRun } = await fromJournal(calls, fence, idempotent);
+  const { known, toRun } = await fromJournal(calls, fence, idempotent, keyOf);
   const writes: Promise<unknown>[] = [];
   const onResult = (result: ToolResult): void => {
+    const key = keyOf(result.callId);
     // A turn this worker no longer holds keeps no result from here (a call cut short is `interrupted` on recovery).
-    for (const effect of fence.decide({ type: 'tool_finished', callId: result.callId })) {
+    for (const effect of fence.decide({ type: 'tool_finished', callId: key })) {
       if (effect.type !== 'write_result') continue;
       const written = fence
-        .write(() => fence.store.callFinished(fence.fencedLease(effect.token), result))
+        .write(() =>
+          fence.store.callFinished(fence.fencedLease(effect.token), key === result.callId ? result : { ...result, callId: key }),
+        )
         .then(
           (first) => first && crashPoint('tool_result_written'),
           // The fence is tripped: the batch ends with fence.check() below.
@@ -117,7 +137,7 @@ export async function runJournaledBatch(
   // The batch's audit records ride on the event, as in @turnkit/inline (core emits hook_blocked from them).
   const records: CallRecord[] = [];
   const dispatchCtx: DispatchContext = {
-    turnId: fence.lease.id,
+    turnId: ctx.turnId,
     signal: fence.cancellation.signal,
     onResult,
     onRecord: (record) => records.push(record),

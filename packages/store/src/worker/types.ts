@@ -4,12 +4,14 @@ import type { Model, ToolResult, TurnLimitsInput } from '@turnkit/core';
 import type { AfterHook, BeforeHook, Budget, DispatcherOptions, Policy, ToolDefinition } from '@turnkit/dispatch';
 import type { CheckFn, CompactFn, OutputSchema } from '@turnkit/inline';
 import type { ListenHandlers } from '../db/types.js';
-import type { Claim, ClaimManyOptions, ClaimOptions, Commit, JournalRead, Lease, PendingInbox } from '../types.js';
+import type { ChildLogEntry, Claim, ClaimManyOptions, ClaimOptions, Commit, JournalRead, Lease, PendingInbox } from '../types.js';
 import type { WorkerObserver, WorkerStats } from './events.js';
 import type { ActivationObserver, StoredActivation } from './observe.js';
 
 /** The lease API of a store: what a worker uses to claim turns and write them, fenced by the lease's token. */
 export interface Leases {
+  /** A turn of many agents: its child turns' log entries, in order (docs/agents.md). */
+  childLog(lease: Lease): Promise<ChildLogEntry[]>;
   /** Claims the oldest runnable turn (see claimMany). */
   claim(options: ClaimOptions): Promise<Claim | null>;
   /** Claims up to `limit` runnable turns, oldest first, in one statement (FOR UPDATE SKIP LOCKED); `caps` limit agents across workers. */
@@ -47,6 +49,20 @@ export interface AgentDefinition {
   // any: each tool has its own input type.
   /** The agent's tools (`defineTool`). Default none. */
   readonly tools?: readonly ToolDefinition<any>[];
+  /**
+   * What the agent is for: the model of an agent that may delegate or hand off to it reads it.
+   * Required of an agent another names in `delegates` or `handoffs`.
+   */
+  readonly description?: string;
+  /**
+   * Registered agents (by name) this agent may give a task to with `transfer_task`: each runs as a
+   * child turn inside this turn's stored state (docs/agents.md).
+   */
+  readonly delegates?: readonly string[];
+  /** Registered agents (by name) this agent may hand the rest of the turn to with `handoff`. */
+  readonly handoffs?: readonly string[];
+  /** Model ids this agent may switch the rest of the turn to with `change_model`. */
+  readonly models?: readonly string[];
   /** The system prompt (code, never stored: it is sent first in every model request). */
   readonly system?: string;
   /** Turn limits; a turn's own `limits` (from submit) win. */

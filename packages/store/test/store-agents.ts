@@ -1,0 +1,153 @@
+// The store as an interpreter of the multi-agent conformance corpus (docs/agents.md): a scenario's
+// tree of agents becomes agents registered with the workers by name (`delegates`, `handoffs` and
+// `models` as names), its input a submitted turn; workers run the whole tree inside the turn's row.
+// A child's parked call is decided through `store.decide` and the turn read back with `store.get`.
+// With `handBackAfter: k` the first worker hands the turn back after its k-th effect (as a worker
+// past its drain deadline does), wherever in the tree that effect is, and a fresh worker goes on.
+
+import type { ApprovalDecision, Model } from '@turnkit/core';
+import type { ToolDefinition } from '@turnkit/dispatch';
+import { type AgentDefinition, createWorker, type Store } from '@turnkit/store';
+import type { AgentScenarioOptions, AgentScenarioResult, ResumeAgents, RunAgents, ScenarioAgent } from '@turnkit/testing';
+import { runActivation } from '../src/worker/activation.js';
+import { Fence, HandedBack } from '../src/worker/fence.js';
+import { readTurn, resultOf } from './stored-run.js';
+import { replaying } from './store-interpreter.js';
+
+const LEASE_MS = 450;
+
+export interface StoreAgents {
+  readonly run: RunAgents;
+  readonly resume: ResumeAgents;
+  /** Whether a worker handed the turn back. */
+  handedBack(): boolean;
+}
+
+let turns = 0;
+
+export function storeAgents(store: Store, options: { readonly handBackAfter?: number } = {}): StoreAgents {
+  const { handBackAfter } = options;
+  let effects = 0;
+  let handedBack = false;
+  let handing: Fence | null = null;
+  const faults: unknown[] = [];
+  const report = (error: unknown): void => void faults.push(error);
+  /** Tool runs by turn and call id: no call of any turn of the tree may run twice. */
+  const runs = new Map<string, number>();
+  const models = new WeakMap<Model, Model>();
+  const modelFor = (model: Model): Model => {
+    if (handBackAfter === undefined) return model;
+    let made = models.get(model);
+    if (made === undefined) models.set(model, (made = replaying(model)));
+    return made;
+  };
+  const onEffect = (): void => {
+    effects += 1;
+    if (handing !== null && effects === (handBackAfter ?? 0) + 1) {
+      handedBack = true;
+      handing.lose(new HandedBack(handing.lease.id));
+    }
+  };
+
+  // any: each tool has its own input type.
+  const counted = (tool: ToolDefinition<any>): ToolDefinition<any> => ({
+    ...tool,
+    execute(input: unknown, ctx: { readonly callId: string; readonly turnId: string }) {
+      const key = `${ctx.turnId} ${ctx.callId}`;
+      runs.set(key, (runs.get(key) ?? 0) + 1);
+      return tool.execute(input, ctx as Parameters<typeof tool.execute>[1]);
+    },
+  });
+
+  /** The scenario's tree as registered agents, by name. */
+  function agentsOf(root: AgentScenarioOptions): Record<string, AgentDefinition> {
+    const out: Record<string, AgentDefinition> = {};
+    const add = (agent: ScenarioAgent | AgentScenarioOptions, description: string | undefined, isRoot: boolean): void => {
+      if (Object.hasOwn(out, agent.name)) return;
+      out[agent.name] = {
+        model: modelFor(agent.model),
+        tools: (agent.tools ?? []).map(counted),
+        ...(agent.system === undefined ? {} : { system: agent.system }),
+        ...(description === undefined ? {} : { description }),
+        ...(agent.limits === undefined ? {} : { limits: agent.limits }),
+        ...(agent.delegates === undefined ? {} : { delegates: agent.delegates.map((a) => a.name) }),
+        ...(agent.handoffs === undefined ? {} : { handoffs: agent.handoffs.map((a) => a.name) }),
+        ...(agent.models === undefined ? {} : { models: agent.models }),
+        ...(isRoot ? { observe: () => ({ hooks: { onEffect } }) } : {}),
+      };
+      for (const next of [...(agent.delegates ?? []), ...(agent.handoffs ?? [])]) add(next, next.description, false);
+    };
+    add(root, undefined, true);
+    return out;
+  }
+
+  async function drain(id: string, agents: Record<string, AgentDefinition>): Promise<void> {
+    while (handBackAfter !== undefined && !handedBack) {
+      const claim = await store.claim({ owner: `first-worker-${id}`, leaseMs: LEASE_MS, turnIds: [id] });
+      if (claim === null) return;
+      const fence = new Fence(store, claim.lease, report);
+      handing = fence;
+      try {
+        await runActivation(store, claim, agents, LEASE_MS, report, fence);
+      } finally {
+        handing = null;
+      }
+    }
+    await createWorker({ store, agents, turnIds: [id], leaseMs: LEASE_MS, onError: report }).runUntilIdle();
+  }
+
+  async function settle(id: string, options: Omit<AgentScenarioOptions, 'input'>): Promise<AgentScenarioResult> {
+    const agents = agentsOf(options as AgentScenarioOptions);
+    let cancelling: Promise<boolean> | null = null;
+    const signal = options.signal;
+    const onAbort = (): void => {
+      cancelling = store.cancel(id, typeof signal?.reason === 'string' ? signal.reason : undefined);
+    };
+    if (signal?.aborted === true) onAbort();
+    else signal?.addEventListener('abort', onAbort, { once: true });
+    try {
+      for (;;) {
+        await drain(id, agents);
+        const cancel: Promise<boolean> | null = cancelling;
+        cancelling = null;
+        if (cancel !== null && (await cancel)) continue;
+        const turn = await readTurn(store, id);
+        if (turn.status !== 'awaiting_approval' || options.approve === undefined || turn.parked.length === 0) break;
+        const agentPath = turn.parked[0]?.agentPath;
+        const decisions = await options.approve(
+          turn.parked,
+          agentPath === undefined ? { turnId: id } : { turnId: id, agentPath },
+        );
+        if (Object.keys(decisions).length === 0) break;
+        await store.decide(id, decisions);
+      }
+    } finally {
+      signal?.removeEventListener('abort', onAbort);
+    }
+    if (faults.length > 0) throw new Error(`a worker reported faults: ${faults.map(String).join('; ')}`);
+    const twice = [...runs].filter(([, n]) => n > 1).map(([key]) => key);
+    if (twice.length > 0) throw new Error(`tools ran more than once for calls ${twice.join(', ')}`);
+    return resultOf(await readTurn(store, id), options.system);
+  }
+
+  return {
+    async run(options) {
+      turns += 1;
+      const id = `agents-${turns}`;
+      await store.submit({
+        agent: options.name,
+        id,
+        input: options.input,
+        ...(options.limits === undefined ? {} : { limits: options.limits }),
+      });
+      return settle(id, options);
+    },
+    async resume(options) {
+      const id = (options.state as { readonly id?: unknown } | null)?.id;
+      if (typeof id !== 'string') throw new Error('the suspended state has no turn id');
+      await store.decide(id, options.decisions as Record<string, ApprovalDecision>);
+      return settle(id, options);
+    },
+    handedBack: () => handedBack,
+  };
+}
