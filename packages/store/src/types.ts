@@ -138,9 +138,13 @@ export interface ChildLogEntry {
   readonly turn: string;
   /** The agents from the root turn's to the one that wrote it. */
   readonly agentPath: readonly string[];
+  /** A message of the child's transcript (one of the four fields is set). */
   readonly message?: Message;
+  /** A notice of the child turn. */
   readonly notice?: Notice;
+  /** What the child agent's compaction kept of its transcript. */
   readonly compaction?: readonly Message[];
+  /** The grants the child turn holds from now on (remembered for its calls only). */
   readonly grants?: readonly Grant[];
 }
 
