@@ -37,7 +37,15 @@ import { createDispatcher, type Dispatcher, type Grant, type ToolDefinition } fr
 import type { BudgetUsage, DispatchContext } from '@turnkit/dispatch/internal';
 import { defaultHandlers, driveTurn, type EffectHandlers, handlerFailed, type HandlerContext } from '@turnkit/inline/driver';
 import type { AgentDefinition } from '@turnkit/store';
-import { contextOf, INTERRUPTED, messageOf, openHold, protocolStep } from '@turnkit/store/internal';
+import {
+  contextOf,
+  dispatcherRules,
+  INTERRUPTED,
+  messageOf,
+  openHold,
+  protocolStep,
+  runStoredCompaction,
+} from '@turnkit/store/internal';
 import { randomUUID } from 'node:crypto';
 import { DBOS, Error as DBOSErrors } from '@dbos-inc/dbos-sdk';
 import type pg from 'pg';
@@ -344,11 +352,7 @@ function makeDispatcher(
 ): Dispatcher {
   return createDispatcher({
     tools: journalingTools(journal, agent.tools ?? []),
-    ...definedProps({ policy: agent.policy }),
-    ...definedProps({ permissions: agent.permissions }),
-    ...definedProps({ hooks: agent.hooks }),
-    ...definedProps({ budget: agent.budget }),
-    ...definedProps({ approvalTimeoutMs: agent.approvalTimeoutMs }),
+    ...dispatcherRules(agent),
     grants,
     ...(budgetUsage === null ? {} : { budgetUsage }),
   });
@@ -608,13 +612,6 @@ class DbosTurn {
     return this.grants;
   }
 
-  /** A transcript without the agent's system prompt at its head (the prompt is code: it is not stored). */
-  private withoutSystem(transcript: readonly Message[]): Message[] {
-    const first = transcript[0];
-    const system = this.agent.system;
-    return system !== undefined && first?.role === 'system' && first.content === system ? transcript.slice(1) : [...transcript];
-  }
-
   /** The driver's context; `dispatcher` is the one of the moment (a tool batch's step gives the next one). */
   private context(): HandlerContext {
     const turn = this;
@@ -661,12 +658,8 @@ class DbosTurn {
       // the agent's code run outside a step (as often as every round; a step would record the
       // kept transcript each time): a replay runs it again, and the log keeps the first run's.
       compact: async (effect, ctx) => {
-        if (this.agent.compact === undefined) return defaultHandlers.compact(effect, ctx);
-        const before = ctx.transcript.slice();
-        const event = await defaultHandlers.compact(effect, ctx);
-        const after = ctx.transcript;
-        if (after.length !== before.length || after.some((m, i) => m !== before[i]))
-          this.unwritten.push({ kind: 'compaction', data: this.withoutSystem(after) });
+        const { event, kept } = await runStoredCompaction(effect, ctx, this.agent.system);
+        if (kept !== null) this.unwritten.push({ kind: 'compaction', data: kept });
         return event;
       },
       parked: (state) => this.waitForDecisions(state),

@@ -33,3 +33,8 @@ export { loadDriver } from './db/driver.js';
 // How a run of a stored agent's turn outside a worker (`turnkit run`, in the CLI's process) asks the
 // agent's `observe` and reads what its observer says to keep for the next run.
 export { MAX_TRACE_CONTEXT, startObserver, traceContextText } from './worker/observe.js';
+
+// What a durable interpreter shares with the worker about an agent: what its dispatcher is made
+// from, and how a compaction is kept.
+export { dispatcherRules } from './worker/activation.js';
+export { runStoredCompaction } from './worker/held-turn.js';

@@ -12,7 +12,7 @@ import {
   type TurnError,
   type TurnState,
 } from '@turnkit/core';
-import { createDispatcher, type Dispatcher, type Grant, type ToolDefinition } from '@turnkit/dispatch';
+import { createDispatcher, type Dispatcher, type DispatcherOptions, type Grant, type ToolDefinition } from '@turnkit/dispatch';
 import { definedProps, layerLimits } from '@turnkit/core/internal';
 import { driveTurn } from '@turnkit/inline/driver';
 import { crashPoint } from '../crash.js';
@@ -57,6 +57,23 @@ function findAgent(claim: Claim, agents: WorkerOptions['agents']): AgentDefiniti
   });
 }
 
+/**
+ * What a stored agent's dispatcher is made from beside its tools, grants and budget counts: its
+ * policy, permission rules, hooks, budget and approval deadline (the worker's and the DBOS
+ * workflow's dispatchers both).
+ */
+export function dispatcherRules(
+  agent: AgentDefinition,
+): Pick<DispatcherOptions, 'policy' | 'permissions' | 'hooks' | 'budget' | 'approvalTimeoutMs'> {
+  return {
+    ...definedProps({ policy: agent.policy }),
+    ...definedProps({ permissions: agent.permissions }),
+    ...definedProps({ hooks: agent.hooks }),
+    ...definedProps({ budget: agent.budget }),
+    ...definedProps({ approvalTimeoutMs: agent.approvalTimeoutMs }),
+  };
+}
+
 function makeDispatcher(
   claim: Claim,
   agent: AgentDefinition,
@@ -72,11 +89,7 @@ function makeDispatcher(
       // The runtime tools (transfer_task, handoff, change_model) change nothing outside the turn: not journaled.
       tools: [...journalingTools(agent.tools ?? [], fence, keyOf), ...runtime],
       ...definedProps({ wrapExecution: observer?.hooks?.wrapExecution }),
-      ...definedProps({ policy: agent.policy }),
-      ...definedProps({ permissions: agent.permissions }),
-      ...definedProps({ hooks: agent.hooks }),
-      ...definedProps({ budget: agent.budget }),
-      ...definedProps({ approvalTimeoutMs: agent.approvalTimeoutMs }),
+      ...dispatcherRules(agent),
       grants,
       ...(claim.budgetUsage === null || grants !== claim.grants ? {} : { budgetUsage: claim.budgetUsage }),
     });

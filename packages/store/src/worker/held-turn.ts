@@ -371,16 +371,11 @@ export class HeldTurn {
       // The agent's compaction (core's contract, checked by the shared runCompaction); what it kept
       // is written with the next write, placed after the messages appended before it.
       compact: async (effect, ctx) => {
-        if (ctx.compact === undefined) return defaultHandlers.compact(effect, ctx);
-        const before = ctx.transcript.slice();
-        const event = await defaultHandlers.compact(effect, ctx);
-        const after = ctx.transcript;
-        if (after.length !== before.length || after.some((m, i) => m !== before[i])) {
-          const child = this.childOf(ctx);
-          const system = child === null ? this.agent.system : before[0]?.role === 'system' ? before[0].content : undefined;
-          const kept = withoutSystem(after, system);
-          this.unwritten.push(child === null ? { compaction: kept } : { child: { ...child, compaction: kept } });
-        }
+        const child = this.childOf(ctx);
+        const first = ctx.transcript[0];
+        const system = child === null ? this.agent.system : first?.role === 'system' ? first.content : undefined;
+        const { event, kept } = await runStoredCompaction(effect, ctx, system);
+        if (kept !== null) this.unwritten.push(child === null ? { compaction: kept } : { child: { ...child, compaction: kept } });
         return event;
       },
       parked: (current) => this.takeDecisions(current),
@@ -451,6 +446,26 @@ export class HeldTurn {
 function withoutSystem(transcript: readonly Message[], system: string | undefined): Message[] {
   const first = transcript[0];
   return system !== undefined && first?.role === 'system' && first.content === system ? transcript.slice(1) : [...transcript];
+}
+
+/**
+ * A `compact` effect as a durable interpreter keeps it: the agent's compaction run by the default
+ * handler (core's contract, checked by the shared runCompaction), and what it kept, without the
+ * agent's `system` prompt at its head (the prompt is code: it is not stored), when it changed the
+ * transcript; `kept` is null when it left the transcript as it was. The caller writes `kept` as a
+ * log entry with its next write.
+ */
+export async function runStoredCompaction(
+  effect: Parameters<EffectHandlers['compact']>[0],
+  ctx: HandlerContext,
+  system: string | undefined,
+): Promise<{ readonly event: Awaited<ReturnType<EffectHandlers['compact']>>; readonly kept: Message[] | null }> {
+  if (ctx.compact === undefined) return { event: await defaultHandlers.compact(effect, ctx), kept: null };
+  const before = ctx.transcript.slice();
+  const event = await defaultHandlers.compact(effect, ctx);
+  const after = ctx.transcript;
+  const changed = after.length !== before.length || after.some((m, i) => m !== before[i]);
+  return { event, kept: changed ? withoutSystem(after, system) : null };
 }
 
 /** Grants without repeats (the same grant held by two of a tree's dispatchers is one). */
