@@ -9,7 +9,15 @@ import type { ApprovalDecision } from '@turnkit/core';
 import type { AgentDefinition, StoredTurn } from '@turnkit/store';
 import type { ConformanceResult, ConformanceResume, ConformanceResumeOptions, ConformanceRun } from '@turnkit/testing';
 import type { DbosTurnsClient } from '../src/index.js';
-import { type AgentOptions, agentForRun, assertRanOnce, readTurn, resultOf } from '../../store/test/stored-run.js';
+import {
+  type AgentOptions,
+  agentForRun,
+  assertRanOnce,
+  callerOf,
+  readTurn,
+  resultOf,
+  settleStored,
+} from '../../store/test/stored-run.js';
 
 /** How often the interpreter reads the turn while it waits for it to settle (ms). */
 const POLL_MS = 15;
@@ -41,29 +49,7 @@ export function dbosInterpreter(client: DbosTurnsClient, agents: Record<string, 
   }
 
   async function settle(id: string, run: AgentOptions): Promise<ConformanceResult> {
-    const signal = run.signal;
-    const onAbort = (): void => {
-      void client.cancel(id, typeof signal?.reason === 'string' ? signal.reason : undefined);
-    };
-    if (signal?.aborted === true) onAbort();
-    else signal?.addEventListener('abort', onAbort, { once: true });
-    // Calls the approve callback left out: they stay parked (a stored approval has no callback to expire it).
-    const leftOut = new Set<string>();
-    let turn: StoredTurn;
-    try {
-      for (;;) {
-        turn = await settled(id);
-        if (turn.status !== 'awaiting_approval' || run.approve === undefined) break;
-        const asked = turn.parked.filter((p) => !leftOut.has(p.call.id));
-        if (asked.length === 0) break;
-        const decisions = await run.approve(asked, { turnId: id });
-        for (const p of asked) if (!Object.hasOwn(decisions, p.call.id)) leftOut.add(p.call.id);
-        if (Object.keys(decisions).length === 0) break;
-        await client.decide(id, decisions);
-      }
-    } finally {
-      signal?.removeEventListener('abort', onAbort);
-    }
+    const turn = await settleStored(id, { client, drive: async () => void (await settled(id)), ...callerOf(run) });
     assertRanOnce(runs);
     return resultOf(turn, run.system);
   }

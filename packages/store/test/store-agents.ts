@@ -11,7 +11,7 @@ import { type AgentDefinition, createWorker, type Store } from '@turnkit/store';
 import type { AgentScenarioOptions, AgentScenarioResult, ResumeAgents, RunAgents, ScenarioAgent } from '@turnkit/testing';
 import { runActivation } from '../src/worker/activation.js';
 import { Fence, HandedBack } from '../src/worker/fence.js';
-import { readTurn, resultOf } from './stored-run.js';
+import { assertRanOnce, callerOf, resultOf, settleStored } from './stored-run.js';
 import { replaying } from './store-interpreter.js';
 
 const LEASE_MS = 450;
@@ -98,36 +98,10 @@ export function storeAgents(store: Store, options: { readonly handBackAfter?: nu
 
   async function settle(id: string, options: Omit<AgentScenarioOptions, 'input'>): Promise<AgentScenarioResult> {
     const agents = agentsOf(options as AgentScenarioOptions);
-    let cancelling: Promise<boolean> | null = null;
-    const signal = options.signal;
-    const onAbort = (): void => {
-      cancelling = store.cancel(id, typeof signal?.reason === 'string' ? signal.reason : undefined);
-    };
-    if (signal?.aborted === true) onAbort();
-    else signal?.addEventListener('abort', onAbort, { once: true });
-    try {
-      for (;;) {
-        await drain(id, agents);
-        const cancel: Promise<boolean> | null = cancelling;
-        cancelling = null;
-        if (cancel !== null && (await cancel)) continue;
-        const turn = await readTurn(store, id);
-        if (turn.status !== 'awaiting_approval' || options.approve === undefined || turn.parked.length === 0) break;
-        const agentPath = turn.parked[0]?.agentPath;
-        const decisions = await options.approve(
-          turn.parked,
-          agentPath === undefined ? { turnId: id } : { turnId: id, agentPath },
-        );
-        if (Object.keys(decisions).length === 0) break;
-        await store.decide(id, decisions);
-      }
-    } finally {
-      signal?.removeEventListener('abort', onAbort);
-    }
+    const turn = await settleStored(id, { client: store, drive: () => drain(id, agents), ...callerOf(options) });
     if (faults.length > 0) throw new Error(`a worker reported faults: ${faults.map(String).join('; ')}`);
-    const twice = [...runs].filter(([, n]) => n > 1).map(([key]) => key);
-    if (twice.length > 0) throw new Error(`tools ran more than once for calls ${twice.join(', ')}`);
-    return resultOf(await readTurn(store, id), options.system);
+    assertRanOnce(runs);
+    return resultOf(turn, options.system);
   }
 
   return {

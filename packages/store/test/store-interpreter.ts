@@ -14,7 +14,7 @@ import { type AgentDefinition, createWorker, type Store } from '@turnkit/store';
 import type { ConformanceResult, ConformanceResume, ConformanceResumeOptions, ConformanceRun } from '@turnkit/testing';
 import { Fence, HandedBack } from '../src/worker/fence.js';
 import { runActivation } from '../src/worker/activation.js';
-import { type AgentOptions, agentForRun, assertRanOnce, readTurn, resultOf } from './stored-run.js';
+import { type AgentOptions, agentForRun, assertRanOnce, callerOf, resultOf, settleStored } from './stored-run.js';
 
 const AGENT = 'conformance';
 
@@ -98,37 +98,10 @@ export function storeInterpreter(store: Store, options: StoreInterpreterOptions 
   /** Drives a submitted (or decided) turn to its end, or until it waits for decisions nobody gives. */
   async function settle(id: string, run: AgentOptions): Promise<ConformanceResult> {
     const agents = { [AGENT]: agentFor(run) };
-    let cancelling: Promise<boolean> | null = null;
-    const signal = run.signal;
-    const onAbort = (): void => {
-      cancelling = store.cancel(id, typeof signal?.reason === 'string' ? signal.reason : undefined);
-    };
-    if (signal?.aborted === true) onAbort();
-    else signal?.addEventListener('abort', onAbort, { once: true });
-    // Calls the approve callback left out: they stay parked (a stored approval has no callback to expire it).
-    const leftOut = new Set<string>();
-    try {
-      for (;;) {
-        await drain(id, agents);
-        const cancel: Promise<boolean> | null = cancelling;
-        cancelling = null;
-        // A cancel written after the worker went idle (the turn parked meanwhile) needs a worker to apply it.
-        if (cancel !== null && (await cancel)) continue;
-        const turn = await readTurn(store, id);
-        if (turn.status !== 'awaiting_approval' || run.approve === undefined) break;
-        const asked = turn.parked.filter((p) => !leftOut.has(p.call.id));
-        if (asked.length === 0) break;
-        const decisions = await run.approve(asked, { turnId: id });
-        for (const p of asked) if (!Object.hasOwn(decisions, p.call.id)) leftOut.add(p.call.id);
-        if (Object.keys(decisions).length === 0) break;
-        await store.decide(id, decisions);
-      }
-    } finally {
-      signal?.removeEventListener('abort', onAbort);
-    }
+    const turn = await settleStored(id, { client: store, drive: () => drain(id, agents), ...callerOf(run) });
     if (faults.length > 0) throw new Error(`a worker reported faults: ${faults.map(String).join('; ')}`);
     assertRanOnce(runs);
-    return resultOf(await readTurn(store, id), run.system);
+    return resultOf(turn, run.system);
   }
 
   return {

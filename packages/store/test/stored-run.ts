@@ -2,7 +2,7 @@
 // (the store's workers, DBOS workflows): a scenario's options as an agent, a tool that counts its
 // runs, and the stored turn read back as runTurn returns it.
 
-import type { Message } from '@turnkit/core';
+import type { ApprovalDecision, Message } from '@turnkit/core';
 import type { DispatcherOptions, ToolDefinition } from '@turnkit/dispatch';
 import type { AgentDefinition, StoreClient, StoredTurn } from '@turnkit/store';
 import type { ConformanceResult, ConformanceRunOptions } from '@turnkit/testing';
@@ -83,5 +83,67 @@ function counted(tool: ToolDefinition<any>, runs: Map<string, number>): ToolDefi
       runs.set(ctx.callId, (runs.get(ctx.callId) ?? 0) + 1);
       return tool.execute(input, ctx as Parameters<typeof tool.execute>[1]);
     },
+  };
+}
+
+/** What `settleStored` drives a stored turn with: the engine's side and the scenario's caller. */
+export interface StoredCaller {
+  /** Runs the turn until nothing more happens without a caller (it ended, or it waits for decisions). */
+  readonly drive: () => Promise<void>;
+  readonly client: Pick<StoreClient, 'get' | 'decide' | 'cancel'>;
+  /** The scenario's approve callback: asked for the parked calls, with the agent path of a child's. */
+  readonly approve?: (
+    parked: StoredTurn['parked'],
+    info: { readonly turnId: string; readonly agentPath?: readonly string[] },
+  ) => Promise<Record<string, ApprovalDecision>> | Record<string, ApprovalDecision>;
+  /** The scenario's abort signal: a cancel of the stored turn. */
+  readonly signal?: AbortSignal;
+}
+
+/**
+ * A stored turn as a caller of the client API drives it: `drive` until it settles, then the parked
+ * calls to `approve` and its decisions to `decide`, until the turn ends or waits for decisions
+ * nobody gives (a call the callback left out stays parked: a stored approval has no callback to
+ * expire it). The signal's abort is a `cancel`; one written after the engine went idle needs it
+ * to drive the turn again. Returns the turn as last read.
+ */
+export async function settleStored(id: string, caller: StoredCaller): Promise<StoredTurn> {
+  const { client, signal, approve } = caller;
+  let cancelling: Promise<boolean> | null = null;
+  const onAbort = (): void => {
+    cancelling = client.cancel(id, typeof signal?.reason === 'string' ? signal.reason : undefined);
+  };
+  if (signal?.aborted === true) onAbort();
+  else signal?.addEventListener('abort', onAbort, { once: true });
+  const leftOut = new Set<string>();
+  try {
+    for (;;) {
+      await caller.drive();
+      const cancel: Promise<boolean> | null = cancelling;
+      cancelling = null;
+      if (cancel !== null && (await cancel)) continue;
+      const turn = await readTurn(client, id);
+      if (turn.status !== 'awaiting_approval' || approve === undefined) return turn;
+      const asked = turn.parked.filter((p) => !leftOut.has(p.call.id));
+      if (asked.length === 0) return turn;
+      const agentPath = asked[0]?.agentPath;
+      const decisions = await approve(asked, agentPath === undefined ? { turnId: id } : { turnId: id, agentPath });
+      for (const p of asked) if (!Object.hasOwn(decisions, p.call.id)) leftOut.add(p.call.id);
+      if (Object.keys(decisions).length === 0) return turn;
+      await client.decide(id, decisions);
+    }
+  } finally {
+    signal?.removeEventListener('abort', onAbort);
+  }
+}
+
+/** The caller's part of a scenario's options: its approve callback and its abort signal, when given. */
+export function callerOf(run: {
+  readonly approve?: StoredCaller['approve'] | undefined;
+  readonly signal?: AbortSignal | undefined;
+}): Pick<StoredCaller, 'approve' | 'signal'> {
+  return {
+    ...(run.approve === undefined ? {} : { approve: run.approve }),
+    ...(run.signal === undefined ? {} : { signal: run.signal }),
   };
 }
