@@ -5,16 +5,12 @@
 // With `handBackAfter: k` the first worker hands the turn back after its k-th effect (as a worker
 // past its drain deadline does), wherever in the tree that effect is, and a fresh worker goes on.
 
-import type { ApprovalDecision, Model } from '@turnkit/core';
+import type { ApprovalDecision } from '@turnkit/core';
 import type { ToolDefinition } from '@turnkit/dispatch';
-import { type AgentDefinition, createWorker, type Store } from '@turnkit/store';
+import type { AgentDefinition, Store } from '@turnkit/store';
 import type { AgentScenarioOptions, AgentScenarioResult, ResumeAgents, RunAgents, ScenarioAgent } from '@turnkit/testing';
-import { runActivation } from '../src/worker/activation.js';
-import { Fence, HandedBack } from '../src/worker/fence.js';
 import { assertRanOnce, callerOf, resultOf, settleStored } from './stored-run.js';
-import { replaying } from './store-interpreter.js';
-
-const LEASE_MS = 450;
+import { handingBack } from './store-interpreter.js';
 
 export interface StoreAgents {
   readonly run: RunAgents;
@@ -26,28 +22,9 @@ export interface StoreAgents {
 let turns = 0;
 
 export function storeAgents(store: Store, options: { readonly handBackAfter?: number } = {}): StoreAgents {
-  const { handBackAfter } = options;
-  let effects = 0;
-  let handedBack = false;
-  let handing: Fence | null = null;
-  const faults: unknown[] = [];
-  const report = (error: unknown): void => void faults.push(error);
+  const workers = handingBack(store, options.handBackAfter);
   /** Tool runs by turn and call id: no call of any turn of the tree may run twice. */
   const runs = new Map<string, number>();
-  const models = new WeakMap<Model, Model>();
-  const modelFor = (model: Model): Model => {
-    if (handBackAfter === undefined) return model;
-    let made = models.get(model);
-    if (made === undefined) models.set(model, (made = replaying(model)));
-    return made;
-  };
-  const onEffect = (): void => {
-    effects += 1;
-    if (handing !== null && effects === (handBackAfter ?? 0) + 1) {
-      handedBack = true;
-      handing.lose(new HandedBack(handing.lease.id));
-    }
-  };
 
   // any: each tool has its own input type.
   const counted = (tool: ToolDefinition<any>): ToolDefinition<any> => ({
@@ -65,7 +42,7 @@ export function storeAgents(store: Store, options: { readonly handBackAfter?: nu
     const add = (agent: ScenarioAgent | AgentScenarioOptions, description: string | undefined, isRoot: boolean): void => {
       if (Object.hasOwn(out, agent.name)) return;
       out[agent.name] = {
-        model: modelFor(agent.model),
+        model: workers.modelFor(agent.model),
         tools: (agent.tools ?? []).map(counted),
         ...(agent.system === undefined ? {} : { system: agent.system }),
         ...(description === undefined ? {} : { description }),
@@ -73,7 +50,7 @@ export function storeAgents(store: Store, options: { readonly handBackAfter?: nu
         ...(agent.delegates === undefined ? {} : { delegates: agent.delegates.map((a) => a.name) }),
         ...(agent.handoffs === undefined ? {} : { handoffs: agent.handoffs.map((a) => a.name) }),
         ...(agent.models === undefined ? {} : { models: agent.models }),
-        ...(isRoot ? { observe: () => ({ hooks: { onEffect } }) } : {}),
+        ...(isRoot ? { observe: () => ({ hooks: { onEffect: workers.onEffect } }) } : {}),
       };
       for (const next of [...(agent.delegates ?? []), ...(agent.handoffs ?? [])]) add(next, next.description, false);
     };
@@ -81,25 +58,10 @@ export function storeAgents(store: Store, options: { readonly handBackAfter?: nu
     return out;
   }
 
-  async function drain(id: string, agents: Record<string, AgentDefinition>): Promise<void> {
-    while (handBackAfter !== undefined && !handedBack) {
-      const claim = await store.claim({ owner: `first-worker-${id}`, leaseMs: LEASE_MS, turnIds: [id] });
-      if (claim === null) return;
-      const fence = new Fence(store, claim.lease, report);
-      handing = fence;
-      try {
-        await runActivation(store, claim, agents, LEASE_MS, report, fence);
-      } finally {
-        handing = null;
-      }
-    }
-    await createWorker({ store, agents, turnIds: [id], leaseMs: LEASE_MS, onError: report }).runUntilIdle();
-  }
-
   async function settle(id: string, options: Omit<AgentScenarioOptions, 'input'>): Promise<AgentScenarioResult> {
     const agents = agentsOf(options as AgentScenarioOptions);
-    const turn = await settleStored(id, { client: store, drive: () => drain(id, agents), ...callerOf(options) });
-    if (faults.length > 0) throw new Error(`a worker reported faults: ${faults.map(String).join('; ')}`);
+    const turn = await settleStored(id, { client: store, drive: () => workers.drain(id, agents), ...callerOf(options) });
+    workers.assertNoFaults();
     assertRanOnce(runs);
     return resultOf(turn, options.system);
   }
@@ -122,6 +84,6 @@ export function storeAgents(store: Store, options: { readonly handBackAfter?: nu
       await store.decide(id, options.decisions as Record<string, ApprovalDecision>);
       return settle(id, options);
     },
-    handedBack: () => handedBack,
+    handedBack: workers.handedBack,
   };
 }

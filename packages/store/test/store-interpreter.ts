@@ -41,65 +41,78 @@ export interface StoreInterpreter {
 
 let turns = 0;
 
-export function storeInterpreter(store: Store, options: StoreInterpreterOptions = {}): StoreInterpreter {
-  const { handBackAfter } = options;
+/**
+ * The store's workers as a conformance adapter runs them: with `handBackAfter: k`, the first
+ * worker hands the turn back right after the tree's k-th effect and a fresh worker goes on from
+ * what was stored. Agents report their effects through `onEffect` (their `observe` hook) and take
+ * their models through `modelFor`; `drain` runs a turn until no worker can take it.
+ */
+export function handingBack(store: Store, handBackAfter: number | undefined) {
   let effects = 0;
   let handedBack = false;
   /** The fence of the activation the hand-back is meant for (the first worker's), while it runs. */
   let handing: Fence | null = null;
   const faults: unknown[] = [];
   const report = (error: unknown): void => void faults.push(error);
-  /** Tool runs by call id, over the run and its resume: no call may run twice (no corpus tool is idempotent). */
-  const runs = new Map<string, number>();
   /** One replaying model per scenario model, so a resume answers as the run did. */
   const models = new WeakMap<Model, Model>();
-  const modelFor = (model: Model): Model => {
-    let made = models.get(model);
-    if (made === undefined) models.set(model, (made = replaying(model)));
-    return made;
+  return {
+    onEffect(): void {
+      effects += 1;
+      if (handing !== null && effects === (handBackAfter ?? 0) + 1) {
+        handedBack = true;
+        handing.lose(new HandedBack(handing.lease.id));
+      }
+    },
+    /** The model an agent runs on: the scenario's, replaying its answers when the turn changes hands. */
+    modelFor(model: Model): Model {
+      if (handBackAfter === undefined) return model;
+      let made = models.get(model);
+      if (made === undefined) models.set(model, (made = replaying(model)));
+      return made;
+    },
+    /** Runs the turn until no worker can take it (it ended, or it is parked with nothing decided). */
+    async drain(id: string, agents: Record<string, AgentDefinition>): Promise<void> {
+      // Before the hand-back, each activation runs as the worker loop runs it (runActivation with a
+      // fence per claim), with the fence at hand so the effect count can trip it.
+      while (handBackAfter !== undefined && !handedBack) {
+        const claim = await store.claim({ owner: `first-worker-${id}`, leaseMs: LEASE_MS, turnIds: [id] });
+        if (claim === null) return;
+        const fence = new Fence(store, claim.lease, report);
+        handing = fence;
+        try {
+          await runActivation(store, claim, agents, LEASE_MS, report, fence);
+        } finally {
+          handing = null;
+        }
+      }
+      // "Another process": a worker that never saw the turn.
+      await createWorker({ store, agents, turnIds: [id], leaseMs: LEASE_MS, onError: report }).runUntilIdle();
+    },
+    /** Fails when a worker reported a fault. */
+    assertNoFaults(): void {
+      if (faults.length > 0) throw new Error(`a worker reported faults: ${faults.map(String).join('; ')}`);
+    },
+    handedBack: () => handedBack,
+    effects: () => effects,
   };
+}
 
-  const onEffect = (): void => {
-    effects += 1;
-    if (handing !== null && effects === (handBackAfter ?? 0) + 1) {
-      handedBack = true;
-      handing.lose(new HandedBack(handing.lease.id));
-    }
-  };
+export function storeInterpreter(store: Store, options: StoreInterpreterOptions = {}): StoreInterpreter {
+  const workers = handingBack(store, options.handBackAfter);
+  /** Tool runs by call id, over the run and its resume: no call may run twice (no corpus tool is idempotent). */
+  const runs = new Map<string, number>();
 
   function agentFor(run: AgentOptions): AgentDefinition {
     const agent = agentForRun(run, runs, 'store');
-    return {
-      ...agent,
-      model: handBackAfter === undefined ? run.model : modelFor(run.model),
-      observe: () => ({ hooks: { onEffect } }),
-    };
-  }
-
-  /** Runs the turn until no worker can take it (it ended, or it is parked with nothing decided). */
-  async function drain(id: string, agents: Record<string, AgentDefinition>): Promise<void> {
-    // Before the hand-back, each activation runs as the worker loop runs it (runActivation with a
-    // fence per claim), with the fence at hand so the effect count can trip it.
-    while (handBackAfter !== undefined && !handedBack) {
-      const claim = await store.claim({ owner: `first-worker-${id}`, leaseMs: LEASE_MS, turnIds: [id] });
-      if (claim === null) return;
-      const fence = new Fence(store, claim.lease, report);
-      handing = fence;
-      try {
-        await runActivation(store, claim, agents, LEASE_MS, report, fence);
-      } finally {
-        handing = null;
-      }
-    }
-    // "Another process": a worker that never saw the turn.
-    await createWorker({ store, agents, turnIds: [id], leaseMs: LEASE_MS, onError: report }).runUntilIdle();
+    return { ...agent, model: workers.modelFor(run.model), observe: () => ({ hooks: { onEffect: workers.onEffect } }) };
   }
 
   /** Drives a submitted (or decided) turn to its end, or until it waits for decisions nobody gives. */
   async function settle(id: string, run: AgentOptions): Promise<ConformanceResult> {
     const agents = { [AGENT]: agentFor(run) };
-    const turn = await settleStored(id, { client: store, drive: () => drain(id, agents), ...callerOf(run) });
-    if (faults.length > 0) throw new Error(`a worker reported faults: ${faults.map(String).join('; ')}`);
+    const turn = await settleStored(id, { client: store, drive: () => workers.drain(id, agents), ...callerOf(run) });
+    workers.assertNoFaults();
     assertRanOnce(runs);
     return resultOf(turn, run.system);
   }
@@ -131,8 +144,8 @@ export function storeInterpreter(store: Store, options: StoreInterpreterOptions 
       } = options;
       return settle(id, rest);
     },
-    handedBack: () => handedBack,
-    effects: () => effects,
+    handedBack: workers.handedBack,
+    effects: workers.effects,
   };
 }
 
