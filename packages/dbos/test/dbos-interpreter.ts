@@ -5,7 +5,6 @@
 // `decide` (a DBOS message to the parked workflow), the scenario's abort signal becomes `cancel`.
 // The result is read back with `get`, as any caller reads it.
 
-import type { ApprovalDecision } from '@turnkit/core';
 import type { AgentDefinition, StoredTurn } from '@turnkit/store';
 import type { ConformanceResult, ConformanceResume, ConformanceResumeOptions, ConformanceRun } from '@turnkit/testing';
 import type { DbosTurnsClient } from '../src/index.js';
@@ -14,6 +13,7 @@ import {
   agentForRun,
   assertRanOnce,
   callerOf,
+  decideStored,
   readTurn,
   resultOf,
   settleStored,
@@ -66,19 +66,7 @@ export function dbosInterpreter(client: DbosTurnsClient, agents: Record<string, 
       return settle(id, rest);
     },
     async resume(options: ConformanceResumeOptions) {
-      // The suspended state carries the turn's id: what a caller keeps to find the turn again.
-      const id = (options.state as { readonly id?: unknown } | null)?.id;
-      if (typeof id !== 'string') throw new Error('the suspended state has no turn id');
-      await client.decide(id, options.decisions as Record<string, ApprovalDecision>);
-      const {
-        tools: _tools,
-        id: _id,
-        state: _state,
-        transcript: _transcript,
-        decisions: _decisions,
-        grants: _grants,
-        ...rest
-      } = options;
+      const { id, rest } = await decideStored(client, options);
       return settle(id, rest);
     },
   };

@@ -9,12 +9,12 @@
 // fence's `lose`, as a worker does when its drain deadline passes) and a fresh worker goes on from
 // what was stored, so every effect boundary is a place where the turn changes hands.
 
-import type { ApprovalDecision, Model, ModelCallOptions, ModelRequest, ModelResponse } from '@turnkit/core';
+import type { Model, ModelCallOptions, ModelRequest, ModelResponse } from '@turnkit/core';
 import { type AgentDefinition, createWorker, type Store } from '@turnkit/store';
 import type { ConformanceResult, ConformanceResume, ConformanceResumeOptions, ConformanceRun } from '@turnkit/testing';
 import { Fence, HandedBack } from '../src/worker/fence.js';
 import { runActivation } from '../src/worker/activation.js';
-import { type AgentOptions, agentForRun, assertRanOnce, callerOf, resultOf, settleStored } from './stored-run.js';
+import { type AgentOptions, agentForRun, assertRanOnce, callerOf, decideStored, resultOf, settleStored } from './stored-run.js';
 
 const AGENT = 'conformance';
 
@@ -129,19 +129,7 @@ export function storeInterpreter(store: Store, options: StoreInterpreterOptions 
       return settle(id, rest);
     },
     async resume(options: ConformanceResumeOptions) {
-      // The suspended state carries the turn's id: what a caller keeps to find the stored turn again.
-      const id = (options.state as { readonly id?: unknown } | null)?.id;
-      if (typeof id !== 'string') throw new Error('the suspended state has no turn id');
-      await store.decide(id, options.decisions as Record<string, ApprovalDecision>);
-      const {
-        tools: _tools,
-        id: _id,
-        state: _state,
-        transcript: _transcript,
-        decisions: _decisions,
-        grants: _grants,
-        ...rest
-      } = options;
+      const { id, rest } = await decideStored(store, options);
       return settle(id, rest);
     },
     handedBack: workers.handedBack,

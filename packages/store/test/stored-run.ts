@@ -5,7 +5,7 @@
 import type { ApprovalDecision, Message } from '@turnkit/core';
 import type { DispatcherOptions, ToolDefinition } from '@turnkit/dispatch';
 import type { AgentDefinition, StoreClient, StoredTurn } from '@turnkit/store';
-import type { ConformanceResult, ConformanceRunOptions } from '@turnkit/testing';
+import type { ConformanceResult, ConformanceResumeOptions, ConformanceRunOptions } from '@turnkit/testing';
 
 /** The options an engine needs from a run or a resume. */
 export type AgentOptions = Omit<ConformanceRunOptions, 'input' | 'tools' | 'id'>;
@@ -146,4 +146,28 @@ export function callerOf(run: {
     ...(run.approve === undefined ? {} : { approve: run.approve }),
     ...(run.signal === undefined ? {} : { signal: run.signal }),
   };
+}
+
+/**
+ * A conformance resume on a stored turn: the suspended state names the turn (what a caller keeps
+ * to find it again), the decisions go through `decide`, and what is left of the options is the
+ * run's (its model, approve callback, signal, ...), for the adapter to settle the turn with.
+ */
+export async function decideStored(
+  client: Pick<StoreClient, 'decide'>,
+  options: ConformanceResumeOptions,
+): Promise<{ readonly id: string; readonly rest: AgentOptions }> {
+  const id = (options.state as { readonly id?: unknown } | null)?.id;
+  if (typeof id !== 'string') throw new Error('the suspended state has no turn id');
+  await client.decide(id, options.decisions as Record<string, ApprovalDecision>);
+  const {
+    tools: _tools,
+    id: _id,
+    state: _state,
+    transcript: _transcript,
+    decisions: _decisions,
+    grants: _grants,
+    ...rest
+  } = options;
+  return { id, rest };
 }
