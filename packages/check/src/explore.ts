@@ -12,14 +12,15 @@ import { createTurn, isTerminal, step as coreStep } from '@turnkit/core';
 import { errorMessage } from '@turnkit/core/internal';
 import type { TurnLimitsInput, TurnState } from '@turnkit/core';
 import { labelledEventsFor, type LabelledEvent } from './alphabet.js';
+import { Fingerprint, FingerprintSet } from './fingerprint.js';
 import {
   checkStep,
   initialMonitor,
-  parseProblem,
   stateInvariantProblems,
-  stateJson,
+  textParseProblem,
   type InvariantNumber,
   type MonitorState,
+  type TraceStep,
 } from './invariants.js';
 import type { StepFunction } from './logic.js';
 
@@ -81,16 +82,30 @@ export interface ExploreResult {
   readonly ms: number;
 }
 
-interface Node {
-  /** Null once the node is expanded: only the path back to the start is kept. */
-  state: TurnState | null;
-  monitor: MonitorState | null;
-  readonly parent: Node | null;
-  readonly via: LabelledEvent | null;
+/** A node waiting in the frontier: its state, its monitor and the monitor's fingerprint. */
+interface Open {
+  readonly state: TurnState;
+  readonly monitor: MonitorState;
+  readonly monitorHi: number;
+  readonly monitorLo: number;
+}
+
+/**
+ * How each node of a depth level was reached: the index of its parent in the level before, and
+ * the index of the event in the parent's alphabet. A path is rebuilt from these by replaying the
+ * alphabet and `step` from the start (invariant 2 checks that `step` is deterministic), so a
+ * stored node costs 5 bytes here and 16 in the fingerprint table, whatever its state.
+ */
+interface Level {
+  readonly parents: Int32Array;
+  readonly events: Uint8Array;
 }
 
 /** A short key for a text: its SHA-1 digest (base64). */
 export const digest = (text: string): string => hash('sha1', text, 'base64');
+
+const PURE = { purity: true, parseStates: false, stateInvariants: false } as const;
+const SAMPLED_OUT = { purity: false, parseStates: false, stateInvariants: false } as const;
 
 /**
  * Explores every state reachable from `createTurn({ limits })` within `maxDepth` events.
@@ -109,83 +124,108 @@ export function exploreTurn(options: ExploreOptions): ExploreResult {
     throw new TypeError(`exploreTurn: puritySample must be a whole number ≥ 1, got ${String(options.puritySample)}.`);
   const initial = createTurn({ id: 'turn-1', limits: options.limits });
   const limits = initial.limits;
+  const pureOptions = { ...PURE, step: run };
+  const sampledOutOptions = { ...SAMPLED_OUT, step: run };
 
-  const seenNodes = new Set<string>();
-  const seenStates = new Set<string>();
+  const seenNodes = new FingerprintSet();
+  const seenStates = new FingerprintSet();
+  const fp = new Fingerprint();
   const terminalOutcomes: Record<string, number> = {};
   const violations: ExploreViolation[] = [];
+  const levels: Level[] = [];
   let violationCount = 0;
   let transitions = 0;
 
-  const report = (node: Node, entry: LabelledEvent | null, invariant: InvariantNumber, message: string): void => {
+  /** Violation `at` an edge: `entry` taken from node `index` of the last level (or at the start). */
+  const report = (index: number, entry: LabelledEvent | null, invariant: InvariantNumber, message: string): void => {
     violationCount += 1;
     if (violations.length >= maxViolations) return;
-    const path = pathTo(node);
+    const path = replayPath(initial, levels, index, run, alphabet);
     if (entry !== null) path.push(entry);
     violations.push({ invariant, message, path: path.map((e) => e.label), events: path.map((e) => e.event) });
   };
 
-  /** True when the node is new; a new distinct state is counted and checked alone (invariant 3). */
-  const visit = (state: TurnState, monitor: MonitorState, at: Node, entry: LabelledEvent | null): boolean => {
-    const stateKey = digest(stateJson(state));
-    const nodeKey = `${stateKey}${digest(JSON.stringify(monitor))}`;
-    if (seenNodes.has(nodeKey)) return false;
-    seenNodes.add(nodeKey);
-    if (!seenStates.has(stateKey)) {
-      seenStates.add(stateKey);
+  /**
+   * True when the node (the state with the monitor whose fingerprint is given) is new; a new
+   * distinct state is counted and checked alone (invariant 3).
+   */
+  const visit = (state: TurnState, monitorHi: number, monitorLo: number, at: number, entry: LabelledEvent | null): boolean => {
+    const text = JSON.stringify(state);
+    fp.text(text);
+    const stateHi = fp.hi;
+    const stateLo = fp.lo;
+    fp.pair(stateHi, stateLo, monitorHi, monitorLo);
+    if (!seenNodes.add(fp.hi, fp.lo)) return false;
+    if (seenStates.add(stateHi, stateLo)) {
       if (isTerminal(state)) terminalOutcomes[outcomeLabel(state)] = (terminalOutcomes[outcomeLabel(state)] ?? 0) + 1;
       for (const problem of stateInvariantProblems(state, entry === null ? 'state' : 'state after'))
         report(at, entry, 3, problem);
-      const problem = parseProblem(state);
+      const problem = textParseProblem(text);
       if (problem !== undefined) report(at, entry, 3, problem);
     }
     return true;
   };
 
-  const start: Node = { state: initial, monitor: initialMonitor(initial), parent: null, via: null };
-  let frontier: Node[] = [start];
-  visit(initial, start.monitor!, start, null);
+  const startMonitor = initialMonitor(initial);
+  fp.text(JSON.stringify(startMonitor));
+  let frontier: Open[] = [{ state: initial, monitor: startMonitor, monitorHi: fp.hi, monitorLo: fp.lo }];
+  visit(initial, frontier[0]!.monitorHi, frontier[0]!.monitorLo, -1, null);
   let depth = 0;
   while (frontier.length > 0 && depth < options.maxDepth) {
-    const next: Node[] = [];
-    for (const node of frontier) {
-      const state = node.state!;
-      const monitor = node.monitor!;
-      for (const entry of alphabet(state)) {
+    const next: Open[] = [];
+    const parents: number[] = [];
+    const events: number[] = [];
+    for (let index = 0; index < frontier.length; index++) {
+      const { state, monitor, monitorHi, monitorLo } = frontier[index]!;
+      const entries = alphabet(state);
+      if (entries.length > 256)
+        throw new RangeError(`exploreTurn: the alphabet gave ${entries.length} events for one state; at most 256.`);
+      for (let e = 0; e < entries.length; e++) {
+        const entry = entries[e]!;
         transitions += 1;
-        let record;
+        let record: TraceStep;
         try {
           const [after, effects] = run(state, entry.event);
           record = { state, event: entry.event, next: after, effects };
         } catch (error) {
           record = { state, event: entry.event, next: state, effects: [], thrown: errorMessage(error) };
         }
-        const checked = checkStep(limits, record, depth, monitor, {
-          step: run,
-          purity: transitions % puritySample === 0,
-          parseStates: false,
-          stateInvariants: false,
-        });
+        const checked = checkStep(
+          limits,
+          record,
+          depth,
+          monitor,
+          transitions % puritySample === 0 ? pureOptions : sampledOutOptions,
+        );
         violationCount += checked.violations.length;
         for (const v of checked.violations) {
           if (violations.length >= maxViolations) break;
-          const path = pathTo(node);
+          const path = replayPath(initial, levels, index, run, alphabet);
+          path.push(entry);
           violations.push({
             invariant: v.invariant,
             message: v.message,
-            path: [...path.map((e) => e.label), entry.label],
-            events: [...path.map((e) => e.event), entry.event],
+            path: path.map((p) => p.label),
+            events: path.map((p) => p.event),
           });
         }
         if (record.thrown !== undefined) continue;
+        let mHi = monitorHi;
+        let mLo = monitorLo;
+        if (checked.monitor !== monitor) {
+          fp.text(JSON.stringify(checked.monitor));
+          mHi = fp.hi;
+          mLo = fp.lo;
+        }
         // A terminal state is checked (absorption) but not expanded further than once.
-        if (visit(record.next, checked.monitor, node, entry) && !(isTerminal(state) && record.next === state)) {
-          next.push({ state: record.next, monitor: checked.monitor, parent: node, via: entry });
+        if (visit(record.next, mHi, mLo, index, entry) && !(isTerminal(state) && record.next === state)) {
+          next.push({ state: record.next, monitor: checked.monitor, monitorHi: mHi, monitorLo: mLo });
+          parents.push(index);
+          events.push(e);
         }
       }
-      node.state = null;
-      node.monitor = null;
     }
+    levels.push({ parents: Int32Array.from(parents), events: Uint8Array.from(events) });
     frontier = next;
     depth += 1;
     options.onProgress?.({ states: seenStates.size, frontier: frontier.length, depth });
@@ -205,10 +245,37 @@ export function exploreTurn(options: ExploreOptions): ExploreResult {
   };
 }
 
-function pathTo(node: Node): LabelledEvent[] {
+/**
+ * The events from the start to node `index` of the last level in `levels` (-1: the start itself),
+ * rebuilt by replaying the alphabet and `step`.
+ */
+function replayPath(
+  initial: TurnState,
+  levels: readonly Level[],
+  index: number,
+  run: StepFunction,
+  alphabet: (state: TurnState) => readonly LabelledEvent[],
+): LabelledEvent[] {
+  const choices: number[] = [];
+  for (let d = levels.length - 1, i = index; d >= 0 && i >= 0; d--) {
+    const level = levels[d]!;
+    choices.push(level.events[i]!);
+    i = level.parents[i]!;
+  }
+  choices.reverse();
   const path: LabelledEvent[] = [];
-  for (let n: Node | null = node; n !== null && n.via !== null; n = n.parent) path.push(n.via);
-  return path.reverse();
+  let state = initial;
+  for (const choice of choices) {
+    const entry = alphabet(state)[choice];
+    if (entry === undefined) break;
+    path.push(entry);
+    try {
+      state = run(state, entry.event)[0];
+    } catch {
+      break;
+    }
+  }
+  return path;
 }
 
 /** `stopped:completed`, `failed:incomplete_batch`, `cancelled`. */
