@@ -12,7 +12,8 @@ import { createTurn, isTerminal, step as coreStep } from '@turnkit/core';
 import { errorMessage } from '@turnkit/core/internal';
 import type { TurnLimitsInput, TurnState } from '@turnkit/core';
 import { labelledEventsFor, type LabelledEvent } from './alphabet.js';
-import { Fingerprint, FingerprintSet } from './fingerprint.js';
+import { Fingerprint, FingerprintSet, sampled } from './fingerprint.js';
+import { ExploreWorkers, type Reply, type RankedViolation } from './explore-parallel.js';
 import {
   checkStep,
   initialMonitor,
@@ -47,6 +48,13 @@ export interface ExploreOptions {
    * everything). The violations found are still the shortest ones; the result is then not exhaustive.
    */
   readonly stopAtViolation?: boolean;
+  /**
+   * Worker threads to explore on (default 1: this thread). With more, each worker owns the states
+   * whose fingerprint falls to it and checks the edges out of them; the result is the same as on
+   * one thread. Only with core's `step` and the default alphabet (workers import them themselves),
+   * and without `onProgress` between levels being able to stop them any sooner than a level.
+   */
+  readonly workers?: number;
 }
 
 export interface ExploreViolation {
@@ -122,6 +130,14 @@ export function exploreTurn(options: ExploreOptions): ExploreResult {
   const puritySample = options.puritySample ?? 1;
   if (!Number.isInteger(puritySample) || puritySample < 1)
     throw new TypeError(`exploreTurn: puritySample must be a whole number ≥ 1, got ${String(options.puritySample)}.`);
+  const workers = options.workers ?? 1;
+  if (!Number.isInteger(workers) || workers < 1 || workers > 64)
+    throw new TypeError(`exploreTurn: workers must be a whole number from 1 to 64, got ${String(options.workers)}.`);
+  if (workers > 1 && (options.step !== undefined || options.events !== undefined))
+    throw new TypeError(
+      "exploreTurn: workers explore core's step and the default alphabet only (a function cannot cross to a worker thread); leave out step and events, or workers.",
+    );
+  if (workers > 1) return exploreInWorkers(options, workers, maxViolations, puritySample, started);
   const initial = createTurn({ id: 'turn-1', limits: options.limits });
   const limits = initial.limits;
   const pureOptions = { ...PURE, step: run };
@@ -195,7 +211,7 @@ export function exploreTurn(options: ExploreOptions): ExploreResult {
           record,
           depth,
           monitor,
-          transitions % puritySample === 0 ? pureOptions : sampledOutOptions,
+          sampled(index, e, depth, puritySample) ? pureOptions : sampledOutOptions,
         );
         violationCount += checked.violations.length;
         for (const v of checked.violations) {
@@ -243,6 +259,114 @@ export function exploreTurn(options: ExploreOptions): ExploreResult {
     exhaustive: frontier.length === 0,
     ms: Math.round(performance.now() - started),
   };
+}
+
+/** `exploreTurn` on `count` worker threads (explore-parallel.ts): the same result as on one. */
+function exploreInWorkers(
+  options: ExploreOptions,
+  count: number,
+  maxViolations: number,
+  puritySample: number,
+  started: number,
+): ExploreResult {
+  const initial = createTurn({ id: 'turn-1', limits: options.limits });
+  const pool = new ExploreWorkers({ limits: options.limits, puritySample, maxViolations, count });
+  try {
+    const levels: Level[] = [];
+    const violations: ExploreViolation[] = [];
+    const terminalOutcomes: Record<string, number> = {};
+    let violationCount = 0;
+    let transitions = 0;
+    let states = 0;
+    let nodes = 0;
+    /** Counts, outcomes and violations of a level's replies; the violations kept in the one-thread order. */
+    const gather = (replies: readonly Reply[][]): void => {
+      const ranked: RankedViolation[] = [];
+      for (const reply of replies.flat()) {
+        violationCount += reply.violationCount ?? 0;
+        transitions += reply.transitions ?? 0;
+        ranked.push(...(reply.violations ?? []));
+        for (const [label, n] of Object.entries(reply.terminalOutcomes ?? {}))
+          terminalOutcomes[label] = (terminalOutcomes[label] ?? 0) + n;
+      }
+      const last = replies[replies.length - 1]!;
+      states = last.reduce((sum, r) => sum + (r.states ?? 0), 0);
+      nodes = last.reduce((sum, r) => sum + (r.nodes ?? 0), 0);
+      ranked.sort((a, b) => a.rank - b.rank || a.sub - b.sub || a.seq - b.seq);
+      for (const v of ranked) {
+        if (violations.length >= maxViolations) break;
+        const path = v.rank < 0 ? [] : replayPath(initial, levels, Math.floor(v.rank / 256), coreStep, labelledEventsFor);
+        if (v.rank >= 0) {
+          const entry = labelledEventsFor(replayState(initial, path))[v.rank % 256];
+          if (entry !== undefined) path.push(entry);
+        }
+        violations.push({
+          invariant: v.invariant,
+          message: v.message,
+          path: path.map((e) => e.label),
+          events: path.map((e) => e.event),
+        });
+      }
+    };
+    /** The ranks of the nodes each worker accepted, merged: the next level in the one-thread order. */
+    const nextLevel = (replies: readonly Reply[]): Int32Array[] => {
+      const all: Array<[rank: number, worker: number, at: number]> = [];
+      replies.forEach((r, w) => {
+        (r.ranks ?? new Float64Array()).forEach((rank, at) => {
+          all.push([rank, w, at]);
+        });
+      });
+      all.sort((a, b) => a[0] - b[0]);
+      const indices = replies.map((r) => new Int32Array(r.ranks?.length ?? 0));
+      const parents = new Int32Array(all.length);
+      const events = new Uint8Array(all.length);
+      all.forEach(([rank, w, at], i) => {
+        indices[w]![at] = i;
+        parents[i] = Math.floor(rank / 256);
+        events[i] = rank % 256;
+      });
+      if (all.length > 0 && all[0]![0] >= 0) levels.push({ parents, events });
+      return indices;
+    };
+
+    const start = pool.command(() => ({ kind: 'start' }));
+    gather([start]);
+    let indices = nextLevel(start);
+    let frontier = indices.reduce((sum, a) => sum + a.length, 0);
+    let depth = 0;
+    while (frontier > 0 && depth < options.maxDepth) {
+      const at = depth;
+      const given = indices;
+      const expanded = pool.command((id) => ({ kind: 'expand', depth: at, indices: given[id]! }));
+      const accepted = pool.command(() => ({ kind: 'accept' }));
+      gather([expanded, accepted]);
+      indices = nextLevel(accepted);
+      frontier = indices.reduce((sum, a) => sum + a.length, 0);
+      depth += 1;
+      options.onProgress?.({ states, frontier, depth });
+      if (options.stopAtViolation === true && violationCount > 0) break;
+    }
+    return {
+      states,
+      nodes,
+      transitions,
+      terminalOutcomes,
+      violations,
+      violationCount,
+      depth,
+      exhaustive: frontier === 0,
+      ms: Math.round(performance.now() - started),
+    };
+  } finally {
+    pool.close();
+  }
+}
+
+/** The state a path of events leads to from `initial`. */
+function replayState(initial: TurnState, path: readonly LabelledEvent[]): TurnState {
+  let state = initial;
+  for (const entry of path) state = coreStep(state, entry.event)[0];
+  return state;
 }
 
 /**

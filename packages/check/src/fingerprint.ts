@@ -130,3 +130,13 @@ export class FingerprintSet {
     }
   }
 }
+
+/**
+ * True for the edges whose purity re-runs are run when they run on one edge in `sample`: event
+ * `event` of node `index` of level `depth`, chosen by a hash of the three, so that a run on worker
+ * threads re-runs the same edges as a run on one thread. `sample` 1: every edge.
+ */
+export function sampled(index: number, event: number, depth: number, sample: number): boolean {
+  if (sample <= 1) return true;
+  return (mix(mix(index) ^ (event + depth * 256)) >>> 0) % sample === 0;
+}
