@@ -182,7 +182,8 @@ export function runExploreWorker(setup: WorkerSetup): void {
           monitor,
           sampled(node.index, e, depth, puritySample) ? pure : sampledOut,
         );
-        checked.violations.forEach((v, seq) => report({ invariant: v.invariant, message: v.message, rank, sub: 0, seq }));
+        for (const [seq, v] of checked.violations.entries())
+          report({ invariant: v.invariant, message: v.message, rank, sub: 0, seq });
         if (record.thrown !== undefined) continue;
         let mHi = monitorHi;
         let mLo = monitorLo;
