@@ -19,7 +19,7 @@ import { MessageChannel, receiveMessageOnPort, Worker, type MessagePort } from '
 import { createTurn, isTerminal, step as coreStep, type TurnLimitsInput, type TurnState } from '@turnkit/core';
 import { errorMessage } from '@turnkit/core/internal';
 import { labelledEventsFor } from './alphabet.js';
-import { Fingerprint, FingerprintSet, sampled } from './fingerprint.js';
+import { Fingerprint, FingerprintSet, parseSampled, sampled } from './fingerprint.js';
 import {
   checkStep,
   initialMonitor,
@@ -72,6 +72,8 @@ export interface Reply {
   readonly ranks?: Float64Array;
   readonly states?: number;
   readonly nodes?: number;
+  /** Bytes of the worker's fingerprint tables. */
+  readonly tableBytes?: number;
   readonly terminalOutcomes?: Readonly<Record<string, number>>;
 }
 
@@ -146,7 +148,7 @@ export function runExploreWorker(setup: WorkerSetup): void {
         let seq = 0;
         for (const problem of stateInvariantProblems(state, name))
           report({ invariant: 3, message: problem, rank, sub: 1, seq: seq++, ...atStart });
-        const problem = textParseProblem(stateText);
+        const problem = parseSampled(stateHi, puritySample) ? textParseProblem(stateText) : undefined;
         if (problem !== undefined) report({ invariant: 3, message: problem, rank, sub: 1, seq: seq++, ...atStart });
       }
       if (!expand) continue;
@@ -175,13 +177,7 @@ export function runExploreWorker(setup: WorkerSetup): void {
         } catch (error) {
           record = { state, event: entry.event, next: state, effects: [], thrown: errorMessage(error) };
         }
-        const checked = checkStep(
-          limits,
-          record,
-          depth,
-          monitor,
-          sampled(node.index, e, depth, puritySample) ? pure : sampledOut,
-        );
+        const checked = checkStep(limits, record, depth, monitor, sampled(node.index, depth, puritySample) ? pure : sampledOut);
         for (const [seq, v] of checked.violations.entries())
           report({ invariant: v.invariant, message: v.message, rank, sub: 0, seq });
         if (record.thrown !== undefined) continue;
@@ -224,6 +220,7 @@ export function runExploreWorker(setup: WorkerSetup): void {
       violationCount,
       states: states.size,
       nodes: nodes.size,
+      tableBytes: nodes.bytes + states.bytes,
       terminalOutcomes,
     };
     violations = [];

@@ -1,18 +1,19 @@
 // Exhaustive breadth-first exploration of the real reducer over the finite alphabet of
 // `alphabet.ts`, checking the invariants on every edge. Nodes are keyed by the turn state plus the
 // invariant monitor, so the history invariants stay sound even when a (buggy) reducer reaches one
-// state along two histories; `states` counts distinct turn states. Keys are SHA-1 digests of the
-// JSON texts (28 characters instead of kilobytes per stored node). The purity re-runs of
-// invariants 2 and 3 run on one edge in `puritySample`; the checks that depend on a state alone
-// (core's state invariants and parseTurnState, invariant 3) run once per distinct state, on the
-// first edge that reaches it.
+// state along two histories; `states` counts distinct turn states. Nodes and states are kept as
+// 64-bit fingerprints (fingerprint.ts) and each node as its link back to the start, so a stored
+// node costs about 40 bytes whatever its state; only the frontier holds states. The purity
+// re-runs of invariants 2 and 3 run on the edges `puritySample` picks; the checks that depend on
+// a state alone (core's state invariants and parseTurnState, invariant 3) run once per distinct
+// state, on the first edge that reaches it. With `workers`, the levels are explored on worker
+// threads (explore-parallel.ts) with the same result.
 
-import { hash } from 'node:crypto';
 import { createTurn, isTerminal, step as coreStep } from '@turnkit/core';
 import { errorMessage } from '@turnkit/core/internal';
 import type { TurnLimitsInput, TurnState } from '@turnkit/core';
 import { labelledEventsFor, type LabelledEvent } from './alphabet.js';
-import { Fingerprint, FingerprintSet, sampled } from './fingerprint.js';
+import { Fingerprint, FingerprintSet, parseSampled, sampled } from './fingerprint.js';
 import { ExploreWorkers, type Reply, type RankedViolation } from './explore-parallel.js';
 import {
   checkStep,
@@ -39,8 +40,11 @@ export interface ExploreOptions {
   readonly maxViolations?: number;
   /**
    * The purity re-runs (`step` on deep-frozen copies, invariant 2, and on a JSON round trip of the
-   * state, invariant 3) run on one edge in this many (default 1: every edge). Every other check
-   * runs on every edge, and parseTurnState on every distinct state.
+   * state, invariant 3) run on one edge in this many (the edges of one expanded node in this
+   * many), and the parse check (parseTurnState gives
+   * the state back unchanged, invariant 3) on one distinct state in this many; each picked by a
+   * hash, the same on worker threads (default 1: every edge and every state). Every other check
+   * runs on every edge, and core's state invariants on every distinct state.
    */
   readonly puritySample?: number;
   /**
@@ -88,6 +92,12 @@ export interface ExploreResult {
   readonly exhaustive: boolean;
   /** How long the exploration took, in ms. */
   readonly ms: number;
+  /**
+   * Bytes held for the nodes stored, whatever their states: the fingerprint tables (of nodes and
+   * of states, 16 bytes a slot, between a quarter and half full) and each node's link back to the
+   * start (5 bytes). The frontier's states, held only while their level is expanded, are not in it.
+   */
+  readonly storedBytes: number;
 }
 
 /** A node waiting in the frontier: its state, its monitor and the monitor's fingerprint. */
@@ -108,9 +118,6 @@ interface Level {
   readonly parents: Int32Array;
   readonly events: Uint8Array;
 }
-
-/** A short key for a text: its SHA-1 digest (base64). */
-export const digest = (text: string): string => hash('sha1', text, 'base64');
 
 const PURE = { purity: true, parseStates: false, stateInvariants: false } as const;
 const SAMPLED_OUT = { purity: false, parseStates: false, stateInvariants: false } as const;
@@ -176,8 +183,10 @@ export function exploreTurn(options: ExploreOptions): ExploreResult {
       if (isTerminal(state)) terminalOutcomes[outcomeLabel(state)] = (terminalOutcomes[outcomeLabel(state)] ?? 0) + 1;
       for (const problem of stateInvariantProblems(state, entry === null ? 'state' : 'state after'))
         report(at, entry, 3, problem);
-      const problem = textParseProblem(text);
-      if (problem !== undefined) report(at, entry, 3, problem);
+      if (parseSampled(stateHi, puritySample)) {
+        const problem = textParseProblem(text);
+        if (problem !== undefined) report(at, entry, 3, problem);
+      }
     }
     return true;
   };
@@ -211,7 +220,7 @@ export function exploreTurn(options: ExploreOptions): ExploreResult {
           record,
           depth,
           monitor,
-          sampled(index, e, depth, puritySample) ? pureOptions : sampledOutOptions,
+          sampled(index, depth, puritySample) ? pureOptions : sampledOutOptions,
         );
         violationCount += checked.violations.length;
         for (const v of checked.violations) {
@@ -258,6 +267,7 @@ export function exploreTurn(options: ExploreOptions): ExploreResult {
     depth,
     exhaustive: frontier.length === 0,
     ms: Math.round(performance.now() - started),
+    storedBytes: seenNodes.bytes + seenStates.bytes + linkBytes(levels),
   };
 }
 
@@ -279,6 +289,7 @@ function exploreInWorkers(
     let transitions = 0;
     let states = 0;
     let nodes = 0;
+    let tableBytes = 0;
     /** Counts, outcomes and violations of a level's replies; the violations kept in the one-thread order. */
     const gather = (replies: readonly Reply[][]): void => {
       const ranked: RankedViolation[] = [];
@@ -291,6 +302,7 @@ function exploreInWorkers(
       }
       const last = replies[replies.length - 1]!;
       states = last.reduce((sum, r) => sum + (r.states ?? 0), 0);
+      tableBytes = last.reduce((sum, r) => sum + (r.tableBytes ?? 0), 0);
       nodes = last.reduce((sum, r) => sum + (r.nodes ?? 0), 0);
       ranked.sort((a, b) => a.rank - b.rank || a.sub - b.sub || a.seq - b.seq);
       for (const v of ranked) {
@@ -356,11 +368,15 @@ function exploreInWorkers(
       depth,
       exhaustive: frontier === 0,
       ms: Math.round(performance.now() - started),
+      storedBytes: tableBytes + linkBytes(levels),
     };
   } finally {
     pool.close();
   }
 }
+
+const linkBytes = (levels: readonly Level[]): number =>
+  levels.reduce((sum, level) => sum + level.parents.byteLength + level.events.byteLength, 0);
 
 /** The state a path of events leads to from `initial`. */
 function replayState(initial: TurnState, path: readonly LabelledEvent[]): TurnState {

@@ -83,7 +83,7 @@ export class FingerprintSet {
     const l = (hi | lo) === 0 ? 1 : lo | 0;
     const slots = this.#slots;
     const mask = this.#mask;
-    let i = (l ^ Math.imul(h, 0x9e3779b1)) & mask;
+    let i = (l ^ Math.imul(h, 0x27d4eb2f)) & mask;
     for (;;) {
       const at = i << 1;
       const sh = slots[at]!;
@@ -106,7 +106,7 @@ export class FingerprintSet {
     const l = (hi | lo) === 0 ? 1 : lo | 0;
     const slots = this.#slots;
     const mask = this.#mask;
-    let i = (l ^ Math.imul(h, 0x9e3779b1)) & mask;
+    let i = (l ^ Math.imul(h, 0x27d4eb2f)) & mask;
     for (;;) {
       const at = i << 1;
       const sh = slots[at]!;
@@ -132,11 +132,22 @@ export class FingerprintSet {
 }
 
 /**
- * True for the edges whose purity re-runs are run when they run on one edge in `sample`: event
- * `event` of node `index` of level `depth`, chosen by a hash of the three, so that a run on worker
- * threads re-runs the same edges as a run on one thread. `sample` 1: every edge.
+ * True for the nodes whose edges get the purity re-runs when they run on one edge in `sample`:
+ * node `index` of level `depth`, chosen by a hash of the two, so that a run on worker threads
+ * re-runs the same edges as a run on one thread. A whole node's edges are picked, not single
+ * edges, so that the deep-frozen copy of its state, made once, serves all of them. `sample` 1:
+ * every edge.
  */
-export function sampled(index: number, event: number, depth: number, sample: number): boolean {
+export function sampled(index: number, depth: number, sample: number): boolean {
   if (sample <= 1) return true;
-  return (mix(mix(index) ^ (event + depth * 256)) >>> 0) % sample === 0;
+  return (mix(mix(index) ^ Math.imul(depth + 1, 0x9e3779b1)) >>> 0) % sample === 0;
+}
+
+/**
+ * True for the distinct states whose parse check runs when it runs on one state in `sample`: by
+ * the high half of the state's fingerprint (the low half picks a state's worker, so the sample
+ * is spread over the workers). `sample` 1: every state.
+ */
+export function parseSampled(stateHi: number, sample: number): boolean {
+  return sample <= 1 || (stateHi >>> 0) % sample === 0;
 }

@@ -4,7 +4,7 @@
 import { describe, expect, it } from 'vitest';
 import { exploreTurn, type ExploreResult } from '@turnkit/check';
 
-const same = (r: ExploreResult) => ({ ...r, ms: 0 });
+const same = (r: ExploreResult) => ({ ...r, ms: 0, storedBytes: 0 });
 
 describe('exploreTurn on worker threads', () => {
   it('two workers: the same states, nodes, transitions, outcomes, depth and violations as one thread (maxIterations 1, exhaustive)', () => {
