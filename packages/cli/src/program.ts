@@ -129,7 +129,7 @@ function addInspectCommands(program: Command, examples: string, setExit: (code: 
     .option('--depth <n>', 'stop expanding after this many events from the start', wholeNumber(1), 60)
     .option(
       '--purity-sample <n>',
-      'run the purity re-runs of invariants 2 and 3 (step on frozen copies and on a JSON round trip) on one edge in n',
+      'run the purity re-runs of invariants 2 and 3 (step on frozen copies and on a JSON round trip) on one edge in n, and the parse check on one distinct state in n',
       wholeNumber(1),
       1,
     )
