@@ -110,6 +110,8 @@ export function runExploreWorker(setup: WorkerSetup): void {
   const sampledOut = { purity: false, parseStates: false, stateInvariants: false, step: coreStep } as const;
   const nodes = new FingerprintSet();
   const states = new FingerprintSet();
+  /** The nodes this worker has offered to an owner (itself included), by fingerprint. */
+  const offered = new FingerprintSet();
   const fp = new Fingerprint();
   let frontier: Open[] = [];
   let outboxes: Candidate[][] = [];
@@ -166,6 +168,7 @@ export function runExploreWorker(setup: WorkerSetup): void {
     for (const node of frontier) {
       const { state, monitor, monitorHi, monitorLo, monitorText } = node;
       const entries = labelledEventsFor(state);
+      if (entries.length > 256) throw new RangeError(`the alphabet gave ${entries.length} events for one state; at most 256.`);
       for (let e = 0; e < entries.length; e++) {
         const entry = entries[e]!;
         const rank = node.index * 256 + e;
@@ -192,13 +195,18 @@ export function runExploreWorker(setup: WorkerSetup): void {
         }
         const text = JSON.stringify(record.next);
         fp.text(text);
-        const expandIt = !(isTerminal(state) && record.next === state);
-        const to = owner(fp.lo);
+        const [stateHi, stateLo] = [fp.hi, fp.lo];
+        const to = owner(stateLo);
         const local = to === id;
+        // A node this worker has offered before (its edges are ranked in order, and earlier levels
+        // come first) or already holds can be dropped here: its owner keeps the first offer.
+        fp.pair(stateHi, stateLo, mHi, mLo);
+        if ((local && nodes.has(fp.hi, fp.lo)) || !offered.add(fp.hi, fp.lo)) continue;
+        const expandIt = !(isTerminal(state) && record.next === state);
         outboxes[to]!.push([
           rank,
-          fp.hi,
-          fp.lo,
+          stateHi,
+          stateLo,
           mHi,
           mLo,
           expandIt,
@@ -220,7 +228,7 @@ export function runExploreWorker(setup: WorkerSetup): void {
       violationCount,
       states: states.size,
       nodes: nodes.size,
-      tableBytes: nodes.bytes + states.bytes,
+      tableBytes: nodes.bytes + states.bytes + offered.bytes,
       terminalOutcomes,
     };
     violations = [];
