@@ -11,6 +11,7 @@ const FIGURES: CheckBenchFigures = {
     {
       limits: { maxIterations: 2 },
       puritySample: 1,
+      workers: 1,
       finished: true,
       states: 100,
       nodes: 120,
@@ -19,10 +20,12 @@ const FIGURES: CheckBenchFigures = {
       seconds: 2,
       cpuSeconds: 1,
       heapBytesPerNode: 500,
+      storedBytesPerNode: 40,
     },
     {
       limits: { maxIterations: 3 },
       puritySample: 1,
+      workers: 2,
       finished: false,
       states: 5000,
       nodes: 0,
@@ -31,17 +34,18 @@ const FIGURES: CheckBenchFigures = {
       seconds: 60,
       cpuSeconds: 59,
       heapBytesPerNode: 0,
+      storedBytesPerNode: 0,
     },
   ],
 };
 
 describe('pnpm bench --check', () => {
-  it('renders states/s and transitions/s by wall and CPU clock, and the largest bounds done in a minute', () => {
+  it('renders states/s and transitions/s by wall and CPU clock, CPU per transition in steps, bytes per node, and the largest bounds done in a minute', () => {
     const section = renderCheckSection(FIGURES, 'pnpm bench --check --write');
     expect(section).toContain(
-      '| maxIterations 2 | every edge | 100 / 120 | 1,000 | 2.0 s (1.0 s) | 50 (100) | 500 (1,000) | 500 |',
+      '| maxIterations 2 | every edge | 1 | 100 / 120 | 1,000 | 2.0 s (1.0 s) | 50 (100) | 500 (1,000) | 1000.0 | 40 | 500 |',
     );
-    expect(section).toContain('| maxIterations 3 | every edge | stopped after a minute at depth 12 | — |');
+    expect(section).toContain('| maxIterations 3 | every edge | 2 | stopped after a minute at depth 12 | — |');
     expect(section).toContain(
       'Largest bounds of these that finish in a minute: maxIterations 2 (1,000 transitions) with every check',
     );
@@ -63,7 +67,7 @@ describe('pnpm bench --check', () => {
     const section = doc.slice(doc.indexOf(CHECK_MARKERS.start), doc.indexOf(CHECK_MARKERS.end));
     expect(section).toContain('Measured by `pnpm bench --check --write`');
     expect(section).toMatch(
-      /\n\| maxIterations 2, loopThreshold 2, maxOutputRepairs 1 \| every edge \| 15,131 \/ [\d,]+ \| 73,224 \|/,
+      /\n\| maxIterations 2, loopThreshold 2, maxOutputRepairs 1 \| every edge \| 1 \| 15,131 \/ [\d,]+ \| 73,224 \|/,
     );
   });
 });

@@ -42,8 +42,8 @@ export type { AgentStep, AgentViolation } from './agent-violation.js';
 import type { CheckedAgent } from './agent-types.js';
 import { freshCallId } from './alphabet.js';
 import type { StepFunction } from './logic.js';
-import { digest } from './explore.js';
-import { checkStep, initialMonitor, parseProblem, stateInvariantProblems, stateJson, type MonitorState } from './invariants.js';
+import { Fingerprint, FingerprintSet } from './fingerprint.js';
+import { checkStep, initialMonitor, stateInvariantProblems, textParseProblem, type MonitorState } from './invariants.js';
 
 /**
  * The options of `checkAgent`: the user's properties, the bounds of the exploration, and where to write a
@@ -148,8 +148,10 @@ export async function checkAgent(agent: CheckedAgent, options: CheckAgentOptions
   const run = options.step ?? coreStep;
   const hasOutputCheck = agent.output !== undefined || agent.check !== undefined;
 
-  const seen = new Set<string>();
-  const turnStates = new Set<string>();
+  // Nodes and turn states by 64-bit fingerprint (fingerprint.ts), as exploreTurn keeps them.
+  const seen = new FingerprintSet();
+  const turnStates = new FingerprintSet();
+  const fp = new Fingerprint();
   const terminalOutcomes: Record<string, number> = {};
   const violations: AgentViolation[] = [];
   const broken = new Set<string>();
@@ -159,18 +161,19 @@ export async function checkAgent(agent: CheckedAgent, options: CheckAgentOptions
   /** True when the node is new; a new distinct turn state is counted and parsed (invariant 3, once per state). */
   const visit = (node: Node, step: AgentStep | null): boolean => {
     const w = node.world;
-    const stateKey = digest(stateJson(w.turn));
-    const key = `${stateKey}${digest(`${JSON.stringify(w.usage)}\n${traceKey(w.trace)}\n${JSON.stringify(node.monitor)}`)}`;
-    if (seen.has(key)) return false;
-    seen.add(key);
-    if (!turnStates.has(stateKey)) {
-      turnStates.add(stateKey);
+    const text = JSON.stringify(w.turn);
+    fp.text(text);
+    const [stateHi, stateLo] = [fp.hi, fp.lo];
+    fp.text(`${JSON.stringify(w.usage)}\n${traceKey(w.trace)}\n${JSON.stringify(node.monitor)}`);
+    fp.pair(stateHi, stateLo, fp.hi, fp.lo);
+    if (!seen.add(fp.hi, fp.lo)) return false;
+    if (turnStates.add(stateHi, stateLo)) {
       if (isTerminal(w.turn)) {
         const label = outcomeOf(w.turn);
         terminalOutcomes[label] = (terminalOutcomes[label] ?? 0) + 1;
       }
       if (node.parent !== null && step !== null)
-        for (const problem of [...stateInvariantProblems(w.turn, 'state after'), parseProblem(w.turn)])
+        for (const problem of [...stateInvariantProblems(w.turn, 'state after'), textParseProblem(text)])
           if (problem !== undefined) report(node.parent, step, w.trace, 'invariant 3', problem);
     }
     return true;

@@ -20,7 +20,8 @@
 import { createTurn, isBlocking, isTerminal, parseTurnState, step as coreStep } from '@turnkit/core';
 import type { AgentAction, Effect, ToolCall, TurnEvent, TurnLimitsInput, TurnState } from '@turnkit/core';
 import { errorMessage } from '@turnkit/core/internal';
-import { digest, outcomeLabel } from './explore.js';
+import { outcomeLabel } from './explore.js';
+import { Fingerprint, FingerprintSet } from './fingerprint.js';
 import { stateJson } from './invariants.js';
 import type { StepFunction } from './logic.js';
 
@@ -93,12 +94,15 @@ export function exploreAgents(options: ExploreAgentsOptions): ExploreAgentsResul
   const run = options.step ?? coreStep;
   const initial = createTurn({ id: 'parent', agent: 'supervisor', limits: options.parent });
   const childLimits = options.child;
-  const seen = new Set<string>();
+  // Nodes by 64-bit fingerprint (fingerprint.ts), as exploreTurn keeps them.
+  const seen = new FingerprintSet();
+  const fp = new Fingerprint();
   const terminalOutcomes: Record<string, number> = {};
   const violations: AgentsViolation[] = [];
   let transitions = 0;
   let frontier: Node[] = [{ state: initial, history: NO_HISTORY, path: [] }];
-  seen.add(digest(stateJson(initial)));
+  fp.text(JSON.stringify(initial));
+  seen.add(fp.hi, fp.lo);
   let depth = 0;
   while (frontier.length > 0 && depth < options.maxDepth) {
     const next: Node[] = [];
@@ -119,9 +123,8 @@ export function exploreAgents(options: ExploreAgentsOptions): ExploreAgentsResul
           continue;
         }
         const history = checkEdge(node.state, event, after, effects, node.history, initial, report);
-        const key = digest(`${stateJson(after)}${JSON.stringify(history)}`);
-        if (seen.has(key)) continue;
-        seen.add(key);
+        fp.text(`${stateJson(after)}${JSON.stringify(history)}`);
+        if (!seen.add(fp.hi, fp.lo)) continue;
         if (isTerminal(after)) terminalOutcomes[outcomeLabel(after)] = (terminalOutcomes[outcomeLabel(after)] ?? 0) + 1;
         next.push({ state: after, history, path });
       }

@@ -1,25 +1,28 @@
 // Exhaustive breadth-first exploration of the real reducer over the finite alphabet of
 // `alphabet.ts`, checking the invariants on every edge. Nodes are keyed by the turn state plus the
 // invariant monitor, so the history invariants stay sound even when a (buggy) reducer reaches one
-// state along two histories; `states` counts distinct turn states. Keys are SHA-1 digests of the
-// JSON texts (28 characters instead of kilobytes per stored node). The purity re-runs of
-// invariants 2 and 3 run on one edge in `puritySample`; the checks that depend on a state alone
-// (core's state invariants and parseTurnState, invariant 3) run once per distinct state, on the
-// first edge that reaches it.
+// state along two histories; `states` counts distinct turn states. Nodes and states are kept as
+// 64-bit fingerprints (fingerprint.ts) and each node as its link back to the start, so a stored
+// node costs about 40 bytes whatever its state; only the frontier holds states. The purity
+// re-runs of invariants 2 and 3 run on the edges `puritySample` picks; the checks that depend on
+// a state alone (core's state invariants and parseTurnState, invariant 3) run once per distinct
+// state, on the first edge that reaches it. With `workers`, the levels are explored on worker
+// threads (explore-parallel.ts) with the same result.
 
-import { hash } from 'node:crypto';
 import { createTurn, isTerminal, step as coreStep } from '@turnkit/core';
 import { errorMessage } from '@turnkit/core/internal';
 import type { TurnLimitsInput, TurnState } from '@turnkit/core';
 import { labelledEventsFor, type LabelledEvent } from './alphabet.js';
+import { Fingerprint, FingerprintSet, parseSampled, sampled } from './fingerprint.js';
+import { ExploreWorkers, type Reply, type RankedViolation } from './explore-parallel.js';
 import {
   checkStep,
   initialMonitor,
-  parseProblem,
   stateInvariantProblems,
-  stateJson,
+  textParseProblem,
   type InvariantNumber,
   type MonitorState,
+  type TraceStep,
 } from './invariants.js';
 import type { StepFunction } from './logic.js';
 
@@ -37,8 +40,11 @@ export interface ExploreOptions {
   readonly maxViolations?: number;
   /**
    * The purity re-runs (`step` on deep-frozen copies, invariant 2, and on a JSON round trip of the
-   * state, invariant 3) run on one edge in this many (default 1: every edge). Every other check
-   * runs on every edge, and parseTurnState on every distinct state.
+   * state, invariant 3) run on one edge in this many (the edges of one expanded node in this
+   * many), and the parse check (parseTurnState gives
+   * the state back unchanged, invariant 3) on one distinct state in this many; each picked by a
+   * hash, the same on worker threads (default 1: every edge and every state). Every other check
+   * runs on every edge, and core's state invariants on every distinct state.
    */
   readonly puritySample?: number;
   /**
@@ -46,6 +52,13 @@ export interface ExploreOptions {
    * everything). The violations found are still the shortest ones; the result is then not exhaustive.
    */
   readonly stopAtViolation?: boolean;
+  /**
+   * Worker threads to explore on (default 1: this thread). With more, each worker owns the states
+   * whose fingerprint falls to it and checks the edges out of them; the result is the same as on
+   * one thread. Only with core's `step` and the default alphabet (workers import them themselves),
+   * and without `onProgress` between levels being able to stop them any sooner than a level.
+   */
+  readonly workers?: number;
 }
 
 export interface ExploreViolation {
@@ -79,18 +92,35 @@ export interface ExploreResult {
   readonly exhaustive: boolean;
   /** How long the exploration took, in ms. */
   readonly ms: number;
+  /**
+   * Bytes held for the nodes stored, whatever their states: the fingerprint tables (of nodes and
+   * of states, 16 bytes a slot, between a quarter and half full) and each node's link back to the
+   * start (5 bytes). The frontier's states, held only while their level is expanded, are not in it.
+   */
+  readonly storedBytes: number;
 }
 
-interface Node {
-  /** Null once the node is expanded: only the path back to the start is kept. */
-  state: TurnState | null;
-  monitor: MonitorState | null;
-  readonly parent: Node | null;
-  readonly via: LabelledEvent | null;
+/** A node waiting in the frontier: its state, its monitor and the monitor's fingerprint. */
+interface Open {
+  readonly state: TurnState;
+  readonly monitor: MonitorState;
+  readonly monitorHi: number;
+  readonly monitorLo: number;
 }
 
-/** A short key for a text: its SHA-1 digest (base64). */
-export const digest = (text: string): string => hash('sha1', text, 'base64');
+/**
+ * How each node of a depth level was reached: the index of its parent in the level before, and
+ * the index of the event in the parent's alphabet. A path is rebuilt from these by replaying the
+ * alphabet and `step` from the start (invariant 2 checks that `step` is deterministic), so a
+ * stored node costs 5 bytes here and 16 in the fingerprint table, whatever its state.
+ */
+interface Level {
+  readonly parents: Int32Array;
+  readonly events: Uint8Array;
+}
+
+const PURE = { purity: true, parseStates: false, stateInvariants: false } as const;
+const SAMPLED_OUT = { purity: false, parseStates: false, stateInvariants: false } as const;
 
 /**
  * Explores every state reachable from `createTurn({ limits })` within `maxDepth` events.
@@ -107,85 +137,120 @@ export function exploreTurn(options: ExploreOptions): ExploreResult {
   const puritySample = options.puritySample ?? 1;
   if (!Number.isInteger(puritySample) || puritySample < 1)
     throw new TypeError(`exploreTurn: puritySample must be a whole number ≥ 1, got ${String(options.puritySample)}.`);
+  const workers = options.workers ?? 1;
+  if (!Number.isInteger(workers) || workers < 1 || workers > 64)
+    throw new TypeError(`exploreTurn: workers must be a whole number from 1 to 64, got ${String(options.workers)}.`);
+  if (workers > 1 && (options.step !== undefined || options.events !== undefined))
+    throw new TypeError(
+      "exploreTurn: workers explore core's step and the default alphabet only (a function cannot cross to a worker thread); leave out step and events, or workers.",
+    );
+  if (workers > 1) return exploreInWorkers(options, workers, maxViolations, puritySample, started);
   const initial = createTurn({ id: 'turn-1', limits: options.limits });
   const limits = initial.limits;
+  const pureOptions = { ...PURE, step: run };
+  const sampledOutOptions = { ...SAMPLED_OUT, step: run };
 
-  const seenNodes = new Set<string>();
-  const seenStates = new Set<string>();
+  const seenNodes = new FingerprintSet();
+  const seenStates = new FingerprintSet();
+  const fp = new Fingerprint();
   const terminalOutcomes: Record<string, number> = {};
   const violations: ExploreViolation[] = [];
+  const levels: Level[] = [];
   let violationCount = 0;
   let transitions = 0;
 
-  const report = (node: Node, entry: LabelledEvent | null, invariant: InvariantNumber, message: string): void => {
+  /** Violation `at` an edge: `entry` taken from node `index` of the last level (or at the start). */
+  const report = (index: number, entry: LabelledEvent | null, invariant: InvariantNumber, message: string): void => {
     violationCount += 1;
     if (violations.length >= maxViolations) return;
-    const path = pathTo(node);
+    const path = replayPath(initial, levels, index, run, alphabet);
     if (entry !== null) path.push(entry);
     violations.push({ invariant, message, path: path.map((e) => e.label), events: path.map((e) => e.event) });
   };
 
-  /** True when the node is new; a new distinct state is counted and checked alone (invariant 3). */
-  const visit = (state: TurnState, monitor: MonitorState, at: Node, entry: LabelledEvent | null): boolean => {
-    const stateKey = digest(stateJson(state));
-    const nodeKey = `${stateKey}${digest(JSON.stringify(monitor))}`;
-    if (seenNodes.has(nodeKey)) return false;
-    seenNodes.add(nodeKey);
-    if (!seenStates.has(stateKey)) {
-      seenStates.add(stateKey);
+  /**
+   * True when the node (the state with the monitor whose fingerprint is given) is new; a new
+   * distinct state is counted and checked alone (invariant 3).
+   */
+  const visit = (state: TurnState, monitorHi: number, monitorLo: number, at: number, entry: LabelledEvent | null): boolean => {
+    const text = JSON.stringify(state);
+    fp.text(text);
+    const stateHi = fp.hi;
+    const stateLo = fp.lo;
+    fp.pair(stateHi, stateLo, monitorHi, monitorLo);
+    if (!seenNodes.add(fp.hi, fp.lo)) return false;
+    if (seenStates.add(stateHi, stateLo)) {
       if (isTerminal(state)) terminalOutcomes[outcomeLabel(state)] = (terminalOutcomes[outcomeLabel(state)] ?? 0) + 1;
       for (const problem of stateInvariantProblems(state, entry === null ? 'state' : 'state after'))
         report(at, entry, 3, problem);
-      const problem = parseProblem(state);
-      if (problem !== undefined) report(at, entry, 3, problem);
+      if (parseSampled(stateHi, puritySample)) {
+        const problem = textParseProblem(text);
+        if (problem !== undefined) report(at, entry, 3, problem);
+      }
     }
     return true;
   };
 
-  const start: Node = { state: initial, monitor: initialMonitor(initial), parent: null, via: null };
-  let frontier: Node[] = [start];
-  visit(initial, start.monitor!, start, null);
+  const startMonitor = initialMonitor(initial);
+  fp.text(JSON.stringify(startMonitor));
+  let frontier: Open[] = [{ state: initial, monitor: startMonitor, monitorHi: fp.hi, monitorLo: fp.lo }];
+  visit(initial, frontier[0]!.monitorHi, frontier[0]!.monitorLo, -1, null);
   let depth = 0;
   while (frontier.length > 0 && depth < options.maxDepth) {
-    const next: Node[] = [];
-    for (const node of frontier) {
-      const state = node.state!;
-      const monitor = node.monitor!;
-      for (const entry of alphabet(state)) {
+    const next: Open[] = [];
+    const parents: number[] = [];
+    const events: number[] = [];
+    for (let index = 0; index < frontier.length; index++) {
+      const { state, monitor, monitorHi, monitorLo } = frontier[index]!;
+      const entries = alphabet(state);
+      if (entries.length > 256)
+        throw new RangeError(`exploreTurn: the alphabet gave ${entries.length} events for one state; at most 256.`);
+      for (let e = 0; e < entries.length; e++) {
+        const entry = entries[e]!;
         transitions += 1;
-        let record;
+        let record: TraceStep;
         try {
           const [after, effects] = run(state, entry.event);
           record = { state, event: entry.event, next: after, effects };
         } catch (error) {
           record = { state, event: entry.event, next: state, effects: [], thrown: errorMessage(error) };
         }
-        const checked = checkStep(limits, record, depth, monitor, {
-          step: run,
-          purity: transitions % puritySample === 0,
-          parseStates: false,
-          stateInvariants: false,
-        });
+        const checked = checkStep(
+          limits,
+          record,
+          depth,
+          monitor,
+          sampled(index, depth, puritySample) ? pureOptions : sampledOutOptions,
+        );
         violationCount += checked.violations.length;
         for (const v of checked.violations) {
           if (violations.length >= maxViolations) break;
-          const path = pathTo(node);
+          const path = replayPath(initial, levels, index, run, alphabet);
+          path.push(entry);
           violations.push({
             invariant: v.invariant,
             message: v.message,
-            path: [...path.map((e) => e.label), entry.label],
-            events: [...path.map((e) => e.event), entry.event],
+            path: path.map((p) => p.label),
+            events: path.map((p) => p.event),
           });
         }
         if (record.thrown !== undefined) continue;
+        let mHi = monitorHi;
+        let mLo = monitorLo;
+        if (checked.monitor !== monitor) {
+          fp.text(JSON.stringify(checked.monitor));
+          mHi = fp.hi;
+          mLo = fp.lo;
+        }
         // A terminal state is checked (absorption) but not expanded further than once.
-        if (visit(record.next, checked.monitor, node, entry) && !(isTerminal(state) && record.next === state)) {
-          next.push({ state: record.next, monitor: checked.monitor, parent: node, via: entry });
+        if (visit(record.next, mHi, mLo, index, entry) && !(isTerminal(state) && record.next === state)) {
+          next.push({ state: record.next, monitor: checked.monitor, monitorHi: mHi, monitorLo: mLo });
+          parents.push(index);
+          events.push(e);
         }
       }
-      node.state = null;
-      node.monitor = null;
     }
+    levels.push({ parents: Int32Array.from(parents), events: Uint8Array.from(events) });
     frontier = next;
     depth += 1;
     options.onProgress?.({ states: seenStates.size, frontier: frontier.length, depth });
@@ -202,13 +267,155 @@ export function exploreTurn(options: ExploreOptions): ExploreResult {
     depth,
     exhaustive: frontier.length === 0,
     ms: Math.round(performance.now() - started),
+    storedBytes: seenNodes.bytes + seenStates.bytes + linkBytes(levels),
   };
 }
 
-function pathTo(node: Node): LabelledEvent[] {
+/** `exploreTurn` on `count` worker threads (explore-parallel.ts): the same result as on one. */
+function exploreInWorkers(
+  options: ExploreOptions,
+  count: number,
+  maxViolations: number,
+  puritySample: number,
+  started: number,
+): ExploreResult {
+  const initial = createTurn({ id: 'turn-1', limits: options.limits });
+  const pool = new ExploreWorkers({ limits: options.limits, puritySample, maxViolations, count });
+  try {
+    const levels: Level[] = [];
+    const violations: ExploreViolation[] = [];
+    const terminalOutcomes: Record<string, number> = {};
+    let violationCount = 0;
+    let transitions = 0;
+    let states = 0;
+    let nodes = 0;
+    let tableBytes = 0;
+    /** Counts, outcomes and violations of a level's replies; the violations kept in the one-thread order. */
+    const gather = (replies: readonly Reply[][]): void => {
+      const ranked: RankedViolation[] = [];
+      for (const reply of replies.flat()) {
+        violationCount += reply.violationCount ?? 0;
+        transitions += reply.transitions ?? 0;
+        ranked.push(...(reply.violations ?? []));
+        for (const [label, n] of Object.entries(reply.terminalOutcomes ?? {}))
+          terminalOutcomes[label] = (terminalOutcomes[label] ?? 0) + n;
+      }
+      const last = replies[replies.length - 1]!;
+      states = last.reduce((sum, r) => sum + (r.states ?? 0), 0);
+      tableBytes = last.reduce((sum, r) => sum + (r.tableBytes ?? 0), 0);
+      nodes = last.reduce((sum, r) => sum + (r.nodes ?? 0), 0);
+      ranked.sort((a, b) => a.rank - b.rank || a.sub - b.sub || a.seq - b.seq);
+      for (const v of ranked) {
+        if (violations.length >= maxViolations) break;
+        const path = v.rank < 0 ? [] : replayPath(initial, levels, Math.floor(v.rank / 256), coreStep, labelledEventsFor);
+        if (v.rank >= 0) {
+          const entry = labelledEventsFor(replayState(initial, path))[v.rank % 256];
+          if (entry !== undefined) path.push(entry);
+        }
+        violations.push({
+          invariant: v.invariant,
+          message: v.message,
+          path: path.map((e) => e.label),
+          events: path.map((e) => e.event),
+        });
+      }
+    };
+    /** The ranks of the nodes each worker accepted, merged: the next level in the one-thread order. */
+    const nextLevel = (replies: readonly Reply[]): Int32Array[] => {
+      const all: Array<[rank: number, worker: number, at: number]> = [];
+      replies.forEach((r, w) => {
+        (r.ranks ?? new Float64Array()).forEach((rank, at) => {
+          all.push([rank, w, at]);
+        });
+      });
+      all.sort((a, b) => a[0] - b[0]);
+      const indices = replies.map((r) => new Int32Array(r.ranks?.length ?? 0));
+      const parents = new Int32Array(all.length);
+      const events = new Uint8Array(all.length);
+      all.forEach(([rank, w, at], i) => {
+        indices[w]![at] = i;
+        parents[i] = Math.floor(rank / 256);
+        events[i] = rank % 256;
+      });
+      if (all.length > 0 && all[0]![0] >= 0) levels.push({ parents, events });
+      return indices;
+    };
+
+    const start = pool.command(() => ({ kind: 'start' }));
+    gather([start]);
+    let indices = nextLevel(start);
+    let frontier = indices.reduce((sum, a) => sum + a.length, 0);
+    let depth = 0;
+    while (frontier > 0 && depth < options.maxDepth) {
+      const at = depth;
+      const given = indices;
+      const expanded = pool.command((id) => ({ kind: 'expand', depth: at, indices: given[id]! }));
+      const accepted = pool.command(() => ({ kind: 'accept' }));
+      gather([expanded, accepted]);
+      indices = nextLevel(accepted);
+      frontier = indices.reduce((sum, a) => sum + a.length, 0);
+      depth += 1;
+      options.onProgress?.({ states, frontier, depth });
+      if (options.stopAtViolation === true && violationCount > 0) break;
+    }
+    return {
+      states,
+      nodes,
+      transitions,
+      terminalOutcomes,
+      violations,
+      violationCount,
+      depth,
+      exhaustive: frontier === 0,
+      ms: Math.round(performance.now() - started),
+      storedBytes: tableBytes + linkBytes(levels),
+    };
+  } finally {
+    pool.close();
+  }
+}
+
+const linkBytes = (levels: readonly Level[]): number =>
+  levels.reduce((sum, level) => sum + level.parents.byteLength + level.events.byteLength, 0);
+
+/** The state a path of events leads to from `initial`. */
+function replayState(initial: TurnState, path: readonly LabelledEvent[]): TurnState {
+  let state = initial;
+  for (const entry of path) state = coreStep(state, entry.event)[0];
+  return state;
+}
+
+/**
+ * The events from the start to node `index` of the last level in `levels` (-1: the start itself),
+ * rebuilt by replaying the alphabet and `step`.
+ */
+function replayPath(
+  initial: TurnState,
+  levels: readonly Level[],
+  index: number,
+  run: StepFunction,
+  alphabet: (state: TurnState) => readonly LabelledEvent[],
+): LabelledEvent[] {
+  const choices: number[] = [];
+  for (let d = levels.length - 1, i = index; d >= 0 && i >= 0; d--) {
+    const level = levels[d]!;
+    choices.push(level.events[i]!);
+    i = level.parents[i]!;
+  }
+  choices.reverse();
   const path: LabelledEvent[] = [];
-  for (let n: Node | null = node; n !== null && n.via !== null; n = n.parent) path.push(n.via);
-  return path.reverse();
+  let state = initial;
+  for (const choice of choices) {
+    const entry = alphabet(state)[choice];
+    if (entry === undefined) break;
+    path.push(entry);
+    try {
+      state = run(state, entry.event)[0];
+    } catch {
+      break;
+    }
+  }
+  return path;
 }
 
 /** `stopped:completed`, `failed:incomplete_batch`, `cancelled`. */

@@ -52,6 +52,20 @@ export function observeHistory(limits: TurnLimits, record: TraceStep, monitor: M
   const { modelCalls } = limitsHeld(limits, record, monitor, report);
   const { dispatched, executed, parked, decided } = callsRunOnce(record, monitor, report);
   const { loopSignature, loopRun, callsAfterLoop, recoveries } = loopsStopped(limits, record, monitor, report);
+  // Unchanged, the monitor is given back as it is: an exploration keys nodes by it and reuses its key.
+  if (
+    open === monitor.open &&
+    modelCalls === monitor.modelCalls &&
+    dispatched === monitor.dispatched &&
+    executed === monitor.executed &&
+    parked === monitor.parked &&
+    decided === monitor.decided &&
+    loopSignature === monitor.loopSignature &&
+    loopRun === monitor.loopRun &&
+    callsAfterLoop === monitor.callsAfterLoop &&
+    recoveries === monitor.recoveries
+  )
+    return monitor;
   return { open, modelCalls, dispatched, executed, parked, decided, loopSignature, loopRun, callsAfterLoop, recoveries };
 }
 
@@ -153,9 +167,9 @@ function callsRunOnce(record: TraceStep, monitor: MonitorState, report: Report):
   // Leaving the approval round forgets it: a call can run only in its own round, and being
   // dispatched again would already be a violation.
   if (record.next.status !== 'awaiting_approval' && record.next.status !== 'executing_approved') {
-    parked = [];
-    decided = {};
-    executed = [];
+    if (parked.length > 0) parked = [];
+    if (Object.keys(decided).length > 0) decided = {};
+    if (executed.length > 0) executed = [];
   }
   return { dispatched, executed, parked, decided };
 }

@@ -114,7 +114,7 @@ function purityReruns(record: TraceStep, run: StepFunction, report: Report, dete
 
 // 3. Every state keeps core's state invariants and passes parseTurnState unchanged. Without
 // `stateInvariants` the first is skipped, without `parseStates` the second (an exploration runs
-// both once per distinct state instead: `stateInvariantProblems`, `parseProblem`).
+// both once per distinct state instead: `stateInvariantProblems`, `textParseProblem`).
 function stateChecks(record: TraceStep, report: Report, stateInvariants: boolean, parseStates: boolean): void {
   if (record.thrown !== undefined) return;
   if (stateInvariants) {
@@ -138,7 +138,7 @@ function brokenStateInvariants(name: string, state: TurnState): string[] {
 /**
  * Core's cross-field state invariants for one state, as messages (a check that throws is one).
  * An exploration runs them once per distinct state, on the first edge that reaches it, with the
- * parse check (`parseProblem`); `name` says which state of that edge it is.
+ * parse check (`textParseProblem`); `name` says which state of that edge it is.
  */
 export function stateInvariantProblems(state: TurnState, name: string): string[] {
   try {
@@ -146,18 +146,6 @@ export function stateInvariantProblems(state: TurnState, name: string): string[]
   } catch (error) {
     return [`checking the ${name} against core's state invariants threw: ${describe(error)}`];
   }
-}
-
-/**
- * Invariant 3's parse check of one state: undefined when parseTurnState accepts its JSON and gives
- * it back unchanged, else what went wrong. An exploration runs it once per distinct state.
- */
-export function parseProblem(state: TurnState): string | undefined {
-  let problem: string | undefined;
-  parsesUnchanged('state', state, (_n, message) => {
-    problem = message;
-  });
-  return problem;
 }
 
 // An exploration meets one state object on every edge out of it (and the state an edge makes is
@@ -205,14 +193,24 @@ function parsesUnchanged(name: string, state: TurnState, report: Report): void {
   if (problem !== undefined) report(3, problem);
 }
 
-/** The parse check of a state's JSON text (see `parseProblem`); `name` says which state it is. */
+/** The parse check of a state's JSON text, remembering the texts that passed; `name` says which state it is. */
 function parseProblemOfText(text: string, name: string): string | undefined {
+  if (parsedUnchanged.has(text)) return undefined;
+  const problem = textParseProblem(text, name);
+  if (problem !== undefined) return problem;
+  if (parsedUnchanged.size >= MAX_PARSED_TEXTS) parsedUnchanged.clear();
+  parsedUnchanged.add(text);
+  return undefined;
+}
+
+/**
+ * Invariant 3's parse check of a state's JSON text, without remembering the texts that passed:
+ * an exploration, which meets each distinct state once, runs it on the text it fingerprinted.
+ */
+export function textParseProblem(text: string, name = 'state'): string | undefined {
   try {
-    if (parsedUnchanged.has(text)) return undefined;
     const plain = JSON.parse(text) as { status?: unknown };
     if (!deepEqual(parseTurnState(text), plain)) return `parseTurnState changed the ${name} (status ${String(plain.status)})`;
-    if (parsedUnchanged.size >= MAX_PARSED_TEXTS) parsedUnchanged.clear();
-    parsedUnchanged.add(text);
     return undefined;
   } catch (error) {
     return `parseTurnState rejected the ${name}: ${describe(error)}`;

@@ -47,7 +47,7 @@ export interface CheckOptions {
   readonly purity?: boolean;
   /**
    * `parseTurnState` accepts both states of the step unchanged (invariant 3). Default true. An
-   * exploration turns it off and runs `parseProblem` once per distinct state instead.
+   * exploration turns it off and runs `textParseProblem` once per distinct state instead.
    */
   readonly parseStates?: boolean;
   /**

@@ -129,7 +129,13 @@ function addInspectCommands(program: Command, examples: string, setExit: (code: 
     .option('--depth <n>', 'stop expanding after this many events from the start', wholeNumber(1), 60)
     .option(
       '--purity-sample <n>',
-      'run the purity re-runs of invariants 2 and 3 (step on frozen copies and on a JSON round trip) on one edge in n',
+      'run the purity re-runs of invariants 2 and 3 (step on frozen copies and on a JSON round trip) on one edge in n, and the parse check on one distinct state in n',
+      wholeNumber(1),
+      1,
+    )
+    .option(
+      '--workers <n>',
+      "explore on n worker threads (each owns the states whose fingerprint falls to it; the result is the one-thread run's)",
       wholeNumber(1),
       1,
     )
@@ -144,7 +150,7 @@ function addInspectCommands(program: Command, examples: string, setExit: (code: 
     .option('--calls-per-reply <n>', 'with --agent: model replies make every set of up to n distinct calls', wholeNumber(1), 2)
     .addHelpText(
       'after',
-      '\nExamples:\n  $ turnkit check\n  $ turnkit check --max-iterations 3 --loop-threshold 3 --depth 80\n  $ turnkit check --store\n  $ turnkit check --store --write docs/model-checking.md\n  $ turnkit check --agent agents.ts --out agent.counterexample.test.ts',
+      '\nExamples:\n  $ turnkit check\n  $ turnkit check --max-iterations 3 --loop-threshold 3 --depth 80 --workers 2\n  $ turnkit check --store\n  $ turnkit check --store --write docs/model-checking.md\n  $ turnkit check --agent agents.ts --out agent.counterexample.test.ts',
     )
     .action(async (flags: CheckFlags) => setExit(await checkAction(flags)));
 }
@@ -164,6 +170,7 @@ interface CheckFlags {
   readonly repairs: number;
   readonly depth: number;
   readonly puritySample: number;
+  readonly workers: number;
   readonly store?: boolean;
   readonly write?: string;
   readonly agent?: string;
@@ -177,6 +184,8 @@ interface CheckFlags {
  * The model checker is loaded here, when asked for: the other commands start without it.
  */
 async function checkAction(flags: CheckFlags): Promise<number> {
+  if (flags.workers > 1 && (flags.agent !== undefined || flags.store === true))
+    throw new UsageError('--workers explores the turn machine on worker threads; --agent and --store run on one thread.');
   if (flags.agent !== undefined) {
     if (flags.store === true || flags.write !== undefined)
       throw new UsageError('--agent checks an agent; --store and --write check the durable protocol: pick one.');

@@ -23,6 +23,8 @@ export interface CheckCommandOptions {
   readonly depth: number;
   /** The purity re-runs of invariants 2 and 3 on one edge in this many (default 1: every edge). */
   readonly puritySample?: number;
+  /** Worker threads to explore on (default 1: this thread). */
+  readonly workers?: number;
   /** The reducer to explore (default core's `step`). Internal, not a flag: tests pass a broken one. */
   readonly step?: StepFunction;
 }
@@ -33,7 +35,7 @@ export async function checkCommand(o: CheckCommandOptions): Promise<number> {
   checkLimits(limits, o);
   const out = (line = ''): void => void process.stdout.write(`${line}\n`);
   out(
-    `${pc.bold('turnkit check')} ${pc.dim(`· maxIterations ${o.maxIterations} · loopThreshold ${o.loopThreshold} · repairs ${o.repairs} · depth ≤ ${o.depth}${(o.puritySample ?? 1) > 1 ? ` · purity re-runs on 1 edge in ${o.puritySample}` : ''}`)}`,
+    `${pc.bold('turnkit check')} ${pc.dim(`· maxIterations ${o.maxIterations} · loopThreshold ${o.loopThreshold} · repairs ${o.repairs} · depth ≤ ${o.depth}${(o.puritySample ?? 1) > 1 ? ` · purity re-runs on 1 edge in ${o.puritySample}` : ''}${(o.workers ?? 1) > 1 ? ` · ${o.workers} worker threads` : ''}`)}`,
   );
 
   const bar = stderrBar('exploring {bar} depth {value}/{total} · {states} states · {frontier} to expand');
@@ -45,6 +47,7 @@ export async function checkCommand(o: CheckCommandOptions): Promise<number> {
       maxDepth: o.depth,
       ...definedProps({ step: o.step }),
       ...definedProps({ puritySample: o.puritySample }),
+      ...definedProps({ workers: o.workers }),
       onProgress: (p) => bar?.update(p.depth, { states: p.states, frontier: p.frontier }),
     });
   } finally {

@@ -1,0 +1,153 @@
+// Fingerprints, as TLC keeps them: the explorations store a 64-bit hash of each node instead of
+// its text, in an open-addressing table of 32-bit pairs (16 bytes a slot, at most half full). Two
+// different nodes with one fingerprint would make the second look visited and go unexplored: the
+// chance that this happens at all in an exploration of n nodes is about n² / 2⁶⁵ (docs/model-checking.md,
+// "Fingerprints"). A state's fingerprint is the SHA-1 digest of its JSON text (native, and faster
+// here than hashing the text in JavaScript), cut to its first 64 bits; texts stand for states
+// exactly as the explorations keyed them before (same JSON, same node), so the counts are the same.
+
+import { hash } from 'node:crypto';
+
+/** Base64 digit values by character code (SHA-1 digests come as base64 text). */
+const BASE64 = new Uint8Array(128);
+for (const [i, c] of [...'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/'].entries())
+  BASE64[c.charCodeAt(0)] = i;
+
+/** A 64-bit fingerprint as two unsigned 32-bit halves; the methods set `hi` and `lo` (no allocation per call). */
+export class Fingerprint {
+  hi = 0;
+  lo = 0;
+
+  /** The fingerprint of a text: the first 64 bits of its SHA-1 digest. */
+  text(text: string): this {
+    const d = hash('sha1', text, 'base64');
+    const c = (i: number): number => BASE64[d.charCodeAt(i)]!;
+    this.hi = ((c(0) << 26) | (c(1) << 20) | (c(2) << 14) | (c(3) << 8) | (c(4) << 2) | (c(5) >>> 4)) >>> 0;
+    this.lo = (((c(5) & 15) << 28) | (c(6) << 22) | (c(7) << 16) | (c(8) << 10) | (c(9) << 4) | (c(10) >>> 2)) >>> 0;
+    return this;
+  }
+
+  /**
+   * The fingerprint of a pair of fingerprints (a node: its state's and its monitor's), mixed so
+   * that every bit of both halves reaches every bit of the result (murmur3's finalizer on each
+   * half, crossed).
+   */
+  pair(aHi: number, aLo: number, bHi: number, bLo: number): this {
+    let h = mix(aHi ^ Math.imul(bLo, 0x9e3779b1));
+    let l = mix(aLo ^ Math.imul(bHi, 0x85ebca77));
+    h = mix(h ^ Math.imul(l, 0xc2b2ae3d) ^ bHi);
+    l = mix(l ^ Math.imul(h, 0x27d4eb2f) ^ bLo);
+    this.hi = h >>> 0;
+    this.lo = l >>> 0;
+    return this;
+  }
+}
+
+function mix(x: number): number {
+  let h = x | 0;
+  h = Math.imul(h ^ (h >>> 16), 0x85ebca6b);
+  h = Math.imul(h ^ (h >>> 13), 0xc2b2ae35);
+  return h ^ (h >>> 16);
+}
+
+/**
+ * A set of 64-bit fingerprints: open addressing with linear probing over an Int32Array of
+ * (hi, lo) pairs, doubled when half full. The pair (0, 0) marks an empty slot, so a fingerprint
+ * (0, 0) is stored as (0, 1).
+ */
+export class FingerprintSet {
+  #slots: Int32Array;
+  #mask: number;
+  #size = 0;
+
+  constructor(capacity = 1 << 16) {
+    let n = 1 << 4;
+    while (n < capacity) n <<= 1;
+    this.#slots = new Int32Array(n * 2);
+    this.#mask = n - 1;
+  }
+
+  /** Fingerprints stored. */
+  get size(): number {
+    return this.#size;
+  }
+
+  /** Bytes the table holds. */
+  get bytes(): number {
+    return this.#slots.byteLength;
+  }
+
+  /** Adds the fingerprint; true when it was not there. */
+  add(hi: number, lo: number): boolean {
+    const h = hi | 0;
+    const l = (hi | lo) === 0 ? 1 : lo | 0;
+    const slots = this.#slots;
+    const mask = this.#mask;
+    let i = (l ^ Math.imul(h, 0x27d4eb2f)) & mask;
+    for (;;) {
+      const at = i << 1;
+      const sh = slots[at]!;
+      const sl = slots[at + 1]!;
+      if (sh === 0 && sl === 0) {
+        slots[at] = h;
+        slots[at + 1] = l;
+        this.#size += 1;
+        if (this.#size * 2 > mask) this.#grow();
+        return true;
+      }
+      if (sh === h && sl === l) return false;
+      i = (i + 1) & mask;
+    }
+  }
+
+  /** True when the fingerprint is in the set. */
+  has(hi: number, lo: number): boolean {
+    const h = hi | 0;
+    const l = (hi | lo) === 0 ? 1 : lo | 0;
+    const slots = this.#slots;
+    const mask = this.#mask;
+    let i = (l ^ Math.imul(h, 0x27d4eb2f)) & mask;
+    for (;;) {
+      const at = i << 1;
+      const sh = slots[at]!;
+      const sl = slots[at + 1]!;
+      if (sh === 0 && sl === 0) return false;
+      if (sh === h && sl === l) return true;
+      i = (i + 1) & mask;
+    }
+  }
+
+  #grow(): void {
+    const old = this.#slots;
+    const n = (this.#mask + 1) * 2;
+    this.#slots = new Int32Array(n * 2);
+    this.#mask = n - 1;
+    this.#size = 0;
+    for (let at = 0; at < old.length; at += 2) {
+      const h = old[at]!;
+      const l = old[at + 1]!;
+      if (h !== 0 || l !== 0) this.add(h, l);
+    }
+  }
+}
+
+/**
+ * True for the nodes whose edges get the purity re-runs when they run on one edge in `sample`:
+ * node `index` of level `depth`, chosen by a hash of the two, so that a run on worker threads
+ * re-runs the same edges as a run on one thread. A whole node's edges are picked, not single
+ * edges, so that the deep-frozen copy of its state, made once, serves all of them. `sample` 1:
+ * every edge.
+ */
+export function sampled(index: number, depth: number, sample: number): boolean {
+  if (sample <= 1) return true;
+  return (mix(mix(index) ^ Math.imul(depth + 1, 0x9e3779b1)) >>> 0) % sample === 0;
+}
+
+/**
+ * True for the distinct states whose parse check runs when it runs on one state in `sample`: by
+ * the high half of the state's fingerprint (the low half picks a state's worker, so the sample
+ * is spread over the workers). `sample` 1: every state.
+ */
+export function parseSampled(stateHi: number, sample: number): boolean {
+  return sample <= 1 || (stateHi >>> 0) % sample === 0;
+}

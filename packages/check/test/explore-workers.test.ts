@@ -1,0 +1,26 @@
+// exploreTurn on worker threads gives the result of the run on one thread: counts, outcomes,
+// depth, and where a cut-off bound stops. The workers load the sources as this file does.
+
+import { describe, expect, it } from 'vitest';
+import { exploreTurn, type ExploreResult } from '@turnkit/check';
+
+const same = (r: ExploreResult) => ({ ...r, ms: 0, storedBytes: 0 });
+
+describe('exploreTurn on worker threads', () => {
+  it('two workers: the same states, nodes, transitions, outcomes, depth and violations as one thread (maxIterations 1, exhaustive)', () => {
+    const limits = { maxIterations: 1, loopThreshold: 2, maxOutputRepairs: 1 };
+    const levels: number[] = [];
+    const one = exploreTurn({ limits, maxDepth: 60, puritySample: 4 });
+    const two = exploreTurn({ limits, maxDepth: 60, puritySample: 4, workers: 2, onProgress: (p) => levels.push(p.states) });
+    expect(same(two)).toEqual(same(one));
+    expect(one.exhaustive).toBe(true);
+    expect(levels).toHaveLength(one.depth);
+    expect(levels.at(-1)).toBe(one.states);
+  });
+
+  it('refuses workers with a step or an alphabet of its own, and a worker count out of range', () => {
+    const limits = { maxIterations: 1 };
+    expect(() => exploreTurn({ limits, maxDepth: 4, workers: 2, step: (s) => [s, []] })).toThrow(/leave out step and events/);
+    expect(() => exploreTurn({ limits, maxDepth: 4, workers: 0 })).toThrow(/workers must be a whole number from 1 to 64, got 0/);
+  });
+});
