@@ -311,6 +311,22 @@ const { workerData } = require('node:worker_threads');
 })();
 `;
 
+/**
+ * The worker threads' Node options: the process's, without what makes it run code of its own
+ * (`-e`, `-p` and their code; `--input-type`, which would read the worker's CommonJS boot code as a
+ * module), and with the sources' condition when the caller runs from them.
+ */
+export function workerArgv(source: boolean, argv: readonly string[] = process.execArgv): string[] {
+  const out: string[] = [];
+  for (let i = 0; i < argv.length; i++) {
+    const arg = argv[i] as string;
+    if (arg === '-e' || arg === '--eval' || arg === '-p' || arg === '--print') i += 1;
+    else if (!/^(?:--eval=|--print=|--input-type)/.test(arg)) out.push(arg);
+  }
+  if (source && !out.includes('--conditions=@turnkit/source')) out.push('--conditions=@turnkit/source');
+  return out;
+}
+
 /** The caller's side: `count` workers, commands to all of them, and their replies in worker order. */
 export class ExploreWorkers {
   readonly #workers: Worker[] = [];
@@ -352,7 +368,7 @@ export class ExploreWorkers {
         eval: true,
         workerData: { setup, module: import.meta.url, tsx },
         transferList: [control.port2, ...peers.filter((p): p is MessagePort => p !== null)],
-        ...(source ? { execArgv: ['--conditions=@turnkit/source'] } : {}),
+        execArgv: workerArgv(source),
       });
       worker.unref();
       this.#workers.push(worker);

@@ -3,6 +3,7 @@
 
 import { describe, expect, it } from 'vitest';
 import { exploreTurn, type ExploreResult } from '@turnkit/check';
+import { workerArgv } from '../src/explore-parallel.js';
 
 const same = (r: ExploreResult) => ({ ...r, ms: 0, storedBytes: 0 });
 
@@ -22,5 +23,14 @@ describe('exploreTurn on worker threads', () => {
     const limits = { maxIterations: 1 };
     expect(() => exploreTurn({ limits, maxDepth: 4, workers: 2, step: (s) => [s, []] })).toThrow(/leave out step and events/);
     expect(() => exploreTurn({ limits, maxDepth: 4, workers: 0 })).toThrow(/workers must be a whole number from 1 to 64, got 0/);
+  });
+
+  it("start the workers with the process's Node options, less the code and module type of `node -e`", () => {
+    // A worker that inherited `--input-type=module` read its CommonJS boot code as a module and never answered.
+    expect(workerArgv(false, ['--input-type=module', '-e', 'import x', '--max-old-space-size=4096'])).toEqual([
+      '--max-old-space-size=4096',
+    ]);
+    expect(workerArgv(false, ['-p', '1+1', '--eval=2', '--import', 'tsx'])).toEqual(['--import', 'tsx']);
+    expect(workerArgv(true, [])).toEqual(['--conditions=@turnkit/source']);
   });
 });
