@@ -69,14 +69,14 @@ const LANGGRAPH_MAX_ROUNDS = 100;
 const CHILD = fileURLToPath(new URL('./durable-long-child.js', import.meta.url));
 const now = (): number => performance.timeOrigin + performance.now();
 
-function databaseUrl(server: string, database: string): string {
+export function databaseUrl(server: string, database: string): string {
   const url = new URL(server);
   url.pathname = `/${database}`;
   return url.toString();
 }
 
 /** pg_waldump and the server's log directory, when this machine can read them. */
-async function walDump(admin: pg.Client): Promise<{ bin: string; dir: string } | null> {
+export async function walDump(admin: pg.Client): Promise<{ bin: string; dir: string } | null> {
   try {
     const dataDir = String((await admin.query('SHOW data_directory')).rows[0]?.data_directory);
     const binDir = String((await admin.query(`SELECT setting FROM pg_config WHERE name = 'BINDIR'`)).rows[0]?.setting);
@@ -89,7 +89,7 @@ async function walDump(admin: pg.Client): Promise<{ bin: string; dir: string } |
 }
 
 /** Bytes of the log records, between two positions, of the transactions that touched database `oid` (pg_waldump, read as it prints). */
-async function databaseWal(dump: { bin: string; dir: string }, from: string, to: string, oid: number): Promise<number> {
+export async function databaseWal(dump: { bin: string; dir: string }, from: string, to: string, oid: number): Promise<number> {
   const counter = new WalCounter(oid);
   const child = spawn(dump.bin, ['-p', dump.dir, '-s', from, '-e', to], { stdio: ['ignore', 'pipe', 'inherit'] });
   const exited = new Promise((resolve) => child.on('close', resolve));
