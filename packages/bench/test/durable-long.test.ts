@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { type LongReport, renderLongSection, walOfDatabase } from '../src/durable-long.js';
+import { type LongReport, renderLongSection, walOfDatabase, walPartsOfDatabase } from '../src/durable-long.js';
 
 // Lines as pg_waldump (Postgres 15) prints them.
 const DUMP = [
@@ -19,6 +19,16 @@ describe('the long-turn bench', () => {
     expect(walOfDatabase(DUMP, 1)).toBe(0);
   });
 
+  it("splits a database's WAL by relation and record type, page images apart", () => {
+    const parts = walPartsOfDatabase(DUMP, 16384, new Map([['16390', 'turnkit_log']]));
+    expect(Object.fromEntries(parts)).toEqual({
+      'turnkit_log INSERT': 54,
+      'relation 16392 INSERT_LEAF+page_image': 8228,
+      'Transaction COMMIT': 34,
+      'turnkit_log FPI_FOR_HINT+page_image': 8237,
+    });
+  });
+
   it('renders per turn and per round figures, and says what was left out', () => {
     const figure = (system: 'turnkit' | 'dbos' | 'langgraph', rounds: number, wal: number) => ({
       system,
@@ -34,7 +44,10 @@ describe('the long-turn bench', () => {
       figures: [
         figure('turnkit', 0, 4000),
         figure('turnkit', 10, 30_720),
-        figure('turnkit', 1000, 3_072_000),
+        {
+          ...figure('turnkit', 1000, 3_072_000),
+          walParts: { 'turnkit_tool_results HOT_UPDATE': 2_150_000, 'Transaction COMMIT': 102_000 },
+        },
         figure('langgraph', 0, 2000),
       ],
       wal: 'database',
@@ -55,5 +68,8 @@ describe('the long-turn bench', () => {
     expect(section).toContain('load average 1.50 on');
     expect(section).toContain('- Left out: LangGraph, 1000 rounds: too large.');
     expect(section).toContain('the store ran 1.00× LangGraph');
+    expect(section).toContain("Where a round's WAL goes in the store's 1,000-round turn");
+    expect(section).toContain('| turnkit_tool_results HOT_UPDATE | 2,150 |');
+    expect(section).toContain('(3,072 bytes in all, 2,048 of them');
   });
 });
