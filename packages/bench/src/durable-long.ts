@@ -68,6 +68,9 @@ const RUNS: readonly { rounds: number; turns: number }[] = [
  */
 const LANGGRAPH_MAX_ROUNDS = 100;
 
+/** The temporary replication slot that keeps a run's log until pg_waldump has read it. */
+const KEEP_SLOT = `turnkit_long_${process.pid}`;
+
 const CHILD = fileURLToPath(new URL('./durable-long-child.js', import.meta.url));
 const now = (): number => performance.timeOrigin + performance.now();
 
@@ -106,14 +109,21 @@ async function databaseWalParts(
   const child = spawn(dump.bin, ['-p', dump.dir, '-s', from, '-e', to], { stdio: ['ignore', 'pipe', 'inherit'] });
   const exited = new Promise((resolve) => child.on('close', resolve));
   for await (const line of createInterface({ input: child.stdout as NodeJS.ReadableStream })) counter.add(line);
-  await exited;
+  const code = await exited;
+  if (code !== 0) throw new Error(`pg_waldump could not read the log from ${from} to ${to} (exit code ${String(code)}).`);
   return { bytes: counter.bytes(), parts: counter.parts() };
 }
 
+/** Relations whose file node is below this are the system catalogs (Postgres's FirstNormalObjectId). */
+const FIRST_USER_NODE = 16384;
+
 /**
  * Counts, from pg_waldump's lines, the bytes (`tot`) of the records of database `oid` (a block of
- * one of its relations) and of every record of a transaction that wrote such a block (its commit),
- * in all and by part: `<file node of the record's first block, or -> <resource manager> <record type>`.
+ * one of its tables or indexes) and of every record of a transaction that wrote such a block (its
+ * commit), in all and by part: `<file node of the record's first block, or -> <resource manager>
+ * <record type>`. The system catalogs' records are left out (autovacuum's statistics of the
+ * tables, catalog pages pruned by a read: the server's upkeep, not the system's writes), and so
+ * are the transactions that wrote only those.
  */
 class WalCounter {
   private readonly byTx = new Map<number, [string, number][]>();
@@ -128,9 +138,11 @@ class WalCounter {
     if (m === null) return;
     const tot = Number(m[2]);
     const tx = Number(m[3]);
-    const rel = this.rel.exec(line);
+    const found = this.rel.exec(line);
+    const rel = found !== null && Number(found[1]) >= FIRST_USER_NODE ? found : null;
+    if (found !== null && rel === null && tx === 0) return;
     const image = line.includes(' FPW') ? '+page_image' : '';
-    const part: [string, number] = [`${rel?.[1] ?? '-'} ${m[1]} ${m[4]}${image}`, tot];
+    const part: [string, number] = [`${found?.[1] ?? '-'} ${m[1]} ${m[4]}${image}`, tot];
     if (tx === 0) {
       if (rel !== null) this.direct.push(part);
       return;
@@ -240,6 +252,9 @@ async function runOnce(
     // Statistics of the sessions that set up reach pg_stat_database before the baseline.
     await new Promise((resolve) => setTimeout(resolve, 1000));
     const commitsBefore = await commits(admin, database);
+    // The log from here on is kept until it is read (a temporary slot of this session: a checkpoint
+    // during a long run would otherwise recycle its first segments before pg_waldump reads them).
+    if (dump !== null) await admin.query(`SELECT pg_create_physical_replication_slot($1, true, true)`, [KEEP_SLOT]);
     const walBefore = await lsn(admin);
     const started = now();
     child.stdin?.write('go\n');
@@ -266,6 +281,7 @@ async function runOnce(
             parts: null,
           }
         : await databaseWalParts(dump, walBefore, walAfter, oid);
+    if (dump !== null) await admin.query('SELECT pg_drop_replication_slot($1)', [KEEP_SLOT]);
     const wal = measured.bytes;
     const parts = measured.parts === null ? null : namedParts(measured.parts, await relationNames(url));
     const stored = (await storedBytes(url)) - storedBefore;
@@ -371,11 +387,12 @@ function breakdown(report: LongReport): string {
   const shown = parts.slice(0, PARTS_SHOWN);
   const rest = parts.slice(PARTS_SHOWN).reduce((sum, [, bytes]) => sum + bytes, 0);
   const rows = shown.map(([part, bytes]) => `| ${part} | ${n0(bytes / longest.rounds)} |`);
+  const images = parts.filter(([part]) => part.endsWith('+page_image')).reduce((sum, [, bytes]) => sum + bytes, 0);
   if (rest > 0) rows.push(`| the rest (${parts.length - PARTS_SHOWN} kinds of record) | ${n0(rest / longest.rounds)} |`);
   return `
 Where a round's WAL goes in the store's ${n0(longest.rounds)}-round turn, by relation and record type (pg_waldump; \`+page_image\`:
 a record that carried a full-page image, as the first change to a page after a checkpoint does), per round
-(${n0(longest.walBytesPerTurn / longest.rounds)} bytes in all, ${n0(OUTPUT_CHARS)} of them the tool's output):
+(${n0(longest.walBytesPerTurn / longest.rounds)} bytes in all, ${n0(OUTPUT_CHARS)} of them the tool's output; records with a page image ${n0(images / longest.rounds)}):
 
 | relation and record | WAL bytes per round |
 | --- | ---: |
@@ -388,7 +405,7 @@ export function renderLongSection(report: LongReport, command: string, date = ne
   const speed = (scenario('turnkit')?.turnsPerSecond ?? Number.NaN) / (scenario('langgraph')?.turnsPerSecond ?? Number.NaN);
   const walNote =
     report.wal === 'database'
-      ? "WAL bytes are the run database's own: pg_waldump over the run's stretch of the log, counting the records of the transactions that touched that database (other databases on the server write to the same log)"
+      ? "WAL bytes are the run database's own: pg_waldump over the run's stretch of the log, counting the records of its tables and indexes and of the transactions that wrote them (other databases on the server write to the same log; the system catalogs' records, autovacuum's statistics among them, are the server's upkeep and are not counted)"
       : "WAL bytes are the whole server's log growth during the run (pg_waldump was not at hand): other databases' writes are included";
   return `${LONG.start}
 ## Long turns: the store, DBOS and LangGraph

@@ -58,7 +58,7 @@ export function renderThreadSection(
     w === undefined ? 'n/a' : n2(w.walBytesPerTurn / w.messageBytesPerTurn);
   const turns = tk?.turns ?? lg?.turns ?? 0;
   const walNote = figures.every((f) => f.wal === 'database')
-    ? "WAL bytes are the run database's own (pg_waldump over each window's stretch of the log, counting the records of the transactions that touched that database: other databases on the server do not count)"
+    ? "WAL bytes are the run database's own (pg_waldump over each window's stretch of the log, counting the records of its tables and indexes and of the transactions that wrote them: other databases on the server and the system catalogs' upkeep, autovacuum's statistics among it, do not count)"
     : "WAL bytes are the whole server's log growth over each window (pg_waldump was not at hand): other databases' writes are included";
   return [
     THREAD_START,

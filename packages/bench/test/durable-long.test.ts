@@ -10,6 +10,10 @@ const DUMP = [
   'rmgr: Transaction len (rec/tot):     34/    34, tx:        902, lsn: 0/01002100, prev 0/010020C8, desc: COMMIT 2026-11-27 06:00:00.000001 UTC',
   'rmgr: XLOG        len (rec/tot):     49/  8237, tx:          0, lsn: 0/01002128, prev 0/01002100, desc: FPI_FOR_HINT , blkref #0: rel 1663/16384/16390 blk 7 FPW',
   'rmgr: Standby     len (rec/tot):     50/    50, tx:          0, lsn: 0/01004170, prev 0/01002128, desc: RUNNING_XACTS nextXid 903',
+  // autovacuum's statistics (a system catalog, pg_statistic) and a catalog page pruned by a read: not counted
+  'rmgr: Heap        len (rec/tot):    300/   300, tx:        903, lsn: 0/010041A8, prev 0/01004170, desc: UPDATE off 3 xmax 903, blkref #0: rel 1663/16384/2619 blk 3',
+  'rmgr: Transaction len (rec/tot):     34/    34, tx:        903, lsn: 0/010042D8, prev 0/010041A8, desc: COMMIT 2026-11-27 06:00:00.000002 UTC',
+  'rmgr: Heap2       len (rec/tot):     60/    60, tx:          0, lsn: 0/01004300, prev 0/010042D8, desc: PRUNE latestRemovedXid 0, blkref #0: rel 1663/16384/2618 blk 1',
 ].join('\n');
 
 describe('the long-turn bench', () => {
