@@ -40,6 +40,8 @@ export interface LongFigure {
   readonly commitsPerTurn: number;
   readonly walBytesPerTurn: number;
   readonly storedBytesPerTurn: number;
+  /** WAL bytes per turn by `<relation> <record type>` (read with pg_waldump; absent without it). */
+  readonly walParts?: Readonly<Record<string, number>>;
 }
 
 export interface LongReport {
@@ -66,17 +68,20 @@ const RUNS: readonly { rounds: number; turns: number }[] = [
  */
 const LANGGRAPH_MAX_ROUNDS = 100;
 
+/** The temporary replication slot that keeps a run's log until pg_waldump has read it. */
+const KEEP_SLOT = `turnkit_long_${process.pid}`;
+
 const CHILD = fileURLToPath(new URL('./durable-long-child.js', import.meta.url));
 const now = (): number => performance.timeOrigin + performance.now();
 
-function databaseUrl(server: string, database: string): string {
+export function databaseUrl(server: string, database: string): string {
   const url = new URL(server);
   url.pathname = `/${database}`;
   return url.toString();
 }
 
 /** pg_waldump and the server's log directory, when this machine can read them. */
-async function walDump(admin: pg.Client): Promise<{ bin: string; dir: string } | null> {
+export async function walDump(admin: pg.Client): Promise<{ bin: string; dir: string } | null> {
   try {
     const dataDir = String((await admin.query('SHOW data_directory')).rows[0]?.data_directory);
     const binDir = String((await admin.query(`SELECT setting FROM pg_config WHERE name = 'BINDIR'`)).rows[0]?.setting);
@@ -89,44 +94,77 @@ async function walDump(admin: pg.Client): Promise<{ bin: string; dir: string } |
 }
 
 /** Bytes of the log records, between two positions, of the transactions that touched database `oid` (pg_waldump, read as it prints). */
-async function databaseWal(dump: { bin: string; dir: string }, from: string, to: string, oid: number): Promise<number> {
+export async function databaseWal(dump: { bin: string; dir: string }, from: string, to: string, oid: number): Promise<number> {
+  return (await databaseWalParts(dump, from, to, oid)).bytes;
+}
+
+/** `databaseWal`, with the bytes by relation (its file node, '-' for none) and record type (`WalCounter.parts`). */
+async function databaseWalParts(
+  dump: { bin: string; dir: string },
+  from: string,
+  to: string,
+  oid: number,
+): Promise<{ bytes: number; parts: Map<string, number> }> {
   const counter = new WalCounter(oid);
   const child = spawn(dump.bin, ['-p', dump.dir, '-s', from, '-e', to], { stdio: ['ignore', 'pipe', 'inherit'] });
   const exited = new Promise((resolve) => child.on('close', resolve));
   for await (const line of createInterface({ input: child.stdout as NodeJS.ReadableStream })) counter.add(line);
-  await exited;
-  return counter.bytes();
+  const code = await exited;
+  if (code !== 0) throw new Error(`pg_waldump could not read the log from ${from} to ${to} (exit code ${String(code)}).`);
+  return { bytes: counter.bytes(), parts: counter.parts() };
 }
+
+/** Relations whose file node is below this are the system catalogs (Postgres's FirstNormalObjectId). */
+const FIRST_USER_NODE = 16384;
 
 /**
  * Counts, from pg_waldump's lines, the bytes (`tot`) of the records of database `oid` (a block of
- * one of its relations) and of every record of a transaction that wrote such a block (its commit).
+ * one of its tables or indexes) and of every record of a transaction that wrote such a block (its
+ * commit), in all and by part: `<file node of the record's first block, or -> <resource manager>
+ * <record type>`. The system catalogs' records are left out (autovacuum's statistics of the
+ * tables, catalog pages pruned by a read: the server's upkeep, not the system's writes), and so
+ * are the transactions that wrote only those.
  */
 class WalCounter {
-  private readonly byTx = new Map<number, number>();
+  private readonly byTx = new Map<number, [string, number][]>();
   private readonly ours = new Set<number>();
-  private direct = 0;
+  private readonly direct: [string, number][] = [];
   private readonly rel: RegExp;
   constructor(oid: number) {
-    this.rel = new RegExp(`rel \\d+/${oid}/`);
+    this.rel = new RegExp(`rel \\d+/${oid}/(\\d+)`);
   }
   add(line: string): void {
-    const m = /len \(rec\/tot\):\s*\d+\/\s*(\d+), tx:\s*(\d+)/.exec(line);
+    const m = /^rmgr: (\S+)\s+len \(rec\/tot\):\s*\d+\/\s*(\d+), tx:\s*(\d+).*?desc: (\S+)/.exec(line);
     if (m === null) return;
-    const tot = Number(m[1]);
-    const tx = Number(m[2]);
-    const db = this.rel.test(line);
+    const tot = Number(m[2]);
+    const tx = Number(m[3]);
+    const found = this.rel.exec(line);
+    const rel = found !== null && Number(found[1]) >= FIRST_USER_NODE ? found : null;
+    if (found !== null && rel === null && tx === 0) return;
+    const image = line.includes(' FPW') ? '+page_image' : '';
+    const part: [string, number] = [`${found?.[1] ?? '-'} ${m[1]} ${m[4]}${image}`, tot];
     if (tx === 0) {
-      if (db) this.direct += tot;
+      if (rel !== null) this.direct.push(part);
       return;
     }
-    if (db) this.ours.add(tx);
-    this.byTx.set(tx, (this.byTx.get(tx) ?? 0) + tot);
+    if (rel !== null) this.ours.add(tx);
+    const records = this.byTx.get(tx);
+    if (records === undefined) this.byTx.set(tx, [part]);
+    else records.push(part);
+  }
+  private *records(): Iterable<[string, number]> {
+    yield* this.direct;
+    for (const tx of this.ours) yield* this.byTx.get(tx) ?? [];
   }
   bytes(): number {
-    let sum = this.direct;
-    for (const tx of this.ours) sum += this.byTx.get(tx) ?? 0;
+    let sum = 0;
+    for (const [, tot] of this.records()) sum += tot;
     return sum;
+  }
+  parts(): Map<string, number> {
+    const parts = new Map<string, number>();
+    for (const [key, tot] of this.records()) parts.set(key, (parts.get(key) ?? 0) + tot);
+    return parts;
   }
 }
 
@@ -135,6 +173,36 @@ export function walOfDatabase(out: string, oid: number): number {
   const counter = new WalCounter(oid);
   for (const line of out.split('\n')) counter.add(line);
   return counter.bytes();
+}
+
+/** `WalCounter`'s parts over pg_waldump's whole output, each file node named by `names` (else kept as it is). */
+export function walPartsOfDatabase(out: string, oid: number, names: ReadonlyMap<string, string>): Map<string, number> {
+  const counter = new WalCounter(oid);
+  for (const line of out.split('\n')) counter.add(line);
+  return namedParts(counter.parts(), names);
+}
+
+/** Parts keyed `<relation> <record type>` (`<resource manager> <record type>` for a record of no relation), summed. */
+function namedParts(parts: ReadonlyMap<string, number>, names: ReadonlyMap<string, string>): Map<string, number> {
+  const named = new Map<string, number>();
+  for (const [key, bytes] of parts) {
+    const [node = '-', rmgr = '', type = ''] = key.split(' ');
+    const name = node === '-' ? `${rmgr} ${type}` : `${names.get(node) ?? `relation ${node}`} ${type}`;
+    named.set(name, (named.get(name) ?? 0) + bytes);
+  }
+  return named;
+}
+
+/** The run database's relations by file node. */
+async function relationNames(url: string): Promise<Map<string, string>> {
+  const db = new pg.Client({ connectionString: url });
+  await db.connect();
+  try {
+    const { rows } = await db.query(`SELECT relfilenode::text AS node, relname FROM pg_class WHERE relfilenode <> 0`);
+    return new Map(rows.map((r) => [String(r.node), String(r.relname)]));
+  } finally {
+    await db.end();
+  }
 }
 
 async function storedBytes(url: string): Promise<number> {
@@ -184,6 +252,9 @@ async function runOnce(
     // Statistics of the sessions that set up reach pg_stat_database before the baseline.
     await new Promise((resolve) => setTimeout(resolve, 1000));
     const commitsBefore = await commits(admin, database);
+    // The log from here on is kept until it is read (a temporary slot of this session: a checkpoint
+    // during a long run would otherwise recycle its first segments before pg_waldump reads them).
+    if (dump !== null) await admin.query(`SELECT pg_create_physical_replication_slot($1, true, true)`, [KEEP_SLOT]);
     const walBefore = await lsn(admin);
     const started = now();
     child.stdin?.write('go\n');
@@ -200,12 +271,19 @@ async function runOnce(
     await new Promise((resolve) => setTimeout(resolve, 1000)); // the ended sessions' statistics
     const waits = Number(done[2]);
     const committed = (await commits(admin, database)) - commitsBefore - waits;
-    const wal =
+    const measured =
       dump === null
-        ? Number(
-            (await admin.query('SELECT pg_wal_lsn_diff($1::pg_lsn, $2::pg_lsn)::float8 AS b', [walAfter, walBefore])).rows[0]?.b,
-          )
-        : await databaseWal(dump, walBefore, walAfter, oid);
+        ? {
+            bytes: Number(
+              (await admin.query('SELECT pg_wal_lsn_diff($1::pg_lsn, $2::pg_lsn)::float8 AS b', [walAfter, walBefore])).rows[0]
+                ?.b,
+            ),
+            parts: null,
+          }
+        : await databaseWalParts(dump, walBefore, walAfter, oid);
+    if (dump !== null) await admin.query('SELECT pg_drop_replication_slot($1)', [KEEP_SLOT]);
+    const wal = measured.bytes;
+    const parts = measured.parts === null ? null : namedParts(measured.parts, await relationNames(url));
     const stored = (await storedBytes(url)) - storedBefore;
     return {
       system,
@@ -216,6 +294,7 @@ async function runOnce(
       commitsPerTurn: committed / turns,
       walBytesPerTurn: wal / turns,
       storedBytesPerTurn: stored / turns,
+      ...(parts === null ? {} : { walParts: Object.fromEntries([...parts].map(([k, v]) => [k, v / turns])) }),
     };
   } finally {
     await admin.query(`DROP DATABASE IF EXISTS ${database} WITH (FORCE)`);
@@ -295,12 +374,38 @@ function flatness(report: LongReport, system: LongSystem, rounds: number): numbe
   return ten === undefined || far === undefined ? Number.NaN : far.walBytesPerTurn / far.rounds / (ten.walBytesPerTurn / 10);
 }
 
+/** The parts shown of a round's WAL; the rest are summed as one line. */
+const PARTS_SHOWN = 12;
+
+/** Where a round's WAL goes in the store's longest turn measured (a table), or '' without parts. */
+function breakdown(report: LongReport): string {
+  const longest = report.figures
+    .filter((f) => f.system === 'turnkit' && f.rounds > 0 && f.walParts !== undefined)
+    .sort((a, b) => b.rounds - a.rounds)[0];
+  if (longest?.walParts === undefined) return '';
+  const parts = Object.entries(longest.walParts).sort((a, b) => b[1] - a[1]);
+  const shown = parts.slice(0, PARTS_SHOWN);
+  const rest = parts.slice(PARTS_SHOWN).reduce((sum, [, bytes]) => sum + bytes, 0);
+  const rows = shown.map(([part, bytes]) => `| ${part} | ${n0(bytes / longest.rounds)} |`);
+  const images = parts.filter(([part]) => part.endsWith('+page_image')).reduce((sum, [, bytes]) => sum + bytes, 0);
+  if (rest > 0) rows.push(`| the rest (${parts.length - PARTS_SHOWN} kinds of record) | ${n0(rest / longest.rounds)} |`);
+  return `
+Where a round's WAL goes in the store's ${n0(longest.rounds)}-round turn, by relation and record type (pg_waldump; \`+page_image\`:
+a record that carried a full-page image, as the first change to a page after a checkpoint does), per round
+(${n0(longest.walBytesPerTurn / longest.rounds)} bytes in all, ${n0(OUTPUT_CHARS)} of them the tool's output; records with a page image ${n0(images / longest.rounds)}):
+
+| relation and record | WAL bytes per round |
+| --- | ---: |
+${rows.join('\n')}
+`;
+}
+
 export function renderLongSection(report: LongReport, command: string, date = new Date()): string {
   const scenario = (s: LongSystem) => report.figures.find((f) => f.system === s && f.rounds === 0);
   const speed = (scenario('turnkit')?.turnsPerSecond ?? Number.NaN) / (scenario('langgraph')?.turnsPerSecond ?? Number.NaN);
   const walNote =
     report.wal === 'database'
-      ? "WAL bytes are the run database's own: pg_waldump over the run's stretch of the log, counting the records of the transactions that touched that database (other databases on the server write to the same log)"
+      ? "WAL bytes are the run database's own: pg_waldump over the run's stretch of the log, counting the records of its tables and indexes and of the transactions that wrote them (other databases on the server write to the same log; the system catalogs' records, autovacuum's statistics among them, are the server's upkeep and are not counted)"
       : "WAL bytes are the whole server's log growth during the run (pg_waldump was not at hand): other databases' writes are included";
   return `${LONG.start}
 ## Long turns: the store, DBOS and LangGraph
@@ -323,7 +428,7 @@ ${report.skipped.map((s) => `- Left out: ${s}.`).join('\n')}
 - The store's cost of a round from 10 to 1,000 rounds: ×${n2(flatness(report, 'turnkit', 1000))} WAL bytes per round (1.00 is flat);
   DBOS's: ×${n2(flatness(report, 'dbos', 1000))}; LangGraph's from 10 to 100 rounds: ×${n2(flatness(report, 'langgraph', 100))}.
 - On the bench scenario the store ran ${n2(speed)}× LangGraph's turns per second.
-<!-- end of long turns section -->`;
+${breakdown(report)}<!-- end of long turns section -->`;
 }
 
 export const writeLongSection = (section: string): string => writeSection(section, LONG);

@@ -224,7 +224,7 @@ async function threadMain(values: { write: boolean; turns?: string; postgres?: s
   console.log(formatThreadTerminal(figures));
   if (values.write) {
     const shown = command().replace(/--postgres \S+/, '--postgres URL');
-    const setting = `${availableParallelism()} cores, no other client of the database`;
+    const setting = `${availableParallelism()} cores`;
     const path = writeThreadSection(renderThreadSection(figures, shown, setting));
     console.error(`Wrote the thread section of ${relative(process.cwd(), path)}.`);
   }

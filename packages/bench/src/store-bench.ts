@@ -19,7 +19,10 @@ export interface StoreFigure {
   readonly transactionsPerTurn: number;
   /** Bytes of the parameters of write statements (the state, messages, results as JSON), per turn. */
   readonly payloadBytesPerTurn: number;
-  /** Write-ahead log the database wrote, per turn (all of the cluster's WAL while the turns ran). */
+  /**
+   * Write-ahead log written per turn: on Postgres with pg_walinspect the store's own (the sum of
+   * `walParts`), else the log's growth while the turns ran (other sessions' writes included).
+   */
   readonly walBytesPerTurn: number;
   /** Growth of the store's tables and indexes, per turn. */
   readonly storedBytesPerTurn: number;
@@ -102,25 +105,35 @@ async function storedBytes(sql: Sql): Promise<number> {
 
 /** What each WAL record was written for: a table, its indexes, commits, or the rest. */
 const WAL_PART = `CASE
-  WHEN c.relname = 'turnkit_turns' THEN 'turn rows'
-  WHEN c.relname LIKE 'turnkit\\_turns\\_%' THEN 'turn row indexes'
-  WHEN c.relname = 'turnkit_log' THEN 'log rows'
-  WHEN c.relname LIKE 'turnkit\\_log\\_%' THEN 'log index'
-  WHEN c.relname LIKE 'turnkit\\_tool\\_results%' THEN 'journal rows and index'
-  WHEN c.relname LIKE 'turnkit\\_inbox%' THEN 'inbox'
+  WHEN r.relname = 'turnkit_turns' THEN 'turn rows'
+  WHEN r.relname LIKE 'turnkit\\_turns\\_%' THEN 'turn row indexes'
+  WHEN r.relname = 'turnkit_log' THEN 'log rows'
+  WHEN r.relname LIKE 'turnkit\\_log\\_%' THEN 'log index'
+  WHEN r.relname LIKE 'turnkit\\_tool\\_results%' THEN 'journal rows and index'
+  WHEN r.relname LIKE 'turnkit\\_inbox%' THEN 'inbox'
   WHEN r.resource_manager = 'Transaction' THEN 'commit records'
   ELSE 'other' END`;
 
-/** Postgres: the WAL between two positions by part (pg_walinspect, created in the scratch schema), and log flushes. */
+/**
+ * Postgres: the WAL between two positions by part (pg_walinspect, created in the scratch schema):
+ * the records of this schema's relations and every record (their commits) of the transactions
+ * that wrote them, so other sessions on the server do not count. Log flushes are read apart.
+ */
 async function walParts(sql: Sql, from: string, to: string): Promise<Record<string, number> | undefined> {
   try {
     await sql.query('CREATE EXTENSION IF NOT EXISTS pg_walinspect');
     await sql.query('SELECT txid_current()'); // a commit that waits for the flush: `to` is on disk
     const rows = await sql.query(
-      `SELECT ${WAL_PART} AS part, sum(r.record_length)::float8 AS bytes
-       FROM pg_get_wal_records_info($1::pg_lsn, $2::pg_lsn) r
-       LEFT JOIN pg_class c ON c.relfilenode = substring(r.block_ref FROM 'rel \\d+/\\d+/(\\d+)')::oid
-         AND c.relnamespace = (SELECT oid FROM pg_namespace WHERE nspname = current_schema())
+      `WITH r AS (
+         SELECT r.resource_manager, r.xid, r.record_length, c.relname
+         FROM pg_get_wal_records_info($1::pg_lsn, $2::pg_lsn) r
+         LEFT JOIN pg_class c ON c.relfilenode = substring(r.block_ref FROM 'rel \\d+/\\d+/(\\d+)')::oid
+           AND substring(r.block_ref FROM 'rel \\d+/(\\d+)/')::oid = (SELECT oid FROM pg_database WHERE datname = current_database())
+           AND c.relnamespace = (SELECT oid FROM pg_namespace WHERE nspname = current_schema())),
+       ours AS (SELECT DISTINCT xid FROM r WHERE relname IS NOT NULL AND xid <> 0)
+       SELECT ${WAL_PART} AS part, sum(r.record_length)::float8 AS bytes
+       FROM r
+       WHERE r.relname IS NOT NULL OR r.xid IN (SELECT xid FROM ours)
        GROUP BY 1`,
       [from, to],
     );
@@ -169,8 +182,9 @@ async function measure(backend: string, sql: Sql, turns: number): Promise<StoreF
   const syncedBefore = sql.kind === 'postgres' ? await flushes(sql) : undefined;
   const seconds = await runTurns(sql, counts, turns, 1);
   const syncedAfter = sql.kind === 'postgres' ? await flushes(sql) : undefined;
-  const wal = await walSince(sql, lsn);
   const parts = sql.kind === 'postgres' ? await walParts(sql, lsn, await walLsn(sql)) : undefined;
+  // On Postgres, the store's own records (other sessions on the server write to the same log); the log's growth without pg_walinspect.
+  const wal = parts === undefined ? await walSince(sql, lsn) : Object.values(parts).reduce((a, b) => a + b, 0);
   const stored = (await storedBytes(sql)) - before;
   const concurrentSeconds = await runTurns(sql, ignored, turns, 4);
   const perTurn = (n: number): number => n / turns;

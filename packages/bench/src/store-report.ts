@@ -63,7 +63,10 @@ function walSection(figures: readonly StoreFigure[]): string {
   if (f?.walParts === undefined) return '';
   const parts = Object.entries(f.walParts).sort((a, b) => b[1] - a[1]);
   const rows = parts.map(([part, bytes]) => `  | ${part} | ${int(bytes)} | ${WAL_MEANS[part] ?? ''} |`).join('\n');
-  const flushes = f.flushesPerTurn === undefined ? '' : ` The log was flushed to disk ${one(f.flushesPerTurn)} times per turn.`;
+  const flushes =
+    f.flushesPerTurn === undefined
+      ? ''
+      : ` The server flushed its log to disk ${one(f.flushesPerTurn)} times per turn (its count: other sessions' commits add to it).`;
   return `
 - **What the WAL bytes are** on Postgres, per turn, by the relation each record changed (read
   back with \`pg_walinspect\`).${flushes}
@@ -79,7 +82,8 @@ const WAL_MEANS: Readonly<Record<string, string>> = {
   'log rows': "the transcript, notices and status changes: one row per checkpoint, keyed by the turn's `seq`",
   'log index': 'one primary-key entry per log row (and its page splits)',
   'journal rows and index': 'per tool call, the start (a new row and its key) and the result (an update in place)',
-  'turn row indexes': 'the turn row inserted (id, seq, runnable, live) and the end (a new version: no longer runnable or live)',
+  'turn row indexes':
+    'the turn row inserted (its id, seq and runnable entries) and the end (a new row version, no longer runnable: its id and seq entries again)',
   'commit records': 'one per statement that wrote (9)',
   inbox: 'decisions and cancels (none in this scenario)',
   other: 'page pruning, the id sequence, and the rest',
@@ -123,10 +127,11 @@ ${figures.map((f) => line(row(f))).join('\n')}
 - **Payload bytes** are the parameters of those writes: the turn state (lean: only what differs
   from a fresh turn's, without its id and limits) with every checkpoint, the log entries once,
   each tool result once.
-- **WAL bytes** are what the database wrote to its write-ahead log while the turns ran (full-page
-  images after checkpoints included); on Postgres this is the whole cluster's log, so other
-  sessions on it would add to it. **Stored bytes** are the growth of the store's tables and indexes
-  per turn.${walSection(figures)}
+- **WAL bytes** are what the store wrote to the write-ahead log while the turns ran (full-page
+  images after checkpoints included): on Postgres the records of the store's tables and indexes
+  and of the transactions that wrote them (read back with \`pg_walinspect\`; other sessions on
+  the server write to the same log and are not counted); on PGlite, the log's growth. **Stored
+  bytes** are the growth of the store's tables and indexes per turn.${walSection(figures)}
 - **Turns per second** are end to end through one worker (claim, model, tools, every write), with a
   model and tool that answer at once: the figure is the store's cost alone, and it moves with the
   machine's load (recorded above). Four turns at a time are faster on both backends: one turn's

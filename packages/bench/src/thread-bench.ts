@@ -3,10 +3,11 @@
 // this process) against LangChain `createAgent` with LangGraph's `PostgresSaver` on the same
 // thread_id. Each turn is a 500-byte user message, one tool call whose output is 2 KB, and an
 // answer. Measured per turn over turns 1–10 and the last ten: write-ahead log bytes, stored bytes
-// and the time per turn (submit to answer); after the last turn, the time to load the thread's
-// context (what its next turn starts from: turnkit's claim reads it, LangGraph's `getTuple`).
-// Each system runs in a fresh schema; nothing else should write to the database meanwhile (WAL is
-// the cluster's).
+// and the time per turn (submit to answer), and the bytes of the turn's new messages (as JSON);
+// after the last turn, the time to load the thread's context (what its next turn starts from:
+// turnkit's claim reads it, LangGraph's `getTuple`). Both systems run in a database of their own
+// (a schema each), made for the run and dropped after it; WAL bytes are that database's own
+// (pg_waldump, as the long-turn bench counts them), so other databases on the server do not count.
 
 import { defineTool } from '@turnkit/dispatch';
 import type { Model, ModelResponse } from '@turnkit/core';
@@ -14,6 +15,7 @@ import { createWorker, openStore } from '@turnkit/store';
 import { openSql, readThreadContext } from '@turnkit/store/internal';
 import pg from 'pg';
 import { z } from 'zod';
+import { databaseUrl, databaseWal, walDump } from './durable-long.js';
 import { importPeer } from './peer-install.js';
 
 export type ThreadSystem = 'turnkit' | 'langgraph';
@@ -31,6 +33,11 @@ export interface ThreadWindow {
   readonly storedBytesPerTurn: number;
   /** The median time of a turn in the window (ms). */
   readonly msPerTurn: number;
+  /**
+   * Bytes of the messages each turn added, as JSON (the user message, the model's call, the tool's
+   * result, the answer, as turnkit's transcript holds them); the same messages on both sides.
+   */
+  readonly messageBytesPerTurn: number;
 }
 
 export interface ThreadFigure {
@@ -44,6 +51,8 @@ export interface ThreadFigure {
   readonly contextMessages: number;
   /** The schema's size after the last turn. */
   readonly storedBytes: number;
+  /** How WAL bytes were measured: the run database's own (pg_waldump), or the whole server's log. */
+  readonly wal: 'database' | 'server';
 }
 
 export interface ThreadBenchOptions {
@@ -68,52 +77,74 @@ const median = (values: readonly number[]): number => {
 
 const now = (): number => performance.now();
 
-/** The database's write-ahead log position and the schema's size. */
-async function mark(db: pg.Pool, schema: string): Promise<{ lsn: string; stored: number }> {
+/** Where the run's write-ahead log is read: the server's log position, and pg_waldump over the run's database when at hand. */
+interface WalReader {
+  readonly admin: pg.Client;
+  readonly dump: { bin: string; dir: string } | null;
+  /** The run database's oid. */
+  readonly oid: number;
+}
+
+/** The server's write-ahead log position and the schema's size. */
+async function mark(wal: WalReader, db: pg.Pool, schema: string): Promise<{ lsn: string; stored: number }> {
+  const lsn = String((await wal.admin.query('SELECT pg_current_wal_lsn()::text AS lsn')).rows[0]?.lsn);
   const { rows } = await db.query(
-    `SELECT pg_current_wal_lsn()::text AS lsn, coalesce((SELECT sum(pg_total_relation_size(c.oid)) FROM pg_class c
+    `SELECT coalesce((SELECT sum(pg_total_relation_size(c.oid)) FROM pg_class c
        JOIN pg_namespace n ON n.oid = c.relnamespace WHERE c.relkind IN ('r', 'm') AND n.nspname = $1), 0)::float8 AS stored`,
     [schema],
   );
-  return { lsn: String(rows[0]?.lsn), stored: Number(rows[0]?.stored) };
+  return { lsn, stored: Number(rows[0]?.stored) };
+}
+
+/** WAL bytes between two positions: the run database's records and its transactions' (or, without pg_waldump, the server's). */
+async function walBetween(wal: WalReader, from: string, to: string): Promise<number> {
+  if (wal.dump !== null) return databaseWal(wal.dump, from, to, wal.oid);
+  const { rows } = await wal.admin.query('SELECT pg_wal_lsn_diff($1::pg_lsn, $2::pg_lsn)::float8 AS bytes', [to, from]);
+  return Number(rows[0]?.bytes);
 }
 
 /**
- * Runs `turn(i)` for i = 1..turns, measuring the first and last WINDOW turns. `load` is timed after
- * the last turn (20 times; the median).
+ * Runs `turn(i)` for i = 1..turns, measuring the first and last WINDOW turns. `turn` returns the
+ * bytes of the messages the turn added (null: the other system's count for the same turn, `messageBytes`).
+ * `load` is timed after the last turn (20 times; the median).
  */
 async function measure(
+  wal: WalReader,
   db: pg.Pool,
   schema: string,
   system: ThreadSystem,
   o: ThreadBenchOptions,
-  turn: (i: number) => Promise<void>,
+  turn: (i: number) => Promise<number | null>,
   load: () => Promise<number>,
+  messageBytes: (i: number) => number = () => Number.NaN,
 ): Promise<ThreadFigure> {
   const windows: ThreadWindow[] = [];
   let start: { lsn: string; stored: number } | null = null;
   let times: number[] = [];
+  let bytes = 0;
   const lastFrom = Math.max(WINDOW + 1, o.turns - WINDOW + 1);
   for (let i = 1; i <= o.turns; i += 1) {
     const opens = i === 1 || i === lastFrom;
     if (opens) {
-      start = await mark(db, schema);
+      start = await mark(wal, db, schema);
       times = [];
+      bytes = 0;
     }
     const began = now();
-    await turn(i);
+    const added = await turn(i);
     times.push(now() - began);
+    bytes += added ?? messageBytes(i);
     const closes = i === WINDOW || i === o.turns;
     if (closes && start !== null) {
-      const end = await mark(db, schema);
-      const { rows } = await db.query('SELECT pg_wal_lsn_diff($1::pg_lsn, $2::pg_lsn)::float8 AS bytes', [end.lsn, start.lsn]);
+      const end = await mark(wal, db, schema);
       const count = times.length;
       windows.push({
         from: i - count + 1,
         to: i,
-        walBytesPerTurn: Number(rows[0]?.bytes) / count,
+        walBytesPerTurn: (await walBetween(wal, start.lsn, end.lsn)) / count,
         storedBytesPerTurn: (end.stored - start.stored) / count,
         msPerTurn: median(times),
+        messageBytesPerTurn: bytes / count,
       });
       start = null;
     }
@@ -126,7 +157,7 @@ async function measure(
     contextMessages = await load();
     loads.push(now() - began);
   }
-  const { stored } = await mark(db, schema);
+  const { stored } = await mark(wal, db, schema);
   return {
     system,
     turns: o.turns,
@@ -135,13 +166,24 @@ async function measure(
     loadMs: median(loads),
     contextMessages,
     storedBytes: stored,
+    wal: wal.dump === null ? 'server' : 'database',
   };
 }
 
-async function turnkitThread(db: pg.Pool, o: ThreadBenchOptions): Promise<ThreadFigure> {
-  const schema = `turnkit_thread_${process.pid}_turnkit`;
+/** The bytes of a turn's messages as JSON (what `store.get` gives back for the turn). */
+const jsonBytes = (messages: readonly unknown[]): number =>
+  messages.reduce<number>((sum, m) => sum + Buffer.byteLength(JSON.stringify(m)), 0);
+
+async function turnkitThread(
+  wal: WalReader,
+  db: pg.Pool,
+  url: string,
+  o: ThreadBenchOptions,
+  bytesOf: Map<number, number>,
+): Promise<ThreadFigure> {
+  const schema = `turnkit_thread_turnkit`;
   await db.query(`DROP SCHEMA IF EXISTS ${schema} CASCADE`);
-  const store = await openStore(o.postgresUrl, { schema });
+  const store = await openStore(url, { schema });
   const lookup = defineTool({
     name: 'lookup',
     description: 'Finds an order.',
@@ -159,9 +201,10 @@ async function turnkitThread(db: pg.Pool, o: ThreadBenchOptions): Promise<Thread
   };
   const worker = createWorker({ store, agents: { support: { model, tools: [lookup] } }, concurrency: 1 });
   const thread = 'customer-42';
-  const sql = await openSql(o.postgresUrl, { schema });
+  const sql = await openSql(url, { schema });
   try {
     return await measure(
+      wal,
       db,
       schema,
       'turnkit',
@@ -172,6 +215,9 @@ async function turnkitThread(db: pg.Pool, o: ThreadBenchOptions): Promise<Thread
         const turn = await store.get(id);
         if (turn?.status !== 'stopped' || turn.transcript.at(-1)?.role !== 'assistant')
           throw new Error(`turnkit: turn ${i} of the thread ended ${turn?.status}, not with an answer.`);
+        const bytes = jsonBytes(turn.transcript);
+        bytesOf.set(i, bytes);
+        return bytes;
       },
       // What a claim of the thread's next turn reads: the context (the same statement the worker's claim runs).
       async () => (await readThreadContext(sql, thread)).length,
@@ -195,8 +241,14 @@ interface Saver {
   getTuple(config: object): Promise<{ checkpoint: { channel_values: { messages?: unknown[] } } } | undefined>;
 }
 
-async function langgraphThread(db: pg.Pool, o: ThreadBenchOptions): Promise<ThreadFigure> {
-  const schema = `turnkit_thread_${process.pid}_langgraph`;
+async function langgraphThread(
+  wal: WalReader,
+  db: pg.Pool,
+  url: string,
+  o: ThreadBenchOptions,
+  bytesOf: ReadonlyMap<number, number>,
+): Promise<ThreadFigure> {
+  const schema = `turnkit_thread_langgraph`;
   await db.query(`DROP SCHEMA IF EXISTS ${schema} CASCADE; CREATE SCHEMA ${schema}`);
   const { createAgent, tool } = await importPeer<LangChain>('langchain');
   const { AIMessage } = await importPeer<{ AIMessage: new (fields: string | object) => unknown }>('@langchain/core/messages');
@@ -205,7 +257,7 @@ async function langgraphThread(db: pg.Pool, o: ThreadBenchOptions): Promise<Thre
   const { PostgresSaver } = await importPeer<{ PostgresSaver: { fromConnString(url: string, o: object): Saver } }>(
     '@langchain/langgraph-checkpoint-postgres',
   );
-  const checkpointer = PostgresSaver.fromConnString(o.postgresUrl, { schema });
+  const checkpointer = PostgresSaver.fromConnString(url, { schema });
   await checkpointer.setup();
   // One model for the whole thread: each turn's two replies queued in order. The tool call is an
   // AIMessage with empty content (`respondWithTools` derives its content from every input message,
@@ -226,6 +278,7 @@ async function langgraphThread(db: pg.Pool, o: ThreadBenchOptions): Promise<Thre
   const config = { configurable: { thread_id: 'customer-42' }, recursionLimit: 25 };
   try {
     return await measure(
+      wal,
       db,
       schema,
       'langgraph',
@@ -234,8 +287,10 @@ async function langgraphThread(db: pg.Pool, o: ThreadBenchOptions): Promise<Thre
         const result = await agent.invoke({ messages: [{ role: 'user', content: userMessage(i) }] }, config);
         if (result.messages.at(-1)?.content !== ANSWER)
           throw new Error(`LangGraph: turn ${i} of the thread did not end with the answer.`);
+        return null;
       },
       async () => (await checkpointer.getTuple(config))?.checkpoint.channel_values.messages?.length ?? 0,
+      (i) => bytesOf.get(i) ?? Number.NaN,
     );
   } finally {
     await checkpointer.end();
@@ -243,18 +298,37 @@ async function langgraphThread(db: pg.Pool, o: ThreadBenchOptions): Promise<Thre
   }
 }
 
-/** Runs the thread for each system, turnkit first; `CHECKPOINT` before each (when the role may), so neither starts with the other's dirty pages. */
+/**
+ * Runs the thread for each system, turnkit first, in a database made for the run (dropped after it);
+ * `CHECKPOINT` before each (when the role may), so neither starts with the other's dirty pages.
+ */
 export async function runThreadBench(o: ThreadBenchOptions): Promise<ThreadFigure[]> {
-  const db = new pg.Pool({ connectionString: o.postgresUrl, max: 2 });
+  const admin = new pg.Client({ connectionString: o.postgresUrl });
+  await admin.connect();
+  const database = `turnkit_thread_${process.pid}`;
   try {
-    const figures: ThreadFigure[] = [];
-    for (const system of ['turnkit', 'langgraph'] as const) {
-      await db.query('CHECKPOINT').catch(() => undefined);
-      o.log(`Thread: ${THREAD_SYSTEM_NAMES[system]}, ${o.turns} turns…`);
-      figures.push(await (system === 'turnkit' ? turnkitThread(db, o) : langgraphThread(db, o)));
+    await admin.query(`DROP DATABASE IF EXISTS ${database} WITH (FORCE)`);
+    await admin.query(`CREATE DATABASE ${database}`);
+    const url = databaseUrl(o.postgresUrl, database);
+    const oid = Number((await admin.query('SELECT oid FROM pg_database WHERE datname = $1', [database])).rows[0]?.oid);
+    const wal: WalReader = { admin, dump: await walDump(admin), oid };
+    const db = new pg.Pool({ connectionString: url, max: 2 });
+    try {
+      const figures: ThreadFigure[] = [];
+      const bytesOf = new Map<number, number>();
+      for (const system of ['turnkit', 'langgraph'] as const) {
+        await db.query('CHECKPOINT').catch(() => undefined);
+        o.log(`Thread: ${THREAD_SYSTEM_NAMES[system]}, ${o.turns} turns…`);
+        figures.push(
+          await (system === 'turnkit' ? turnkitThread(wal, db, url, o, bytesOf) : langgraphThread(wal, db, url, o, bytesOf)),
+        );
+      }
+      return figures;
+    } finally {
+      await db.end();
     }
-    return figures;
   } finally {
-    await db.end();
+    await admin.query(`DROP DATABASE IF EXISTS ${database} WITH (FORCE)`).catch(() => undefined);
+    await admin.end();
   }
 }

@@ -6,11 +6,12 @@ import { renderThreadSection, THREAD_END, THREAD_START } from '../src/thread-rep
 const figure = (system: 'turnkit' | 'langgraph', firstWal: number, lastWal: number): ThreadFigure => ({
   system,
   turns: 500,
-  first: { from: 1, to: 10, walBytesPerTurn: firstWal, storedBytesPerTurn: 4096, msPerTurn: 30 },
-  last: { from: 491, to: 500, walBytesPerTurn: lastWal, storedBytesPerTurn: 4096, msPerTurn: 60 },
+  first: { from: 1, to: 10, walBytesPerTurn: firstWal, storedBytesPerTurn: 4096, msPerTurn: 30, messageBytesPerTurn: 2048 },
+  last: { from: 491, to: 500, walBytesPerTurn: lastWal, storedBytesPerTurn: 4096, msPerTurn: 60, messageBytesPerTurn: 2048 },
   loadMs: 12.5,
   contextMessages: 2000,
   storedBytes: 3 * 1024 * 1024,
+  wal: 'database',
 });
 
 describe('the thread comparison section', () => {
@@ -19,13 +20,18 @@ describe('the thread comparison section', () => {
       [figure('turnkit', 5120, 5120), figure('langgraph', 20_480, 204_800)],
       'pnpm bench --durable --thread --postgres URL --write',
       '2 cores',
+      1.5,
+      new Date('2026-11-27T00:00:00Z'),
     );
     expect(section.startsWith(THREAD_START)).toBe(true);
     expect(section.endsWith(THREAD_END)).toBe(true);
-    expect(section).toContain('| turnkit store, `submit({ thread })` | 491–500 | 5.0 KB | 4.0 KB | 60.0 |');
+    expect(section).toContain('| turnkit store, `submit({ thread })` | 491–500 | 5,120 | 2,048 | 2.50 | 4.0 KB | 60.0 |');
     expect(section).toContain(
-      '| LangChain createAgent + LangGraph PostgresSaver, one thread_id | 1–10 | 20.0 KB | 4.0 KB | 30.0 |',
+      '| LangChain createAgent + LangGraph PostgresSaver, one thread_id | 1–10 | 20,480 | 2,048 | 10.00 | 4.0 KB | 30.0 |',
     );
+    expect(section).toContain("turnkit's WAL per byte of a turn's new messages: 2.50 at turns 1–10, 2.50 at turns 491–500.");
+    expect(section).toContain('load average 1.50 on');
+    expect(section).toContain("WAL bytes are the run database's own");
     expect(section).toContain('turns 491–500: turnkit 1.0×, LangGraph 10.0×.');
     expect(section).toContain('| 2,000 | 12.5 | 3.0 MB |');
   });

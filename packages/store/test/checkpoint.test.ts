@@ -1,6 +1,6 @@
 import pg from 'pg';
 import { z } from 'zod';
-import { afterAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Model } from '@turnkit/core';
 import { defineTool } from '@turnkit/dispatch';
 import { createWorker, openStore } from '@turnkit/store';
@@ -108,56 +108,100 @@ describe('the journal', () => {
   });
 });
 
-describe('an input and a tool output stored once', () => {
-  it('the user message equal to the input and a tool result message equal to its journal row are logged as references and read back whole; one that differs is logged whole', async () => {
-    const sql = await openSql('memory://');
-    try {
-      const store = createStore(sql);
-      const id = await store.submit({ agent: 'a', input: 'add twice' });
-      await createWorker({ store, agents: { a: { model, tools: [add] } } }).runUntilIdle();
-      const entries = async (turn: string) =>
-        (
-          await sql.query(
-            `SELECT data::text AS data FROM turnkit_log WHERE turn_seq = (SELECT seq FROM turnkit_turns WHERE id = $1) ORDER BY seq`,
-            [turn],
-          )
-        ).flatMap((r) => JSON.parse(String(r.data)) as unknown[][]);
-      const kept = await entries(id);
-      expect(kept[0]).toEqual(['u']);
-      expect(kept.filter((e) => e[0] === 'r')).toEqual([
-        ['r', 'c0'],
-        ['r', 'c1'],
-      ]);
-      const turn = await store.get(id);
-      expect(turn?.transcript[0]).toEqual({ role: 'user', content: 'add twice' });
-      expect(turn?.transcript.filter((m) => m.role === 'tool')).toEqual([
-        { role: 'tool', result: { callId: 'c0', name: 'add', output: 1, isError: false } },
-        { role: 'tool', result: { callId: 'c1', name: 'add', output: 2, isError: false } },
-      ]);
-      const watched: unknown[] = [];
-      for await (const event of store.watch(id))
-        if (event.type === 'message' && event.message.role === 'tool') watched.push(event.message);
-      expect(watched).toEqual(turn?.transcript.filter((m) => m.role === 'tool'));
+describe('log entries stored short (one PGlite for both)', () => {
+  let sql: Sql;
+  beforeAll(async () => {
+    sql = await openSql('memory://');
+  });
+  afterAll(() => sql.close());
 
-      // Journaled under another name (the row keeps the result whole), a result differing from the
-      // journal's, and a call with no journal row: the first a reference, the others whole.
-      const other = await store.submit({ agent: 'a', input: 'x' });
-      const claim = await store.claim({ owner: 'w', leaseMs: 30_000, turnIds: [other] });
-      if (claim === null) throw new Error('no claim');
-      await store.callFinished(claim.lease, { callId: 'k1', name: 'sum', output: 'ok', isError: false });
-      await store.callFinished(claim.lease, { callId: 'k2', name: 'add', output: 'journaled', isError: false });
-      const messages = [
-        { role: 'user', content: 'not the input' },
-        { role: 'tool', result: { callId: 'k1', name: 'sum', output: 'ok', isError: false } },
-        { role: 'tool', result: { callId: 'k2', name: 'add', output: 'changed', isError: false } },
-        { role: 'tool', result: { callId: 'k3', name: 'add', output: 'unjournaled', isError: true } },
-      ] as const;
-      await store.commit(claim.lease, { log: messages.map((message) => ({ message })) });
-      expect((await entries(other)).map((e) => e[0])).toEqual(['m', 'r', 'm', 'm']);
-      expect((await store.get(other))?.transcript).toEqual(messages);
-    } finally {
-      await sql.close();
-    }
+  it('the user message equal to the input and a tool result message equal to its journal row are logged as references and read back whole; one that differs is logged whole', async () => {
+    const store = createStore(sql);
+    const id = await store.submit({ agent: 'a', input: 'add twice' });
+    await createWorker({ store, agents: { a: { model, tools: [add] } } }).runUntilIdle();
+    const entries = async (turn: string) =>
+      (
+        await sql.query(
+          `SELECT data::text AS data FROM turnkit_log WHERE turn_seq = (SELECT seq FROM turnkit_turns WHERE id = $1) ORDER BY seq`,
+          [turn],
+        )
+      ).flatMap((r) => JSON.parse(String(r.data)) as unknown[][]);
+    const kept = await entries(id);
+    expect(kept[0]).toEqual(['u']);
+    expect(kept.filter((e) => e[0] === 'r')).toEqual([
+      ['r', 'c0'],
+      ['r', 'c1'],
+    ]);
+    const turn = await store.get(id);
+    expect(turn?.transcript[0]).toEqual({ role: 'user', content: 'add twice' });
+    expect(turn?.transcript.filter((m) => m.role === 'tool')).toEqual([
+      { role: 'tool', result: { callId: 'c0', name: 'add', output: 1, isError: false } },
+      { role: 'tool', result: { callId: 'c1', name: 'add', output: 2, isError: false } },
+    ]);
+    const watched: unknown[] = [];
+    for await (const event of store.watch(id))
+      if (event.type === 'message' && event.message.role === 'tool') watched.push(event.message);
+    expect(watched).toEqual(turn?.transcript.filter((m) => m.role === 'tool'));
+
+    // Journaled under another name (the row keeps the result whole), a result differing from the
+    // journal's, and a call with no journal row: the first a reference, the others whole.
+    const other = await store.submit({ agent: 'a', input: 'x' });
+    const claim = await store.claim({ owner: 'w', leaseMs: 30_000, turnIds: [other] });
+    if (claim === null) throw new Error('no claim');
+    await store.callFinished(claim.lease, { callId: 'k1', name: 'sum', output: 'ok', isError: false });
+    await store.callFinished(claim.lease, { callId: 'k2', name: 'add', output: 'journaled', isError: false });
+    const messages = [
+      { role: 'user', content: 'not the input' },
+      { role: 'tool', result: { callId: 'k1', name: 'sum', output: 'ok', isError: false } },
+      { role: 'tool', result: { callId: 'k2', name: 'add', output: 'changed', isError: false } },
+      { role: 'tool', result: { callId: 'k3', name: 'add', output: 'unjournaled', isError: true } },
+    ] as const;
+    await store.commit(claim.lease, { log: messages.map((message) => ({ message })) });
+    expect((await entries(other)).map((e) => e[0])).toEqual(['m', 'r', 'm', 'm']);
+    expect((await store.get(other))?.transcript).toEqual(messages);
+  });
+
+  it('a notice is kept as ["n", name, data], the turn\'s turn_started as ["t"], a status change as ["s", status(, outcome)]; the view reads them back as it reads entries written whole', async () => {
+    const store = createStore(sql);
+    const id = await store.submit({ agent: 'a', input: 'add twice' });
+    await createWorker({ store, agents: { a: { model, tools: [add] } }, turnIds: [id] }).runUntilIdle();
+    const [raw] = await sql.query(
+      `SELECT json_agg(e.value)::text AS entries FROM turnkit_log l CROSS JOIN LATERAL json_array_elements(l.data) e
+       WHERE l.turn_seq = (SELECT seq FROM turnkit_turns WHERE id = $1)`,
+      [id],
+    );
+    const kept = JSON.parse(String(raw?.entries)) as unknown[][];
+    expect(kept).toContainEqual(['t']);
+    expect(kept).toContainEqual(['n', 'iteration', { iteration: 1 }]);
+    expect(kept).toContainEqual(['s', 'dispatching']);
+    expect(kept.at(-1)).toEqual(['s', 'stopped', { status: 'stopped', stopReason: 'completed', output: 'done' }]);
+
+    const view = async (turn: string) =>
+      (await sql.query(`SELECT kind, data::text AS data FROM turnkit_log_entries WHERE turn_id = $1 ORDER BY seq`, [turn])).map(
+        (r) => ({ kind: String(r.kind), data: JSON.parse(String(r.data)) as unknown }),
+      );
+    const read = await view(id);
+    expect(read.filter((e) => e.kind === 'notice')[0]).toEqual({
+      kind: 'notice',
+      data: { name: 'turn_started', data: { id } },
+    });
+    expect(read.filter((e) => e.kind === 'status').map((e) => e.data)).toEqual([
+      { status: 'dispatching', outcome: null },
+      { status: 'stopped', outcome: { status: 'stopped', stopReason: 'completed', output: 'done' } },
+    ]);
+    // The same history written as schema version 7 wrote it (each entry [kind's letter, whole data]) reads back the same.
+    const old = await store.submit({ agent: 'none', input: 'add twice' });
+    const letter: Record<string, string> = { message: 'm', notice: 'n', status: 's' };
+    const whole = read.map((e) =>
+      e.kind === 'notice' && (e.data as { name?: unknown }).name === 'turn_started'
+        ? { kind: 'notice', data: { name: 'turn_started', data: { id: old } } }
+        : e,
+    );
+    await sql.query(
+      `INSERT INTO turnkit_log (turn_seq, seq, kind, data, lease_token) SELECT seq, 1, 'entries', $2::json, 1 FROM turnkit_turns WHERE id = $1`,
+      [old, JSON.stringify(whole.map((e) => [letter[e.kind], e.data]))],
+    );
+    expect(await view(old)).toEqual(whole);
   });
 });
 

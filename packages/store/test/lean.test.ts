@@ -1,7 +1,17 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { createTurn, parseTurnState, type TurnState } from '@turnkit/core';
-import { fromLean, LEAN_MARK, LIMITS_BASE, STATE_BASE, STATE_BASES, toLean } from '../src/sql/lean.js';
+import {
+  fromLean,
+  LEAN_MARK,
+  LIMITS_BASE,
+  mapFilters,
+  packFilter,
+  STATE_BASE,
+  STATE_BASES,
+  toLean,
+  unpackFilter,
+} from '../src/sql/lean.js';
 import { restoredState, storedState } from '../src/sql/values.js';
 
 const NUM_RUNS = 300;
@@ -59,5 +69,41 @@ describe('rows written against an older base', () => {
 
   it('a mark with no base (a later version, or garbage) is read as it is', () => {
     expect(fromLean({ [LEAN_MARK]: 9, status: 'x' }, STATE_BASES)).toEqual({ [LEAN_MARK]: 9, status: 'x' });
+  });
+});
+
+describe('call-id filters (fast-check)', () => {
+  const filter = fc
+    .uint8Array({ minLength: 96, maxLength: 96 })
+    .chain((full) => fc.nat({ max: 96 }).map((n) => Buffer.from(full.map((b, i) => (i < n ? b : 0))).toString('base64')));
+
+  it(`any filter of 0 to 768 bits set reads back exactly and is never stored longer (numRuns ${NUM_RUNS})`, () => {
+    fc.assert(
+      fc.property(filter, (f) => {
+        const packed = packFilter(f);
+        expect(packed.length).toBeLessThanOrEqual(f.length);
+        expect(unpackFilter(packed)).toBe(f);
+      }),
+      { numRuns: NUM_RUNS },
+    );
+  });
+
+  it("a turn's first call keeps its filter as the two bits it set, in the state and in a child turn's", () => {
+    const one = Buffer.alloc(96);
+    one[3] = 0b1000_0001;
+    const f = one.toString('base64');
+    expect(packFilter(f)).toBe('~AYAf');
+    const state = { callIds: { count: 1, filter: f }, agents: { agent: 'a', child: { callIds: { count: 1, filter: f } } } };
+    const packed = mapFilters(state, packFilter) as typeof state;
+    expect(packed.callIds.filter).toBe('~AYAf');
+    expect(packed.agents.child.callIds.filter).toBe('~AYAf');
+    expect(mapFilters(packed, unpackFilter)).toEqual(state);
+    expect(state.callIds.filter).toBe(f); // the state written is not changed
+  });
+
+  it('a filter that is not a packed one (empty, a base64 filter, malformed) reads back as it is', () => {
+    for (const s of ['', 'AAAA', '~A', '~A*', '~//']) expect(unpackFilter(s)).toBe(s);
+    expect(packFilter('not base64')).toBe('not base64');
+    expect(mapFilters(null, packFilter)).toBe(null);
   });
 });

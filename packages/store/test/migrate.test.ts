@@ -52,7 +52,7 @@ describe('schema migrations', () => {
     try {
       const [version] = await sql.query('SELECT max(version)::int AS v FROM turnkit_schema');
       expect(version?.v).toBe(SCHEMA_VERSION);
-      expect(SCHEMA_VERSION).toBe(7);
+      expect(SCHEMA_VERSION).toBe(8);
       const store = createStore(sql);
       const before = await store.get('old');
       expect(before?.state?.limits.maxIterations).toBe(7);

@@ -304,6 +304,36 @@ export const MIGRATIONS: readonly string[] = [
     CROSS JOIN LATERAL json_array_elements(l.data) WITH ORDINALITY AS e(value, n)
     WHERE l.kind = 'entries';
   `,
+  // Fewer bytes per entry. A checkpoint keeps a notice { name, data } as ["n", name, data], the turn's
+  // `turn_started` notice (whose data is the turn's id) as ["t"], and a status change as ["s",
+  // status] or ["s", status, outcome]; turnkit_log_entries reads them back as before, and reads the
+  // entries written earlier as they are. turnkit_turns_live goes: no statement read it (a cap's
+  // count of held turns reads the runnable ones: a held turn is runnable), and its entry cost every
+  // submit a write.
+  `
+  DROP INDEX turnkit_turns_live;
+  DROP VIEW turnkit_log_entries;
+  CREATE VIEW turnkit_log_entries AS
+    SELECT t.id AS turn_id, l.seq, l.kind, l.data, l.lease_token, l.at, l.turn_seq
+    FROM turnkit_log l JOIN turnkit_turns t ON t.seq = l.turn_seq WHERE l.kind <> 'entries'
+    UNION ALL
+    SELECT t.id, l.seq + (e.n - 1)::int,
+      CASE WHEN json_typeof(e.value) <> 'array' THEN e.value ->> 'kind'
+           WHEN e.value ->> 0 IN ('m', 'r', 'u') THEN 'message' WHEN e.value ->> 0 IN ('n', 't') THEN 'notice'
+           WHEN e.value ->> 0 = 'c' THEN 'compaction' ELSE 'status' END,
+      CASE WHEN json_typeof(e.value) <> 'array' THEN e.value -> 'data'
+           WHEN e.value ->> 0 = 'r' THEN (SELECT json_build_object('role', 'tool', 'result', turnkit_journal_result(j.call_id, j.name, j.result))
+             FROM turnkit_tool_results j WHERE j.turn_seq = l.turn_seq AND j.call_id = e.value ->> 1)
+           WHEN e.value ->> 0 = 'u' THEN json_build_object('role', 'user', 'content', t.input)
+           WHEN e.value ->> 0 = 't' THEN json_build_object('name', 'turn_started', 'data', json_build_object('id', t.id))
+           WHEN e.value ->> 0 = 'n' AND json_array_length(e.value) = 3 THEN json_build_object('name', e.value -> 1, 'data', e.value -> 2)
+           WHEN e.value ->> 0 = 's' AND json_typeof(e.value -> 1) = 'string' THEN json_build_object('status', e.value -> 1, 'outcome', e.value -> 2)
+           ELSE e.value -> 1 END,
+      l.lease_token, l.at, l.turn_seq
+    FROM turnkit_log l JOIN turnkit_turns t ON t.seq = l.turn_seq
+    CROSS JOIN LATERAL json_array_elements(l.data) WITH ORDINALITY AS e(value, n)
+    WHERE l.kind = 'entries';
+  `,
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.length;

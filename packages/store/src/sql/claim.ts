@@ -29,11 +29,13 @@ const RUNNABLE_NOW = `runnable AND (lease_expires_at IS NULL OR lease_expires_at
 // $1 owner, $2 leaseMs, $3 how many, $4 caps as {"agent": cap}, $5 the only turn ids to take (or null). `room` is what each capped agent
 // may still start (its cap minus the turns held under a live lease); an agent with no room is not
 // picked at all, so its turns never crowd out others'; within one claim, `n <= room` trims the rest.
+// A held turn is runnable (only a write that gives the lease back makes a turn not runnable), so
+// the count reads the runnable turns (their index), not every turn the store ever ran.
 const CLAIM_SQL = `
 WITH caps AS (SELECT key AS agent, value::int AS cap FROM jsonb_each_text($4::jsonb)),
 room AS (
   SELECT c.agent, c.cap - (SELECT count(*) FROM turnkit_turns h
-                           WHERE h.agent = c.agent AND h.lease_owner IS NOT NULL AND h.lease_expires_at > now())::int AS room
+                           WHERE h.runnable AND h.agent = c.agent AND h.lease_owner IS NOT NULL AND h.lease_expires_at > now())::int AS room
   FROM caps c
 ),
 picked AS (

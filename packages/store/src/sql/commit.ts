@@ -8,11 +8,31 @@ import { CHANNEL_SQL } from '../db/notify.js';
 import type { Row, Sql, SqlQuery } from '../db/types.js';
 import { ConflictError, LeaseLostError } from '../errors.js';
 import { storedStatusOf, TERMINAL } from '../statuses.js';
+import type { Notice } from '@turnkit/core';
 import type { Commit, JournalRead, Lease, StoredStatus } from '../types.js';
 import { checkLeaseMs, storedState, toJournalRead } from './values.js';
 
-/** A log entry as an 'entries' row keeps it: [kind's letter, data] (turnkit_log_entries spells the kind out; APPEND_LOG may make an 'm' of a tool result an 'r'). */
-type Entry = readonly ['m' | 'n' | 's' | 'c', unknown] | { readonly kind: 'child'; readonly data: unknown };
+/**
+ * A log entry as an 'entries' row keeps it, its kind's letter first (turnkit_log_entries spells the
+ * kind out and reads each back whole): a message ['m', message] (APPEND_LOG may make it a 'u' or an
+ * 'r'), a compaction ['c', kept], a notice ['n', name, data] (['n', notice] when it is not a plain
+ * { name, data }; ['t'] for the turn's `turn_started`, whose data is the turn's id), a status change
+ * ['s', status] or ['s', status, outcome]. A child turn's entry (docs/agents.md) is an object,
+ * { kind: 'child', data }, which turnkit_log_entries reads as kind 'child'.
+ */
+type Entry = readonly unknown[] | { readonly kind: 'child'; readonly data: unknown };
+
+/** A notice as an entry: the shortest form turnkit_log_entries reads back as the same notice. */
+function noticeEntry(turnId: string, notice: Notice): Entry {
+  const keys = Object.keys(notice);
+  const plain = keys.length === 2 && keys[0] === 'name' && keys[1] === 'data' && notice.data !== undefined;
+  if (!plain || typeof notice.name !== 'string') return ['n', notice];
+  const data = notice.data as unknown;
+  if (notice.name === 'turn_started' && isObj(data) && Object.keys(data).length === 1 && data.id === turnId) return ['t'];
+  return ['n', notice.name, data];
+}
+
+const isObj = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 
 /** The status a commit leaves, and the log entries it appends (messages, notices, a status change). */
 function logRows(lease: Lease, commit: Commit): { status: StoredStatus; rows: Entry[] } {
@@ -25,7 +45,7 @@ function logRows(lease: Lease, commit: Commit): { status: StoredStatus; rows: En
         'message' in item
           ? ['m', item.message]
           : 'notice' in item
-            ? ['n', item.notice]
+            ? noticeEntry(lease.id, item.notice)
             : 'child' in item
               ? // A child turn's entry (docs/agents.md): an object entry, which turnkit_log_entries reads as kind 'child'.
                 { kind: 'child', data: item.child }
@@ -33,11 +53,11 @@ function logRows(lease: Lease, commit: Commit): { status: StoredStatus; rows: En
       );
   else {
     for (const m of commit.messages ?? []) rows.push(['m', m]);
-    for (const n of commit.notices ?? []) rows.push(['n', n]);
+    for (const n of commit.notices ?? []) rows.push(noticeEntry(lease.id, n));
   }
   if (status !== lease.status) {
     const outcome = commit.fail !== undefined ? { status: 'failed', error: commit.fail } : (commit.state?.outcome ?? null);
-    rows.push(['s', { status, outcome }]);
+    rows.push(outcome === null ? ['s', status] : ['s', status, outcome]);
   }
   return { status, rows };
 }

@@ -132,6 +132,75 @@ export function fromLean(stored: unknown, bases: Readonly<Obj> | readonly Readon
   return merge(rest, base);
 }
 
+/** The mark of a call-id filter kept as the positions of its set bits (see `packFilters`); core's filters are base64, which never holds it. */
+const SPARSE = '~';
+const DIGITS = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/';
+/** Bytes of core's call-id filter (768 bits, 128 base64 characters). */
+const FILTER_BYTES = 96;
+
+/**
+ * A call-id filter (core's `callIds.filter`, the base64 of 96 bytes) as `~` and the position of
+ * each set bit in two base64 digits, when that is shorter: a turn's first calls set a few of the 768
+ * bits, and the filter is rewritten with the state at every checkpoint. Anything else (empty, not
+ * a filter, or shorter as it is) is returned as it is.
+ */
+export function packFilter(filter: string): string {
+  if (filter === '') return filter;
+  const bytes = Buffer.from(filter, 'base64');
+  if (bytes.length !== FILTER_BYTES || bytes.toString('base64') !== filter) return filter;
+  let out = SPARSE;
+  for (let i = 0; i < bytes.length; i++) {
+    const byte = bytes[i] as number;
+    if (byte === 0) continue;
+    for (let k = 0; k < 8; k++) {
+      if ((byte & (1 << k)) === 0) continue;
+      const p = i * 8 + k;
+      out += (DIGITS[p >> 6] as string) + (DIGITS[p & 63] as string);
+      if (out.length >= filter.length) return filter;
+    }
+  }
+  return out;
+}
+
+/** The filter `packFilter` packed (anything else as it is: a malformed one is left for core's parse to name). */
+export function unpackFilter(stored: string): string {
+  if (!stored.startsWith(SPARSE) || stored.length % 2 !== 1) return stored;
+  const bytes = new Uint8Array(FILTER_BYTES);
+  for (let i = 1; i < stored.length; i += 2) {
+    const hi = DIGITS.indexOf(stored[i] as string);
+    const lo = DIGITS.indexOf(stored[i + 1] as string);
+    const p = hi * 64 + lo;
+    if (hi < 0 || lo < 0 || p >= FILTER_BYTES * 8) return stored;
+    bytes[p >> 3] = (bytes[p >> 3] as number) | (1 << (p & 7));
+  }
+  return Buffer.from(bytes).toString('base64');
+}
+
+/**
+ * A stored state (lean or not) with `f` applied to its call-id filter and to its child turn's
+ * (`agents.child`, a whole state), copied where it changes; any other shape is returned as it is.
+ */
+export function mapFilters(state: unknown, f: (filter: string) => string): unknown {
+  if (!isObject(state)) return state;
+  let out: Obj | null = null;
+  const set = (key: string, value: unknown): void => {
+    if (value === state[key]) return;
+    out ??= { ...state };
+    put(out, key, value);
+  };
+  const ids = state.callIds;
+  if (isObject(ids) && typeof ids.filter === 'string') {
+    const filter = f(ids.filter);
+    if (filter !== ids.filter) set('callIds', { ...ids, filter });
+  }
+  const agents = state.agents;
+  if (isObject(agents) && isObject(agents.child)) {
+    const child = mapFilters(agents.child, f);
+    if (child !== agents.child) set('agents', { ...agents, child });
+  }
+  return out ?? state;
+}
+
 function deepFreeze<T>(value: T): T {
   if (typeof value === 'object' && value !== null) {
     for (const v of Object.values(value)) deepFreeze(v);

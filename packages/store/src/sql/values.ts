@@ -5,7 +5,7 @@ import type { ToolResult, TurnState } from '@turnkit/core';
 import { readDecision } from '@turnkit/core/internal';
 import type { Row } from '../db/types.js';
 import type { InboxEntry, JournalRead, PendingInbox } from '../types.js';
-import { fromLean, LIMITS_BASE, STATE_BASES, toLean } from './lean.js';
+import { fromLean, LIMITS_BASE, mapFilters, packFilter, STATE_BASES, toLean, unpackFilter } from './lean.js';
 import { childTurnId, splitKey } from '../worker/tree.js';
 
 /** A timestamp column as ISO 8601 text. */
@@ -14,24 +14,26 @@ export const ISO = (column: string, as = column): string => `to_json(${column}) 
 /**
  * A turn's state as its row gives it back: the row keeps the state without its id and limits (see
  * `storedState`), which this puts back from the row's id and `state_limits` (here, not in SQL: no
- * cast of the stored text on every read), and both lean (lean.ts), which this expands.
+ * cast of the stored text on every read), and both lean (lean.ts), which this expands (call-id
+ * filters too: `unpackFilter`).
  */
 export function restoredState(id: unknown, state: unknown, limits: unknown): unknown {
   if (state === null || state === undefined) return null;
   if (typeof state !== 'object' || Array.isArray(state)) return state; // parseTurnState says what is wrong
-  const full = fromLean(state, STATE_BASES) as Record<string, unknown>;
+  const full = mapFilters(fromLean(state, STATE_BASES), unpackFilter) as Record<string, unknown>;
   return limits === null || limits === undefined ? { ...full, id } : { ...full, id, limits: fromLean(limits, LIMITS_BASE) };
 }
 
 /**
  * A state as a checkpoint stores it: without its id (the row's) and limits (kept apart, as they
- * never change in a turn), each lean: only what differs from a fresh turn's (lean.ts).
+ * never change in a turn), each lean: only what differs from a fresh turn's (lean.ts), with its
+ * call-id filters as their set bits when that is shorter (`packFilter`).
  */
 export function storedState(state: TurnState | undefined): { state: string | null; limits: string | null } {
   if (state === undefined) return { state: null, limits: null };
   const { id: _id, limits, ...rest } = state;
   return {
-    state: JSON.stringify(leanOrAsIs(rest, STATE_BASES)),
+    state: JSON.stringify(mapFilters(leanOrAsIs(rest, STATE_BASES), packFilter)),
     limits: JSON.stringify(leanOrAsIs(limits, LIMITS_BASE)) ?? null,
   };
 }
