@@ -9,20 +9,10 @@
 
 import { createTurn, type Message, type TurnState } from '@turnkit/core';
 import { layerLimits, type TurnLimits } from '@turnkit/core/internal';
-import { agentTools, type AgentTarget, type Dispatcher } from '@turnkit/dispatch';
-import type { HandlerContext } from './driver-types.js';
+import { agentTools, type AgentTarget } from '@turnkit/dispatch';
+import type { AgentDirectory, AgentEntry, HandlerContext } from './driver-types.js';
 import { dispatcherMaker, startTranscript, withRetryOptions } from './options.js';
 import type { NamedAgent, AgentOptions } from './types.js';
-
-/** One agent of a turn's tree, checked once: its options, the maker of its dispatcher (runtime tools included), its limits. */
-export interface AgentEntry {
-  readonly options: AgentOptions;
-  readonly dispatcher: () => Dispatcher;
-  readonly limits: TurnLimits;
-}
-
-/** Every agent a turn may reach, by name. */
-export type AgentDirectory = ReadonlyMap<string, AgentEntry>;
 
 type Named = AgentOptions & { readonly name?: string; readonly description?: string };
 

@@ -4,7 +4,6 @@
 import type { ApprovalDecision, Effect, Message, Model, Notice, ToolResult, TurnEvent, TurnState } from '@turnkit/core';
 import type { JsonObject, TurnLimits } from '@turnkit/core/internal';
 import type { Dispatcher } from '@turnkit/dispatch';
-import type { AgentDirectory } from './agents.js';
 import type {
   AgentOptions,
   ApproveFn,
@@ -15,6 +14,16 @@ import type {
   StepRecord,
   UndecidedPolicy,
 } from './types.js';
+
+/** One agent of a turn's tree, checked once: its options, the maker of its dispatcher (runtime tools included), its limits. */
+export interface AgentEntry {
+  readonly options: AgentOptions;
+  readonly dispatcher: () => Dispatcher;
+  readonly limits: TurnLimits;
+}
+
+/** Every agent a turn may reach, by name. */
+export type AgentDirectory = ReadonlyMap<string, AgentEntry>;
 
 /** Everything a handler may use. `transcript` is live: the `append` handler pushes onto it. */
 export interface HandlerContext {
