@@ -135,7 +135,7 @@ describe('bad input: one line on stderr, exit 2', () => {
     const run = await turnkit(['run', file]);
     expect(run.code).toBe(2);
     expect(run.stderr).toBe(
-      `turnkit: Scenario ${file}: unknown field 'prompt'; a scenario has input, tools, model, limits, system, output, permissions, policy, hooks, budget, check, compact, observe, maxRunning, mcpServers.\n`,
+      `turnkit: Scenario ${file}: unknown field 'prompt'; a scenario has input, tools, model, limits, system, output, permissions, policy, hooks, budget, check, compact, observe, maxRunning, mcpServers, name, delegates, handoffs, models.\n`,
     );
     await writeFile(file, 'export const scenario = { input: "hi", tools: [] };\n');
     const noModel = await turnkit(['run', file]);
