@@ -422,6 +422,12 @@ interface CallStepRecord {
  */
 class CallSteps {
   private readonly slots = new Map<string, CallSlot>();
+  /**
+   * Settles once the tool offered last has started (its start journaled): each call's step enters
+   * its body when DBOS has checked for its record, in no fixed order, so a tool waits for the one
+   * offered before it, and tools start in the order the dispatcher runs them, as in every interpreter.
+   */
+  private lastStart: Promise<void> = Promise.resolve();
 
   constructor(calls: readonly ToolCall[]) {
     // One step per call id (core gives a batch's calls distinct ids; a repeated id would share one).
@@ -433,13 +439,26 @@ class CallSteps {
    * dispatcher runs the call; its value or error is the tool's, as the dispatcher expects. A
    * retry of the call's tool (the dispatcher's retries) runs outside any step, under the journal.
    */
-  run(callId: string, run: () => Promise<unknown>): Promise<unknown> {
+  run(callId: string, run: (started: () => void) => Promise<unknown>): Promise<unknown> {
     const slot = this.slots.get(callId);
-    if (slot === undefined || slot.used) return run();
+    if (slot === undefined || slot.used) return run(() => undefined);
     slot.used = true;
+    const previous = this.lastStart;
+    let started: () => void = () => undefined;
+    this.lastStart = new Promise<void>((resolve) => {
+      started = resolve;
+    });
+    const inOrder = async (): Promise<unknown> => {
+      await previous;
+      try {
+        return await run(started);
+      } finally {
+        started();
+      }
+    };
     return new Promise((resolve, reject) =>
       slot.offer(() =>
-        run().then(resolve, (error: unknown) => {
+        inOrder().then(resolve, (error: unknown) => {
           reject(error);
           throw error;
         }),
@@ -497,7 +516,8 @@ function journalingTools(journal: Journal, tools: readonly ToolDefinition<any>[]
   return tools.map((tool) => ({
     ...tool,
     execute(input: unknown, toolCtx: { readonly callId: string; readonly signal: AbortSignal; readonly turnId: string }) {
-      const run = async (): Promise<unknown> => {
+      // `started` is called as the tool starts (the next call's tool waits for it).
+      const run = async (started: () => void): Promise<unknown> => {
         let mine: boolean;
         try {
           mine = await journal.started(toolCtx.callId, tool.name);
@@ -508,9 +528,10 @@ function journalingTools(journal: Journal, tools: readonly ToolDefinition<any>[]
           throw new Error(
             'the call was not run: another run of this turn (another process driving it) started it, and the tool is not marked idempotent, so it runs at most once.',
           );
+        started();
         return tool.execute(input, toolCtx);
       };
-      return journal.callSteps === null ? run() : journal.callSteps.run(toolCtx.callId, run);
+      return journal.callSteps === null ? run(() => undefined) : journal.callSteps.run(toolCtx.callId, run);
     },
   }));
 }
