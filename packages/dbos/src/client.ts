@@ -32,7 +32,6 @@ import {
   TurnNotFoundError,
   TurnNotWaitingError,
 } from '@turnkit/store';
-import type { Grant } from '@turnkit/dispatch';
 import {
   checkDecidable,
   checkDecisions,
@@ -50,6 +49,7 @@ import {
   rowResult,
   TERMINAL,
   toInboxEntry,
+  toStoredThread,
   toThreadSummary,
   toTurnSummary,
   toWatchEvent,
@@ -217,20 +217,7 @@ export function createClient(parts: ClientParts): Omit<DbosTurnsClient, 'close' 
     );
     const current = (row.current ?? null) as string | null;
     const parked = current === null ? [] : ((await read(db, current))?.parked ?? []);
-    const closed = row.closed_at !== null && row.closed_at !== undefined;
-    return {
-      id: String(row.id),
-      agent: String(row.agent),
-      status: closed ? 'closed' : 'open',
-      turns: turns.rows.map(toTurnSummary),
-      transcript: contextOf(context.rows),
-      current,
-      parked,
-      grants: closed ? [] : ((row.grants ?? []) as Grant[]),
-      closeReason: (row.close_reason ?? null) as string | null,
-      createdAt: String(row.created_at),
-      closedAt: closed ? String(row.closed_at) : null,
-    };
+    return toStoredThread(row, turns.rows, contextOf(context.rows), parked);
   }
 
   /** Cancels a turn that has not ended, in `tx`: an inbox row, and its message to the workflow (sent once). */

@@ -24,7 +24,7 @@ export { INTERRUPTED } from './worker/tool-journal.js';
 export { messageOf } from './errors.js';
 export { contextOf, readThreadContext } from './sql/thread-context.js';
 export { checkThreadTakes } from './sql/submit.js';
-export { checkListThreads, toThreadSummary } from './sql/get-thread.js';
+export { checkListThreads, toStoredThread, toThreadSummary } from './sql/get-thread.js';
 export { toTurnSummary } from './sql/list-turns.js';
 export { readState, undecidedParked } from './sql/get-turn.js';
 export { checkPollMs, nap, toWatchEvent } from './sql/watch.js';

@@ -29,6 +29,20 @@ export async function getThread(db: SqlQuery, id: string): Promise<StoredThread 
   ]);
   const current = (row.current ?? null) as string | null;
   const parked = current === null ? [] : ((await getTurn(db, current))?.parked ?? []);
+  return toStoredThread(row, turns, transcript, parked);
+}
+
+/**
+ * A thread as `get({ thread })` gives it, from its row (`id`, `agent`, `grants`, `close_reason`,
+ * `current`, `created_at` and `closed_at` as ISO text), its turns' rows in order, its context and
+ * the parked calls of its current turn (the store's and the DBOS adapter's, whose tables differ).
+ */
+export function toStoredThread(
+  row: Row,
+  turns: readonly Row[],
+  transcript: StoredThread['transcript'],
+  parked: StoredThread['parked'],
+): StoredThread {
   const closed = row.closed_at !== null && row.closed_at !== undefined;
   return {
     id: String(row.id),
@@ -36,7 +50,7 @@ export async function getThread(db: SqlQuery, id: string): Promise<StoredThread 
     status: closed ? 'closed' : 'open',
     turns: turns.map(toTurnSummary),
     transcript,
-    current,
+    current: (row.current ?? null) as string | null,
     parked,
     grants: closed ? [] : ((row.grants ?? []) as Grant[]),
     closeReason: (row.close_reason ?? null) as string | null,
