@@ -18,7 +18,7 @@ export { checkSubmit } from './sql/submit.js';
 export { checkDecidable, checkDecisions, parkedIds } from './sql/decide.js';
 export { checkList } from './sql/list-turns.js';
 export { ISO, rowResult, toInboxEntry } from './sql/values.js';
-export { STATUSES, TERMINAL } from './statuses.js';
+export { STATUSES, storedStatusOf, TERMINAL } from './statuses.js';
 export { openHold, protocolStep } from './worker/protocol.js';
 export { INTERRUPTED } from './worker/tool-journal.js';
 export { messageOf } from './errors.js';
@@ -26,7 +26,7 @@ export { contextOf, readThreadContext } from './sql/thread-context.js';
 export { checkThreadTakes } from './sql/submit.js';
 export { checkListThreads, toStoredThread, toThreadSummary } from './sql/get-thread.js';
 export { toTurnSummary } from './sql/list-turns.js';
-export { readState, undecidedParked } from './sql/get-turn.js';
+export { childTurns, readState, toJournalEntry, undecidedParked } from './sql/get-turn.js';
 export { checkPollMs, nap, toWatchEvent } from './sql/watch.js';
 export { loadDriver } from './db/driver.js';
 
@@ -38,3 +38,8 @@ export { MAX_TRACE_CONTEXT, startObserver, traceContextText } from './worker/obs
 // from, and how a compaction is kept.
 export { dispatcherRules } from './worker/activation.js';
 export { runStoredCompaction } from './worker/held-turn.js';
+
+// What a durable interpreter shares with the worker about a tree of agents (docs/agents.md): the
+// agents a turn reaches and their runtime tools, the driver's directory of them, the keys a
+// child turn's calls are journaled and decided under, and the child turns' ids.
+export { activeKeys, callKey, childTurnId, directory, isMultiAgent, reachable, runtimeTools, splitKey } from './worker/tree.js';
