@@ -345,7 +345,10 @@ function prepare(rt: Runtime, id: string, row: TurnRow, start: ThreadStart): Pre
     // A turn of many agents: the agents it reaches, checked (as the store's worker checks them),
     // each agent's runtime tools made now, so a bad `models` fails the turn before it starts.
     if (isMultiAgent(agent)) {
-      const agents = reachable(row.agent, rt.agents);
+      const agents = reachable(row.agent, rt.agents, {
+        name: 'the process that ran this turn',
+        register: 'createDbosTurns({ agents })',
+      });
       for (const name of agents.keys()) runtimeTools(name, agents);
       tree = { agents, root: row.agent };
     }
