@@ -40,6 +40,7 @@ export { dispatcherRules } from './worker/activation.js';
 export { runStoredCompaction } from './worker/held-turn.js';
 
 // What a durable interpreter shares with the worker about a tree of agents (docs/agents.md): the
-// agents a turn reaches and their runtime tools, the driver's directory of them, the keys a
-// child turn's calls are journaled and decided under, and the child turns' ids.
-export { activeKeys, callKey, childTurnId, directory, isMultiAgent, reachable, runtimeTools, splitKey } from './worker/tree.js';
+// agents a turn reaches and their runtime tools, the driver's directory of them, and the keys a
+// child turn's calls are journaled and decided under (`activeKeys` makes them, `splitKey` reads
+// them); with the readers of get-turn.js above (`childTurns`, `toJournalEntry`) and `storedStatusOf`.
+export { activeKeys, directory, isMultiAgent, reachable, runtimeTools, splitKey } from './worker/tree.js';
