@@ -123,13 +123,14 @@ describe.skipIf(POSTGRES_URL === undefined)(
           ],
         },
       },
-      // A tree: the lead delegates to the editor, whose call waits for a person (two turns: decided, then cancelled).
+      // A tree: the lead delegates to the editor, whose calls wait for a person (two turns: one decided, one cancelled).
       lead: {
         system: 'You lead.',
         model: scriptedModel([
           toolCalls(call('transfer_task', { agent: 'editor', task: 'Publish the bridge page.' })),
           text('The page is up.'),
-          toolCalls(call('transfer_task', { agent: 'editor', task: 'Publish the tunnel page.' })),
+          toolCalls(call('transfer_task', { agent: 'editor', task: 'Publish the tunnel pages.' })),
+          toolCalls(call('transfer_task', { agent: 'editor', task: 'Publish the second bridge page.' })),
         ]),
         delegates: ['editor'],
       },
@@ -140,6 +141,9 @@ describe.skipIf(POSTGRES_URL === undefined)(
           toolCalls(call('publish', { title: 'Bridge' })),
           text('Published.'),
           toolCalls(call('publish', { title: 'Tunnel' })),
+          toolCalls(call('publish', { title: 'Tunnel 2' })),
+          text('Published both.'),
+          toolCalls(call('publish', { title: 'Bridge 2' })),
         ]),
         tools: [publish],
       },
@@ -305,7 +309,7 @@ describe.skipIf(POSTGRES_URL === undefined)(
       await expect(turns.listThreads({ limit: 0 })).rejects.toBeInstanceOf(RangeError);
     });
 
-    it("a tree parked on its child's call is decided from another client: the decision reaches the child, each tool runs once; a cancel ends the whole tree", async () => {
+    it("a tree parked on its child's call is decided from another client: the decision reaches the child, each tool runs once; a child's grant is its own; a cancel ends the whole tree", async () => {
       const other = await createDbosTurns({ databaseUrl: url });
       try {
         const id = await turns.submit({ agent: 'lead', input: 'Put the bridge page up.', id: 'tree' });
@@ -356,21 +360,38 @@ describe.skipIf(POSTGRES_URL === undefined)(
         // The tree's usage is the turn's: 2 model calls of the lead, 2 of the editor.
         expect(done?.state?.usage.modelCalls).toBe(4);
 
-        // A second tree parks the same way; a cancel from the other client ends it, every open call with a result.
-        const second = await turns.submit({ agent: 'lead', input: 'Put the tunnel page up.' });
-        for await (const event of other.watch(second, { pollMs: 20 }))
-          if (event.type === 'status' && event.status === 'awaiting_approval') break;
+        // A second tree: its first child's call is approved and remembered for the tool, so that
+        // child's next call runs without asking; a second child (another transfer_task) asks again:
+        // a child's grant is its own. A cancel from the other client then ends the whole tree.
+        const second = await turns.submit({ agent: 'lead', input: 'Put the tunnel pages up.' });
+        const parks = async (n: number): Promise<void> => {
+          let seen = 0;
+          for await (const event of other.watch(second, { pollMs: 20 }))
+            if (event.type === 'status' && event.status === 'awaiting_approval' && ++seen === n) return;
+        };
+        await parks(1);
+        expect((await other.get(second))?.parked.map((p) => [p.agentPath, p.call.id])).toEqual([[['lead', 'editor'], 'call_2']]);
+        await other.decide(second, { call_2: { type: 'approve', remember: 'tool' } });
+        await parks(2);
+        const again = await other.get(second);
+        expect(again?.parked.map((p) => [p.agentPath, p.call.id, p.call.input])).toEqual([
+          [['lead', 'editor'], 'call_4', { title: 'Bridge 2' }],
+        ]);
+        expect(again?.decisions.map((d) => [d.turn, d.callId])).toEqual([[`${second}/call_2`, 'call_2']]);
         expect(await other.cancel(second, 'the launch moved')).toBe(true);
         await ended(other, second);
         const cancelled = await other.get(second);
         expect(cancelled?.status).toBe('cancelled');
-        expect(transcriptLines(cancelled?.transcript ?? []).at(-1)).toMatch(
-          /^tool call_\d transfer_task: error cancelled: the turn was cancelled/,
-        );
-        expect(transcriptLines(cancelled?.children?.[0]?.transcript ?? []).at(-1)).toMatch(
-          /^tool call_\d publish: error cancelled/,
-        );
-        expect(published).toBe(1);
+        expect(transcriptLines(cancelled?.transcript ?? []).slice(-3)).toEqual([
+          'tool call_2 transfer_task: ok "Published both."',
+          'assistant: [call_3 transfer_task]',
+          expect.stringMatching(/^tool call_3 transfer_task: error cancelled: the turn was cancelled/),
+        ]);
+        expect(cancelled?.children?.map((c) => [c.id, transcriptLines(c.transcript).slice(-2)])).toEqual([
+          [`${second}/call_2`, ['tool call_3 publish: ok "published Tunnel 2"', 'assistant: Published both.']],
+          [`${second}/call_3`, ['assistant: [call_4 publish]', expect.stringMatching(/^tool call_4 publish: error cancelled/)]],
+        ]);
+        expect(published).toBe(3);
       } finally {
         await other.close();
       }
