@@ -6,7 +6,6 @@
 // - `slow`: the files below, each with what makes it slow: child processes (the CLI binary, tsx
 //   programs, crash, chaos and partition drills), the real Postgres of TURNKIT_TEST_POSTGRES_URL,
 //   a browser, packing and installing the packages. `pnpm test` (CI) runs both.
-// - `alone`: the slow files that must run with no other test (`aloneTests`), after the others.
 //
 // One package's tests alone: `pnpm vitest run packages/<name>`.
 import { configDefaults } from 'vitest/config';
@@ -43,7 +42,7 @@ export const slowTests: Readonly<Record<string, string>> = {
   'packages/server/test/console-script.test.ts': 'tsx child processes',
   'packages/server/test/decide.test.ts': 'Postgres',
   'packages/server/test/postgres.test.ts': 'Postgres',
-  'packages/store/test/chaos.test.ts': 'worker processes killed at random, Postgres restarted',
+  'packages/store/test/chaos.test.ts': 'worker processes killed at random, a Postgres of its own started and restarted',
   'packages/store/test/checkpoint.test.ts': 'Postgres',
   'packages/store/test/conformance.test.ts': 'Postgres',
   'packages/store/test/conversations-doc.test.ts': 'tsx child processes',
@@ -58,13 +57,7 @@ export const slowTests: Readonly<Record<string, string>> = {
   'packages/testing/test/entry-points.test.ts': 'tsx child processes',
 };
 
-/**
- * Slow files that must run with no other test at the same time: the chaos drill restarts the shared
- * Postgres, which would break another file's connections, and times its workers against the clock.
- */
-export const aloneTests: readonly string[] = ['packages/store/test/chaos.test.ts'];
-
-const slow = Object.keys(slowTests).filter((file) => !aloneTests.includes(file));
+const slow = Object.keys(slowTests);
 
 export const projects = [
   {
@@ -95,17 +88,6 @@ export const projects = [
       pool: 'forks' as const,
       maxWorkers: 2,
       sequence: { groupOrder: 0 },
-    },
-  },
-  {
-    extends: true as const,
-    test: {
-      name: 'alone',
-      include: [...aloneTests],
-      // Runs after the unit and slow projects have finished (a later group), one file at a time.
-      pool: 'forks' as const,
-      maxWorkers: 1,
-      sequence: { groupOrder: 1 },
     },
   },
 ];

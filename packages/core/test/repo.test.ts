@@ -207,7 +207,7 @@ describe('the unit and slow test projects (vitest.workspace.ts)', () => {
 
   it('every slow file exists, and the two projects split the test files', () => {
     for (const file of Object.keys(slowTests)) expect(testFiles, file).toContain(file);
-    expect(projects.map((project) => project.test.name)).toEqual(['unit', 'slow', 'alone']);
+    expect(projects.map((project) => project.test.name)).toEqual(['unit', 'slow']);
   });
 
   it('a unit test starts no process, opens no Postgres or browser and packs nothing (else it is listed as slow)', () => {

@@ -1,6 +1,7 @@
 // Chaos on a real Postgres: four worker processes run two hundred turns with tool calls and
 // approvals (decided by a separate process at random moments); every half second a random worker
-// is killed with SIGKILL and started again; once, Postgres itself is restarted. At the end, the
+// is killed with SIGKILL and started again (the next kill half a second after it runs); once, Postgres itself is restarted (a server of this
+// file's own, so that the other test files running meanwhile keep their connections). At the end, the
 // figures (printed with TURNKIT_TEST_VERBOSE=1) and the invariants:
 // - every turn is terminal;
 // - each call's side effect ran at most once, and a call without a result of its own is
@@ -16,7 +17,7 @@ import { testLog } from '../../../test-log.js';
 import type { WorkerStats } from '@turnkit/store';
 import { createStore, openSql, type Sql } from '../src/internal.js';
 import { CHAOS_AGENT, CHAOS_TABLES } from './fixtures/chaos-agent.js';
-import { dropSchema, POSTGRES_URL, restartPostgres, scratchSchema, WHY_SKIPPED } from './postgres.js';
+import { type OwnPostgres, ownPostgres, POSTGRES_URL, scratchSchema, WHY_SKIPPED } from './postgres.js';
 import { nodeScript } from './node-script.js';
 
 const REPO = fileURLToPath(new URL('../../../', import.meta.url));
@@ -25,10 +26,14 @@ const script = (name: string): string => fileURLToPath(new URL(`./fixtures/chaos
 const TURNS = 200;
 const WORKERS = 4;
 const KILL_EVERY_MS = 500;
-/** Turns are submitted over this long, so the chaos lasts about a minute in all. */
-const SUBMIT_OVER_MS = 45_000;
-const RESTART_POSTGRES_AT_MS = 15_000;
-const GIVE_UP_MS = 150_000;
+/**
+ * Turns are submitted over this many kills (a kill every half second: about 15 s, so the chaos
+ * lasts about 20 s in all), and Postgres is restarted at the RESTART_POSTGRES_AT_KILL-th kill.
+ */
+const SUBMIT_OVER_KILLS = 30;
+const RESTART_POSTGRES_AT_KILL = 10;
+/** The drill gives up (and fails) when no turn has ended for this long: something hangs. */
+const GIVE_UP_MS = 60_000;
 
 /** Children that exited by themselves (not by a signal the test sent), with their stderr. */
 const died: string[] = [];
@@ -38,8 +43,8 @@ let ending = false;
 const pause = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
 
 /** A child process running one of the chaos scripts; `lines` collects its stdout lines. */
-function start(name: string, schema: string, lines: (line: string) => void): ChildProcess {
-  const child = spawn(process.execPath, [nodeScript(script(name)), POSTGRES_URL ?? '', schema], {
+function start(name: string, url: string, schema: string, lines: (line: string) => void): ChildProcess {
+  const child = spawn(process.execPath, [nodeScript(script(name)), url, schema], {
     cwd: REPO,
     stdio: ['ignore', 'pipe', 'pipe'],
   });
@@ -142,23 +147,30 @@ describe.skipIf(POSTGRES_URL === undefined)(
   `chaos on Postgres${POSTGRES_URL === undefined ? ` (skipped: ${WHY_SKIPPED})` : ''}`,
   () => {
     const schema = scratchSchema('chaos');
-    afterAll(() => dropSchema(schema));
+    let postgres: OwnPostgres | undefined;
+    afterAll(() => postgres?.stop());
 
     it('four workers killed every half second and a Postgres restart: terminal turns, effects at most once, decisions applied, one writer', async () => {
-      const sql = await openSql(POSTGRES_URL, { schema });
+      postgres = await ownPostgres();
+      const { url } = postgres;
+      const sql = await openSql(url, { schema });
       for (const statement of CHAOS_TABLES) await sql.query(statement);
       const store = createStore(sql);
       const stats = new Map<number, WorkerStats>();
       const acks = new Set<string>();
       const workers: ChildProcess[] = [];
-      const startWorker = (slot: number): void => {
-        const child = start('worker', schema, (line) => {
-          if (line.startsWith('{') && child.pid !== undefined) stats.set(child.pid, JSON.parse(line) as WorkerStats);
+      /** Starts the worker of `slot`; resolves once it runs (or has exited). */
+      const startWorker = (slot: number): Promise<void> =>
+        new Promise((resolve) => {
+          const child = start('worker', url, schema, (line) => {
+            if (line === 'ready') resolve();
+            else if (line.startsWith('{') && child.pid !== undefined) stats.set(child.pid, JSON.parse(line) as WorkerStats);
+          });
+          child.once('exit', () => resolve());
+          workers[slot] = child;
         });
-        workers[slot] = child;
-      };
-      for (let slot = 0; slot < WORKERS; slot += 1) startWorker(slot);
-      const decider = start('decider', schema, (line) => {
+      await Promise.all(Array.from({ length: WORKERS }, (_, slot) => startWorker(slot)));
+      const decider = start('decider', url, schema, (line) => {
         const [tag, turn, call] = line.split(' ');
         if (tag === 'ack') acks.add(`${turn} ${call}`);
       });
@@ -167,24 +179,28 @@ describe.skipIf(POSTGRES_URL === undefined)(
       let kills = 0;
       let restartedFor = -1;
       let submitted = 0;
+      let ended = 0;
+      let endedAt = began;
       for (;;) {
-        const elapsed = Date.now() - began;
-        while (submitted < TURNS && submitted < Math.ceil((TURNS * elapsed) / SUBMIT_OVER_MS)) {
+        while (submitted < TURNS && submitted < Math.ceil((TURNS * (kills + 1)) / SUBMIT_OVER_KILLS)) {
           await retrying(() => store.submit({ agent: CHAOS_AGENT, id: `chaos_${submitted}`, input: `turn ${submitted}` }));
           submitted += 1;
         }
-        if (restartedFor < 0 && elapsed >= RESTART_POSTGRES_AT_MS) restartedFor = await restartPostgres();
+        if (restartedFor < 0 && kills >= RESTART_POSTGRES_AT_KILL) restartedFor = await postgres.restart();
         const [row] = await retrying(() =>
           sql.query(`SELECT count(*)::int AS n FROM turnkit_turns WHERE status NOT IN ('stopped', 'failed', 'cancelled')`),
         );
         if (submitted === TURNS && Number(row?.n) === 0) break;
-        if (elapsed > GIVE_UP_MS) break;
+        if (submitted - Number(row?.n) > ended) [ended, endedAt] = [submitted - Number(row?.n), Date.now()];
+        if (Date.now() - endedAt > GIVE_UP_MS) break;
         const slot = Math.floor(Math.random() * WORKERS);
         const victim = workers[slot] as ChildProcess;
         victim.kill('SIGKILL');
         await exited(victim);
         kills += 1;
-        startWorker(slot);
+        // The next kill comes half a second after the new worker runs: on a busy machine, a worker
+        // killed before it has started would be no chaos at all.
+        await startWorker(slot);
         await pause(KILL_EVERY_MS);
       }
       const seconds = (Date.now() - began) / 1000;
@@ -220,6 +236,6 @@ describe.skipIf(POSTGRES_URL === undefined)(
       expect(kills).toBeGreaterThan(20);
       expect(restartedFor).toBeGreaterThan(0);
       expect(acks.size).toBeGreaterThan(0);
-    }, 240_000);
+    }, 600_000);
   },
 );

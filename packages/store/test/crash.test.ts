@@ -5,7 +5,7 @@
 // processes one after another) and on Postgres when TURNKIT_TEST_POSTGRES_URL is set.
 
 import { spawn } from 'node:child_process';
-import { cpSync, existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { cpSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -15,7 +15,7 @@ import type { Store } from '@turnkit/store';
 import { CRASH_ENV } from '../src/crash.js';
 import { createStore, openSql, type Sql } from '../src/internal.js';
 import { dropSchema, POSTGRES_URL, scratchSchema, WHY_SKIPPED } from './postgres.js';
-import { nodeScript } from './node-script.js';
+import { FIXTURE_NODE_OPTIONS, nodeScript } from './node-script.js';
 
 const DRIVE = fileURLToPath(new URL('./fixtures/crash-drive.ts', import.meta.url));
 const REPO = fileURLToPath(new URL('../../../', import.meta.url));
@@ -33,12 +33,16 @@ function drive(url: string, schema: string, turnId: string, crashAt?: string, ag
   if (crashAt === undefined) delete env[CRASH_ENV];
   else env[CRASH_ENV] = crashAt;
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [nodeScript(DRIVE), url, schema, turnId, ...(agents ? ['agents'] : [])], {
-      cwd: REPO,
-      env,
-      stdio: ['ignore', 'pipe', 'pipe'],
-      timeout: 110_000,
-    });
+    const child = spawn(
+      process.execPath,
+      [...FIXTURE_NODE_OPTIONS, nodeScript(DRIVE), url, schema, turnId, ...(agents ? ['agents'] : [])],
+      {
+        cwd: REPO,
+        env,
+        stdio: ['ignore', 'pipe', 'pipe'],
+        timeout: 110_000,
+      },
+    );
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (chunk: Buffer) => void (stdout += chunk.toString('utf8')));
@@ -114,22 +118,35 @@ const TREE_CASES: readonly { readonly at: string; readonly what: string }[] = [
   { at: 'tool_running:2', what: "while the child's approved `pay` runs" },
 ];
 
-/** One test per crash point; `target` gives each its database (a PGlite directory, or a Postgres schema). */
+/** The turn each case drives (the only one in its database). */
+const TURN_ID = 'crash_turn';
+
+/** Submits the turn every case drives. */
+async function submitTurn(url: string, schema: string): Promise<void> {
+  const before = await open(url, schema);
+  await before.store.submit({ agent: 'crash', input: 'add, then pay', id: TURN_ID });
+  await before.store.close();
+}
+
+/**
+ * One test per crash point; `target` gives each its database (a PGlite directory, or a Postgres
+ * schema) and says whether the turn is in it already. With `concurrent`, the cases run at once
+ * (each in its own database): on Postgres most of a case's time is its processes waiting, for a
+ * lease to expire or a tool to end; a PGlite process spends its time on the CPU, opening PGlite.
+ */
 function crashSuite(
   name: string,
   skip: string | false,
-  target: (at: string) => Promise<{ url: string; schema: string }>,
-  cases = CASES,
-  agents = false,
+  target: (at: string) => Promise<{ url: string; schema: string; submitted: boolean }>,
+  { cases = CASES, agents = false, concurrent = true } = {},
 ): void {
-  describe.skipIf(Boolean(skip))(`crash points: ${name}${skip ? ` (skipped: ${skip})` : ''}`, () => {
+  const suite = concurrent ? describe.skipIf(Boolean(skip)).concurrent : describe.skipIf(Boolean(skip));
+  suite(`crash points: ${name}${skip ? ` (skipped: ${skip})` : ''}`, () => {
     for (const { at, what } of cases) {
       it(`SIGKILL at ${at} (${what}): another process recovers the turn`, async () => {
-        const { url, schema } = await target(at);
-        const turnId = `crash_${at.replace(':', '_')}`;
-        const before = await open(url, schema);
-        await before.store.submit({ agent: 'crash', input: 'add, then pay', id: turnId });
-        await before.store.close();
+        const { url, schema, submitted } = await target(at);
+        const turnId = TURN_ID;
+        if (!submitted) await submitTurn(url, schema);
 
         const crashed = await drive(url, schema, turnId, at, agents);
         expect(crashed.signal, crashed.stderr).toBe('SIGKILL');
@@ -166,15 +183,22 @@ function crashSuite(
 
 const dir = mkdtempSync(join(tmpdir(), 'turnkit-crash-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
-// Each case gets a copy of one new, closed store directory (creating a PGlite database costs far
-// more than copying one).
+// Each case gets a copy of one closed store directory holding the submitted turn (opening a PGlite
+// database costs far more than copying one).
 const template = join(dir, 'template');
-crashSuite('PGlite (a data directory, one process at a time)', false, async (at) => {
-  if (!existsSync(template)) await (await openSql(template)).close();
-  const url = join(dir, at.replace(':', '_'));
-  cpSync(template, url, { recursive: true });
-  return { url, schema: '-' };
-});
+let templateMade: Promise<void> | undefined;
+crashSuite(
+  'PGlite (a data directory, one process at a time)',
+  false,
+  async (at) => {
+    templateMade ??= submitTurn(template, '-');
+    await templateMade;
+    const url = join(dir, at.replace(':', '_'));
+    cpSync(template, url, { recursive: true });
+    return { url, schema: '-', submitted: true };
+  },
+  { concurrent: false },
+);
 
 // A schema per case: a worker claims any runnable turn, and each case's turn must be its own.
 const schemas: string[] = [];
@@ -184,7 +208,7 @@ afterAll(async () => {
 crashSuite('Postgres', POSTGRES_URL === undefined ? WHY_SKIPPED : false, async (at) => {
   const schema = scratchSchema(`crash_${at.replace(':', '_')}`);
   schemas.push(schema);
-  return { url: POSTGRES_URL ?? '', schema };
+  return { url: POSTGRES_URL ?? '', schema, submitted: false };
 });
 
 crashSuite(
@@ -193,8 +217,7 @@ crashSuite(
   async (at) => {
     const schema = scratchSchema(`crash_tree_${at.replace(':', '_')}`);
     schemas.push(schema);
-    return { url: POSTGRES_URL ?? '', schema };
+    return { url: POSTGRES_URL ?? '', schema, submitted: false };
   },
-  TREE_CASES,
-  true,
+  { cases: TREE_CASES, agents: true },
 );
