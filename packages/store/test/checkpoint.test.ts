@@ -161,7 +161,7 @@ describe('log entries stored short (one PGlite for both)', () => {
     expect((await store.get(other))?.transcript).toEqual(messages);
   });
 
-  it('a notice is kept as ["n", name, data], the turn\'s turn_started as ["t"], a status change as ["s", status(, outcome)]; the view reads them back as it reads entries written whole', async () => {
+  it('a notice is kept as ["n", name, data], the turn\'s turn_started as ["t"], iteration as ["i", n], a reply as ["a", content, toolCalls], a status change as ["s", status(, outcome)]; the view reads them back as it reads entries written whole', async () => {
     const store = createStore(sql);
     const id = await store.submit({ agent: 'a', input: 'add twice' });
     await createWorker({ store, agents: { a: { model, tools: [add] } }, turnIds: [id] }).runUntilIdle();
@@ -172,7 +172,10 @@ describe('log entries stored short (one PGlite for both)', () => {
     );
     const kept = JSON.parse(String(raw?.entries)) as unknown[][];
     expect(kept).toContainEqual(['t']);
-    expect(kept).toContainEqual(['n', 'iteration', { iteration: 1 }]);
+    expect(kept).toContainEqual(['i', 1]);
+    expect(kept).toContainEqual(['g', 1]);
+    expect(kept.filter((e) => e[0] === 'a').length).toBeGreaterThan(0); // the model's replies
+    expect(kept.filter((e) => e[0] === 'm')).toEqual([]);
     expect(kept).toContainEqual(['s', 'dispatching']);
     expect(kept.at(-1)).toEqual(['s', 'stopped', { status: 'stopped', stopReason: 'completed', output: 'done' }]);
 

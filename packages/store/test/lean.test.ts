@@ -130,13 +130,22 @@ describe('a lastBatch that repeats its batch', () => {
 
   it('is kept whole when it differs from the batch (no batch, other calls) or is not a list of names and inputs', () => {
     const state = replied(started, { a: 1 });
-    const done = step(state, { type: 'tools_completed', results: [{ callId: 'c1', name: 'echo', output: 1, isError: false }] })[0];
+    const done = step(state, {
+      type: 'tools_completed',
+      results: [{ callId: 'c1', name: 'echo', output: 1, isError: false }],
+    })[0];
     expect(done.lastBatch).not.toBe(null);
     expect(JSON.parse(storedState(done).state as string).lastBatch).toEqual(done.lastBatch);
     expect(roundTrip(done)).toEqual(done);
-    const other = { lastBatch: [{ name: 'echo', input: { a: 2 } }], batch: { calls: [{ id: 'c', name: 'echo', input: { a: 1 } }] } };
+    const other = {
+      lastBatch: [{ name: 'echo', input: { a: 2 } }],
+      batch: { calls: [{ id: 'c', name: 'echo', input: { a: 1 } }] },
+    };
     expect(refLastBatch(other)).toBe(other);
-    const extra = { lastBatch: [{ name: 'echo', input: 1, more: true }], batch: { calls: [{ id: 'c', name: 'echo', input: 1 }] } };
+    const extra = {
+      lastBatch: [{ name: 'echo', input: 1, more: true }],
+      batch: { calls: [{ id: 'c', name: 'echo', input: 1 }] },
+    };
     expect(refLastBatch(extra)).toBe(extra);
   });
 });

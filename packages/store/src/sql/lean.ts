@@ -208,8 +208,7 @@ export function mapFilters(state: unknown, f: (filter: string) => string): unkno
 export const SAME_AS_BATCH = '=';
 
 /** A batch call's signature as core's `lastBatch` keeps it: its name and input. */
-const signature = (call: unknown): unknown =>
-  isObject(call) ? { name: call.name, input: call.input } : call;
+const signature = (call: unknown): unknown => (isObject(call) ? { name: call.name, input: call.input } : call);
 
 /**
  * A state (full, before `toLean`) with its `lastBatch` as `SAME_AS_BATCH` when it equals its
@@ -223,7 +222,8 @@ export function refLastBatch(state: Obj): Obj {
   if (!Array.isArray(last) || last.length === 0 || !isObject(batch) || !Array.isArray(batch.calls)) return state;
   const calls = batch.calls as unknown[];
   if (calls.length !== last.length || !calls.every((c) => isObject(c) && Object.hasOwn(c, 'input'))) return state;
-  if (!last.every((l) => isObject(l) && Object.keys(l).length === 2 && Object.hasOwn(l, 'name') && Object.hasOwn(l, 'input'))) return state;
+  if (!last.every((l) => isObject(l) && Object.keys(l).length === 2 && Object.hasOwn(l, 'name') && Object.hasOwn(l, 'input')))
+    return state;
   if (!sameJson(calls.map(signature) as JsonValue, last as JsonValue)) return state;
   const out: Obj = {};
   for (const key of Object.keys(state)) put(out, key, key === 'lastBatch' ? SAME_AS_BATCH : state[key]);
