@@ -1,11 +1,15 @@
+import fc from 'fast-check';
 import pg from 'pg';
 import { z } from 'zod';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Model } from '@turnkit/core';
+import type { JsonValue, Model } from '@turnkit/core';
 import { defineTool } from '@turnkit/dispatch';
 import { createWorker, openStore } from '@turnkit/store';
 import { createStore, openSql, type Sql, type SqlQuery } from '../src/internal.js';
 import { dropSchema, POSTGRES_URL, scratchSchema } from './postgres.js';
+
+/** Runs of the property over log entries (each a turn, a claim, a checkpoint and a read of the view). */
+const ENTRY_RUNS = 25;
 
 /** Answers with an `add` call per tool result so far, then 'done' (two calls, then the answer). */
 const model: Model = {
@@ -161,7 +165,7 @@ describe('log entries stored short (one PGlite for both)', () => {
     expect((await store.get(other))?.transcript).toEqual(messages);
   });
 
-  it('a notice is kept as ["n", name, data], the turn\'s turn_started as ["t"], a status change as ["s", status(, outcome)]; the view reads them back as it reads entries written whole', async () => {
+  it('a notice is kept as ["n", name, data], the turn\'s turn_started as ["t"], iteration as ["i", n], a reply as ["a", content, toolCalls], a status change as ["s", status(, outcome)]; the view reads them back as it reads entries written whole', async () => {
     const store = createStore(sql);
     const id = await store.submit({ agent: 'a', input: 'add twice' });
     await createWorker({ store, agents: { a: { model, tools: [add] } }, turnIds: [id] }).runUntilIdle();
@@ -172,7 +176,10 @@ describe('log entries stored short (one PGlite for both)', () => {
     );
     const kept = JSON.parse(String(raw?.entries)) as unknown[][];
     expect(kept).toContainEqual(['t']);
-    expect(kept).toContainEqual(['n', 'iteration', { iteration: 1 }]);
+    expect(kept).toContainEqual(['i', 1]);
+    expect(kept).toContainEqual(['g', 1]);
+    expect(kept.filter((e) => e[0] === 'a').length).toBeGreaterThan(0); // the model's replies
+    expect(kept.filter((e) => e[0] === 'm')).toEqual([]);
     expect(kept).toContainEqual(['s', 'dispatching']);
     expect(kept.at(-1)).toEqual(['s', 'stopped', { status: 'stopped', stopReason: 'completed', output: 'done' }]);
 
@@ -202,6 +209,36 @@ describe('log entries stored short (one PGlite for both)', () => {
       [old, JSON.stringify(whole.map((e) => [letter[e.kind], e.data]))],
     );
     expect(await view(old)).toEqual(whole);
+  });
+
+  it(`a reply and an iteration or steering notice of any shape read back whole through the view (fast-check, numRuns ${ENTRY_RUNS}, seed 9)`, async () => {
+    const store = createStore(sql);
+    // JSON as Postgres's json type and JSON.parse give it back (no -0).
+    const json = fc.jsonValue({ maxDepth: 2 }).map((v) => JSON.parse(JSON.stringify(v)) as JsonValue);
+    const call = fc.record({ id: fc.string({ minLength: 1 }), name: fc.string({ minLength: 1 }), input: json });
+    const entry = fc.oneof(
+      fc
+        .record({ role: fc.constant('assistant'), content: fc.string(), toolCalls: fc.array(call, { maxLength: 2 }) })
+        .map((message) => ({ message })),
+      fc.record({ role: fc.constant('assistant'), content: fc.string() }).map((message) => ({ message })),
+      fc
+        .record({
+          name: fc.constantFrom('iteration', 'steering', 'other'),
+          data: fc.oneof(json, fc.dictionary(fc.constantFrom('iteration', 'round', 'x'), json, { maxKeys: 2 })),
+        })
+        .map((notice) => ({ notice })),
+    );
+    await fc.assert(
+      fc.asyncProperty(fc.array(entry, { minLength: 1, maxLength: 4 }), async (log) => {
+        const id = await store.submit({ agent: 'none', input: 'x' });
+        const claim = await store.claim({ owner: 'w', leaseMs: 30_000, turnIds: [id] });
+        if (claim === null) throw new Error('no claim');
+        await store.commit(claim.lease, { log: log as never });
+        const read = await sql.query(`SELECT data::text AS data FROM turnkit_log_entries WHERE turn_id = $1 ORDER BY seq`, [id]);
+        expect(read.map((r) => JSON.parse(String(r.data)))).toEqual(log.map((e) => ('message' in e ? e.message : e.notice)));
+      }),
+      { numRuns: ENTRY_RUNS, seed: 9 },
+    );
   });
 });
 

@@ -1,12 +1,14 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { createTurn, parseTurnState, type TurnState } from '@turnkit/core';
+import { createTurn, parseTurnState, step, type TurnState } from '@turnkit/core';
 import {
   fromLean,
   LEAN_MARK,
   LIMITS_BASE,
   mapFilters,
   packFilter,
+  refLastBatch,
+  SAME_AS_BATCH,
   STATE_BASE,
   STATE_BASES,
   toLean,
@@ -105,5 +107,45 @@ describe('call-id filters (fast-check)', () => {
     for (const s of ['', 'AAAA', '~A', '~A*', '~//']) expect(unpackFilter(s)).toBe(s);
     expect(packFilter('not base64')).toBe('not base64');
     expect(mapFilters(null, packFilter)).toBe(null);
+  });
+});
+
+describe('a lastBatch that repeats its batch', () => {
+  const replied = (state: TurnState, input: unknown, id = 'c1'): TurnState =>
+    step(state, {
+      type: 'model_responded',
+      response: { text: '', toolCalls: [{ id, name: 'echo', input: input as never }], finishReason: 'tool_calls' },
+    })[0];
+  const started = step(createTurn({ id: 't', limits: { maxIterations: 5 } }), { type: 'start', input: 'go' })[0];
+
+  it("is kept as a reference while the batch is the reply's, and reads back exactly", () => {
+    const state = replied(started, { text: 'x'.repeat(500) });
+    expect(state.lastBatch).toEqual([{ name: 'echo', input: { text: 'x'.repeat(500) } }]);
+    const stored = JSON.parse(storedState(state).state as string);
+    expect(stored.lastBatch).toBe(SAME_AS_BATCH);
+    expect((storedState(state).state as string).split('x'.repeat(500)).length).toBe(2); // the input once
+    expect(roundTrip(state)).toEqual(state);
+    expect(parseTurnState(roundTrip(state))).toEqual(state);
+  });
+
+  it('is kept whole when it differs from the batch (no batch, other calls) or is not a list of names and inputs', () => {
+    const state = replied(started, { a: 1 });
+    const done = step(state, {
+      type: 'tools_completed',
+      results: [{ callId: 'c1', name: 'echo', output: 1, isError: false }],
+    })[0];
+    expect(done.lastBatch).not.toBe(null);
+    expect(JSON.parse(storedState(done).state as string).lastBatch).toEqual(done.lastBatch);
+    expect(roundTrip(done)).toEqual(done);
+    const other = {
+      lastBatch: [{ name: 'echo', input: { a: 2 } }],
+      batch: { calls: [{ id: 'c', name: 'echo', input: { a: 1 } }] },
+    };
+    expect(refLastBatch(other)).toBe(other);
+    const extra = {
+      lastBatch: [{ name: 'echo', input: 1, more: true }],
+      batch: { calls: [{ id: 'c', name: 'echo', input: 1 }] },
+    };
+    expect(refLastBatch(extra)).toBe(extra);
   });
 });

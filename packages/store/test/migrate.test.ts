@@ -52,7 +52,7 @@ describe('schema migrations', () => {
     try {
       const [version] = await sql.query('SELECT max(version)::int AS v FROM turnkit_schema');
       expect(version?.v).toBe(SCHEMA_VERSION);
-      expect(SCHEMA_VERSION).toBe(8);
+      expect(SCHEMA_VERSION).toBe(9);
       const store = createStore(sql);
       const before = await store.get('old');
       expect(before?.state?.limits.maxIterations).toBe(7);
@@ -87,12 +87,77 @@ describe('schema migrations', () => {
       const [entries] = await sql.query(
         `SELECT data::text AS data FROM turnkit_log WHERE turn_seq = (SELECT seq FROM turnkit_turns WHERE id = 'old') ORDER BY seq DESC LIMIT 1`,
       );
-      expect((JSON.parse(String(entries?.data)) as unknown[][]).map((e) => e[0])).toEqual(['m', 's']); // the answer, then the status
+      expect((JSON.parse(String(entries?.data)) as unknown[][]).map((e) => e[0])).toEqual(['a', 's']); // the answer, then the status
       // The turn's row was rebuilt with its columns in the order they change, the state last.
       const columns = await sql.query(
         `SELECT column_name FROM information_schema.columns WHERE table_name = 'turnkit_turns' AND table_schema = current_schema() ORDER BY ordinal_position`,
       );
       expect(columns.map((c) => c.column_name).slice(-3)).toEqual(['budget_usage', 'state_limits', 'state']);
+    } finally {
+      await sql.close();
+    }
+  });
+
+  it("a store written by schema version 8 reads its turn's entries back the same at the current version, and the turn runs on", async () => {
+    const data = join(dir, 'v8');
+    const db = new PGlite(data);
+    await db.query(
+      'CREATE TABLE IF NOT EXISTS turnkit_schema (version integer PRIMARY KEY, applied_at timestamptz NOT NULL DEFAULT now())',
+    );
+    for (const [i, migration] of MIGRATIONS.slice(0, 8).entries()) {
+      await db.exec(migration);
+      await db.query('INSERT INTO turnkit_schema (version) VALUES ($1)', [i + 1]);
+    }
+    // Turn 'v8' after its first reply (a call to `add`), its entries as version 8 wrote them.
+    const reply = { role: 'assistant', content: '', toolCalls: [{ id: 'c0', name: 'add', input: { a: 1 } }] };
+    const entries = [
+      ['u'],
+      ['t'],
+      ['n', 'iteration', { iteration: 1 }],
+      ['m', reply],
+      ['n', 'steering', { round: 1 }],
+      ['s', 'dispatching'],
+    ];
+    const [state] = step(createTurn({ id: 'v8', limits: { maxIterations: 7 } }), { type: 'start', input: 'hello' });
+    await db.query(
+      `INSERT INTO turnkit_turns (id, agent, input, status, state, version, log_seq) VALUES ('v8', 'a', 'hello', $1, $2::json, 1, $3)`,
+      [state.status, JSON.stringify(state), entries.length],
+    );
+    await db.query(
+      `INSERT INTO turnkit_log (turn_seq, seq, kind, data, lease_token) SELECT seq, 1, 'entries', $1::json, 1 FROM turnkit_turns WHERE id = 'v8'`,
+      [JSON.stringify(entries)],
+    );
+    const view = `SELECT seq, kind, data::text AS data FROM turnkit_log_entries WHERE turn_id = 'v8' ORDER BY seq`;
+    const read = (rows: readonly Record<string, unknown>[]) => rows.map((r) => ({ ...r, data: JSON.parse(String(r.data)) }));
+    const before = read((await db.query<Record<string, unknown>>(view)).rows);
+    await db.close();
+    expect(before.map((e) => e.data)).toEqual([
+      { role: 'user', content: 'hello' },
+      { name: 'turn_started', data: { id: 'v8' } },
+      { name: 'iteration', data: { iteration: 1 } },
+      reply,
+      { name: 'steering', data: { round: 1 } },
+      { status: 'dispatching', outcome: null },
+    ]);
+
+    const sql = await openSql(data);
+    try {
+      expect((await sql.query('SELECT max(version)::int AS v FROM turnkit_schema'))[0]?.v).toBe(SCHEMA_VERSION);
+      expect(read(await sql.query(view))).toEqual(before);
+      const store = createStore(sql);
+      await createWorker({ store, agents: { a: { model: scriptedModel([text('done')]) } } }).runUntilIdle();
+      const after = await store.get('v8');
+      expect(after?.status).toBe('stopped');
+      expect(after?.transcript).toEqual([
+        { role: 'user', content: 'hello' },
+        reply,
+        { role: 'assistant', content: 'done', toolCalls: [] },
+      ]);
+      // The answer is kept as ["a", content, toolCalls] and read back whole.
+      const [last] = await sql.query(
+        `SELECT data::text AS data FROM turnkit_log WHERE turn_seq = (SELECT seq FROM turnkit_turns WHERE id = 'v8') ORDER BY seq DESC LIMIT 1`,
+      );
+      expect((JSON.parse(String(last?.data)) as unknown[][])[0]).toEqual(['a', 'done', []]);
     } finally {
       await sql.close();
     }

@@ -8,16 +8,17 @@ import { CHANNEL_SQL } from '../db/notify.js';
 import type { Row, Sql, SqlQuery } from '../db/types.js';
 import { ConflictError, LeaseLostError } from '../errors.js';
 import { storedStatusOf, TERMINAL } from '../statuses.js';
-import type { Notice } from '@turnkit/core';
+import type { Message, Notice } from '@turnkit/core';
 import type { Commit, JournalRead, Lease, StoredStatus } from '../types.js';
 import { checkLeaseMs, storedState, toJournalRead } from './values.js';
 
 /**
  * A log entry as an 'entries' row keeps it, its kind's letter first (turnkit_log_entries spells the
  * kind out and reads each back whole): a message ['m', message] (APPEND_LOG may make it a 'u' or an
- * 'r'), a compaction ['c', kept], a notice ['n', name, data] (['n', notice] when it is not a plain
- * { name, data }; ['t'] for the turn's `turn_started`, whose data is the turn's id), a status change
- * ['s', status] or ['s', status, outcome]. A child turn's entry (docs/agents.md) is an object,
+ * 'r'; a model's reply is ['a', content(, toolCalls)]: `messageEntry`), a compaction ['c', kept], a
+ * notice ['n', name, data] (['n', notice] when it is not a plain { name, data }; ['t'] for the
+ * turn's `turn_started`, whose data is the turn's id; ['i', iteration] and ['g', round] for the
+ * round's `iteration` and `steering`), a status change ['s', status] or ['s', status, outcome]. A child turn's entry (docs/agents.md) is an object,
  * { kind: 'child', data }, which turnkit_log_entries reads as kind 'child'.
  */
 type Entry = readonly unknown[] | { readonly kind: 'child'; readonly data: unknown };
@@ -29,7 +30,26 @@ function noticeEntry(turnId: string, notice: Notice): Entry {
   if (!plain || typeof notice.name !== 'string') return ['n', notice];
   const data = notice.data as unknown;
   if (notice.name === 'turn_started' && isObj(data) && Object.keys(data).length === 1 && data.id === turnId) return ['t'];
+  // The two notices of every round: { name: 'iteration', data: { iteration } } and { name: 'steering', data: { round } }.
+  const only = isObj(data) && Object.keys(data).length === 1 ? Object.keys(data)[0] : undefined;
+  if (notice.name === 'iteration' && only === 'iteration') return ['i', (data as Record<string, unknown>).iteration];
+  if (notice.name === 'steering' && only === 'round') return ['g', (data as Record<string, unknown>).round];
   return ['n', notice.name, data];
+}
+
+/**
+ * A message as an entry: a model's reply { role: 'assistant', content } or { role: 'assistant',
+ * content, toolCalls } (those keys only, in that order) as ['a', content(, toolCalls)]; any other
+ * as ['m', message] (APPEND_LOG may make it a 'u' or an 'r').
+ */
+function messageEntry(message: Message): Entry {
+  const keys = Object.keys(message);
+  if (message.role !== 'assistant' || keys[0] !== 'role' || keys[1] !== 'content' || typeof message.content !== 'string')
+    return ['m', message];
+  if (keys.length === 2) return ['a', message.content];
+  if (keys.length === 3 && keys[2] === 'toolCalls' && Array.isArray(message.toolCalls))
+    return ['a', message.content, message.toolCalls];
+  return ['m', message];
 }
 
 const isObj = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
@@ -43,7 +63,7 @@ function logRows(lease: Lease, commit: Commit): { status: StoredStatus; rows: En
     for (const item of commit.log)
       rows.push(
         'message' in item
-          ? ['m', item.message]
+          ? messageEntry(item.message)
           : 'notice' in item
             ? noticeEntry(lease.id, item.notice)
             : 'child' in item
@@ -52,7 +72,7 @@ function logRows(lease: Lease, commit: Commit): { status: StoredStatus; rows: En
               : ['c', item.compaction],
       );
   else {
-    for (const m of commit.messages ?? []) rows.push(['m', m]);
+    for (const m of commit.messages ?? []) rows.push(messageEntry(m));
     for (const n of commit.notices ?? []) rows.push(noticeEntry(lease.id, n));
   }
   if (status !== lease.status) {

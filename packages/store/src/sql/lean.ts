@@ -201,6 +201,45 @@ export function mapFilters(state: unknown, f: (filter: string) => string): unkno
   return out ?? state;
 }
 
+/**
+ * The mark of a `lastBatch` kept as a reference (see `refLastBatch`): a string, which core's
+ * `lastBatch` (null or a list) never is.
+ */
+export const SAME_AS_BATCH = '=';
+
+/** A batch call's signature as core's `lastBatch` keeps it: its name and input. */
+const signature = (call: unknown): unknown => (isObject(call) ? { name: call.name, input: call.input } : call);
+
+/**
+ * A state (full, before `toLean`) with its `lastBatch` as `SAME_AS_BATCH` when it equals its
+ * batch's calls' names and inputs, as it does from the reply that made the batch until the next
+ * reply: the calls' inputs are then stored once per checkpoint, not twice. Compared as JSON, so
+ * `derefLastBatch` gives back exactly what was there. Anything else is returned as it is.
+ */
+export function refLastBatch(state: Obj): Obj {
+  const last = state.lastBatch;
+  const batch = state.batch;
+  if (!Array.isArray(last) || last.length === 0 || !isObject(batch) || !Array.isArray(batch.calls)) return state;
+  const calls = batch.calls as unknown[];
+  if (calls.length !== last.length || !calls.every((c) => isObject(c) && Object.hasOwn(c, 'input'))) return state;
+  if (!last.every((l) => isObject(l) && Object.keys(l).length === 2 && Object.hasOwn(l, 'name') && Object.hasOwn(l, 'input')))
+    return state;
+  if (!sameJson(calls.map(signature) as JsonValue, last as JsonValue)) return state;
+  const out: Obj = {};
+  for (const key of Object.keys(state)) put(out, key, key === 'lastBatch' ? SAME_AS_BATCH : state[key]);
+  return out;
+}
+
+/** The inverse of `refLastBatch` (after `fromLean`): a `lastBatch` of `SAME_AS_BATCH` as its batch's calls' names and inputs. */
+export function derefLastBatch(state: unknown): unknown {
+  if (!isObject(state) || state.lastBatch !== SAME_AS_BATCH) return state;
+  const batch = state.batch;
+  if (!isObject(batch) || !Array.isArray(batch.calls)) return state; // left for core's parse to name
+  const out: Obj = {};
+  for (const key of Object.keys(state)) put(out, key, key === 'lastBatch' ? batch.calls.map(signature) : state[key]);
+  return out;
+}
+
 function deepFreeze<T>(value: T): T {
   if (typeof value === 'object' && value !== null) {
     for (const v of Object.values(value)) deepFreeze(v);

@@ -5,7 +5,17 @@ import type { ToolResult, TurnState } from '@turnkit/core';
 import { readDecision } from '@turnkit/core/internal';
 import type { Row } from '../db/types.js';
 import type { InboxEntry, JournalRead, PendingInbox } from '../types.js';
-import { fromLean, LIMITS_BASE, mapFilters, packFilter, STATE_BASES, toLean, unpackFilter } from './lean.js';
+import {
+  derefLastBatch,
+  fromLean,
+  LIMITS_BASE,
+  mapFilters,
+  packFilter,
+  refLastBatch,
+  STATE_BASES,
+  toLean,
+  unpackFilter,
+} from './lean.js';
 import { childTurnId, splitKey } from '../worker/tree.js';
 
 /** A timestamp column as ISO 8601 text. */
@@ -15,25 +25,26 @@ export const ISO = (column: string, as = column): string => `to_json(${column}) 
  * A turn's state as its row gives it back: the row keeps the state without its id and limits (see
  * `storedState`), which this puts back from the row's id and `state_limits` (here, not in SQL: no
  * cast of the stored text on every read), and both lean (lean.ts), which this expands (call-id
- * filters too: `unpackFilter`).
+ * filters too: `unpackFilter`; a `lastBatch` kept as a reference to its batch: `derefLastBatch`).
  */
 export function restoredState(id: unknown, state: unknown, limits: unknown): unknown {
   if (state === null || state === undefined) return null;
   if (typeof state !== 'object' || Array.isArray(state)) return state; // parseTurnState says what is wrong
-  const full = mapFilters(fromLean(state, STATE_BASES), unpackFilter) as Record<string, unknown>;
+  const full = derefLastBatch(mapFilters(fromLean(state, STATE_BASES), unpackFilter)) as Record<string, unknown>;
   return limits === null || limits === undefined ? { ...full, id } : { ...full, id, limits: fromLean(limits, LIMITS_BASE) };
 }
 
 /**
  * A state as a checkpoint stores it: without its id (the row's) and limits (kept apart, as they
  * never change in a turn), each lean: only what differs from a fresh turn's (lean.ts), with its
- * call-id filters as their set bits when that is shorter (`packFilter`).
+ * call-id filters as their set bits when that is shorter (`packFilter`), and its `lastBatch` as a
+ * reference when it repeats its batch's calls (`refLastBatch`).
  */
 export function storedState(state: TurnState | undefined): { state: string | null; limits: string | null } {
   if (state === undefined) return { state: null, limits: null };
   const { id: _id, limits, ...rest } = state;
   return {
-    state: JSON.stringify(mapFilters(leanOrAsIs(rest, STATE_BASES), packFilter)),
+    state: JSON.stringify(mapFilters(leanOrAsIs(refLastBatch(rest), STATE_BASES), packFilter)),
     limits: JSON.stringify(leanOrAsIs(limits, LIMITS_BASE)) ?? null,
   };
 }
