@@ -178,7 +178,8 @@ function prepare(claim: Claim, agents: WorkerOptions['agents'], fence: Fence): P
     const make = (name: string, saved: SavedDispatcher): Dispatcher => {
       const definition = reached.get(name) as AgentDefinition;
       const runtime = runtimeTools(name, reached);
-      return makeDispatcher(claim, definition, fence, name === claim.agent ? observer : null, runtime, keyOf, saved);
+      // The root agent's observer wraps every agent's tools (its tracer puts a child's tool under the child's span), as runTurn's wrapExecution does.
+      return makeDispatcher(claim, definition, fence, observer, runtime, keyOf, saved);
     };
     const dispatcher = makeDispatcher(claim, agent, fence, observer, runtimeTools(claim.agent, reached), keyOf);
     const state = initialState(claim, agent, dispatcher);
