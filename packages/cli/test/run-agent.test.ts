@@ -262,6 +262,16 @@ describe('turnkit run FILE with agents (docs/agents.md, "From the command line")
     expect(resumed.out).toContain('tool   ✓ transfer_task call_1 → "Published."');
     expect(resumed.out).not.toContain('look call_1');
     expect(runs).toEqual({ look: 1, publish: 1 });
+    // docs/agents.md shows these lines as printed.
+    const page = (await read('../../../docs/agents.md')).split('## From the command line\n')[1] ?? '';
+    for (const line of [
+      'Pending calls of agents of the tree:\n  call_2 publish · agent lead › editor\n',
+      'resume call_2 approved · agent lead › editor\n',
+      'editor │ tool   ✓ publish call_2 → "published Bridge"\n',
+    ]) {
+      expect(page).toContain(line);
+      expect(`${run.out}${resumed.out}`).toContain(line);
+    }
     // One approval, one execution: the file is spent.
     const again = await turnkit('resume', saved, '--approve', 'call_2');
     expect(again.code, again.out).toBe(2);
