@@ -270,16 +270,18 @@ describe("a child turn's dispatcher budget across activations (PGlite)", () => {
     expect(String(refused[0]?.output)).toMatch(/budget\.perTool\.fetch = 2/);
   });
 
-  it('any budget, any number of fetches, parked after any of them: never more than the budget runs (fast-check, numRuns 12, seed 41)', async () => {
+  it('any budget, any number of fetches, parked after any of them, in a child or at the root: never more than the budget runs (fast-check, numRuns 12, seed 41)', async () => {
     await fc.assert(
       fc.asyncProperty(
         fc.integer({ min: 1, max: 3 }),
         fc.integer({ min: 1, max: 5 }),
         fc.uniqueArray(fc.integer({ min: 1, max: 5 }), { maxLength: 3 }),
-        async (limit, fetches, parks) => {
+        fc.boolean(),
+        async (limit, fetches, parks, child) => {
           const parkAfter = new Set(parks.filter((n) => n <= fetches));
           const { agents, ran } = budgetTree(limit, fetches, parkAfter);
-          const id = await store.submit({ agent: 'supervisor', input: 'Go.' });
+          // The researcher as a child turn (its counts in the child's log entries), or as a turn of its own (in the row).
+          const id = await store.submit({ agent: child ? 'supervisor' : 'researcher', input: 'Go.' });
           expect(await approveToEnd(id, agents)).toBe(parkAfter.size);
           expect(ran.filter((r) => r.startsWith('fetch'))).toHaveLength(Math.min(limit, fetches));
           expect((await store.get(id))?.status).toBe('stopped');
