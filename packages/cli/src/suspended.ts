@@ -364,7 +364,22 @@ function parseSuspended(text: string, file: string): SuspendedFile {
   if (data.modelCalls > state.usage.modelCalls) {
     throw invalid(`modelCalls is ${data.modelCalls}, more than the ${state.usage.modelCalls} model calls its state counts`);
   }
+  // Each model call of a tree was answered by one agent's model: the counts add up to at most the tree's.
+  const agentCalls = Object.values(data.agentModelCalls ?? {}).reduce((sum, n) => sum + n, 0);
+  if (data.modelCalls + agentCalls > treeModelCalls(state)) {
+    throw invalid(
+      `at agentModelCalls: its agents' ${agentCalls} model calls and the scenario model's ${data.modelCalls} are more than the ${treeModelCalls(state)} its state counts`,
+    );
+  }
   return { ...(data as Omit<SuspendedFile, 'state'>), state } as SuspendedFile;
+}
+
+/** The model calls a saved turn made, its running child turns' included (a child's usage joins its parent's when it ends): the timeline numbers on from it. */
+export function treeModelCalls(state: TurnState): number {
+  let calls = 0;
+  for (let s: TurnState | null = state; s !== null; s = s.status === 'delegating' ? (s.agents?.child ?? null) : null)
+    calls += s.usage.modelCalls;
+  return calls;
 }
 
 /** The ids of the child turns a tree waits in, outermost first (none for a turn of one agent). */

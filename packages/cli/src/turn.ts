@@ -4,7 +4,7 @@
 
 import { randomUUID } from 'node:crypto';
 import { resolve } from 'node:path';
-import { activeTurn, type ApprovalDecision, type TurnState } from '@turnkit/core';
+import { activeTurn, type ApprovalDecision } from '@turnkit/core';
 import { resumeTurn, runTurn, type ResumeTurnOptions, type RunTurnOptions, type TurnResult } from '@turnkit/inline';
 import { resumeStreamTurn, streamTurn } from '@turnkit/stream';
 import pc from 'picocolors';
@@ -20,6 +20,7 @@ import {
   defaultSavePath,
   recordOutcome,
   saveSuspended,
+  treeModelCalls,
   writeJsonFile,
   type ConsumedMark,
   type ReadSuspended,
@@ -309,14 +310,6 @@ async function pickModel(o: TurnCommandOptions): Promise<{ counter: ReturnType<t
     );
   }
   return { counter: counting(model), label: o.scenario.agent === undefined ? 'scenario model' : 'its model' };
-}
-
-/** The model calls a saved turn made, its running child turns' included (a child's usage joins its parent's when it ends): the timeline numbers on from it. */
-function treeModelCalls(state: TurnState): number {
-  let calls = 0;
-  for (let s: TurnState | null = state; s !== null; s = s.status === 'delegating' ? (s.agents?.child ?? null) : null)
-    calls += s.usage.modelCalls;
-  return calls;
 }
 
 /** Ids of the parked calls that have no decision yet. */

@@ -249,6 +249,16 @@ describe('turnkit run FILE with agents (docs/agents.md, "From the command line")
     );
     expect(noChild.code, noChild.out).toBe(2);
     expect(noChild.out).toContain('at childTranscripts: it keeps the transcripts of no child turn');
+    const inflated = await turnkit(
+      'resume',
+      await copy('tree-calls.json', (f) => ({ ...f, agentModelCalls: { editor: 9 } })),
+      '--approve',
+      'call_2',
+    );
+    expect(inflated.code, inflated.out).toBe(2);
+    expect(inflated.out).toContain(
+      "at agentModelCalls: its agents' 9 model calls and the scenario model's 1 are more than the 3 its state counts",
+    );
     const parentId = await turnkit('resume', saved, '--approve', 'call_1');
     expect(parentId.code, parentId.out).toBe(2);
     expect(parentId.out).toContain("'call_1' is not a pending call of this turn; the pending calls are call_2.");
