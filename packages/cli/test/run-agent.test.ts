@@ -287,10 +287,11 @@ describe('turnkit run FILE with agents (docs/agents.md, "From the command line")
     expect(again.code, again.out).toBe(2);
     expect(again.out).toContain('was already resumed');
 
-    // Rejected (a copy saved before the decision): the child hears why, answers, and the parent ends; the tool never runs.
-    const rejected = await turnkit('resume', rejectFile, '--reject', 'call_2=not today');
+    // Rejected (a copy saved before the decision), streamed: the child hears why, answers, and the parent ends; the tool never runs.
+    const rejected = await turnkit('resume', rejectFile, '--reject', 'call_2=not today', '--stream');
     expect(rejected.code, rejected.out).toBe(0);
     expect(rejected.out).toContain('resume call_2 rejected (not today) · agent lead › editor');
+    expect(rejected.out).toContain('editor │ tool   ✗ publish call_2');
     expect(runs).toEqual({ look: 1, publish: 1 });
   });
 });
