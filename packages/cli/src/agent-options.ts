@@ -10,6 +10,7 @@ import { createDispatcher, type ToolDefinition } from '@turnkit/dispatch';
 import type { BudgetUsage, ExecutionWrapper } from '@turnkit/dispatch/internal';
 import type { RunTurnOptions } from '@turnkit/inline';
 import type { AgentDefinition } from '@turnkit/store';
+import type { ScenarioAgents } from './scenario-agents.js';
 import type { ScenarioFile } from './scenario-file.js';
 
 /** The fields of a scenario that define its agent (all but `input`, `model` and `mcpServers`). */
@@ -43,6 +44,8 @@ export interface InProcessRun {
   readonly budgetUsage?: BudgetUsage;
   /** The agent's observer's wrapper around every tool execution. */
   readonly wrapExecution?: ExecutionWrapper;
+  /** A tree's agents, each with its model made for this run (`scenarioAgents`): what runTurn is given as `delegates` and `handoffs`. */
+  readonly agents?: Pick<ScenarioAgents, 'delegates' | 'handoffs'>;
 }
 
 /**
@@ -104,8 +107,8 @@ export function agentTurnOptions(
     ...definedProps({ check: agent.check }),
     ...definedProps({ compact: agent.compact }),
     ...definedProps({ name: agent.name }),
-    ...definedProps({ delegates: agent.delegates }),
-    ...definedProps({ handoffs: agent.handoffs }),
+    ...definedProps({ delegates: run.agents?.delegates }),
+    ...definedProps({ handoffs: run.agents?.handoffs }),
     ...definedProps({ models: agent.models }),
   };
 }

@@ -76,9 +76,24 @@ export interface ScenarioFile {
    * (`NamedAgent`: `name`, `description`, its own `model`, such as a scripted one, `system`,
    * `tools`, `limits`, and its own `delegates`, `handoffs`, `models`).
    */
-  readonly delegates?: readonly NamedAgent[];
+  readonly delegates?: readonly ScenarioAgent[];
   /** Agents the model may hand the rest of the turn to (`handoff`), as `delegates`. */
-  readonly handoffs?: readonly NamedAgent[];
+  readonly handoffs?: readonly ScenarioAgent[];
   /** Model ids the model may switch the rest of the turn to (`change_model`). */
   readonly models?: readonly string[];
+}
+
+/**
+ * An agent of a scenario's tree (`delegates`, `handoffs`): an agent as `runTurn` takes it
+ * (`NamedAgent`), whose `model` may also be a function of the calls it answered already, as the
+ * scenario's own: `turnkit resume` of a tree continues each agent's script where it was
+ * (docs/agents.md, "From the command line").
+ */
+export interface ScenarioAgent extends Omit<NamedAgent, 'model' | 'delegates' | 'handoffs'> {
+  /** The agent's model, or a function making it (called once per run with `{ startAt }`: the calls this agent answered so far). */
+  readonly model: Model | ModelFactory;
+  /** Agents this agent may give a task to. */
+  readonly delegates?: readonly ScenarioAgent[];
+  /** Agents this agent may hand the rest of its turn to. */
+  readonly handoffs?: readonly ScenarioAgent[];
 }

@@ -377,9 +377,9 @@ function checkAgents(s: Record<string, unknown>, bad: (what: string) => never): 
       const a = agent as { name?: unknown; description?: unknown; model?: unknown } | null;
       if (a === null || typeof a !== 'object' || typeof a.name !== 'string' || typeof a.description !== 'string')
         bad(`${key}[${index}] must be an agent with a \`name\` and a \`description\` (the model reads it to choose).`);
-      if (!isModel(a?.model))
+      if (!isModel(a?.model) && typeof a?.model !== 'function')
         bad(
-          `${key}[${index}] (agent '${String(a?.name)}') needs a \`model\` of its own (with generate), such as a scripted one.`,
+          `${key}[${index}] (agent '${String(a?.name)}') needs a \`model\` of its own (with generate, or a function ({ startAt }) returning one), such as a scripted one.`,
         );
     }
   }
@@ -457,12 +457,21 @@ export interface ModelResume {
  * to continue a suspended turn.
  */
 export function makeScenarioModel(scenario: LoadedScenarioFile, shown: string, resume?: ModelResume): Model | undefined {
-  const model = scenario.model;
-  if (model === undefined) return undefined;
+  return scenario.model === undefined ? undefined : makeModel(scenario.model, `scenario ${shown}`, resume);
+}
+
+/**
+ * A model of a scenario (its own, or one of its agents', `whose` names it: "scenario FILE",
+ * "agent 'editor' of FILE") for one run, as `makeScenarioModel` makes it. A ready-made model
+ * continues a resumed turn only where it answered nothing yet (`modelCalls` 0, an agent that has
+ * not acted): it starts at its first reply either way.
+ */
+export function makeModel(model: Model | ModelFactory, whose: string, resume?: ModelResume): Model {
+  const Whose = `${whose.charAt(0).toUpperCase()}${whose.slice(1)}`;
   if (typeof model !== 'function') {
-    if (resume === undefined) return model;
+    if (resume === undefined || (resume.modelCalls === 0 && !whose.startsWith('scenario '))) return model;
     throw new UsageError(
-      `Scenario ${shown} exports a ready-made model, which cannot continue the suspended turn in ${resume.file} (a scripted model would start its script again). ${SCRIPT_FIX}`,
+      `${Whose} exports a ready-made model, which cannot continue the suspended turn in ${resume.file} (a scripted model would start its script again). ${SCRIPT_FIX}`,
     );
   }
   const startAt = resume?.modelCalls ?? 0;
@@ -470,14 +479,14 @@ export function makeScenarioModel(scenario: LoadedScenarioFile, shown: string, r
   try {
     made = model({ startAt });
   } catch (error) {
-    if (resume === undefined) throw new UsageError(`Scenario ${shown}: its model function threw: ${oneLine(error)}`);
+    if (resume === undefined) throw new UsageError(`${Whose}: its model function threw: ${oneLine(error)}`);
     throw new UsageError(
-      `${resume.file}: the model of scenario ${shown} cannot continue from modelCalls ${startAt}, the count the file records (${oneLine(error)}); the file was changed since it was saved, or was never one that \`turnkit run\` wrote. Nothing was run.`,
+      `${resume.file}: the model of ${whose} cannot continue from modelCalls ${startAt}, the count the file records (${oneLine(error)}); the file was changed since it was saved, or was never one that \`turnkit run\` wrote. Nothing was run.`,
     );
   }
   if (!isModel(made))
     throw new UsageError(
-      `Scenario ${shown}: its model function must return a Model (with generate), got ${made === null ? 'null' : typeof made}.`,
+      `${Whose}: its model function must return a Model (with generate), got ${made === null ? 'null' : typeof made}.`,
     );
   return made;
 }

@@ -12,7 +12,7 @@ import { randomUUID } from 'node:crypto';
 import { constants } from 'node:fs';
 import { access, open, readFile, rename, rm, stat, unlink } from 'node:fs/promises';
 import { dirname, join, resolve } from 'node:path';
-import { parseTurnState, type Message, type ParkedCall, type TurnState } from '@turnkit/core';
+import { activeTurn, parseTurnState, undecided, type Message, type ParkedCall, type TurnState } from '@turnkit/core';
 import { definedProps } from '@turnkit/core/internal';
 import { createDispatcher, type Grant } from '@turnkit/dispatch';
 import type { BudgetUsage } from '@turnkit/dispatch/internal';
@@ -60,6 +60,13 @@ export interface SuspendedFile {
   readonly pending: readonly ParkedCall[];
   readonly grants: readonly Grant[];
   readonly budgetUsage?: BudgetUsage;
+  /**
+   * A tree waiting in a child turn (docs/agents.md): the transcripts of the child turns on the path
+   * to it, by child turn id, as the suspended result kept them; the resume goes on with them.
+   */
+  readonly childTranscripts?: Readonly<Record<string, readonly Message[]>>;
+  /** A tree: the model calls each agent of `delegates` and `handoffs` answered so far, by name (a resume makes its model with `{ startAt }`). */
+  readonly agentModelCalls?: Readonly<Record<string, number>>;
   /**
    * For a scenario that names MCP servers: the fingerprint of each MCP tool's input schema and
    * annotations when the turn suspended, and which parked calls go to MCP tools. A resume
@@ -133,6 +140,8 @@ const fileSchema = z.strictObject({
     }),
   ),
   grants: z.array(grant),
+  childTranscripts: z.record(z.string(), z.array(message)).optional(),
+  agentModelCalls: z.record(z.string().min(1).max(256), count).optional(),
   budgetUsage: z.strictObject({ total: count, perTool: z.record(z.string(), count) }).optional(),
   mcp: z.strictObject({ tools: z.record(z.string(), z.string().max(256)), parked: z.array(z.string()) }).optional(),
   traceContext: json
@@ -166,7 +175,11 @@ export async function saveSuspended(
   options: SavedOptions,
   modelCalls: number,
   result: TurnResult,
-  kept: { readonly mcp?: SavedMcp; readonly traceContext?: unknown } = {},
+  kept: {
+    readonly mcp?: SavedMcp;
+    readonly traceContext?: unknown;
+    readonly agentModelCalls?: Readonly<Record<string, number>>;
+  } = {},
 ): Promise<void> {
   const file: SuspendedFile = {
     kind: SUSPENDED_KIND,
@@ -181,6 +194,10 @@ export async function saveSuspended(
     pending: result.pending ?? [],
     grants: result.grants ?? [],
     ...definedProps({ budgetUsage: result.budgetUsage }),
+    ...definedProps({ childTranscripts: result.childTranscripts }),
+    ...(kept.agentModelCalls === undefined || Object.keys(kept.agentModelCalls).length === 0
+      ? {}
+      : { agentModelCalls: kept.agentModelCalls }),
     ...definedProps({ mcp: kept.mcp }),
     ...definedProps({ traceContext: kept.traceContext }),
   };
@@ -298,24 +315,36 @@ function parseSuspended(text: string, file: string): SuspendedFile {
   } catch (error) {
     throw invalid(`at state: ${oneLine(error)}`);
   }
-  // A tree parked in a child turn (docs/agents.md): the file keeps no child turn's transcript.
-  if (state.status === 'delegating')
-    throw new UsageError(
-      `${file} holds a turn of many agents waiting in a child turn, which turnkit resume cannot continue yet (the file keeps no child turn's transcript); nothing was loaded or run. Run the scenario again and decide at the prompt (in a terminal).`,
-    );
-  if (state.status !== 'awaiting_approval' || state.batch === null) {
-    throw invalid(`its turn is not waiting for an approval: state.status is '${state.status}'`);
-  }
-  const { parked, decisions } = state.batch;
-  const undecided = parked.filter((p) => !Object.hasOwn(decisions, p.call.id)).map((p) => p.call.id);
-  const listed = data.pending.map((p) => p.call.id);
-  if (undecided.length === 0 || undecided.length !== listed.length || undecided.some((id, i) => id !== listed[i])) {
+  // A tree waits in the child turn core's activeTurn names (docs/agents.md); a turn of one agent in itself.
+  const acting = activeTurn(state).state;
+  if (acting.status !== 'awaiting_approval' || acting.batch === null) {
     throw invalid(
-      `its pending calls (${listed.join(', ') || 'none'}) are not the undecided parked calls of its state (${undecided.join(', ') || 'none'})`,
+      acting === state
+        ? `its turn is not waiting for an approval: state.status is '${state.status}'`
+        : `the child turn its tree waits on is not waiting for an approval: its status is '${acting.status}'`,
     );
   }
-  const stray = data.mcp?.parked.find((id) => !listed.includes(id));
-  if (stray !== undefined) throw invalid(`at mcp.parked: '${stray}' is not one of its pending calls (${listed.join(', ')})`);
+  // Core's undecided parked calls of the tree, each with its path of agents in a tree: the file's pending calls exactly.
+  const open = undecided(state);
+  const listed = data.pending;
+  const same = (a: ParkedCall, b: (typeof listed)[number] | undefined): boolean =>
+    b !== undefined && a.call.id === b.call.id && JSON.stringify(a.agentPath ?? null) === JSON.stringify(b.agentPath ?? null);
+  if (open.length === 0 || open.length !== listed.length || open.some((p, i) => !same(p, listed[i]))) {
+    const show = (calls: readonly { call: { id: string }; agentPath?: readonly string[] | undefined }[]): string =>
+      calls.map((p) => (p.agentPath === undefined ? p.call.id : `${p.call.id} of ${p.agentPath.join(' > ')}`)).join(', ') ||
+      'none';
+    throw invalid(`its pending calls (${show(listed)}) are not the undecided parked calls of its state (${show(open)})`);
+  }
+  // The child turns' transcripts: exactly those of the child turns the tree waits in.
+  const running = runningChildren(state);
+  const kept = Object.keys(data.childTranscripts ?? {});
+  if (data.childTranscripts === undefined ? running.length > 0 : kept.sort().join('\n') !== [...running].sort().join('\n'))
+    throw invalid(
+      `at childTranscripts: it keeps the transcripts of ${kept.join(', ') || 'no child turn'}, but its state waits in ${running.join(', ') || 'no child turn'}`,
+    );
+  const ids = listed.map((p) => p.call.id);
+  const stray = data.mcp?.parked.find((id) => !ids.includes(id));
+  if (stray !== undefined) throw invalid(`at mcp.parked: '${stray}' is not one of its pending calls (${ids.join(', ')})`);
   // The dispatcher's own checks of what it restores (a grant's tool name or pattern, the counts):
   // refused here, blaming the file, rather than when the turn starts.
   for (const [index, grant] of data.grants.entries()) {
@@ -335,7 +364,33 @@ function parseSuspended(text: string, file: string): SuspendedFile {
   if (data.modelCalls > state.usage.modelCalls) {
     throw invalid(`modelCalls is ${data.modelCalls}, more than the ${state.usage.modelCalls} model calls its state counts`);
   }
+  // Each model call of a tree was answered by one agent's model: the counts add up to at most the tree's.
+  const agentCalls = Object.values(data.agentModelCalls ?? {}).reduce((sum, n) => sum + n, 0);
+  if (data.modelCalls + agentCalls > treeModelCalls(state)) {
+    throw invalid(
+      `at agentModelCalls: its agents' ${agentCalls} model calls and the scenario model's ${data.modelCalls} are more than the ${treeModelCalls(state)} its state counts`,
+    );
+  }
   return { ...(data as Omit<SuspendedFile, 'state'>), state } as SuspendedFile;
+}
+
+/** The model calls a saved turn made, its running child turns' included (a child's usage joins its parent's when it ends): the timeline numbers on from it. */
+export function treeModelCalls(state: TurnState): number {
+  let calls = 0;
+  for (let s: TurnState | null = state; s !== null; s = s.status === 'delegating' ? (s.agents?.child ?? null) : null)
+    calls += s.usage.modelCalls;
+  return calls;
+}
+
+/** The ids of the child turns a tree waits in, outermost first (none for a turn of one agent). */
+function runningChildren(state: TurnState): string[] {
+  const ids: string[] = [];
+  let current = state;
+  while (current.status === 'delegating' && current.agents?.child != null) {
+    ids.push(current.agents.child.id);
+    current = current.agents.child;
+  }
+  return ids;
 }
 
 function alreadyResumed(file: string, mark: ConsumedMark): UsageError {

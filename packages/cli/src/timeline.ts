@@ -4,7 +4,15 @@
 // the spinner runs on stderr and only on a TTY. Every string that comes from the model, a tool, a
 // file or the command line goes through safeText (or preview, which uses it) before it is printed.
 
-import type { Effect, Message, ParkedCall, ToolCall, ToolResult, TurnEvent } from '@turnkit/core';
+import {
+  activeTurn,
+  type Effect,
+  type Message,
+  type ParkedCall,
+  type ToolCall,
+  type ToolResult,
+  type TurnEvent,
+} from '@turnkit/core';
 import type { ToolDefinition } from '@turnkit/dispatch';
 import type { StepRecord, TurnResult } from '@turnkit/inline';
 import pc from 'picocolors';
@@ -95,13 +103,16 @@ export class Timeline {
     this.line(`${pc.bold(pc.blue('user'))}   ${safeLines(input)}`);
   }
 
-  resumed(decisions: Readonly<Record<string, { type: string; reason?: string }>>): void {
+  /** The decisions a resume gives; in a tree, each pending call's agents (`pending`'s `agentPath`) are named. */
+  resumed(decisions: Readonly<Record<string, { type: string; reason?: string }>>, pending: readonly ParkedCall[] = []): void {
     for (const [id, decision] of Object.entries(decisions)) {
       const how =
         decision.type === 'approve'
           ? pc.green('approved')
           : pc.red(`rejected${decision.reason === undefined ? '' : ` (${safeText(decision.reason)})`}`);
-      this.line(`${pc.yellow('resume')} ${safeText(id)} ${how}`);
+      const path = pending.find((p) => p.call.id === id)?.agentPath;
+      const whose = path === undefined ? '' : ` ${pc.dim(`· agent ${path.map((a) => safeText(a)).join(' › ')}`)}`;
+      this.line(`${pc.yellow('resume')} ${safeText(id)} ${how}${whose}`);
     }
   }
 
@@ -191,7 +202,7 @@ export class Timeline {
       this.line(pc.dim(`  ${counts}`));
     } else {
       this.line(
-        `${pc.yellow(pc.bold(`⏸ suspended: ${plural((result.pending ?? []).filter((p) => !Object.hasOwn(result.state.batch?.decisions ?? {}, p.call.id)).length, 'call')} waiting for approval`))} ${pc.dim(`· ${counts}`)}`,
+        `${pc.yellow(pc.bold(`⏸ suspended: ${plural((result.pending ?? []).filter((p) => !Object.hasOwn(activeTurn(result.state).state.batch?.decisions ?? {}, p.call.id)).length, 'call')} waiting for approval`))} ${pc.dim(`· ${counts}`)}`,
       );
     }
   }

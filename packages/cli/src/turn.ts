@@ -4,7 +4,7 @@
 
 import { randomUUID } from 'node:crypto';
 import { resolve } from 'node:path';
-import type { ApprovalDecision, Model } from '@turnkit/core';
+import { activeTurn, type ApprovalDecision } from '@turnkit/core';
 import { resumeTurn, runTurn, type ResumeTurnOptions, type RunTurnOptions, type TurnResult } from '@turnkit/inline';
 import { resumeStreamTurn, streamTurn } from '@turnkit/stream';
 import pc from 'picocolors';
@@ -20,6 +20,7 @@ import {
   defaultSavePath,
   recordOutcome,
   saveSuspended,
+  treeModelCalls,
   writeJsonFile,
   type ConsumedMark,
   type ReadSuspended,
@@ -28,6 +29,7 @@ import { Timeline } from './timeline.js';
 import { definedProps } from '@turnkit/core/internal';
 import { startObserver, traceContextText } from '@turnkit/store/internal';
 import { agentTurnOptions } from './agent-options.js';
+import { counting, scenarioAgents, type ScenarioAgents } from './scenario-agents.js';
 import { agentName } from './commands/agents-file.js';
 
 /** Exit codes: 0 stopped, 1 failed or cancelled, 2 usage error, 3 suspended (waiting for approval). */
@@ -60,19 +62,19 @@ export async function runTurnCommand(o: TurnCommandOptions): Promise<number> {
   // output paths, and the model (a resumed one continues from the count the file records).
   if (o.save !== undefined) await checkWritablePath(o.save, '--save');
   if (o.trace !== undefined) await checkWritablePath(o.trace, '--trace');
-  // A suspended file keeps the root turn's transcript only, and each agent's model is a ready one:
-  // a child turn could not go on where it was (docs/agents.md, "Not built yet").
-  if (o.resume !== undefined && (o.scenario.delegates !== undefined || o.scenario.handoffs !== undefined))
-    throw new UsageError(
-      `${o.scenarioFile} is a turn of many agents, which turnkit resume cannot continue yet (its file keeps no child turn's transcript). Run it again and decide at the prompt (in a terminal).`,
-    );
   const { counter, label } = await pickModel(o);
+  // A tree's agents, each model made where its script goes on (a resume), before anything is claimed.
+  const agents = scenarioAgents(
+    o.scenario,
+    o.scenarioFile,
+    o.resume === undefined ? undefined : { file: o.resume.file, agentModelCalls: o.resume.read.saved.agentModelCalls ?? {} },
+  );
   // The scenario's MCP servers are reached before anything is claimed; their tools join the scenario's.
   const servers = await connectScenarioServers(o.scenario, o.scenarioFile, o.resume?.read.saved.mcp);
   if (servers.changed.length > 0) process.stderr.write(changedToolsWarning(servers.changed));
   try {
     const scenario = servers.tools.length === 0 ? o.scenario : { ...o.scenario, tools: [...o.scenario.tools, ...servers.tools] };
-    return await runWithSignals({ ...o, scenario }, counter, label, servers);
+    return await runWithSignals({ ...o, scenario }, { counter, agents }, label, servers);
   } finally {
     await servers.close();
   }
@@ -85,7 +87,7 @@ export function changedToolsWarning(changed: readonly string[]): string {
 
 async function runWithSignals(
   o: TurnCommandOptions,
-  counter: ReturnType<typeof counting>,
+  { counter, agents }: Models,
   label: string,
   servers: ScenarioServers,
 ): Promise<number> {
@@ -107,15 +109,20 @@ async function runWithSignals(
   process.once('SIGINT', interrupt);
   process.once('SIGTERM', interrupt);
   try {
-    return await runAndReport(o, { counter, label, controller, timeline, interactive, claim, servers });
+    return await runAndReport(o, { counter, agents, label, controller, timeline, interactive, claim, servers });
   } finally {
     process.removeListener('SIGINT', interrupt);
     process.removeListener('SIGTERM', interrupt);
   }
 }
 
-interface RunParts {
+/** The models of a run: the scenario's (counted), and its tree's agents with theirs. */
+interface Models {
   readonly counter: ReturnType<typeof counting>;
+  readonly agents: ScenarioAgents;
+}
+
+interface RunParts extends Models {
   readonly label: string;
   readonly controller: AbortController;
   readonly timeline: Timeline;
@@ -126,7 +133,7 @@ interface RunParts {
 
 async function runAndReport(
   o: TurnCommandOptions,
-  { counter, label, controller, timeline, interactive, claim, servers }: RunParts,
+  { counter, agents: tree, label, controller, timeline, interactive, claim, servers }: RunParts,
 ): Promise<number> {
   const saved = o.resume?.read.saved;
   const turnId = saved?.state.id ?? `turn-${randomUUID().slice(0, 8)}`;
@@ -149,6 +156,7 @@ async function runAndReport(
   try {
     agent = agentTurnOptions(o.scenario, {
       tools: timeline.timed(o.scenario.tools),
+      agents: tree,
       ...definedProps({ budgetUsage: saved?.budgetUsage, wrapExecution: hooks?.wrapExecution }),
     });
   } catch (error) {
@@ -174,8 +182,8 @@ async function runAndReport(
     );
     if (o.resume === undefined) timeline.userInput(o.scenario.input);
     else {
-      timeline.continueFrom(o.resume.read.saved.state.usage.modelCalls);
-      timeline.resumed(o.resume.decisions);
+      timeline.continueFrom(treeModelCalls(o.resume.read.saved.state));
+      timeline.resumed(o.resume.decisions, o.resume.read.saved.pending);
     }
   }
 
@@ -207,6 +215,7 @@ async function runAndReport(
       modelCalls,
       result,
       {
+        agentModelCalls: tree.modelCalls(),
         ...definedProps({ mcp: servers.snapshot(result.pending ?? []) }),
         ...definedProps({ traceContext: kept }),
       },
@@ -253,6 +262,8 @@ async function execute(o: TurnCommandOptions, options: RunTurnOptions, timeline:
       transcript: saved.transcript,
       decisions: o.resume.decisions,
       grants: saved.grants,
+      // A tree waiting in a child: the child turns' transcripts go on where they were.
+      ...definedProps({ childTranscripts: saved.childTranscripts }),
     };
     return o.stream ? await readStream(resumeStreamTurn(resume), o.json ? null : timeline) : await resumeTurn(resume);
   } catch (error) {
@@ -301,26 +312,6 @@ async function pickModel(o: TurnCommandOptions): Promise<{ counter: ReturnType<t
   return { counter: counting(model), label: o.scenario.agent === undefined ? 'scenario model' : 'its model' };
 }
 
-/** The model, counting the calls it answers (saved with a suspended turn). */
-function counting(inner: Model): { model: Model; count: () => number } {
-  let calls = 0;
-  const model: Model = {
-    generate: (request, options) => {
-      calls += 1;
-      return inner.generate(request, options);
-    },
-    ...(inner.stream === undefined
-      ? {}
-      : {
-          stream: (request, options) => {
-            calls += 1;
-            return inner.stream!(request, options);
-          },
-        }),
-  };
-  return { model, count: () => calls };
-}
-
 /** Ids of the parked calls that have no decision yet. */
 export function undecidedIds(pending: readonly { readonly call: { readonly id: string } }[], decisions: unknown): string[] {
   const decided = decisions !== null && typeof decisions === 'object' ? (decisions as Record<string, unknown>) : {};
@@ -332,13 +323,21 @@ export function undecidedIds(pending: readonly { readonly call: { readonly id: s
  * id comes from the model), so pasting a line runs turnkit with exactly these arguments.
  */
 export function resumeHelp(file: string, result: Pick<TurnResult, 'pending' | 'state'>): string {
-  // Calls decided in an earlier resume stay parked until the rest are decided; only the others need flags.
-  const ids = undecidedIds(result.pending ?? [], result.state.batch?.decisions);
+  // Calls decided in an earlier resume stay parked until the rest are decided; only the others need flags
+  // (in a tree, the calls of the turn that waits: core's activeTurn).
+  const ids = undecidedIds(result.pending ?? [], activeTurn(result.state).state.batch?.decisions);
+  // A tree's pending calls are a child's: say whose (the path of agents), as the prompt does.
+  const whose = (result.pending ?? []).flatMap((p) =>
+    p.agentPath === undefined || !ids.includes(p.call.id)
+      ? []
+      : [`  ${safeText(p.call.id)} ${safeText(p.call.name)} · agent ${p.agentPath.map((a) => safeText(a)).join(' › ')}`],
+  );
   const shown = file.startsWith('/') || file.startsWith('.') ? file : `./${file}`;
   const command = (flags: string[]): string => `  ${shellCommand(['turnkit', 'resume', shown])} ${flags.join(' ')}`;
   const lines = [
     '',
     `Saved the suspended turn to ${safeText(shown)}${resolve(file) === file ? '' : ` (${safeText(resolve(file))})`}.`,
+    ...(whose.length === 0 ? [] : ['Pending calls of agents of the tree:', ...whose]),
     'Decide each pending call and continue the turn with:',
     command(ids.map((id) => shellCommand(['--approve', id]))),
     // `ID='reason'` is one shell word: the quoted id and the quoted reason, joined by `=`.

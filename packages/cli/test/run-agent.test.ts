@@ -208,16 +208,90 @@ describe('turnkit run FILE with agents (docs/agents.md, "From the command line")
     expect(refused.out).toContain('`budget` is a dispatcher budget, which a turn of many agents cannot take in this process');
   });
 
-  it("a tree suspended on a child's call is saved, and turnkit resume refuses it, saying why", async () => {
+  it("a tree suspended on a child's call is saved with the agent path; turnkit resume decides it and only the child goes on", async () => {
     const tree = fileURLToPath(new URL('./fixtures/approval-tree.ts', import.meta.url));
+    // The fixture counts each tool's executions on globalThis (the CLI loads its own copy of the module).
+    const runs = ((globalThis as Record<symbol, unknown>)[Symbol.for('turnkit.test.approval-tree.runs')] ??= {
+      publish: 0,
+      look: 0,
+    }) as Record<string, number>;
     const saved = join(dir, 'tree.json');
     const run = await turnkit('run', tree, '--save', saved);
     expect(run.code, run.out).toBe(3);
-    expect(run.out).toContain('editor │');
-    const resumed = await turnkit('resume', saved, '--approve', 'call_1');
-    expect(resumed.code, resumed.out).toBe(2);
-    expect(resumed.out).toContain(
-      'holds a turn of many agents waiting in a child turn, which turnkit resume cannot continue yet',
+    expect(run.out).toContain('editor │ tool   ✓ look call_1');
+    expect(run.out).toContain('Pending calls of agents of the tree:\n  call_2 publish · agent lead › editor\n');
+    expect(runs).toEqual({ look: 1, publish: 0 });
+    const file = JSON.parse(await readFile(saved, 'utf8'));
+    expect(file.pending).toMatchObject([{ call: { id: 'call_2', name: 'publish' }, agentPath: ['lead', 'editor'] }]);
+    expect(Object.keys(file.childTranscripts)).toEqual([`${file.state.id}/call_1`]);
+    expect(file.agentModelCalls).toEqual({ editor: 2 });
+    const copy = async (name: string, change: (f: typeof file) => unknown = (f) => f): Promise<string> => {
+      const path = join(dir, name);
+      await writeFile(path, JSON.stringify(change(structuredClone(file))));
+      return path;
+    };
+    const rejectFile = await copy('tree-reject.json');
+
+    // Refused before anything runs: a pending call of another agent path, a child's transcript left out, an id that is not pending.
+    const otherPath = await turnkit(
+      'resume',
+      await copy('tree-path.json', (f) => ({ ...f, pending: [{ ...f.pending[0], agentPath: ['lead'] }] })),
+      '--approve',
+      'call_2',
     );
+    expect(otherPath.code, otherPath.out).toBe(2);
+    expect(otherPath.out).toContain('are not the undecided parked calls of its state (call_2 of lead > editor)');
+    const noChild = await turnkit(
+      'resume',
+      await copy('tree-nochild.json', (f) => ({ ...f, childTranscripts: undefined })),
+      '--approve',
+      'call_2',
+    );
+    expect(noChild.code, noChild.out).toBe(2);
+    expect(noChild.out).toContain('at childTranscripts: it keeps the transcripts of no child turn');
+    const inflated = await turnkit(
+      'resume',
+      await copy('tree-calls.json', (f) => ({ ...f, agentModelCalls: { editor: 9 } })),
+      '--approve',
+      'call_2',
+    );
+    expect(inflated.code, inflated.out).toBe(2);
+    expect(inflated.out).toContain(
+      "at agentModelCalls: its agents' 9 model calls and the scenario model's 1 are more than the 3 its state counts",
+    );
+    const parentId = await turnkit('resume', saved, '--approve', 'call_1');
+    expect(parentId.code, parentId.out).toBe(2);
+    expect(parentId.out).toContain("'call_1' is not a pending call of this turn; the pending calls are call_2.");
+    expect(runs).toEqual({ look: 1, publish: 0 });
+
+    // Approved: the child's call runs, the child answers, then the parent; nothing ran again.
+    const resumed = await turnkit('resume', saved, '--approve', 'call_2');
+    expect(resumed.code, resumed.out).toBe(0);
+    expect(resumed.out).toContain('resume call_2 approved · agent lead › editor');
+    expect(resumed.out).toContain('editor │ tool   ✓ publish call_2 → "published Bridge"');
+    expect(resumed.out).toContain('tool   ✓ transfer_task call_1 → "Published."');
+    expect(resumed.out).not.toContain('look call_1');
+    expect(runs).toEqual({ look: 1, publish: 1 });
+    // docs/agents.md shows these lines as printed.
+    const page = (await read('../../../docs/agents.md')).split('## From the command line\n')[1] ?? '';
+    for (const line of [
+      'Pending calls of agents of the tree:\n  call_2 publish · agent lead › editor\n',
+      'resume call_2 approved · agent lead › editor\n',
+      'editor │ tool   ✓ publish call_2 → "published Bridge"\n',
+    ]) {
+      expect(page).toContain(line);
+      expect(`${run.out}${resumed.out}`).toContain(line);
+    }
+    // One approval, one execution: the file is spent.
+    const again = await turnkit('resume', saved, '--approve', 'call_2');
+    expect(again.code, again.out).toBe(2);
+    expect(again.out).toContain('was already resumed');
+
+    // Rejected (a copy saved before the decision), streamed: the child hears why, answers, and the parent ends; the tool never runs.
+    const rejected = await turnkit('resume', rejectFile, '--reject', 'call_2=not today', '--stream');
+    expect(rejected.code, rejected.out).toBe(0);
+    expect(rejected.out).toContain('resume call_2 rejected (not today) · agent lead › editor');
+    expect(rejected.out).toContain('editor │ tool   ✗ publish call_2');
+    expect(runs).toEqual({ look: 1, publish: 1 });
   });
 });

@@ -166,12 +166,39 @@ export class Activation {
         content: s.content,
         link: undefined,
         transcript: [],
-        parent: this.#transfers.get(callId)?.context ?? this.agentContext(),
+        parent: (this.#transfers.get(callId) ?? this.#goingOnTransfer(callId)).context,
         ...(this.#turnId === undefined ? {} : { turnId: `${this.#turnId}/${callId}` }),
       });
       this.#children.set(callId, child);
     }
     return child;
+  }
+
+  /**
+   * The `execute_tool` span of a `transfer_task` call that ran in an earlier activation (the tree
+   * parked in its child, or waited for a retry): opened again under this activation's
+   * `invoke_agent`, so the child's span sits under its call here as in the activation the call ran
+   * in, and ended with the child (or this activation) as that one is.
+   */
+  #goingOnTransfer(callId: string): { readonly span: Span; readonly context: Context } {
+    const parent = this.agentContext();
+    const span = this.#s.tracer.startSpan(
+      `${OPERATION.executeTool} transfer_task`,
+      {
+        kind: SpanKind.INTERNAL,
+        attributes: {
+          [ATTR.operationName]: OPERATION.executeTool,
+          [ATTR.toolName]: 'transfer_task',
+          [ATTR.toolCallId]: callId,
+          [ATTR.toolType]: 'function',
+          ...(this.#turnId === undefined ? {} : { [ATTR.conversationId]: this.#turnId }),
+        },
+      },
+      parent,
+    );
+    const transfer = { span, context: trace.setSpan(parent, span) };
+    this.#transfers.set(callId, transfer);
+    return transfer;
   }
 
   /** The child turn of `callId` ended: its span is ended (by its `done`), and the `execute_tool` span of its call too. */

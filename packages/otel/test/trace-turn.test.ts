@@ -1,6 +1,6 @@
 import { SpanKind, SpanStatusCode } from '@opentelemetry/api';
 import { defineTool } from '@turnkit/dispatch';
-import { runTurn } from '@turnkit/inline';
+import { resumeTurn, runTurn } from '@turnkit/inline';
 import { streamTurn } from '@turnkit/stream';
 import { call, fail, scriptedModel, text, toolCalls } from '@turnkit/testing';
 import { describe, expect, it } from 'vitest';
@@ -166,5 +166,50 @@ describe('a tree of agents', () => {
     const finished = rec.spans();
     expect(finished.indexOf(transfer)).toBeGreaterThan(finished.indexOf(child));
     expect(rec.children(root).map((s) => s.name)).toEqual(['chat', 'execute_tool transfer_task', 'chat']);
+  });
+
+  it("suspended in the child and resumed: the resumed child's invoke_agent span is under a transfer_task execute_tool span again", async () => {
+    const rec = recorder();
+    const confirm = defineTool({
+      name: 'confirm',
+      description: 'Confirms.',
+      input: z.object({}),
+      needsApproval: true,
+      execute: () => 'confirmed',
+    });
+    const researcher = {
+      name: 'researcher',
+      description: 'Confirms.',
+      model: scriptedModel([toolCalls(call('confirm', {})), text('Confirmed.')]),
+      tools: [confirm],
+    };
+    const options = {
+      name: 'supervisor',
+      model: scriptedModel([toolCalls(call('transfer_task', { agent: 'researcher', task: 'Confirm.' })), text('Done.')]),
+      delegates: [researcher],
+    };
+    const first = traceTurn({ agent: 'supervisor', tracer: rec.tracer });
+    const suspended = await first.run(() => runTurn({ ...options, input: 'go', id: 'tree-2', ...first.hooks }));
+    expect(suspended.status).toBe('suspended');
+    const second = traceTurn({ agent: 'supervisor', tracer: rec.tracer, transcript: suspended.transcript });
+    const resumed = await second.run(() =>
+      resumeTurn({
+        ...JSON.parse(JSON.stringify(suspended)),
+        ...options,
+        ...second.hooks,
+        decisions: { call_1: { type: 'approve' } },
+      }),
+    );
+    expect(resumed.status).toBe('stopped');
+    const roots = rec.named('invoke_agent supervisor');
+    const transfers = rec.named('execute_tool transfer_task');
+    const children = rec.named('invoke_agent researcher');
+    expect([roots.length, transfers.length, children.length]).toEqual([2, 2, 2]);
+    for (const i of [0, 1]) {
+      expect(transfers[i]?.parentSpanContext?.spanId).toBe(roots[i]?.spanContext().spanId);
+      expect(children[i]?.parentSpanContext?.spanId).toBe(transfers[i]?.spanContext().spanId);
+    }
+    expect(transfers[1]?.attributes).toMatchObject({ 'gen_ai.tool.call.id': 'call_1', 'gen_ai.conversation.id': 'tree-2' });
+    expect(rec.children(children[1] as (typeof children)[number]).map((s) => s.name)).toEqual(['execute_tool confirm', 'chat']);
   });
 });

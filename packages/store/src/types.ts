@@ -131,14 +131,15 @@ export interface StoredChildTurn {
 
 /**
  * What a child turn of a stored turn writes to its root turn's log: a message, a notice, the
- * transcript a compaction kept, or the grants it remembers now (docs/agents.md). One of the four.
+ * transcript a compaction kept, the grants it remembers now, or its agent's dispatcher budget
+ * counts now (docs/agents.md). One of the five.
  */
 export interface ChildLogEntry {
   /** The child turn's id (`<parent id>/<call id>`). */
   readonly turn: string;
   /** The agents from the root turn's to the one that wrote it. */
   readonly agentPath: readonly string[];
-  /** A message of the child's transcript (one of the four fields is set). */
+  /** A message of the child's transcript (one of the five fields is set). */
   readonly message?: Message;
   /** A notice of the child turn. */
   readonly notice?: Notice;
@@ -146,6 +147,12 @@ export interface ChildLogEntry {
   readonly compaction?: readonly Message[];
   /** The grants the child turn holds from now on (remembered for its calls only). */
   readonly grants?: readonly Grant[];
+  /**
+   * The calls the dispatcher of the agent that wrote it (the last of `agentPath`) has run in this
+   * child turn so far, as `dispatcher.budgetUsage()` gives them: a later activation's dispatcher
+   * for that agent in that child turn starts from them, so its `budget` holds across activations.
+   */
+  readonly budgetUsage?: BudgetUsage;
 }
 
 /** A turn as `store.list` lists it. */

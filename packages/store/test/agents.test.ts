@@ -1,11 +1,13 @@
 // The multi-agent conformance corpus through stored turns (PGlite in memory, in this process): the
 // whole tree runs in its turn's row, a child's parked call is decided with `store.decide`, and the
-// corpus runs again with the turn handed to a fresh worker after every effect of the tree.
+// corpus runs again with the turn handed to a fresh worker after every effect of the tree; a child's
+// dispatcher budget holds across activations.
 
+import fc from 'fast-check';
 import { errorMessage } from '@turnkit/core/internal';
 import { defineTool } from '@turnkit/dispatch';
 import { createWorker, openStore, type AgentDefinition, type Store, type WatchEvent } from '@turnkit/store';
-import { agentScenarios, call, fail, runAgentScenario, scriptedModel, text, toolCalls } from '@turnkit/testing';
+import { agentScenarios, call, fail, runAgentScenario, scriptedModel, text, toolCalls, type ScriptStep } from '@turnkit/testing';
 import { z } from 'zod';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { storeAgents } from './store-agents.js';
@@ -185,5 +187,107 @@ describe('a stored tree of agents', () => {
     const failed = await store.get(bad);
     expect(failed?.error).toMatchObject({ kind: 'invalid_agent' });
     expect(failed?.error?.message).toMatch(/agent 'helper' option `models` must be an array of model ids/);
+  });
+});
+
+/**
+ * A supervisor that delegates once to a researcher with a budget of `limit` `fetch` calls; the
+ * researcher calls `fetch` once per reply, and a `publish` that waits for a person after the
+ * replies in `parkAfter` (so the tree parks in the child there).
+ */
+function budgetTree(limit: number, fetches: number, parkAfter: ReadonlySet<number>) {
+  const ran: string[] = [];
+  const fetchTool = defineTool({
+    name: 'fetch',
+    description: 'Fetches a page.',
+    readOnly: true,
+    input: z.object({ n: z.number() }),
+    execute: ({ n }) => {
+      ran.push(`fetch ${n}`);
+      return `page ${n}`;
+    },
+  });
+  const publish = defineTool({
+    name: 'publish',
+    description: 'Publishes.',
+    input: z.object({ n: z.number() }),
+    needsApproval: true,
+    execute: ({ n }) => {
+      ran.push(`publish ${n}`);
+      return 'published';
+    },
+  });
+  const replies: ScriptStep[] = [];
+  for (let n = 1; n <= fetches; n++) {
+    replies.push(toolCalls(call('fetch', { n })));
+    if (parkAfter.has(n)) replies.push(toolCalls(call('publish', { n })));
+  }
+  replies.push(text('Done.'));
+  const agents: Record<string, AgentDefinition> = {
+    supervisor: {
+      model: scriptedModel([toolCalls(call('transfer_task', { agent: 'researcher', task: 'Fetch.' })), text('All done.')]),
+      delegates: ['researcher'],
+    },
+    researcher: {
+      description: 'Fetches pages.',
+      model: scriptedModel(replies),
+      tools: [fetchTool, publish],
+      budget: { perTool: { fetch: limit } },
+      limits: { maxIterations: 2 * fetches + 2 },
+    },
+  };
+  return { agents, ran };
+}
+
+/** Runs the tree to its end, each activation by a fresh worker, approving each parked call; returns how many times it parked. */
+async function approveToEnd(id: string, agents: Record<string, AgentDefinition>): Promise<number> {
+  let parks = 0;
+  for (;;) {
+    await createWorker({ store, agents, turnIds: [id], leaseMs: 2000 }).runUntilIdle();
+    const turn = await store.get(id);
+    if (turn?.status !== 'awaiting_approval') return parks;
+    parks++;
+    await store.decide(id, Object.fromEntries(turn.parked.map((p) => [p.call.id, { type: 'approve' as const }])));
+  }
+}
+
+describe("a child turn's dispatcher budget across activations (PGlite)", () => {
+  it('parked in the child mid-way and resumed by another worker, the child runs `fetch` no more than its budget', async () => {
+    // Budget 2; the child fetches once, parks, and asks for three more fetches after the decision.
+    const { agents, ran } = budgetTree(2, 4, new Set([1]));
+    const id = await store.submit({ agent: 'supervisor', input: 'Go.' });
+    expect(await approveToEnd(id, agents)).toBe(1);
+    expect(ran).toEqual(['fetch 1', 'publish 1', 'fetch 2']);
+    const turn = await store.get(id);
+    expect(turn?.status).toBe('stopped');
+    // The calls past the budget have the dispatcher's budget error, in the child's transcript.
+    const child = turn?.children?.[0]?.transcript ?? [];
+    const refused = child.flatMap((m) => (m.role === 'tool' && m.result.isError ? [m.result] : []));
+    expect(refused.map((r) => [r.name, r.errorKind])).toEqual([
+      ['fetch', 'budget'],
+      ['fetch', 'budget'],
+    ]);
+    expect(String(refused[0]?.output)).toMatch(/budget\.perTool\.fetch = 2/);
+  });
+
+  it('any budget, any number of fetches, parked after any of them, in a child or at the root: never more than the budget runs (fast-check, numRuns 12, seed 41)', async () => {
+    await fc.assert(
+      fc.asyncProperty(
+        fc.integer({ min: 1, max: 3 }),
+        fc.integer({ min: 1, max: 5 }),
+        fc.uniqueArray(fc.integer({ min: 1, max: 5 }), { maxLength: 3 }),
+        fc.boolean(),
+        async (limit, fetches, parks, child) => {
+          const parkAfter = new Set(parks.filter((n) => n <= fetches));
+          const { agents, ran } = budgetTree(limit, fetches, parkAfter);
+          // The researcher as a child turn (its counts in the child's log entries), or as a turn of its own (in the row).
+          const id = await store.submit({ agent: child ? 'supervisor' : 'researcher', input: 'Go.' });
+          expect(await approveToEnd(id, agents)).toBe(parkAfter.size);
+          expect(ran.filter((r) => r.startsWith('fetch'))).toHaveLength(Math.min(limit, fetches));
+          expect((await store.get(id))?.status).toBe('stopped');
+        },
+      ),
+      { numRuns: 12, seed: 41 },
+    );
   });
 });

@@ -1,7 +1,7 @@
 // `turnkit resume`: a suspended-turn file, checked whole before anything it names is loaded.
 
 import { isAbsolute, relative } from 'node:path';
-import type { ApprovalDecision } from '@turnkit/core';
+import { activeTurn, type ApprovalDecision } from '@turnkit/core';
 import type { Command } from 'commander';
 import { UsageError } from '../errors.js';
 import { loadScenarioFile } from '../scenario.js';
@@ -45,7 +45,8 @@ export function addResumeCommand(program: Command, { configure, setExit }: Comma
       // The whole file is checked before anything it names is loaded: a resume file is data.
       const read = await readSuspended(file);
       const { saved } = read;
-      const decisions = decisionsFrom(flags, undecidedIds(saved.pending, saved.state.batch?.decisions));
+      // In a tree, the decisions already taken are those of the turn that waits (core's activeTurn).
+      const decisions = decisionsFrom(flags, undecidedIds(saved.pending, activeTurn(saved.state).state.batch?.decisions));
       const scenarioPath = flags.scenario ?? saved.scenario;
       const scenario = await loadScenarioFile(
         scenarioPath,

@@ -12,7 +12,7 @@ import {
   type TurnError,
   type TurnState,
 } from '@turnkit/core';
-import { createDispatcher, type Dispatcher, type DispatcherOptions, type Grant, type ToolDefinition } from '@turnkit/dispatch';
+import { createDispatcher, type Dispatcher, type DispatcherOptions, type ToolDefinition } from '@turnkit/dispatch';
 import { definedProps, layerLimits } from '@turnkit/core/internal';
 import { driveTurn } from '@turnkit/inline/driver';
 import { crashPoint } from '../crash.js';
@@ -23,15 +23,24 @@ import { HeldTurn } from './held-turn.js';
 import { type ActivationObserver, type ActivationStatus, startObserver } from './observe.js';
 import type { Departure } from './protocol.js';
 import { journalingTools, type KeyOf } from './tool-journal.js';
-import { callKey, childParts, directory, isMultiAgent, reachable, runtimeTools } from './tree.js';
+import {
+  callKey,
+  type ChildDispatchState,
+  childParts,
+  type SavedDispatcher,
+  directory,
+  isMultiAgent,
+  reachable,
+  runtimeTools,
+} from './tree.js';
 import type { Claim } from '../types.js';
 import type { AgentDefinition, Leases, WorkerOptions } from './types.js';
 
-/** A turn of many agents as prepared: its agents, the grants its running children remembered (filled in by `drive`), and each agent's dispatcher maker. */
+/** A turn of many agents as prepared: its agents, its running children's dispatcher states as stored (filled in by `drive`), and each agent's dispatcher maker. */
 interface PreparedTree {
   readonly agents: ReadonlyMap<string, AgentDefinition>;
-  readonly childGrants: Map<string, readonly Grant[]>;
-  readonly make: (name: string, grants: readonly Grant[]) => Dispatcher;
+  readonly children: Map<string, ChildDispatchState>;
+  readonly make: (name: string, saved: SavedDispatcher) => Dispatcher;
 }
 
 type Prepared =
@@ -82,7 +91,8 @@ function makeDispatcher(
   // any: each tool has its own input type.
   runtime: readonly ToolDefinition<any>[] = [],
   keyOf?: KeyOf,
-  grants: readonly Grant[] = claim.grants,
+  // The root agent's are the turn's row's; a child turn's agent's are its log entries' (tree.ts).
+  saved: SavedDispatcher = claim,
 ): Dispatcher {
   try {
     return createDispatcher({
@@ -90,8 +100,8 @@ function makeDispatcher(
       tools: [...journalingTools(agent.tools ?? [], fence, keyOf), ...runtime],
       ...definedProps({ wrapExecution: observer?.hooks?.wrapExecution }),
       ...dispatcherRules(agent),
-      grants,
-      ...(claim.budgetUsage === null || grants !== claim.grants ? {} : { budgetUsage: claim.budgetUsage }),
+      grants: saved.grants,
+      ...(saved.budgetUsage === null ? {} : { budgetUsage: saved.budgetUsage }),
     });
   } catch (error) {
     throw new TurnFailure({ kind: 'invalid_agent', message: `Agent '${claim.agent}' cannot run this turn: ${messageOf(error)}` });
@@ -165,32 +175,33 @@ function prepare(claim: Claim, agents: WorkerOptions['agents'], fence: Fence): P
     const reached = treeAgents(claim, agents);
     let held: HeldTurn | null = null;
     const keyOf: KeyOf = (callId) => (held === null ? callId : held.keyOf(callId));
-    const make = (name: string, grants: readonly Grant[]): Dispatcher => {
+    const make = (name: string, saved: SavedDispatcher): Dispatcher => {
       const definition = reached.get(name) as AgentDefinition;
       const runtime = runtimeTools(name, reached);
-      return makeDispatcher(claim, definition, fence, name === claim.agent ? observer : null, runtime, keyOf, grants);
+      // The root agent's observer wraps every agent's tools (its tracer puts a child's tool under the child's span), as runTurn's wrapExecution does.
+      return makeDispatcher(claim, definition, fence, observer, runtime, keyOf, saved);
     };
     const dispatcher = makeDispatcher(claim, agent, fence, observer, runtimeTools(claim.agent, reached), keyOf);
     const state = initialState(claim, agent, dispatcher);
     held = new HeldTurn(fence, agent, dispatcher, observer, claim.traceContext, claim.now, claim.thread ?? null, claim.agent);
-    return { run: held, state, tree: { agents: reached, childGrants: new Map(), make } };
+    return { run: held, state, tree: { agents: reached, children: new Map(), make } };
   } catch (error) {
     if (error instanceof TurnFailure) return { error: error.error };
     throw error;
   }
 }
 
-/** Gives a held turn of many agents its tree: the directory, and its running children's transcripts and grants as stored. */
+/** Gives a held turn of many agents its tree: the directory, and its running children's transcripts and dispatcher states as stored. */
 async function useTree(run: HeldTurn, tree: PreparedTree, state: TurnState, start: TurnState): Promise<void> {
   const { store, lease } = run.fence;
   const entries = state.status === 'delegating' ? await run.fence.write(() => store.childLog(lease)) : [];
   const parts = childParts(entries, state, tree.agents);
-  for (const [turn, grants] of parts.grants) tree.childGrants.set(turn, grants);
+  for (const [turn, saved] of parts.dispatchers) tree.children.set(turn, saved);
   const idempotent = new Map(
     [...tree.agents].map(([name, a]) => [name, new Set((a.tools ?? []).filter((t) => t.idempotent).map((t) => t.name))] as const),
   );
   const dir = directory(tree.agents, (name) =>
-    run.dispatcherFor((grants) => tree.make(name, grants), tree.childGrants, run.dispatcher.grants()),
+    run.dispatcherFor(name, (saved) => tree.make(name, saved), tree.children, run.dispatcher.grants()),
   );
   run.useTree({ directory: dir, childTranscripts: parts.transcripts, idempotent }, start);
 }

@@ -22,7 +22,7 @@ import { RetryParked, type Fence } from './fence.js';
 import { type ActivationObserver, type ActivationStatus, traceContextText } from './observe.js';
 import type { InboxRow, ProtocolEffect } from './protocol.js';
 import { runJournaledBatch } from './tool-journal.js';
-import { activeKeys, type AgentDirectory, splitKey } from './tree.js';
+import { activeKeys, type AgentDirectory, type ChildDispatchState, type SavedDispatcher, splitKey } from './tree.js';
 import type { LogItem, PendingInbox } from '../types.js';
 import type { AgentDefinition } from './types.js';
 
@@ -37,9 +37,13 @@ export interface HeldTree {
   readonly idempotent: ReadonlyMap<string, ReadonlySet<string>>;
 }
 
-/** The dispatchers made for a child turn in this activation, and the grants last written for it (JSON). */
+/**
+ * The dispatchers made for a child turn in this activation (one per agent that acted in it: its
+ * own, and after a handoff in it the new agent's), each with its budget counts last written (JSON),
+ * and the child's grants last written (JSON).
+ */
 interface ChildDispatcher {
-  readonly dispatchers: Dispatcher[];
+  readonly dispatchers: { readonly agent: string; readonly dispatcher: Dispatcher; counted: string }[];
   readonly agentPath: readonly string[];
   written: string;
 }
@@ -112,7 +116,7 @@ export class HeldTurn {
       this.fence.check();
       throw new Error(`The protocol refused a write of turn '${this.fence.lease.id}' that it did not lose.`);
     }
-    this.childGrants();
+    this.childDispatchers();
     const log = this.unwritten.splice(0);
     const { store } = this.fence;
     const lease = this.fence.fencedLease(commit.token);
@@ -168,43 +172,59 @@ export class HeldTurn {
   };
 
   /**
-   * A dispatcher of an agent of the tree (`make` makes it), for the turn of the tree that acts now: a child
-   * turn's is given the grants that child remembered so far (`stored`), and the ones it remembers
-   * are written with it (docs/agents.md: a child's grants are its own); a root-level one's (after
-   * a handoff) are the turn's.
+   * The dispatcher of agent `agent` of the tree (`make` makes it), for the turn of the tree that
+   * acts now. A child turn's starts from what that child wrote so far (`stored`: the grants it
+   * remembered, and this agent's budget counts in it), and what it remembers and counts from now on
+   * is written with the child (`childDispatchers`; docs/agents.md: a child's grants and budget
+   * counts are its own), as the root agent's are written with the turn's row. A root-level one's
+   * (after a handoff) grants are the turn's.
    */
   dispatcherFor(
-    make: (grants: readonly Grant[]) => Dispatcher,
-    stored: ReadonlyMap<string, readonly Grant[]>,
+    agent: string,
+    make: (saved: SavedDispatcher) => Dispatcher,
+    stored: ReadonlyMap<string, ChildDispatchState>,
     rootGrants: readonly Grant[],
   ): Dispatcher {
     const root = this.root();
     const active = root === null ? null : activeTurn(root);
     if (active === null || active.callPath.length === 0) {
-      const made = make(rootGrants);
+      const made = make({ grants: rootGrants, budgetUsage: null });
       this.rootDispatchers.push(made);
       return made;
     }
     const id = active.state.id;
-    const grants = stored.get(id) ?? [];
-    const made = make(grants);
+    const saved = stored.get(id);
+    const grants = saved?.grants ?? [];
+    const made = make({ grants, budgetUsage: saved?.budgetUsage.get(agent) ?? null });
+    const own = { agent, dispatcher: made, counted: JSON.stringify(made.budgetUsage()) };
     // A child turn's dispatchers (its agent's, and after a handoff in it, the new agent's) share its grants.
     const child = this.children.get(id);
     if (child === undefined)
-      this.children.set(id, { dispatchers: [made], agentPath: active.agentPath, written: JSON.stringify(grants) });
-    else child.dispatchers.push(made);
+      this.children.set(id, { dispatchers: [own], agentPath: active.agentPath, written: JSON.stringify(grants) });
+    else child.dispatchers.push(own);
     return made;
   }
 
-  /** The grants each child turn of this activation remembers, as `child` log entries when they changed. */
-  private childGrants(): void {
+  /**
+   * What each child turn of this activation's dispatchers hold now, as `child` log entries where
+   * it changed: the grants the child remembers, and each of its agents' budget counts.
+   */
+  private childDispatchers(): void {
     for (const [turn, child] of this.children) {
       const scope = this.thread === null ? { turnId: turn } : { turnId: turn, session: this.thread };
-      const grants = unique(child.dispatchers.flatMap((d) => [...d.grants(), ...d.grants(scope)]));
+      const grants = unique(child.dispatchers.flatMap(({ dispatcher: d }) => [...d.grants(), ...d.grants(scope)]));
       const text = JSON.stringify(grants);
-      if (text === child.written) continue;
-      child.written = text;
-      this.unwritten.push({ child: { turn, agentPath: child.agentPath, grants } });
+      if (text !== child.written) {
+        child.written = text;
+        this.unwritten.push({ child: { turn, agentPath: child.agentPath, grants } });
+      }
+      for (const own of child.dispatchers) {
+        const budgetUsage = own.dispatcher.budgetUsage();
+        const counted = JSON.stringify(budgetUsage);
+        if (counted === own.counted) continue;
+        own.counted = counted;
+        this.unwritten.push({ child: { turn, agentPath: [...child.agentPath.slice(0, -1), own.agent], budgetUsage } });
+      }
     }
   }
 
@@ -257,7 +277,7 @@ export class HeldTurn {
     const retry = this.retry;
     if (retry === null) throw new Error('parkRetry: no retry was parked');
     const lease = this.fence.fencedLease(effect.token);
-    this.childGrants();
+    this.childDispatchers();
     crashPoint('before_commit');
     await this.fence.store.commit(lease, {
       state: retry.state,

@@ -5,7 +5,8 @@
 //   `transfer_task` call path and the call's own id, joined by U+001F (a control character no call
 //   id may contain: docs/turn-contract.md, "Call identity"), so a child's `call_1` is never its
 //   parent's `call_1`;
-// - a child's messages, notices, compactions and remembered grants are log entries of kind
+// - a child's messages, notices, compactions, remembered grants and its agents' dispatcher budget
+//   counts are log entries of kind
 //   `child` (`ChildLogEntry`), which the turn's own transcript, its thread's context and its claim
 //   never read: they are the child's.
 // Which turn of the tree acts, and where it is, is core's answer (`activeTurn`).
@@ -13,6 +14,7 @@
 import { activeTurn, type Message, type TurnState } from '@turnkit/core';
 import { layerLimits } from '@turnkit/core/internal';
 import { agentTools, type AgentTarget, type Dispatcher, type Grant } from '@turnkit/dispatch';
+import type { BudgetUsage } from '@turnkit/dispatch/internal';
 import type { HandlerContext } from '@turnkit/inline/driver';
 import type { ChildLogEntry } from '../types.js';
 import type { AgentDefinition } from './types.js';
@@ -142,18 +144,34 @@ export function directory(
   return out as AgentDirectory;
 }
 
+/** What a dispatcher of a stored turn starts from: the grants it holds and the budget counts it has (null: none yet). */
+export interface SavedDispatcher {
+  readonly grants: readonly Grant[];
+  readonly budgetUsage: BudgetUsage | null;
+}
+
 /**
- * The transcripts and grants of the child turns on the path to the acting turn, rebuilt from the
- * `child` log entries (each message appended, a compaction replacing what came before, the latest
- * grants), each transcript led by its agent's system prompt (code: never stored).
+ * What the dispatchers of a running child turn start from in a new activation, as the child wrote
+ * it: the grants it remembered (shared by its agents), and each agent's budget counts by name.
+ */
+export interface ChildDispatchState {
+  readonly grants: readonly Grant[];
+  readonly budgetUsage: ReadonlyMap<string, BudgetUsage>;
+}
+
+/**
+ * The transcripts and dispatcher states (grants, budget counts) of the child turns on the path to
+ * the acting turn, rebuilt from the `child` log entries (each message appended, a compaction
+ * replacing what came before, the latest grants, each agent's latest counts), each transcript led
+ * by its agent's system prompt (code: never stored).
  */
 export function childParts(
   entries: readonly ChildLogEntry[],
   root: TurnState,
   agents: ReadonlyMap<string, AgentDefinition>,
-): { transcripts: Record<string, Message[]>; grants: Map<string, readonly Grant[]> } {
+): { transcripts: Record<string, Message[]>; dispatchers: Map<string, ChildDispatchState> } {
   const transcripts: Record<string, Message[]> = {};
-  const grants = new Map<string, readonly Grant[]>();
+  const dispatchers = new Map<string, { grants: readonly Grant[]; budgetUsage: Map<string, BudgetUsage> }>();
   // The child turns running now, by id, with the agent each started with.
   const running = new Map<string, string>();
   let state = root;
@@ -166,15 +184,18 @@ export function childParts(
   for (const [id, agent] of running) {
     const system = agents.get(agent)?.system;
     transcripts[id] = system === undefined ? [] : [{ role: 'system', content: system }];
+    dispatchers.set(id, { grants: [], budgetUsage: new Map() });
   }
   for (const entry of entries) {
     const transcript = transcripts[entry.turn];
-    if (transcript === undefined) continue; // a child turn that has ended
+    const saved = dispatchers.get(entry.turn);
+    if (transcript === undefined || saved === undefined) continue; // a child turn that has ended
     if (entry.message !== undefined) transcript.push(entry.message);
     else if (entry.compaction !== undefined) {
       const lead = transcript[0]?.role === 'system' && entry.compaction[0]?.role !== 'system' ? [transcript[0]] : [];
       transcripts[entry.turn] = [...lead, ...entry.compaction];
-    } else if (entry.grants !== undefined) grants.set(entry.turn, entry.grants);
+    } else if (entry.grants !== undefined) saved.grants = entry.grants;
+    else if (entry.budgetUsage !== undefined) saved.budgetUsage.set(entry.agentPath.at(-1) ?? '', entry.budgetUsage);
   }
-  return { transcripts, grants };
+  return { transcripts, dispatchers };
 }
