@@ -4,9 +4,9 @@
 // the spinner runs on stderr and only on a TTY. Every string that comes from the model, a tool, a
 // file or the command line goes through safeText (or preview, which uses it) before it is printed.
 
-import type { Effect, Message, ParkedCall, ToolCall, ToolResult, TurnEvent } from '@turnkit/core';
+import type { Effect, Message, ParkedCall, ToolCall, ToolResult, TraceEntry, TurnEvent } from '@turnkit/core';
 import type { ToolDefinition } from '@turnkit/dispatch';
-import type { StepRecord, TurnResult } from '@turnkit/inline';
+import type { TurnResult } from '@turnkit/inline';
 import pc from 'picocolors';
 import yoctoSpinner, { type Spinner } from 'yocto-spinner';
 import { duration, indent, plural, preview } from './format.js';
@@ -123,7 +123,7 @@ export class Timeline {
   }
 
   /** For runTurn's `onStep`: events that close a model call or judge an output. */
-  onStep = (record: StepRecord): void => {
+  onStep = (record: TraceEntry): void => {
     this.#decided = new Set(Object.keys(record.state.batch?.decisions ?? {}));
     this.#event(record.event);
   };
