@@ -6,7 +6,8 @@
 // The result is read back with `get`, as any caller reads it.
 
 import type { AgentDefinition, StoredTurn } from '@turnkit/store';
-import type { ConformanceResult, ConformanceResume, ConformanceResumeOptions, ConformanceRun } from '@turnkit/testing';
+import type { ConformanceResult } from '@turnkit/testing';
+import type { ConformanceResume, ConformanceResumeOptions, ConformanceRun } from '@turnkit/testing/internal';
 import type { DbosTurnsClient } from '../src/index.js';
 import {
   type AgentOptions,

@@ -8,7 +8,8 @@
 import type { ApprovalDecision } from '@turnkit/core';
 import type { DispatcherOptions } from '@turnkit/dispatch';
 import type { AgentDefinition, StoredTurn } from '@turnkit/store';
-import { type ConformanceThreads, runScenario, runThreadScenario, scenarios, threadScenarios } from '@turnkit/testing';
+import { scenarios, threadScenarios } from '@turnkit/testing';
+import { type ConformanceThreads, runScenario, runThreadScenario } from '@turnkit/testing/internal';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createDbosTurns, type DbosTurnsClient } from '../src/index.js';
 import { resultOf } from '../../store/test/stored-run.js';

@@ -5,7 +5,8 @@
 import { errorMessage } from '@turnkit/core/internal';
 import { defineTool } from '@turnkit/dispatch';
 import { createWorker, openStore, type AgentDefinition, type Store, type WatchEvent } from '@turnkit/store';
-import { agentScenarios, call, fail, runAgentScenario, scriptedModel, text, toolCalls } from '@turnkit/testing';
+import { agentScenarios, call, fail, scriptedModel, text, toolCalls } from '@turnkit/testing';
+import { runAgentScenario } from '@turnkit/testing/internal';
 import { z } from 'zod';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { storeAgents } from './store-agents.js';

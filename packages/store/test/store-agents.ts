@@ -8,7 +8,13 @@
 import type { ApprovalDecision } from '@turnkit/core';
 import type { ToolDefinition } from '@turnkit/dispatch';
 import type { AgentDefinition, Store } from '@turnkit/store';
-import type { AgentScenarioOptions, AgentScenarioResult, ResumeAgents, RunAgents, ScenarioAgent } from '@turnkit/testing';
+import type {
+  AgentScenarioOptions,
+  AgentScenarioResult,
+  ResumeAgents,
+  RunAgents,
+  ScenarioAgent,
+} from '@turnkit/testing/internal';
 import { assertRanOnce, callerOf, resultOf, settleStored } from './stored-run.js';
 import { handingBack } from './store-interpreter.js';
 

@@ -5,7 +5,8 @@
 import type { ApprovalDecision, Message } from '@turnkit/core';
 import type { DispatcherOptions, ToolDefinition } from '@turnkit/dispatch';
 import type { AgentDefinition, StoreClient, StoredTurn } from '@turnkit/store';
-import type { ConformanceResult, ConformanceResumeOptions, ConformanceRunOptions } from '@turnkit/testing';
+import type { ConformanceResult, ConformanceRunOptions } from '@turnkit/testing';
+import type { ConformanceResumeOptions } from '@turnkit/testing/internal';
 
 /** The options an engine needs from a run or a resume. */
 export type AgentOptions = Omit<ConformanceRunOptions, 'input' | 'tools' | 'id'>;
