@@ -32,8 +32,11 @@ import {
   TurnNotFoundError,
   TurnNotWaitingError,
 } from '@turnkit/store';
+import type { ChildLogEntry } from '@turnkit/store/internal';
 import {
+  activeKeys,
   checkDecidable,
+  childTurns,
   checkDecisions,
   checkList,
   checkListThreads,
@@ -46,9 +49,10 @@ import {
   nap,
   parkedIds,
   readState,
-  rowResult,
+  splitKey,
   TERMINAL,
   toInboxEntry,
+  toJournalEntry,
   toStoredThread,
   toThreadSummary,
   toTurnSummary,
@@ -157,7 +161,7 @@ export function createClient(parts: ClientParts): Omit<DbosTurnsClient, 'close' 
     if (row === undefined) return null;
     const log = await db.query(`SELECT data FROM ${s}.log WHERE turn_id = $1 AND kind = 'message' ORDER BY seq`, [id]);
     const inbox = await db.query(
-      `SELECT kind, call_id, body, status, ${ISO('created_at')}, ${ISO('applied_at')} FROM ${s}.inbox WHERE turn_id = $1 ORDER BY id`,
+      `SELECT turn_id, kind, call_id, body, status, ${ISO('created_at')}, ${ISO('applied_at')} FROM ${s}.inbox WHERE turn_id = $1 ORDER BY id`,
       [id],
     );
     const calls = await db.query(
@@ -165,6 +169,15 @@ export function createClient(parts: ClientParts): Omit<DbosTurnsClient, 'close' 
       [id],
     );
     const { state, unreadable } = readState(id, row.state);
+    // A turn of many agents: its child turns' entries (a turn of one agent has none to read).
+    const children =
+      state?.agents == null
+        ? []
+        : childTurns(
+            (await db.query(`SELECT data FROM ${s}.log WHERE turn_id = $1 AND kind = 'child' ORDER BY seq`, [id])).rows.map(
+              (r) => r.data as ChildLogEntry,
+            ),
+          );
     const decisions = inbox.rows.map(toInboxEntry);
     const failure = (row.error ?? null) as TurnError | null;
     const outcome: Outcome | null =
@@ -178,13 +191,9 @@ export function createClient(parts: ClientParts): Omit<DbosTurnsClient, 'close' 
       transcript: log.rows.map((r) => r.data as Message),
       parked: undecidedParked(state, decisions),
       decisions,
-      toolCalls: calls.rows.map((r) => ({
-        callId: String(r.call_id),
-        name: String(r.name),
-        startedAt: (r.started_at ?? null) as string | null,
-        finishedAt: (r.finished_at ?? null) as string | null,
-        result: rowResult(r),
-      })),
+      // A child turn's call (journaled under its key) by its own id, naming the child turn.
+      toolCalls: calls.rows.map((r) => toJournalEntry(r, id)),
+      ...(children.length === 0 ? {} : { children }),
       outcome,
       error: failure ?? unreadable ?? (outcome?.status === 'failed' ? outcome.error : null),
       thread: (row.thread ?? null) as string | null,
@@ -338,21 +347,23 @@ export function createClient(parts: ClientParts): Omit<DbosTurnsClient, 'close' 
         } catch (error) {
           throw new Error(`store.decide: the stored state of turn '${id}' cannot be read (${messageOf(error)}).`);
         }
+        // A child turn's call is decided under its key (the path of transfer_task calls to it), as in the store.
+        const { key } = activeKeys(state);
         const inbox = await tx.query(
           `SELECT call_id FROM ${s}.inbox WHERE turn_id = $1 AND kind = 'decision' AND call_id = ANY($2::text[])`,
-          [id, parkedIds(state)],
+          [id, parkedIds(state).map(key)],
         );
         const callIds = entries.map(([callId]) => callId);
-        checkDecidable(id, state, new Set(inbox.rows.map((r) => String(r.call_id))), callIds);
+        checkDecidable(id, state, new Set(inbox.rows.map((r) => splitKey(String(r.call_id)).callId)), callIds);
         for (const [callId, decision] of entries) {
           const inserted = await tx.query(
             `INSERT INTO ${s}.inbox (turn_id, kind, call_id, body) VALUES ($1, 'decision', $2, $3::jsonb) ON CONFLICT (turn_id, call_id) WHERE kind = 'decision' DO NOTHING RETURNING id`,
-            [id, callId, JSON.stringify(decision)],
+            [id, key(callId), JSON.stringify(decision)],
           );
           const inboxId = inserted.rows[0]?.id;
           if (inboxId === undefined) throw new CallAlreadyDecidedError(id, [callId]);
           // The decision's id (its inbox row) keys its message: it is sent once.
-          await dbos.sendInTransaction(tx, id, { decision }, decisionTopic(callId), `turnkit.decision:${id}:${inboxId}`);
+          await dbos.sendInTransaction(tx, id, { decision }, decisionTopic(key(callId)), `turnkit.decision:${id}:${inboxId}`);
         }
         await dbos.sendInTransaction(tx, id, {}, WAKE_TOPIC);
         return { accepted: callIds, ignored: [] };

@@ -43,11 +43,6 @@ function checkOptions(options: DbosTurnsOptions): void {
       );
     if (agent.observe !== undefined)
       throw new TypeError(`Agent '${name}': \`observe\` (activation observers) is not supported on DBOS; remove it.`);
-    for (const key of ['delegates', 'handoffs', 'models'] as const)
-      if (agent[key] !== undefined)
-        throw new TypeError(
-          `Agent '${name}': \`${key}\` makes a turn of many agents, which DBOS does not run yet; run it on @turnkit/store (openStore and createWorker), or remove \`${key}\`.`,
-        );
   }
 }
 

@@ -7,6 +7,16 @@
 // A turn of a thread waits until the turns before it have ended, then starts from the thread's
 // context and grants.
 //
+// A turn of many agents (docs/agents.md) is one workflow, as it is one row in the store: core keeps
+// the child turn inside its parent's state, and the driver performs the child's effects in the
+// child's context (its agent's model, tools and transcript), through the same handlers, so a
+// child's model calls and tool calls are DBOS steps too. A child's calls are journaled and decided
+// under the store's keys (the `transfer_task` call path and the call's id), and its messages and
+// notices are log entries of kind `child` (the store's `ChildLogEntry`), which neither the turn's
+// transcript nor its thread's context reads. Which turn of the tree acts is core's answer
+// (`activeTurn`). A replay runs the whole tree again from the start, so a child's transcript and
+// dispatcher come back as they were, from the steps' records.
+//
 // DBOS recovers a workflow by running it again from the start: each step already done returns what
 // it returned then, and `step` is pure, so the turn comes back to where it was with nothing redone.
 // Hence nothing here reads the clock, the database or the process except inside a step or a DBOS
@@ -32,19 +42,26 @@ import {
   type TurnLimitsInput,
   type TurnState,
 } from '@turnkit/core';
-import { definedProps, layerLimits } from '@turnkit/core/internal';
+import { activeTurn, definedProps, layerLimits } from '@turnkit/core/internal';
 import { createDispatcher, type Dispatcher, type Grant, type ToolDefinition } from '@turnkit/dispatch';
 import type { BudgetUsage, DispatchContext } from '@turnkit/dispatch/internal';
 import { defaultHandlers, driveTurn, type EffectHandlers, handlerFailed, type HandlerContext } from '@turnkit/inline/driver';
 import type { AgentDefinition } from '@turnkit/store';
+import type { ChildLogEntry } from '@turnkit/store/internal';
 import {
+  activeKeys,
   contextOf,
+  directory,
   dispatcherRules,
   INTERRUPTED,
+  isMultiAgent,
   messageOf,
   openHold,
   protocolStep,
+  reachable,
   runStoredCompaction,
+  runtimeTools,
+  storedStatusOf,
 } from '@turnkit/store/internal';
 import { randomUUID } from 'node:crypto';
 import { DBOS, Error as DBOSErrors } from '@dbos-inc/dbos-sdk';
@@ -86,6 +103,8 @@ type LogEntry =
   | { readonly kind: 'notice'; readonly data: Notice }
   /** What a compaction kept (without the system prompt): a turn of the thread after it starts from there. */
   | { readonly kind: 'compaction'; readonly data: readonly Message[] }
+  /** A child turn's message, notice or compaction (a turn of many agents). */
+  | { readonly kind: 'child'; readonly data: ChildLogEntry }
   | { readonly kind: 'status'; readonly data: { readonly status: string; readonly outcome: unknown } };
 
 interface Commit {
@@ -320,19 +339,32 @@ function prepare(rt: Runtime, id: string, row: TurnRow, start: ThreadStart): Pre
   }
   const agent = rt.agents[row.agent] as AgentDefinition;
   const journal = new Journal(rt, id);
-  let dispatcher: Dispatcher;
+  let root: DispatcherSlot;
+  let tree: Tree | null = null;
   try {
+    // A turn of many agents: the agents it reaches, checked (as the store's worker checks them),
+    // each agent's runtime tools made now, so a bad `models` fails the turn before it starts.
+    if (isMultiAgent(agent)) {
+      const agents = reachable(row.agent, rt.agents, {
+        name: 'the process that ran this turn',
+        register: 'createDbosTurns({ agents })',
+      });
+      for (const name of agents.keys()) runtimeTools(name, agents);
+      tree = { agents, root: row.agent };
+    }
     // A turn of a thread has what its thread remembered.
-    dispatcher = makeDispatcher(journal, agent, start.grants, null);
+    root = slotOf(journal, agent, tree === null ? [] : runtimeTools(row.agent, tree.agents), start.grants);
   } catch (error) {
     return { error: { kind: 'invalid_agent', message: `Agent '${row.agent}' cannot run this turn: ${messageOf(error)}` } };
   }
   // The turn's own limits over the agent's, and the dispatcher's loop-exempt tools, as runTurn joins them.
-  const limits = layerLimits([agent.limits, row.limits], dispatcher.loopExemptTools());
+  const limits = layerLimits([agent.limits, row.limits], root.loopExemptTools());
+  // A turn of an agent that may delegate, hand off or change model names its agent (the root of the agent path).
+  const named = tree === null ? {} : { agent: row.agent };
   try {
-    const state = createTurn(limits === undefined ? { id } : { id, limits });
+    const state = createTurn(limits === undefined ? { id, ...named } : { id, limits, ...named });
     const thread = { id: row.thread, grants: start.grants, context: start.context };
-    return { turn: new DbosTurn(rt, id, agent, journal, dispatcher, state, thread) };
+    return { turn: new DbosTurn(rt, id, agent, journal, root, state, thread, tree) };
   } catch (error) {
     return {
       error: {
@@ -343,18 +375,80 @@ function prepare(rt: Runtime, id: string, row: TurnRow, start: ThreadStart): Pre
   }
 }
 
-/** The agent's dispatcher over journaling tools, with the grants and counters the turn has so far. */
+/** The agents of a turn of many agents: those its root agent reaches, by name, and the root's name. */
+interface Tree {
+  readonly agents: ReadonlyMap<string, AgentDefinition>;
+  readonly root: string;
+}
+
+/**
+ * The agent's dispatcher over journaling tools (and the runtime tools of a tree's agent, which
+ * change nothing outside the turn: not journaled as started), with the grants and counters the
+ * turn has so far.
+ */
 function makeDispatcher(
   journal: Journal,
   agent: AgentDefinition,
+  // any: each tool has its own input type.
+  runtime: readonly ToolDefinition<any>[],
   grants: readonly Grant[],
   budgetUsage: BudgetUsage | null,
 ): Dispatcher {
   return createDispatcher({
-    tools: journalingTools(journal, agent.tools ?? []),
+    tools: [...journalingTools(journal, agent.tools ?? []), ...runtime],
     ...dispatcherRules(agent),
     grants,
     ...(budgetUsage === null ? {} : { budgetUsage }),
+  });
+}
+
+/** A slot with the agent's dispatcher (see DispatcherSlot). */
+// any: each tool has its own input type.
+function slotOf(journal: Journal, agent: AgentDefinition, runtime: readonly ToolDefinition<any>[], grants: readonly Grant[]) {
+  const remake = (g: readonly Grant[], usage: BudgetUsage | null): Dispatcher =>
+    makeDispatcher(journal, agent, runtime, g, usage);
+  const idempotent = new Set((agent.tools ?? []).filter((t) => t.idempotent).map((t) => t.name));
+  return new DispatcherSlot(remake(grants, null), remake, idempotent);
+}
+
+/**
+ * The dispatcher of one agent in one turn of the tree, as a handler context holds it: it forwards
+ * to the dispatcher of the moment. A tool batch's step records the dispatcher's grants and
+ * counters after it, and the next dispatcher is made from that record (a replay does not run the
+ * batch), so the context's dispatcher is the same object from the first batch to the last (the
+ * driver's approval records and the next model call's tools go through it).
+ */
+class DispatcherSlot implements Dispatcher {
+  constructor(
+    public current: Dispatcher,
+    /** Makes the agent's dispatcher with these grants and counters. */
+    readonly remake: (grants: readonly Grant[], budgetUsage: BudgetUsage | null) => Dispatcher,
+    /** The tools the agent marks idempotent. */
+    readonly idempotent: ReadonlySet<string>,
+  ) {}
+  toolSpecs: Dispatcher['toolSpecs'] = () => this.current.toolSpecs();
+  has: Dispatcher['has'] = (name) => this.current.has(name);
+  get: Dispatcher['get'] = (name) => this.current.get(name);
+  list: Dispatcher['list'] = () => this.current.list();
+  loopExemptTools: Dispatcher['loopExemptTools'] = () => this.current.loopExemptTools();
+  classify: Dispatcher['classify'] = (call, ctx) => this.current.classify(call, ctx);
+  execute: Dispatcher['execute'] = (verdict, ctx) => this.current.execute(verdict, ctx);
+  dispatch: Dispatcher['dispatch'] = (calls, ctx) => this.current.dispatch(calls, ctx);
+  executeApproved: Dispatcher['executeApproved'] = (calls, ctx) => this.current.executeApproved(calls, ctx);
+  recordDecision: Dispatcher['recordDecision'] = (call, decision, ctx) => this.current.recordDecision(call, decision, ctx);
+  grant: Dispatcher['grant'] = (grant, scope) => this.current.grant(grant, scope);
+  grants: Dispatcher['grants'] = (scope) => this.current.grants(scope);
+  budgetUsage: Dispatcher['budgetUsage'] = () => this.current.budgetUsage();
+}
+
+/** Grants without repeats (the same grant held by two of a turn's dispatchers is one). */
+function unique(grants: readonly Grant[]): Grant[] {
+  const seen = new Set<string>();
+  return grants.filter((g) => {
+    const key = JSON.stringify(g);
+    if (seen.has(key)) return false;
+    seen.add(key);
+    return true;
   });
 }
 
@@ -368,6 +462,8 @@ class Journal {
   callSteps: CallSteps | null = null;
   /** This run of the workflow (a process's): a start recorded by another run is not this one's to run. */
   private readonly owner = randomUUID();
+  /** The journal's key of a call of the turn of the tree that acts now (its own id for a turn of one agent). */
+  keyOf: (callId: string) => string = (callId) => callId;
   constructor(
     private readonly rt: Runtime,
     private readonly id: string,
@@ -387,7 +483,7 @@ class Journal {
     const { rows } = await this.write(
       `INSERT INTO ${this.rt.schema}.calls (turn_id, call_id, name, started_at, owner) VALUES ($1, $2, $3, now(), $4)
        ON CONFLICT (turn_id, call_id) DO UPDATE SET owner = calls.owner RETURNING owner`,
-      [this.id, callId, name, this.owner],
+      [this.id, this.keyOf(callId), name, this.owner],
     );
     return rows[0]?.owner === this.owner;
   }
@@ -397,7 +493,7 @@ class Journal {
     await this.write(
       `INSERT INTO ${this.rt.schema}.calls (turn_id, call_id, name, finished_at, result) VALUES ($1, $2, $3, now(), $4::jsonb)
        ON CONFLICT (turn_id, call_id) DO UPDATE SET result = excluded.result, finished_at = excluded.finished_at WHERE calls.result IS NULL`,
-      [this.id, result.callId, result.name, JSON.stringify(result)],
+      [this.id, this.keyOf(result.callId), result.name, JSON.stringify(result)],
     );
   }
 }
@@ -539,8 +635,11 @@ function journalingTools(journal: Journal, tools: readonly ToolDefinition<any>[]
 class DbosTurn {
   /** The turn's own signal: aborted only when the workflow takes a cancel (a recorded message), so a replay aborts it at the same place. */
   private readonly cancellation = new AbortController();
-  private readonly idempotent: ReadonlySet<string>;
   private readonly transcript: Message[];
+  /** The root state after the last step (the drive's start before it): which turn of the tree acts. */
+  private latest: TurnState;
+  /** A turn of many agents: the driver's directory of its agents (undefined for a turn of one agent). */
+  private readonly directory: HandlerContext['agents'];
   private unwritten: LogEntry[] = [];
   private logSeq = 0;
   private writtenStatus = 'ready';
@@ -549,8 +648,8 @@ class DbosTurn {
   private ignored: string[] = [];
   private cancelTaken = false;
   private version = 0;
+  /** The grants of the turn (its root-level agents': the thread keeps them). */
   private grants: readonly Grant[];
-  private budgetUsage: BudgetUsage | null = null;
   /** The thread's grants as last written (JSON), so unchanged ones are not written again. */
   private threadGrants: string;
 
@@ -559,16 +658,29 @@ class DbosTurn {
     private readonly id: string,
     private readonly agent: AgentDefinition,
     private readonly journal: Journal,
-    private dispatcher: Dispatcher,
+    /** The root agent's dispatcher. */
+    private readonly root: DispatcherSlot,
     private readonly state: TurnState,
     /** The turn's thread (null: none), what it remembered and the context the turn starts from. */
     private readonly thread: { readonly id: string | null; readonly grants: readonly Grant[]; readonly context: Message[] },
+    private readonly tree: Tree | null,
   ) {
-    this.idempotent = new Set((agent.tools ?? []).filter((t) => t.idempotent).map((t) => t.name));
     const system: Message[] = agent.system === undefined ? [] : [{ role: 'system', content: agent.system }];
     this.transcript = [...system, ...thread.context];
     this.grants = thread.grants;
     this.threadGrants = JSON.stringify(thread.grants);
+    this.latest = state;
+    // A call is journaled and decided under its key in the tree (the store's: tree.ts).
+    journal.keyOf = (callId) => activeKeys(this.latest).key(callId);
+    this.directory =
+      tree === null
+        ? undefined
+        : directory(tree.agents, (name) => {
+            const made = tree.agents.get(name) as AgentDefinition;
+            // A child turn starts with no grants (they are its own); a root-level agent (after a handoff) has the turn's.
+            const child = activeTurn(this.latest).callPath.length > 0;
+            return slotOf(journal, made, runtimeTools(name, tree.agents), child ? [] : this.root.grants());
+          });
   }
 
   /** Drives the turn from its start (`cancel`: a cancel taken while it waited behind its thread). */
@@ -581,6 +693,7 @@ class DbosTurn {
       durable: true,
       ...definedProps({ input: input ?? undefined, cancel: cancel ?? undefined }),
     });
+    this.latest = start;
     const { state: end, outcome } = await driveTurn(start, effects, this.context(), this.handlers());
     if (outcome === null && !isTerminal(end)) {
       const error: TurnError = {
@@ -596,7 +709,8 @@ class DbosTurn {
 
   /** Writes `state` with the log entries since the last write (see writeCommit: a replay's writes change nothing). */
   private async commit(state: TurnState, failed?: { status: string; error: TurnError; ended: boolean }): Promise<void> {
-    const status = failed?.status ?? state.status;
+    // A tree whose acting child waits for a decision is `awaiting_approval`, as in the store.
+    const status = failed?.status ?? storedStatusOf(state);
     const ended = failed?.ended ?? isTerminal(state);
     if (failed === undefined && status !== this.writtenStatus)
       this.unwritten.push({ kind: 'status', data: { status, outcome: ended ? state.outcome : null } });
@@ -633,34 +747,50 @@ class DbosTurn {
     return this.grants;
   }
 
-  /** The driver's context; `dispatcher` is the one of the moment (a tool batch's step gives the next one). */
+  /** The driver's context; its dispatcher forwards to the one of the moment (a tool batch's step gives the next one). */
   private context(): HandlerContext {
-    const turn = this;
     return {
       turnId: this.id,
       model: this.agent.model,
-      get dispatcher() {
-        return turn.dispatcher;
-      },
+      dispatcher: this.root,
       transcript: this.transcript,
       signal: this.cancellation.signal,
+      onStep: (record) => {
+        this.latest = record.state;
+      },
       ...definedProps({ output: this.agent.output }),
       ...definedProps({ check: this.agent.check }),
       ...definedProps({ compact: this.agent.compact }),
       // A thread is the session of its turns' grants (`remember`).
       ...definedProps({ session: this.thread.id ?? undefined }),
+      // A turn of many agents: the driver finds each agent here (a child's transcript starts with the child).
+      ...(this.tree === null ? {} : { agents: this.directory, agentPath: [this.tree.root] }),
     };
+  }
+
+  /** A child turn's context's turn id and agent path, or null for the root turn's. */
+  private childOf(ctx: HandlerContext): { turn: string; agentPath: readonly string[] } | null {
+    return ctx.turnId === this.id ? null : { turn: ctx.turnId, agentPath: ctx.agentPath ?? [] };
   }
 
   private handlers(): EffectHandlers {
     return {
       ...defaultHandlers,
+      // A child turn's messages and notices are its own log entries, never the turn's.
       append: (effect, ctx) => {
         ctx.transcript.push(effect.message);
-        this.unwritten.push({ kind: 'message', data: effect.message });
+        const child = this.childOf(ctx);
+        this.unwritten.push(
+          child === null
+            ? { kind: 'message', data: effect.message }
+            : { kind: 'child', data: { ...child, message: effect.message } },
+        );
       },
-      emit: (effect) => {
-        this.unwritten.push({ kind: 'notice', data: effect.notice });
+      emit: (effect, ctx) => {
+        const child = this.childOf(ctx);
+        this.unwritten.push(
+          child === null ? { kind: 'notice', data: effect.notice } : { kind: 'child', data: { ...child, notice: effect.notice } },
+        );
       },
       // The boundary after a batch follows from the batch's step: it is written with the next one.
       persist: async (effect, _ctx, state) => {
@@ -679,8 +809,14 @@ class DbosTurn {
       // the agent's code run outside a step (as often as every round; a step would record the
       // kept transcript each time): a replay runs it again, and the log keeps the first run's.
       compact: async (effect, ctx) => {
-        const { event, kept } = await runStoredCompaction(effect, ctx, this.agent.system);
-        if (kept !== null) this.unwritten.push({ kind: 'compaction', data: kept });
+        const child = this.childOf(ctx);
+        const first = ctx.transcript[0];
+        const system = child === null ? this.agent.system : first?.role === 'system' ? first.content : undefined;
+        const { event, kept } = await runStoredCompaction(effect, ctx, system);
+        if (kept !== null)
+          this.unwritten.push(
+            child === null ? { kind: 'compaction', data: kept } : { kind: 'child', data: { ...child, compaction: kept } },
+          );
         return event;
       },
       parked: (state) => this.waitForDecisions(state),
@@ -720,6 +856,10 @@ class DbosTurn {
    */
   private async batch(calls: readonly ToolCall[], approved: boolean, ctx: HandlerContext): Promise<TurnEvent> {
     const { rt, id } = this;
+    // The context's dispatcher: the acting agent's (the root's, a handoff's, or a child turn's).
+    const slot = ctx.dispatcher;
+    if (!(slot instanceof DispatcherSlot))
+      throw new Error('A tool batch of a DBOS turn came with a dispatcher the turn did not make.');
     // Each call's step first, in call order; then the batch's step, which runs the dispatcher.
     const callSteps = new CallSteps(calls);
     const out = await step(approved ? 'turnkit.approved_tools' : 'turnkit.tools', async (): Promise<BatchOutput> => {
@@ -727,10 +867,10 @@ class DbosTurn {
       const stop = watchCancel(rt, id, live);
       this.journal.callSteps = callSteps;
       try {
-        const event = await this.runBatch(calls, approved, ctx, live);
-        const d = this.dispatcher;
-        // The grants of the turn, or of its thread as a session's are (`remember`).
-        const scope = this.thread.id === null ? { turnId: id } : { turnId: id, session: this.thread.id };
+        const event = await this.runBatch(calls, approved, ctx, slot, live);
+        const d = slot.current;
+        // The grants of the context's turn (a child's are its own), or of its thread as a session's are (`remember`).
+        const scope = ctx.session === undefined ? { turnId: ctx.turnId } : { turnId: ctx.turnId, session: ctx.session };
         return {
           event,
           grants: [...d.grants(), ...d.grants(scope)],
@@ -746,9 +886,9 @@ class DbosTurn {
     // A replay returns the batch's record at once: its calls' steps return theirs.
     await callSteps.close();
     // The dispatcher after the batch, from what the step recorded (a replay did not run the batch).
-    this.grants = out.grants;
-    this.budgetUsage = out.budgetUsage;
-    this.dispatcher = makeDispatcher(this.journal, this.agent, this.grants, this.budgetUsage);
+    slot.current = slot.remake(out.grants, out.budgetUsage);
+    // A root-level agent's grants are the turn's (and its thread's); a child turn's stay its own.
+    if (ctx.turnId === id) this.grants = unique([...this.grants, ...out.grants]);
     if (out.cancel !== null) await this.takeCancel(out.cancel);
     return out.event;
   }
@@ -757,17 +897,22 @@ class DbosTurn {
     calls: readonly ToolCall[],
     approved: boolean,
     ctx: HandlerContext,
+    slot: DispatcherSlot,
     live: AbortController,
   ): Promise<TurnEvent> {
     const { rt, id } = this;
     const signal = live.signal;
+    // The calls by their journal keys (a child turn's under its path).
+    const byKey = new Map(calls.map((c) => [this.journal.keyOf(c.id), c.id]));
     // The journal's rows of these calls, and a cancel waiting already (the row whose call_id is null).
     const { rows: read } = await rt.pool.query(
       `SELECT call_id, result, started_at IS NOT NULL AS started FROM ${rt.schema}.calls WHERE turn_id = $1 AND call_id = ANY($2::text[])
        UNION ALL SELECT NULL, body, false FROM ${rt.schema}.inbox WHERE turn_id = $1 AND kind = 'cancel' AND status = 'pending'`,
-      [id, calls.map((c) => c.id)],
+      [id, [...byKey.keys()]],
     );
-    const rows = read.filter((r) => r.call_id !== null);
+    const rows = read
+      .filter((r) => r.call_id !== null && byKey.has(String(r.call_id)))
+      .map((r) => ({ ...r, call_id: byKey.get(String(r.call_id)) as string }));
     const waiting = read.find((r) => r.call_id === null);
     // A cancel waiting already: the journal's results are kept, the other calls are cancelled without running.
     if (waiting !== undefined) {
@@ -779,7 +924,7 @@ class DbosTurn {
     const started = rows.filter((r) => r.result === null && r.started === true).map((r) => String(r.call_id));
     const [, decisions] = protocolStep(openHold(id, 0), {
       type: 'journal_read',
-      calls: calls.map((c) => ({ id: c.id, idempotent: this.idempotent.has(c.name) })),
+      calls: calls.map((c) => ({ id: c.id, idempotent: slot.idempotent.has(c.name) })),
       results: [...known.keys()],
       started,
     });
@@ -799,7 +944,7 @@ class DbosTurn {
     const writes: Promise<void>[] = [];
     const records: CallRecord[] = [];
     const dispatchCtx: DispatchContext = {
-      turnId: id,
+      turnId: ctx.turnId,
       signal,
       onResult: (result) => void writes.push(this.journal.finished(result)),
       onRecord: (record) => void records.push(record),
@@ -807,7 +952,7 @@ class DbosTurn {
       ...definedProps({ session: ctx.session }),
     };
     const audit = (): { records?: CallRecord[] } => (records.length === 0 ? {} : { records });
-    const d = this.dispatcher;
+    const d = slot.current;
     if (approved) {
       const ran = toRun.length === 0 ? [] : await d.executeApproved(toRun, dispatchCtx);
       await Promise.all(writes);
@@ -849,7 +994,11 @@ class DbosTurn {
    * message (a decision or cancel was sent) or the deadline, durably.
    */
   private async waitForDecisions(state: TurnState): Promise<TurnEvent | null> {
-    if (this.written !== state || this.unwritten.length > 0) await this.commit(state);
+    // `state` is the parked turn of the tree (a child's, or the root itself); the root is written.
+    const root = this.latest;
+    if (this.written !== root || this.unwritten.length > 0) await this.commit(root);
+    // A child turn's call is decided under its key (its path in the tree), as in the store.
+    const { key } = activeKeys(root);
     for (;;) {
       const cancel = await DBOS.recv<{ reason?: unknown }>(CANCEL_TOPIC, { timeoutSeconds: 0 });
       if (cancel !== null) {
@@ -860,7 +1009,9 @@ class DbosTurn {
       const decisions: Record<string, ApprovalDecision> = {};
       let any = false;
       for (const parked of undecided(state)) {
-        const message = await DBOS.recv<{ decision: ApprovalDecision }>(decisionTopic(parked.call.id), { timeoutSeconds: 0 });
+        const message = await DBOS.recv<{ decision: ApprovalDecision }>(decisionTopic(key(parked.call.id)), {
+          timeoutSeconds: 0,
+        });
         if (message === null) continue;
         any = true;
         // defineProperty: a call id such as `__proto__` is a plain key.
@@ -875,7 +1026,7 @@ class DbosTurn {
         const event: TurnEvent = { type: 'approvals_decided', decisions };
         // Decisions core does not take are written `ignored` with the next commit.
         const taken = new Set(decisionsTaken(state, event).map((t) => t.call.id));
-        for (const callId of Object.keys(decisions)) (taken.has(callId) ? this.applied : this.ignored).push(callId);
+        for (const callId of Object.keys(decisions)) (taken.has(callId) ? this.applied : this.ignored).push(key(callId));
         return event;
       }
       const deadline = approvalDeadline(state);

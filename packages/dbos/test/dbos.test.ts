@@ -2,7 +2,9 @@
 // an approval past its deadline expires, a call another run of the workflow started is not run
 // again, a turn of an unknown agent fails with the reason, the client refuses what the store's
 // client refuses, with the same errors, and a thread runs one turn at a time (its next turn waits
-// behind a parked one, or is refused when asked; closing it cancels what waits and ends its grants).
+// behind a parked one, or is refused when asked; closing it cancels what waits and ends its grants),
+// and a turn of many agents parked on its child's call is decided (or cancelled) from another
+// client of the same database.
 
 import type { Model, ModelResponse } from '@turnkit/core';
 import { defineTool } from '@turnkit/dispatch';
@@ -59,6 +61,19 @@ const deploy = defineTool({
   execute: ({ service }) => `deployed ${service}`,
 });
 
+/** Runs of `publish`. */
+let published = 0;
+const publish = defineTool({
+  name: 'publish',
+  description: 'Publishes a page.',
+  input: z.object({ title: z.string() }),
+  needsApproval: true,
+  execute: ({ title }) => {
+    published += 1;
+    return `published ${title}`;
+  },
+});
+
 const release = defineTool({
   name: 'release',
   description: 'Releases a service.',
@@ -108,6 +123,31 @@ describe.skipIf(POSTGRES_URL === undefined)(
           ],
         },
       },
+      // A tree: the lead delegates to the editor, whose calls wait for a person (two turns: one decided, one cancelled).
+      lead: {
+        system: 'You lead.',
+        model: scriptedModel([
+          toolCalls(call('transfer_task', { agent: 'editor', task: 'Publish the bridge page.' })),
+          text('The page is up.'),
+          toolCalls(call('transfer_task', { agent: 'editor', task: 'Publish the tunnel pages.' })),
+          toolCalls(call('transfer_task', { agent: 'editor', task: 'Publish the second bridge page.' })),
+        ]),
+        delegates: ['editor'],
+      },
+      editor: {
+        description: 'Publishes pages.',
+        system: 'You publish.',
+        model: scriptedModel([
+          toolCalls(call('publish', { title: 'Bridge' })),
+          text('Published.'),
+          toolCalls(call('publish', { title: 'Tunnel' })),
+          toolCalls(call('publish', { title: 'Tunnel 2' })),
+          text('Published both.'),
+          toolCalls(call('publish', { title: 'Bridge 2' })),
+        ]),
+        tools: [publish],
+      },
+      lost: { model: scriptedModel([text('never')]), delegates: ['nobody'] },
     };
     let url: string;
     let turns: DbosTurnsClient;
@@ -269,17 +309,110 @@ describe.skipIf(POSTGRES_URL === undefined)(
       await expect(turns.listThreads({ limit: 0 })).rejects.toBeInstanceOf(RangeError);
     });
 
+    it("a tree parked on its child's call is decided from another client: the decision reaches the child, each tool runs once; a child's grant is its own; a cancel ends the whole tree", async () => {
+      const other = await createDbosTurns({ databaseUrl: url });
+      try {
+        const id = await turns.submit({ agent: 'lead', input: 'Put the bridge page up.', id: 'tree' });
+        const seen: WatchEvent[] = [];
+        for await (const event of other.watch(id, { pollMs: 20 })) {
+          seen.push(event);
+          if (event.type === 'status' && event.status === 'awaiting_approval') break;
+        }
+        // The child's messages come with their child turn; the row waits for a person, naming whose call it is.
+        const child = seen.flatMap((e) => (e.type === 'message' && e.child !== undefined ? [e.child] : []));
+        expect(child[0]).toEqual({ turn: 'tree/call_1', agentPath: ['lead', 'editor'] });
+        const parked = await other.get(id);
+        expect(parked?.status).toBe('awaiting_approval');
+        expect(parked?.parked.map((p) => [p.agentPath, p.call.id, p.call.name])).toEqual([
+          [['lead', 'editor'], 'call_1', 'publish'],
+        ]);
+        expect((await other.list({ status: 'awaiting_approval' })).turns.map((t) => t.id)).toContain(id);
+
+        // The child's own call id (the parent's transfer_task is call_1 too: they never mix).
+        await other.decide(id, { call_1: { type: 'approve' } });
+        await ended(other, id);
+        const done = await other.get(id);
+        expect(done?.status).toBe('stopped');
+        expect(transcriptLines(done?.transcript ?? [])).toEqual([
+          'user: Put the bridge page up.',
+          'assistant: [call_1 transfer_task]',
+          'tool call_1 transfer_task: ok "Published."',
+          'assistant: The page is up.',
+        ]);
+        expect(done?.children?.map((c) => [c.id, c.agentPath, transcriptLines(c.transcript)])).toEqual([
+          [
+            'tree/call_1',
+            ['lead', 'editor'],
+            [
+              'user: Publish the bridge page.',
+              'assistant: [call_1 publish]',
+              'tool call_1 publish: ok "published Bridge"',
+              'assistant: Published.',
+            ],
+          ],
+        ]);
+        expect(done?.toolCalls.map((c) => `${c.turn ?? id} ${c.callId} ${c.name}`)).toEqual([
+          'tree call_1 transfer_task',
+          'tree/call_1 call_1 publish',
+        ]);
+        expect(done?.decisions.map((d) => [d.turn, d.callId, d.status])).toEqual([['tree/call_1', 'call_1', 'applied']]);
+        expect(published).toBe(1);
+        // The tree's usage is the turn's: 2 model calls of the lead, 2 of the editor.
+        expect(done?.state?.usage.modelCalls).toBe(4);
+
+        // A second tree: its first child's call is approved and remembered for the tool, so that
+        // child's next call runs without asking; a second child (another transfer_task) asks again:
+        // a child's grant is its own. A cancel from the other client then ends the whole tree.
+        const second = await turns.submit({ agent: 'lead', input: 'Put the tunnel pages up.' });
+        const parks = async (n: number): Promise<void> => {
+          let seen = 0;
+          for await (const event of other.watch(second, { pollMs: 20 }))
+            if (event.type === 'status' && event.status === 'awaiting_approval' && ++seen === n) return;
+        };
+        await parks(1);
+        expect((await other.get(second))?.parked.map((p) => [p.agentPath, p.call.id])).toEqual([[['lead', 'editor'], 'call_2']]);
+        await other.decide(second, { call_2: { type: 'approve', remember: 'tool' } });
+        await parks(2);
+        const again = await other.get(second);
+        expect(again?.parked.map((p) => [p.agentPath, p.call.id, p.call.input])).toEqual([
+          [['lead', 'editor'], 'call_4', { title: 'Bridge 2' }],
+        ]);
+        expect(again?.decisions.map((d) => [d.turn, d.callId])).toEqual([[`${second}/call_2`, 'call_2']]);
+        expect(await other.cancel(second, 'the launch moved')).toBe(true);
+        await ended(other, second);
+        const cancelled = await other.get(second);
+        expect(cancelled?.status).toBe('cancelled');
+        expect(transcriptLines(cancelled?.transcript ?? []).slice(-3)).toEqual([
+          'tool call_2 transfer_task: ok "Published both."',
+          'assistant: [call_3 transfer_task]',
+          expect.stringMatching(/^tool call_3 transfer_task: error cancelled: the turn was cancelled/),
+        ]);
+        expect(cancelled?.children?.map((c) => [c.id, transcriptLines(c.transcript).slice(-2)])).toEqual([
+          [`${second}/call_2`, ['tool call_3 publish: ok "published Tunnel 2"', 'assistant: Published both.']],
+          [`${second}/call_3`, ['assistant: [call_4 publish]', expect.stringMatching(/^tool call_4 publish: error cancelled/)]],
+        ]);
+        expect(published).toBe(3);
+      } finally {
+        await other.close();
+      }
+    });
+
+    it('a tree whose agent names an agent no process has fails, naming it', async () => {
+      const id = await turns.submit({ agent: 'lost', input: 'hi' });
+      await ended(turns, id);
+      const turn = await turns.get(id);
+      expect(turn?.status).toBe('failed');
+      expect(turn?.error?.kind).toBe('invalid_agent');
+      expect(turn?.error?.message).toContain(
+        "names the agent 'nobody', which is not registered with the process that ran this turn",
+      );
+    });
+
     it('refuses options it cannot honour, and a second process-wide DBOS', async () => {
       await expect(createDbosTurns({ databaseUrl: 'memory://' })).rejects.toThrow(/postgres:\/\/ URL/);
       await expect(createDbosTurns({ databaseUrl: url, agents: { capped: { model: flaky(), maxRunning: 1 } } })).rejects.toThrow(
         /maxRunning/,
       );
-      await expect(
-        createDbosTurns({
-          databaseUrl: url,
-          agents: { lead: { model: flaky(), delegates: ['helper'] }, helper: { model: flaky() } },
-        }),
-      ).rejects.toThrow("Agent 'lead': `delegates` makes a turn of many agents, which DBOS does not run yet");
       await expect(createDbosTurns({ databaseUrl: url, agents })).rejects.toThrow(/one per process/);
       await expect(createDbosTurns({ databaseUrl: url, schema: 'Bad-Name' })).rejects.toBeInstanceOf(TypeError);
     });

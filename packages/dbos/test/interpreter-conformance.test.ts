@@ -3,17 +3,18 @@
 // `decide` and read back with `get`, and must give the transcript and outcome every interpreter
 // gives (see dbos-interpreter.ts). The thread corpus runs in the same DBOS process (one per
 // process): each turn submitted with `thread`, decided through `decide`, and its thread read back
-// with `get({ thread })`, with the transcripts runTurn and the store give.
+// with `get({ thread })`, with the transcripts runTurn and the store give. The multi-agent corpus
+// runs there too: a tree of agents is one workflow (dbos-interpreter.ts, `dbosAgents`).
 
 import type { ApprovalDecision } from '@turnkit/core';
 import type { DispatcherOptions } from '@turnkit/dispatch';
 import type { AgentDefinition, StoredTurn } from '@turnkit/store';
-import { scenarios, threadScenarios } from '@turnkit/testing';
-import { type ConformanceThreads, runScenario, runThreadScenario } from '@turnkit/testing/internal';
+import { agentScenarios, scenarios, threadScenarios } from '@turnkit/testing';
+import { type ConformanceThreads, runAgentScenario, runScenario, runThreadScenario } from '@turnkit/testing/internal';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createDbosTurns, type DbosTurnsClient } from '../src/index.js';
 import { resultOf } from '../../store/test/stored-run.js';
-import { dbosInterpreter } from './dbos-interpreter.js';
+import { dbosAgents, dbosInterpreter } from './dbos-interpreter.js';
 import { dropDatabase, freshDatabase, POSTGRES_URL, WHY_SKIPPED } from './postgres.js';
 
 /** Scenarios a turn on DBOS cannot run, and why (the store's reasons: the same client API). */
@@ -56,6 +57,12 @@ describe.skipIf(POSTGRES_URL === undefined)(
     it.each(threadScenarios.map((s) => [s.name, s] as const))('%s', (_name, scenario) =>
       runThreadScenario(scenario, dbosThreads(turns, agents)),
     );
+
+    // The multi-agent corpus: each tree one workflow, its children's model and tool calls DBOS steps.
+    it.each(agentScenarios.map((s) => [s.name, s] as const))('agents: %s', async (_name, scenario) => {
+      const { run, resume } = dbosAgents(turns, agents);
+      await runAgentScenario(scenario, run, resume);
+    });
   },
 );
 

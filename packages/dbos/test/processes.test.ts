@@ -1,6 +1,7 @@
 // Turns on DBOS across processes, on a real Postgres: a process that runs turns is killed with
-// SIGKILL while two tools run, and a process launched after it recovers the turn (DBOS runs the
-// workflow again; the journal answers the batch): each non-idempotent effect ran at most once. Then
+// SIGKILL while two tools run, in a turn and in a tree's child turn, and a process launched after
+// it recovers both (DBOS runs each workflow again; the journal answers the batch): each
+// non-idempotent effect ran at most once. Then
 // approvals and cancels reach a turn another process runs, through the client API of this one
 // (a client only: it runs no turn).
 
@@ -95,40 +96,60 @@ describe.skipIf(POSTGRES_URL === undefined)(
       rmSync(dir, { recursive: true, force: true });
     }, 60_000);
 
-    it('a process killed while its tools run: another recovers the turn, and each effect ran at most once unless idempotent', async () => {
+    it('a process killed while its tools run, in a turn and in a child turn of a tree: another recovers both, and each effect ran at most once unless idempotent', async () => {
       const first = start(url, effects, true);
       await first.printed('ready');
-      // This process only submits and reads: the turn goes on DBOS's queue for a process that runs turns.
+      // This process only submits and reads: the turns go on DBOS's queue for a process that runs turns.
       client = await createDbosTurns({ databaseUrl: url });
       expect(client.runsTurns).toBe(false);
-      const id = await client.submit({ agent: 'crash', input: 'run all three' });
-      await first.printed('started hang');
-      await first.printed('started retry');
-      // `record` has finished: the kill comes once its result is journaled.
-      while ((await client.get(id))?.toolCalls.find((c) => c.callId === 'c1')?.result == null)
+      const id = await client.submit({ agent: 'crash', input: 'run all three', id: 'crash-1' });
+      // The same batch in a child turn of a tree (the lead's transfer_task `t1`).
+      const tree = await client.submit({ agent: 'lead', input: 'have it done', id: 'lead-1' });
+      const child = `${tree}/t1`;
+      for (const turnId of [id, child]) {
+        await first.printed(`started hang ${turnId}`);
+        await first.printed(`started retry ${turnId}`);
+      }
+      // `record` has finished in both: the kill comes once its results are journaled.
+      const recorded = async (turnId: string, callTurn: string | undefined): Promise<boolean> =>
+        (await client.get(turnId))?.toolCalls.find((c) => c.callId === 'c1' && c.turn === callTurn)?.result != null;
+      while (!(await recorded(id, undefined)) || !(await recorded(tree, child)))
         await new Promise((resolve) => setTimeout(resolve, 10));
       first.child.kill('SIGKILL');
       await first.exited;
       expect((await client.get(id))?.status).toBe('dispatching');
+      expect((await client.get(tree))?.status).toBe('delegating');
 
       runner = start(url, effects);
       await runner.printed('ready');
       const turn = await until(client, id, 'stopped');
+      const lead = await until(client, tree, 'stopped');
       // `record` finished before the kill: its journaled result is used. `hang` started and never
-      // reported: `interrupted`, not run again. `retry` is idempotent: run again.
-      expect(lines().sort()).toEqual(['hang c2', 'record c1', 'retry c3', 'retry c3']);
-      expect(transcriptLines(turn.transcript)).toEqual([
-        'user: run all three',
+      // reported: `interrupted`, not run again. `retry` is idempotent: run again. The same in the child turn.
+      expect(lines().sort()).toEqual(
+        [id, child].flatMap((t) => [`hang ${t} c2`, `record ${t} c1`, `retry ${t} c3`, `retry ${t} c3`]).sort(),
+      );
+      const batch = [
         'assistant: [c1 record, c2 hang, c3 retry]',
         'tool c1 record: ok "recorded"',
         `tool c2 hang: error ${INTERRUPTED}`,
         'tool c3 retry: ok "retried"',
         'assistant: all three ran',
-      ]);
+      ];
+      expect(transcriptLines(turn.transcript)).toEqual(['user: run all three', ...batch]);
       expect(turn.toolCalls.map((c) => [c.callId, c.result?.isError])).toEqual([
         ['c1', false],
         ['c2', true],
         ['c3', false],
+      ]);
+      expect(transcriptLines(lead.transcript)).toEqual([
+        'user: have it done',
+        'assistant: [t1 transfer_task]',
+        'tool t1 transfer_task: ok "all three ran"',
+        'assistant: the team ran all three',
+      ]);
+      expect(lead.children?.map((c) => [c.id, transcriptLines(c.transcript)])).toEqual([
+        [child, ['user: run all three', ...batch]],
       ]);
     }, 90_000);
 
@@ -163,7 +184,7 @@ describe.skipIf(POSTGRES_URL === undefined)(
       expect(await client.cancel(other)).toBe(false);
       await expect(client.cancel('no-such-turn')).rejects.toBeInstanceOf(TurnNotFoundError);
       // The cancelled turn's deploy never ran: one deploy effect, the approved one.
-      expect(lines().filter((l) => l.startsWith('deploy'))).toEqual(['deploy d1']);
+      expect(lines().filter((l) => l.startsWith('deploy'))).toEqual([`deploy ${id} d1`]);
     }, 60_000);
 
     it('`turnkit serve --dbos URL`: the HTTP API over the same turns, run by the other process', async () => {

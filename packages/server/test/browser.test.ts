@@ -125,30 +125,26 @@ describe('the console in chromium', () => {
     await context.close();
   });
 
-  // DBOS runs turns of one agent (docs/agents.md): the tree is the store's.
-  it.skipIf(process.env.TURNKIT_TEST_DBOS_URL !== undefined)(
-    "a turn of many agents: the child's parked call names its agents, and the page shows which agent ran which calls",
-    async () => {
-      const id = await t.store.submit({ agent: 'desk', input: 'Please refund order D-4 (12 EUR).' });
-      await waitForStatus(t.store, id, 'awaiting_approval');
-      const context = await newContext();
-      const page = await signIn(context);
-      await page.goto(`${t.url}/console/turns/${encodeURIComponent(id)}`);
-      const parked = page.locator('[data-panel="parked"] form.parked');
-      expect(await parked.locator('.agent-path').textContent()).toBe('agent desk › support');
-      // The child's messages are in the timeline under their agents.
-      await page.locator('#timeline li.event-child').first().waitFor();
-      expect(await page.locator('#timeline li.event-child .agent').first().textContent()).toBe('desk › support');
-      await page.getByRole('button', { name: 'Approve', exact: true }).click();
-      await page.locator('[data-panel="summary"] .badge[data-status="stopped"]').waitFor();
-      await page.reload();
-      const child = page.locator('[data-panel="agents"] li.child');
-      expect(await child.locator('.agent').textContent()).toBe('desk › support');
-      expect(await child.locator('.calls li').textContent()).toBe('refund call_1 ok');
-      await screenshot(page, 'agents', page.locator('[data-panel="agents"]'));
-      await context.close();
-    },
-  );
+  it("a turn of many agents: the child's parked call names its agents, and the page shows which agent ran which calls", async () => {
+    const id = await t.store.submit({ agent: 'desk', input: 'Please refund order D-4 (12 EUR).' });
+    await waitForStatus(t.store, id, 'awaiting_approval');
+    const context = await newContext();
+    const page = await signIn(context);
+    await page.goto(`${t.url}/console/turns/${encodeURIComponent(id)}`);
+    const parked = page.locator('[data-panel="parked"] form.parked');
+    expect(await parked.locator('.agent-path').textContent()).toBe('agent desk › support');
+    // The child's messages are in the timeline under their agents.
+    await page.locator('#timeline li.event-child').first().waitFor();
+    expect(await page.locator('#timeline li.event-child .agent').first().textContent()).toBe('desk › support');
+    await page.getByRole('button', { name: 'Approve', exact: true }).click();
+    await page.locator('[data-panel="summary"] .badge[data-status="stopped"]').waitFor();
+    await page.reload();
+    const child = page.locator('[data-panel="agents"] li.child');
+    expect(await child.locator('.agent').textContent()).toBe('desk › support');
+    expect(await child.locator('.calls li').textContent()).toBe('refund call_1 ok');
+    await screenshot(page, 'agents', page.locator('[data-panel="agents"]'));
+    await context.close();
+  });
 
   it('rejects with a reason using only the keyboard; the reason reaches the transcript', async () => {
     const id = await submitParked('Refund order C-9, 120 EUR.');

@@ -33,11 +33,7 @@ export async function startServer(
     stopWorker = () => worker.stop();
   } else {
     const { createDbosTurns } = await import('@turnkit/dbos');
-    // DBOS runs turns of one agent (docs/agents.md): the agents of a tree stay with the store.
-    const single = Object.fromEntries(
-      Object.entries(agents).filter(([, a]) => a.delegates === undefined && a.handoffs === undefined && a.models === undefined),
-    );
-    store = await createDbosTurns({ databaseUrl: dbosUrl, agents: single, cancelPollMs: 50 });
+    store = await createDbosTurns({ databaseUrl: dbosUrl, agents, cancelPollMs: 50 });
     stopWorker = async () => undefined;
   }
   const server = await serve({

@@ -18,8 +18,10 @@ export { checkSubmit } from './sql/submit.js';
 export { checkDecidable, checkDecisions, parkedIds } from './sql/decide.js';
 export { checkList } from './sql/list-turns.js';
 export { ISO, rowResult, toInboxEntry } from './sql/values.js';
-export { STATUSES, STORED_STATUSES, TERMINAL } from './statuses.js';
+export { STATUSES, STORED_STATUSES, storedStatusOf, TERMINAL } from './statuses.js';
 export { newTurnId } from './ids.js';
+// A tree's child log, as the DBOS adapter keeps it the store's way.
+export type { ChildLogEntry } from './types.js';
 // The durable protocol's decisions as a pure function, the one the worker drives
 // (worker/protocol.ts): its model check in @turnkit/check/internal runs it. Loads neither pg nor PGlite.
 export {
@@ -44,7 +46,7 @@ export { contextOf, readThreadContext } from './sql/thread-context.js';
 export { checkThreadTakes } from './sql/submit.js';
 export { checkListThreads, toStoredThread, toThreadSummary } from './sql/get-thread.js';
 export { toTurnSummary } from './sql/list-turns.js';
-export { readState, undecidedParked } from './sql/get-turn.js';
+export { childTurns, readState, toJournalEntry, undecidedParked } from './sql/get-turn.js';
 export { checkPollMs, nap, toWatchEvent } from './sql/watch.js';
 export { loadDriver } from './db/driver.js';
 
@@ -56,3 +58,9 @@ export { MAX_TRACE_CONTEXT, startObserver, traceContextText } from './worker/obs
 // from, and how a compaction is kept.
 export { dispatcherRules } from './worker/activation.js';
 export { runStoredCompaction } from './worker/held-turn.js';
+
+// What a durable interpreter shares with the worker about a tree of agents (docs/agents.md): the
+// agents a turn reaches and their runtime tools, the driver's directory of them, and the keys a
+// child turn's calls are journaled and decided under (`activeKeys` makes them, `splitKey` reads
+// them); with the readers of get-turn.js above (`childTurns`, `toJournalEntry`) and `storedStatusOf`.
+export { activeKeys, directory, isMultiAgent, reachable, runtimeTools, splitKey } from './worker/tree.js';

@@ -2,11 +2,11 @@
 // (the store's workers, DBOS workflows): a scenario's options as an agent, a tool that counts its
 // runs, and the stored turn read back as runTurn returns it.
 
-import type { ApprovalDecision, Message } from '@turnkit/core';
+import type { ApprovalDecision, Message, Model } from '@turnkit/core';
 import type { DispatcherOptions, ToolDefinition } from '@turnkit/dispatch';
 import type { AgentDefinition, StoreClient, StoredTurn } from '@turnkit/store';
 import type { ConformanceResult, ConformanceRunOptions } from '@turnkit/testing';
-import type { ConformanceResumeOptions } from '@turnkit/testing/internal';
+import type { AgentScenarioOptions, ConformanceResumeOptions, ScenarioAgent } from '@turnkit/testing/internal';
 
 /** The options an engine needs from a run or a resume. */
 export type AgentOptions = Omit<ConformanceRunOptions, 'input' | 'tools' | 'id'>;
@@ -171,4 +171,49 @@ export async function decideStored(
     ...rest
   } = options;
   return { id, rest };
+}
+
+/**
+ * A multi-agent scenario's tree as agents registered by name (`delegates` and `handoffs` as names,
+ * each reached agent with its `description`), every tool counting its runs in `runs` by turn and
+ * call id (a child turn's `call_1` is not its parent's). `model` gives each agent's model (as it
+ * is, or wrapped), `root` what the root agent has besides.
+ */
+export function treeAgents(
+  root: AgentScenarioOptions,
+  runs: Map<string, number>,
+  model: (model: Model) => Model = (m) => m,
+  extra: Partial<AgentDefinition> = {},
+): Record<string, AgentDefinition> {
+  const out: Record<string, AgentDefinition> = {};
+  const add = (agent: ScenarioAgent | AgentScenarioOptions, description: string | undefined, isRoot: boolean): void => {
+    if (Object.hasOwn(out, agent.name)) return;
+    out[agent.name] = {
+      model: model(agent.model),
+      tools: (agent.tools ?? []).map((tool) => countedInTree(tool, runs)),
+      ...(agent.system === undefined ? {} : { system: agent.system }),
+      ...(description === undefined ? {} : { description }),
+      ...(agent.limits === undefined ? {} : { limits: agent.limits }),
+      ...(agent.delegates === undefined ? {} : { delegates: agent.delegates.map((a) => a.name) }),
+      ...(agent.handoffs === undefined ? {} : { handoffs: agent.handoffs.map((a) => a.name) }),
+      ...(agent.models === undefined ? {} : { models: agent.models }),
+      ...(isRoot ? extra : {}),
+    };
+    for (const next of [...(agent.delegates ?? []), ...(agent.handoffs ?? [])]) add(next, next.description, false);
+  };
+  add(root, undefined, true);
+  return out;
+}
+
+/** A tool that counts its runs by turn and call id. */
+// any: each tool has its own input type.
+function countedInTree(tool: ToolDefinition<any>, runs: Map<string, number>): ToolDefinition<any> {
+  return {
+    ...tool,
+    execute(input: unknown, ctx: { readonly callId: string; readonly turnId: string }) {
+      const key = `${ctx.turnId} ${ctx.callId}`;
+      runs.set(key, (runs.get(key) ?? 0) + 1);
+      return tool.execute(input, ctx as Parameters<typeof tool.execute>[1]);
+    },
+  };
 }

@@ -33,7 +33,7 @@ export function readState(id: string, raw: unknown): { state: TurnState | null; 
 }
 
 /** A journal row of turn `id`; a child turn's call (its key: tree.ts) by its own id, naming the child turn. */
-function toJournalEntry(r: Row, id: string): JournalEntry {
+export function toJournalEntry(r: Row, id: string): JournalEntry {
   const { callPath, callId } = splitKey(String(r.call_id));
   const result = rowResult(r);
   return {
@@ -47,7 +47,7 @@ function toJournalEntry(r: Row, id: string): JournalEntry {
 }
 
 /** The child turns the `child` log entries name, in the order each first wrote, with their messages. */
-function childTurns(entries: readonly ChildLogEntry[]): StoredChildTurn[] {
+export function childTurns(entries: readonly ChildLogEntry[]): StoredChildTurn[] {
   const byId = new Map<string, { id: string; agentPath: readonly string[]; transcript: ChildLogEntry['message'][] }>();
   for (const entry of entries) {
     let child = byId.get(entry.turn);

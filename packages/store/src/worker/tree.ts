@@ -58,14 +58,22 @@ export function isMultiAgent(agent: AgentDefinition): boolean {
   return agent.delegates !== undefined || agent.handoffs !== undefined || agent.models !== undefined;
 }
 
-/** The agents a turn of `root` may reach through `delegates` and `handoffs`, by name, each checked to be registered with a description. */
-export function reachable(root: string, agents: { readonly [name: string]: AgentDefinition }): Map<string, AgentDefinition> {
+/**
+ * The agents a turn of `root` may reach through `delegates` and `handoffs`, by name, each checked
+ * to be registered with a description. `host` names what runs the turn and where agents are
+ * registered with it, for the error (the store's worker by default; the DBOS adapter's process).
+ */
+export function reachable(
+  root: string,
+  agents: { readonly [name: string]: AgentDefinition },
+  host: { readonly name: string; readonly register: string } = { name: 'this worker', register: 'createWorker({ agents })' },
+): Map<string, AgentDefinition> {
   const found = new Map<string, AgentDefinition>();
   const visit = (name: string, from: string | null): void => {
     if (found.has(name)) return;
     if (!Object.hasOwn(agents, name))
       throw new TypeError(
-        `agent '${from}' names the agent '${name}', which is not registered with this worker; register it in createWorker({ agents }).`,
+        `agent '${from}' names the agent '${name}', which is not registered with ${host.name}; register it in ${host.register}.`,
       );
     const agent = agents[name] as AgentDefinition;
     if (from !== null && (typeof agent.description !== 'string' || agent.description === ''))
