@@ -6,9 +6,9 @@ import { fromAISDK } from '@turnkit/ai-sdk';
 import type { Model } from '@turnkit/core';
 import { resumeTurn, runTurn, type TurnResult } from '@turnkit/inline';
 import { resumeStreamTurn, streamTurn, type TurnStream } from '@turnkit/stream';
-import { type ConformanceResume, type ConformanceRun, runScenario, scenarios } from '@turnkit/testing';
+import { scenarios, type FakeOpenAIServer, startFakeOpenAIServer } from '@turnkit/testing';
+import { type ConformanceResume, type ConformanceRun, runScenario } from '@turnkit/testing/internal';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { type FakeOpenAIServer, startFakeOpenAIServer } from '@turnkit/testing';
 import { languageModelFor } from './setup.js';
 import { overHttp } from './wire.js';
 

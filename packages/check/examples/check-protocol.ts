@@ -1,4 +1,4 @@
-import { exploreStore, PROTOCOL_MUTANTS, type WorldConfig } from '@turnkit/check/store';
+import { exploreStore, PROTOCOL_MUTANTS, type WorldConfig } from '@turnkit/check/internal';
 
 // Two workers; one turn whose batch has a plain call and a call that waits for approval; one
 // process death and one lease that expires under a live (paused) worker.

@@ -18,7 +18,8 @@
 // The single-agent exploration (explore.ts) is untouched: this one has its own small alphabet.
 
 import { createTurn, isBlocking, isTerminal, parseTurnState, step as coreStep } from '@turnkit/core';
-import type { AgentAction, Effect, ToolCall, TurnEvent, TurnLimitsInput, TurnState } from '@turnkit/core';
+import type { Effect, ToolCall, TurnEvent, TurnLimitsInput, TurnState } from '@turnkit/core';
+import type { AgentAction } from '@turnkit/core/internal';
 import { errorMessage } from '@turnkit/core/internal';
 import { outcomeLabel } from './explore.js';
 import { Fingerprint, FingerprintSet } from './fingerprint.js';

@@ -13,7 +13,7 @@ import {
   storeCheckPassed,
   storeCheckSection,
   type StoreCheckReport,
-} from '@turnkit/check/store';
+} from '@turnkit/check/internal';
 import { afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { testLog } from '../../../test-log.ts';
 
@@ -100,7 +100,7 @@ describe('examples/check-protocol.ts (the example in docs/model-checking.md)', (
     const lines: string[] = [];
     vi.spyOn(console, 'log').mockImplementation((...args: unknown[]) => void lines.push(format(...args)));
     await import('../examples/check-protocol.ts');
-    const section = doc().split('**Checking the protocol yourself.**')[1] ?? '';
+    const section = doc().split('**Exploring other worlds.**')[1] ?? '';
     expect(section.match(/It prints:\n\n```text\n([\s\S]*?)```/)?.[1]).toBe(`${lines.join('\n')}\n`);
     const example = readFileSync(new URL('../examples/check-protocol.ts', import.meta.url), 'utf8');
     expect(section.match(/```ts\n([\s\S]*?)```/)?.[1]).toBe(example);

@@ -3,7 +3,7 @@
 // a reply, as a worker's would, and the exploration finds every invariant kept; the same world fed
 // the model's ids as they came (two calls named `c`) breaks them, which is why core owns the ids.
 import { createTurn, step, type ToolCall } from '@turnkit/core';
-import { exploreStore } from '@turnkit/check/store';
+import { exploreStore } from '@turnkit/check/internal';
 import type { TurnSpec } from '../src/store/types.ts';
 import { describe, expect, it } from 'vitest';
 

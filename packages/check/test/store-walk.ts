@@ -1,9 +1,9 @@
 // Walking the protocol's model world by action labels, for tests that follow one run.
 
-import type { WorldConfig } from '@turnkit/check/store';
+import type { WorldConfig } from '@turnkit/check/internal';
 import type { World } from '../src/store/types.ts';
 import { actions } from '../src/store/world.ts';
-import { protocol } from '@turnkit/store/protocol';
+import { protocol } from '@turnkit/store/internal';
 
 /** Takes the actions `labels` names, in order; one that is not enabled is an error naming those that are. */
 export function walk(config: WorldConfig, world: World, labels: readonly string[]): World {

@@ -1,10 +1,10 @@
 // One run at a time through the protocol's model world: a retry parked in the database and a cancel
 // that ends a parked turn, each step checked against the rows it leaves.
 
-import { STORE_CHECKS } from '@turnkit/check/store';
+import { STORE_CHECKS } from '@turnkit/check/internal';
 import type { World } from '../src/store/types.ts';
 import { actions, initialWorld } from '../src/store/world.ts';
-import { protocol, type Protocol, type ProtocolEffect, type ProtocolEvent } from '@turnkit/store/protocol';
+import { protocol, type Protocol, type ProtocolEffect, type ProtocolEvent } from '@turnkit/store/internal';
 import { describe, expect, it } from 'vitest';
 import { runsCall, STRAIGHT_RUN, walk } from './store-walk.ts';
 

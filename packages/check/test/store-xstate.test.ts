@@ -2,10 +2,10 @@
 // protocol's world is walked the same way here: `getAdjacencyMap` over the world as xstate actor
 // logic (`fromTransition`, an event per enabled action) reaches exactly the worlds exploreStore does.
 
-import { exploreStore, STORE_CHECKS, type WorldConfig } from '@turnkit/check/store';
+import { exploreStore, STORE_CHECKS, type WorldConfig } from '@turnkit/check/internal';
 import type { World } from '../src/store/types.ts';
 import { actions, initialWorld } from '../src/store/world.ts';
-import { protocol } from '@turnkit/store/protocol';
+import { protocol } from '@turnkit/store/internal';
 import { describe, expect, it } from 'vitest';
 import { fromTransition } from 'xstate';
 import { getAdjacencyMap, getShortestPaths } from 'xstate/graph';

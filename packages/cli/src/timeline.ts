@@ -4,17 +4,10 @@
 // the spinner runs on stderr and only on a TTY. Every string that comes from the model, a tool, a
 // file or the command line goes through safeText (or preview, which uses it) before it is printed.
 
-import {
-  activeTurn,
-  type Effect,
-  type Message,
-  type ParkedCall,
-  type ToolCall,
-  type ToolResult,
-  type TurnEvent,
-} from '@turnkit/core';
+import type { Effect, Message, ParkedCall, ToolCall, ToolResult, TraceEntry, TurnEvent } from '@turnkit/core';
+import { activeTurn } from '@turnkit/core/internal';
 import type { ToolDefinition } from '@turnkit/dispatch';
-import type { StepRecord, TurnResult } from '@turnkit/inline';
+import type { TurnResult } from '@turnkit/inline';
 import pc from 'picocolors';
 import yoctoSpinner, { type Spinner } from 'yocto-spinner';
 import { duration, indent, plural, preview } from './format.js';
@@ -134,7 +127,7 @@ export class Timeline {
   }
 
   /** For runTurn's `onStep`: events that close a model call or judge an output. */
-  onStep = (record: StepRecord): void => {
+  onStep = (record: TraceEntry): void => {
     this.#decided = new Set(Object.keys(record.state.batch?.decisions ?? {}));
     this.#event(record.event);
   };

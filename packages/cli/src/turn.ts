@@ -4,7 +4,7 @@
 
 import { randomUUID } from 'node:crypto';
 import { resolve } from 'node:path';
-import { activeTurn, type ApprovalDecision } from '@turnkit/core';
+import type { ApprovalDecision } from '@turnkit/core';
 import { resumeTurn, runTurn, type ResumeTurnOptions, type RunTurnOptions, type TurnResult } from '@turnkit/inline';
 import { resumeStreamTurn, streamTurn } from '@turnkit/stream';
 import pc from 'picocolors';
@@ -26,7 +26,7 @@ import {
   type ReadSuspended,
 } from './suspended.js';
 import { Timeline } from './timeline.js';
-import { definedProps } from '@turnkit/core/internal';
+import { activeTurn, definedProps } from '@turnkit/core/internal';
 import { startObserver, traceContextText } from '@turnkit/store/internal';
 import { agentTurnOptions } from './agent-options.js';
 import { counting, scenarioAgents, type ScenarioAgents } from './scenario-agents.js';

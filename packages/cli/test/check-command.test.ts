@@ -6,7 +6,7 @@ import { fileURLToPath } from 'node:url';
 import type { StepFunction } from '@turnkit/check';
 import { step } from '@turnkit/core';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { PROTOCOL_MUTANTS, STORE_CHECK_MARKERS, STORE_CHECKS } from '@turnkit/check/store';
+import { PROTOCOL_MUTANTS, STORE_CHECK_MARKERS, STORE_CHECKS } from '@turnkit/check/internal';
 import { checkCommand } from '../src/commands/check.ts';
 import { checkAgentCommand } from '../src/commands/check-agent.ts';
 import { checkStoreCommand } from '../src/commands/check-store.ts';

@@ -2,7 +2,6 @@
 // the helpers an interpreter of their own needs (see docs/custom-interpreter.md). Plumbing that
 // only turnkit's own packages share is at `@turnkit/core/internal`, not here.
 export type {
-  AgentAction,
   ApprovalDecision,
   CallRecord,
   Delegation,
@@ -24,12 +23,10 @@ export type {
   ToolSpec,
   Trace,
   TraceEntry,
-  TurnAgents,
   TurnBatch,
   TurnError,
   TurnEvent,
   TurnLimitsInput,
-  TurnOptions,
   TurnState,
   TurnStatus,
   Usage,
@@ -39,5 +36,5 @@ export { parseTurnState, TurnStateError, TURN_STATE_VERSION } from './state.js';
 export { stateProblems } from './state-invariants.js';
 export { buildModelRequest, isBlocking } from './request.js';
 export { toTurnError } from './errors.js';
-export { activeTurn, cancelPreempts, dispatchOutcomeEvent, undecided } from './interpreter.js';
+export { cancelPreempts, dispatchOutcomeEvent, undecided } from './interpreter.js';
 export { SealError } from './seal.js';

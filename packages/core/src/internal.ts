@@ -2,13 +2,17 @@
 // copies and checks, the texts every interpreter writes the same way, the seal's primitives. Not
 // part of the public face: it may change in any release. Users import from `@turnkit/core`.
 export type {
+  AgentAction,
   BlockingEffect,
   CallLlmRequest,
   CompactInfo,
   JsonObject,
+  TurnAgents,
   TurnLimits,
   TurnUsage,
 } from './types.js';
+// Whose turn it is in a tree of agents: the interpreters and the store's decide path ask it.
+export { activeTurn } from './interpreter.js';
 export { TURN_STATUSES } from './state.js';
 export { batchSignature, canonicalJson, sameJson } from './signature.js';
 export { readDecision } from './events.js';

@@ -4,7 +4,6 @@
 // `change_model` change the active agent and the model for the rest of the turn.
 import { describe, expect, it } from 'vitest';
 import {
-  activeTurn,
   createTurn,
   decisionsTaken,
   isBlocking,
@@ -12,12 +11,12 @@ import {
   resume,
   step,
   undecided,
-  type AgentAction,
   type Effect,
   type ToolCall,
   type ToolResult,
   type TurnState,
 } from '@turnkit/core';
+import { activeTurn, type AgentAction } from '@turnkit/core/internal';
 
 const transfer = (task: string, agent = 'researcher', limits = {}): AgentAction => ({ type: 'transfer', agent, task, limits });
 const call = (id: string, name: string, input: unknown = {}): ToolCall => ({ id, name, input: input as never });

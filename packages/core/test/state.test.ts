@@ -2,7 +2,7 @@
 import { describe, expect, it } from 'vitest';
 import { batchSignature } from '../src/signature.ts';
 import { createTurn, isTerminal, parseTurnState, TURN_STATE_VERSION, TurnStateError } from '@turnkit/core';
-import type { TurnOptions, TurnState } from '@turnkit/core';
+import type { TurnState } from '@turnkit/core';
 import { call, callingModel, dispatching, drive, ev, finalizing, newTurn, ok, steering } from './helpers.js';
 
 describe('createTurn', () => {
@@ -101,8 +101,8 @@ describe('createTurn', () => {
       'limits.budget.maxModelCalls',
     ],
   ])('%s -> a RangeError naming the option', (_name, options, named) => {
-    expect(() => createTurn(options as TurnOptions)).toThrow(RangeError);
-    expect(() => createTurn(options as TurnOptions)).toThrow(named);
+    expect(() => createTurn(options as Parameters<typeof createTurn>[0])).toThrow(RangeError);
+    expect(() => createTurn(options as Parameters<typeof createTurn>[0])).toThrow(named);
   });
 });
 

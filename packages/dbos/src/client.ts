@@ -18,7 +18,6 @@ import {
 } from '@turnkit/core';
 import {
   CallAlreadyDecidedError,
-  type ChildLogEntry,
   type StoredStatus,
   type StoredThread,
   type StoredTurn,
@@ -33,6 +32,7 @@ import {
   TurnNotFoundError,
   TurnNotWaitingError,
 } from '@turnkit/store';
+import type { ChildLogEntry } from '@turnkit/store/internal';
 import {
   activeKeys,
   checkDecidable,

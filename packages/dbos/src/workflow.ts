@@ -25,7 +25,6 @@
 // writes that a replay repeats without changing anything (writeCommit).
 
 import {
-  activeTurn,
   approvalDeadline,
   createTurn,
   decisionsTaken,
@@ -43,11 +42,12 @@ import {
   type TurnLimitsInput,
   type TurnState,
 } from '@turnkit/core';
-import { definedProps, layerLimits } from '@turnkit/core/internal';
+import { activeTurn, definedProps, layerLimits } from '@turnkit/core/internal';
 import { createDispatcher, type Dispatcher, type Grant, type ToolDefinition } from '@turnkit/dispatch';
 import type { BudgetUsage, DispatchContext } from '@turnkit/dispatch/internal';
 import { defaultHandlers, driveTurn, type EffectHandlers, handlerFailed, type HandlerContext } from '@turnkit/inline/driver';
-import type { AgentDefinition, ChildLogEntry } from '@turnkit/store';
+import type { AgentDefinition } from '@turnkit/store';
+import type { ChildLogEntry } from '@turnkit/store/internal';
 import {
   activeKeys,
   contextOf,

@@ -8,16 +8,16 @@
 import type { ApprovalDecision } from '@turnkit/core';
 import type { AgentDefinition, StoredTurn } from '@turnkit/store';
 import { storedStatusOf } from '@turnkit/store/internal';
+import type { ConformanceResult } from '@turnkit/testing';
 import type {
   AgentScenarioOptions,
   AgentScenarioResult,
-  ConformanceResult,
   ConformanceResume,
   ConformanceResumeOptions,
   ConformanceRun,
   ResumeAgents,
   RunAgents,
-} from '@turnkit/testing';
+} from '@turnkit/testing/internal';
 import type { DbosTurnsClient } from '../src/index.js';
 import {
   type AgentOptions,

@@ -9,15 +9,8 @@
 import type { ApprovalDecision } from '@turnkit/core';
 import type { DispatcherOptions } from '@turnkit/dispatch';
 import type { AgentDefinition, StoredTurn } from '@turnkit/store';
-import {
-  agentScenarios,
-  type ConformanceThreads,
-  runAgentScenario,
-  runScenario,
-  runThreadScenario,
-  scenarios,
-  threadScenarios,
-} from '@turnkit/testing';
+import { agentScenarios, scenarios, threadScenarios } from '@turnkit/testing';
+import { type ConformanceThreads, runAgentScenario, runScenario, runThreadScenario } from '@turnkit/testing/internal';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createDbosTurns, type DbosTurnsClient } from '../src/index.js';
 import { resultOf } from '../../store/test/stored-run.js';

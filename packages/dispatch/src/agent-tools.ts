@@ -5,7 +5,8 @@
 // `action` (core's `AgentAction`), and core does what it says once the call has run: start a child
 // turn, change the active agent, change the model.
 
-import type { AgentAction, TurnLimitsInput } from '@turnkit/core';
+import type { TurnLimitsInput } from '@turnkit/core';
+import type { AgentAction } from '@turnkit/core/internal';
 import * as z from 'zod';
 import { defineTool, type ToolDefinition } from './define.js';
 import type { AnyTool } from './config.js';

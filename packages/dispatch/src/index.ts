@@ -4,19 +4,16 @@
 // the cancellation race, pattern and shape helpers) is at `@turnkit/dispatch/internal`.
 export { defineTool } from './define.js';
 export { agentTools } from './agent-tools.js';
-export type { AgentTarget, AgentToolsOptions } from './agent-tools.js';
 export type { ToolContext, ToolDefinition } from './define.js';
 export { createDispatcher } from './dispatcher.js';
 export { ToolError } from './errors.js';
-export type { ToolErrorKind, ToolErrorOptions } from './errors.js';
+export type { ToolErrorKind } from './errors.js';
 export { decide } from './stages/policy.js';
-export type { DecideInput, DecideOutput } from './stages/policy.js';
 export type {
   AfterHook,
   BeforeHook,
   Budget,
   CallInfo,
-  CallRecord,
   Dispatcher,
   DispatcherOptions,
   Grant,

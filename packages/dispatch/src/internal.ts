@@ -2,6 +2,7 @@
 // dispatcher. Not part of the public face: it may change in any release. Users import from
 // `@turnkit/dispatch`.
 export { raceAbort } from './abort.js';
+export type { AgentTarget } from './agent-tools.js';
 export type { RetryOptions, ToolConfig } from './define.js';
 export { dispatcherFactory } from './dispatcher.js';
 export { isToolErrorKind, TOOL_ERROR_KINDS } from './errors.js';
@@ -20,7 +21,6 @@ export type {
   BudgetUsage,
   DecisionRecord,
   DispatchContext,
-  DispatchOutcome,
   ExecutionOutcome,
   ExecutionWrapper,
   GrantScope,

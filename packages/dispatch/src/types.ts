@@ -1,17 +1,8 @@
 // The public types of the dispatcher. Data crossing into the turn (results, parked calls, grants,
 // decision records) is plain JSON; hooks and policies are the only functions.
 
-import type {
-  AgentAction,
-  ApprovalDecision,
-  CallRecord,
-  JsonValue,
-  Message,
-  ToolCall,
-  ToolResult,
-  ToolSpec,
-} from '@turnkit/core';
-import type { DispatchOutcome, JsonObject } from '@turnkit/core/internal';
+import type { ApprovalDecision, CallRecord, JsonValue, Message, ToolCall, ToolResult, ToolSpec } from '@turnkit/core';
+import type { AgentAction, DispatchOutcome, JsonObject } from '@turnkit/core/internal';
 import type { ToolDefinition } from './define.js';
 import type { ToolErrorKind } from './errors.js';
 import type { RetryPolicy } from './retry.js';

@@ -2,7 +2,8 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { createDispatcher, defineTool, type CallRecord } from '../src/index.js';
+import type { CallRecord } from '@turnkit/core';
+import { createDispatcher, defineTool } from '../src/index.js';
 import { coerceBySchema } from '../src/coerce.js';
 import { call } from './fixtures.js';
 

@@ -3,7 +3,8 @@
 // docs and the code cannot say different things.
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { decide, type DecideInput } from '../src/index.js';
+import { decide } from '../src/index.js';
+import type { DecideInput } from '../src/stages/policy.js';
 import { testLog } from '../../../test-log.ts';
 
 const docs = readFileSync(new URL('../../../docs/reference/dispatcher.md', import.meta.url), 'utf8');

@@ -1,7 +1,7 @@
 // Audit records (onRecord), the caller's context and the transcript that hooks and policies see.
-import type { Message } from '@turnkit/core';
+import type { CallRecord, Message } from '@turnkit/core';
 import { describe, expect, it } from 'vitest';
-import { createDispatcher, type CallInfo, type CallRecord } from '../src/index.js';
+import { createDispatcher, type CallInfo } from '../src/index.js';
 import { add, call, echo, shell } from './fixtures.js';
 
 describe('onRecord', () => {

@@ -9,7 +9,8 @@
 
 import { createTurn, type Message, type TurnState } from '@turnkit/core';
 import { layerLimits, type TurnLimits } from '@turnkit/core/internal';
-import { agentTools, type AgentTarget } from '@turnkit/dispatch';
+import { agentTools } from '@turnkit/dispatch';
+import type { AgentTarget } from '@turnkit/dispatch/internal';
 import type { AgentDirectory, AgentEntry, HandlerContext } from './driver-types.js';
 import { dispatcherMaker, startTranscript, withRetryOptions } from './options.js';
 import type { NamedAgent, AgentOptions } from './types.js';

@@ -1,23 +1,13 @@
 // Driving one turn in-process: the handler context (the model, the dispatcher, the transcript, the
 // turn's AbortSignal following the caller's), the driver, and the result shaped from where it ended.
 
-import {
-  activeTurn,
-  step,
-  undecided,
-  type Effect,
-  type JsonValue,
-  type Message,
-  type TurnEvent,
-  type TurnState,
-} from '@turnkit/core';
-import { definedProps, sealParts } from '@turnkit/core/internal';
+import { step, undecided, type Effect, type JsonValue, type Message, type TurnEvent, type TurnState } from '@turnkit/core';
+import { activeTurn, definedProps, sealParts } from '@turnkit/core/internal';
 import type { Dispatcher } from '@turnkit/dispatch';
 import type { GrantScope } from '@turnkit/dispatch/internal';
 import { recordTaken } from './approvals.js';
 import { childTranscripts, contextAt } from './agents.js';
-import type { AgentDirectory } from './driver-types.js';
-import type { DriveOptions, EffectHandlers, HandlerContext } from './driver-types.js';
+import type { AgentDirectory, DriveOptions, EffectHandlers, HandlerContext } from './driver-types.js';
 import { driveTurn } from './driver.js';
 import type { StepRecord, TurnResult } from './types.js';
 

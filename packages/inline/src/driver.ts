@@ -3,11 +3,11 @@
 // event per blocking effect (docs/turn-contract.md, "The interpreter's side"). Other interpreters (such as @turnkit/stream) reuse this
 // loop and replace or extend single handlers: `{ ...defaultHandlers, call_llm: streamingCall }`.
 //
-// This module is the entry point `@turnkit/inline/driver`: the kit for interpreter authors. It
-// also re-exports the helpers the default handlers are made of.
+// This module is the entry point `@turnkit/inline/driver`: the kit for interpreter authors (the
+// loop, the handler table, its context, and the model request every handler builds). The helpers
+// the default handlers are made of stay private to inline: wrap a default handler instead.
 
 import {
-  activeTurn,
   cancelPreempts,
   dispatchOutcomeEvent,
   isBlocking,
@@ -19,7 +19,7 @@ import {
   type TurnEvent,
   type TurnState,
 } from '@turnkit/core';
-import { definedProps, quietly, type BlockingEffect } from '@turnkit/core/internal';
+import { activeTurn, definedProps, quietly, type BlockingEffect } from '@turnkit/core/internal';
 import { askApproval, recordCancelled, recordTaken } from './approvals.js';
 import { childContext, contextAt } from './agents.js';
 import { runCompaction } from './compaction.js';
@@ -29,14 +29,9 @@ import { checkOutput, readOutput } from './output.js';
 import { cancelEvent, performEffect } from './perform.js';
 
 import { raceAbort, type DispatchContext } from '@turnkit/dispatch/internal';
-export { raceAbort } from '@turnkit/dispatch/internal';
-export { cancelReason } from './abort.js';
-export { askApproval, isDecision, recordCancelled, recordTaken } from './approvals.js';
-export type { AskOptions } from './approvals.js';
 export type { EffectHandlers, HandlerContext } from './driver-types.js';
 export { modelRequestFor } from './model.js';
 export { handlerFailed } from './perform.js';
-export { checkOutput, parseOutput, CheckFailedError } from './output.js';
 
 /** The handlers `runTurn` uses. */
 export const defaultHandlers: EffectHandlers = {
@@ -102,7 +97,7 @@ function awaitingOf(ctx: HandlerContext): Set<string> {
  * up-front decisions, the caller's `context` and the transcript (hooks and policies see a frozen
  * copy); with `records`, the batch's audit records go into it.
  */
-export function dispatchContext(ctx: HandlerContext, records?: CallRecord[]): DispatchContext {
+function dispatchContext(ctx: HandlerContext, records?: CallRecord[]): DispatchContext {
   return {
     turnId: ctx.turnId,
     signal: ctx.signal,

@@ -3,6 +3,19 @@
 export { runTurn, resumeTurn } from './run.js';
 export { createAgent } from './agent.js';
 export { keepLastMessages, runCompaction, CompactFailedError } from './compaction.js';
-export { ToolSelectionError } from './model.js';
-export type { ToolSelection } from './model.js';
-export type * from './types.js';
+// The types a caller writes. Option and result parts (a check's verdict, a tool selection's
+// input, the ended or suspended variants of TurnResult, ...) are reachable through these.
+export type {
+  Agent,
+  AgentOptions,
+  ApprovalAnswer,
+  ApproveFn,
+  CheckFn,
+  CompactFn,
+  NamedAgent,
+  OutputSchema,
+  ResumeTurnOptions,
+  RunTurnOptions,
+  SuspendedTurnResult,
+  TurnResult,
+} from './types.js';

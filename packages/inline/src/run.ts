@@ -1,8 +1,8 @@
 // runTurn / resumeTurn: set up a turn (state, transcript, dispatcher) and drive it (drive.ts).
 
-import { activeTurn, parseTurnState, resume, type TurnEvent } from '@turnkit/core';
+import { parseTurnState, resume, type TurnEvent } from '@turnkit/core';
+import { activeTurn, definedProps, verifySeal } from '@turnkit/core/internal';
 import { agentDirectory, isMultiAgent, withAgentTools } from './agents.js';
-import { definedProps, verifySeal } from '@turnkit/core/internal';
 import { drive, sealedParts } from './drive.js';
 import { defaultHandlers } from './driver.js';
 import type { EffectHandlers } from './driver-types.js';

@@ -3,7 +3,8 @@
 
 import type { Message } from '@turnkit/core';
 import { runTurn } from '@turnkit/inline';
-import { runThreadScenario, threadScenarios, type ConformanceThreads } from '@turnkit/testing';
+import { threadScenarios } from '@turnkit/testing';
+import { runThreadScenario, type ConformanceThreads } from '@turnkit/testing/internal';
 import { describe, it } from 'vitest';
 
 const inlineThreads: ConformanceThreads = ({ thread, dispatcherOptions: _made, ...options }) => {

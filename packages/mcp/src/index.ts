@@ -3,5 +3,4 @@ export { checkMcpServers } from './config.js';
 export type { McpServers } from './config.js';
 export { linearJsonSchemaValidator } from './schema.js';
 export { connectMcpServers } from './servers.js';
-export type { McpConnection } from './servers.js';
 export { mcpTools, mcpToolSet } from './tools.js';

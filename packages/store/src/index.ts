@@ -2,10 +2,9 @@
 // workers use); `createWorker` runs its turns.
 
 export { openStore } from './open.js';
-export type { OpenStoreOptions, Store } from './open.js';
+export type { Store } from './open.js';
 export type { StoreClient } from './client/types.js';
 export type {
-  ChildLogEntry,
   InboxEntry,
   StoredChildTurn,
   StoredStatus,
@@ -19,8 +18,6 @@ export type {
   WatchChild,
   WatchEvent,
 } from './types.js';
-export { STORED_STATUSES } from './statuses.js';
-export { newTurnId } from './ids.js';
 export {
   CallAlreadyDecidedError,
   ThreadBusyError,
@@ -32,7 +29,7 @@ export {
   UnknownCallError,
 } from './errors.js';
 export { createWorker } from './worker/worker.js';
-export type { AgentDefinition, Worker, WorkerOptions } from './worker/types.js';
+export type { AgentDefinition, Worker } from './worker/types.js';
 export { describeWorkerEvent } from './worker/events.js';
 export type { WorkerEvent, WorkerStats } from './worker/events.js';
-export type { ActivationObserver, StoredActivation } from './worker/observe.js';
+export type { StoredActivation } from './worker/observe.js';

@@ -18,8 +18,28 @@ export { checkSubmit } from './sql/submit.js';
 export { checkDecidable, checkDecisions, parkedIds } from './sql/decide.js';
 export { checkList } from './sql/list-turns.js';
 export { ISO, rowResult, toInboxEntry } from './sql/values.js';
-export { STATUSES, storedStatusOf, TERMINAL } from './statuses.js';
-export { openHold, protocolStep } from './worker/protocol.js';
+export { STATUSES, STORED_STATUSES, storedStatusOf, TERMINAL } from './statuses.js';
+export { newTurnId } from './ids.js';
+// A tree's child log, as the DBOS adapter keeps it the store's way.
+export type { ChildLogEntry } from './types.js';
+// The durable protocol's decisions as a pure function, the one the worker drives
+// (worker/protocol.ts): its model check in @turnkit/check/internal runs it. Loads neither pg nor PGlite.
+export {
+  claimable,
+  claimLimit,
+  openHold,
+  protocol,
+  protocolStep,
+  type ClaimingWorker,
+  type ClaimRow,
+  type Departure,
+  type Hold,
+  type InboxRow,
+  type LostReason,
+  type Protocol,
+  type ProtocolEffect,
+  type ProtocolEvent,
+} from './worker/protocol.js';
 export { INTERRUPTED } from './worker/tool-journal.js';
 export { messageOf } from './errors.js';
 export { contextOf, readThreadContext } from './sql/thread-context.js';

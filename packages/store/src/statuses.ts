@@ -1,6 +1,7 @@
 // The statuses a stored turn can have, and which of them end it.
 
-import { activeTurn, type TurnState } from '@turnkit/core';
+import type { TurnState } from '@turnkit/core';
+import { activeTurn } from '@turnkit/core/internal';
 import type { StoredStatus } from './types.js';
 
 export const TERMINAL: ReadonlySet<StoredStatus> = new Set<StoredStatus>(['stopped', 'failed', 'cancelled']);

@@ -1,7 +1,8 @@
 // The store contract, on PGlite in memory and (when TURNKIT_TEST_POSTGRES_URL is set) on a real
 // Postgres, in a scratch schema dropped afterwards.
 import { createWorker, openStore, type Store } from '@turnkit/store';
-import { agentScenarios, runAgentScenario } from '@turnkit/testing';
+import { agentScenarios } from '@turnkit/testing';
+import { runAgentScenario } from '@turnkit/testing/internal';
 import { afterAll, beforeAll, describe, it } from 'vitest';
 import { storeAgents } from './store-agents.js';
 import { storeConformance } from '@turnkit/testing/store-conformance';

@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { newTurnId } from '@turnkit/store';
+import { newTurnId } from '@turnkit/store/internal';
 
 const V7 = /^turn_[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
 const NUM_RUNS = 1000;

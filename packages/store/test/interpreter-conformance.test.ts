@@ -6,7 +6,8 @@
 
 import { errorMessage } from '@turnkit/core/internal';
 import { openStore, type Store } from '@turnkit/store';
-import { runScenario, scenarios } from '@turnkit/testing';
+import { scenarios } from '@turnkit/testing';
+import { runScenario } from '@turnkit/testing/internal';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { storeInterpreter } from './store-interpreter.js';
 

@@ -2,7 +2,8 @@
 // the turn and handed to the next activation. Faults in the observer never reach the turn.
 import { defineTool } from '@turnkit/dispatch';
 import type { ToolExecution } from '@turnkit/dispatch/internal';
-import { createWorker, openStore, type ActivationObserver, type StoredActivation } from '@turnkit/store';
+import { createWorker, openStore, type StoredActivation } from '@turnkit/store';
+import type { ActivationObserver } from '../src/worker/observe.js';
 import { call, scriptedModel, text, toolCalls } from '@turnkit/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';

@@ -7,7 +7,7 @@
 
 import type { ApprovalDecision } from '@turnkit/core';
 import type { Store } from '@turnkit/store';
-import type { AgentScenarioOptions, AgentScenarioResult, ResumeAgents, RunAgents } from '@turnkit/testing';
+import type { AgentScenarioOptions, AgentScenarioResult, ResumeAgents, RunAgents } from '@turnkit/testing/internal';
 import { assertRanOnce, callerOf, resultOf, settleStored, treeAgents } from './stored-run.js';
 import { handingBack } from './store-interpreter.js';
 

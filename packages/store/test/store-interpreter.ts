@@ -11,7 +11,8 @@
 
 import type { Model, ModelCallOptions, ModelRequest, ModelResponse } from '@turnkit/core';
 import { type AgentDefinition, createWorker, type Store } from '@turnkit/store';
-import type { ConformanceResult, ConformanceResume, ConformanceResumeOptions, ConformanceRun } from '@turnkit/testing';
+import type { ConformanceResult } from '@turnkit/testing';
+import type { ConformanceResume, ConformanceResumeOptions, ConformanceRun } from '@turnkit/testing/internal';
 import { Fence, HandedBack } from '../src/worker/fence.js';
 import { runActivation } from '../src/worker/activation.js';
 import { type AgentOptions, agentForRun, assertRanOnce, callerOf, decideStored, resultOf, settleStored } from './stored-run.js';

@@ -5,13 +5,8 @@
 import type { ApprovalDecision, Message, Model } from '@turnkit/core';
 import type { DispatcherOptions, ToolDefinition } from '@turnkit/dispatch';
 import type { AgentDefinition, StoreClient, StoredTurn } from '@turnkit/store';
-import type {
-  AgentScenarioOptions,
-  ConformanceResult,
-  ConformanceResumeOptions,
-  ConformanceRunOptions,
-  ScenarioAgent,
-} from '@turnkit/testing';
+import type { ConformanceResult, ConformanceRunOptions } from '@turnkit/testing';
+import type { AgentScenarioOptions, ConformanceResumeOptions, ScenarioAgent } from '@turnkit/testing/internal';
 
 /** The options an engine needs from a run or a resume. */
 export type AgentOptions = Omit<ConformanceRunOptions, 'input' | 'tools' | 'id'>;

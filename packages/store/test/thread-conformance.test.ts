@@ -7,7 +7,8 @@
 import type { ApprovalDecision, Message } from '@turnkit/core';
 import type { DispatcherOptions } from '@turnkit/dispatch';
 import { type AgentDefinition, createWorker, openStore, type Store } from '@turnkit/store';
-import { type ConformanceResult, type ConformanceThreads, runThreadScenario, threadScenarios } from '@turnkit/testing';
+import { type ConformanceResult, threadScenarios } from '@turnkit/testing';
+import { type ConformanceThreads, runThreadScenario } from '@turnkit/testing/internal';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { dropSchema, POSTGRES_URL, scratchSchema, WHY_SKIPPED } from './postgres.js';
 

@@ -6,33 +6,11 @@ export type { ScriptStep } from './scripted.js';
 export { recordTrace, replay } from './trace.js';
 export { testTurn } from './interpreter.js';
 export type { TestTurn } from './interpreter.js';
-export { runScenario } from './run-scenario.js';
 export { scenarios } from './scenarios.js';
-export { agentScenarios, runAgentScenario } from './agent-scenarios.js';
-export type {
-  ResumeAgents,
-  RunAgents,
-  AgentScenarioOptions,
-  AgentScenarioResult,
-  AgentScenario,
-  ScenarioAgent,
-} from './agent-scenarios.js';
-export { runThreadScenario, threadScenarios } from './thread-scenarios.js';
-export type {
-  ConformanceThreadOptions,
-  ConformanceThreadRun,
-  ConformanceThreads,
-  ThreadScenario,
-  ThreadScenarioRun,
-} from './thread-scenarios.js';
-export { agentTimeline, messageLine, transcriptLines } from './transcript.js';
-export type { AgentTimeline } from './transcript.js';
-export type {
-  ConformanceResult,
-  ConformanceResume,
-  ConformanceResumeOptions,
-  ConformanceRun,
-  ConformanceRunOptions,
-} from './types.js';
+export { agentScenarios } from './agent-scenarios.js';
+export { threadScenarios } from './thread-scenarios.js';
+export { agentTimeline, transcriptLines } from './transcript.js';
+// What an interpreter under the conformance suite receives and returns (docs/custom-interpreter.md).
+export type { ConformanceResult, ConformanceRunOptions } from './types.js';
 export { chunk, completion, errorReply, FAKE_MODEL, sse, startFakeOpenAIServer } from './fake-openai-server.js';
 export type { FakeOpenAIServer, FakeReply, FakeToolCall, FakeUsage } from './fake-openai-server.js';

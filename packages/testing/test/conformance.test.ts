@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { compareOutcome } from '../src/run-scenario.ts';
-import { runScenario, scenarios, type ConformanceRun } from '@turnkit/testing';
+import { scenarios } from '@turnkit/testing';
+import { runScenario, type ConformanceRun } from '@turnkit/testing/internal';
 import { runMinimal } from '../examples/minimal-interpreter.js';
 import { testLog } from '../../../test-log.ts';
 

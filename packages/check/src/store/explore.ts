@@ -3,7 +3,7 @@
 // on every edge; "every turn can still end" is checked on the explored graph afterwards, by
 // walking the edges backwards from the worlds where every turn has ended.
 
-import { protocol as realProtocol, type Protocol } from '@turnkit/store/protocol';
+import { protocol as realProtocol, type Protocol } from '@turnkit/store/internal';
 import type { World, WorldConfig } from './types.js';
 import { actions, allDone, initialWorld } from './world.js';
 

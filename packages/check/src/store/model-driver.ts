@@ -3,7 +3,7 @@
 // conditions as @turnkit/store's statements: fenced on the token, compare-and-swap on the version, a
 // journaled result kept) or one local step of the turn (core's decision, abstracted to the batch).
 
-import type { Protocol, ProtocolEffect, ProtocolEvent } from '@turnkit/store/protocol';
+import type { Protocol, ProtocolEffect, ProtocolEvent } from '@turnkit/store/internal';
 import type { HoldModel, Op, TurnRow, World, WorldConfig } from './types.js';
 
 /** Records a write that landed for `turn` at `token` by `worker` (for the one-writer invariant). */

@@ -1,7 +1,7 @@
 // Planted bugs: each is the real protocol with one decision changed (a wrapper, as the turn
 // machine's mutants wrap core's `step`), and the invariant the exploration must catch it by.
 
-import { protocol, type Protocol } from '@turnkit/store/protocol';
+import { protocol, type Protocol } from '@turnkit/store/internal';
 import type { StoreInvariant } from './explore.js';
 
 export interface ProtocolMutant {

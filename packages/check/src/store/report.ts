@@ -4,7 +4,7 @@
 
 import { exploreStore, type StoreCheckResult, type StoreInvariant } from './explore.js';
 import { PROTOCOL_MUTANTS, type ProtocolMutant, THREAD_CHECK } from './mutants.js';
-import type { Protocol } from '@turnkit/store/protocol';
+import type { Protocol } from '@turnkit/store/internal';
 import type { WorldConfig } from './types.js';
 
 /** One bounded exploration: a name and its world. */

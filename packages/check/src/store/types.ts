@@ -1,7 +1,7 @@
 // The model world's types: what a bounded exploration is given (WorldConfig), and the world itself,
 // plain JSON: the rows, the workers' holds, and what the invariants need (the ghost).
 
-import type { Hold } from '@turnkit/store/protocol';
+import type { Hold } from '@turnkit/store/internal';
 
 /** A call of a turn's one tool batch; a `parked` call waits for a decision and runs once approved. */
 export interface CallSpec {

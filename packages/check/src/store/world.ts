@@ -6,7 +6,7 @@
 // The database operations do what @turnkit/store's statements do (its sql/: claim.ts, renew.ts,
 // commit.ts, decide.ts, cancel.ts, the journal's).
 
-import { openHold, type Protocol } from '@turnkit/store/protocol';
+import { openHold, type Protocol } from '@turnkit/store/internal';
 import { endLease, feed, perform, settle, wrote } from './model-driver.js';
 import type { Action, HoldModel, InboxEntry, Op, TurnRow, World, WorldConfig } from './types.js';
 

@@ -1,4 +1,4 @@
-// `turnkit check --store`: the durable protocol's model check (@turnkit/check/store): every
+// `turnkit check --store`: the durable protocol's model check (@turnkit/check/internal): every
 // bounded exploration of the real protocol with the invariants on every edge, then each planted
 // mutant, which must be caught. `--write <file>` replaces the figures' section of that page
 // (docs/model-checking.md). A progress bar runs on stderr on a TTY.
@@ -12,9 +12,9 @@ import {
   withStoreCheckSection,
   type StoreCheckReport,
   type StoreCheckSpec,
-} from '@turnkit/check/store';
+} from '@turnkit/check/internal';
 import { definedProps } from '@turnkit/core/internal';
-import type { Protocol } from '@turnkit/store/protocol';
+import type { Protocol } from '@turnkit/store/internal';
 import pc from 'picocolors';
 import { UsageError } from '../errors.js';
 import { duration } from '../format.js';

@@ -1,6 +1,7 @@
 // `turnkit ls`: the stored turns, oldest first.
 
-import { STORED_STATUSES, type StoredStatus } from '@turnkit/store';
+import type { StoredStatus } from '@turnkit/store';
+import { STORED_STATUSES } from '@turnkit/store/internal';
 import { type Command, InvalidArgumentError, Option } from 'commander';
 import { safeText } from '../safe-text.js';
 import type { CommandKit } from './store-common.js';

@@ -1,7 +1,8 @@
 // `turnkit resume`: a suspended-turn file, checked whole before anything it names is loaded.
 
 import { isAbsolute, relative } from 'node:path';
-import { activeTurn, type ApprovalDecision } from '@turnkit/core';
+import type { ApprovalDecision } from '@turnkit/core';
+import { activeTurn } from '@turnkit/core/internal';
 import type { Command } from 'commander';
 import { UsageError } from '../errors.js';
 import { loadScenarioFile } from '../scenario.js';

@@ -3,14 +3,8 @@
 // run by a worker in this process (only this turn); when it parks, the commands that decide it and
 // the worker that continues it (`--agents <file>`) are printed.
 
-import {
-  type AgentDefinition,
-  createWorker,
-  newTurnId,
-  type StoreClient,
-  type StoredTurn,
-  type SubmitOptions,
-} from '@turnkit/store';
+import { type AgentDefinition, createWorker, type StoreClient, type StoredTurn, type SubmitOptions } from '@turnkit/store';
+import { newTurnId } from '@turnkit/store/internal';
 import { type DevLink, findDevLink } from '../dev-link.js';
 import type { Model } from '@turnkit/core';
 import { definedProps } from '@turnkit/core/internal';

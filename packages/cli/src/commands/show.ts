@@ -2,7 +2,7 @@
 // `turnkit show --thread <id>`: a thread, its turns in order and its transcript.
 
 import type { Command } from 'commander';
-import { messageLine } from '@turnkit/testing';
+import { messageLine } from '@turnkit/testing/internal';
 import { UsageError } from '../errors.js';
 import { safeJson, safeText } from '../safe-text.js';
 import { type CommandKit, dbosOption, exitFor, getTurn, storeOption, turnLines, withTurns } from './store-common.js';

@@ -11,7 +11,7 @@ import { httpStore } from '../http-store.js';
 import { oneLine, UsageError } from '../errors.js';
 import { safeText, shellCommand } from '../safe-text.js';
 import { EXIT } from '../turn.js';
-import { messageLine } from '@turnkit/testing';
+import { messageLine } from '@turnkit/testing/internal';
 
 /** Where stored turns live when `--store` names nothing: PGlite in ./.turnkit (as openStore()). */
 export const DEFAULT_STORE = '.turnkit';

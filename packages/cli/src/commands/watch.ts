@@ -4,7 +4,7 @@
 // thread in order, each under a line naming it, until the thread is closed and its last turn ended.
 
 import type { WatchEvent } from '@turnkit/store';
-import { messageLine } from '@turnkit/testing';
+import { messageLine } from '@turnkit/testing/internal';
 import type { Command } from 'commander';
 import { UsageError } from '../errors.js';
 import { safeText } from '../safe-text.js';

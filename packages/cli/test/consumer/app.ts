@@ -9,7 +9,7 @@ import { call, scriptedModel, text, toolCalls, transcriptLines } from '@turnkit/
 import { arbitraryEvent, exploreTurn } from '@turnkit/check';
 import { fromAISDK } from '@turnkit/ai-sdk';
 import { EXIT, loadScenarioFile, type ScenarioFile } from '@turnkit/cli';
-import { claimable, openHold, protocolStep } from '@turnkit/store/protocol';
+import { claimable, openHold, protocolStep } from '@turnkit/store/internal';
 import { z } from 'zod';
 
 const add = defineTool({
@@ -54,6 +54,7 @@ const resumed = await resumeTurn({ ...suspended, model, tools: [deploy], decisio
 const [state] = step(createTurn({ id: 'turn-1' }), { type: 'start', input: 'hi' });
 const explored = exploreTurn({ limits: { maxIterations: 1, loopThreshold: 2, maxOutputRepairs: 0 }, maxDepth: 6 });
 const scenario: ScenarioFile = { model: scriptedModel([text('hi')]), tools: [add], input: 'hi' };
+// The store's internal subpath (the CLI's `check --store` loads it) resolves from the published package.
 const [, afterWrite] = protocolStep(openHold('turn-1', 3), { type: 'write', terminal: false, release: false });
 
 console.log(

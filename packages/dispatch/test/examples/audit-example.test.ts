@@ -1,6 +1,7 @@
 import { expect, it } from 'vitest';
 import { z } from 'zod';
-import { createDispatcher, defineTool, type CallRecord } from '@turnkit/dispatch';
+import type { CallRecord } from '@turnkit/core';
+import { createDispatcher, defineTool } from '@turnkit/dispatch';
 
 const add = defineTool({
   name: 'add',

@@ -2,8 +2,8 @@
 // a worker in the same transaction as the state that includes them. Which parked calls still take
 // a decision is core's answer (`undecided`), over the state core parses (`parseTurnState`).
 
-import { activeTurn, parseTurnState, undecided, type ApprovalDecision, type TurnState } from '@turnkit/core';
-import { readDecision } from '@turnkit/core/internal';
+import { parseTurnState, undecided, type ApprovalDecision, type TurnState } from '@turnkit/core';
+import { activeTurn, readDecision } from '@turnkit/core/internal';
 import type { DecideResult } from '../types.js';
 import { crashPoint } from '../crash.js';
 import type { Sql, SqlQuery } from '../db/types.js';

@@ -1,7 +1,6 @@
 // `store.get`: a turn with its transcript, inbox and tool journal.
 
 import {
-  activeTurn,
   isTerminal,
   parseTurnState,
   undecided,
@@ -11,6 +10,7 @@ import {
   type TurnError,
   type TurnState,
 } from '@turnkit/core';
+import { activeTurn } from '@turnkit/core/internal';
 import type { ChildLogEntry, InboxEntry, JournalEntry, StoredChildTurn, StoredStatus, StoredTurn } from '../types.js';
 import { storedStatusOf } from '../statuses.js';
 import { readChildLog } from './child-log.js';

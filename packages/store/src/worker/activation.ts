@@ -2,18 +2,9 @@
 // read (or create) its state, ask core's `resume` where it goes on, and drive it with inline's driver
 // until it ends, parks or its lease is lost. Every turn decision is core's `step`.
 
-import {
-  activeTurn,
-  createTurn,
-  isTerminal,
-  parseTurnState,
-  resume,
-  type ToolResult,
-  type TurnError,
-  type TurnState,
-} from '@turnkit/core';
+import { createTurn, isTerminal, parseTurnState, resume, type ToolResult, type TurnError, type TurnState } from '@turnkit/core';
+import { activeTurn, definedProps, layerLimits } from '@turnkit/core/internal';
 import { createDispatcher, type Dispatcher, type DispatcherOptions, type ToolDefinition } from '@turnkit/dispatch';
-import { definedProps, layerLimits } from '@turnkit/core/internal';
 import { driveTurn } from '@turnkit/inline/driver';
 import { crashPoint } from '../crash.js';
 import { isFencedOut, messageOf } from '../errors.js';

@@ -4,7 +4,6 @@
 // a write may happen at all, is the protocol's decision (the fence's `decide`).
 
 import {
-  activeTurn,
   approvalDeadline,
   decisionsTaken,
   isTerminal,
@@ -14,8 +13,8 @@ import {
   type TurnEvent,
   type TurnState,
 } from '@turnkit/core';
+import { activeTurn, definedProps } from '@turnkit/core/internal';
 import type { Dispatcher, Grant } from '@turnkit/dispatch';
-import { definedProps } from '@turnkit/core/internal';
 import { defaultHandlers, type EffectHandlers, type HandlerContext } from '@turnkit/inline/driver';
 import { crashPoint } from '../crash.js';
 import { RetryParked, type Fence } from './fence.js';

@@ -6,9 +6,8 @@
 // reaches the turn (the driver swallows hook faults; `observe`, `traceContext` and `end` faults go
 // to the worker's `onError`).
 
-import type { Effect, Message } from '@turnkit/core';
+import type { Effect, Message, TraceEntry } from '@turnkit/core';
 import type { ExecutionWrapper } from '@turnkit/dispatch/internal';
-import type { StepRecord } from '@turnkit/inline';
 import { messageOf } from '../errors.js';
 
 /** What an agent's `observe` is told when a worker starts running one of its turns. */
@@ -36,7 +35,7 @@ export interface ActivationObserver {
     /** Sees each effect before the worker performs it. */
     readonly onEffect?: (effect: Effect) => void;
     /** Sees each transition. */
-    readonly onStep?: (record: StepRecord) => void;
+    readonly onStep?: (record: TraceEntry) => void;
     /** Runs around every tool execution (the dispatcher's `wrapExecution`). */
     readonly wrapExecution?: ExecutionWrapper;
   };

@@ -3,7 +3,7 @@
 // committed or refused, the journal read, a tool finished, the inbox read, the lease lost), and
 // what the worker does next comes back as effects. No I/O and no clock reads: time arrives in
 // the rows a decision is given. The worker performs the effects with SQL (fence.ts, held-turn.ts,
-// tool-journal.ts, activation.ts, loop.ts); the model check (@turnkit/check/store) performs them
+// tool-journal.ts, activation.ts, loop.ts); the model check (@turnkit/check/internal) performs them
 // on a model database, so what is checked is what runs.
 
 /** Why a worker stopped working on a turn it claimed. */

@@ -11,10 +11,10 @@
 //   never read: they are the child's.
 // Which turn of the tree acts, and where it is, is core's answer (`activeTurn`).
 
-import { activeTurn, type Message, type TurnState } from '@turnkit/core';
-import { layerLimits } from '@turnkit/core/internal';
-import { agentTools, type AgentTarget, type Dispatcher, type Grant } from '@turnkit/dispatch';
-import type { BudgetUsage } from '@turnkit/dispatch/internal';
+import type { Message, TurnState } from '@turnkit/core';
+import { activeTurn, layerLimits } from '@turnkit/core/internal';
+import { agentTools, type Dispatcher, type Grant } from '@turnkit/dispatch';
+import type { AgentTarget, BudgetUsage } from '@turnkit/dispatch/internal';
 import type { HandlerContext } from '@turnkit/inline/driver';
 import type { ChildLogEntry } from '../types.js';
 import type { AgentDefinition } from './types.js';

@@ -1,5 +1,6 @@
-// `@turnkit/check/store`: the model check of @turnkit/store's durable protocol. The real protocol
-// function (`protocolStep` from @turnkit/store/protocol) runs in a model world (two workers, process
+// `@turnkit/check/internal`: the model check of @turnkit/store's durable protocol, turnkit's own
+// tooling (the CLI's `turnkit check --store` and the repository's tests use it; users run the CLI). The real protocol
+// function (`protocolStep` from @turnkit/store/internal) runs in a model world (two workers, process
 // deaths, expiring leases), explored exhaustively with the invariants on every edge, and each
 // planted mutant must be caught. `turnkit check --store` runs it; `--write` puts its figures into
 // docs/model-checking.md.
