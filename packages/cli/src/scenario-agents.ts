@@ -6,7 +6,7 @@
 import type { Model } from '@turnkit/core';
 import type { NamedAgent } from '@turnkit/inline';
 import { makeModel } from './scenario.js';
-import type { ScenarioAgent, ScenarioFile } from './scenario-file.js';
+import type { ScenarioFileAgent, ScenarioFile } from './scenario-file.js';
 
 /** A model that counts the calls it answers. */
 export function counting(inner: Model): { model: Model; count: () => number } {
@@ -47,11 +47,11 @@ export function scenarioAgents(
   shown: string,
   resume?: { readonly file: string; readonly agentModelCalls: Readonly<Record<string, number>> },
 ): ScenarioAgents {
-  const made = new Map<ScenarioAgent, NamedAgent>();
+  const made = new Map<ScenarioFileAgent, NamedAgent>();
   const counters = new Map<string, () => number>();
   const before = (name: string): number =>
     resume !== undefined && Object.hasOwn(resume.agentModelCalls, name) ? (resume.agentModelCalls[name] ?? 0) : 0;
-  const make = (agent: ScenarioAgent): NamedAgent => {
+  const make = (agent: ScenarioFileAgent): NamedAgent => {
     if (agent === null || typeof agent !== 'object' || agent.model === undefined) return agent as unknown as NamedAgent;
     const seen = made.get(agent);
     if (seen !== undefined) return seen;

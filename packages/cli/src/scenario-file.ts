@@ -76,9 +76,9 @@ export interface ScenarioFile {
    * (`NamedAgent`: `name`, `description`, its own `model`, such as a scripted one, `system`,
    * `tools`, `limits`, and its own `delegates`, `handoffs`, `models`).
    */
-  readonly delegates?: readonly ScenarioAgent[];
+  readonly delegates?: readonly ScenarioFileAgent[];
   /** Agents the model may hand the rest of the turn to (`handoff`), as `delegates`. */
-  readonly handoffs?: readonly ScenarioAgent[];
+  readonly handoffs?: readonly ScenarioFileAgent[];
   /** Model ids the model may switch the rest of the turn to (`change_model`). */
   readonly models?: readonly string[];
 }
@@ -89,11 +89,11 @@ export interface ScenarioFile {
  * scenario's own: `turnkit resume` of a tree continues each agent's script where it was
  * (docs/agents.md, "From the command line").
  */
-export interface ScenarioAgent extends Omit<NamedAgent, 'model' | 'delegates' | 'handoffs'> {
+export interface ScenarioFileAgent extends Omit<NamedAgent, 'model' | 'delegates' | 'handoffs'> {
   /** The agent's model, or a function making it (called once per run with `{ startAt }`: the calls this agent answered so far). */
   readonly model: Model | ModelFactory;
   /** Agents this agent may give a task to. */
-  readonly delegates?: readonly ScenarioAgent[];
+  readonly delegates?: readonly ScenarioFileAgent[];
   /** Agents this agent may hand the rest of its turn to. */
-  readonly handoffs?: readonly ScenarioAgent[];
+  readonly handoffs?: readonly ScenarioFileAgent[];
 }
