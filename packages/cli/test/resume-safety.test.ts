@@ -7,9 +7,11 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { REPO, turnkit } from './run-cli.js';
+import { builtFixture, REPO, turnkit } from './run-cli.js';
 
-const CHARGE = fileURLToPath(new URL('./fixtures/charge.mts', import.meta.url));
+/** The TypeScript scenario, as resume reads it in the test of a ready-made model (the others run its plain-Node build). */
+const CHARGE_TS = fileURLToPath(new URL('./fixtures/charge.mts', import.meta.url));
+const CHARGE = builtFixture(CHARGE_TS);
 const tempDir = (): Promise<string> => mkdtemp(join(tmpdir(), 'turnkit-cli-'));
 const sha256 = (bytes: Buffer | string): string => createHash('sha256').update(bytes).digest('hex');
 const readJson = async (file: string): Promise<Record<string, unknown>> =>
@@ -87,7 +89,7 @@ describe('a resume file is data, never code', () => {
 
   it('a scenario changed since the save is refused before it is imported; --scenario loads an unchanged copy', async () => {
     const dir = await projectDir();
-    const scenario = join(dir, 'charge.mts');
+    const scenario = join(dir, 'charge.mjs');
     await copyFile(CHARGE, scenario);
     const original = await readFile(scenario);
     const file = await suspendCharge(dir, scenario);
@@ -104,7 +106,7 @@ describe('a resume file is data, never code', () => {
       `turnkit: ${scenario} has changed since the turn in ${file} was saved: its sha256 is ${sha256(await readFile(scenario)).slice(0, 12)}…, the file recorded ${sha256(original).slice(0, 12)}…; nothing was loaded. Resume with the scenario as it was (--scenario PATH), or run the scenario again to start a new turn.\n`,
     );
     // Refused before the claim: the file can still be resumed, with the scenario as it was.
-    const copy = join(dir, 'as-saved.mts');
+    const copy = join(dir, 'as-saved.mjs');
     await writeFile(copy, original);
     const resumed = await turnkit(['resume', file, '--approve', 'call_1', '--scenario', copy, '--save', join(dir, 'next.json')], {
       cwd: dir,
@@ -273,7 +275,7 @@ describe('resuming needs a model function', () => {
     const scenario = join(dir, 'instance.mts');
     await writeFile(
       scenario,
-      (await readFile(CHARGE, 'utf8'))
+      (await readFile(CHARGE_TS, 'utf8'))
         .replace('model: ({ startAt }) => scriptedModel(', 'model: scriptedModel(')
         .replace(', { startAt }),', '),'),
     );
