@@ -242,7 +242,9 @@ async function runAndReport(
 
 async function execute(o: TurnCommandOptions, options: RunTurnOptions, timeline: Timeline): Promise<TurnResult> {
   // Loaded for --stream only: a turn run with runTurn starts without it.
-  const { resumeStreamTurn, streamTurn } = o.stream ? await import('@turnkit/stream') : { resumeStreamTurn: null, streamTurn: null };
+  const { resumeStreamTurn, streamTurn } = o.stream
+    ? await import('@turnkit/stream')
+    : { resumeStreamTurn: null, streamTurn: null };
   try {
     if (o.resume === undefined) {
       const run: RunTurnOptions = { ...options, input: o.scenario.input };

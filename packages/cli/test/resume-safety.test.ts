@@ -27,6 +27,9 @@ async function suspendCharge(dir: string, scenario = CHARGE): Promise<string> {
   return file;
 }
 
+// Every test works in a folder of its own and runs the binary as separate processes: the tests of a
+// block run at the same time (vitest's maxConcurrency), while each process waits on its own start-up.
+
 /** A folder where a scenario module can import the @turnkit packages (as in a user's project). */
 async function projectDir(): Promise<string> {
   const dir = await tempDir();
@@ -35,7 +38,7 @@ async function projectDir(): Promise<string> {
   return dir;
 }
 
-describe('a resume file is data, never code', () => {
+describe.concurrent('a resume file is data, never code', () => {
   it('a hand-written file naming a payload module is refused, blaming the file, before the payload is imported', async () => {
     const dir = await tempDir();
     const payload = join(dir, 'payload.mjs');
@@ -131,7 +134,7 @@ describe('a resume file is data, never code', () => {
   });
 });
 
-describe('one approval, one execution', () => {
+describe.concurrent('one approval, one execution', () => {
   it('two concurrent resumes of one file run the approved tool once', async () => {
     const dir = await tempDir();
     const file = await suspendCharge(dir);
@@ -185,7 +188,7 @@ describe('one approval, one execution', () => {
   });
 });
 
-describe('counters read from a resume file are bounded', () => {
+describe.concurrent('counters read from a resume file are bounded', () => {
   it('a modelCalls above the count of the state is refused', async () => {
     const dir = await tempDir();
     const file = await suspendCharge(dir);
@@ -238,7 +241,7 @@ describe('counters read from a resume file are bounded', () => {
   });
 });
 
-describe('output paths are checked before anything runs', () => {
+describe.concurrent('output paths are checked before anything runs', () => {
   it.each([
     [
       'a folder that does not exist',
@@ -269,7 +272,7 @@ describe('output paths are checked before anything runs', () => {
   );
 });
 
-describe('resuming needs a model function', () => {
+describe.concurrent('resuming needs a model function', () => {
   it('a scenario exporting a ready-made model cannot be resumed, and says what to export', async () => {
     const dir = await projectDir();
     const scenario = join(dir, 'instance.mts');
@@ -319,7 +322,7 @@ async function oneCallScenario(
   return file;
 }
 
-describe('what a model chooses is printed safely', () => {
+describe.concurrent('what a model chooses is printed safely', () => {
   it('an id with shell syntax arrives intact as one argument when the printed command is pasted', async () => {
     const dir = await tempDir();
     const id = 'x;touch${IFS}INJECTED;#';
