@@ -4,7 +4,6 @@
 
 import type { ApprovalDecision, ParkedCall } from '@turnkit/core';
 import type { ApproveFn } from '@turnkit/inline';
-import { input, select } from '@inquirer/prompts';
 import pc from 'picocolors';
 import { preview } from './format.js';
 import { safeText } from './safe-text.js';
@@ -38,9 +37,15 @@ export class ApprovalQuit extends Error {
   }
 }
 
+/** inquirer's prompts, imported at the first prompt: a turn that never asks does not load them. */
+const inquirer: ApprovalPrompts = {
+  select: async (config, context) => (await import('@inquirer/prompts')).select(config, context),
+  input: async (config, context) => (await import('@inquirer/prompts')).input(config, context),
+};
+
 /** An `approve` callback that asks the person at the terminal about each parked call. */
 export function promptApprover(options: PromptApproverOptions): ApproveFn {
-  const prompts = options.prompts ?? { select, input };
+  const prompts = options.prompts ?? inquirer;
   const stdin = options.stdin ?? process.stdin;
   return async (pending: readonly ParkedCall[]) => {
     options.beforePrompt();

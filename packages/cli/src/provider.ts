@@ -6,7 +6,6 @@
 import type { createAnthropic } from '@ai-sdk/anthropic';
 import type { createOpenAI } from '@ai-sdk/openai';
 import type { createOpenAICompatible } from '@ai-sdk/openai-compatible';
-import { fromAISDK } from '@turnkit/ai-sdk';
 import type { Model } from '@turnkit/core';
 import { definedProps } from '@turnkit/core/internal';
 import { UsageError } from './errors.js';
@@ -29,6 +28,8 @@ const KEY_VARIABLE: Record<ProviderName, string> = {
 
 /** The turnkit Model for `--provider … --model … [--base-url …]`. */
 export async function providerModel(options: ProviderOptions, env: NodeJS.ProcessEnv = process.env): Promise<Model> {
+  // Loaded here, not when the CLI starts: the scenario's own model needs none of it.
+  const { fromAISDK } = await import('@turnkit/ai-sdk');
   const variable = KEY_VARIABLE[options.provider];
   const key = env[variable];
   const baseURL = options.baseUrl;

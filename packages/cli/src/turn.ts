@@ -6,7 +6,7 @@ import { randomUUID } from 'node:crypto';
 import { resolve } from 'node:path';
 import type { ApprovalDecision } from '@turnkit/core';
 import { resumeTurn, runTurn, type ResumeTurnOptions, type RunTurnOptions, type TurnResult } from '@turnkit/inline';
-import { resumeStreamTurn, streamTurn } from '@turnkit/stream';
+import type { streamTurn } from '@turnkit/stream';
 import pc from 'picocolors';
 import { promptApprover } from './approve.js';
 import { oneLine, UsageError } from './errors.js';
@@ -250,10 +250,14 @@ async function runAndReport(
 }
 
 async function execute(o: TurnCommandOptions, options: RunTurnOptions, timeline: Timeline): Promise<TurnResult> {
+  // Loaded for --stream only: a turn run with runTurn starts without it.
+  const { resumeStreamTurn, streamTurn } = o.stream
+    ? await import('@turnkit/stream')
+    : { resumeStreamTurn: null, streamTurn: null };
   try {
     if (o.resume === undefined) {
       const run: RunTurnOptions = { ...options, input: o.scenario.input };
-      return o.stream ? await readStream(streamTurn(run), o.json ? null : timeline) : await runTurn(run);
+      return streamTurn !== null ? await readStream(streamTurn(run), o.json ? null : timeline) : await runTurn(run);
     }
     const saved = o.resume.read.saved;
     const resume: ResumeTurnOptions = {
@@ -265,7 +269,9 @@ async function execute(o: TurnCommandOptions, options: RunTurnOptions, timeline:
       // A tree waiting in a child: the child turns' transcripts go on where they were.
       ...definedProps({ childTranscripts: saved.childTranscripts }),
     };
-    return o.stream ? await readStream(resumeStreamTurn(resume), o.json ? null : timeline) : await resumeTurn(resume);
+    return resumeStreamTurn !== null
+      ? await readStream(resumeStreamTurn(resume), o.json ? null : timeline)
+      : await resumeTurn(resume);
   } catch (error) {
     // runTurn only throws for options it cannot start with: a scenario mistake (bad limits, two tools with one name, …).
     throw new UsageError(`Could not start the turn of ${o.scenarioFile}: ${oneLine(error)}`);

@@ -8,10 +8,11 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { openStore } from '@turnkit/store';
 import { describe, expect, it } from 'vitest';
-import { turnkit } from './run-cli.js';
+import { builtFixture, turnkit } from './run-cli.js';
 
-const ALLOWED = fileURLToPath(new URL('./fixtures/allowed-charge.mts', import.meta.url));
-const SCRIPTED = fileURLToPath(new URL('./fixtures/scripted-agents.mts', import.meta.url));
+// The fixtures' plain-Node builds: these tests are about what an agent file does, not about loading TypeScript.
+const ALLOWED = builtFixture(fileURLToPath(new URL('./fixtures/allowed-charge.mts', import.meta.url)));
+const SCRIPTED = builtFixture(fileURLToPath(new URL('./fixtures/scripted-agents.mts', import.meta.url)));
 const tempDir = (): Promise<string> => mkdtemp(join(tmpdir(), 'turnkit-agent-file-'));
 const charges = async (dir: string): Promise<string[]> =>
   existsSync(join(dir, 'side-effects.log')) ? (await readFile(join(dir, 'side-effects.log'), 'utf8')).trimEnd().split('\n') : [];

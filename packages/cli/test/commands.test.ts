@@ -35,7 +35,8 @@ describe('turnkit check', () => {
   });
 });
 
-describe('help', () => {
+// Each a process of its own, in no folder but the repository's: they run at the same time.
+describe.concurrent('help', () => {
   it.each([
     [[]],
     [['run']],
@@ -59,7 +60,7 @@ describe('help', () => {
   });
 });
 
-describe('bad input: one line on stderr, exit 2', () => {
+describe.concurrent('bad input: one line on stderr, exit 2', () => {
   const cases: [string, string[], RegExp][] = [
     ['unknown command', ['deploy'], /unknown command 'deploy'/],
     ['unknown flag', ['run', example('trip-planner.ts'), '--fast'], /unknown option '--fast'/],

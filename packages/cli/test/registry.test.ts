@@ -39,12 +39,19 @@ interface Run {
 let dir = '';
 let env: NodeJS.ProcessEnv = process.env;
 
-function run(command: string, args: readonly string[], cwd: string, extra: NodeJS.ProcessEnv = {}): Promise<Run> {
+/** Runs `command` with the environment `base` (by default the one npm's config points at the local registry) and `extra`. */
+function run(
+  command: string,
+  args: readonly string[],
+  cwd: string,
+  extra: NodeJS.ProcessEnv = {},
+  base: NodeJS.ProcessEnv = env,
+): Promise<Run> {
   return new Promise((resolve) => {
     execFile(
       command,
       args,
-      { cwd, env: { ...env, NO_COLOR: '1', ...extra }, timeout: SETUP_TIMEOUT, maxBuffer: 16 * 1024 * 1024 },
+      { cwd, env: { ...base, NO_COLOR: '1', ...extra }, timeout: SETUP_TIMEOUT, maxBuffer: 16 * 1024 * 1024 },
       (error, stdout, stderr) => {
         const code = error === null ? 0 : typeof error.code === 'number' ? error.code : 1;
         resolve({
@@ -57,8 +64,8 @@ function run(command: string, args: readonly string[], cwd: string, extra: NodeJ
   });
 }
 
-async function ok(command: string, args: readonly string[], cwd: string): Promise<Run> {
-  const result = await run(command, args, cwd);
+async function ok(command: string, args: readonly string[], cwd: string, base: NodeJS.ProcessEnv = env): Promise<Run> {
+  const result = await run(command, args, cwd, {}, base);
   if (result.code !== 0)
     throw new Error(`\`${command} ${args.join(' ')}\` in ${cwd} exited with ${result.code}:\n${result.stdout}\n${result.stderr}`);
   return result;
@@ -134,6 +141,26 @@ const peerless: Record<'tsx' | 'provider' | 'pglite', Run | undefined> = {
 /** publint's and attw's verdicts on each tarball. */
 const checked = new Map<string, { publint: Run; attw: Run }>();
 let tsc: Run;
+/**
+ * The newcomer's clone (`git clone`, `pnpm install`, `pnpm demo`): started with the packing, since it
+ * needs neither the registry nor the installs, and awaited by its test; `{ error }` when a step failed.
+ */
+let newcomer: Promise<{ demo: Run } | { error: unknown }> = Promise.resolve({ error: 'not started' });
+
+/** The README's set-up, run in a clone of the repository, then `pnpm demo` there. */
+async function cloneAndDemo(): Promise<{ demo: Run }> {
+  const [pnpmCommand, pnpmArgs] = pnpm();
+  const clone = join(dir, 'clone');
+  // The npm settings of the installs below (no registry: a clone installs from the lockfile), and
+  // not the npm_config_* that `pnpm test` passes down.
+  const npmrc = join(dir, 'clone-npmrc');
+  writeFileSync(npmrc, 'fund=false\naudit=false\nprefer-offline=true\nupdate-notifier=false\n');
+  const cloneEnv: NodeJS.ProcessEnv = { ...process.env, NPM_CONFIG_USERCONFIG: npmrc, npm_config_loglevel: 'error' };
+  for (const key of Object.keys(cloneEnv)) if (/^npm_config_(?!loglevel)/i.test(key)) delete cloneEnv[key];
+  await ok('git', ['clone', '--quiet', REPO, clone], dir, cloneEnv);
+  await ok(pnpmCommand, [...pnpmArgs, 'install'], clone, cloneEnv);
+  return { demo: await ok(pnpmCommand, [...pnpmArgs, 'demo'], clone, cloneEnv) };
+}
 
 beforeAll(async () => {
   const missing = PUBLISHED.filter((name) => !existsSync(join(REPO, 'packages', name, 'dist', 'index.js')));
@@ -146,6 +173,7 @@ beforeAll(async () => {
   };
   dir = mkdtempSync(join(tmpdir(), 'turnkit-registry-'));
   tarballs = join(dir, 'tarballs');
+  newcomer = cloneAndDemo().catch((error: unknown) => ({ error }));
   const [pnpmCommand, pnpmArgs] = pnpm();
   await Promise.all(
     PUBLISHED.map((name) => ok(pnpmCommand, [...pnpmArgs, 'pack', '--pack-destination', tarballs], join(REPO, 'packages', name))),
@@ -190,26 +218,31 @@ beforeAll(async () => {
   prefix = join(dir, 'global');
   mkdirSync(project);
   writeFileSync(join(project, 'package.json'), `${JSON.stringify({ name: 'app', private: true, type: 'module' }, null, 2)}\n`);
-  // Each install line as written, one after another in the same project; `-g` into a prefix.
-  for (const { line, file } of LINES) {
-    const args = line.split(' ').slice(1);
-    const global = args.includes('-g');
-    const result = await run('npm', global ? [...args, '--prefix', prefix] : args, project);
-    installed.push({ line, file, result });
-    if (line === LINES[0]?.line) sizes.core = await kilobytes(join(project, 'node_modules'));
-    if (line === 'npm i -g @turnkit/cli') {
-      sizes.cli = await kilobytes(join(prefix, 'lib', 'node_modules'));
-      const turnkit = join(prefix, 'bin', 'turnkit');
-      writeFileSync(join(dir, 'scenario.ts'), 'export default { input: "hi" };\n');
-      writeFileSync(join(dir, 'scenario.mjs'), 'export default { input: "hi" };\n');
-      peerless.tsx = await run(turnkit, ['run', 'scenario.ts'], dir);
-      peerless.provider = await run(turnkit, ['run', 'scenario.mjs', '--provider', 'openai', '--model', 'gpt-4.1-mini'], dir, {
-        OPENAI_API_KEY: 'sk-not-used',
-      });
-      peerless.pglite = await run(turnkit, ['ls', '--store', 'memory://'], dir);
+  // Each install line as written, one after another in the same project; the `-g` ones, one after
+  // another into a prefix, at the same time (two npm processes, mostly waiting on the registries).
+  const installAll = async (lines: typeof LINES): Promise<void> => {
+    for (const { line, file } of lines) {
+      const args = line.split(' ').slice(1);
+      const global = args.includes('-g');
+      const result = await run('npm', global ? [...args, '--prefix', prefix] : args, project);
+      installed.push({ line, file, result });
+      if (line === LINES[0]?.line) sizes.core = await kilobytes(join(project, 'node_modules'));
+      if (line === 'npm i -g @turnkit/cli') {
+        sizes.cli = await kilobytes(join(prefix, 'lib', 'node_modules'));
+        const turnkit = join(prefix, 'bin', 'turnkit');
+        writeFileSync(join(dir, 'scenario.ts'), 'export default { input: "hi" };\n');
+        writeFileSync(join(dir, 'scenario.mjs'), 'export default { input: "hi" };\n');
+        peerless.tsx = await run(turnkit, ['run', 'scenario.ts'], dir);
+        peerless.provider = await run(turnkit, ['run', 'scenario.mjs', '--provider', 'openai', '--model', 'gpt-4.1-mini'], dir, {
+          OPENAI_API_KEY: 'sk-not-used',
+        });
+        peerless.pglite = await run(turnkit, ['ls', '--store', 'memory://'], dir);
+      }
+      if (line === 'npm i -g @turnkit/cli tsx') sizes.cliTsx = await kilobytes(join(prefix, 'lib', 'node_modules'));
     }
-    if (line === 'npm i -g @turnkit/cli tsx') sizes.cliTsx = await kilobytes(join(prefix, 'lib', 'node_modules'));
-  }
+  };
+  const isGlobal = ({ line }: (typeof LINES)[number]): boolean => line.split(' ').includes('-g');
+  await Promise.all([installAll(LINES.filter((entry) => !isGlobal(entry))), installAll(LINES.filter(isGlobal))]);
   phase('installed');
   await checks;
   testLog(`installed sizes (du -sk): ${JSON.stringify(sizes)}`);
@@ -250,6 +283,8 @@ beforeAll(async () => {
 }, SETUP_TIMEOUT);
 
 afterAll(async () => {
+  // The clone must be done before its folder is removed (its test may have failed before awaiting it).
+  await newcomer;
   await new Promise((resolve) => (registry === undefined ? resolve(undefined) : registry.close(resolve)));
   if (dir !== '') rmSync(dir, { recursive: true, force: true });
 });
@@ -470,11 +505,10 @@ describe("the newcomer's path", () => {
       expect(setup).toEqual([`npm i -g ${manifest.packageManager}`, 'pnpm install']);
       const [pnpmCommand, pnpmArgs] = pnpm();
       expect((await ok(pnpmCommand, [...pnpmArgs, '--version'], REPO)).stdout.trim()).toBe(manifest.packageManager.split('@')[1]);
-      const clone = join(dir, 'clone');
-      await ok('git', ['clone', '--quiet', REPO, clone], dir);
-      await ok(pnpmCommand, [...pnpmArgs, 'install'], clone);
-      const demo = await ok(pnpmCommand, [...pnpmArgs, 'demo'], clone);
-      expect(demo.stdout).toContain('stopped: completed');
+      // The clone, its install and the demo ran while the packages were packed and installed (beforeAll).
+      const cloned = await newcomer;
+      if ('error' in cloned) throw cloned.error;
+      expect(cloned.demo.stdout).toContain('stopped: completed');
     },
     SETUP_TIMEOUT,
   );

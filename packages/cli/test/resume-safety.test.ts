@@ -7,9 +7,11 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { REPO, turnkit } from './run-cli.js';
+import { builtFixture, REPO, turnkit } from './run-cli.js';
 
-const CHARGE = fileURLToPath(new URL('./fixtures/charge.mts', import.meta.url));
+/** The TypeScript scenario, as resume reads it in the test of a ready-made model (the others run its plain-Node build). */
+const CHARGE_TS = fileURLToPath(new URL('./fixtures/charge.mts', import.meta.url));
+const CHARGE = builtFixture(CHARGE_TS);
 const tempDir = (): Promise<string> => mkdtemp(join(tmpdir(), 'turnkit-cli-'));
 const sha256 = (bytes: Buffer | string): string => createHash('sha256').update(bytes).digest('hex');
 const readJson = async (file: string): Promise<Record<string, unknown>> =>
@@ -25,6 +27,9 @@ async function suspendCharge(dir: string, scenario = CHARGE): Promise<string> {
   return file;
 }
 
+// Every test works in a folder of its own and runs the binary as separate processes: the tests of a
+// block run at the same time (vitest's maxConcurrency), while each process waits on its own start-up.
+
 /** A folder where a scenario module can import the @turnkit packages (as in a user's project). */
 async function projectDir(): Promise<string> {
   const dir = await tempDir();
@@ -33,7 +38,7 @@ async function projectDir(): Promise<string> {
   return dir;
 }
 
-describe('a resume file is data, never code', () => {
+describe.concurrent('a resume file is data, never code', () => {
   it('a hand-written file naming a payload module is refused, blaming the file, before the payload is imported', async () => {
     const dir = await tempDir();
     const payload = join(dir, 'payload.mjs');
@@ -87,7 +92,7 @@ describe('a resume file is data, never code', () => {
 
   it('a scenario changed since the save is refused before it is imported; --scenario loads an unchanged copy', async () => {
     const dir = await projectDir();
-    const scenario = join(dir, 'charge.mts');
+    const scenario = join(dir, 'charge.mjs');
     await copyFile(CHARGE, scenario);
     const original = await readFile(scenario);
     const file = await suspendCharge(dir, scenario);
@@ -104,7 +109,7 @@ describe('a resume file is data, never code', () => {
       `turnkit: ${scenario} has changed since the turn in ${file} was saved: its sha256 is ${sha256(await readFile(scenario)).slice(0, 12)}…, the file recorded ${sha256(original).slice(0, 12)}…; nothing was loaded. Resume with the scenario as it was (--scenario PATH), or run the scenario again to start a new turn.\n`,
     );
     // Refused before the claim: the file can still be resumed, with the scenario as it was.
-    const copy = join(dir, 'as-saved.mts');
+    const copy = join(dir, 'as-saved.mjs');
     await writeFile(copy, original);
     const resumed = await turnkit(['resume', file, '--approve', 'call_1', '--scenario', copy, '--save', join(dir, 'next.json')], {
       cwd: dir,
@@ -129,7 +134,7 @@ describe('a resume file is data, never code', () => {
   });
 });
 
-describe('one approval, one execution', () => {
+describe.concurrent('one approval, one execution', () => {
   it('two concurrent resumes of one file run the approved tool once', async () => {
     const dir = await tempDir();
     const file = await suspendCharge(dir);
@@ -183,7 +188,7 @@ describe('one approval, one execution', () => {
   });
 });
 
-describe('counters read from a resume file are bounded', () => {
+describe.concurrent('counters read from a resume file are bounded', () => {
   it('a modelCalls above the count of the state is refused', async () => {
     const dir = await tempDir();
     const file = await suspendCharge(dir);
@@ -236,7 +241,7 @@ describe('counters read from a resume file are bounded', () => {
   });
 });
 
-describe('output paths are checked before anything runs', () => {
+describe.concurrent('output paths are checked before anything runs', () => {
   it.each([
     [
       'a folder that does not exist',
@@ -267,13 +272,13 @@ describe('output paths are checked before anything runs', () => {
   );
 });
 
-describe('resuming needs a model function', () => {
+describe.concurrent('resuming needs a model function', () => {
   it('a scenario exporting a ready-made model cannot be resumed, and says what to export', async () => {
     const dir = await projectDir();
     const scenario = join(dir, 'instance.mts');
     await writeFile(
       scenario,
-      (await readFile(CHARGE, 'utf8'))
+      (await readFile(CHARGE_TS, 'utf8'))
         .replace('model: ({ startAt }) => scriptedModel(', 'model: scriptedModel(')
         .replace(', { startAt }),', '),'),
     );
@@ -317,7 +322,7 @@ async function oneCallScenario(
   return file;
 }
 
-describe('what a model chooses is printed safely', () => {
+describe.concurrent('what a model chooses is printed safely', () => {
   it('an id with shell syntax arrives intact as one argument when the printed command is pasted', async () => {
     const dir = await tempDir();
     const id = 'x;touch${IFS}INJECTED;#';

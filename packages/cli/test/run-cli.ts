@@ -1,8 +1,11 @@
 // Runs the BUILT binary (packages/cli/dist/bin.js) as a child process, the way a user does.
 // `pnpm test` builds every package first; alone: `pnpm --filter @turnkit/cli... build`.
 import { execFile, spawn } from 'node:child_process';
-import { existsSync } from 'node:fs';
+import { createHash } from 'node:crypto';
+import { existsSync, mkdirSync, renameSync, writeFileSync } from 'node:fs';
+import { basename, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { buildSync } from 'esbuild';
 
 export const BIN = fileURLToPath(new URL('../dist/bin.js', import.meta.url));
 export const EXAMPLES = fileURLToPath(new URL('../examples/', import.meta.url));
@@ -179,4 +182,42 @@ export function startDev(bin: string, args: readonly string[], cwd: string): Pro
     });
     child.once('exit', (code) => reject(new Error(`turnkit dev exited ${code}: ${stdout}${stderr}`)));
   });
+}
+
+const builtFixtures = new Map<string, string>();
+
+/**
+ * A TypeScript fixture (scenario or agents file) as a plain ES module, built once per test file
+ * with esbuild, for tests about what the CLI does with a scenario rather than about loading
+ * TypeScript: the CLI imports a .mjs with Node's import(), where a .mts costs every process about a
+ * second of CPU more (tsx's loader thread, esbuild, and the packages loaded a second time in tsx's
+ * namespace). Relative imports are bundled; packages stay imports and resolve to their builds from
+ * packages/cli/node_modules. The file keeps the fixture's name (a stored agent is named after it)
+ * in a folder named by its content, so test files running at once share one build.
+ */
+export function builtFixture(entry: string): string {
+  const known = builtFixtures.get(entry);
+  if (known !== undefined) return known;
+  const { outputFiles } = buildSync({
+    entryPoints: [entry],
+    bundle: true,
+    packages: 'external',
+    format: 'esm',
+    platform: 'node',
+    target: 'node20',
+    logLevel: 'error',
+    write: false,
+  });
+  const code = outputFiles[0]?.contents ?? new Uint8Array();
+  const hash = createHash('sha256').update(code).digest('hex').slice(0, 16);
+  const outDir = fileURLToPath(new URL(`../node_modules/.cache/turnkit-fixtures/${hash}/`, import.meta.url));
+  const outfile = join(outDir, basename(entry).replace(/\.[cm]?ts$/, '.mjs'));
+  if (!existsSync(outfile)) {
+    mkdirSync(outDir, { recursive: true });
+    const partial = `${outfile}.${process.pid}`;
+    writeFileSync(partial, code);
+    renameSync(partial, outfile);
+  }
+  builtFixtures.set(entry, outfile);
+  return outfile;
 }

@@ -3,12 +3,18 @@ import { mkdtemp, readFile, readdir, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { example, turnkit, turnkitOnTty } from './run-cli.js';
+import { builtFixture, example, turnkit, turnkitOnTty } from './run-cli.js';
 import { testLog } from '../../../test-log.ts';
 
 const tempDir = (): Promise<string> => mkdtemp(join(tmpdir(), 'turnkit-cli-'));
+/**
+ * The examples' plain-Node builds, for the tests of what `run` prints with a flag (--stream, --json,
+ * --trace); the first run of each example loads it as shipped, TypeScript through tsx.
+ */
+const built = (name: string): string => builtFixture(example(name));
 
-describe('turnkit run', () => {
+// Each test runs its own processes, in a folder of its own when it writes files: they run at the same time.
+describe.concurrent('turnkit run', () => {
   it('runs the trip planner: parallel tool calls, results, the final answer and the totals', async () => {
     const run = await turnkit(['run', example('trip-planner.ts')]);
     expect(run.code).toBe(0);
@@ -26,7 +32,7 @@ describe('turnkit run', () => {
   });
 
   it('gives the same turn under --stream, with the streamed answer text', async () => {
-    const run = await turnkit(['run', example('trip-planner.ts'), '--stream']);
+    const run = await turnkit(['run', built('trip-planner.ts'), '--stream']);
     expect(run.code).toBe(0);
     expect(run.stdout).toContain('4 calls run in parallel');
     expect(run.stdout).toContain('- Total: 442 € (flights 186 €, hotel 256 € for 2 nights).');
@@ -98,7 +104,7 @@ describe('turnkit run', () => {
   });
 
   it('prints the trace as NDJSON with --json: every line parses, initial first and result last', async () => {
-    const run = await turnkit(['run', example('trip-planner.ts'), '--json']);
+    const run = await turnkit(['run', built('trip-planner.ts'), '--json']);
     expect(run.code).toBe(0);
     const lines = run.stdout
       .trimEnd()
@@ -117,7 +123,7 @@ describe('turnkit run', () => {
   it('saves a trace that `replay` finds identical, and finds a tampered one different (exit 1)', async () => {
     const dir = await tempDir();
     const trace = join(dir, 'trace.json');
-    const run = await turnkit(['run', example('trip-planner.ts'), '--trace', trace]);
+    const run = await turnkit(['run', built('trip-planner.ts'), '--trace', trace]);
     expect(run.code).toBe(0);
     const same = await turnkit(['replay', trace]);
     expect(same.code).toBe(0);
@@ -135,7 +141,7 @@ describe('turnkit run', () => {
 
   it('--stream --json writes NDJSON only, which `replay` finds identical', async () => {
     const dir = await tempDir();
-    const run = await turnkit(['run', example('trip-planner.ts'), '--stream', '--json']);
+    const run = await turnkit(['run', built('trip-planner.ts'), '--stream', '--json']);
     expect(run.code).toBe(0);
     expect(run.stderr).toBe('');
     const lines = run.stdout.trimEnd().split('\n');
@@ -150,7 +156,7 @@ describe('turnkit run', () => {
 
   it('replays the NDJSON of --json too', async () => {
     const dir = await tempDir();
-    const run = await turnkit(['run', example('extract-invoice.ts'), '--json']);
+    const run = await turnkit(['run', built('extract-invoice.ts'), '--json']);
     const file = join(dir, 'trace.ndjson');
     await writeFile(file, run.stdout);
     const same = await turnkit(['replay', file]);

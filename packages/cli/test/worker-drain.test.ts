@@ -7,9 +7,10 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { openSql, createStore } from '@turnkit/store/internal';
-import { turnkitChild } from './run-cli.js';
+import { builtFixture, turnkitChild } from './run-cli.js';
 
-const AGENTS = fileURLToPath(new URL('./fixtures/hang-agents.mts', import.meta.url));
+// The fixture's plain-Node build: the test is about draining, not about loading TypeScript.
+const AGENTS = builtFixture(fileURLToPath(new URL('./fixtures/hang-agents.mts', import.meta.url)));
 
 describe('turnkit worker drains on SIGTERM', () => {
   it('reports what it does, hands back a turn whose tool hangs after --drain-ms, and exits 0', async () => {
