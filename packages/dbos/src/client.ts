@@ -174,6 +174,7 @@ export function createClient(parts: ClientParts): Omit<DbosTurnsClient, 'close' 
       state?.agents == null
         ? []
         : childTurns(
+            id,
             (await db.query(`SELECT data FROM ${s}.log WHERE turn_id = $1 AND kind = 'child' ORDER BY seq`, [id])).rows.map(
               (r) => r.data as ChildLogEntry,
             ),

@@ -132,10 +132,11 @@ export interface StoredChildTurn {
 /**
  * What a child turn of a stored turn writes to its root turn's log: a message, a notice, the
  * transcript a compaction kept, the grants it remembers now, or its agent's dispatcher budget
- * counts now (docs/agents.md). One of the five.
+ * counts now (docs/agents.md). One of the five. The root turn writes one kind too: the budget
+ * counts of an agent it handed off to (`turn` is then the root turn's own id; no child turn).
  */
 export interface ChildLogEntry {
-  /** The child turn's id (`<parent id>/<call id>`). */
+  /** The child turn's id (`<parent id>/<call id>`), or the root turn's own id for a root-level handoff agent's counts. */
   readonly turn: string;
   /** The agents from the root turn's to the one that wrote it. */
   readonly agentPath: readonly string[];
@@ -149,8 +150,8 @@ export interface ChildLogEntry {
   readonly grants?: readonly Grant[];
   /**
    * The calls the dispatcher of the agent that wrote it (the last of `agentPath`) has run in this
-   * child turn so far, as `dispatcher.budgetUsage()` gives them: a later activation's dispatcher
-   * for that agent in that child turn starts from them, so its `budget` holds across activations.
+   * turn (`turn`) so far, as `dispatcher.budgetUsage()` gives them: a later activation's dispatcher
+   * for that agent in that turn starts from them, so its `budget` holds across activations.
    */
   readonly budgetUsage?: BudgetUsage;
 }

@@ -1,7 +1,7 @@
 // The multi-agent conformance corpus through stored turns (PGlite in memory, in this process): the
 // whole tree runs in its turn's row, a child's parked call is decided with `store.decide`, and the
 // corpus runs again with the turn handed to a fresh worker after every effect of the tree; a child's
-// dispatcher budget holds across activations.
+// and a root-level handoff agent's dispatcher budget holds across activations.
 
 import fc from 'fast-check';
 import { errorMessage } from '@turnkit/core/internal';
@@ -192,11 +192,12 @@ describe('a stored tree of agents', () => {
 });
 
 /**
- * A supervisor that delegates once to a researcher with a budget of `limit` `fetch` calls; the
- * researcher calls `fetch` once per reply, and a `publish` that waits for a person after the
- * replies in `parkAfter` (so the tree parks in the child there).
+ * A supervisor that delegates once to a researcher with a budget of `limit` `fetch` calls (or,
+ * `handoff`, hands the turn off to it); the researcher calls `fetch` once per reply, and a
+ * `publish` that waits for a person after the replies in `parkAfter` (so the tree parks there: in
+ * the child, or at the root with the researcher acting).
  */
-function budgetTree(limit: number, fetches: number, parkAfter: ReadonlySet<number>) {
+function budgetTree(limit: number, fetches: number, parkAfter: ReadonlySet<number>, handoff = false) {
   const ran: string[] = [];
   const fetchTool = defineTool({
     name: 'fetch',
@@ -225,10 +226,12 @@ function budgetTree(limit: number, fetches: number, parkAfter: ReadonlySet<numbe
   }
   replies.push(text('Done.'));
   const agents: Record<string, AgentDefinition> = {
-    supervisor: {
-      model: scriptedModel([toolCalls(call('transfer_task', { agent: 'researcher', task: 'Fetch.' })), text('All done.')]),
-      delegates: ['researcher'],
-    },
+    supervisor: handoff
+      ? { model: scriptedModel([toolCalls(call('handoff', { agent: 'researcher' }))]), handoffs: ['researcher'] }
+      : {
+          model: scriptedModel([toolCalls(call('transfer_task', { agent: 'researcher', task: 'Fetch.' })), text('All done.')]),
+          delegates: ['researcher'],
+        },
     researcher: {
       description: 'Fetches pages.',
       model: scriptedModel(replies),
@@ -252,7 +255,7 @@ async function approveToEnd(id: string, agents: Record<string, AgentDefinition>)
   }
 }
 
-describe("a child turn's dispatcher budget across activations (PGlite)", () => {
+describe("a tree's agent's dispatcher budget across activations (PGlite)", () => {
   it('parked in the child mid-way and resumed by another worker, the child runs `fetch` no more than its budget', async () => {
     // Budget 2; the child fetches once, parks, and asks for three more fetches after the decision.
     const { agents, ran } = budgetTree(2, 4, new Set([1]));
@@ -271,18 +274,36 @@ describe("a child turn's dispatcher budget across activations (PGlite)", () => {
     expect(String(refused[0]?.output)).toMatch(/budget\.perTool\.fetch = 2/);
   });
 
-  it('any budget, any number of fetches, parked after any of them, in a child or at the root: never more than the budget runs (fast-check, numRuns 12, seed 41)', async () => {
+  it('handed off to at the root, parked mid-way and resumed by another worker, the agent runs `fetch` no more than its budget', async () => {
+    // Budget 2; the supervisor hands off, the researcher fetches once, parks, and asks for three more fetches after the decision.
+    const { agents, ran } = budgetTree(2, 4, new Set([1]), true);
+    const id = await store.submit({ agent: 'supervisor', input: 'Go.' });
+    expect(await approveToEnd(id, agents)).toBe(1);
+    expect(ran).toEqual(['fetch 1', 'publish 1', 'fetch 2']);
+    const turn = await store.get(id);
+    expect(turn?.status).toBe('stopped');
+    const refused = (turn?.transcript ?? []).flatMap((m) => (m.role === 'tool' && m.result.isError ? [m.result] : []));
+    expect(refused.map((r) => [r.name, r.errorKind])).toEqual([
+      ['fetch', 'budget'],
+      ['fetch', 'budget'],
+    ]);
+    // The researcher's counts are kept under the root turn's own id: no child turn.
+    expect(turn?.children).toBeUndefined();
+  });
+
+  it('any budget, any number of fetches, parked after any of them, in a child, handed off to at the root, or as the root: never more than the budget runs (fast-check, numRuns 12, seed 41)', async () => {
     await fc.assert(
       fc.asyncProperty(
         fc.integer({ min: 1, max: 3 }),
         fc.integer({ min: 1, max: 5 }),
         fc.uniqueArray(fc.integer({ min: 1, max: 5 }), { maxLength: 3 }),
-        fc.boolean(),
-        async (limit, fetches, parks, child) => {
+        fc.constantFrom('child', 'handoff', 'root'),
+        async (limit, fetches, parks, where) => {
           const parkAfter = new Set(parks.filter((n) => n <= fetches));
-          const { agents, ran } = budgetTree(limit, fetches, parkAfter);
-          // The researcher as a child turn (its counts in the child's log entries), or as a turn of its own (in the row).
-          const id = await store.submit({ agent: child ? 'supervisor' : 'researcher', input: 'Go.' });
+          const { agents, ran } = budgetTree(limit, fetches, parkAfter, where === 'handoff');
+          // The researcher as a child turn (its counts in the child's log entries), handed off to at
+          // the root (in log entries under the root turn's id), or as a turn of its own (in the row).
+          const id = await store.submit({ agent: where === 'root' ? 'researcher' : 'supervisor', input: 'Go.' });
           expect(await approveToEnd(id, agents)).toBe(parkAfter.size);
           expect(ran.filter((r) => r.startsWith('fetch'))).toHaveLength(Math.min(limit, fetches));
           expect((await store.get(id))?.status).toBe('stopped');

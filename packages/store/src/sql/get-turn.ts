@@ -46,10 +46,15 @@ export function toJournalEntry(r: Row, id: string): JournalEntry {
   };
 }
 
-/** The child turns the `child` log entries name, in the order each first wrote, with their messages. */
-export function childTurns(entries: readonly ChildLogEntry[]): StoredChildTurn[] {
+/**
+ * The child turns the `child` log entries of turn `id` name, in the order each first wrote, with
+ * their messages. An entry of the turn's own id (the counts of an agent it handed off to) names no
+ * child turn.
+ */
+export function childTurns(id: string, entries: readonly ChildLogEntry[]): StoredChildTurn[] {
   const byId = new Map<string, { id: string; agentPath: readonly string[]; transcript: ChildLogEntry['message'][] }>();
   for (const entry of entries) {
+    if (entry.turn === id) continue;
     let child = byId.get(entry.turn);
     if (child === undefined) {
       child = { id: entry.turn, agentPath: entry.agentPath, transcript: [] };
@@ -96,7 +101,7 @@ export async function getTurn(db: SqlQuery, id: string): Promise<StoredTurn | nu
   ]);
   const { state, unreadable } = readState(id, restoredState(row.id, row.state, row.state_limits));
   // A turn of many agents: its child turns' entries (a turn of one agent has none to read).
-  const children = state?.agents == null ? [] : await readChildLog(db, id);
+  const children = state?.agents == null ? [] : childTurns(id, await readChildLog(db, id));
   const decisions = inbox.map(toInboxEntry);
   const storeError = (row.error ?? null) as TurnError | null;
   const outcome: Outcome | null =
@@ -112,7 +117,7 @@ export async function getTurn(db: SqlQuery, id: string): Promise<StoredTurn | nu
     parked: undecidedParked(state, decisions),
     decisions,
     toolCalls: calls.map((r) => toJournalEntry(r, id)),
-    ...(children.length === 0 ? {} : { children: childTurns(children) }),
+    ...(children.length === 0 ? {} : { children }),
     outcome,
     error: storeError ?? unreadable ?? (outcome?.status === 'failed' ? outcome.error : null),
     createdAt: String(row.created_at),

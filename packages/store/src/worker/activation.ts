@@ -182,10 +182,14 @@ function prepare(claim: Claim, agents: WorkerOptions['agents'], fence: Fence): P
   }
 }
 
-/** Gives a held turn of many agents its tree: the directory, and its running children's transcripts and dispatcher states as stored. */
-async function useTree(run: HeldTurn, tree: PreparedTree, state: TurnState, start: TurnState): Promise<void> {
+/**
+ * Gives a held turn of many agents its tree: the directory, and its running children's transcripts
+ * and dispatcher states as stored, with the budget counts of the agents its root handed off to. A
+ * tree that has run before (`stored`) reads its `child` log entries for them; a new one has none.
+ */
+async function useTree(run: HeldTurn, tree: PreparedTree, state: TurnState, start: TurnState, stored: boolean): Promise<void> {
   const { store, lease } = run.fence;
-  const entries = state.status === 'delegating' ? await run.fence.write(() => store.childLog(lease)) : [];
+  const entries = stored ? await run.fence.write(() => store.childLog(lease)) : [];
   const parts = childParts(entries, state, tree.agents);
   for (const [turn, saved] of parts.dispatchers) tree.children.set(turn, saved);
   const idempotent = new Map(
@@ -224,7 +228,7 @@ async function drive(run: HeldTurn, claim: Claim, state: TurnState, tree: Prepar
     // A cancel closes the batch in flight: the results its journal holds are kept.
     ...(cancelled === null ? {} : await journaled(run, state)),
   });
-  if (tree !== null) await useTree(run, tree, state, start);
+  if (tree !== null) await useTree(run, tree, state, start, claim.state !== null);
   const { state: end, outcome } = await driveTurn(start, effects, run.context(claim.transcript), run.handlers());
   // A tree whose child waits for a decision is parked too (its row says `awaiting_approval`).
   if (outcome === null && storedStatusOf(end) !== 'awaiting_approval') {

@@ -38,13 +38,24 @@ export interface HeldTree {
 
 /**
  * The dispatchers made for a child turn in this activation (one per agent that acted in it: its
- * own, and after a handoff in it the new agent's), each with its budget counts last written (JSON),
- * and the child's grants last written (JSON).
+ * own, and after a handoff in it the new agent's), and the child's grants last written (JSON).
  */
 interface ChildDispatcher {
-  readonly dispatchers: { readonly agent: string; readonly dispatcher: Dispatcher; counted: string }[];
+  readonly dispatchers: Dispatcher[];
   readonly agentPath: readonly string[];
   written: string;
+}
+
+/**
+ * A dispatcher made in this activation whose budget counts are `child` log entries: a child turn's
+ * agent's, or a root-level agent's after a handoff (`turn` is then the root turn's own id), with
+ * the agent path its entries carry (ending with its agent) and its counts last written (JSON).
+ */
+interface CountedDispatcher {
+  readonly turn: string;
+  readonly agentPath: readonly string[];
+  readonly dispatcher: Dispatcher;
+  counted: string;
 }
 
 /** The longest wait a turn row's `run_after` takes at once; a later deadline is reached in steps. */
@@ -68,6 +79,8 @@ export class HeldTurn {
   private readonly children = new Map<string, ChildDispatcher>();
   /** The dispatchers of root-level agents after a handoff: their grants are the turn's. */
   private readonly rootDispatchers: Dispatcher[] = [];
+  /** The dispatchers of this activation whose budget counts are log entries (all but the root agent's). */
+  private readonly counted: CountedDispatcher[] = [];
   /** A model call's retry, parked in the database instead of waited for here. */
   private retry: {
     readonly state: TurnState;
@@ -115,7 +128,7 @@ export class HeldTurn {
       this.fence.check();
       throw new Error(`The protocol refused a write of turn '${this.fence.lease.id}' that it did not lose.`);
     }
-    this.childDispatchers();
+    this.dispatcherEntries();
     const log = this.unwritten.splice(0);
     const { store } = this.fence;
     const lease = this.fence.fencedLease(commit.token);
@@ -172,11 +185,12 @@ export class HeldTurn {
 
   /**
    * The dispatcher of agent `agent` of the tree (`make` makes it), for the turn of the tree that
-   * acts now. A child turn's starts from what that child wrote so far (`stored`: the grants it
-   * remembered, and this agent's budget counts in it), and what it remembers and counts from now on
-   * is written with the child (`childDispatchers`; docs/agents.md: a child's grants and budget
-   * counts are its own), as the root agent's are written with the turn's row. A root-level one's
-   * (after a handoff) grants are the turn's.
+   * acts now. Its budget counts start from what was written for this agent in that turn (`stored`,
+   * by turn id: a child's, or the root turn's for an agent the root handed off to), and what it
+   * counts from now on is written as that turn's log entries (`dispatcherEntries`; docs/agents.md),
+   * as the root agent's own counts are written with the turn's row. A child turn's grants start
+   * from what that child remembered and are written with it (a child's grants are its own); a
+   * root-level one's (after a handoff) are the turn's.
    */
   dispatcherFor(
     agent: string,
@@ -186,44 +200,45 @@ export class HeldTurn {
   ): Dispatcher {
     const root = this.root();
     const active = root === null ? null : activeTurn(root);
-    if (active === null || active.callPath.length === 0) {
-      const made = make({ grants: rootGrants, budgetUsage: null });
+    const child = active !== null && active.callPath.length > 0 ? active : null;
+    const turn = child === null ? this.fence.lease.id : child.state.id;
+    const saved = stored.get(turn);
+    const grants = child === null ? rootGrants : (saved?.grants ?? []);
+    const made = make({ grants, budgetUsage: saved?.budgetUsage.get(agent) ?? null });
+    const agentPath = [...(active?.agentPath ?? []).slice(0, -1), agent];
+    this.counted.push({ turn, agentPath, dispatcher: made, counted: JSON.stringify(made.budgetUsage()) });
+    if (child === null) {
       this.rootDispatchers.push(made);
       return made;
     }
-    const id = active.state.id;
-    const saved = stored.get(id);
-    const grants = saved?.grants ?? [];
-    const made = make({ grants, budgetUsage: saved?.budgetUsage.get(agent) ?? null });
-    const own = { agent, dispatcher: made, counted: JSON.stringify(made.budgetUsage()) };
     // A child turn's dispatchers (its agent's, and after a handoff in it, the new agent's) share its grants.
-    const child = this.children.get(id);
-    if (child === undefined)
-      this.children.set(id, { dispatchers: [own], agentPath: active.agentPath, written: JSON.stringify(grants) });
-    else child.dispatchers.push(own);
+    const held = this.children.get(turn);
+    if (held === undefined)
+      this.children.set(turn, { dispatchers: [made], agentPath: child.agentPath, written: JSON.stringify(grants) });
+    else held.dispatchers.push(made);
     return made;
   }
 
   /**
-   * What each child turn of this activation's dispatchers hold now, as `child` log entries where
-   * it changed: the grants the child remembers, and each of its agents' budget counts.
+   * What this activation's dispatchers other than the root agent's hold now, as `child` log
+   * entries where it changed: the grants each child turn remembers, and each agent's budget counts
+   * (a child's agent's under the child, a root-level handoff agent's under the root turn's id).
    */
-  private childDispatchers(): void {
+  private dispatcherEntries(): void {
     for (const [turn, child] of this.children) {
       const scope = this.thread === null ? { turnId: turn } : { turnId: turn, session: this.thread };
-      const grants = unique(child.dispatchers.flatMap(({ dispatcher: d }) => [...d.grants(), ...d.grants(scope)]));
+      const grants = unique(child.dispatchers.flatMap((d) => [...d.grants(), ...d.grants(scope)]));
       const text = JSON.stringify(grants);
-      if (text !== child.written) {
-        child.written = text;
-        this.unwritten.push({ child: { turn, agentPath: child.agentPath, grants } });
-      }
-      for (const own of child.dispatchers) {
-        const budgetUsage = own.dispatcher.budgetUsage();
-        const counted = JSON.stringify(budgetUsage);
-        if (counted === own.counted) continue;
-        own.counted = counted;
-        this.unwritten.push({ child: { turn, agentPath: [...child.agentPath.slice(0, -1), own.agent], budgetUsage } });
-      }
+      if (text === child.written) continue;
+      child.written = text;
+      this.unwritten.push({ child: { turn, agentPath: child.agentPath, grants } });
+    }
+    for (const own of this.counted) {
+      const budgetUsage = own.dispatcher.budgetUsage();
+      const counted = JSON.stringify(budgetUsage);
+      if (counted === own.counted) continue;
+      own.counted = counted;
+      this.unwritten.push({ child: { turn: own.turn, agentPath: own.agentPath, budgetUsage } });
     }
   }
 
@@ -276,7 +291,7 @@ export class HeldTurn {
     const retry = this.retry;
     if (retry === null) throw new Error('parkRetry: no retry was parked');
     const lease = this.fence.fencedLease(effect.token);
-    this.childDispatchers();
+    this.dispatcherEntries();
     crashPoint('before_commit');
     await this.fence.store.commit(lease, {
       state: retry.state,

@@ -8,7 +8,9 @@
 // - a child's messages, notices, compactions, remembered grants and its agents' dispatcher budget
 //   counts are log entries of kind
 //   `child` (`ChildLogEntry`), which the turn's own transcript, its thread's context and its claim
-//   never read: they are the child's.
+//   never read: they are the child's;
+// - the dispatcher budget counts of an agent the root turn handed off to are `child` entries too,
+//   whose `turn` is the root turn's own id (the root agent's are in the row): no child turn.
 // Which turn of the tree acts, and where it is, is core's answer (`activeTurn`).
 
 import type { Message, TurnState } from '@turnkit/core';
@@ -152,7 +154,9 @@ export interface SavedDispatcher {
 
 /**
  * What the dispatchers of a running child turn start from in a new activation, as the child wrote
- * it: the grants it remembered (shared by its agents), and each agent's budget counts by name.
+ * it: the grants it remembered (shared by its agents), and each agent's budget counts by name. For
+ * the root turn (by its own id): the budget counts of the agents it handed off to (its grants are
+ * the row's, never here).
  */
 export interface ChildDispatchState {
   readonly grants: readonly Grant[];
@@ -163,7 +167,8 @@ export interface ChildDispatchState {
  * The transcripts and dispatcher states (grants, budget counts) of the child turns on the path to
  * the acting turn, rebuilt from the `child` log entries (each message appended, a compaction
  * replacing what came before, the latest grants, each agent's latest counts), each transcript led
- * by its agent's system prompt (code: never stored).
+ * by its agent's system prompt (code: never stored); and under the root turn's own id, the latest
+ * counts of each agent the root handed off to (entries whose `turn` is the root's).
  */
 export function childParts(
   entries: readonly ChildLogEntry[],
@@ -186,16 +191,21 @@ export function childParts(
     transcripts[id] = system === undefined ? [] : [{ role: 'system', content: system }];
     dispatchers.set(id, { grants: [], budgetUsage: new Map() });
   }
+  dispatchers.set(root.id, { grants: [], budgetUsage: new Map() });
   for (const entry of entries) {
-    const transcript = transcripts[entry.turn];
     const saved = dispatchers.get(entry.turn);
-    if (transcript === undefined || saved === undefined) continue; // a child turn that has ended
+    if (saved === undefined) continue; // a child turn that has ended
+    if (entry.budgetUsage !== undefined) {
+      saved.budgetUsage.set(entry.agentPath.at(-1) ?? '', entry.budgetUsage);
+      continue;
+    }
+    const transcript = transcripts[entry.turn];
+    if (transcript === undefined) continue; // the root turn's own entries are only its handoff agents' counts
     if (entry.message !== undefined) transcript.push(entry.message);
     else if (entry.compaction !== undefined) {
       const lead = transcript[0]?.role === 'system' && entry.compaction[0]?.role !== 'system' ? [transcript[0]] : [];
       transcripts[entry.turn] = [...lead, ...entry.compaction];
     } else if (entry.grants !== undefined) saved.grants = entry.grants;
-    else if (entry.budgetUsage !== undefined) saved.budgetUsage.set(entry.agentPath.at(-1) ?? '', entry.budgetUsage);
   }
   return { transcripts, dispatchers };
 }
