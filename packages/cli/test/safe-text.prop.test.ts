@@ -1,4 +1,5 @@
 import { execFileSync } from 'node:child_process';
+import { createTurn } from '@turnkit/core';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { safeJson, safeText, shellCommand, shellQuote } from '../src/safe-text.ts';
@@ -109,7 +110,7 @@ describe('the printed resume commands', () => {
   it('give bash the file and each id as one argument, whatever the ids hold', () => {
     const ids = ['call_2', 'x;touch${IFS}INJECTED;#', "it's", 'call\u001b[2K\r\u009b1;1H'];
     const pending = ids.map((id) => ({ call: { id, name: 'delete', input: {} } }));
-    const help = resumeHelp('turn dir/turn.json', { pending, state: { decisions: {} } as never });
+    const help = resumeHelp('turn dir/turn.json', { pending, state: createTurn({ id: 'turn' }) });
     expect(help).not.toMatch(/[\u0000-\u0009\u000b-\u001f\u007f-\u009f]/);
     const [approve, reject] = help.split('\n').filter((line) => line.startsWith('  turnkit resume '));
     expect(bashWords(approve!.replace(/^ {2}turnkit /, ''))).toEqual([
