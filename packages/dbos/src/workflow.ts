@@ -62,6 +62,7 @@ import {
   runStoredCompaction,
   runtimeTools,
   storedStatusOf,
+  uniqueGrants,
 } from '@turnkit/store/internal';
 import { randomUUID } from 'node:crypto';
 import { DBOS, Error as DBOSErrors } from '@dbos-inc/dbos-sdk';
@@ -439,17 +440,6 @@ class DispatcherSlot implements Dispatcher {
   grant: Dispatcher['grant'] = (grant, scope) => this.current.grant(grant, scope);
   grants: Dispatcher['grants'] = (scope) => this.current.grants(scope);
   budgetUsage: Dispatcher['budgetUsage'] = () => this.current.budgetUsage();
-}
-
-/** Grants without repeats (the same grant held by two of a turn's dispatchers is one). */
-function unique(grants: readonly Grant[]): Grant[] {
-  const seen = new Set<string>();
-  return grants.filter((g) => {
-    const key = JSON.stringify(g);
-    if (seen.has(key)) return false;
-    seen.add(key);
-    return true;
-  });
 }
 
 /**
@@ -888,7 +878,7 @@ class DbosTurn {
     // The dispatcher after the batch, from what the step recorded (a replay did not run the batch).
     slot.current = slot.remake(out.grants, out.budgetUsage);
     // A root-level agent's grants are the turn's (and its thread's); a child turn's stay its own.
-    if (ctx.turnId === id) this.grants = unique([...this.grants, ...out.grants]);
+    if (ctx.turnId === id) this.grants = uniqueGrants([...this.grants, ...out.grants]);
     if (out.cancel !== null) await this.takeCancel(out.cancel);
     return out.event;
   }

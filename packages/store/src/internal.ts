@@ -57,7 +57,7 @@ export { MAX_TRACE_CONTEXT, startObserver, traceContextText } from './worker/obs
 // What a durable interpreter shares with the worker about an agent: what its dispatcher is made
 // from, and how a compaction is kept.
 export { dispatcherRules } from './worker/activation.js';
-export { runStoredCompaction } from './worker/held-turn.js';
+export { runStoredCompaction, uniqueGrants } from './worker/held-turn.js';
 
 // What a durable interpreter shares with the worker about a tree of agents (docs/agents.md): the
 // agents a turn reaches and their runtime tools, the driver's directory of them, and the keys a

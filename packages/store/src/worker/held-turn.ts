@@ -158,7 +158,7 @@ export class HeldTurn {
    */
   private grants(turnId: string): { grants: Grant[]; threadGrants?: Grant[] } {
     const scope = this.thread === null ? { turnId } : { turnId, session: this.thread };
-    const grants = unique([this.dispatcher, ...this.rootDispatchers].flatMap((d) => [...d.grants(), ...d.grants(scope)]));
+    const grants = uniqueGrants([this.dispatcher, ...this.rootDispatchers].flatMap((d) => [...d.grants(), ...d.grants(scope)]));
     if (this.thread === null) return { grants };
     const text = JSON.stringify(grants);
     if (text === this.threadGrants) return { grants };
@@ -227,7 +227,7 @@ export class HeldTurn {
   private dispatcherEntries(): void {
     for (const [turn, child] of this.children) {
       const scope = this.thread === null ? { turnId: turn } : { turnId: turn, session: this.thread };
-      const grants = unique(child.dispatchers.flatMap((d) => [...d.grants(), ...d.grants(scope)]));
+      const grants = uniqueGrants(child.dispatchers.flatMap((d) => [...d.grants(), ...d.grants(scope)]));
       const text = JSON.stringify(grants);
       if (text === child.written) continue;
       child.written = text;
@@ -502,8 +502,8 @@ export async function runStoredCompaction(
   return { event, kept: changed ? withoutSystem(after, system) : null };
 }
 
-/** Grants without repeats (the same grant held by two of a tree's dispatchers is one). */
-function unique(grants: readonly Grant[]): Grant[] {
+/** Grants without repeats (the same grant held by two of a turn's dispatchers is one): the store's worker and the DBOS workflow. */
+export function uniqueGrants(grants: readonly Grant[]): Grant[] {
   const seen = new Set<string>();
   return grants.filter((g) => {
     const key = JSON.stringify(g);
