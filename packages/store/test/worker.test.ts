@@ -74,3 +74,76 @@ describe('createWorker and the idempotent tool option', () => {
     }
   });
 });
+
+describe('a lease renewal in flight when the worker gives the turn back', () => {
+  it('never brings the lease back: the parked turn is claimable as soon as it is decided, and the worker reports nothing', async () => {
+    const real = await openStore('memory://');
+    try {
+      const publish = defineTool({
+        name: 'publish',
+        description: 'Publishes.',
+        input: z.object({}),
+        needsApproval: true,
+        execute: () => 'published',
+      });
+      // A renewal the worker sends before it parks the turn reaches the database only after the
+      // parking write (as a renewal on another pooled connection of Postgres can), and its answer
+      // comes back before the worker hears that the write committed: the store below holds it until
+      // then. It renews for a minute, so a lease it brought back would still be live when the turn
+      // is decided.
+      let held: (() => void) | null = null;
+      const renewalHeld = new Promise<void>((resolve) => {
+        held = resolve;
+      });
+      let openGate: () => void = () => undefined;
+      const gate = new Promise<void>((resolve) => {
+        openGate = resolve;
+      });
+      let late: Promise<unknown> = Promise.resolve();
+      const store: Store = {
+        ...real,
+        renew(lease, leaseMs) {
+          if (held === null) return real.renew(lease, leaseMs);
+          held();
+          held = null;
+          const renewal = gate.then(() => real.renew(lease, 60_000));
+          late = renewal.catch(() => undefined);
+          return renewal;
+        },
+        async commit(lease, commit) {
+          await real.commit(lease, commit);
+          if (commit.release !== true) return;
+          openGate();
+          await late;
+        },
+      };
+      // The model answers once a renewal is held, so that renewal is in flight when the turn parks.
+      const model = scriptedModel([toolCalls(call('publish', {})), text('Published.')]);
+      const waiting = {
+        generate: async (...args: Parameters<typeof model.generate>) => {
+          await renewalHeld;
+          return model.generate(...args);
+        },
+      };
+      const faults: unknown[] = [];
+      const id = await real.submit({ agent: 'a', input: 'Publish.' });
+      const worker = createWorker({
+        store,
+        agents: { a: { model: waiting, tools: [publish] } },
+        turnIds: [id],
+        leaseMs: 30,
+        onError: (error) => void faults.push(error),
+      });
+      await worker.runUntilIdle();
+      await late;
+      expect((await real.get(id))?.status).toBe('awaiting_approval');
+      expect(worker.stats()).toMatchObject({ parked: 1, lost: 0 });
+      await real.decide(id, { call_1: { type: 'approve' } });
+      const claim = await real.claim({ owner: 'next', leaseMs: 1000, turnIds: [id] });
+      expect(claim?.lease.id).toBe(id);
+      expect(faults).toEqual([]);
+    } finally {
+      await real.close();
+    }
+  });
+});

@@ -233,6 +233,7 @@ async function drive(run: HeldTurn, claim: Claim, state: TurnState, tree: Prepar
   // A tree whose child waits for a decision is parked too (its row says `awaiting_approval`).
   if (outcome === null && storedStatusOf(end) !== 'awaiting_approval') {
     const message = `The worker found nothing to do for a turn in status '${end.status}'.`;
+    run.letGo();
     await store.commit(lease, { fail: { kind: 'internal_error', message }, release: true });
     return;
   }

@@ -94,6 +94,8 @@ export class HeldTurn {
   /** The trace context as last saved (JSON text), so an unchanged one is not written again. */
   private savedTrace: string | null;
   private traceRefused = false;
+  /** Stops the lease's renewal (set by `keepLease`). */
+  private stopRenewal: () => void = () => undefined;
 
   constructor(
     readonly fence: Fence,
@@ -136,6 +138,7 @@ export class HeldTurn {
     // A parked turn whose approval expires is woken then (core says when: approvalDeadline).
     const deadline = release ? approvalDeadline(current) : null;
     const wake = deadline === null ? {} : { retryAfterMs: Math.min(Math.max(1, deadline - this.clock()), MAX_WAIT_MS) };
+    if (release || isTerminal(current)) this.letGo();
     await this.fence.write(() =>
       store.commit(lease, {
         state: current,
@@ -457,22 +460,39 @@ export class HeldTurn {
     };
   }
 
+  /**
+   * Stops renewing the lease, before a write that gives it back (a release, the turn's end): a
+   * renewal sent earlier that reaches the database after that write is refused there, and its
+   * refusal is no loss of the turn.
+   */
+  letGo(): void {
+    this.stopRenewal();
+  }
+
   /** Keeps the lease while the turn runs and hears a cancel that arrives meanwhile; returns the stop. */
   keepLease(leaseMs: number): () => void {
     const { store, lease, report } = this.fence;
+    let stopped = false;
     const renewal = setInterval(
       () => {
         store
           .renew(lease, leaseMs)
-          .then(() => store.pendingInbox(lease))
-          .then((rows) => void this.takeCancel(rows))
+          .then(() => (stopped ? [] : store.pendingInbox(lease)))
+          .then((rows) => void (stopped ? null : this.takeCancel(rows)))
           .catch((error: unknown) => {
+            // Once the lease is given back, a renewal still in flight is refused: that loses nothing.
+            if (stopped) return;
             if (!this.fence.caught(error)) report(error, lease.id);
           });
       },
       Math.max(1, Math.floor(leaseMs / 3)),
     );
-    return () => clearInterval(renewal);
+    const stop = (): void => {
+      stopped = true;
+      clearInterval(renewal);
+    };
+    this.stopRenewal = stop;
+    return stop;
   }
 }
 
