@@ -95,11 +95,11 @@ export async function migrate(pool: pg.Pool, schema: string): Promise<void> {
   }
 }
 
-/** Runs `work` in one transaction on a client of `pool`. */
-export async function transaction<T>(pool: pg.Pool, work: (client: pg.PoolClient) => Promise<T>): Promise<T> {
+/** Runs `work` in one transaction on a client of `pool`, begun with `begin` (a read-only snapshot, say). */
+export async function transaction<T>(pool: pg.Pool, work: (client: pg.PoolClient) => Promise<T>, begin = 'BEGIN'): Promise<T> {
   const client = await pool.connect();
   try {
-    await client.query('BEGIN');
+    await client.query(begin);
     const result = await work(client);
     await client.query('COMMIT');
     return result;

@@ -47,7 +47,9 @@ export { checkThreadTakes } from './sql/submit.js';
 export { checkListThreads, toStoredThread, toThreadSummary } from './sql/get-thread.js';
 export { toTurnSummary } from './sql/list-turns.js';
 export { childTurns, readState, toJournalEntry, undecidedParked } from './sql/get-turn.js';
-export { checkPollMs, nap, toWatchEvent } from './sql/watch.js';
+// The watch's rules (order, de-duplication, end, polling) over another engine's reads of its tables.
+export { followTurn, type TurnLogReads } from './sql/watch.js';
+export { followThread, type ThreadLogReads } from './sql/watch-thread.js';
 export { loadDriver } from './db/driver.js';
 
 // How a run of a stored agent's turn outside a worker (`turnkit run`, in the CLI's process) asks the

@@ -1,5 +1,6 @@
 // `store.watch`: a turn's log (messages, notices, status changes) in order, then what follows,
-// by polling, until the turn ends.
+// by polling, until the turn ends. The rules are `followTurn`'s; the reads over the store's tables
+// are here (@turnkit/dbos gives the same generator its own).
 
 import type { Message, Notice, Outcome } from '@turnkit/core';
 import type { ChildLogEntry, StoredStatus, WatchEvent, WatchOptions } from '../types.js';
@@ -44,18 +45,29 @@ export function checkPollMs(options: WatchOptions): number {
   return pollMs;
 }
 
-export async function* watchTurn(sql: Sql, id: string, options: WatchOptions): AsyncGenerator<WatchEvent> {
+/**
+ * What a watch of one turn reads, over whichever tables hold it (the store's, @turnkit/dbos's):
+ * the rules of the watch (order, de-duplication, when it ends, when it waits) are `followTurn`'s.
+ */
+export interface TurnLogReads {
+  /** The turn's row (`status`, `log_seq`: its last log entry's seq), or undefined when there is no such turn. */
+  turn(id: string): Promise<Row | undefined>;
+  /** The turn's log entries (`seq`, `kind`, `data`) after seq `after`, compactions left out, in seq order. */
+  entries(id: string, after: number): Promise<Row[]>;
+}
+
+/**
+ * A turn's log (messages, notices, status changes) in order from `options.after`, then what
+ * follows, polling every `pollMs` while nothing new is written, until the turn ends (its terminal
+ * status is given, or it ended with nothing more to read), the row goes, or `signal` aborts.
+ */
+export async function* followTurn(reads: TurnLogReads, id: string, options: WatchOptions): AsyncGenerator<WatchEvent> {
   const pollMs = checkPollMs(options);
   let after = options.after ?? 0;
-  const [turn] = await sql.query('SELECT status FROM turnkit_turns WHERE id = $1', [id]);
-  if (turn === undefined) throw new Error(`store.watch: there is no turn '${id}'.`);
+  if ((await reads.turn(id)) === undefined) throw new Error(`store.watch: there is no turn '${id}'.`);
   for (;;) {
     if (options.signal?.aborted === true) return;
-    // A compaction is not an event: it changes what later model requests carry, not what happened.
-    const rows = await sql.query(
-      `SELECT seq, kind, data FROM turnkit_log_entries WHERE turn_id = $1 AND seq > $2 AND kind <> 'compaction' ORDER BY seq`,
-      [id, after],
-    );
+    const rows = await reads.entries(id, after);
     for (const r of rows) {
       const event = toWatchEvent(r);
       after = Number(r.seq);
@@ -64,9 +76,26 @@ export async function* watchTurn(sql: Sql, id: string, options: WatchOptions): A
       if (event.type === 'status' && TERMINAL.has(event.status)) return;
     }
     if (rows.length === 0) {
-      const [now] = await sql.query('SELECT status, log_seq FROM turnkit_turns WHERE id = $1', [id]);
+      const now = await reads.turn(id);
       if (now === undefined || (TERMINAL.has(now.status as StoredStatus) && Number(now.log_seq) <= after)) return;
       await nap(pollMs, options.signal);
     }
   }
+}
+
+/** The store's reads for `followTurn`. */
+function turnLogReads(sql: Sql): TurnLogReads {
+  return {
+    turn: async (id) => (await sql.query('SELECT status, log_seq FROM turnkit_turns WHERE id = $1', [id]))[0],
+    // A compaction is not an event: it changes what later model requests carry, not what happened.
+    entries: (id, after) =>
+      sql.query(
+        `SELECT seq, kind, data FROM turnkit_log_entries WHERE turn_id = $1 AND seq > $2 AND kind <> 'compaction' ORDER BY seq`,
+        [id, after],
+      ),
+  };
+}
+
+export function watchTurn(sql: Sql, id: string, options: WatchOptions): AsyncGenerator<WatchEvent> {
+  return followTurn(turnLogReads(sql), id, options);
 }
