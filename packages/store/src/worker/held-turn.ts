@@ -126,6 +126,8 @@ export class HeldTurn {
     const effects = this.fence.decide({ type: 'write', terminal: isTerminal(current), release, derivable });
     if (effects.some((e) => e.type === 'skip_write')) return;
     const commit = effects.find((e) => e.type === 'commit');
+    // No renewal after the write that gives the lease back (see letGo).
+    if (release || isTerminal(current)) this.letGo();
     if (commit === undefined) {
       this.fence.check();
       throw new Error(`The protocol refused a write of turn '${this.fence.lease.id}' that it did not lose.`);
@@ -138,7 +140,6 @@ export class HeldTurn {
     // A parked turn whose approval expires is woken then (core says when: approvalDeadline).
     const deadline = release ? approvalDeadline(current) : null;
     const wake = deadline === null ? {} : { retryAfterMs: Math.min(Math.max(1, deadline - this.clock()), MAX_WAIT_MS) };
-    if (release || isTerminal(current)) this.letGo();
     await this.fence.write(() =>
       store.commit(lease, {
         state: current,
