@@ -144,8 +144,10 @@ export function runExploreWorker(setup: WorkerSetup): void {
   /** The nodes this worker has offered to an owner (itself included), by fingerprint. */
   const offered = new FingerprintSet();
   const fp = new Fingerprint();
-  // Core's step shares what it does not change: the fingerprints of shared sub-objects are kept.
-  const hash = new ValueFingerprint({ cache: true });
+  // Core's step shares what it does not change: the fingerprints of shared fields are reused.
+  const hash = new ValueFingerprint({ reuse: true });
+  /** The monitors' own, so that the two do not take each other's reused fields. */
+  const monitorHash = new ValueFingerprint({ reuse: true });
   let frontier: Open[] = [];
   let pending: Pending[] = [];
   const outboxes: Ints[] = Array.from({ length: count }, () => new Ints());
@@ -212,9 +214,9 @@ export function runExploreWorker(setup: WorkerSetup): void {
         let mHi = monitorHi;
         let mLo = monitorLo;
         if (checked.monitor !== monitor) {
-          hash.value(checked.monitor);
-          mHi = hash.hi;
-          mLo = hash.lo;
+          monitorHash.value(checked.monitor);
+          mHi = monitorHash.hi;
+          mLo = monitorHash.lo;
         }
         hash.value(record.next);
         const stateHi = hash.hi;
@@ -342,7 +344,7 @@ export function runExploreWorker(setup: WorkerSetup): void {
       }
       if (command.kind === 'start') {
         const monitor = initialMonitor(initial);
-        const [mHi, mLo] = [hash.value(monitor).hi, hash.value(monitor).lo];
+        const [mHi, mLo] = [monitorHash.value(monitor).hi, monitorHash.value(monitor).lo];
         hash.value(initial);
         let ranks = new Float64Array();
         if (owner(hash.lo) === id) {

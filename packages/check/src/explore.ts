@@ -153,9 +153,11 @@ export function exploreTurn(options: ExploreOptions): ExploreResult {
   const seenNodes = new FingerprintSet();
   const seenStates = new FingerprintSet();
   const fp = new Fingerprint();
-  // Core's step never changes an object it was given, so the fingerprints of the sub-objects it
-  // shares between states are kept; a reducer under test gets its states hashed whole.
-  const hash = new ValueFingerprint({ cache: options.step === undefined });
+  // Core's step never changes an object it was given, so the fingerprints of the fields it shares
+  // between states are reused; a reducer under test gets its states hashed whole.
+  const hash = new ValueFingerprint({ reuse: options.step === undefined });
+  /** The monitors' own, so that the two do not take each other's reused fields. */
+  const monitorHash = new ValueFingerprint({ reuse: true });
   const terminalOutcomes: Record<string, number> = {};
   const violations: ExploreViolation[] = [];
   const levels: Level[] = [];
@@ -194,8 +196,8 @@ export function exploreTurn(options: ExploreOptions): ExploreResult {
   };
 
   const startMonitor = initialMonitor(initial);
-  hash.value(startMonitor);
-  let frontier: Open[] = [{ state: initial, monitor: startMonitor, monitorHi: hash.hi, monitorLo: hash.lo }];
+  monitorHash.value(startMonitor);
+  let frontier: Open[] = [{ state: initial, monitor: startMonitor, monitorHi: monitorHash.hi, monitorLo: monitorHash.lo }];
   visit(initial, frontier[0]!.monitorHi, frontier[0]!.monitorLo, -1, null);
   let depth = 0;
   while (frontier.length > 0 && depth < options.maxDepth) {
@@ -240,9 +242,9 @@ export function exploreTurn(options: ExploreOptions): ExploreResult {
         let mHi = monitorHi;
         let mLo = monitorLo;
         if (checked.monitor !== monitor) {
-          hash.value(checked.monitor);
-          mHi = hash.hi;
-          mLo = hash.lo;
+          monitorHash.value(checked.monitor);
+          mHi = monitorHash.hi;
+          mLo = monitorHash.lo;
         }
         // A terminal state is checked (absorption) but not expanded further than once.
         if (visit(record.next, mHi, mLo, index, entry) && !(isTerminal(state) && record.next === state)) {
