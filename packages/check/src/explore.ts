@@ -53,9 +53,10 @@ export interface ExploreOptions {
    */
   readonly stopAtViolation?: boolean;
   /**
-   * Worker threads to explore on (default 1: this thread). With more, each worker owns the states
-   * whose fingerprint falls to it and checks the edges out of them; the result is the same as on
-   * one thread. Only with core's `step` and the default alphabet (workers import them themselves),
+   * Worker threads to explore on (default 1: this thread). With more, each worker expands its part
+   * of each level and checks the edges out of it, keeping the states it makes; the worker a
+   * state's fingerprint falls to decides whether it is new. The result is the same as on one
+   * thread. Only with core's `step` and the default alphabet (workers import them themselves),
    * and without `onProgress` between levels being able to stop them any sooner than a level.
    */
   readonly workers?: number;
