@@ -411,14 +411,15 @@ const { workerData } = require('node:worker_threads');
 /**
  * The worker threads' Node options: the process's, without what makes it run code of its own
  * (`-e`, `-p` and their code; `--input-type`, which would read the worker's CommonJS boot code as a
- * module), and with the sources' condition when the caller runs from them.
+ * module) and without `--expose-gc`, which a worker refuses, and with the sources' condition when the caller runs from them.
  */
 export function workerArgv(source: boolean, argv: readonly string[] = process.execArgv): string[] {
   const out: string[] = [];
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i] as string;
     if (arg === '-e' || arg === '--eval' || arg === '-p' || arg === '--print') i += 1;
-    else if (!/^(?:--eval=|--print=|--input-type)/.test(arg)) out.push(arg);
+    // V8's --expose-gc holds for the whole process already, and a worker refuses it (the check bench runs with it).
+    else if (!/^(?:--eval=|--print=|--input-type|--expose[-_]gc$)/.test(arg)) out.push(arg);
   }
   if (source && !out.includes('--conditions=@turnkit/source')) out.push('--conditions=@turnkit/source');
   return out;
