@@ -2,9 +2,10 @@
 // its text, in an open-addressing table of 32-bit pairs (16 bytes a slot, at most half full). Two
 // different nodes with one fingerprint would make the second look visited and go unexplored: the
 // chance that this happens at all in an exploration of n nodes is about n² / 2⁶⁵ (docs/model-checking.md,
-// "Fingerprints"). A state's fingerprint is the SHA-1 digest of its JSON text (native, and faster
-// here than hashing the text in JavaScript), cut to its first 64 bits; texts stand for states
-// exactly as the explorations keyed them before (same JSON, same node), so the counts are the same.
+// "Fingerprints"). `exploreTurn` fingerprints a state by its structure (`ValueFingerprint`, with the
+// same equality as its JSON text, so the counts are the ones the texts gave); `checkAgent`,
+// `exploreAgents` and the store's model check use `Fingerprint.text`, the SHA-1 digest of a JSON
+// text (native, and faster here than hashing the text in JavaScript) cut to its first 64 bits.
 
 import { hash } from 'node:crypto';
 
