@@ -4,6 +4,7 @@
 // reply and across rounds, or none) on purpose, and `reply_bad_id` one core refuses.
 
 import type { ParkedCall, ToolCall, ToolResult, TurnBatch, TurnEvent, TurnState } from '@turnkit/core';
+import { ValueFingerprint } from './fingerprint.js';
 
 /** `progress` events are plausible replies that move a turn on; `fatal` ones end it. */
 export type EventKind = 'progress' | 'fatal';
@@ -255,12 +256,27 @@ function executing(state: TurnState, add: Add): void {
   });
 }
 
+const eventHash = new ValueFingerprint({ reuse: false });
+
+/**
+ * The events without repeats (identical JSON), the first of each kept. Compared by structural
+ * fingerprint, and by JSON text only when two fingerprints are equal: the JSON text of every event
+ * was 6% of an exploration's time (the profile of `maxIterations 3` with purity on 1 node in 16).
+ */
 function dedupe(events: LabelledEvent[]): LabelledEvent[] {
-  const seen = new Set<string>();
-  return events.filter((entry) => {
-    const key = JSON.stringify(entry.event);
-    if (seen.has(key)) return false;
-    seen.add(key);
-    return true;
-  });
+  const his: number[] = [];
+  const los: number[] = [];
+  const out: LabelledEvent[] = [];
+  for (const entry of events) {
+    eventHash.value(entry.event);
+    let repeat = false;
+    for (let i = 0; i < out.length && !repeat; i++)
+      repeat =
+        his[i] === eventHash.hi && los[i] === eventHash.lo && JSON.stringify(out[i]!.event) === JSON.stringify(entry.event);
+    if (repeat) continue;
+    his.push(eventHash.hi);
+    los.push(eventHash.lo);
+    out.push(entry);
+  }
+  return out;
 }

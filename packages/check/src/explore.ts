@@ -13,7 +13,7 @@ import { createTurn, isTerminal, step as coreStep } from '@turnkit/core';
 import { errorMessage } from '@turnkit/core/internal';
 import type { TurnLimitsInput, TurnState } from '@turnkit/core';
 import { labelledEventsFor, type LabelledEvent } from './alphabet.js';
-import { Fingerprint, FingerprintSet, parseSampled, sampled } from './fingerprint.js';
+import { Fingerprint, FingerprintSet, parseSampled, sampled, ValueFingerprint } from './fingerprint.js';
 import { ExploreWorkers, type Reply, type RankedViolation } from './explore-parallel.js';
 import {
   checkStep,
@@ -53,9 +53,10 @@ export interface ExploreOptions {
    */
   readonly stopAtViolation?: boolean;
   /**
-   * Worker threads to explore on (default 1: this thread). With more, each worker owns the states
-   * whose fingerprint falls to it and checks the edges out of them; the result is the same as on
-   * one thread. Only with core's `step` and the default alphabet (workers import them themselves),
+   * Worker threads to explore on (default 1: this thread). With more, each worker expands its part
+   * of each level and checks the edges out of it, keeping the states it makes; the worker a
+   * state's fingerprint falls to decides whether it is new. The result is the same as on one
+   * thread. Only with core's `step` and the default alphabet (workers import them themselves),
    * and without `onProgress` between levels being able to stop them any sooner than a level.
    */
   readonly workers?: number;
@@ -153,6 +154,11 @@ export function exploreTurn(options: ExploreOptions): ExploreResult {
   const seenNodes = new FingerprintSet();
   const seenStates = new FingerprintSet();
   const fp = new Fingerprint();
+  // Core's step never changes an object it was given, so the fingerprints of the fields it shares
+  // between states are reused; a reducer under test gets its states hashed whole.
+  const hash = new ValueFingerprint({ reuse: options.step === undefined });
+  /** The monitors' own, so that the two do not take each other's reused fields. */
+  const monitorHash = new ValueFingerprint({ reuse: true });
   const terminalOutcomes: Record<string, number> = {};
   const violations: ExploreViolation[] = [];
   const levels: Level[] = [];
@@ -173,10 +179,9 @@ export function exploreTurn(options: ExploreOptions): ExploreResult {
    * distinct state is counted and checked alone (invariant 3).
    */
   const visit = (state: TurnState, monitorHi: number, monitorLo: number, at: number, entry: LabelledEvent | null): boolean => {
-    const text = JSON.stringify(state);
-    fp.text(text);
-    const stateHi = fp.hi;
-    const stateLo = fp.lo;
+    hash.value(state);
+    const stateHi = hash.hi;
+    const stateLo = hash.lo;
     fp.pair(stateHi, stateLo, monitorHi, monitorLo);
     if (!seenNodes.add(fp.hi, fp.lo)) return false;
     if (seenStates.add(stateHi, stateLo)) {
@@ -184,7 +189,7 @@ export function exploreTurn(options: ExploreOptions): ExploreResult {
       for (const problem of stateInvariantProblems(state, entry === null ? 'state' : 'state after'))
         report(at, entry, 3, problem);
       if (parseSampled(stateHi, puritySample)) {
-        const problem = textParseProblem(text);
+        const problem = textParseProblem(JSON.stringify(state));
         if (problem !== undefined) report(at, entry, 3, problem);
       }
     }
@@ -192,8 +197,8 @@ export function exploreTurn(options: ExploreOptions): ExploreResult {
   };
 
   const startMonitor = initialMonitor(initial);
-  fp.text(JSON.stringify(startMonitor));
-  let frontier: Open[] = [{ state: initial, monitor: startMonitor, monitorHi: fp.hi, monitorLo: fp.lo }];
+  monitorHash.value(startMonitor);
+  let frontier: Open[] = [{ state: initial, monitor: startMonitor, monitorHi: monitorHash.hi, monitorLo: monitorHash.lo }];
   visit(initial, frontier[0]!.monitorHi, frontier[0]!.monitorLo, -1, null);
   let depth = 0;
   while (frontier.length > 0 && depth < options.maxDepth) {
@@ -238,9 +243,9 @@ export function exploreTurn(options: ExploreOptions): ExploreResult {
         let mHi = monitorHi;
         let mLo = monitorLo;
         if (checked.monitor !== monitor) {
-          fp.text(JSON.stringify(checked.monitor));
-          mHi = fp.hi;
-          mLo = fp.lo;
+          monitorHash.value(checked.monitor);
+          mHi = monitorHash.hi;
+          mLo = monitorHash.lo;
         }
         // A terminal state is checked (absorption) but not expanded further than once.
         if (visit(record.next, mHi, mLo, index, entry) && !(isTerminal(state) && record.next === state)) {
@@ -320,7 +325,7 @@ function exploreInWorkers(
         });
       }
     };
-    /** The ranks of the nodes each worker accepted, merged: the next level in the one-thread order. */
+    /** The ranks of the nodes each worker kept, merged: the next level in the one-thread order. */
     const nextLevel = (replies: readonly Reply[]): Int32Array[] => {
       const all: Array<[rank: number, worker: number, at: number]> = [];
       replies.forEach((r, w) => {
@@ -351,8 +356,9 @@ function exploreInWorkers(
       const given = indices;
       const expanded = pool.command((id) => ({ kind: 'expand', depth: at, indices: given[id]! }));
       const accepted = pool.command(() => ({ kind: 'accept' }));
-      gather([expanded, accepted]);
-      indices = nextLevel(accepted);
+      const kept = pool.command(() => ({ kind: 'keep' }));
+      gather([expanded, accepted, kept]);
+      indices = nextLevel(kept);
       frontier = indices.reduce((sum, a) => sum + a.length, 0);
       depth += 1;
       options.onProgress?.({ states, frontier, depth });

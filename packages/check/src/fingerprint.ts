@@ -2,9 +2,10 @@
 // its text, in an open-addressing table of 32-bit pairs (16 bytes a slot, at most half full). Two
 // different nodes with one fingerprint would make the second look visited and go unexplored: the
 // chance that this happens at all in an exploration of n nodes is about n² / 2⁶⁵ (docs/model-checking.md,
-// "Fingerprints"). A state's fingerprint is the SHA-1 digest of its JSON text (native, and faster
-// here than hashing the text in JavaScript), cut to its first 64 bits; texts stand for states
-// exactly as the explorations keyed them before (same JSON, same node), so the counts are the same.
+// "Fingerprints"). `exploreTurn` fingerprints a state by its structure (`ValueFingerprint`, with the
+// same equality as its JSON text, so the counts are the ones the texts gave); `checkAgent`,
+// `exploreAgents` and the store's model check use `Fingerprint.text`, the SHA-1 digest of a JSON
+// text (native, and faster here than hashing the text in JavaScript) cut to its first 64 bits.
 
 import { hash } from 'node:crypto';
 
@@ -151,3 +152,166 @@ export function sampled(index: number, depth: number, sample: number): boolean {
 export function parseSampled(stateHi: number, sample: number): boolean {
   return sample <= 1 || (stateHi >>> 0) % sample === 0;
 }
+
+/**
+ * 64-bit fingerprints of plain JSON values made from their structure instead of their text: two
+ * values get one fingerprint exactly when `JSON.stringify` gives them one text (the same keys in
+ * the same order, `undefined` and functions left out as JSON leaves them, a non-finite number as
+ * `null`), up to a 64-bit collision. Each lane is a murmur3-style running hash with its own seed
+ * and multipliers, so the two halves are independent.
+ *
+ * With `reuse`, the fingerprint of each field of the last object given is remembered with the
+ * field's value, and a field whose value is the same object in the next one is not hashed again:
+ * core's `step` copies what it changes and shares the rest (the limits, the usage, the batch...),
+ * and an exploration hashes the successors of one state one after the other. An object must then
+ * never change after it was fingerprinted, which holds for core's `step` (invariant 2 checks it);
+ * a reducer under test that might mutate gets no reuse.
+ *
+ * Measured (step and fingerprint of 87,183 successor states, CPU time, best of 7, load average
+ * about 15): JSON text and SHA-1 4.5 µs a state over `step`'s 0.7; this, hashing whole, 2.4; with
+ * the fields reused, 1.2. A WeakMap from every object to its fingerprint cost more than it saved
+ * (1.8 µs with the fields reused).
+ */
+export class ValueFingerprint {
+  hi = 0;
+  lo = 0;
+  readonly #reuse: boolean;
+  /** The last top-level object's field values and their fingerprints, by position. */
+  readonly #fields: unknown[] = [];
+  readonly #fieldHashes = new Int32Array(2 * MAX_REUSED_FIELDS);
+  /** Strings already hashed (keys and the alphabet's few values), bounded. */
+  readonly #strings = new Map<string, number>();
+  #stringHashes = new Int32Array(2 * 1024);
+
+  constructor(options: { readonly reuse: boolean }) {
+    this.#reuse = options.reuse;
+  }
+
+  /** Sets `hi` and `lo` to the fingerprint of `value`. */
+  value(value: unknown): this {
+    if (this.#reuse && value !== null && typeof value === 'object' && !Array.isArray(value)) this.#object(value, true);
+    else this.#value(value);
+    return this;
+  }
+
+  #value(value: unknown): void {
+    switch (typeof value) {
+      case 'string':
+        this.#string(value);
+        return;
+      case 'number':
+        if ((value | 0) === value) this.#leaf(0x1234567 ^ value, Math.imul(value ^ 0x2468ace, 0x9e3779b1) ^ 0x13579bd);
+        else if (!Number.isFinite(value)) this.#leaf(0x6e756c6c, 0x4e554c4c);
+        else {
+          this.#string(String(value));
+          this.#leaf(this.hi ^ 0x0f0f0f0f, this.lo ^ 0x35353535);
+        }
+        return;
+      case 'boolean':
+        this.#leaf(value ? 0x74727565 : 0x66616c73, value ? 0x54525545 : 0x46414c53);
+        return;
+      case 'object':
+        if (value === null) this.#leaf(0x6e756c6c, 0x4e554c4c);
+        else this.#object(value, false);
+        return;
+      default:
+        // undefined, a function or a symbol where JSON would write null (in an array) or nothing.
+        this.#leaf(0x6e756c6c, 0x4e554c4c);
+    }
+  }
+
+  #leaf(hi: number, lo: number): void {
+    this.hi = mix(hi) >>> 0;
+    this.lo = mix(lo ^ 0x5bd1e995) >>> 0;
+  }
+
+  #string(text: string): void {
+    const known = this.#strings.get(text);
+    if (known !== undefined) {
+      this.hi = this.#stringHashes[known]! >>> 0;
+      this.lo = this.#stringHashes[known + 1]! >>> 0;
+      return;
+    }
+    let h = 0x73747269 ^ text.length;
+    let l = 0x53545249 ^ Math.imul(text.length, 0x85ebca77);
+    for (let i = 0; i < text.length; i++) {
+      const c = text.charCodeAt(i);
+      h = Math.imul(h ^ c, 0x01000193);
+      l = Math.imul((l << 5) | (l >>> 27), 0xcc9e2d51) ^ c;
+    }
+    this.hi = mix(h) >>> 0;
+    this.lo = mix(l ^ h) >>> 0;
+    if (text.length <= 64) {
+      if (this.#strings.size * 2 >= this.#stringHashes.length) {
+        if (this.#strings.size >= 65_536) this.#strings.clear();
+        else {
+          const grown = new Int32Array(this.#stringHashes.length * 2);
+          grown.set(this.#stringHashes);
+          this.#stringHashes = grown;
+        }
+      }
+      const at = this.#strings.size * 2;
+      this.#stringHashes[at] = this.hi;
+      this.#stringHashes[at + 1] = this.lo;
+      this.#strings.set(text, at);
+    }
+  }
+
+  /** An object or array; `top`: the value given, whose object fields are reused by position. */
+  #object(value: object, top: boolean): void {
+    let h: number;
+    let l: number;
+    if (Array.isArray(value)) {
+      h = 0x61727261 ^ value.length;
+      l = 0x41525241;
+      for (let i = 0; i < value.length; i++) {
+        this.#value(value[i]);
+        h = Math.imul(h ^ this.hi, 0xcc9e2d51);
+        h = ((h << 13) | (h >>> 19)) + 0xe6546b64;
+        l = Math.imul(l ^ this.lo, 0x1b873593);
+        l = ((l << 15) | (l >>> 17)) + 0x561ccd1b;
+      }
+    } else {
+      const proto = Object.getPrototypeOf(value) as object | null;
+      if (proto !== Object.prototype && proto !== null) {
+        // Not plain data: its JSON text stands for it, as it did for the text fingerprints.
+        this.#string(JSON.stringify(value) ?? 'undefined');
+        this.#leaf(this.hi ^ 0x4a534f4e, this.lo ^ 0x6a736f6e);
+        return;
+      }
+      h = 0x6f626a65;
+      l = 0x4f424a45;
+      const record = value as Record<string, unknown>;
+      let position = 0;
+      for (const key in record) {
+        if (!Object.hasOwn(record, key)) continue;
+        const item = record[key];
+        if (item === undefined || typeof item === 'function' || typeof item === 'symbol') continue;
+        this.#string(key);
+        h = Math.imul(h ^ this.hi, 0xcc9e2d51);
+        l = Math.imul(l ^ this.lo, 0x1b873593);
+        if (top && position < MAX_REUSED_FIELDS && item !== null && typeof item === 'object') {
+          if (this.#fields[position] === item) {
+            this.hi = this.#fieldHashes[2 * position]! >>> 0;
+            this.lo = this.#fieldHashes[2 * position + 1]! >>> 0;
+          } else {
+            this.#value(item);
+            this.#fields[position] = item;
+            this.#fieldHashes[2 * position] = this.hi;
+            this.#fieldHashes[2 * position + 1] = this.lo;
+          }
+        } else this.#value(item);
+        position += 1;
+        h = Math.imul(h ^ this.hi, 0x85ebca6b);
+        h = ((h << 13) | (h >>> 19)) + 0xe6546b64;
+        l = Math.imul(l ^ this.lo, 0xc2b2ae35);
+        l = ((l << 15) | (l >>> 17)) + 0x561ccd1b;
+      }
+    }
+    this.hi = mix(h ^ Math.imul(l, 0x27d4eb2f)) >>> 0;
+    this.lo = mix(l ^ Math.imul(h, 0x165667b1)) >>> 0;
+  }
+}
+
+/** Fields of a top-level object whose values `ValueFingerprint` reuses (a turn state has 18). */
+const MAX_REUSED_FIELDS = 32;

@@ -32,5 +32,7 @@ describe('exploreTurn on worker threads', () => {
     ]);
     expect(workerArgv(false, ['-p', '1+1', '--eval=2', '--import', 'tsx'])).toEqual(['--import', 'tsx']);
     expect(workerArgv(true, [])).toEqual(['--conditions=@turnkit/source']);
+    // A worker refuses --expose-gc (`pnpm bench --check` runs with it); the process's flag holds in workers anyway.
+    expect(workerArgv(false, ['--expose-gc', '--max-old-space-size=4096'])).toEqual(['--max-old-space-size=4096']);
   });
 });
