@@ -1,13 +1,14 @@
 // "What bounds it" on docs/benchmarks.md: the run's own figures set beside what profiling this
 // harness showed (the profile of the same run is printed under "Profile"). Keep it true when the
 // code changes.
-import type { BenchReport } from './report-types.js';
+import type { BenchReport, TurnReport } from './report-types.js';
 import { fastestPeer, fixed, floorOf, heavyPeers, int, longTurnGrowth, TARGETS } from './targets.js';
 
 /** The scenario's transitions: start, 3 replies, 2 batches, 2 compactions, the accepted output. */
 const STEPS_PER_TURN = 9;
 
-function timeBound(report: BenchReport): string {
+/** The "Time per turn" point of "What bounds it": one line. */
+export function timeBound(report: TurnReport): string {
   const inline = report.turns[0];
   const floor = floorOf(report);
   const peer = fastestPeer(report);
