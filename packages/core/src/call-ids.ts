@@ -23,6 +23,10 @@ const DERIVED = /~\d+$/;
 const B64 = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/';
 const B64_CODES = Uint8Array.from(B64, (c) => c.charCodeAt(0));
 const PAD = '='.charCodeAt(0);
+/** Each base64 character's value by its code (0 for any other), read in place of a search of B64 per character. */
+const B64_VALUES = new Uint8Array(128);
+for (let i = 0; i < B64.length; i++) B64_VALUES[B64.charCodeAt(i)] = i;
+const valueAt = (text: string, i: number): number => B64_VALUES[text.charCodeAt(i) & 127] as number;
 
 /** The call ids of a turn with no calls yet. */
 export const NO_CALL_IDS: CallIds = Object.freeze({ count: 0, filter: '' });
@@ -90,11 +94,7 @@ function decode(text: string): Uint8Array {
   if (text === '') return bits;
   let j = 0;
   for (let i = 0; i < text.length && j < BYTES; i += 4) {
-    const n =
-      (B64.indexOf(text[i] as string) << 18) |
-      (B64.indexOf(text[i + 1] as string) << 12) |
-      (Math.max(0, B64.indexOf(text[i + 2] as string)) << 6) |
-      Math.max(0, B64.indexOf(text[i + 3] as string));
+    const n = (valueAt(text, i) << 18) | (valueAt(text, i + 1) << 12) | (valueAt(text, i + 2) << 6) | valueAt(text, i + 3);
     if (j < BYTES) bits[j++] = (n >> 16) & 255;
     if (j < BYTES) bits[j++] = (n >> 8) & 255;
     if (j < BYTES) bits[j++] = n & 255;
