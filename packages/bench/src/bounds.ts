@@ -7,6 +7,29 @@ import { fastestPeer, fixed, floorOf, heavyPeers, int, longTurnGrowth, TARGETS }
 /** The scenario's transitions: start, 3 replies, 2 batches, 2 compactions, the accepted output. */
 const STEPS_PER_TURN = 9;
 
+/** The share of the profile's listed entries whose place matches `test`, as text ('' when none is listed). */
+function share(report: TurnReport, test: (where: string) => boolean): string {
+  const entries = report.profile?.top.filter((e) => test(e.where)) ?? [];
+  if (entries.length === 0) return '';
+  return ` (${fixed(
+    entries.reduce((sum, e) => sum + e.selfPercent, 0),
+    1,
+  )}% of the profile in the entries listed)`;
+}
+
+/** What a turn of the reference system pays, largest first, as profiling it showed (`node --cpu-prof` and V8's sampling heap profiler). */
+function payments(report: TurnReport, stepUs: number): string {
+  const gc = share(report, (where) => where === '(garbage collector)');
+  const signal = share(report, (where) => where.includes('abort_controller') || where.includes('event_target'));
+  return [
+    `garbage collection of what it allocates${gc}, mostly the promises and frames of its async stages (one per blocking effect and per pipeline stage of each call), then the states, effects and records;`,
+    `the turn's own AbortSignal${signal}, which runTurn and agents make per turn to follow the caller's signal and abort when the turn ends (docs/custom-interpreter.md): Node 20 makes an AbortSignal slowly, each of the 3 model calls is raced against it (a listener added and removed), and the turn's end dispatches its abort event (a tool's own signal is made only when the tool reads it);`,
+    `its ${STEPS_PER_TURN} \`step\` transitions (about ${fixed(stepUs, 1)} µs at the measured cost per transition: each a fresh state and a validated copy of the event, and for each reply with calls the call-id filter decoded and encoded again);`,
+    'the chokepoint per tool call (a plain copy of the model\'s input, the zod parse, the policy facts, the budget, the tool under its timer, the shaped result and its audit record with a JSON copy of the input, which core reads back as part of the event);',
+    'and `scriptedModel`, which copies each request it records.',
+  ].join(' ');
+}
+
 /** The "Time per turn" point of "What bounds it": one line. */
 export function timeBound(report: TurnReport): string {
   const inline = report.turns[0];
@@ -21,7 +44,7 @@ export function timeBound(report: TurnReport): string {
       ? '.'
       : `; the floor takes ${fixed(floor.medianUs, 1)} µs and allocates ${fixed(floor.bytesPerTurn / 1024, 1)} KB, so turnkit is ${fixed(inline.medianUs / floor.medianUs, 1)}× the floor.`,
     ` A real turn's model calls take seconds, so nothing on this path is written to save microseconds: the bar is relative to the peers, at least ${TARGETS.fastestPeerRatio}× faster than the fastest and ${TARGETS.heavyPeerRatio}× faster than ${TARGETS.heavyPeers.join(', ')}.`,
-    ` What a turn pays, by the profile below: garbage collection of what it allocates (the largest entry); the chokepoint per tool call (a plain copy of the model's input, the zod parse, the policy facts, the budget, the tool under its own AbortController and timer, the shaped result and its audit record, which core reads back as part of the event); its ${STEPS_PER_TURN} \`step\` transitions (about ${fixed(stepUs, 1)} µs at the measured cost per transition, each a fresh state and a validated copy of the event); an async handler per effect, and for the model call a race against the turn's AbortSignal; and \`scriptedModel\`, which copies each request it records.`,
+    ` What a turn pays, by the profile below: ${payments(report, stepUs)}`,
     ' Peers that use AsyncLocalStorage switch on async hooks for the whole process, so once they are loaded every promise costs more for every system (the timed rounds run after; the profile below is taken before).',
   ];
   if (peer !== undefined)

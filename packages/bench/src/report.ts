@@ -270,7 +270,9 @@ ${profileSection(report)}
 
 \`pnpm bench\` (it builds the packages it measures first; \`--write\` rewrites this page, \`--quick\`
 runs turnkit and the floor only with small counts, as CI does, and asserts no timing; a full run
-exits with an error when turnkit misses its speed bar, the first two targets above). \`pnpm bench --store [--postgres URL] --write\`
+exits with an error when turnkit misses its speed bar, the first two targets above). \`pnpm bench --per-turn --write\`
+runs only the per-turn comparison and rewrites only its parts: the per-turn table, the first two
+targets, the time per turn under "What bounds it" and the profile. \`pnpm bench --store [--postgres URL] --write\`
 measures durable turns and rewrites their section only; \`pnpm bench --check --write\` the model
 checker's. The first run installs the peers into
 \`packages/bench/.peers\` with npm (they are never part of \`pnpm install\`). The process re-runs itself
