@@ -202,6 +202,17 @@ export function formatTurnTerminal(report: TurnReport): string {
     table(turnHeader(report), turnRows(report), false),
     '',
     table(TARGET_HEADER, targets, false),
+    ...(report.profile === undefined
+      ? []
+      : [
+          '',
+          `Profile of ${report.profile.system}, ${int(report.profile.turns)} turns, by self time:`,
+          table(
+            ['function', 'self time'],
+            report.profile.top.map((e) => [e.where, `${fixed(e.selfPercent, 1)}%`]),
+            false,
+          ),
+        ]),
   ].join('\n');
 }
 

@@ -226,8 +226,12 @@ describe('targets', () => {
     expect(next).toContain('| turnkit agent.run | 50.0 |');
     expect(next).toContain('| turnkit agent.run vs the fastest peer | ≥ 2.5× less time per turn | 4.0× (peer) | met |');
     expect(next).toContain('| `step` per transition | ≤ 300 ns | 1,546 ns | **missed** |');
-    expect(next).toContain('their own run (2025-01-01, Node v20.19.0, load average 0.00 on 2 cores): `pnpm bench --per-turn --write`');
-    expect(next).toMatch(/- \*\*Time per turn\.\*\* turnkit agent\.run takes 50\.0 µs.*garbage collection of what it allocates \(12\.5% of the profile/);
+    expect(next).toContain(
+      'their own run (2025-01-01, Node v20.19.0, load average 0.00 on 2 cores): `pnpm bench --per-turn --write`',
+    );
+    expect(next).toMatch(
+      /- \*\*Time per turn\.\*\* turnkit agent\.run takes 50\.0 µs.*garbage collection of what it allocates \(12\.5% of the profile/,
+    );
     expect(next).toContain('`(garbage collector)` | 12.5% |');
     // The other points of "What bounds it" are kept as they were.
     expect(next).toContain('- **`step`.** 1,546 ns per transition');

@@ -135,7 +135,16 @@ function toResult(
       ...definedProps({ childTranscripts: children }),
     };
   } else if (outcome.status === 'stopped')
-    result = { text, usage, state, transcript, status: 'stopped', output: outcome.output, stopReason: outcome.stopReason, outcome };
+    result = {
+      text,
+      usage,
+      state,
+      transcript,
+      status: 'stopped',
+      output: outcome.output,
+      stopReason: outcome.stopReason,
+      outcome,
+    };
   else if (outcome.status === 'failed')
     result = { text, usage, state, transcript, status: 'failed', output: null, error: outcome.error, outcome };
   else result = { text, usage, state, transcript, status: 'cancelled', output: null, reason: outcome.reason, outcome };

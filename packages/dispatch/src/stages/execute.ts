@@ -38,7 +38,10 @@ const promiseThen = Promise.prototype.then;
  * 3.1% of `agent.run`'s CPU profile (the turn's own signal is what is left) and its allocation from
  * 71.4 KB to 69.4 KB a turn (`node --cpu-prof`, V8's sampling heap profiler).
  */
-function toolContext(call: ToolCall, turnId: string): { readonly context: ToolContext; readonly abort: (reason: unknown) => void } {
+function toolContext(
+  call: ToolCall,
+  turnId: string,
+): { readonly context: ToolContext; readonly abort: (reason: unknown) => void } {
   let controller: AbortController | undefined;
   let aborted: { readonly reason: unknown } | undefined;
   const context: ToolContext = {
