@@ -304,6 +304,20 @@ describe('topEntries', () => {
       { where: '(garbage collector)', selfPercent: 20 },
     ]);
   });
+
+  it("leaves out the profiler's own work under node:inspector (Profiler.stop handing the profile over)", () => {
+    const frame = (functionName: string, url: string, lineNumber: number) => ({ functionName, url, lineNumber });
+    const profile = {
+      nodes: [
+        { id: 1, callFrame: frame('step', 'file:///repo/packages/core/dist/turn.js', 60) },
+        { id: 2, callFrame: frame('post', 'node:inspector', 110), children: [3] },
+        { id: 3, callFrame: frame('dispatch', '', -1) },
+      ],
+      samples: [1, 2, 3, 1],
+      timeDeltas: [10, 30, 50, 10],
+    };
+    expect(topEntries(profile, 5)).toEqual([{ where: 'step packages/core/dist/turn.js:61', selfPercent: 100 }]);
+  });
 });
 
 describe('the speed bar', () => {
