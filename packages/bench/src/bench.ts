@@ -1,7 +1,7 @@
 // One benchmark run: turnkit systems (and, unless quick, the peers) timed side by side, then the
 // turnkit-only figures. Used by main.ts (`pnpm bench`) and by the package's test (quick, in-process).
 import { cpus, loadavg } from 'node:os';
-import { writeFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { measureExplore } from './explore.js';
 import { floorSystem } from './floor.js';
@@ -11,7 +11,8 @@ import { profileTurns } from './profile.js';
 import { ensurePeers } from './peer-install.js';
 import { aiSdkDeltaStream, loadPeerSystems } from './peers.js';
 import { packageRoot } from './paths.js';
-import { renderMarkdown, type BenchReport } from './report.js';
+import { renderMarkdown, withTurnSections, type BenchReport } from './report.js';
+import type { TurnReport } from './report-types.js';
 import type { ProfileFigure } from './profile.js';
 import { measureStep } from './step-bench.js';
 import { currentDurableSection, withDurableSection } from './durable-report.js';
@@ -147,6 +148,60 @@ export async function runBench(settings: BenchSettings): Promise<BenchReport> {
     longTurn,
     ...definedProps({ profile }),
   };
+}
+
+/**
+ * The per-turn comparison alone (`pnpm bench --per-turn`): `step`'s cost per transition, the
+ * reference system's profile, then every system (peers included) timed side by side, as a full
+ * run does them, without the turnkit-only figures.
+ */
+export async function runTurnBench(settings: BenchSettings): Promise<TurnReport> {
+  const started = performance.now();
+  const load = { average: loadavg()[0] ?? Number.NaN, cores: cpus().length };
+  const sizes = { ...FULL, ...settings.figures };
+  const { log } = settings;
+  log(`step per transition (${sizes.stepTurns} turns × 5 batches)…`);
+  const step = measureStep(sizes.stepTurns, 5);
+  const systems = [...turnkitSystems(), floorSystem];
+  const reference = systems[0];
+  let profile: ProfileFigure | undefined;
+  if (sizes.profileTurns > 0 && reference !== undefined) {
+    log(`Profiling ${sizes.profileTurns} turns of ${reference.name}…`);
+    profile = await profileTurns(reference, sizes.profileTurns);
+  }
+  ensurePeers(settings.log);
+  systems.push(...(await loadPeerSystems()));
+  log(
+    `Timing ${systems.map((s) => s.name).join(', ')}: ${settings.warmupTurns} warm-up turns each, then ${settings.rounds} interleaved rounds of ${settings.turnsPerRound} turns.`,
+  );
+  const turns = await timeTurns(systems, {
+    warmupTurns: settings.warmupTurns,
+    rounds: settings.rounds,
+    turnsPerRound: settings.turnsPerRound,
+    gc: settings.gc,
+    onRound: (round) => {
+      if (round % 10 === 0 || round === settings.rounds) log(`  round ${round}/${settings.rounds}`);
+    },
+  });
+  return {
+    date: new Date().toISOString().slice(0, 10),
+    node: process.version,
+    cpu: cpus()[0]?.model ?? 'unknown CPU',
+    load,
+    command: settings.command,
+    quick: false,
+    seconds: (performance.now() - started) / 1000,
+    turns,
+    step,
+    ...definedProps({ profile }),
+  };
+}
+
+/** Rewrites the per-turn parts of docs/benchmarks.md with a `--per-turn` run (`withTurnSections`); returns its path. */
+export function writeTurnSections(report: TurnReport): string {
+  const path = join(packageRoot, '..', '..', 'docs', 'benchmarks.md');
+  writeFileSync(path, withTurnSections(readFileSync(path, 'utf8'), report));
+  return path;
 }
 
 /** Rewrites docs/benchmarks.md (at the repository root) with the report; returns its path. */

@@ -4,8 +4,8 @@
 // of the same run, the peers interleaved with turnkit). A `--quick` run has no peers and too few
 // turns to warm the code up: it asserts no timing, and reports the reference row's allocation per
 // turn without enforcing it.
-import type { BenchReport } from './report-types.js';
-import { checkTargets, int } from './targets.js';
+import type { TurnReport } from './report-types.js';
+import { int, turnTargets } from './targets.js';
 import { TURNKIT_REFERENCE } from './turnkit.js';
 
 export interface GuardVerdict {
@@ -14,11 +14,8 @@ export interface GuardVerdict {
   readonly message: string;
 }
 
-/** The two peer targets of `checkTargets`: the speed bar. */
-const BAR = [0, 1] as const;
-
 /** Checks the run against the speed bar; a `--quick` run passes and says what it measured. */
-export function checkSpeedBar(report: BenchReport): GuardVerdict {
+export function checkSpeedBar(report: TurnReport): GuardVerdict {
   const row = report.turns.find((t) => t.name === TURNKIT_REFERENCE);
   if (row === undefined) return { ok: false, message: `The run has no '${TURNKIT_REFERENCE}' row.` };
   const allocation = Number.isFinite(row.bytesPerTurn)
@@ -26,8 +23,7 @@ export function checkSpeedBar(report: BenchReport): GuardVerdict {
     : `the allocation of '${row.name}' was not measured`;
   if (report.quick)
     return { ok: true, message: `${allocation}; a --quick run asserts no timing (the full pnpm bench checks the speed bar).` };
-  const targets = checkTargets(report);
-  const bar = BAR.map((i) => targets[i]).filter((t) => t !== undefined);
+  const bar = turnTargets(report);
   const failed = bar.filter((t) => t.verdict !== 'met');
   const measured = bar.map((t) => `${t.name}: ${t.measured} (${t.target})`).join('; ');
   if (failed.length === 0) return { ok: true, message: `met. ${measured}; ${allocation}.` };

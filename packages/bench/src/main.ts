@@ -2,6 +2,7 @@
 // `pnpm bench`: turnkit against its peers on one scenario, in one process run.
 //   pnpm bench            full comparison (installs the peers into packages/bench/.peers on first use)
 //   pnpm bench --write    same, and rewrites docs/benchmarks.md
+//   pnpm bench --per-turn the time, CPU and allocation per turn against the peers only (--write: its parts of the page)
 //   pnpm bench --quick    turnkit and the floor only, small counts (CI keeps the harness working; no timing
 //                         asserted; the allocation per turn is reported, not enforced)
 // A full run fails when it misses the speed bar (guard.ts).
@@ -15,10 +16,10 @@ import { relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { errorMessage } from '@turnkit/core/internal';
-import { runBench, writeBenchmarksDoc, type BenchSettings } from './bench.js';
+import { runBench, runTurnBench, writeBenchmarksDoc, writeTurnSections, type BenchSettings } from './bench.js';
 import { formatCheckTerminal, renderCheckSection, runCheckBench, writeCheckSection } from './check-bench.js';
 import { checkSpeedBar } from './guard.js';
-import { formatTerminal } from './report.js';
+import { formatTerminal, formatTurnTerminal } from './report.js';
 import { runStoreBench } from './store-bench.js';
 import { measureNewStore } from './new-store.js';
 import { availableParallelism } from 'node:os';
@@ -31,6 +32,7 @@ import { runThreadBench } from './thread-bench.js';
 import { formatThreadTerminal, renderThreadSection, writeThreadSection } from './thread-report.js';
 
 const USAGE = `Usage: pnpm bench [--quick] [--write] [--rounds N] [--turns N] [--warmup N]
+       pnpm bench --per-turn [--write] [--rounds N] [--turns N] [--warmup N]
        pnpm bench --store [--postgres URL] [--turns N] [--quick] [--write]
        pnpm bench --durable --postgres URL [--turns N] [--quick] [--write]
        pnpm bench --check [--write]
@@ -38,7 +40,12 @@ const USAGE = `Usage: pnpm bench [--quick] [--write] [--rounds N] [--turns N] [-
        pnpm bench --durable --thread --postgres URL [--turns N] [--write]
   --quick       turnkit systems and the floor, a few hundred turns (what CI runs; asserts no
                 timing; without it the run fails when turnkit misses its speed bar against the peers)
-  --write       rewrite docs/benchmarks.md with this run (with --store: its durable-turns section only)
+  --write       rewrite docs/benchmarks.md with this run (with --store: its durable-turns section only;
+                with --per-turn: the per-turn table, the first two targets, the time per turn under
+                "What bounds it" and the profile)
+  --per-turn    only the time, CPU and allocation per turn of turnkit, the floor and the peers, with
+                step's cost per transition and turnkit's profile (fails when turnkit misses its
+                speed bar, as a full run does)
   --store       durable turns through @turnkit/store and one worker: statements, bytes, turns/s
   --postgres U  with --store: measure on this Postgres too (in a scratch schema, dropped after)
   --durable     turnkit worker processes against LangChain createAgent + LangGraph PostgresSaver on the
@@ -87,6 +94,7 @@ async function main(): Promise<number> {
         check: { type: 'boolean', default: false },
         long: { type: 'boolean', default: false },
         thread: { type: 'boolean', default: false },
+        'per-turn': { type: 'boolean', default: false },
         postgres: { type: 'string' },
         help: { type: 'boolean', short: 'h', default: false },
       },
@@ -135,6 +143,10 @@ async function main(): Promise<number> {
     return 0;
   }
   const quick = values.quick;
+  if (values['per-turn'] && quick) {
+    console.error(`--per-turn compares against the peers; --quick runs none.\n${USAGE}`);
+    return 2;
+  }
   const settings: BenchSettings = {
     quick,
     rounds: positiveInt('rounds', values.rounds, quick ? 10 : 40),
@@ -144,6 +156,14 @@ async function main(): Promise<number> {
     gc: globalThis.gc,
     log: (line) => console.error(line),
   };
+  if (values['per-turn']) {
+    const turnReport = await runTurnBench(settings);
+    console.log(formatTurnTerminal(turnReport));
+    const bar = checkSpeedBar(turnReport);
+    console.log(`\nSpeed bar: ${bar.message}`);
+    if (values.write) console.error(`Wrote the per-turn parts of ${relative(process.cwd(), writeTurnSections(turnReport))}.`);
+    return bar.ok ? 0 : 1;
+  }
   const report = await runBench(settings);
   console.log(formatTerminal(report));
   const guard = checkSpeedBar(report);

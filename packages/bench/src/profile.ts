@@ -19,6 +19,7 @@ export interface ProfileFigure {
 interface ProfileNode {
   readonly id: number;
   readonly callFrame: { readonly functionName: string; readonly url: string; readonly lineNumber: number };
+  readonly children?: readonly number[];
 }
 interface CpuProfile {
   readonly nodes: readonly ProfileNode[];
@@ -34,15 +35,34 @@ function place(frame: ProfileNode['callFrame']): string {
   return `${name} ${file}:${frame.lineNumber + 1}`;
 }
 
-/** The functions with the most self time in a CPU profile, merged by name and place. */
+/** The nodes called from the inspector's `Session.post` (the profiler's own work stopping and handing over the profile). */
+function profilerNodes(profile: CpuProfile): Set<number> {
+  const byId = new Map(profile.nodes.map((node) => [node.id, node]));
+  const own = new Set<number>();
+  const mark = (id: number): void => {
+    if (own.has(id)) return;
+    own.add(id);
+    for (const child of byId.get(id)?.children ?? []) mark(child);
+  };
+  for (const node of profile.nodes) if (node.callFrame.url === 'node:inspector') mark(node.id);
+  return own;
+}
+
+/**
+ * The functions with the most self time in a CPU profile, merged by name and place. The profiler's
+ * own work (`Profiler.stop` handing the profile over, a native `dispatch` under `node:inspector`)
+ * is not the turn's and is left out, time and total.
+ */
 export function topEntries(profile: CpuProfile, count: number): ProfileEntry[] {
   const byNode = new Map<number, number>();
   profile.samples.forEach((id, i) => {
     byNode.set(id, (byNode.get(id) ?? 0) + (profile.timeDeltas[i] ?? 0));
   });
+  const own = profilerNodes(profile);
   const byPlace = new Map<string, number>();
   let total = 0;
   for (const node of profile.nodes) {
+    if (own.has(node.id)) continue;
     const time = byNode.get(node.id) ?? 0;
     total += time;
     const key = place(node.callFrame);

@@ -38,7 +38,12 @@ export interface LongTurnFigure {
   readonly nsPerTransition: readonly number[];
 }
 
-export interface BenchReport {
+/**
+ * What the per-turn comparison measured (`pnpm bench --per-turn` runs only this): the time, CPU
+ * and allocation per turn of every system, `step`'s cost per transition (what bounds the turn
+ * says what its transitions cost) and the reference system's profile.
+ */
+export interface TurnReport {
   readonly date: string;
   readonly node: string;
   readonly cpu: string;
@@ -50,11 +55,15 @@ export interface BenchReport {
   readonly seconds?: number;
   /** The reference (turnkit inline) first. */
   readonly turns: readonly SystemTiming[];
-  readonly suspendedHeap: SuspendedHeapFigure;
   readonly step: StepFigure;
+  /** The reference system's CPU profile (absent in `--quick` runs). */
+  readonly profile?: ProfileFigure;
+}
+
+/** A full run: the per-turn comparison and the turnkit-only figures. */
+export interface BenchReport extends TurnReport {
+  readonly suspendedHeap: SuspendedHeapFigure;
   readonly streaming: StreamingFigure;
   readonly explore: ExploreFigure;
   readonly longTurn: LongTurnFigure;
-  /** The reference system's CPU profile (absent in `--quick` runs). */
-  readonly profile?: ProfileFigure;
 }

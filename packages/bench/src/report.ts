@@ -1,7 +1,7 @@
 // What a run measured, as a terminal table and as docs/benchmarks.md.
-import { whatBoundsIt } from './bounds.js';
-import type { BenchReport } from './report-types.js';
-import { checkTargets, fixed, floorOf, int, type TargetVerdict } from './targets.js';
+import { timeBound, whatBoundsIt } from './bounds.js';
+import type { BenchReport, TurnReport } from './report-types.js';
+import { checkTargets, fixed, floorOf, int, turnTargets, type TargetVerdict } from './targets.js';
 
 export { checkTargets, TARGETS, type TargetCheck, type TargetVerdict } from './targets.js';
 
@@ -12,6 +12,7 @@ export type {
   StepFigure,
   StreamingFigure,
   SuspendedHeapFigure,
+  TurnReport,
 } from './report-types.js';
 
 function table(header: readonly string[], rows: readonly (readonly string[])[], markdown: boolean): string {
@@ -40,7 +41,7 @@ function verdictLabel(verdict: TargetVerdict, markdown: boolean): string {
   }
 }
 
-function turnHeader(report: BenchReport): string[] {
+function turnHeader(report: TurnReport): string[] {
   return [
     'system',
     'median µs/turn',
@@ -53,7 +54,7 @@ function turnHeader(report: BenchReport): string[] {
   ];
 }
 
-function turnRows(report: BenchReport): string[][] {
+function turnRows(report: TurnReport): string[][] {
   const floor = floorOf(report);
   return report.turns.map((t) => [
     t.name,
@@ -133,13 +134,86 @@ export function formatTerminal(report: BenchReport): string {
   ].join('\n');
 }
 
-function profileSection(report: BenchReport): string {
+function profileSection(report: TurnReport): string {
   const profile = report.profile;
   if (profile === undefined) return 'Not profiled in a `--quick` run.';
   const rows = profile.top.map((e) => [`\`${e.where}\``, `${fixed(e.selfPercent, 1)}%`]);
   return `V8's CPU profiler (what \`node --cpu-prof\` records), in this run, before any peer was loaded, over ${int(profile.turns)} turns of ${profile.system}; the functions with the most self time:
 
 ${table(['function', 'self time'], rows, true)}`;
+}
+
+const TURN_HEADING = '## Time, CPU and allocation per turn';
+const PROFILE_HEADING = '## Profile';
+
+/** The per-turn section; `ownRun` (a `--per-turn` run) says when and how it was measured, which the page's head says otherwise. */
+function turnSection(report: TurnReport, ownRun: boolean): string {
+  const run = ownRun
+    ? `\n\nThis section and the first two targets, the time per turn under "What bounds it" and the profile are from their own run (${report.date}, Node ${report.node}, load average ${fixed(report.load.average, 2)} on ${report.load.cores} cores): \`${report.command}\`${report.seconds === undefined ? '' : `, ${fixed(report.seconds / 60, 1)} minutes`}.`
+    : '';
+  return `${TURN_HEADING}
+
+Wall time is each turn's own (the median skips the turns a garbage collection or other load
+stopped); CPU time (user + system, every thread of the process, garbage collection included) is a
+round's total over its turns, a mean, so it can exceed the median wall time. Allocation is every
+byte the heap grew by over rounds of up to 500 turns, with what garbage collections freed meanwhile
+added back (V8's GC profiler reports the heap before and after each one), the median of five
+rounds run after up to 2,000 settling turns (\`packages/bench/src/allocation.ts\`); it is measured
+for each system after its warm-up and before the timed rounds of the same run, turnkit and the floor
+before any peer has run.${run}
+
+${table(turnHeader(report), turnRows(report), true)}`;
+}
+
+/**
+ * `text` with the part from `start` up to the nearest of `ends` (not included) replaced; throws
+ * when `start` or every end is missing.
+ */
+function replaceBetween(text: string, start: string, ends: readonly string[], replacement: string): string {
+  const from = text.indexOf(start);
+  const found = ends.map((end) => (from === -1 ? -1 : text.indexOf(end, from + start.length))).filter((at) => at !== -1);
+  if (found.length === 0)
+    throw new Error(
+      `docs/benchmarks.md has no '${start.trim()}' followed by the end of its part: run the full pnpm bench --write once to rewrite the page.`,
+    );
+  return `${text.slice(0, from)}${replacement}${text.slice(Math.min(...found))}`;
+}
+
+/**
+ * The page with the per-turn parts of a `--per-turn` run in place (its section, the first two
+ * targets, the time per turn under "What bounds it", the profile); everything else as it was.
+ */
+export function withTurnSections(page: string, report: TurnReport): string {
+  let next = replaceBetween(page, `${TURN_HEADING}\n`, ['\n## '], `${turnSection(report, true)}\n`);
+  for (const check of turnTargets(report)) {
+    const row = `| ${[check.name, check.target, check.measured, verdictLabel(check.verdict, true)].join(' | ')} |`;
+    next = replaceBetween(next, `| ${check.name} |`, ['\n'], row);
+  }
+  next = replaceBetween(next, '- **Time per turn.**', ['\n'], timeBound(report));
+  return replaceBetween(next, `${PROFILE_HEADING}\n`, ['\n<!--', '\n## '], `${PROFILE_HEADING}\n\n${profileSection(report)}\n`);
+}
+
+/** The per-turn run for the terminal: the table and the speed bar's two targets. */
+export function formatTurnTerminal(report: TurnReport): string {
+  const targets = turnTargets(report).map((c) => [c.name, c.target, c.measured, verdictLabel(c.verdict, false)]);
+  return [
+    `turnkit bench --per-turn · ${report.date} · Node ${report.node} · ${report.cpu} · load ${fixed(report.load.average, 2)} on ${report.load.cores} cores`,
+    '',
+    table(turnHeader(report), turnRows(report), false),
+    '',
+    table(TARGET_HEADER, targets, false),
+    ...(report.profile === undefined
+      ? []
+      : [
+          '',
+          `Profile of ${report.profile.system}, ${int(report.profile.turns)} turns, by self time:`,
+          table(
+            ['function', 'self time'],
+            report.profile.top.map((e) => [e.where, `${fixed(e.selfPercent, 1)}%`]),
+            false,
+          ),
+        ]),
+  ].join('\n');
 }
 
 /** The run as the full text of docs/benchmarks.md. */
@@ -176,18 +250,7 @@ Three model calls, scripted, no network: the model calls \`add\` {a: 0, b: 1}, t
   \`MockLanguageModelV3\`, OpenAI Agents \`ScriptedModel\` with tracing disabled, LangChain
   \`fakeModel\`, pi-ai's faux provider).
 
-## Time, CPU and allocation per turn
-
-Wall time is each turn's own (the median skips the turns a garbage collection or other load
-stopped); CPU time (user + system, every thread of the process, garbage collection included) is a
-round's total over its turns, a mean, so it can exceed the median wall time. Allocation is every
-byte the heap grew by over rounds of up to 500 turns, with what garbage collections freed meanwhile
-added back (V8's GC profiler reports the heap before and after each one), the median of five
-rounds run after up to 2,000 settling turns (\`packages/bench/src/allocation.ts\`); it is measured
-for each system after its warm-up and before the timed rounds of the same run, turnkit and the floor
-before any peer has run.
-
-${table(turnHeader(report), turnRows(report), true)}
+${turnSection(report, false)}
 
 ## turnkit figures
 
@@ -210,7 +273,7 @@ ${table(TARGET_HEADER, targets, true)}
 
 ${whatBoundsIt(report)}
 
-## Profile
+${PROFILE_HEADING}
 
 ${profileSection(report)}
 
@@ -218,7 +281,9 @@ ${profileSection(report)}
 
 \`pnpm bench\` (it builds the packages it measures first; \`--write\` rewrites this page, \`--quick\`
 runs turnkit and the floor only with small counts, as CI does, and asserts no timing; a full run
-exits with an error when turnkit misses its speed bar, the first two targets above). \`pnpm bench --store [--postgres URL] --write\`
+exits with an error when turnkit misses its speed bar, the first two targets above). \`pnpm bench --per-turn --write\`
+runs only the per-turn comparison and rewrites only its parts: the per-turn table, the first two
+targets, the time per turn under "What bounds it" and the profile. \`pnpm bench --store [--postgres URL] --write\`
 measures durable turns and rewrites their section only; \`pnpm bench --check --write\` the model
 checker's. The first run installs the peers into
 \`packages/bench/.peers\` with npm (they are never part of \`pnpm install\`). The process re-runs itself

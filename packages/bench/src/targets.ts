@@ -1,6 +1,6 @@
 // The performance targets, checked against one run.
 import { median } from './stats.js';
-import type { BenchReport } from './report-types.js';
+import type { BenchReport, TurnReport } from './report-types.js';
 import type { SystemTiming } from './harness.js';
 
 export const TARGETS = {
@@ -36,16 +36,16 @@ export interface TargetCheck {
 export const int = (n: number): string => (Number.isFinite(n) ? Math.round(n).toLocaleString('en-US') : 'n/a');
 export const fixed = (n: number, digits: number): string => (Number.isFinite(n) ? n.toFixed(digits) : 'n/a');
 
-export function fastestPeer(report: BenchReport): SystemTiming | undefined {
+export function fastestPeer(report: Pick<TurnReport, 'turns'>): SystemTiming | undefined {
   return report.turns.filter((t) => t.kind === 'peer').sort((a, b) => a.medianUs - b.medianUs)[0];
 }
 
 /** The peer rows held to `TARGETS.heavyPeerRatio`. */
-export function heavyPeers(report: BenchReport): SystemTiming[] {
+export function heavyPeers(report: Pick<TurnReport, 'turns'>): SystemTiming[] {
   return report.turns.filter((t) => t.kind === 'peer' && TARGETS.heavyPeers.some((name) => t.name.startsWith(name)));
 }
 
-export function floorOf(report: BenchReport): SystemTiming | undefined {
+export function floorOf(report: Pick<TurnReport, 'turns'>): SystemTiming | undefined {
   return report.turns.find((t) => t.kind === 'floor');
 }
 
@@ -59,16 +59,14 @@ export function longTurnGrowth(report: BenchReport): number {
   return median(blocks.slice(half)) / median(blocks.slice(0, half));
 }
 
-/** Each target with its measured value and verdict. */
-export function checkTargets(report: BenchReport): TargetCheck[] {
+/** The two per-turn targets (the speed bar): turnkit against the fastest peer and against the heavy peers. */
+export function turnTargets(report: TurnReport): TargetCheck[] {
   const inline = report.turns[0];
   const peer = fastestPeer(report);
   const peerRatio = inline && peer ? peer.medianUs / inline.medianUs : undefined;
   // The heavy peer turnkit leads by the least.
   const heavy = heavyPeers(report).sort((a, b) => a.medianUs - b.medianUs)[0];
   const heavyRatio = inline && heavy ? heavy.medianUs / inline.medianUs : undefined;
-  const growth = longTurnGrowth(report);
-  // Timing depends on warm-up; the heap figure does not.
   const timing = (met: boolean): TargetVerdict => (report.quick ? 'not comparable' : met ? 'met' : 'missed');
   return [
     {
@@ -83,6 +81,16 @@ export function checkTargets(report: BenchReport): TargetCheck[] {
       measured: heavyRatio === undefined || !heavy ? 'no such peers in this run' : `${fixed(heavyRatio, 1)}× (${heavy.name})`,
       verdict: heavyRatio === undefined ? 'not measured' : timing(heavyRatio >= TARGETS.heavyPeerRatio),
     },
+  ];
+}
+
+/** Each target with its measured value and verdict. */
+export function checkTargets(report: BenchReport): TargetCheck[] {
+  const growth = longTurnGrowth(report);
+  // Timing depends on warm-up; the heap figure does not.
+  const timing = (met: boolean): TargetVerdict => (report.quick ? 'not comparable' : met ? 'met' : 'missed');
+  return [
+    ...turnTargets(report),
     {
       name: '`step` per transition',
       target: `≤ ${TARGETS.stepNs} ns`,

@@ -10,7 +10,7 @@ import { topEntries } from '../src/profile.ts';
 import { checkTargets } from '../src/targets.ts';
 import { measureStep } from '../src/step-bench.ts';
 import { quantile } from '../src/stats.ts';
-import { renderMarkdown, formatTerminal } from '../src/report.ts';
+import { renderMarkdown, formatTerminal, withTurnSections } from '../src/report.ts';
 import type { BenchReport } from '../src/report-types.ts';
 import { runBench } from '../src/bench.ts';
 import { timeTurns } from '../src/harness.ts';
@@ -206,6 +206,37 @@ describe('targets', () => {
     expect(lineOf(formatTerminal(report), '`step` per transition')).toMatch(/1,546 ns {2}MISSED$/);
     expect(renderMarkdown(report)).toContain('| `step` per transition | ≤ 300 ns | 1,546 ns | **missed** |');
   });
+
+  it('a --per-turn run rewrites only the per-turn table, the first two targets, the time per turn and the profile', () => {
+    const page = renderMarkdown(slow(false));
+    const old = slow(false);
+    // turnkit now 4× faster than the peer (50 µs against 200) and 18× the heavy one, with a profile.
+    const faster = {
+      ...old,
+      command: 'pnpm bench --per-turn --write',
+      turns: old.turns.map((t) => (t.kind === 'turnkit' ? { ...t, medianUs: 50 } : t)),
+      step: { ...old.step, nsPerTransition: 1000 },
+      profile: { system: 'turnkit agent.run', turns: 10, top: [{ where: '(garbage collector)', selfPercent: 12.5 }] },
+    };
+    const next = withTurnSections(page, faster);
+    const partsOf = (text: string) => text.split(/\n(?=## )/);
+    const [before, after] = [partsOf(page), partsOf(next)];
+    const changed = after.filter((part, i) => part !== before[i]).map((part) => part.split('\n')[0]);
+    expect(changed).toEqual(['## Time, CPU and allocation per turn', '## Targets', '## What bounds it', '## Profile']);
+    expect(next).toContain('| turnkit agent.run | 50.0 |');
+    expect(next).toContain('| turnkit agent.run vs the fastest peer | ≥ 2.5× less time per turn | 4.0× (peer) | met |');
+    expect(next).toContain('| `step` per transition | ≤ 300 ns | 1,546 ns | **missed** |');
+    expect(next).toContain(
+      'their own run (2025-01-01, Node v20.19.0, load average 0.00 on 2 cores): `pnpm bench --per-turn --write`',
+    );
+    expect(next).toMatch(
+      /- \*\*Time per turn\.\*\* turnkit agent\.run takes 50\.0 µs.*garbage collection of what it allocates \(12\.5% of the profile/,
+    );
+    expect(next).toContain('`(garbage collector)` | 12.5% |');
+    // The other points of "What bounds it" are kept as they were.
+    expect(next).toContain('- **`step`.** 1,546 ns per transition');
+    expect(() => withTurnSections('# A page without the sections', faster)).toThrow(/no '## Time, CPU and allocation per turn'/);
+  });
 });
 
 describe('the floor', () => {
@@ -272,6 +303,20 @@ describe('topEntries', () => {
       { where: 'step packages/core/dist/turn.js:61', selfPercent: 40 },
       { where: '(garbage collector)', selfPercent: 20 },
     ]);
+  });
+
+  it("leaves out the profiler's own work under node:inspector (Profiler.stop handing the profile over)", () => {
+    const frame = (functionName: string, url: string, lineNumber: number) => ({ functionName, url, lineNumber });
+    const profile = {
+      nodes: [
+        { id: 1, callFrame: frame('step', 'file:///repo/packages/core/dist/turn.js', 60) },
+        { id: 2, callFrame: frame('post', 'node:inspector', 110), children: [3] },
+        { id: 3, callFrame: frame('dispatch', '', -1) },
+      ],
+      samples: [1, 2, 3, 1],
+      timeDeltas: [10, 30, 50, 10],
+    };
+    expect(topEntries(profile, 5)).toEqual([{ where: 'step packages/core/dist/turn.js:61', selfPercent: 100 }]);
   });
 });
 

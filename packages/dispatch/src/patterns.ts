@@ -305,7 +305,7 @@ export function matchesPattern(pattern: Pattern, toolName: string, input: unknow
  * undefined. A rule and the tool must read the same value, so such a call is denied.
  */
 export function collidingArgument(patterns: readonly Pattern[], toolName: string, input: unknown): string | undefined {
-  if (input === null || typeof input !== 'object' || Array.isArray(input)) return undefined;
+  if (patterns.length === 0 || input === null || typeof input !== 'object' || Array.isArray(input)) return undefined;
   const tool = toolName.toLowerCase();
   const counts = new Map<string, number>();
   for (const key of Object.keys(input)) counts.set(key.toLowerCase(), (counts.get(key.toLowerCase()) ?? 0) + 1);

@@ -118,10 +118,15 @@ function toResult(
   for (let i = transcript.length - 1; i >= 0 && last === undefined; i--)
     if (transcript[i]?.role === 'assistant') last = transcript[i];
   const text = last?.role === 'assistant' ? last.content : '';
-  const base = { text, usage: state.usage, state, transcript, ...definedProps({ trace }) };
+  const { usage } = state;
+  // Each result written out whole: spreading a shared base into each was 5% of a turn's profile.
+  let result: TurnResult;
   if (outcome === null) {
-    return {
-      ...base,
+    result = {
+      text,
+      usage,
+      state,
+      transcript,
       status: 'suspended',
       output: null,
       pending: undecided(state),
@@ -129,15 +134,21 @@ function toResult(
       budgetUsage: dispatcher.budgetUsage(),
       ...definedProps({ childTranscripts: children }),
     };
-  }
-  switch (outcome.status) {
-    case 'stopped':
-      return { ...base, status: 'stopped', output: outcome.output, stopReason: outcome.stopReason, outcome };
-    case 'failed':
-      return { ...base, status: 'failed', output: null, error: outcome.error, outcome };
-    case 'cancelled':
-      return { ...base, status: 'cancelled', output: null, reason: outcome.reason, outcome };
-  }
+  } else if (outcome.status === 'stopped')
+    result = {
+      text,
+      usage,
+      state,
+      transcript,
+      status: 'stopped',
+      output: outcome.output,
+      stopReason: outcome.stopReason,
+      outcome,
+    };
+  else if (outcome.status === 'failed')
+    result = { text, usage, state, transcript, status: 'failed', output: null, error: outcome.error, outcome };
+  else result = { text, usage, state, transcript, status: 'cancelled', output: null, reason: outcome.reason, outcome };
+  return trace === undefined ? result : { ...result, trace };
 }
 
 /** What a seal covers: everything of a suspended result that a resume trusts. */

@@ -127,6 +127,41 @@ describe('runTool', () => {
     expect(signal?.aborted).toBe(true);
   });
 
+  it("gives a tool that first reads its signal late the one signal, aborted with the call's reason", async () => {
+    let lateCtx: { signal: AbortSignal } | undefined;
+    const late = tool(
+      (_, ctx) => {
+        lateCtx = ctx;
+        return new Promise(() => {});
+      },
+      undefined,
+      5,
+    );
+    await runTool(late, call, {}, turn(), options);
+    // Read for the first time after the timeout: aborted with the TimeoutError, the same object on each read.
+    const signal = lateCtx?.signal;
+    expect(signal?.aborted).toBe(true);
+    expect(signal?.reason).toMatchObject({ name: 'TimeoutError' });
+    expect(lateCtx?.signal).toBe(signal);
+
+    const t = turn();
+    let cancelledCtx: { signal: AbortSignal } | undefined;
+    const pending = runTool(
+      tool((_, ctx) => {
+        cancelledCtx = ctx;
+        return new Promise(() => {});
+      }),
+      call,
+      {},
+      t,
+      options,
+    );
+    t.cancel.abort('stop');
+    await pending;
+    expect(cancelledCtx?.signal.aborted).toBe(true);
+    expect(cancelledCtx?.signal.reason).toBe('stop');
+  });
+
   it('reports a call cut off by the turn, and one never started', async () => {
     const t = turn();
     const pending = runTool(
