@@ -88,7 +88,8 @@ const json = (value: unknown): string | null => (value === undefined ? null : JS
 // appended, $10 terminal, $11 release, $12 retry after ms, $13 the log rows, $14 the state's limits,
 // $15 the observer's trace context, $16 inbox ids applied, $17 call ids whose journal to read (the
 // batch this checkpoint starts), or null, $18 the inbox ids of $16 that core did not take (the worker's `ignored`: marked ignored),
-// $19 the thread's grants (a turn of a thread, when they changed), $20 whether the log rows hold a compaction.
+// $19 the thread's grants (a turn of a thread, when they changed), $20 whether the log rows hold a compaction,
+// $21 the call whose start this checkpoint journals (or null), $22 its tool's name.
 const SET_TURN = `
   state = coalesce($4::json, state), state_limits = coalesce($14::json, state_limits), status = $5::text, error = coalesce($6::jsonb, error),
   grants = coalesce($7::json, grants), budget_usage = coalesce($8::json, budget_usage),
@@ -130,6 +131,20 @@ const APPEND_LOG = `INSERT INTO turnkit_log (turn_seq, seq, kind, data, lease_to
     $2::int FROM t WHERE $9::int > 0`;
 
 /**
+ * A call journaled as started with the checkpoint (over `t`, the turn's updated row, so only when
+ * the checkpoint is written): its row is inserted, or a row without a result marked started, as
+ * journal-call.ts's start does; $2 the token, $21 the call, $22 its tool's name. The turn's row is
+ * locked by the checkpoint's update, so no other write of the journal comes between.
+ */
+const START_SQL = {
+  update: `UPDATE turnkit_tool_results SET started_at = now(), started_token = $2::int
+    WHERE turn_seq = (SELECT seq FROM t) AND call_id = $21::text AND result IS NULL`,
+  insert: `INSERT INTO turnkit_tool_results (turn_seq, call_id, name, started_at, started_token)
+    SELECT t.seq, $21::text, $22::text, now(), $2::int FROM t
+    WHERE $21::text IS NOT NULL AND NOT EXISTS (SELECT 1 FROM turnkit_tool_results j WHERE j.turn_seq = t.seq AND j.call_id = $21::text)`,
+};
+
+/**
  * A turn of a thread (over `t`, the turn's updated row): its thread keeps the grants it remembered
  * (`grants`) and, after a compaction (`compacted`), that this turn holds the thread's latest one.
  * Nothing once the thread is closed.
@@ -160,6 +175,8 @@ t AS (
   RETURNING seq, version, log_seq, runnable, run_after, thread, input
 ),
 log AS (${APPEND_LOG}),
+started AS (${START_SQL.update}),
+start AS (${START_SQL.insert}),
 thread AS (${threadSql('$19', '$20')}),
 inbox AS (
   UPDATE turnkit_inbox SET status = CASE WHEN id = ANY($16::bigint[]) AND NOT id = ANY($18::bigint[]) THEN 'applied' ELSE 'ignored' END, applied_at = now()
@@ -194,10 +211,13 @@ function params(lease: Lease, commit: Commit, status: StoredStatus, rows: readon
     stored.limits,
     commit.traceContext ?? null,
     commit.applied ?? [],
-    batch === null || batch === undefined ? null : batch.calls.map((c) => c.id),
+    // A checkpoint that starts a call was made after its batch's journal was read: nothing to read back.
+    batch === null || batch === undefined || commit.start !== undefined ? null : batch.calls.map((c) => c.id),
     commit.ignored ?? [],
     json(commit.threadGrants),
     commit.log?.some((item) => 'compaction' in item) === true,
+    commit.start?.id ?? null,
+    commit.start?.name ?? null,
   ];
 }
 
@@ -213,7 +233,14 @@ async function checkpointInSteps(tx: SqlQuery, lease: Lease, values: unknown[]):
   }
   // Sees every inbox row committed before it: a decision or cancel commits before the update above
   // locked the turn's row, or waits for this transaction and then finds the turn as written here.
-  const [id, , , , status, , , , , terminal, release, wakeAfterMs, , , , applied, , skipped, threadGrants, compacted] = values;
+  const [id, token, , , status, , , , , terminal, release, wakeAfterMs, , , , applied, , skipped, threadGrants, compacted, start, name] =
+    values;
+  if (start !== null)
+    await tx.query(
+      `WITH t AS (SELECT seq FROM turnkit_turns WHERE id = $1), started AS (${START_SQL.update.replaceAll('$21', '$3')})
+       ${START_SQL.insert.replaceAll('$21', '$3').replaceAll('$22', '$4')}`,
+      [id, token, start, name],
+    );
   await tx.query(
     `WITH t AS (SELECT seq, thread FROM turnkit_turns WHERE id = $1), thread AS (${threadSql('$2', '$3')})
      SELECT (SELECT count(*) FROM (${nextInThreadSql('$4')}) n) AS next_woken`,
