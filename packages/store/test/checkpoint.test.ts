@@ -44,7 +44,7 @@ function recording(sql: Sql, sent: string[]): Sql {
 }
 
 describe('the statements of a turn', () => {
-  it('a turn with two tool calls takes nine statements and no transaction: claim 1, checkpoints 3, journal writes 4', async () => {
+  it('a turn with two tool calls takes seven statements and no transaction: claim 1, checkpoints 3 (two with a call start), results 2', async () => {
     const sql = await openSql('memory://');
     try {
       const sent: string[] = [];
@@ -61,14 +61,15 @@ describe('the statements of a turn', () => {
       const of = (start: string): number => turnSent.filter((s) => s.startsWith(start)).length;
       expect(of('WITH t AS (INSERT INTO turnkit_turns')).toBe(1); // submit
       expect(of('WITH caps AS')).toBe(2); // the claim, and the last one that finds nothing
-      // Checkpoints, each with its log rows and inbox rows: \`dispatching\` twice and the end. The
-      // boundary after each batch is not written: the \`dispatching\` state and the journal make it again.
+      // Checkpoints, each with its log rows and inbox rows: \`dispatching\` twice, each written with
+      // its call's start, and the end. The boundary after each batch is not written: the
+      // \`dispatching\` state and the journal make it again.
       expect(of('WITH seen AS')).toBe(3);
-      expect(of('WITH held AS')).toBe(4); // a start and a result per call, each fenced by itself
-      // What the claim and the checkpoints returned is not asked again: no inbox or journal read.
+      expect(of('WITH held AS')).toBe(2); // a result per call, fenced by itself
+      // What the claim returned is not asked again, and a batch whose state is not written yet has no journal to read.
       expect(turnSent.filter((s) => /^SELECT .*FROM turnkit_(inbox|tool_results)/.test(s))).toEqual([]);
       expect(sent.slice(turnStatements).filter((s) => /^SELECT .*FROM turnkit_(inbox|tool_results)/.test(s))).toHaveLength(2); // store.get reads both
-      expect(turnStatements).toBe(1 + 2 + 3 + 4 + 1); // and the worker's look for turns falling due
+      expect(turnStatements).toBe(1 + 2 + 3 + 2 + 1); // and the worker's look for turns falling due
     } finally {
       await sql.close();
     }

@@ -127,7 +127,8 @@ describe('protocolStep (fast-check, numRuns 500, 1–40 events each)', () => {
         for (const { event: e, effects } of run(list).steps) {
           if (e.type === 'write' && effects.some((x) => x.type === 'defer_write')) deferred = true;
           for (const effect of effects) {
-            if (effect.type === 'commit' || effect.type === 'commit_with_start' || effect.type === 'write_deferred') deferred = false;
+            if (effect.type === 'commit' || effect.type === 'commit_with_start' || effect.type === 'write_deferred')
+              deferred = false;
             if (effect.type === 'journal_start' || effect.type === 'write_result' || effect.type === 'write_interrupted')
               expect(deferred, effect.type).toBe(false);
           }

@@ -3,7 +3,7 @@
 // conditions as @turnkit/store's statements: fenced on the token, compare-and-swap on the version, a
 // journaled result kept) or one local step of the turn (core's decision, abstracted to the batch).
 
-import type { Protocol, ProtocolEffect, ProtocolEvent } from '@turnkit/store/internal';
+import { journalNeedsRead, type Protocol, type ProtocolEffect, type ProtocolEvent } from '@turnkit/store/internal';
 import type { HoldModel, Op, TurnRow, World, WorldConfig } from './types.js';
 
 /** Records a write that landed for `turn` at `token` by `worker` (for the one-writer invariant). */
@@ -173,7 +173,9 @@ function readJournal(config: WorldConfig, world: World, held: HoldModel, protoco
   const specs = config.turns[held.turn]?.calls ?? [];
   const batch = held.phase === 'executing_approved' ? specs.filter((c) => c.parked) : specs;
   const rows = world.journal[held.turn] as World['journal'][number];
-  const at = (id: string) => rows[specs.findIndex((c) => c.id === id)];
+  // As the worker: the batch of a deferred state is not read (its journal is taken to be empty).
+  const read = journalNeedsRead(held.hold);
+  const at = (id: string) => (read ? rows[specs.findIndex((c) => c.id === id)] : undefined);
   feed(config, held, protocol, {
     type: 'journal_read',
     calls: batch.map((c) => ({ id: c.id, idempotent: false })),

@@ -59,7 +59,12 @@ export async function journalStart(
     db,
     lease,
     call,
-    { set: 'started_at = now(), started_token = $2::int', columns: 'started_at, started_token', values: 'now(), $2::int' },
+    // A row that carries log entries keeps its start's time and token: they are the entries' (migration 10).
+    {
+      set: 'started_at = CASE WHEN log IS NULL THEN now() ELSE started_at END, started_token = CASE WHEN log IS NULL THEN $2::int ELSE started_token END',
+      columns: 'started_at, started_token',
+      values: 'now(), $2::int',
+    },
     [],
   );
 }

@@ -131,9 +131,12 @@ export class Fence {
    */
   async writeDeferred(token: number | null, applied: readonly string[], start?: { id: string; name: string }): Promise<void> {
     const deferred = this.takeDeferred();
-    if (deferred === null) throw new Error(`Turn '${this.lease.id}': the protocol asked to write a deferred state that was never kept.`);
+    if (deferred === null)
+      throw new Error(`Turn '${this.lease.id}': the protocol asked to write a deferred state that was never kept.`);
     const lease = this.fencedLease(token);
-    const written = this.write(() => this.store.commit(lease, { ...deferred, applied, ...(start === undefined ? {} : { start }) }));
+    const written = this.write(() =>
+      this.store.commit(lease, { ...deferred, applied, ...(start === undefined ? {} : { start }) }),
+    );
     this.carrying = written;
     try {
       await written;

@@ -224,7 +224,9 @@ export function protocolStep(hold: Hold, event: ProtocolEvent): [Hold, ProtocolE
       return [hold, hold.lost !== null ? [{ type: 'stop' }] : [{ type: 'run_tool', callId: event.callId }]];
     case 'tool_finished':
       // A turn this worker no longer holds keeps no result from here (recovery journals `interrupted`).
-      return hold.lost !== null ? [hold, []] : journalWrites(hold, [{ type: 'write_result', callId: event.callId, token: hold.token }]);
+      return hold.lost !== null
+        ? [hold, []]
+        : journalWrites(hold, [{ type: 'write_result', callId: event.callId, token: hold.token }]);
     case 'write':
       if (hold.lost !== null) return [hold, [{ type: 'stop' }]];
       // A derivable state is skipped only when no decision taken waits to be written with it, and the
@@ -232,7 +234,8 @@ export function protocolStep(hold: Hold, event: ProtocolEvent): [Hold, ProtocolE
       if (event.derivable === true && !event.terminal && !event.release && hold.unwritten.length === 0 && !hold.deferred)
         return [hold, [{ type: 'skip_write' }]];
       // A state about to run its batch waits for the batch's first journal write.
-      if (event.batch === true && !event.terminal && !event.release) return [{ ...hold, deferred: true }, [{ type: 'defer_write' }]];
+      if (event.batch === true && !event.terminal && !event.release)
+        return [{ ...hold, deferred: true }, [{ type: 'defer_write' }]];
       // Any other write writes the latest state, which includes the deferred one's.
       return [{ ...hold, deferred: false }, [commitEffect(hold, event.terminal, event.release)]];
     case 'committed': {
@@ -253,9 +256,11 @@ export function protocolStep(hold: Hold, event: ProtocolEvent): [Hold, ProtocolE
  * first (`write_deferred`), so the journal never holds a row for a batch whose state was not written.
  */
 function journalWrites(hold: Hold, effects: ProtocolEffect[]): [Hold, ProtocolEffect[]] {
-  if (!hold.deferred || !effects.some((e) => e.type === 'write_result' || e.type === 'write_interrupted'))
-    return [hold, effects];
-  return [{ ...hold, deferred: false }, [{ type: 'write_deferred', token: hold.token, applied: [...hold.unwritten] }, ...effects]];
+  if (!hold.deferred || !effects.some((e) => e.type === 'write_result' || e.type === 'write_interrupted')) return [hold, effects];
+  return [
+    { ...hold, deferred: false },
+    [{ type: 'write_deferred', token: hold.token, applied: [...hold.unwritten] }, ...effects],
+  ];
 }
 
 function commitEffect(hold: Hold, terminal: boolean, release: boolean): ProtocolEffect {
@@ -325,6 +330,16 @@ function departure(hold: Hold, terminal: boolean): [Hold, ProtocolEffect[]] {
     case null:
       return [hold, [{ type: 'depart', how: terminal ? 'finished' : 'parked' }]];
   }
+}
+
+/**
+ * Whether the journal of the batch about to run must be read: not while its state is deferred. A
+ * batch's journal rows are written only after its state (`commit_with_start`, `write_deferred`),
+ * and a turn's call ids are unique (core's `callIds`), so the batch of a state not yet written has
+ * none: its every call runs (the read's answer is empty).
+ */
+export function journalNeedsRead(hold: Hold): boolean {
+  return !hold.deferred;
 }
 
 /** The protocol the worker runs. */

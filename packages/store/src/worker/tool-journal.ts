@@ -11,6 +11,7 @@ import type { HandlerContext } from '@turnkit/inline/driver';
 import { crashArmed, crashPoint, TOOL_RUNNING_MS } from '../crash.js';
 import { messageOf } from '../errors.js';
 import type { Fence } from './fence.js';
+import { journalNeedsRead } from './protocol.js';
 
 export const INTERRUPTED =
   'interrupted: the worker running this call stopped before it reported a result, and the tool is not marked idempotent, so it was not run again.';
@@ -72,12 +73,15 @@ async function fromJournal(
   keyOf: KeyOf,
 ): Promise<{ known: ToolResult[]; toRun: ToolCall[] }> {
   const { store, lease } = fence;
-  const { results, started } = await fence.write(() =>
-    store.journal(
-      lease,
-      calls.map((c) => keyOf(c.id)),
-    ),
-  );
+  // The batch of a deferred state has no journal rows yet (the protocol's journalNeedsRead): nothing to read.
+  const { results, started } = journalNeedsRead(fence.hold)
+    ? await fence.write(() =>
+        store.journal(
+          lease,
+          calls.map((c) => keyOf(c.id)),
+        ),
+      )
+    : { results: [], started: [] };
   // Keyed by journal key; each result goes back to core with its call's own id.
   const byId = new Map(calls.map((c) => [keyOf(c.id), c]));
   const known = new Map(
@@ -133,9 +137,14 @@ export async function runJournaledBatch(
     for (const effect of effects) {
       if (effect.type !== 'write_result') continue;
       const written = Promise.resolve(state)
-        .then(() => fence.write(() =>
-          fence.store.callFinished(fence.fencedLease(effect.token), key === result.callId ? result : { ...result, callId: key }),
-        ))
+        .then(() =>
+          fence.write(() =>
+            fence.store.callFinished(
+              fence.fencedLease(effect.token),
+              key === result.callId ? result : { ...result, callId: key },
+            ),
+          ),
+        )
         .then(
           (first) => first && crashPoint('tool_result_written'),
           // The fence is tripped: the batch ends with fence.check() below.
