@@ -6,6 +6,7 @@ import type { JsonValue, Model } from '@turnkit/core';
 import { defineTool } from '@turnkit/dispatch';
 import { createWorker, openStore } from '@turnkit/store';
 import { createStore, openSql, type Sql, type SqlQuery } from '../src/internal.js';
+import { LOG_ROWS } from '../src/sql/values.js';
 import { dropSchema, POSTGRES_URL, scratchSchema } from './postgres.js';
 
 /** Runs of the property over log entries (each a turn, a claim, a checkpoint and a read of the view). */
@@ -127,7 +128,7 @@ describe('log entries stored short (one PGlite for both)', () => {
     const entries = async (turn: string) =>
       (
         await sql.query(
-          `SELECT data::text AS data FROM turnkit_log WHERE turn_seq = (SELECT seq FROM turnkit_turns WHERE id = $1) ORDER BY seq`,
+          `SELECT data::text AS data FROM ${LOG_ROWS} l WHERE turn_seq = (SELECT seq FROM turnkit_turns WHERE id = $1) ORDER BY seq`,
           [turn],
         )
       ).flatMap((r) => JSON.parse(String(r.data)) as unknown[][]);
@@ -171,7 +172,7 @@ describe('log entries stored short (one PGlite for both)', () => {
     const id = await store.submit({ agent: 'a', input: 'add twice' });
     await createWorker({ store, agents: { a: { model, tools: [add] } }, turnIds: [id] }).runUntilIdle();
     const [raw] = await sql.query(
-      `SELECT json_agg(e.value)::text AS entries FROM turnkit_log l CROSS JOIN LATERAL json_array_elements(l.data) e
+      `SELECT json_agg(e.value)::text AS entries FROM ${LOG_ROWS} l CROSS JOIN LATERAL json_array_elements(l.data) e
        WHERE l.turn_seq = (SELECT seq FROM turnkit_turns WHERE id = $1)`,
       [id],
     );

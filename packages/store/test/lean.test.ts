@@ -64,7 +64,7 @@ describe('rows written against an older base', () => {
     const { id: _id, limits: _limits, ...rest } = turn;
     const older = toLean(rest, STATE_BASES);
     expect(Object.keys(older)[0]).toBe(LEAN_MARK);
-    expect(restoredState('t', older, toLean(turn.limits, LIMITS_BASE))).toEqual(turn);
+    expect(restoredState('t', older, toLean({ ...turn.limits }, LIMITS_BASE))).toEqual(turn);
     // The new layout of the same state: the status, mark and limits last, `state_limits` not read.
     const stored = JSON.parse(storedState(turn).state as string) as Record<string, unknown>;
     expect(Object.keys(stored).slice(-3)).toEqual(['status', LEAN_MARK, 'limits']);

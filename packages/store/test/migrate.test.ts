@@ -78,12 +78,13 @@ describe('schema migrations', () => {
       );
       expect(kinds.at(-1)?.kind).toBe('entries');
 
-      // A new checkpoint stores the state without its id and limits (they are the row's).
+      // A new checkpoint stores the state without its id (the row's), its limits as its last key.
       const [raw] = await sql.query(`SELECT state::text AS state, state_limits FROM turnkit_turns WHERE id = 'old'`);
       const stored = JSON.parse(String(raw?.state)) as Record<string, unknown>;
       expect(stored.id).toBeUndefined();
-      expect(stored.limits).toBeUndefined();
-      expect(raw?.state_limits).toEqual({ '~': 1, maxIterations: 7 }); // lean: only what differs from the defaults
+      expect(stored.limits).toEqual({ '~': 1, maxIterations: 7 }); // lean: only what differs from the defaults
+      expect(Object.keys(stored).at(-1)).toBe('limits');
+      expect(raw?.state_limits).toBeNull();
       expect(stored['~']).toBe(3); // written against the base of a version 5 state (the current one)
       expect(stored.round).toBeUndefined(); // a fresh turn's value is left out
       // The new checkpoint's entries are [kind's letter, data] pairs; the view spells the kinds out.
@@ -182,7 +183,7 @@ describe('schema migrations', () => {
     const { id: _id, limits, ...rest } = state;
     await db.query(
       `INSERT INTO turnkit_turns (id, agent, input, status, state, state_limits, version, log_seq) VALUES ('v9', 'a', 'hello', $1, $2::json, $3::json, 1, 2)`,
-      [state.status, JSON.stringify(toLean(rest, STATE_BASES)), JSON.stringify(toLean(limits, LIMITS_BASE))],
+      [state.status, JSON.stringify(toLean(rest, STATE_BASES)), JSON.stringify(toLean({ ...limits }, LIMITS_BASE))],
     );
     await db.query(
       `INSERT INTO turnkit_log (turn_seq, seq, kind, data, lease_token) SELECT seq, 1, 'entries', '[["u"],["t"]]', 1 FROM turnkit_turns WHERE id = 'v9'`,

@@ -18,6 +18,14 @@ import {
 } from './lean.js';
 import { childTurnId, splitKey } from '../worker/tree.js';
 
+/**
+ * Every row of log entries as turnkit_log_entries reads them (SQL, a subquery): the log's own rows,
+ * and the journal rows that carry a checkpoint's entries (migration 10), each as (turn_seq, seq,
+ * kind, data, lease_token, at).
+ */
+export const LOG_ROWS = `(SELECT turn_seq, seq, kind, data, lease_token, at FROM turnkit_log
+  UNION ALL SELECT turn_seq, log_seq, 'entries', log, started_token, started_at FROM turnkit_tool_results WHERE log IS NOT NULL)`;
+
 /** A timestamp column as ISO 8601 text. */
 export const ISO = (column: string, as = column): string => `to_json(${column}) #>> '{}' AS ${as}`;
 
