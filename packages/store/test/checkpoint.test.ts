@@ -92,6 +92,8 @@ describe('the journal', () => {
       await store.callFinished(claim.lease, { callId: 'c2', name: 'sum', output: 3, isError: false });
       // No start (a denied call): inserted with its result.
       await store.callFinished(claim.lease, { callId: 'c3', name: 'rm', output: 'denied', isError: true });
+      // A plain text output that is not an error: kept as the text alone.
+      await store.callFinished(claim.lease, { callId: 'c4', name: 'echo', output: 'hi', isError: false });
       const raw = await sql.query(
         `SELECT call_id, result::text AS result FROM turnkit_tool_results WHERE turn_seq = (SELECT seq FROM turnkit_turns WHERE id = $1) ORDER BY call_id`,
         [id],
@@ -100,12 +102,14 @@ describe('the journal', () => {
         { output: 2, isError: false },
         { callId: 'c2', name: 'sum', output: 3, isError: false },
         { output: 'denied', isError: true },
+        'hi',
       ]);
-      const read = await store.journal(claim.lease, ['c1', 'c2', 'c3']);
+      const read = await store.journal(claim.lease, ['c1', 'c2', 'c3', 'c4']);
       expect(read.results.sort((a, b) => a.callId.localeCompare(b.callId))).toEqual([
         { callId: 'c1', name: 'add', output: 2, isError: false },
         { callId: 'c2', name: 'sum', output: 3, isError: false },
         { callId: 'c3', name: 'rm', output: 'denied', isError: true },
+        { callId: 'c4', name: 'echo', output: 'hi', isError: false },
       ]);
       expect((await store.get(id))?.toolCalls.map((c) => c.result)).toEqual(read.results);
     } finally {
@@ -167,7 +171,7 @@ describe('log entries stored short (one PGlite for both)', () => {
     expect((await store.get(other))?.transcript).toEqual(messages);
   });
 
-  it('a notice is kept as ["n", name, data], the turn\'s turn_started as ["t"], iteration as ["i", n], a reply as ["a", content, toolCalls], a status change as ["s", status(, outcome)]; the view reads them back as it reads entries written whole', async () => {
+  it('a notice is kept as ["n", name, data], the turn\'s turn_started as ["t"], iteration as ["i", n], a reply as ["a", content, toolCalls] (["a", toolCalls] without text), a status change as ["s", status(, outcome)]; the view reads them back as it reads entries written whole', async () => {
     const store = createStore(sql);
     const id = await store.submit({ agent: 'a', input: 'add twice' });
     await createWorker({ store, agents: { a: { model, tools: [add] } }, turnIds: [id] }).runUntilIdle();
@@ -181,6 +185,7 @@ describe('log entries stored short (one PGlite for both)', () => {
     expect(kept).toContainEqual(['i', 1]);
     expect(kept).toContainEqual(['g', 1]);
     expect(kept.filter((e) => e[0] === 'a').length).toBeGreaterThan(0); // the model's replies
+    expect(kept.filter((e) => e[0] === 'a' && Array.isArray(e[1])).length).toBeGreaterThan(0); // calls without text
     expect(kept.filter((e) => e[0] === 'm')).toEqual([]);
     expect(kept).toContainEqual(['s', 'dispatching']);
     expect(kept.at(-1)).toEqual(['s', 'stopped', { status: 'stopped', stopReason: 'completed', output: 'done' }]);

@@ -200,7 +200,7 @@ describe('schema migrations', () => {
         description: 'add',
         input: z.object({ a: z.number() }),
         readOnly: true,
-        execute: ({ a }) => a + 1,
+        execute: ({ a }) => `${a + 1}`,
       });
       const model = scriptedModel([toolCalls(call('add', { a: 1 }, { id: 'c0' })), text('done')]);
       await createWorker({ store, agents: { a: { model, tools: [add] } } }).runUntilIdle();
@@ -211,7 +211,7 @@ describe('schema migrations', () => {
       expect(after?.transcript).toEqual([
         { role: 'user', content: 'hello' },
         { role: 'assistant', content: '', toolCalls: [{ id: 'c0', name: 'add', input: { a: 1 } }] },
-        { role: 'tool', result: { callId: 'c0', name: 'add', output: 2, isError: false } },
+        { role: 'tool', result: { callId: 'c0', name: 'add', output: '2', isError: false } },
         { role: 'assistant', content: 'done', toolCalls: [] },
       ]);
       // The round's entries (the reply and its notices) are in c0's journal row, not a log row of their own.
@@ -219,7 +219,12 @@ describe('schema migrations', () => {
         `SELECT log_seq, log::text AS log FROM turnkit_tool_results WHERE turn_seq = (SELECT seq FROM turnkit_turns WHERE id = 'v9') AND call_id = 'c0'`,
       );
       expect(row?.log_seq).toBe(3);
-      expect(JSON.parse(String(row?.log))).toContainEqual(['a', '', [{ id: 'c0', name: 'add', input: { a: 1 } }]]);
+      expect(JSON.parse(String(row?.log))).toContainEqual(['a', [{ id: 'c0', name: 'add', input: { a: 1 } }]]);
+      // Its text output is kept as the text alone, and the tool message as a reference to it.
+      const [result] = await sql.query(`SELECT result::text AS result FROM turnkit_tool_results WHERE call_id = 'c0'`);
+      expect(result?.result).toBe('"2"');
+      const [last] = await sql.query(`SELECT data::text AS data FROM turnkit_log ORDER BY seq DESC LIMIT 1`);
+      expect(JSON.parse(String(last?.data))).toContainEqual(['r', 'c0']);
       const seqs = await sql.query(`SELECT seq FROM turnkit_log_entries WHERE turn_id = 'v9' ORDER BY seq`);
       expect(seqs.map((r) => Number(r.seq))).toEqual(Array.from({ length: seqs.length }, (_, i) => i + 1));
     } finally {

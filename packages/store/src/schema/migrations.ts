@@ -370,8 +370,17 @@ export const MIGRATIONS: readonly string[] = [
   // worker's protocol: the state before a batch rides on that start) keeps its log entries in the
   // call's new journal row (`log`, from seq `log_seq`; their time and token are the row's
   // `started_at` and `started_token`) instead of a log row of their own: one row and one index
-  // entry a round, not two each. turnkit_log_entries reads the entries of both, as before.
+  // entry a round, not two each. turnkit_log_entries reads the entries of both, as before. A
+  // journal row keeps a plain text output that is not an error ({ output: string, isError: false })
+  // as that text alone, a JSON string; turnkit_journal_result reads it back whole. A model's reply
+  // with tool calls and no text is kept as ["a", toolCalls].
   `
+  CREATE OR REPLACE FUNCTION turnkit_journal_result(call_id text, name text, result json) RETURNS json LANGUAGE sql IMMUTABLE AS $$
+    SELECT CASE WHEN json_typeof(result) = 'string' THEN json_build_object('callId', call_id, 'name', name, 'output', result, 'isError', false)
+      WHEN json_typeof(result) <> 'object' OR result -> 'callId' IS NOT NULL THEN result
+      WHEN NOT EXISTS (SELECT 1 FROM json_object_keys(result)) THEN json_build_object('callId', call_id, 'name', name)
+      ELSE concat('{"callId":', to_json(call_id)::text, ',"name":', to_json(name)::text, ',', substr(ltrim(result::text), 2))::json END
+  $$;
   ALTER TABLE turnkit_tool_results ADD COLUMN log_seq integer;
   ALTER TABLE turnkit_tool_results ADD COLUMN log json;
   ALTER TABLE turnkit_tool_results ALTER COLUMN log SET STORAGE MAIN;
@@ -391,6 +400,8 @@ export const MIGRATIONS: readonly string[] = [
            WHEN e.value ->> 0 = 't' THEN json_build_object('name', 'turn_started', 'data', json_build_object('id', t.id))
            WHEN e.value ->> 0 = 'a' AND json_array_length(e.value) = 3
              THEN json_build_object('role', 'assistant', 'content', e.value -> 1, 'toolCalls', e.value -> 2)
+           WHEN e.value ->> 0 = 'a' AND json_typeof(e.value -> 1) = 'array'
+             THEN json_build_object('role', 'assistant', 'content', '', 'toolCalls', e.value -> 1)
            WHEN e.value ->> 0 = 'a' THEN json_build_object('role', 'assistant', 'content', e.value -> 1)
            WHEN e.value ->> 0 = 'i' THEN json_build_object('name', 'iteration', 'data', json_build_object('iteration', e.value -> 1))
            WHEN e.value ->> 0 = 'g' THEN json_build_object('name', 'steering', 'data', json_build_object('round', e.value -> 1))

@@ -39,7 +39,8 @@ function noticeEntry(turnId: string, notice: Notice): Entry {
 
 /**
  * A message as an entry: a model's reply { role: 'assistant', content } or { role: 'assistant',
- * content, toolCalls } (those keys only, in that order) as ['a', content(, toolCalls)]; any other
+ * content, toolCalls } (those keys only, in that order) as ['a', content(, toolCalls)], or
+ * ['a', toolCalls] when its content is empty; any other
  * as ['m', message] (`appendLog` may make it a 'u' or an 'r').
  */
 function messageEntry(message: Message): Entry {
@@ -48,7 +49,8 @@ function messageEntry(message: Message): Entry {
     return ['m', message];
   if (keys.length === 2) return ['a', message.content];
   if (keys.length === 3 && keys[2] === 'toolCalls' && Array.isArray(message.toolCalls))
-    return ['a', message.content, message.toolCalls];
+    // Calls without text (migration 10): the view reads ['a', toolCalls] back with an empty content.
+    return message.content === '' ? ['a', message.toolCalls] : ['a', message.content, message.toolCalls];
   return ['m', message];
 }
 
@@ -119,12 +121,17 @@ const runnable = (p: { id: string; status: string; terminal: string; release: st
  * (migration 7). Equal means equal as jsonb to the message the view gives back, so a message that
  * differs in anything (a result core changed, another key) is kept whole.
  */
-const ENTRIES = `(SELECT json_agg(CASE WHEN e.value ->> 0 = 'm' AND e.value #>> '{1,role}' = 'user' AND t.input IS NOT NULL
+/**
+ * The entries since the last checkpoint ($13) as one JSON array, without blanks between its items
+ * (json_agg would put one after each comma): the user message equal to the turn's input as ["u"],
+ * a tool result message equal to its journal row's result as ["r", callId] (see `appendLog`).
+ */
+const ENTRIES = `(SELECT ('[' || string_agg((CASE WHEN e.value ->> 0 = 'm' AND e.value #>> '{1,role}' = 'user' AND t.input IS NOT NULL
          AND (e.value -> 1)::jsonb = json_build_object('role', 'user', 'content', t.input)::jsonb THEN '["u"]'::json
        WHEN e.value ->> 0 = 'm' AND e.value #>> '{1,role}' = 'tool' AND EXISTS (SELECT 1 FROM turnkit_tool_results j
          WHERE j.turn_seq = t.seq AND j.call_id = e.value #>> '{1,result,callId}'
            AND (e.value -> 1)::jsonb = json_build_object('role', 'tool', 'result', turnkit_journal_result(j.call_id, j.name, j.result))::jsonb)
-       THEN json_build_array('r', e.value #>> '{1,result,callId}') ELSE e.value END ORDER BY e.n)
+       THEN ('["r",' || to_json(e.value #>> '{1,result,callId}')::text || ']')::json ELSE e.value END)::text, ',' ORDER BY e.n) || ']')::json
      FROM json_array_elements($13::json) WITH ORDINALITY AS e(value, n))`;
 
 /**

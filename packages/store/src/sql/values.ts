@@ -133,11 +133,13 @@ export function toPending(r: Row): PendingInbox {
 
 /**
  * A journal row's result (null: none yet). The row keeps a result without its `callId` and `name`
- * when they are the row's own (`call_id`, `name`); this puts them back.
+ * when they are the row's own (`call_id`, `name`), and a plain text output that is not an error as
+ * that text alone (a JSON string); this puts them back.
  */
 export function rowResult(r: Row): ToolResult | null {
   const result = r.result;
   if (result === null || result === undefined) return null;
+  if (typeof result === 'string') return { callId: String(r.call_id), name: String(r.name), output: result, isError: false };
   if (typeof result !== 'object' || Array.isArray(result) || Object.hasOwn(result, 'callId')) return result as ToolResult;
   return { callId: String(r.call_id), name: String(r.name), ...(result as object) } as ToolResult;
 }
