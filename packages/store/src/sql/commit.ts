@@ -194,6 +194,9 @@ const nextInThreadSql = (terminal: string): string =>
  * or cancel updates the turn's row in the transaction that adds it). A release or the end wakes
  * workers (NOTIFY, on commit) when the turn is runnable now. With $17, the journal of those calls
  * comes back too (read after this worker's claim, so it includes every earlier holder's writes).
+ * With $21, the call's start is journaled in the same statement. A checkpoint commits without
+ * waiting for the disk (`durability`) unless it ends the turn, releases it or carries a call's
+ * start: a start is on disk before its tool runs.
  */
 const CHECKPOINT_SQL = `
 WITH seen AS (SELECT xmin FROM turnkit_turns WHERE id = $1),
@@ -210,7 +213,7 @@ inbox AS (
   UPDATE turnkit_inbox SET status = CASE WHEN id = ANY($16::bigint[]) AND NOT id = ANY($18::bigint[]) THEN 'applied' ELSE 'ignored' END, applied_at = now()
   WHERE turn_id = $1 AND status = 'pending' AND (id = ANY($16::bigint[]) OR $10::bool) AND EXISTS (SELECT 1 FROM t)
 ),
-durability AS (SELECT set_config('synchronous_commit', 'off', true) FROM t WHERE NOT ($10::bool OR $11::bool))
+durability AS (SELECT set_config('synchronous_commit', 'off', true) FROM t WHERE NOT ($10::bool OR $11::bool OR $21::text IS NOT NULL))
 SELECT t.version,
   CASE WHEN $11::bool AND NOT $10::bool AND t.runnable AND t.run_after IS NULL THEN pg_notify(${CHANNEL_SQL}, $1) END AS woke,
   CASE WHEN $17::text[] IS NULL THEN NULL ELSE (SELECT coalesce(json_agg(json_build_object('call_id', j.call_id, 'name', j.name, 'result', j.result)), '[]')
