@@ -176,7 +176,7 @@ describe('log entries stored short (one PGlite for both)', () => {
     const id = await store.submit({ agent: 'a', input: 'add twice' });
     await createWorker({ store, agents: { a: { model, tools: [add] } }, turnIds: [id] }).runUntilIdle();
     const [raw] = await sql.query(
-      `SELECT json_agg(e.value)::text AS entries FROM ${LOG_ROWS} l CROSS JOIN LATERAL json_array_elements(l.data) e
+      `SELECT json_agg(e.value ORDER BY l.seq, e.n)::text AS entries FROM ${LOG_ROWS} l CROSS JOIN LATERAL json_array_elements(l.data) WITH ORDINALITY e(value, n)
        WHERE l.turn_seq = (SELECT seq FROM turnkit_turns WHERE id = $1)`,
       [id],
     );
