@@ -79,9 +79,11 @@ ${rows}`;
 const WAL_MEANS: Readonly<Record<string, string>> = {
   'turn rows':
     "the turn row: its insert, the claim, 3 checkpoints each rewriting the lean state (the part of the row that changed: the claim logs its lease columns, a checkpoint `updated_at` through the state; updates are HOT, in place, but the end's), the pruning of its old versions, and the row lock of each fenced journal write",
-  'log rows': "the transcript, notices and status changes: one row per checkpoint, keyed by the turn's `seq`",
+  'log rows':
+    "the transcript, notices and status changes of the checkpoints not written with a call's start: one row each, keyed by the turn's `seq`",
   'log index': 'one primary-key entry per log row (and its page splits)',
-  'journal rows and index': 'per tool call, the start (a new row and its key) and the result (an update in place)',
+  'journal rows and index':
+    "per tool call, the start (a new row and its key; the first call of a batch's row also keeps its checkpoint's log entries) and the result (an update in place)",
   'turn row indexes':
     'the turn row inserted (its id, seq and runnable entries) and the end (a new row version, no longer runnable: its id and seq entries again)',
   'commit records': 'one per statement that wrote (9)',
@@ -113,13 +115,14 @@ ${line(HEADER)}
 ${line(HEADER.map((_, i) => (i === 0 ? '---' : '---:')))}
 ${figures.map((f) => line(row(f))).join('\n')}
 
-- **Statements** are everything the store sends from \`submit\` to the end. For this turn, 9:
+- **Statements** are everything the store sends from \`submit\` to the end. For this turn, 7:
   \`submit\` 1; the claim 1 (it takes the lease and returns the transcript and the pending inbox
   rows in the same statement); per checkpoint (\`dispatching\` twice, the end) 1 statement that
-  compare-and-swaps the state, appends the log entries since the last one as one row and settles
-  the inbox rows, 3 × 1 (a \`dispatching\` checkpoint also returns the journal of its batch, so
-  the worker reads nothing more before the tools run); per tool call a start and a result, each
-  one statement that checks the fencing token itself, 2 × 2. The boundary after each batch is
+  compare-and-swaps the state, appends the log entries since the last one and settles the inbox
+  rows, 3 × 1 (a \`dispatching\` checkpoint is written with the start of its batch's first call,
+  whose journal row keeps the checkpoint's log entries; the journal of a batch whose state was not
+  written yet has no rows, so the worker reads nothing before the tools run); per tool call its
+  result, one statement that checks the fencing token itself, 2 × 1. The boundary after each batch is
   not written: the \`dispatching\` state and the journal make it again
   ([durable turns](reference/durable-turns.md#the-guarantees)). No transactions: each statement commits on
   its own. A worker's last claim that finds nothing, and its look for turns falling due, add a

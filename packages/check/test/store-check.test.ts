@@ -57,7 +57,7 @@ describe('the model check of the durable protocol (the bounds are STORE_CHECKS: 
     const path = (name: string): string =>
       report.mutants.find((m) => m.mutant.name === name)?.result.violations[0]?.path.join(' → ') ?? '';
     expect(path('skip the fence check on a write')).toBe(
-      "w0 claims t1 → t1's lease expires under a paused worker → w1 claims t1 → w0 commits t1 dispatching unfenced",
+      "w0 claims t1 → w0 reads t1's journal → t1's lease expires under a paused worker → w1 claims t1 → w0 commits t1 dispatching unfenced with the start of t1/plain",
     );
     expect(path('re-dispatch a call without a journaled result')).toMatch(
       /w0 runs t1\/plain's tool → .* w1 runs t1\/plain's tool$/,
@@ -80,13 +80,13 @@ describe('the model check of the durable protocol (the bounds are STORE_CHECKS: 
 });
 
 describe('a safety invariant broken on one edge is reported with its shortest path', () => {
-  it('the mutant without the fence reaches a second writer at token 2 in four steps', () => {
+  it('the mutant without the fence reaches a second writer at token 2 in five steps', () => {
     const mutant = PROTOCOL_MUTANTS.find((m) => m.invariant === 4);
     const config = STORE_CHECKS[0]?.config;
     if (mutant === undefined || config === undefined) throw new Error('missing mutant or check');
     const result = exploreStore({ config, protocol: mutant.protocol, stopAt: 4 });
     expect(result.exhaustive).toBe(false);
-    expect(result.violations[0]?.path).toHaveLength(4);
+    expect(result.violations[0]?.path).toHaveLength(5);
     expect(result.violations[0]?.message).toBe('worker w0 wrote turn t1 at token 2, which w1 also wrote at.');
   });
 });

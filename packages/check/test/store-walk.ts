@@ -17,22 +17,26 @@ export function walk(config: WorldConfig, world: World, labels: readonly string[
   return at;
 }
 
-/** The steps of worker `w` running call `call` of t1 once it read the journal: start journaled, tool run, result journaled. */
-export function runsCall(w: string, call: string): string[] {
-  return [`${w} journals the start of t1/${call}`, `${w} runs t1/${call}'s tool`, `${w} journals the result for t1/${call}`];
+/**
+ * The steps of worker `w` running the one call `call` of t1's batch at `token`: the batch's journal
+ * read, its state (`phase`) written with the call's start, the tool run, its result journaled.
+ */
+export function runsCall(w: string, call: string, phase: string, token = 1): string[] {
+  return [
+    `${w} reads t1's journal`,
+    `${w} commits t1 ${phase} at token ${token} with the start of t1/${call}`,
+    `${w} runs t1/${call}'s tool`,
+    `${w} journals the result for t1/${call}`,
+  ];
 }
 
 /** The shortest run to the end of the first exploration: the approval arrives while the worker still holds the parked turn. */
 export const STRAIGHT_RUN: readonly string[] = [
   'w0 claims t1',
-  'w0 commits t1 dispatching at token 1',
-  "w0 reads t1's journal",
-  ...runsCall('w0', 'plain'),
+  ...runsCall('w0', 'plain', 'dispatching'),
   'w0 commits t1 awaiting_approval at token 1',
   'user approves t1/parked',
   "w0 reads t1's inbox",
-  'w0 commits t1 executing_approved at token 1',
-  "w0 reads t1's journal",
-  ...runsCall('w0', 'parked'),
+  ...runsCall('w0', 'parked', 'executing_approved'),
   'w0 commits t1 done at token 1',
 ];

@@ -37,9 +37,7 @@ describe("the world's cancel: taken first, it ends the turn and closes a decisio
     const world = walk(config, initialWorld(config), [
       'w0 claims t1',
       "w0 reads t1's inbox for a cancel",
-      'w0 commits t1 dispatching at token 1',
-      "w0 reads t1's journal",
-      ...runsCall('w0', 'plain'),
+      ...runsCall('w0', 'plain', 'dispatching'),
       'w0 commits t1 awaiting_approval at token 1',
       "w0 reads t1's inbox",
       'w0 commits t1 awaiting_approval at token 1 and releases it',

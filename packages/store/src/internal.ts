@@ -27,6 +27,7 @@ export type { ChildLogEntry } from './types.js';
 export {
   claimable,
   claimLimit,
+  journalNeedsRead,
   openHold,
   protocol,
   protocolStep,

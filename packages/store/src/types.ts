@@ -358,6 +358,11 @@ export interface Commit {
   readonly retryAfterMs?: number;
   /** JSON text the activation's observer asks to keep with the turn (its trace context), for the next activation. */
   readonly traceContext?: string;
+  /**
+   * A call of the batch `state` runs, journaled as started in the same statement (only if the state
+   * is written): the state before a batch rides on the batch's first call's start.
+   */
+  readonly start?: { readonly id: string; readonly name: string };
 }
 
 export interface ClaimOptions {

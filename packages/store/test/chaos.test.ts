@@ -16,6 +16,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { testLog } from '../../../test-log.js';
 import type { WorkerStats } from '@turnkit/store';
 import { createStore, openSql, type Sql } from '../src/internal.js';
+import { LOG_ROWS } from '../src/sql/values.js';
 import { CHAOS_AGENT, CHAOS_TABLES } from './fixtures/chaos-agent.js';
 import { type OwnPostgres, ownPostgres, POSTGRES_URL, scratchSchema, WHY_SKIPPED } from './postgres.js';
 import { nodeScript } from './node-script.js';
@@ -100,7 +101,7 @@ async function invariants(sql: Sql, acks: ReadonlySet<string>): Promise<Figures>
     (await sql.query('SELECT turn_id, call_id FROM chaos_effects')).map((r) => `${r.turn_id} ${r.call_id}`),
   );
   const tokens = await sql.query(
-    `SELECT turn_seq FROM (SELECT turn_seq, lease_token, lag(lease_token) OVER (PARTITION BY turn_seq ORDER BY seq) AS before FROM turnkit_log) l
+    `SELECT turn_seq FROM (SELECT turn_seq, lease_token, lag(lease_token) OVER (PARTITION BY turn_seq ORDER BY seq) AS before FROM ${LOG_ROWS} r) l
      WHERE lease_token < before`,
   );
   const { turns } = await store.list({ limit: 1000 });

@@ -6,6 +6,7 @@ import type { JsonValue, Model } from '@turnkit/core';
 import { defineTool } from '@turnkit/dispatch';
 import { createWorker, openStore } from '@turnkit/store';
 import { createStore, openSql, type Sql, type SqlQuery } from '../src/internal.js';
+import { LOG_ROWS } from '../src/sql/values.js';
 import { dropSchema, POSTGRES_URL, scratchSchema } from './postgres.js';
 
 /** Runs of the property over log entries (each a turn, a claim, a checkpoint and a read of the view). */
@@ -44,7 +45,7 @@ function recording(sql: Sql, sent: string[]): Sql {
 }
 
 describe('the statements of a turn', () => {
-  it('a turn with two tool calls takes nine statements and no transaction: claim 1, checkpoints 3, journal writes 4', async () => {
+  it('a turn with two tool calls takes seven statements and no transaction: claim 1, checkpoints 3 (two with a call start), results 2', async () => {
     const sql = await openSql('memory://');
     try {
       const sent: string[] = [];
@@ -61,14 +62,15 @@ describe('the statements of a turn', () => {
       const of = (start: string): number => turnSent.filter((s) => s.startsWith(start)).length;
       expect(of('WITH t AS (INSERT INTO turnkit_turns')).toBe(1); // submit
       expect(of('WITH caps AS')).toBe(2); // the claim, and the last one that finds nothing
-      // Checkpoints, each with its log rows and inbox rows: \`dispatching\` twice and the end. The
-      // boundary after each batch is not written: the \`dispatching\` state and the journal make it again.
+      // Checkpoints, each with its log rows and inbox rows: \`dispatching\` twice, each written with
+      // its call's start, and the end. The boundary after each batch is not written: the
+      // \`dispatching\` state and the journal make it again.
       expect(of('WITH seen AS')).toBe(3);
-      expect(of('WITH held AS')).toBe(4); // a start and a result per call, each fenced by itself
-      // What the claim and the checkpoints returned is not asked again: no inbox or journal read.
+      expect(of('WITH held AS')).toBe(2); // a result per call, fenced by itself
+      // What the claim returned is not asked again, and a batch whose state is not written yet has no journal to read.
       expect(turnSent.filter((s) => /^SELECT .*FROM turnkit_(inbox|tool_results)/.test(s))).toEqual([]);
       expect(sent.slice(turnStatements).filter((s) => /^SELECT .*FROM turnkit_(inbox|tool_results)/.test(s))).toHaveLength(2); // store.get reads both
-      expect(turnStatements).toBe(1 + 2 + 3 + 4 + 1); // and the worker's look for turns falling due
+      expect(turnStatements).toBe(1 + 2 + 3 + 2 + 1); // and the worker's look for turns falling due
     } finally {
       await sql.close();
     }
@@ -90,6 +92,8 @@ describe('the journal', () => {
       await store.callFinished(claim.lease, { callId: 'c2', name: 'sum', output: 3, isError: false });
       // No start (a denied call): inserted with its result.
       await store.callFinished(claim.lease, { callId: 'c3', name: 'rm', output: 'denied', isError: true });
+      // A plain text output that is not an error: kept as the text alone.
+      await store.callFinished(claim.lease, { callId: 'c4', name: 'echo', output: 'hi', isError: false });
       const raw = await sql.query(
         `SELECT call_id, result::text AS result FROM turnkit_tool_results WHERE turn_seq = (SELECT seq FROM turnkit_turns WHERE id = $1) ORDER BY call_id`,
         [id],
@@ -98,12 +102,14 @@ describe('the journal', () => {
         { output: 2, isError: false },
         { callId: 'c2', name: 'sum', output: 3, isError: false },
         { output: 'denied', isError: true },
+        'hi',
       ]);
-      const read = await store.journal(claim.lease, ['c1', 'c2', 'c3']);
+      const read = await store.journal(claim.lease, ['c1', 'c2', 'c3', 'c4']);
       expect(read.results.sort((a, b) => a.callId.localeCompare(b.callId))).toEqual([
         { callId: 'c1', name: 'add', output: 2, isError: false },
         { callId: 'c2', name: 'sum', output: 3, isError: false },
         { callId: 'c3', name: 'rm', output: 'denied', isError: true },
+        { callId: 'c4', name: 'echo', output: 'hi', isError: false },
       ]);
       expect((await store.get(id))?.toolCalls.map((c) => c.result)).toEqual(read.results);
     } finally {
@@ -126,7 +132,7 @@ describe('log entries stored short (one PGlite for both)', () => {
     const entries = async (turn: string) =>
       (
         await sql.query(
-          `SELECT data::text AS data FROM turnkit_log WHERE turn_seq = (SELECT seq FROM turnkit_turns WHERE id = $1) ORDER BY seq`,
+          `SELECT data::text AS data FROM ${LOG_ROWS} l WHERE turn_seq = (SELECT seq FROM turnkit_turns WHERE id = $1) ORDER BY seq`,
           [turn],
         )
       ).flatMap((r) => JSON.parse(String(r.data)) as unknown[][]);
@@ -165,12 +171,12 @@ describe('log entries stored short (one PGlite for both)', () => {
     expect((await store.get(other))?.transcript).toEqual(messages);
   });
 
-  it('a notice is kept as ["n", name, data], the turn\'s turn_started as ["t"], iteration as ["i", n], a reply as ["a", content, toolCalls], a status change as ["s", status(, outcome)]; the view reads them back as it reads entries written whole', async () => {
+  it('a notice is kept as ["n", name, data], the turn\'s turn_started as ["t"], iteration as ["i", n], a reply as ["a", content, toolCalls] (["a", toolCalls] without text), a status change as ["s", status(, outcome)]; the view reads them back as it reads entries written whole', async () => {
     const store = createStore(sql);
     const id = await store.submit({ agent: 'a', input: 'add twice' });
     await createWorker({ store, agents: { a: { model, tools: [add] } }, turnIds: [id] }).runUntilIdle();
     const [raw] = await sql.query(
-      `SELECT json_agg(e.value)::text AS entries FROM turnkit_log l CROSS JOIN LATERAL json_array_elements(l.data) e
+      `SELECT json_agg(e.value ORDER BY l.seq, e.n)::text AS entries FROM ${LOG_ROWS} l CROSS JOIN LATERAL json_array_elements(l.data) WITH ORDINALITY e(value, n)
        WHERE l.turn_seq = (SELECT seq FROM turnkit_turns WHERE id = $1)`,
       [id],
     );
@@ -179,6 +185,7 @@ describe('log entries stored short (one PGlite for both)', () => {
     expect(kept).toContainEqual(['i', 1]);
     expect(kept).toContainEqual(['g', 1]);
     expect(kept.filter((e) => e[0] === 'a').length).toBeGreaterThan(0); // the model's replies
+    expect(kept.filter((e) => e[0] === 'a' && Array.isArray(e[1])).length).toBeGreaterThan(0); // calls without text
     expect(kept.filter((e) => e[0] === 'm')).toEqual([]);
     expect(kept).toContainEqual(['s', 'dispatching']);
     expect(kept.at(-1)).toEqual(['s', 'stopped', { status: 'stopped', stopReason: 'completed', output: 'done' }]);

@@ -21,7 +21,7 @@ const NUM_RUNS = 300;
 /** A state as a checkpoint writes it and a claim reads it back. */
 function roundTrip(state: TurnState): unknown {
   const stored = storedState(state);
-  return restoredState(state.id, JSON.parse(stored.state as string), JSON.parse(stored.limits as string));
+  return restoredState(state.id, JSON.parse(stored.state as string), null);
 }
 
 describe('lean rows (fast-check)', () => {
@@ -49,10 +49,9 @@ describe('lean rows (fast-check)', () => {
     expect(fromLean([1], LIMITS_BASE)).toEqual([1]);
   });
 
-  it("a fresh turn's state is stored as the mark and its null batch (the base's is an empty one), default limits as the mark", () => {
+  it("a fresh turn's state is stored as its null batch (the base's is an empty one), then the mark and default limits as the mark, last", () => {
     const stored = storedState(createTurn({ id: 't' }));
-    expect(JSON.parse(stored.state as string)).toEqual({ [LEAN_MARK]: 3, batch: null });
-    expect(JSON.parse(stored.limits as string)).toEqual({ [LEAN_MARK]: 1 });
+    expect(stored.state).toBe(JSON.stringify({ batch: null, [LEAN_MARK]: 3, limits: { [LEAN_MARK]: 1 } }));
     expect(roundTrip(createTurn({ id: 't', limits: { maxIterations: 3 } }))).toEqual(
       createTurn({ id: 't', limits: { maxIterations: 3 } }),
     );
@@ -60,6 +59,18 @@ describe('lean rows (fast-check)', () => {
 });
 
 describe('rows written against an older base', () => {
+  it('a row written before the limits rode in the state (its limits in `state_limits`, the status and mark first) reads back whole', () => {
+    const turn = step(createTurn({ id: 't', limits: { maxIterations: 5 } }), { type: 'start', input: 'go' })[0];
+    const { id: _id, limits: _limits, ...rest } = turn;
+    const older = toLean(rest, STATE_BASES);
+    expect(Object.keys(older)[0]).toBe(LEAN_MARK);
+    expect(restoredState('t', older, toLean({ ...turn.limits }, LIMITS_BASE))).toEqual(turn);
+    // The new layout of the same state: the status, mark and limits last, `state_limits` not read.
+    const stored = JSON.parse(storedState(turn).state as string) as Record<string, unknown>;
+    expect(Object.keys(stored).slice(-3)).toEqual(['status', LEAN_MARK, 'limits']);
+    expect(restoredState('t', stored, { [LEAN_MARK]: 1, maxIterations: 9 })).toEqual(turn);
+  });
+
   it('a lean row of a version 3 state (mark 1) reads back against its own base and migrates to the current state', () => {
     const row = { [LEAN_MARK]: 1, batch: null };
     const full = fromLean(row, STATE_BASES) as Record<string, unknown>;

@@ -6,7 +6,10 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { createTurn, step, type Message, type Notice } from '@turnkit/core';
 import { createWorker, type WatchEvent } from '@turnkit/store';
 import { createStore, openSql } from '../src/internal.js';
-import { scriptedModel, text } from '@turnkit/testing';
+import { call, scriptedModel, text, toolCalls } from '@turnkit/testing';
+import { defineTool } from '@turnkit/dispatch';
+import { z } from 'zod';
+import { LIMITS_BASE, STATE_BASES, toLean } from '../src/sql/lean.js';
 import { MIGRATIONS, SCHEMA_VERSION } from '../src/schema/migrations.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'turnkit-migrate-'));
@@ -52,7 +55,7 @@ describe('schema migrations', () => {
     try {
       const [version] = await sql.query('SELECT max(version)::int AS v FROM turnkit_schema');
       expect(version?.v).toBe(SCHEMA_VERSION);
-      expect(SCHEMA_VERSION).toBe(9);
+      expect(SCHEMA_VERSION).toBe(10);
       const store = createStore(sql);
       const before = await store.get('old');
       expect(before?.state?.limits.maxIterations).toBe(7);
@@ -75,12 +78,13 @@ describe('schema migrations', () => {
       );
       expect(kinds.at(-1)?.kind).toBe('entries');
 
-      // A new checkpoint stores the state without its id and limits (they are the row's).
+      // A new checkpoint stores the state without its id (the row's), its limits as its last key.
       const [raw] = await sql.query(`SELECT state::text AS state, state_limits FROM turnkit_turns WHERE id = 'old'`);
       const stored = JSON.parse(String(raw?.state)) as Record<string, unknown>;
       expect(stored.id).toBeUndefined();
-      expect(stored.limits).toBeUndefined();
-      expect(raw?.state_limits).toEqual({ '~': 1, maxIterations: 7 }); // lean: only what differs from the defaults
+      expect(stored.limits).toEqual({ '~': 1, maxIterations: 7 }); // lean: only what differs from the defaults
+      expect(Object.keys(stored).at(-1)).toBe('limits');
+      expect(raw?.state_limits).toBeNull();
       expect(stored['~']).toBe(3); // written against the base of a version 5 state (the current one)
       expect(stored.round).toBeUndefined(); // a fresh turn's value is left out
       // The new checkpoint's entries are [kind's letter, data] pairs; the view spells the kinds out.
@@ -158,6 +162,71 @@ describe('schema migrations', () => {
         `SELECT data::text AS data FROM turnkit_log WHERE turn_seq = (SELECT seq FROM turnkit_turns WHERE id = 'v8') ORDER BY seq DESC LIMIT 1`,
       );
       expect((JSON.parse(String(last?.data)) as unknown[][])[0]).toEqual(['a', 'done', []]);
+    } finally {
+      await sql.close();
+    }
+  });
+
+  it("a store written by schema version 9 (limits in state_limits, entries in log rows) runs its turn on; a round keeps its entries in its call's journal row", async () => {
+    const data = join(dir, 'v9');
+    const db = new PGlite(data);
+    await db.query(
+      'CREATE TABLE IF NOT EXISTS turnkit_schema (version integer PRIMARY KEY, applied_at timestamptz NOT NULL DEFAULT now())',
+    );
+    for (const [i, migration] of MIGRATIONS.slice(0, 9).entries()) {
+      await db.exec(migration);
+      await db.query('INSERT INTO turnkit_schema (version) VALUES ($1)', [i + 1]);
+    }
+    // Turn 'v9' after its start, as version 9 stored it: the lean state with its mark first, the
+    // limits in state_limits, the entries in a log row.
+    const [state] = step(createTurn({ id: 'v9', limits: { maxIterations: 7 } }), { type: 'start', input: 'hello' });
+    const { id: _id, limits, ...rest } = state;
+    await db.query(
+      `INSERT INTO turnkit_turns (id, agent, input, status, state, state_limits, version, log_seq) VALUES ('v9', 'a', 'hello', $1, $2::json, $3::json, 1, 2)`,
+      [state.status, JSON.stringify(toLean(rest, STATE_BASES)), JSON.stringify(toLean({ ...limits }, LIMITS_BASE))],
+    );
+    await db.query(
+      `INSERT INTO turnkit_log (turn_seq, seq, kind, data, lease_token) SELECT seq, 1, 'entries', '[["u"],["t"]]', 1 FROM turnkit_turns WHERE id = 'v9'`,
+    );
+    await db.close();
+
+    const sql = await openSql(data);
+    try {
+      expect((await sql.query('SELECT max(version)::int AS v FROM turnkit_schema'))[0]?.v).toBe(SCHEMA_VERSION);
+      const store = createStore(sql);
+      expect((await store.get('v9'))?.transcript).toEqual([{ role: 'user', content: 'hello' }]);
+      const add = defineTool({
+        name: 'add',
+        description: 'add',
+        input: z.object({ a: z.number() }),
+        readOnly: true,
+        execute: ({ a }) => `${a + 1}`,
+      });
+      const model = scriptedModel([toolCalls(call('add', { a: 1 }, { id: 'c0' })), text('done')]);
+      await createWorker({ store, agents: { a: { model, tools: [add] } } }).runUntilIdle();
+      const after = await store.get('v9');
+      expect(after?.status).toBe('stopped');
+      // The limits read from state_limits held: the turn ran with maxIterations 7 and keeps them.
+      expect(after?.state?.limits.maxIterations).toBe(7);
+      expect(after?.transcript).toEqual([
+        { role: 'user', content: 'hello' },
+        { role: 'assistant', content: '', toolCalls: [{ id: 'c0', name: 'add', input: { a: 1 } }] },
+        { role: 'tool', result: { callId: 'c0', name: 'add', output: '2', isError: false } },
+        { role: 'assistant', content: 'done', toolCalls: [] },
+      ]);
+      // The round's entries (the reply and its notices) are in c0's journal row, not a log row of their own.
+      const [row] = await sql.query(
+        `SELECT log_seq, log::text AS log FROM turnkit_tool_results WHERE turn_seq = (SELECT seq FROM turnkit_turns WHERE id = 'v9') AND call_id = 'c0'`,
+      );
+      expect(row?.log_seq).toBe(3);
+      expect(JSON.parse(String(row?.log))).toContainEqual(['a', [{ id: 'c0', name: 'add', input: { a: 1 } }]]);
+      // Its text output is kept as the text alone, and the tool message as a reference to it.
+      const [result] = await sql.query(`SELECT result::text AS result FROM turnkit_tool_results WHERE call_id = 'c0'`);
+      expect(result?.result).toBe('"2"');
+      const [last] = await sql.query(`SELECT data::text AS data FROM turnkit_log ORDER BY seq DESC LIMIT 1`);
+      expect(JSON.parse(String(last?.data))).toContainEqual(['r', 'c0']);
+      const seqs = await sql.query(`SELECT seq FROM turnkit_log_entries WHERE turn_id = 'v9' ORDER BY seq`);
+      expect(seqs.map((r) => Number(r.seq))).toEqual(Array.from({ length: seqs.length }, (_, i) => i + 1));
     } finally {
       await sql.close();
     }

@@ -11,6 +11,7 @@ import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
 import { testLog } from '../../../test-log.js';
 import { createStore, openSql } from '../src/internal.js';
+import { LOG_ROWS } from '../src/sql/values.js';
 import { type Link, openLink } from './fixtures/partition-link.js';
 import { dropSchema, POSTGRES_URL, scratchSchema, WHY_SKIPPED } from './postgres.js';
 import { nodeScript } from './node-script.js';
@@ -86,7 +87,7 @@ describe.skipIf(POSTGRES_URL === undefined)(
 
       const turn = await store.get(id);
       const log = await sql.query(
-        'SELECT seq, kind, lease_token FROM turnkit_log WHERE turn_seq = (SELECT seq FROM turnkit_turns WHERE id = $1) ORDER BY seq',
+        `SELECT seq, kind, lease_token FROM ${LOG_ROWS} l WHERE turn_seq = (SELECT seq FROM turnkit_turns WHERE id = $1) ORDER BY seq`,
         [id],
       );
       const tokens = log.map((r) => Number(r.lease_token));

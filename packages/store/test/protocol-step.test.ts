@@ -39,7 +39,13 @@ const event: fc.Arbitrary<ProtocolEvent> = fc.oneof(
   fc.record({ type: fc.constant('call_starting' as const), callId }),
   fc.record({ type: fc.constant('start_journaled' as const), callId }),
   fc.record({ type: fc.constant('tool_finished' as const), callId }),
-  fc.record({ type: fc.constant('write' as const), terminal: fc.boolean(), release: fc.boolean(), derivable: fc.boolean() }),
+  fc.record({
+    type: fc.constant('write' as const),
+    terminal: fc.boolean(),
+    release: fc.boolean(),
+    derivable: fc.boolean(),
+    batch: fc.boolean(),
+  }),
   fc.record({ type: fc.constant('committed' as const), applied: fc.subarray(['1', '2', '3', '4']) }),
   fc.record({
     type: fc.constant('lost' as const),
@@ -51,6 +57,9 @@ const event: fc.Arbitrary<ProtocolEvent> = fc.oneof(
 /** Effects that act for the turn (write, run, take): none may follow a lost hold. */
 const ACTING: ReadonlySet<ProtocolEffect['type']> = new Set([
   'commit',
+  'commit_with_start',
+  'write_deferred',
+  'defer_write',
   'journal_start',
   'run_tool',
   'write_result',
@@ -92,17 +101,37 @@ describe('protocolStep (fast-check, numRuns 500, 1–40 events each)', () => {
     );
   });
 
-  it('skips a write only for a derivable state that nothing taken rides on, and otherwise commits or stops', () => {
+  it('skips a write only for a derivable state that nothing taken or deferred rides on, defers a batch state, and otherwise commits or stops', () => {
     fc.assert(
       fc.property(events, (list) => {
         for (const { event: e, before, effects } of run(list).steps) {
           if (e.type !== 'write') continue;
           const skipped = effects.some((x) => x.type === 'skip_write');
-          const expected =
-            before.lost === null && e.derivable === true && !e.terminal && !e.release && before.unwritten.length === 0;
+          const live = before.lost === null && !e.terminal && !e.release;
+          const expected = live && e.derivable === true && before.unwritten.length === 0 && !before.deferred;
           expect(skipped).toBe(expected);
           expect(effects.length).toBe(1);
-          if (!skipped) expect(effects[0]?.type).toBe(before.lost === null ? 'commit' : 'stop');
+          if (skipped) continue;
+          const deferred = live && e.batch === true;
+          expect(effects[0]?.type).toBe(before.lost !== null ? 'stop' : deferred ? 'defer_write' : 'commit');
+        }
+      }),
+      { numRuns: NUM_RUNS },
+    );
+  });
+
+  it('never journals a call while a state is deferred: its first start carries the state, any other journal write follows it', () => {
+    fc.assert(
+      fc.property(events, (list) => {
+        let deferred = false;
+        for (const { event: e, effects } of run(list).steps) {
+          if (e.type === 'write' && effects.some((x) => x.type === 'defer_write')) deferred = true;
+          for (const effect of effects) {
+            if (effect.type === 'commit' || effect.type === 'commit_with_start' || effect.type === 'write_deferred')
+              deferred = false;
+            if (effect.type === 'journal_start' || effect.type === 'write_result' || effect.type === 'write_interrupted')
+              expect(deferred, effect.type).toBe(false);
+          }
         }
       }),
       { numRuns: NUM_RUNS },

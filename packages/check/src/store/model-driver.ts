@@ -3,7 +3,7 @@
 // conditions as @turnkit/store's statements: fenced on the token, compare-and-swap on the version, a
 // journaled result kept) or one local step of the turn (core's decision, abstracted to the batch).
 
-import type { Protocol, ProtocolEffect, ProtocolEvent } from '@turnkit/store/internal';
+import { journalNeedsRead, type Protocol, type ProtocolEffect, type ProtocolEvent } from '@turnkit/store/internal';
 import type { HoldModel, Op, TurnRow, World, WorldConfig } from './types.js';
 
 /** Records a write that landed for `turn` at `token` by `worker` (for the one-writer invariant). */
@@ -37,9 +37,9 @@ export function feed(config: WorldConfig, held: HoldModel, protocol: Protocol, e
 function opsFor(config: WorldConfig, held: HoldModel, effect: ProtocolEffect): Op[] {
   switch (effect.type) {
     case 'apply_decisions':
-      // Core: the decisions move the turn to running the approved calls (persisted first).
+      // Core: the decisions move the turn to running the approved calls (persisted first: core's `dispatching` checkpoint).
       held.phase = 'executing_approved';
-      return [{ op: 'write', terminal: false, release: false }, { op: 'read_journal' }];
+      return [{ op: 'write', terminal: false, release: false, batch: true }, { op: 'read_journal' }];
     case 'write_interrupted':
       return [{ op: 'write_result', call: effect.callId, token: effect.token, interrupted: true }];
     case 'run_call': {
@@ -55,8 +55,12 @@ function opsFor(config: WorldConfig, held: HoldModel, effect: ProtocolEffect): O
       return [{ op: 'write_result', call: effect.callId, token: effect.token, interrupted: false }];
     case 'commit':
       return [{ op: 'commit', token: effect.token, applied: effect.applied, release: effect.release }];
+    case 'commit_with_start':
+      return [{ op: 'commit', token: effect.token, applied: effect.applied, release: false, start: effect.callId }];
+    case 'write_deferred':
+      return [{ op: 'commit', token: effect.token, applied: effect.applied, release: false }];
     default:
-      // use_result, take_cancel, skip_write: nothing to perform; stop, park_retry, release, depart: handled where they arise.
+      // use_result, take_cancel, skip_write, defer_write: nothing to perform; stop, park_retry, release, depart: handled where they arise.
       return [];
   }
 }
@@ -94,7 +98,7 @@ function performOne(config: WorldConfig, world: World, w: number, protocol: Prot
     case 'model_call':
       // Core: the model's reply asks for the turn's batch; `dispatching` is persisted before any tool runs.
       held.phase = 'dispatching';
-      held.ops.unshift({ op: 'write', terminal: false, release: false }, { op: 'read_journal' });
+      held.ops.unshift({ op: 'write', terminal: false, release: false, batch: true }, { op: 'read_journal' });
       return;
     case 'read_inbox':
       return readInbox(config, world, held, protocol, op.parked);
@@ -106,6 +110,7 @@ function performOne(config: WorldConfig, world: World, w: number, protocol: Prot
         terminal: op.terminal,
         release: op.release,
         ...(op.derivable === true ? { derivable: true } : {}),
+        ...(op.batch === true ? { batch: true } : {}),
       });
     case 'commit':
       return commit(config, world, w, held, op, protocol);
@@ -168,7 +173,9 @@ function readJournal(config: WorldConfig, world: World, held: HoldModel, protoco
   const specs = config.turns[held.turn]?.calls ?? [];
   const batch = held.phase === 'executing_approved' ? specs.filter((c) => c.parked) : specs;
   const rows = world.journal[held.turn] as World['journal'][number];
-  const at = (id: string) => rows[specs.findIndex((c) => c.id === id)];
+  // As the worker: the batch of a deferred state is not read (its journal is taken to be empty).
+  const read = journalNeedsRead(held.hold);
+  const at = (id: string) => (read ? rows[specs.findIndex((c) => c.id === id)] : undefined);
   feed(config, held, protocol, {
     type: 'journal_read',
     calls: batch.map((c) => ({ id: c.id, idempotent: false })),
@@ -214,6 +221,11 @@ function commit(
   held.stored = held.phase;
   wrote(world, held.turn, row.token, w);
   applyRows(world, held.turn, op.applied);
+  // A call's start in the same statement: journaled only because the state was.
+  if (op.start !== undefined) {
+    const entry = journalRow(world, held.turn, config.turns[held.turn]?.calls ?? [], op.start);
+    if (entry.result === null) entry.started = op.token;
+  }
   const inbox = world.inbox.filter((e) => e.turn === held.turn);
   if (row.status === 'done' || op.release) {
     endLease(world, held.turn, row.token);
@@ -227,6 +239,7 @@ function commit(
     row.runnable = row.status !== 'awaiting_approval' || inbox.some((e) => e.status === 'pending');
   }
   feed(config, held, protocol, { type: 'committed', applied: op.applied });
+  if (op.start !== undefined) feed(config, held, protocol, { type: 'start_journaled', callId: op.start });
 }
 
 /** The drive ended: the protocol says how the turn leaves (a parked retry is written, a handed-back or faulted one released). */

@@ -29,9 +29,15 @@ export const PROTOCOL_MUTANTS: readonly ProtocolMutant[] = [
     protocol: {
       ...protocol,
       step: (hold, event) => {
-        if (event.type !== 'write') return protocol.step(hold, event);
+        // A state's write: a commit, or a deferred state's, with the first call's start.
+        if (event.type !== 'write' && event.type !== 'call_starting') return protocol.step(hold, event);
         const [next, effects] = protocol.step({ ...hold, lost: null }, event);
-        return [next, effects.map((e) => (e.type === 'commit' ? { ...e, token: null } : e))];
+        return [
+          next,
+          effects.map((e) =>
+            e.type === 'commit' || e.type === 'commit_with_start' || e.type === 'write_deferred' ? { ...e, token: null } : e,
+          ),
+        ];
       },
     },
   },

@@ -78,8 +78,21 @@ export type Op =
   | { readonly op: 'model_call' }
   | { readonly op: 'read_inbox'; readonly parked: boolean }
   | { readonly op: 'read_journal' }
-  | { readonly op: 'write'; readonly terminal: boolean; readonly release: boolean; readonly derivable?: boolean }
-  | { readonly op: 'commit'; readonly token: number | null; readonly applied: readonly string[]; readonly release: boolean }
+  | {
+      readonly op: 'write';
+      readonly terminal: boolean;
+      readonly release: boolean;
+      readonly derivable?: boolean;
+      readonly batch?: boolean;
+    }
+  | {
+      readonly op: 'commit';
+      readonly token: number | null;
+      readonly applied: readonly string[];
+      readonly release: boolean;
+      /** The call whose start is journaled in the same statement (the store's commit with `start`). */
+      readonly start?: string;
+    }
   | { readonly op: 'start'; readonly call: string }
   | { readonly op: 'journal_start'; readonly call: string; readonly token: number }
   | { readonly op: 'run_tool'; readonly call: string }

@@ -154,9 +154,9 @@ function claim(config: WorldConfig, world: World, w: number, turn: number, proto
   settle(config, world, w, protocol);
 }
 
-/** The worker has just had the turn's first model reply (its `dispatching` commit is next). */
+/** The worker has just had the turn's first model reply (its `dispatching` state deferred, the batch's journal read next). */
 function justCalledModel(held: HoldModel): boolean {
-  return held.stored === 'ready' && held.phase === 'dispatching' && held.ops[0]?.op === 'commit';
+  return held.stored === 'ready' && held.phase === 'dispatching' && held.hold.deferred && held.ops[0]?.op === 'read_journal';
 }
 
 /** The model call failed and is to be retried after a wait: the protocol parks the turn in the database. */
@@ -221,7 +221,7 @@ function describeOp(config: WorldConfig, held: HoldModel): string {
   const turn = config.turns[held.turn]?.id;
   switch (op.op) {
     case 'commit':
-      return `commits ${turn} ${held.phase}${op.token === null ? ' unfenced' : ` at token ${op.token}`}${op.release && held.phase !== 'done' ? ' and releases it' : ''}`;
+      return `commits ${turn} ${held.phase}${op.token === null ? ' unfenced' : ` at token ${op.token}`}${op.release && held.phase !== 'done' ? ' and releases it' : ''}${op.start === undefined ? '' : ` with the start of ${turn}/${op.start}`}`;
     case 'read_journal':
       return `reads ${turn}'s journal`;
     case 'read_inbox':

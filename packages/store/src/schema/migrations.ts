@@ -366,6 +366,55 @@ export const MIGRATIONS: readonly string[] = [
     CROSS JOIN LATERAL json_array_elements(l.data) WITH ORDINALITY AS e(value, n)
     WHERE l.kind = 'entries';
   `,
+  // Fewer bytes per round, again. A checkpoint written with its batch's first call's start (the
+  // worker's protocol: the state before a batch rides on that start) keeps its log entries in the
+  // call's new journal row (`log`, from seq `log_seq`; their time and token are the row's
+  // `started_at` and `started_token`) instead of a log row of their own: one row and one index
+  // entry a round, not two each. turnkit_log_entries reads the entries of both, as before. A
+  // journal row keeps a plain text output that is not an error ({ output: string, isError: false })
+  // as that text alone, a JSON string; turnkit_journal_result reads it back whole. A model's reply
+  // with tool calls and no text is kept as ["a", toolCalls].
+  `
+  CREATE OR REPLACE FUNCTION turnkit_journal_result(call_id text, name text, result json) RETURNS json LANGUAGE sql IMMUTABLE AS $$
+    SELECT CASE WHEN json_typeof(result) = 'string' THEN json_build_object('callId', call_id, 'name', name, 'output', result, 'isError', false)
+      WHEN json_typeof(result) <> 'object' OR result -> 'callId' IS NOT NULL THEN result
+      WHEN NOT EXISTS (SELECT 1 FROM json_object_keys(result)) THEN json_build_object('callId', call_id, 'name', name)
+      ELSE concat('{"callId":', to_json(call_id)::text, ',"name":', to_json(name)::text, ',', substr(ltrim(result::text), 2))::json END
+  $$;
+  ALTER TABLE turnkit_tool_results ADD COLUMN log_seq integer;
+  ALTER TABLE turnkit_tool_results ADD COLUMN log json;
+  ALTER TABLE turnkit_tool_results ALTER COLUMN log SET STORAGE MAIN;
+  DROP VIEW turnkit_log_entries;
+  CREATE VIEW turnkit_log_entries AS
+    SELECT t.id AS turn_id, l.seq, l.kind, l.data, l.lease_token, l.at, l.turn_seq
+    FROM turnkit_log l JOIN turnkit_turns t ON t.seq = l.turn_seq WHERE l.kind <> 'entries'
+    UNION ALL
+    SELECT t.id, l.seq + (e.n - 1)::int,
+      CASE WHEN json_typeof(e.value) <> 'array' THEN e.value ->> 'kind'
+           WHEN e.value ->> 0 IN ('m', 'r', 'u', 'a') THEN 'message' WHEN e.value ->> 0 IN ('n', 't', 'i', 'g') THEN 'notice'
+           WHEN e.value ->> 0 = 'c' THEN 'compaction' ELSE 'status' END,
+      CASE WHEN json_typeof(e.value) <> 'array' THEN e.value -> 'data'
+           WHEN e.value ->> 0 = 'r' THEN (SELECT json_build_object('role', 'tool', 'result', turnkit_journal_result(j.call_id, j.name, j.result))
+             FROM turnkit_tool_results j WHERE j.turn_seq = l.turn_seq AND j.call_id = e.value ->> 1)
+           WHEN e.value ->> 0 = 'u' THEN json_build_object('role', 'user', 'content', t.input)
+           WHEN e.value ->> 0 = 't' THEN json_build_object('name', 'turn_started', 'data', json_build_object('id', t.id))
+           WHEN e.value ->> 0 = 'a' AND json_array_length(e.value) = 3
+             THEN json_build_object('role', 'assistant', 'content', e.value -> 1, 'toolCalls', e.value -> 2)
+           WHEN e.value ->> 0 = 'a' AND json_typeof(e.value -> 1) = 'array'
+             THEN json_build_object('role', 'assistant', 'content', '', 'toolCalls', e.value -> 1)
+           WHEN e.value ->> 0 = 'a' THEN json_build_object('role', 'assistant', 'content', e.value -> 1)
+           WHEN e.value ->> 0 = 'i' THEN json_build_object('name', 'iteration', 'data', json_build_object('iteration', e.value -> 1))
+           WHEN e.value ->> 0 = 'g' THEN json_build_object('name', 'steering', 'data', json_build_object('round', e.value -> 1))
+           WHEN e.value ->> 0 = 'n' AND json_array_length(e.value) = 3 THEN json_build_object('name', e.value -> 1, 'data', e.value -> 2)
+           WHEN e.value ->> 0 = 's' AND json_typeof(e.value -> 1) = 'string' THEN json_build_object('status', e.value -> 1, 'outcome', e.value -> 2)
+           ELSE e.value -> 1 END,
+      l.lease_token, l.at, l.turn_seq
+    FROM (SELECT turn_seq, seq, lease_token, at, data FROM turnkit_log WHERE kind = 'entries'
+          UNION ALL
+          SELECT turn_seq, log_seq, started_token, started_at, log FROM turnkit_tool_results WHERE log IS NOT NULL) l
+    JOIN turnkit_turns t ON t.seq = l.turn_seq
+    CROSS JOIN LATERAL json_array_elements(l.data) WITH ORDINALITY AS e(value, n);
+  `,
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.length;

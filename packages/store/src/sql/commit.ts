@@ -14,7 +14,7 @@ import { checkLeaseMs, storedState, toJournalRead } from './values.js';
 
 /**
  * A log entry as an 'entries' row keeps it, its kind's letter first (turnkit_log_entries spells the
- * kind out and reads each back whole): a message ['m', message] (APPEND_LOG may make it a 'u' or an
+ * kind out and reads each back whole): a message ['m', message] (`appendLog` may make it a 'u' or an
  * 'r'; a model's reply is ['a', content(, toolCalls)]: `messageEntry`), a compaction ['c', kept], a
  * notice ['n', name, data] (['n', notice] when it is not a plain { name, data }; ['t'] for the
  * turn's `turn_started`, whose data is the turn's id; ['i', iteration] and ['g', round] for the
@@ -39,8 +39,9 @@ function noticeEntry(turnId: string, notice: Notice): Entry {
 
 /**
  * A message as an entry: a model's reply { role: 'assistant', content } or { role: 'assistant',
- * content, toolCalls } (those keys only, in that order) as ['a', content(, toolCalls)]; any other
- * as ['m', message] (APPEND_LOG may make it a 'u' or an 'r').
+ * content, toolCalls } (those keys only, in that order) as ['a', content(, toolCalls)], or
+ * ['a', toolCalls] when its content is empty; any other
+ * as ['m', message] (`appendLog` may make it a 'u' or an 'r').
  */
 function messageEntry(message: Message): Entry {
   const keys = Object.keys(message);
@@ -48,7 +49,8 @@ function messageEntry(message: Message): Entry {
     return ['m', message];
   if (keys.length === 2) return ['a', message.content];
   if (keys.length === 3 && keys[2] === 'toolCalls' && Array.isArray(message.toolCalls))
-    return ['a', message.content, message.toolCalls];
+    // Calls without text (migration 10): the view reads ['a', toolCalls] back with an empty content.
+    return message.content === '' ? ['a', message.toolCalls] : ['a', message.content, message.toolCalls];
   return ['m', message];
 }
 
@@ -88,7 +90,8 @@ const json = (value: unknown): string | null => (value === undefined ? null : JS
 // appended, $10 terminal, $11 release, $12 retry after ms, $13 the log rows, $14 the state's limits,
 // $15 the observer's trace context, $16 inbox ids applied, $17 call ids whose journal to read (the
 // batch this checkpoint starts), or null, $18 the inbox ids of $16 that core did not take (the worker's `ignored`: marked ignored),
-// $19 the thread's grants (a turn of a thread, when they changed), $20 whether the log rows hold a compaction.
+// $19 the thread's grants (a turn of a thread, when they changed), $20 whether the log rows hold a compaction,
+// $21 the call whose start this checkpoint journals (or null), $22 its tool's name.
 const SET_TURN = `
   state = coalesce($4::json, state), state_limits = coalesce($14::json, state_limits), status = $5::text, error = coalesce($6::jsonb, error),
   grants = coalesce($7::json, grants), budget_usage = coalesce($8::json, budget_usage),
@@ -118,16 +121,56 @@ const runnable = (p: { id: string; status: string; terminal: string; release: st
  * (migration 7). Equal means equal as jsonb to the message the view gives back, so a message that
  * differs in anything (a result core changed, another key) is kept whole.
  */
-const APPEND_LOG = `INSERT INTO turnkit_log (turn_seq, seq, kind, data, lease_token)
-  SELECT t.seq, t.log_seq - $9::int + 1, 'entries',
-    (SELECT json_agg(CASE WHEN e.value ->> 0 = 'm' AND e.value #>> '{1,role}' = 'user' AND t.input IS NOT NULL
+/**
+ * The entries since the last checkpoint ($13) as one JSON array, without blanks between its items
+ * (json_agg would put one after each comma): the user message equal to the turn's input as ["u"],
+ * a tool result message equal to its journal row's result as ["r", callId] (see `appendLog`).
+ */
+const ENTRIES = `(SELECT ('[' || string_agg((CASE WHEN e.value ->> 0 = 'm' AND e.value #>> '{1,role}' = 'user' AND t.input IS NOT NULL
          AND (e.value -> 1)::jsonb = json_build_object('role', 'user', 'content', t.input)::jsonb THEN '["u"]'::json
        WHEN e.value ->> 0 = 'm' AND e.value #>> '{1,role}' = 'tool' AND EXISTS (SELECT 1 FROM turnkit_tool_results j
          WHERE j.turn_seq = t.seq AND j.call_id = e.value #>> '{1,result,callId}'
            AND (e.value -> 1)::jsonb = json_build_object('role', 'tool', 'result', turnkit_journal_result(j.call_id, j.name, j.result))::jsonb)
-       THEN json_build_array('r', e.value #>> '{1,result,callId}') ELSE e.value END ORDER BY e.n)
-     FROM json_array_elements($13::json) WITH ORDINALITY AS e(value, n)),
-    $2::int FROM t WHERE $9::int > 0`;
+       THEN ('["r",' || to_json(e.value #>> '{1,result,callId}')::text || ']')::json ELSE e.value END)::text, ',' ORDER BY e.n) || ']')::json
+     FROM json_array_elements($13::json) WITH ORDINALITY AS e(value, n))`;
+
+/**
+ * The log entries since the last checkpoint, as one row (see turnkit_log_entries for them one by
+ * one), unless the call's start written with the checkpoint (`start`, the CTE of START_SQL's
+ * insert) carries them. The user message equal to the turn's input is kept as ["u"], and a tool
+ * result message equal to the result its call's journal row holds as ["r", callId]: the input is
+ * stored once, in the turn's row, the output once, in the journal, and the view reads the message
+ * back from there (migration 7). Equal means equal as jsonb to the message the view gives back, so
+ * a message that differs in anything (a result core changed, another key) is kept whole.
+ */
+const appendLog = (start: string | null): string => `INSERT INTO turnkit_log (turn_seq, seq, kind, data, lease_token)
+  SELECT t.seq, t.log_seq - $9::int + 1, 'entries', ${ENTRIES}, $2::int FROM t
+  WHERE $9::int > 0${start === null ? '' : ` AND NOT EXISTS (SELECT 1 FROM ${start})`}`;
+
+/**
+ * A call journaled as started with the checkpoint (over `t`, the turn's updated row, so only when
+ * the checkpoint is written): its row is inserted, or a row without a result marked started, as
+ * journal-call.ts's start does; $2 the token, $21 the call, $22 its tool's name. The turn's row is
+ * locked by the checkpoint's update, so no other write of the journal comes between.
+ */
+const START_SQL = {
+  update: `UPDATE turnkit_tool_results SET started_at = now(), started_token = $2::int
+    WHERE turn_seq = (SELECT seq FROM t) AND call_id = $21::text AND result IS NULL AND log IS NULL`,
+  insert: `INSERT INTO turnkit_tool_results (turn_seq, call_id, name, started_at, started_token)
+    SELECT t.seq, $21::text, $22::text, now(), $2::int FROM t
+    WHERE $21::text IS NOT NULL AND NOT EXISTS (SELECT 1 FROM turnkit_tool_results j WHERE j.turn_seq = t.seq AND j.call_id = $21::text)`,
+  /**
+   * The insert that also carries the checkpoint's log entries (migration 10): the call's new row
+   * keeps them with their first seq (`log_seq`); its `started_at` and `started_token` are their
+   * time and token. The journal row is written once per round anyway: the entries then cost no
+   * log row and no log index entry of their own. Returns the row, so `appendLog` writes no log row.
+   */
+  carrying: `INSERT INTO turnkit_tool_results (turn_seq, call_id, name, started_at, started_token, log_seq, log)
+    SELECT t.seq, $21::text, $22::text, now(), $2::int, CASE WHEN $9::int > 0 THEN t.log_seq - $9::int + 1 END,
+      CASE WHEN $9::int > 0 THEN ${ENTRIES} END FROM t
+    WHERE $21::text IS NOT NULL AND NOT EXISTS (SELECT 1 FROM turnkit_tool_results j WHERE j.turn_seq = t.seq AND j.call_id = $21::text)
+    RETURNING call_id`,
+};
 
 /**
  * A turn of a thread (over `t`, the turn's updated row): its thread keeps the grants it remembered
@@ -151,6 +194,9 @@ const nextInThreadSql = (terminal: string): string =>
  * or cancel updates the turn's row in the transaction that adds it). A release or the end wakes
  * workers (NOTIFY, on commit) when the turn is runnable now. With $17, the journal of those calls
  * comes back too (read after this worker's claim, so it includes every earlier holder's writes).
+ * With $21, the call's start is journaled in the same statement. A checkpoint commits without
+ * waiting for the disk (`durability`) unless it ends the turn, releases it or carries a call's
+ * start: a start is on disk before its tool runs.
  */
 const CHECKPOINT_SQL = `
 WITH seen AS (SELECT xmin FROM turnkit_turns WHERE id = $1),
@@ -159,13 +205,15 @@ t AS (
   WHERE id = $1 AND lease_token = $2::int AND version = $3::int AND xmin = (SELECT xmin FROM seen)
   RETURNING seq, version, log_seq, runnable, run_after, thread, input
 ),
-log AS (${APPEND_LOG}),
+started AS (${START_SQL.update}),
+start AS (${START_SQL.carrying}),
+log AS (${appendLog('start')}),
 thread AS (${threadSql('$19', '$20')}),
 inbox AS (
   UPDATE turnkit_inbox SET status = CASE WHEN id = ANY($16::bigint[]) AND NOT id = ANY($18::bigint[]) THEN 'applied' ELSE 'ignored' END, applied_at = now()
   WHERE turn_id = $1 AND status = 'pending' AND (id = ANY($16::bigint[]) OR $10::bool) AND EXISTS (SELECT 1 FROM t)
 ),
-durability AS (SELECT set_config('synchronous_commit', 'off', true) FROM t WHERE NOT ($10::bool OR $11::bool))
+durability AS (SELECT set_config('synchronous_commit', 'off', true) FROM t WHERE NOT ($10::bool OR $11::bool OR $21::text IS NOT NULL))
 SELECT t.version,
   CASE WHEN $11::bool AND NOT $10::bool AND t.runnable AND t.run_after IS NULL THEN pg_notify(${CHANNEL_SQL}, $1) END AS woke,
   CASE WHEN $17::text[] IS NULL THEN NULL ELSE (SELECT coalesce(json_agg(json_build_object('call_id', j.call_id, 'name', j.name, 'result', j.result)), '[]')
@@ -191,20 +239,24 @@ function params(lease: Lease, commit: Commit, status: StoredStatus, rows: readon
     commit.release === true,
     commit.retryAfterMs ?? null,
     JSON.stringify(rows),
-    stored.limits,
+    // The limits ride in the state (values.ts); a row written before keeps its `state_limits` as they are.
+    null,
     commit.traceContext ?? null,
     commit.applied ?? [],
-    batch === null || batch === undefined ? null : batch.calls.map((c) => c.id),
+    // A checkpoint that starts a call was made after its batch's journal was read: nothing to read back.
+    batch === null || batch === undefined || commit.start !== undefined ? null : batch.calls.map((c) => c.id),
     commit.ignored ?? [],
     json(commit.threadGrants),
     commit.log?.some((item) => 'compaction' in item) === true,
+    commit.start?.id ?? null,
+    commit.start?.name ?? null,
   ];
 }
 
 /** The same checkpoint as statements in one transaction, each seeing the latest rows; throws when the lease or version moved. */
 async function checkpointInSteps(tx: SqlQuery, lease: Lease, values: unknown[]): Promise<number> {
   const update = `UPDATE turnkit_turns SET ${SET_TURN} WHERE id = $1 AND lease_token = $2::int AND version = $3::int RETURNING seq, version, log_seq, thread, input`;
-  const [row] = await tx.query(`WITH t AS (${update}), log AS (${APPEND_LOG}) SELECT version FROM t`, values.slice(0, 15));
+  const [row] = await tx.query(`WITH t AS (${update}), log AS (${appendLog(null)}) SELECT version FROM t`, values.slice(0, 15));
   if (row === undefined) {
     const [current] = await tx.query('SELECT lease_token FROM turnkit_turns WHERE id = $1', [lease.id]);
     throw current !== undefined && Number(current.lease_token) === lease.token
@@ -213,7 +265,36 @@ async function checkpointInSteps(tx: SqlQuery, lease: Lease, values: unknown[]):
   }
   // Sees every inbox row committed before it: a decision or cancel commits before the update above
   // locked the turn's row, or waits for this transaction and then finds the turn as written here.
-  const [id, , , , status, , , , , terminal, release, wakeAfterMs, , , , applied, , skipped, threadGrants, compacted] = values;
+  const [
+    id,
+    token,
+    ,
+    ,
+    status,
+    ,
+    ,
+    ,
+    ,
+    terminal,
+    release,
+    wakeAfterMs,
+    ,
+    ,
+    ,
+    applied,
+    ,
+    skipped,
+    threadGrants,
+    compacted,
+    start,
+    name,
+  ] = values;
+  if (start !== null)
+    await tx.query(
+      `WITH t AS (SELECT seq FROM turnkit_turns WHERE id = $1), started AS (${START_SQL.update.replaceAll('$21', '$3')})
+       ${START_SQL.insert.replaceAll('$21', '$3').replaceAll('$22', '$4')}`,
+      [id, token, start, name],
+    );
   await tx.query(
     `WITH t AS (SELECT seq, thread FROM turnkit_turns WHERE id = $1), thread AS (${threadSql('$2', '$3')})
      SELECT (SELECT count(*) FROM (${nextInThreadSql('$4')}) n) AS next_woken`,

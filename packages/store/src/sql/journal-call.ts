@@ -7,10 +7,16 @@ import type { SqlQuery } from '../db/types.js';
 import { LeaseLostError } from '../errors.js';
 import type { Lease } from '../types.js';
 
-/** A result as its journal row keeps it: without the `callId` and `name` the row has. */
+/**
+ * A result as its journal row keeps it: without the `callId` and `name` the row has; a plain text
+ * output that is not an error ({ output: string, isError: false }, nothing else) as that text alone,
+ * a JSON string (migration 10: `rowResult` and turnkit_journal_result read it back whole).
+ */
 function storedResult(result: ToolResult): { lean: string; full: string } {
   const { callId: _callId, name: _name, ...rest } = result;
-  return { lean: JSON.stringify(rest), full: JSON.stringify(result) };
+  const keys = Object.keys(rest);
+  const plain = keys.length === 2 && rest.isError === false && typeof rest.output === 'string' && 'output' in rest;
+  return { lean: JSON.stringify(plain ? rest.output : rest), full: JSON.stringify(result) };
 }
 
 /**
@@ -59,7 +65,12 @@ export async function journalStart(
     db,
     lease,
     call,
-    { set: 'started_at = now(), started_token = $2::int', columns: 'started_at, started_token', values: 'now(), $2::int' },
+    // A row that carries log entries keeps its start's time and token: they are the entries' (migration 10).
+    {
+      set: 'started_at = CASE WHEN log IS NULL THEN now() ELSE started_at END, started_token = CASE WHEN log IS NULL THEN $2::int ELSE started_token END',
+      columns: 'started_at, started_token',
+      values: 'now(), $2::int',
+    },
     [],
   );
 }

@@ -18,35 +18,74 @@ import {
 } from './lean.js';
 import { childTurnId, splitKey } from '../worker/tree.js';
 
+/**
+ * Every row of log entries as turnkit_log_entries reads them (SQL, a subquery): the log's own rows,
+ * and the journal rows that carry a checkpoint's entries (migration 10), each as (turn_seq, seq,
+ * kind, data, lease_token, at).
+ */
+export const LOG_ROWS = `(SELECT turn_seq, seq, kind, data, lease_token, at FROM turnkit_log
+  UNION ALL SELECT turn_seq, log_seq, 'entries', log, started_token, started_at FROM turnkit_tool_results WHERE log IS NOT NULL)`;
+
 /** A timestamp column as ISO 8601 text. */
 export const ISO = (column: string, as = column): string => `to_json(${column}) #>> '{}' AS ${as}`;
 
 /**
- * A turn's state as its row gives it back: the row keeps the state without its id and limits (see
- * `storedState`), which this puts back from the row's id and `state_limits` (here, not in SQL: no
- * cast of the stored text on every read), and both lean (lean.ts), which this expands (call-id
- * filters too: `unpackFilter`; a `lastBatch` kept as a reference to its batch: `derefLastBatch`).
+ * A turn's state as its row gives it back: the row keeps the state without its id and with its
+ * limits as its last key (see `storedState`; rows written before keep the limits in
+ * `state_limits`, given here as `limits`), which this puts back from the row's id (here, not in
+ * SQL: no cast of the stored text on every read), and both lean (lean.ts), which this expands
+ * (call-id filters too: `unpackFilter`; a `lastBatch` kept as a reference to its batch: `derefLastBatch`).
  */
 export function restoredState(id: unknown, state: unknown, limits: unknown): unknown {
   if (state === null || state === undefined) return null;
   if (typeof state !== 'object' || Array.isArray(state)) return state; // parseTurnState says what is wrong
-  const full = derefLastBatch(mapFilters(fromLean(state, STATE_BASES), unpackFilter)) as Record<string, unknown>;
-  return limits === null || limits === undefined ? { ...full, id } : { ...full, id, limits: fromLean(limits, LIMITS_BASE) };
+  const { limits: kept, ...rest } = state as Record<string, unknown>;
+  const full = derefLastBatch(mapFilters(fromLean(rest, STATE_BASES), unpackFilter)) as Record<string, unknown>;
+  const lean = kept ?? limits;
+  return lean === null || lean === undefined ? { ...full, id } : { ...full, id, limits: fromLean(lean, LIMITS_BASE) };
 }
 
 /**
- * A state as a checkpoint stores it: without its id (the row's) and limits (kept apart, as they
- * never change in a turn), each lean: only what differs from a fresh turn's (lean.ts), with its
- * call-id filters as their set bits when that is shorter (`packFilter`), and its `lastBatch` as a
- * reference when it repeats its batch's calls (`refLastBatch`).
+ * Keys of a stored state that rarely change from one checkpoint to the next, written last in this
+ * order. Postgres logs an update in place from the first changed byte of the row to the last, and
+ * the state is the row's last column: what follows the last change is not logged. So the state's
+ * status (the same over a long turn's rounds), its `lastBatch` reference, the lean mark and the
+ * limits (which never change in a turn) come after what a round changes (its counters, its batch,
+ * its call-id filter).
  */
-export function storedState(state: TurnState | undefined): { state: string | null; limits: string | null } {
-  if (state === undefined) return { state: null, limits: null };
+const LAST_KEYS: readonly string[] = ['status', 'lastBatch', '~', 'limits'];
+
+/** `value` with the keys of LAST_KEYS it has moved to its end (a key stays a key: `put`). */
+function lastKeysLast(value: Record<string, unknown>): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  const set = (key: string): void =>
+    void Object.defineProperty(out, key, { value: value[key], enumerable: true, writable: true, configurable: true });
+  for (const key of Object.keys(value)) if (!LAST_KEYS.includes(key)) set(key);
+  for (const key of LAST_KEYS) if (Object.hasOwn(value, key)) set(key);
+  return out;
+}
+
+/**
+ * A state as a checkpoint stores it: without its id (the row's), lean: only what differs from a
+ * fresh turn's (lean.ts), its limits (lean against core's defaults) as its last key, with its
+ * call-id filters as their set bits when that is shorter (`packFilter`), its `lastBatch` as a
+ * reference when it repeats its batch's calls (`refLastBatch`), and what rarely changes last
+ * (`LAST_KEYS`). A state that is not an object is stored as it is.
+ */
+export function storedState(state: TurnState | undefined): { state: string | null } {
+  if (state === undefined) return { state: null };
   const { id: _id, limits, ...rest } = state;
-  return {
-    state: JSON.stringify(mapFilters(leanOrAsIs(refLastBatch(rest), STATE_BASES), packFilter)),
-    limits: JSON.stringify(leanOrAsIs(limits, LIMITS_BASE)) ?? null,
-  };
+  const lean = mapFilters(leanOrAsIs(refLastBatch(rest), STATE_BASES), packFilter);
+  if (typeof lean !== 'object' || lean === null || Array.isArray(lean)) return { state: JSON.stringify(lean) };
+  const withLimits = { ...(lean as Record<string, unknown>) };
+  if (limits !== undefined)
+    Object.defineProperty(withLimits, 'limits', {
+      value: leanOrAsIs(limits, LIMITS_BASE),
+      enumerable: true,
+      writable: true,
+      configurable: true,
+    });
+  return { state: JSON.stringify(lastKeysLast(withLimits)) };
 }
 
 /** An object in its lean form; anything else as it is (a malformed state is stored for inspection, as given). */
@@ -94,11 +133,13 @@ export function toPending(r: Row): PendingInbox {
 
 /**
  * A journal row's result (null: none yet). The row keeps a result without its `callId` and `name`
- * when they are the row's own (`call_id`, `name`); this puts them back.
+ * when they are the row's own (`call_id`, `name`), and a plain text output that is not an error as
+ * that text alone (a JSON string); this puts them back.
  */
 export function rowResult(r: Row): ToolResult | null {
   const result = r.result;
   if (result === null || result === undefined) return null;
+  if (typeof result === 'string') return { callId: String(r.call_id), name: String(r.name), output: result, isError: false };
   if (typeof result !== 'object' || Array.isArray(result) || Object.hasOwn(result, 'callId')) return result as ToolResult;
   return { callId: String(r.call_id), name: String(r.name), ...(result as object) } as ToolResult;
 }

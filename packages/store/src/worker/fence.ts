@@ -8,7 +8,7 @@
 
 import { isFencedOut, messageOf } from '../errors.js';
 import { openHold, protocolStep, type Hold, type LostReason, type ProtocolEffect, type ProtocolEvent } from './protocol.js';
-import type { Lease } from '../types.js';
+import type { Commit, Lease } from '../types.js';
 import type { Leases } from './types.js';
 
 export type Report = (error: unknown, turnId: string | null) => void;
@@ -57,6 +57,13 @@ export class Fence {
   lost: Error | null = null;
   /** The protocol's hold on the turn. */
   hold: Hold;
+  /**
+   * The state the protocol deferred (`defer_write`), as its commit without the inbox rows applied
+   * (the protocol gives those when it is written); null when none waits.
+   */
+  private deferred: Omit<Commit, 'applied'> | null = null;
+  /** The write of the deferred state while it is in flight: every other database call of the turn waits for it. */
+  private carrying: Promise<unknown> | null = null;
 
   constructor(
     readonly store: Leases,
@@ -102,8 +109,47 @@ export class Fence {
     if (this.hold.lost !== null) throw this.lost ?? new Error(`Turn '${this.lease.id}' left this worker (${this.hold.lost}).`);
   }
 
+  /** Keeps `commit` (a state the protocol deferred) for the write that carries it. */
+  defer(commit: Omit<Commit, 'applied'>): void {
+    this.deferred = commit;
+  }
+
+  /**
+   * The deferred state's commit, taken (null when none waits): a later write of the turn carries
+   * it, its log entries and ignored rows first.
+   */
+  takeDeferred(): Omit<Commit, 'applied'> | null {
+    const deferred = this.deferred;
+    this.deferred = null;
+    return deferred;
+  }
+
+  /**
+   * Writes the deferred state (`write_deferred`, or `commit_with_start` with `start`: the call's
+   * start in the same statement) with the inbox rows the protocol gives, and tells the protocol
+   * it committed. Every other database call of the turn waits until it is done.
+   */
+  async writeDeferred(token: number | null, applied: readonly string[], start?: { id: string; name: string }): Promise<void> {
+    const deferred = this.takeDeferred();
+    if (deferred === null)
+      throw new Error(`Turn '${this.lease.id}': the protocol asked to write a deferred state that was never kept.`);
+    const lease = this.fencedLease(token);
+    const written = this.write(() =>
+      this.store.commit(lease, { ...deferred, applied, ...(start === undefined ? {} : { start }) }),
+    );
+    this.carrying = written;
+    try {
+      await written;
+    } finally {
+      if (this.carrying === written) this.carrying = null;
+    }
+    this.decide({ type: 'committed', applied });
+  }
+
   /** Runs a database call for the turn; any failure trips the fence and is rethrown. */
   async write<T>(work: () => Promise<T>): Promise<T> {
+    // A call of the batch waits for the write of its state (a journal row never precedes its batch's state).
+    if (this.carrying !== null) await this.carrying.catch(() => undefined);
     this.check();
     try {
       return await work();

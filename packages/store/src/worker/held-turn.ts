@@ -22,7 +22,7 @@ import { type ActivationObserver, type ActivationStatus, traceContextText } from
 import type { InboxRow, ProtocolEffect } from './protocol.js';
 import { runJournaledBatch } from './tool-journal.js';
 import { activeKeys, type AgentDirectory, type ChildDispatchState, type SavedDispatcher, splitKey } from './tree.js';
-import type { LogItem, PendingInbox } from '../types.js';
+import type { Commit, LogItem, PendingInbox } from '../types.js';
 import type { AgentDefinition } from './types.js';
 
 /**
@@ -119,12 +119,19 @@ export class HeldTurn {
 
   /**
    * Writes `current` with everything since the last write; `release` gives the lease back. A
-   * `derivable` state may be skipped (the protocol decides): its messages and notices wait for the
-   * next write.
+   * `derivable` state may be skipped, and a state about to run its batch (`batch`) deferred to the
+   * batch's first journal write (the protocol decides): its messages and notices wait for the
+   * write that carries them.
    */
-  async write(current: TurnState, release: boolean, derivable = false): Promise<void> {
-    const effects = this.fence.decide({ type: 'write', terminal: isTerminal(current), release, derivable });
-    if (effects.some((e) => e.type === 'skip_write')) return;
+  async write(current: TurnState, release: boolean, derivable = false, batch = false): Promise<boolean> {
+    const effects = this.fence.decide({ type: 'write', terminal: isTerminal(current), release, derivable, batch });
+    if (effects.some((e) => e.type === 'skip_write')) return false;
+    if (effects.some((e) => e.type === 'defer_write')) {
+      // Nothing is written yet: a crash from here loses what a crash before a commit loses.
+      crashPoint('before_commit');
+      this.fence.defer(this.commitOf(current, false));
+      return false;
+    }
     const commit = effects.find((e) => e.type === 'commit');
     // No renewal after the write that gives the lease back (see letGo).
     if (release || isTerminal(current)) this.letGo();
@@ -132,28 +139,37 @@ export class HeldTurn {
       this.fence.check();
       throw new Error(`The protocol refused a write of turn '${this.fence.lease.id}' that it did not lose.`);
     }
-    this.dispatcherEntries();
-    const log = this.unwritten.splice(0);
-    const { store } = this.fence;
     const lease = this.fence.fencedLease(commit.token);
+    // A deferred state this write supersedes: its log entries and ignored rows come first.
+    const deferred = this.fence.takeDeferred();
+    const latest = this.commitOf(current, release);
     crashPoint('before_commit');
-    // A parked turn whose approval expires is woken then (core says when: approvalDeadline).
-    const deadline = release ? approvalDeadline(current) : null;
-    const wake = deadline === null ? {} : { retryAfterMs: Math.min(Math.max(1, deadline - this.clock()), MAX_WAIT_MS) };
     await this.fence.write(() =>
-      store.commit(lease, {
-        state: current,
-        log,
-        ...wake,
+      this.fence.store.commit(lease, {
+        ...(deferred === null ? latest : carried(deferred, latest)),
         applied: [...commit.applied],
-        ignored: this.ignoredRows.splice(0),
-        ...this.grants(lease.id),
-        budgetUsage: this.dispatcher.budgetUsage(),
-        release,
-        ...this.traceContext(),
       }),
     );
     this.fence.decide({ type: 'committed', applied: commit.applied });
+    return true;
+  }
+
+  /** The commit of `current` with everything since the last write (without the inbox rows applied: the protocol gives those). */
+  private commitOf(current: TurnState, release: boolean): Omit<Commit, 'applied'> {
+    this.dispatcherEntries();
+    // A parked turn whose approval expires is woken then (core says when: approvalDeadline).
+    const deadline = release ? approvalDeadline(current) : null;
+    const wake = deadline === null ? {} : { retryAfterMs: Math.min(Math.max(1, deadline - this.clock()), MAX_WAIT_MS) };
+    return {
+      state: current,
+      log: this.unwritten.splice(0),
+      ...wake,
+      ignored: this.ignoredRows.splice(0),
+      ...this.grants(this.fence.lease.id),
+      budgetUsage: this.dispatcher.budgetUsage(),
+      release,
+      ...this.traceContext(),
+    };
   }
 
   /**
@@ -297,9 +313,12 @@ export class HeldTurn {
     const lease = this.fence.fencedLease(effect.token);
     this.dispatcherEntries();
     crashPoint('before_commit');
+    // A deferred state before the retry's (none in practice: a batch's state is written before the next model call) goes first.
+    const deferred = this.fence.takeDeferred();
     await this.fence.store.commit(lease, {
       state: retry.state,
-      log: retry.log,
+      log: [...(deferred?.log ?? []), ...retry.log],
+      ignored: [...(deferred?.ignored ?? [])],
       applied: [...effect.applied],
       ...this.grants(lease.id),
       budgetUsage: this.dispatcher.budgetUsage(),
@@ -387,8 +406,9 @@ export class HeldTurn {
         // The boundary after a batch is derivable: every result of the batch went through the
         // journal (the dispatcher announces each one, denials included), and core's `resume` of
         // the `dispatching` state before it, given those results, makes the same state again.
-        await this.write(current, false, effect.checkpoint === 'boundary');
-        if (current.status === 'dispatching') crashPoint('dispatching_persisted');
+        // A `dispatching` state rides on its batch's first call's start (tool-journal.ts).
+        const written = await this.write(current, false, effect.checkpoint === 'boundary', effect.checkpoint === 'dispatching');
+        if (written && current.status === 'dispatching') crashPoint('dispatching_persisted');
       },
       // A parked batch says when it parked, so core can give each parked call its deadline.
       // The context's dispatcher: the acting agent's (after a handoff, or in a child turn), journaling under the call's key.
@@ -521,6 +541,16 @@ export async function runStoredCompaction(
   const after = ctx.transcript;
   const changed = after.length !== before.length || after.some((m, i) => m !== before[i]);
   return { event, kept: changed ? withoutSystem(after, system) : null };
+}
+
+/** A deferred commit carried by a later one: the later state, grants, counts and lease; the log entries and ignored rows of both, in order. */
+function carried(deferred: Omit<Commit, 'applied'>, latest: Omit<Commit, 'applied'>): Omit<Commit, 'applied'> {
+  return {
+    ...deferred,
+    ...latest,
+    log: [...(deferred.log ?? []), ...(latest.log ?? [])],
+    ignored: [...(deferred.ignored ?? []), ...(latest.ignored ?? [])],
+  };
 }
 
 /** Grants without repeats (the same grant held by two of a turn's dispatchers is one): the store's worker and the DBOS workflow. */

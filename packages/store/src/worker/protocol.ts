@@ -26,6 +26,12 @@ export interface Hold {
   readonly unwritten: readonly string[];
   /** The cancel row taken: written (closed) with the terminal state. */
   readonly cancelRow: string | null;
+  /**
+   * A state about to run its batch was not written yet: it is written with the batch's first
+   * journal write (the first call's start in the same statement), or by the next write, whichever
+   * comes first.
+   */
+  readonly deferred: boolean;
 }
 
 /** A pending inbox row as the protocol sees it. */
@@ -61,9 +67,16 @@ export type ProtocolEvent =
   /**
    * The driver wants to write the turn's state (`terminal`: the state has ended; `release`: give the
    * lease back; `derivable`: the state follows from the last commit and the journal, as after a
-   * batch whose every result is journaled, so recovery rebuilds it without this write).
+   * batch whose every result is journaled, so recovery rebuilds it without this write; `batch`:
+   * the state is about to run its batch, core's `dispatching` checkpoint).
    */
-  | { readonly type: 'write'; readonly terminal: boolean; readonly release: boolean; readonly derivable?: boolean }
+  | {
+      readonly type: 'write';
+      readonly terminal: boolean;
+      readonly release: boolean;
+      readonly derivable?: boolean;
+      readonly batch?: boolean;
+    }
   /** A commit landed, with the inbox rows it applied. */
   | { readonly type: 'committed'; readonly applied: readonly string[] }
   /** The worker stopped working on the turn: a write or renewal was refused (the fence moved), a database call failed, a drain deadline passed, a retry waits in the database. */
@@ -88,6 +101,25 @@ export type ProtocolEffect =
   | { readonly type: 'run_call'; readonly callId: string }
   /** Journal the call as started (fenced). */
   | { readonly type: 'journal_start'; readonly callId: string; readonly token: number }
+  /**
+   * Write the deferred state (a `commit` of it, with these inbox rows) and journal the call as
+   * started, in one statement: the state is compare-and-swapped under `token` and the start is
+   * written only if it is (`token` null, unfenced, as for `commit`: never asked for).
+   */
+  | {
+      readonly type: 'commit_with_start';
+      readonly callId: string;
+      readonly token: number | null;
+      readonly applied: readonly string[];
+    }
+  /** Write the deferred state now (a `commit` of it, with these inbox rows), before the journal write that follows. */
+  | { readonly type: 'write_deferred'; readonly token: number | null; readonly applied: readonly string[] }
+  /**
+   * Write nothing yet: the state is about to run its batch, and is written with the batch's first
+   * journal write (or by the next write). Until then the turn recovers from the last state written,
+   * as after a crash before this write.
+   */
+  | { readonly type: 'defer_write' }
   /** Run the call's tool now. */
   | { readonly type: 'run_tool'; readonly callId: string }
   /** Journal the call's result (fenced; a result already journaled is kept). */
@@ -150,7 +182,7 @@ export interface ClaimRow {
 
 /** A new hold, right after a claim with `token`. */
 export function openHold(turnId: string, token: number): Hold {
-  return { turnId, token, lost: null, consumed: [], unwritten: [], cancelRow: null };
+  return { turnId, token, lost: null, consumed: [], unwritten: [], cancelRow: null, deferred: false };
 }
 
 /** How many turns a worker claims now: its free capacity, none while it stops. */
@@ -178,23 +210,34 @@ export function protocolStep(hold: Hold, event: ProtocolEvent): [Hold, ProtocolE
     case 'inbox_read':
       return takeInbox(hold, event.rows, event.parked);
     case 'journal_read':
-      return [hold, hold.lost !== null ? [{ type: 'stop' }] : journalDecisions(hold, event)];
+      return hold.lost !== null ? [hold, [{ type: 'stop' }]] : journalWrites(hold, journalDecisions(hold, event));
     case 'call_starting':
-      return [
-        hold,
-        hold.lost !== null ? [{ type: 'stop' }] : [{ type: 'journal_start', callId: event.callId, token: hold.token }],
-      ];
+      if (hold.lost !== null) return [hold, [{ type: 'stop' }]];
+      // The deferred state and the call's start in one statement: the start is never written without its batch's state.
+      if (hold.deferred)
+        return [
+          { ...hold, deferred: false },
+          [{ type: 'commit_with_start', callId: event.callId, token: hold.token, applied: [...hold.unwritten] }],
+        ];
+      return [hold, [{ type: 'journal_start', callId: event.callId, token: hold.token }]];
     case 'start_journaled':
       return [hold, hold.lost !== null ? [{ type: 'stop' }] : [{ type: 'run_tool', callId: event.callId }]];
     case 'tool_finished':
       // A turn this worker no longer holds keeps no result from here (recovery journals `interrupted`).
-      return [hold, hold.lost !== null ? [] : [{ type: 'write_result', callId: event.callId, token: hold.token }]];
+      return hold.lost !== null
+        ? [hold, []]
+        : journalWrites(hold, [{ type: 'write_result', callId: event.callId, token: hold.token }]);
     case 'write':
       if (hold.lost !== null) return [hold, [{ type: 'stop' }]];
-      // A derivable state is skipped only when no decision taken waits to be written with it.
-      if (event.derivable === true && !event.terminal && !event.release && hold.unwritten.length === 0)
+      // A derivable state is skipped only when no decision taken waits to be written with it, and the
+      // state it derives from was written (not deferred).
+      if (event.derivable === true && !event.terminal && !event.release && hold.unwritten.length === 0 && !hold.deferred)
         return [hold, [{ type: 'skip_write' }]];
-      return [hold, [commitEffect(hold, event.terminal, event.release)]];
+      // A state about to run its batch waits for the batch's first journal write.
+      if (event.batch === true && !event.terminal && !event.release)
+        return [{ ...hold, deferred: true }, [{ type: 'defer_write' }]];
+      // Any other write writes the latest state, which includes the deferred one's.
+      return [{ ...hold, deferred: false }, [commitEffect(hold, event.terminal, event.release)]];
     case 'committed': {
       // What the commit applied never rides on a later one: the decisions, and the cancel row it closed.
       const unwritten = hold.unwritten.filter((id) => !event.applied.includes(id));
@@ -206,6 +249,18 @@ export function protocolStep(hold: Hold, event: ProtocolEvent): [Hold, ProtocolE
     case 'drive_ended':
       return departure(hold, event.terminal);
   }
+}
+
+/**
+ * Journal writes (a start, a result, `interrupted`) while a state is deferred: the state is written
+ * first (`write_deferred`), so the journal never holds a row for a batch whose state was not written.
+ */
+function journalWrites(hold: Hold, effects: ProtocolEffect[]): [Hold, ProtocolEffect[]] {
+  if (!hold.deferred || !effects.some((e) => e.type === 'write_result' || e.type === 'write_interrupted')) return [hold, effects];
+  return [
+    { ...hold, deferred: false },
+    [{ type: 'write_deferred', token: hold.token, applied: [...hold.unwritten] }, ...effects],
+  ];
 }
 
 function commitEffect(hold: Hold, terminal: boolean, release: boolean): ProtocolEffect {
@@ -275,6 +330,16 @@ function departure(hold: Hold, terminal: boolean): [Hold, ProtocolEffect[]] {
     case null:
       return [hold, [{ type: 'depart', how: terminal ? 'finished' : 'parked' }]];
   }
+}
+
+/**
+ * Whether the journal of the batch about to run must be read: not while its state is deferred. A
+ * batch's journal rows are written only after its state (`commit_with_start`, `write_deferred`),
+ * and a turn's call ids are unique (core's `callIds`), so the batch of a state not yet written has
+ * none: its every call runs (the read's answer is empty).
+ */
+export function journalNeedsRead(hold: Hold): boolean {
+  return !hold.deferred;
 }
 
 /** The protocol the worker runs. */

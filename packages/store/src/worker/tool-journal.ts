@@ -11,6 +11,7 @@ import type { HandlerContext } from '@turnkit/inline/driver';
 import { crashArmed, crashPoint, TOOL_RUNNING_MS } from '../crash.js';
 import { messageOf } from '../errors.js';
 import type { Fence } from './fence.js';
+import { journalNeedsRead } from './protocol.js';
 
 export const INTERRUPTED =
   'interrupted: the worker running this call stopped before it reported a result, and the tool is not marked idempotent, so it was not run again.';
@@ -55,6 +56,11 @@ export function journalingTools(
 async function startCall(fence: Fence, call: { readonly id: string; readonly name: string }): Promise<void> {
   for (const effect of fence.decide({ type: 'call_starting', callId: call.id })) {
     if (effect.type === 'journal_start') await fence.write(() => fence.store.callStarted(fence.fencedLease(effect.token), call));
+    // The batch's state, deferred until now, and this start in one statement.
+    if (effect.type === 'commit_with_start') {
+      await fence.writeDeferred(effect.token, effect.applied, call);
+      crashPoint('dispatching_persisted');
+    }
   }
   if (!fence.decide({ type: 'start_journaled', callId: call.id }).some((e) => e.type === 'run_tool')) fence.check();
 }
@@ -67,12 +73,15 @@ async function fromJournal(
   keyOf: KeyOf,
 ): Promise<{ known: ToolResult[]; toRun: ToolCall[] }> {
   const { store, lease } = fence;
-  const { results, started } = await fence.write(() =>
-    store.journal(
-      lease,
-      calls.map((c) => keyOf(c.id)),
-    ),
-  );
+  // The batch of a deferred state has no journal rows yet (the protocol's journalNeedsRead): nothing to read.
+  const { results, started } = journalNeedsRead(fence.hold)
+    ? await fence.write(() =>
+        store.journal(
+          lease,
+          calls.map((c) => keyOf(c.id)),
+        ),
+      )
+    : { results: [], started: [] };
   // Keyed by journal key; each result goes back to core with its call's own id.
   const byId = new Map(calls.map((c) => [keyOf(c.id), c]));
   const known = new Map(
@@ -90,6 +99,7 @@ async function fromJournal(
   });
   for (const effect of effects) {
     if (effect.type === 'stop') fence.check();
+    if (effect.type === 'write_deferred') await fence.writeDeferred(effect.token, effect.applied);
     const call = 'callId' in effect ? byId.get(effect.callId) : undefined;
     if (call === undefined) continue;
     if (effect.type === 'run_call') toRun.push(call);
@@ -120,11 +130,20 @@ export async function runJournaledBatch(
   const onResult = (result: ToolResult): void => {
     const key = keyOf(result.callId);
     // A turn this worker no longer holds keeps no result from here (a call cut short is `interrupted` on recovery).
-    for (const effect of fence.decide({ type: 'tool_finished', callId: key })) {
+    const effects = fence.decide({ type: 'tool_finished', callId: key });
+    // The batch's deferred state first (a call answered without running, before any call started).
+    const deferred = effects.find((e) => e.type === 'write_deferred');
+    const state = deferred === undefined ? null : fence.writeDeferred(deferred.token, deferred.applied);
+    for (const effect of effects) {
       if (effect.type !== 'write_result') continue;
-      const written = fence
-        .write(() =>
-          fence.store.callFinished(fence.fencedLease(effect.token), key === result.callId ? result : { ...result, callId: key }),
+      const written = Promise.resolve(state)
+        .then(() =>
+          fence.write(() =>
+            fence.store.callFinished(
+              fence.fencedLease(effect.token),
+              key === result.callId ? result : { ...result, callId: key },
+            ),
+          ),
         )
         .then(
           (first) => first && crashPoint('tool_result_written'),

@@ -36,7 +36,8 @@ export function recoveryTests<S extends ConformanceStore>(ctx: SuiteContext<S>):
       permissions: { allow: ['once', 'again'] },
     };
     const id = await ctx.store.submit({ agent: 'recover', input: 'go' });
-    // A worker that dies right after writing `dispatching`, before any tool starts.
+    // A worker that dies right after writing `dispatching` (with the start of the batch's first
+    // call, done1: a store may write it in the same statement), before any tool runs.
     const dying = crashing(ctx.store, 1);
     void ctx.options
       .createWorker({ store: dying.store, agents: { recover: agent }, leaseMs: 200, onError: () => undefined })
@@ -60,7 +61,10 @@ export function recoveryTests<S extends ConformanceStore>(ctx: SuiteContext<S>):
   });
 
   // Each write of an approval turn: 0 = before any write, then dispatching, parked, suspended,
-  // dispatching (approved), boundary. A worker dies right after write k; another finishes.
+  // dispatching (approved), boundary. A worker dies right after write k; another finishes. A store
+  // may write a batch's `dispatching` state with its first call's start (c1 at write 1, c2 at
+  // write 4): a worker that dies right after that write leaves the call started and never run, so
+  // it ends `interrupted`. Every other call runs once.
   for (const k of [0, 1, 2, 3, 4, 5]) {
     it(`resumes from checkpoint ${k}: same transcript, every tool ran once`, async () => {
       const runs = new Map<string, number>();
@@ -85,14 +89,21 @@ export function recoveryTests<S extends ConformanceStore>(ctx: SuiteContext<S>):
       await settle(ctx.store, id, ctx.worker({ [`resume${k}`]: agent }), { c2: { type: 'approve' } });
       const turn = await ctx.store.get(id);
       expect(turn?.status).toBe('stopped');
-      expect(transcriptLines(turn?.transcript ?? [])).toEqual([
+      const lines = transcriptLines(turn?.transcript ?? []);
+      // A call is interrupted only if its start rode on the write the worker died after, and then never ran.
+      const interrupted = (line: string | undefined, call: string): boolean =>
+        line?.startsWith(`tool ${call} `) === true && line.includes(': error interrupted:');
+      const ran = { c1: !interrupted(lines[2], 'c1'), c2: !interrupted(lines[3], 'c2') };
+      if (!ran.c1) expect(k).toBe(1);
+      if (!ran.c2) expect(k).toBe(4);
+      expect(lines).toEqual([
         'user: add and pay',
         'assistant: [c1 add, c2 pay]',
-        'tool c1 add: ok 3',
-        'tool c2 pay: ok "paid 3"',
+        ran.c1 ? 'tool c1 add: ok 3' : lines[2],
+        ran.c2 ? 'tool c2 pay: ok "paid 3"' : lines[3],
         'assistant: done',
       ]);
-      expect(Object.fromEntries(runs)).toEqual({ c1: 1, c2: 1 });
+      expect(Object.fromEntries(runs)).toEqual({ ...(ran.c1 ? { c1: 1 } : {}), ...(ran.c2 ? { c2: 1 } : {}) });
       expect(turn?.decisions.map((d) => [d.callId, d.status])).toEqual([['c2', 'applied']]);
     });
   }

@@ -91,8 +91,9 @@ export function approvalAgent(runs: Map<string, number>): ConformanceAgent {
 export const pause = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
 
 /**
- * A store whose worker "dies" right after its k-th commit (k = 0: right after its first claim):
- * from then on every call of that worker hangs, as if the process were gone. Its lease then
+ * A store whose worker "dies" right after its k-th commit lands (k = 0: right after its first
+ * claim): that commit never returns and from then on every call of that worker hangs, as if the
+ * process were gone. Its lease then
  * expires, and another worker takes the turn over.
  */
 export function crashing<S extends ConformanceStore>(
@@ -115,9 +116,16 @@ export function crashing<S extends ConformanceStore>(
         // A worker claims one turn (`claim`) or several in one statement (`claimMany`).
         const claimed = key === 'claim' ? result : key === 'claimMany' ? ((result as unknown[])[0] ?? null) : null;
         if (claimed !== null) last = (claimed as { lease: ConformanceLease }).lease;
-        if ((claimed !== null && k === 0) || (key === 'commit' && (commits += 1) === k)) {
+        if (claimed !== null && k === 0) {
           dead = true;
           die();
+        }
+        // The k-th commit landed and its worker never hears back: it dies before its next step
+        // (a commit that carries a call's start never lets that call's tool run).
+        if (key === 'commit' && (commits += 1) === k) {
+          dead = true;
+          die();
+          return hang;
         }
         return result;
       };
