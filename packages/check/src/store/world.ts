@@ -207,7 +207,11 @@ function needsRenewal(world: World, held: HoldModel): boolean {
   return row.token !== held.hold.token || !row.live;
 }
 
-/** The renewal statement (the store's renew.ts): fenced on the token only. */
+/**
+ * The renewal statement (the store's renew.ts): fenced on the token. The store's statement also
+ * refuses a released row (no owner), because its claim reads only the lease's expiry; here a row
+ * without an owner is free whatever `live` says, so the model needs no such check.
+ */
 function renew(config: WorldConfig, world: World, w: number, protocol: Protocol): void {
   const held = world.workers[w] as HoldModel;
   const row = world.rows[held.turn] as TurnRow;
