@@ -320,15 +320,18 @@ export interface Claim {
 }
 
 /**
- * A message, a notice or a compaction of a commit's `log`. A compaction is the transcript the
- * agent's `compact` kept (without the system prompt), placed after the messages appended before
- * it: written as a log entry, nothing is deleted.
+ * A message, a notice, a compaction or a status of a commit's `log`. A compaction is the transcript
+ * the agent's `compact` kept (without the system prompt), placed after the messages appended before
+ * it: written as a log entry, nothing is deleted. A status is one the turn passed through inside
+ * the commit (a state the worker deferred to a later write, which wrote a newer one): logged as a
+ * status change when it differs from the status before it.
  */
 export type LogItem =
   | { readonly message: Message }
   | { readonly notice: Notice }
   | { readonly compaction: readonly Message[] }
-  | { readonly child: ChildLogEntry };
+  | { readonly child: ChildLogEntry }
+  | { readonly status: StoredStatus };
 
 /** One write: state, the messages and notices since the last write, and inbox rows applied. */
 

@@ -218,6 +218,25 @@ describe('log entries stored short (one PGlite for both)', () => {
     expect(await view(old)).toEqual(whole);
   });
 
+  it('a batch parked for approval shows every status it passed through, in order: its state before the batch is written with the parking write, and its status stays in the log', async () => {
+    const store = createStore(sql);
+    const id = await store.submit({ agent: 'a', input: 'add once' });
+    const gated = defineTool({
+      name: 'add',
+      description: 'Adds, once a person approves.',
+      input: z.object({ a: z.number(), b: z.number() }),
+      needsApproval: true,
+      execute: ({ a, b }) => a + b,
+    });
+    await createWorker({ store, agents: { a: { model, tools: [gated] } }, turnIds: [id] }).runUntilIdle();
+    const statuses = (
+      await sql.query(`SELECT data::text AS data FROM turnkit_log_entries WHERE turn_id = $1 AND kind = 'status' ORDER BY seq`, [
+        id,
+      ])
+    ).map((r) => (JSON.parse(String(r.data)) as { status: string }).status);
+    expect(statuses).toEqual(['dispatching', 'awaiting_approval']);
+  });
+
   it(`a reply and an iteration or steering notice of any shape read back whole through the view (fast-check, numRuns ${ENTRY_RUNS}, seed 9)`, async () => {
     const store = createStore(sql);
     // JSON as Postgres's json type and JSON.parse give it back (no -0).

@@ -61,8 +61,15 @@ function logRows(lease: Lease, commit: Commit): { status: StoredStatus; rows: En
   const status: StoredStatus =
     commit.fail !== undefined ? 'failed' : commit.state === undefined ? lease.status : storedStatusOf(commit.state);
   const rows: Entry[] = [];
+  // The status the log last showed: a status the commit passed through is logged once, in order.
+  let shown = lease.status;
   if (commit.log !== undefined)
-    for (const item of commit.log)
+    for (const item of commit.log) {
+      if ('status' in item) {
+        if (item.status !== shown) rows.push(['s', item.status]);
+        shown = item.status;
+        continue;
+      }
       rows.push(
         'message' in item
           ? messageEntry(item.message)
@@ -73,11 +80,12 @@ function logRows(lease: Lease, commit: Commit): { status: StoredStatus; rows: En
                 { kind: 'child', data: item.child }
               : ['c', item.compaction],
       );
+    }
   else {
     for (const m of commit.messages ?? []) rows.push(messageEntry(m));
     for (const n of commit.notices ?? []) rows.push(noticeEntry(lease.id, n));
   }
-  if (status !== lease.status) {
+  if (status !== shown) {
     const outcome = commit.fail !== undefined ? { status: 'failed', error: commit.fail } : (commit.state?.outcome ?? null);
     rows.push(outcome === null ? ['s', status] : ['s', status, outcome]);
   }

@@ -17,6 +17,7 @@ import { activeTurn, definedProps } from '@turnkit/core/internal';
 import type { Dispatcher, Grant } from '@turnkit/dispatch';
 import { defaultHandlers, type EffectHandlers, type HandlerContext } from '@turnkit/inline/driver';
 import { crashPoint } from '../crash.js';
+import { storedStatusOf } from '../statuses.js';
 import { RetryParked, type Fence } from './fence.js';
 import { type ActivationObserver, type ActivationStatus, traceContextText } from './observe.js';
 import type { InboxRow, ProtocolEffect } from './protocol.js';
@@ -317,7 +318,7 @@ export class HeldTurn {
     const deferred = this.fence.takeDeferred();
     await this.fence.store.commit(lease, {
       state: retry.state,
-      log: [...(deferred?.log ?? []), ...retry.log],
+      log: [...deferredLog(deferred), ...retry.log],
       ignored: [...(deferred?.ignored ?? [])],
       applied: [...effect.applied],
       ...this.grants(lease.id),
@@ -544,11 +545,21 @@ export async function runStoredCompaction(
 }
 
 /** A deferred commit carried by a later one: the later state, grants, counts and lease; the log entries and ignored rows of both, in order. */
+/**
+ * A deferred commit's log for a later write that carries it: its entries, then its state's status,
+ * which the log shows as it would have had the deferred state been written alone.
+ */
+function deferredLog(deferred: Omit<Commit, 'applied'> | null): LogItem[] {
+  if (deferred === null) return [];
+  const status: LogItem[] = deferred.state === undefined ? [] : [{ status: storedStatusOf(deferred.state) }];
+  return [...(deferred.log ?? []), ...status];
+}
+
 function carried(deferred: Omit<Commit, 'applied'>, latest: Omit<Commit, 'applied'>): Omit<Commit, 'applied'> {
   return {
     ...deferred,
     ...latest,
-    log: [...(deferred.log ?? []), ...(latest.log ?? [])],
+    log: [...deferredLog(deferred), ...(latest.log ?? [])],
     ignored: [...(deferred.ignored ?? []), ...(latest.ignored ?? [])],
   };
 }
