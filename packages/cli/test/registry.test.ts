@@ -175,9 +175,10 @@ beforeAll(async () => {
   tarballs = join(dir, 'tarballs');
   newcomer = cloneAndDemo().catch((error: unknown) => ({ error }));
   const [pnpmCommand, pnpmArgs] = pnpm();
-  await Promise.all(
-    PUBLISHED.map((name) => ok(pnpmCommand, [...pnpmArgs, 'pack', '--pack-destination', tarballs], join(REPO, 'packages', name))),
-  );
+  // One pnpm for all of them (`pnpm -r pack`, each package as `pnpm pack` in its folder packs it):
+  // a pnpm process per package spent 19 s of CPU starting pnpm, one spends 2.5 s.
+  const filters = PUBLISHED.flatMap((name) => ['--filter', `./packages/${name}`]);
+  await ok(pnpmCommand, [...pnpmArgs, '--recursive', ...filters, 'pack', '--pack-destination', tarballs], REPO);
 
   mkdirSync(join(dir, 'registry'));
   phase('packed');
