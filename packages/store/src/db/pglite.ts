@@ -29,10 +29,10 @@ type PGliteClass = (new (
 
 /**
  * PGlite's start parameters with a buffer cache of 16 MB instead of the cluster's 128 MB. Postgres
- * zeroes its shared memory at every start, which in WebAssembly is a third of the cost of opening
- * an existing store: a `turnkit ls` process spends 1.6 s of CPU instead of 2.3 s, and a new
- * in-memory store 1.8 s less. One process uses a PGlite store, so the cache serves one connection;
- * the operating system still caches the directory's files below it.
+ * zeroes its shared memory at every start, in WebAssembly: a `turnkit ls` process on an existing
+ * store spends 2.1 s of CPU instead of 2.6 s (1.6 s instead of 2.3 s with V8's baseline compiler
+ * only, as the CLI tests run it). One process uses a PGlite store, so the cache serves one
+ * connection; the operating system still caches the directory's files below it.
  */
 function startParams(PGlite: PGliteClass): PGliteOptions {
   const defaults = PGlite.defaultStartParams;
