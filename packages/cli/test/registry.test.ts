@@ -18,7 +18,7 @@ import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { testLog } from '../../../test-log.ts';
 import { installLines } from './install-lines.js';
-import { startDev } from './run-cli.js';
+import { CLI_NODE_OPTIONS, startDev } from './run-cli.js';
 
 const REPO = fileURLToPath(new URL('../../../', import.meta.url));
 const HERE = fileURLToPath(new URL('./consumer/', import.meta.url));
@@ -175,9 +175,10 @@ beforeAll(async () => {
   tarballs = join(dir, 'tarballs');
   newcomer = cloneAndDemo().catch((error: unknown) => ({ error }));
   const [pnpmCommand, pnpmArgs] = pnpm();
-  await Promise.all(
-    PUBLISHED.map((name) => ok(pnpmCommand, [...pnpmArgs, 'pack', '--pack-destination', tarballs], join(REPO, 'packages', name))),
-  );
+  // One pnpm for all of them (`pnpm -r pack`, each package as `pnpm pack` in its folder packs it):
+  // a pnpm process per package spent 19 s of CPU starting pnpm, one spends 2.5 s.
+  const filters = PUBLISHED.flatMap((name) => ['--filter', `./packages/${name}`]);
+  await ok(pnpmCommand, [...pnpmArgs, '--recursive', ...filters, 'pack', '--pack-destination', tarballs], REPO);
 
   mkdirSync(join(dir, 'registry'));
   phase('packed');
@@ -518,7 +519,7 @@ describe("the newcomer's path", () => {
     async () => {
       const bin = join(project, 'node_modules', '@turnkit', 'cli', 'dist', 'bin.js');
       const agents = join('node_modules', '@turnkit', 'cli', 'examples', 'delete-files.ts');
-      const cli = (...args: string[]): Promise<Run> => run(process.execPath, [bin, ...args], project);
+      const cli = (...args: string[]): Promise<Run> => run(process.execPath, [...CLI_NODE_OPTIONS, bin, ...args], project);
       const dev = await startDev(bin, ['--agents', agents, '--store', 'store', '--port', '0'], project);
       try {
         const parked = await cli('run', agents, '--store', 'store');

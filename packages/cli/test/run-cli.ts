@@ -164,7 +164,10 @@ export interface DevChild {
 
 /** Starts `turnkit dev …args` (the binary `bin`, a script run by node) and waits until it prints that it is ready (or exits). */
 export function startDev(bin: string, args: readonly string[], cwd: string): Promise<DevChild> {
-  const child = spawn(process.execPath, [bin, 'dev', ...args], { cwd, env: { ...process.env, NO_COLOR: '1' } });
+  const child = spawn(process.execPath, [...CLI_NODE_OPTIONS, bin, 'dev', ...args], {
+    cwd,
+    env: { ...process.env, NO_COLOR: '1' },
+  });
   let stdout = '';
   let stderr = '';
   child.stderr.on('data', (chunk: Buffer) => {

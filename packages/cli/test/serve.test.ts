@@ -6,7 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { TOKEN_ENV } from '@turnkit/server';
 import { describe, expect, it } from 'vitest';
-import { BIN, REPO, turnkit } from './run-cli.js';
+import { BIN, CLI_NODE_OPTIONS, REPO, turnkit } from './run-cli.js';
 
 interface Served {
   readonly url: string;
@@ -20,7 +20,11 @@ function startServe(args: readonly string[], env: Record<string, string | undefi
   if (!existsSync(BIN)) throw new Error(`${BIN} is missing: build the CLI first with \`pnpm --filter @turnkit/cli... build\`.`);
   const fullEnv: Record<string, string | undefined> = { ...process.env, NO_COLOR: '1', ...env };
   for (const [key, value] of Object.entries(fullEnv)) if (value === undefined) delete fullEnv[key];
-  const child = spawn(process.execPath, [BIN, 'serve', ...args], { cwd: REPO, env: fullEnv, timeout: 50_000 });
+  const child = spawn(process.execPath, [...CLI_NODE_OPTIONS, BIN, 'serve', ...args], {
+    cwd: REPO,
+    env: fullEnv,
+    timeout: 50_000,
+  });
   let stdout = '';
   let stderr = '';
   const exited = new Promise<number | null>((resolve) => child.on('close', (code) => resolve(code)));

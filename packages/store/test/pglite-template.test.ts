@@ -7,6 +7,7 @@ import { join } from 'node:path';
 import { openStore } from '@turnkit/store';
 import { afterAll, describe, expect, it } from 'vitest';
 import { templateFile } from '../src/db/pglite-template.js';
+import { openSql } from '../src/internal.js';
 
 const base = mkdtempSync(join(tmpdir(), 'turnkit-template-'));
 afterAll(() => rmSync(base, { recursive: true, force: true }));
@@ -44,5 +45,14 @@ describe('a new PGlite directory store', () => {
     // A good copy again: a tar archive of a cluster (its PG_VERSION inside), megabytes long.
     expect(statSync(file).size).toBeGreaterThan(1_000_000);
     expect(readFileSync(file).includes('PG_VERSION')).toBe(true);
+  });
+
+  it('runs with a buffer cache of 16 MB, not the 128 MB of its configuration (src/db/pglite.ts)', async () => {
+    const sql = await openSql(join(base, 'buffers'));
+    try {
+      expect(await sql.query('SHOW shared_buffers')).toEqual([{ shared_buffers: '16MB' }]);
+    } finally {
+      await sql.close();
+    }
   });
 });

@@ -15,7 +15,29 @@ interface PGliteLike {
   waitReady?: Promise<void>;
 }
 
-type PGliteClass = new (dataDir?: string, options?: { loadDataDir?: Blob }) => PGliteLike;
+interface PGliteOptions {
+  loadDataDir?: Blob;
+  startParams?: string[];
+}
+
+type PGliteClass = (new (
+  dataDir?: string,
+  options?: PGliteOptions,
+) => PGliteLike) & {
+  readonly defaultStartParams?: readonly string[];
+};
+
+/**
+ * PGlite's start parameters with a buffer cache of 16 MB instead of the cluster's 128 MB. Postgres
+ * zeroes its shared memory at every start, in WebAssembly: a `turnkit ls` process on an existing
+ * store spends 2.1 s of CPU instead of 2.6 s (1.6 s instead of 2.3 s with V8's baseline compiler
+ * only, as the CLI tests run it). One process uses a PGlite store, so the cache serves one
+ * connection; the operating system still caches the directory's files below it.
+ */
+function startParams(PGlite: PGliteClass): PGliteOptions {
+  const defaults = PGlite.defaultStartParams;
+  return defaults === undefined ? {} : { startParams: [...defaults, '-c', 'shared_buffers=16MB'] };
+}
 
 /**
  * Opens PGlite: in memory (`dataDir` undefined) or in a directory guarded by a lock file, since a
@@ -30,7 +52,7 @@ export async function openPGlite(dataDir: string | undefined, schema: string | u
   if (dir !== undefined) unlock = takeLock(dir);
   let db: PGliteLike;
   try {
-    db = dir === undefined ? new mod.PGlite() : await openDirectory(mod.PGlite, dir);
+    db = dir === undefined ? new mod.PGlite(undefined, startParams(mod.PGlite)) : await openDirectory(mod.PGlite, dir);
     await db.waitReady;
     if (schema !== undefined) {
       await db.query(`CREATE SCHEMA IF NOT EXISTS ${schema}`);
@@ -64,10 +86,10 @@ export async function openPGlite(dataDir: string | undefined, schema: string | u
  */
 async function openDirectory(PGlite: PGliteClass, dir: string): Promise<PGliteLike> {
   const file = existsSync(dir) ? null : templateFile();
-  if (file === null) return new PGlite(dir);
+  if (file === null) return new PGlite(dir, startParams(PGlite));
   const template = readTemplate(file);
   if (template !== null) {
-    const db = new PGlite(dir, { loadDataDir: template });
+    const db = new PGlite(dir, { ...startParams(PGlite), loadDataDir: template });
     try {
       await db.waitReady;
       return db;
@@ -78,7 +100,7 @@ async function openDirectory(PGlite: PGliteClass, dir: string): Promise<PGliteLi
       rmSync(dir, { recursive: true, force: true });
     }
   }
-  const db = new PGlite(dir);
+  const db = new PGlite(dir, startParams(PGlite));
   await db.waitReady;
   if (db.dumpDataDir !== undefined)
     await writeTemplate(file, () => (db.dumpDataDir as NonNullable<typeof db.dumpDataDir>)('none'));
