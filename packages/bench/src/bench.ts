@@ -116,18 +116,7 @@ export async function runBench(settings: BenchSettings): Promise<BenchReport> {
     );
     systems.push(...(await loadPeerSystems()));
   }
-  log(
-    `Timing ${systems.map((s) => s.name).join(', ')}: ${settings.warmupTurns} warm-up turns each, then ${settings.rounds} interleaved rounds of ${settings.turnsPerRound} turns.`,
-  );
-  const turns = await timeTurns(systems, {
-    warmupTurns: settings.warmupTurns,
-    rounds: settings.rounds,
-    turnsPerRound: settings.turnsPerRound,
-    gc: settings.gc,
-    onRound: (round) => {
-      if (round % 10 === 0 || round === settings.rounds) log(`  round ${round}/${settings.rounds}`);
-    },
-  });
+  const turns = await timeSystems(systems, settings);
   return {
     date: new Date().toISOString().slice(0, 10),
     node: process.version,
@@ -148,6 +137,23 @@ export async function runBench(settings: BenchSettings): Promise<BenchReport> {
     longTurn,
     ...definedProps({ profile }),
   };
+}
+
+/** Every system timed side by side: warm-up turns each, then interleaved rounds (progress on the log). */
+async function timeSystems(systems: Parameters<typeof timeTurns>[0], settings: BenchSettings): ReturnType<typeof timeTurns> {
+  const { log } = settings;
+  log(
+    `Timing ${systems.map((s) => s.name).join(', ')}: ${settings.warmupTurns} warm-up turns each, then ${settings.rounds} interleaved rounds of ${settings.turnsPerRound} turns.`,
+  );
+  return timeTurns(systems, {
+    warmupTurns: settings.warmupTurns,
+    rounds: settings.rounds,
+    turnsPerRound: settings.turnsPerRound,
+    gc: settings.gc,
+    onRound: (round) => {
+      if (round % 10 === 0 || round === settings.rounds) log(`  round ${round}/${settings.rounds}`);
+    },
+  });
 }
 
 /**
@@ -171,18 +177,7 @@ export async function runTurnBench(settings: BenchSettings): Promise<TurnReport>
   }
   ensurePeers(settings.log);
   systems.push(...(await loadPeerSystems()));
-  log(
-    `Timing ${systems.map((s) => s.name).join(', ')}: ${settings.warmupTurns} warm-up turns each, then ${settings.rounds} interleaved rounds of ${settings.turnsPerRound} turns.`,
-  );
-  const turns = await timeTurns(systems, {
-    warmupTurns: settings.warmupTurns,
-    rounds: settings.rounds,
-    turnsPerRound: settings.turnsPerRound,
-    gc: settings.gc,
-    onRound: (round) => {
-      if (round % 10 === 0 || round === settings.rounds) log(`  round ${round}/${settings.rounds}`);
-    },
-  });
+  const turns = await timeSystems(systems, settings);
   return {
     date: new Date().toISOString().slice(0, 10),
     node: process.version,
