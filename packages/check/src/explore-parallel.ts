@@ -132,146 +132,239 @@ class Ints {
 
 /** Runs in a worker thread: answers the caller's commands until `stop`. */
 export function runExploreWorker(setup: WorkerSetup): void {
-  const { id, count, peers, control, maxViolations, puritySample } = setup;
-  const signal = new Int32Array(setup.signal);
-  const initial = createTurn({ id: 'turn-1', limits: setup.limits });
-  const limits = initial.limits;
-  const pure = { purity: true, parseStates: false, stateInvariants: false, step: coreStep } as const;
-  const sampledOut = { purity: false, parseStates: false, stateInvariants: false, step: coreStep } as const;
-  /** The nodes and states this worker owns, by fingerprint. */
-  const nodes = new FingerprintSet();
-  const states = new FingerprintSet();
-  /** The nodes this worker has offered to an owner (itself included), by fingerprint. */
-  const offered = new FingerprintSet();
-  const fp = new Fingerprint();
-  // Core's step shares what it does not change: the fingerprints of shared fields are reused.
-  const hash = new ValueFingerprint({ reuse: true });
-  /** The monitors' own, so that the two do not take each other's reused fields. */
-  const monitorHash = new ValueFingerprint({ reuse: true });
-  let frontier: Open[] = [];
-  let pending: Pending[] = [];
-  const outboxes: Ints[] = Array.from({ length: count }, () => new Ints());
-  /** The offers this worker made to itself, kept for `accept`. */
-  let ownOffers = new Int32Array();
-  /** This worker's answers to its own offers, kept for `keep`. */
-  let ownAnswers = new Int32Array();
-  let terminalOutcomes: Record<string, number> = {};
-  let violations: RankedViolation[] = [];
-  let violationCount = 0;
+  const worker = new ExploreWorker(setup);
+  setup.control.on('message', (command: Command) => worker.command(command));
+}
 
-  const answer = (reply: Reply): void => {
-    control.postMessage(reply);
-    Atomics.add(signal, 0, 1);
-    Atomics.notify(signal, 0);
-  };
-  const report = (v: RankedViolation): void => {
-    violationCount += 1;
-    if (violations.length < maxViolations) violations.push(v);
-  };
-  const owner = (stateLo: number): number => (stateLo >>> 0) % count;
+/** An event of the alphabet, as `step` takes it. */
+type AlphabetEvent = ReturnType<typeof labelledEventsFor>[number]['event'];
+
+/** One worker's share of an exploration: the nodes and states it owns, its frontier, its offers. */
+class ExploreWorker {
+  private readonly id: number;
+  private readonly count: number;
+  private readonly peers: WorkerSetup['peers'];
+  private readonly control: WorkerSetup['control'];
+  private readonly maxViolations: number;
+  private readonly puritySample: number;
+  private readonly signal: Int32Array;
+  private readonly initial: TurnState;
+  private readonly limits: TurnState['limits'];
+  private readonly pure = { purity: true, parseStates: false, stateInvariants: false, step: coreStep } as const;
+  private readonly sampledOut = { purity: false, parseStates: false, stateInvariants: false, step: coreStep } as const;
+  /** The nodes and states this worker owns, by fingerprint. */
+  private readonly nodes = new FingerprintSet();
+  private readonly states = new FingerprintSet();
+  /** The nodes this worker has offered to an owner (itself included), by fingerprint. */
+  private readonly offered = new FingerprintSet();
+  private readonly fp = new Fingerprint();
+  // Core's step shares what it does not change: the fingerprints of shared fields are reused.
+  private readonly hash = new ValueFingerprint({ reuse: true });
+  /** The monitors' own, so that the two do not take each other's reused fields. */
+  private readonly monitorHash = new ValueFingerprint({ reuse: true });
+  private frontier: Open[] = [];
+  private pending: Pending[] = [];
+  private readonly outboxes: Ints[];
+  /** The offers this worker made to itself, kept for `accept`. */
+  private ownOffers = new Int32Array();
+  /** This worker's answers to its own offers, kept for `keep`. */
+  private ownAnswers = new Int32Array();
+  private terminalOutcomes: Record<string, number> = {};
+  private violations: RankedViolation[] = [];
+  private violationCount = 0;
+
+  constructor(setup: WorkerSetup) {
+    this.id = setup.id;
+    this.count = setup.count;
+    this.peers = setup.peers;
+    this.control = setup.control;
+    this.maxViolations = setup.maxViolations;
+    this.puritySample = setup.puritySample;
+    this.signal = new Int32Array(setup.signal);
+    this.initial = createTurn({ id: 'turn-1', limits: setup.limits });
+    this.limits = this.initial.limits;
+    this.outboxes = Array.from({ length: this.count }, () => new Ints());
+  }
+
+  /** Answers one command of the caller (a failure is answered as a failed command). */
+  command(command: Command): void {
+    try {
+      if (command.kind === 'stop') {
+        this.control.close();
+        for (const p of this.peers) p?.close();
+        return;
+      }
+      if (command.kind === 'start') {
+        this.answer(this.levelReply({ ranks: this.start() }));
+        return;
+      }
+      if (command.kind === 'expand') {
+        this.frontier.forEach((node, i) => {
+          node.index = command.indices[i]!;
+        });
+        const transitions = this.expand(command.depth);
+        this.answer(this.levelReply({ transitions }));
+        return;
+      }
+      if (command.kind === 'accept') {
+        this.accept();
+        this.answer(this.levelReply({}));
+        return;
+      }
+      this.answer(this.levelReply({ ranks: this.keep() }));
+    } catch (error) {
+      this.answer({ error: errorMessage(error) });
+    }
+  }
+
+  private answer(reply: Reply): void {
+    this.control.postMessage(reply);
+    Atomics.add(this.signal, 0, 1);
+    Atomics.notify(this.signal, 0);
+  }
+
+  private report(v: RankedViolation): void {
+    this.violationCount += 1;
+    if (this.violations.length < this.maxViolations) this.violations.push(v);
+  }
+
+  private owner(stateLo: number): number {
+    return (stateLo >>> 0) % this.count;
+  }
+
+  /** The start state, kept by its owner: the ranks of the first frontier (none elsewhere). */
+  private start(): Float64Array {
+    const { initial, hash, fp } = this;
+    const monitor = initialMonitor(initial);
+    const [mHi, mLo] = [this.monitorHash.value(monitor).hi, this.monitorHash.value(monitor).lo];
+    hash.value(initial);
+    if (this.owner(hash.lo) !== this.id) return new Float64Array();
+    fp.pair(hash.hi, hash.lo, mHi, mLo);
+    this.nodes.add(fp.hi, fp.lo);
+    this.states.add(hash.hi, hash.lo);
+    this.newState(initial, hash.hi, -1);
+    this.frontier = [{ index: -1, state: initial, monitor, monitorHi: mHi, monitorLo: mLo }];
+    return Float64Array.of(-1);
+  }
 
   /** A new state's own checks (invariant 3) and its outcome, on the edge of `rank` that first reached it. */
-  const newState = (state: TurnState, stateHi: number, rank: number): void => {
+  private newState(state: TurnState, stateHi: number, rank: number): void {
     if (isTerminal(state)) {
       const label = outcomeLabel(state);
-      terminalOutcomes[label] = (terminalOutcomes[label] ?? 0) + 1;
+      this.terminalOutcomes[label] = (this.terminalOutcomes[label] ?? 0) + 1;
     }
     const name = rank < 0 ? 'state' : 'state after';
     const atStart = rank < 0 ? { atStart: true } : {};
     let seq = 0;
     for (const problem of stateInvariantProblems(state, name))
-      report({ invariant: 3, message: problem, rank, sub: 1, seq: seq++, ...atStart });
-    const problem = parseSampled(stateHi, puritySample) ? textParseProblem(JSON.stringify(state)) : undefined;
-    if (problem !== undefined) report({ invariant: 3, message: problem, rank, sub: 1, seq: seq++, ...atStart });
-  };
+      this.report({ invariant: 3, message: problem, rank, sub: 1, seq: seq++, ...atStart });
+    const problem = parseSampled(stateHi, this.puritySample) ? textParseProblem(JSON.stringify(state)) : undefined;
+    if (problem !== undefined) this.report({ invariant: 3, message: problem, rank, sub: 1, seq: seq++, ...atStart });
+  }
 
   /** Steps and checks every edge out of this worker's frontier; offers each successor to its owner. */
-  const expand = (depth: number): number => {
+  private expand(depth: number): number {
     let transitions = 0;
-    pending = [];
-    for (const node of frontier) {
-      const { state, monitor, monitorHi, monitorLo } = node;
-      const entries = labelledEventsFor(state);
+    this.pending = [];
+    for (const node of this.frontier) {
+      const entries = labelledEventsFor(node.state);
       if (entries.length > 256) throw new RangeError(`the alphabet gave ${entries.length} events for one state; at most 256.`);
       if (node.index * 256 + 255 > MAX_RANK) throw new RangeError('a level of more than 8,388,607 nodes');
+      const checks = sampled(node.index, depth, this.puritySample) ? this.pure : this.sampledOut;
       for (let e = 0; e < entries.length; e++) {
-        const entry = entries[e]!;
-        const rank = node.index * 256 + e;
         transitions += 1;
-        let record: TraceStep;
-        try {
-          const [after, effects] = coreStep(state, entry.event);
-          record = { state, event: entry.event, next: after, effects };
-        } catch (error) {
-          record = { state, event: entry.event, next: state, effects: [], thrown: errorMessage(error) };
-        }
-        const checked = checkStep(limits, record, depth, monitor, sampled(node.index, depth, puritySample) ? pure : sampledOut);
-        for (let seq = 0; seq < checked.violations.length; seq++) {
-          const v = checked.violations[seq]!;
-          report({ invariant: v.invariant, message: v.message, rank, sub: 0, seq });
-        }
-        if (record.thrown !== undefined) continue;
-        let mHi = monitorHi;
-        let mLo = monitorLo;
-        if (checked.monitor !== monitor) {
-          monitorHash.value(checked.monitor);
-          mHi = monitorHash.hi;
-          mLo = monitorHash.lo;
-        }
-        hash.value(record.next);
-        const stateHi = hash.hi;
-        const stateLo = hash.lo;
-        const to = owner(stateLo);
-        // A node this worker has offered before (its edges are ranked in order, and earlier levels
-        // come first) or already holds can be dropped here: its owner keeps the first offer.
-        fp.pair(stateHi, stateLo, mHi, mLo);
-        if ((to === id && nodes.has(fp.hi, fp.lo)) || !offered.add(fp.hi, fp.lo)) continue;
-        const box = outboxes[to]!;
-        box.push(pending.length);
-        box.push(rank);
-        box.push(stateHi | 0);
-        box.push(stateLo | 0);
-        box.push(mHi | 0);
-        box.push(mLo | 0);
-        pending.push({
-          rank,
-          state: record.next,
-          monitor: checked.monitor,
-          monitorHi: mHi,
-          monitorLo: mLo,
-          stateHi,
-          expand: !(isTerminal(state) && record.next === state),
-        });
+        this.edge(node, entries[e]!.event, node.index * 256 + e, depth, checks);
       }
     }
-    for (let j = 0; j < count; j++) {
-      const offers = outboxes[j]!.take();
-      if (j === id) ownOffers = offers;
-      else peers[j]!.postMessage(offers, [offers.buffer]);
+    for (let j = 0; j < this.count; j++) {
+      const offers = this.outboxes[j]!.take();
+      if (j === this.id) this.ownOffers = offers;
+      else this.peers[j]!.postMessage(offers, [offers.buffer]);
     }
     return transitions;
-  };
+  }
+
+  /** One edge out of `node`: stepped, checked, and its successor offered to its owner unless seen. */
+  private edge(
+    node: Open,
+    event: AlphabetEvent,
+    rank: number,
+    depth: number,
+    checks: typeof this.pure | typeof this.sampledOut,
+  ): void {
+    const { state, monitor, monitorHi, monitorLo } = node;
+    let record: TraceStep;
+    try {
+      const [after, effects] = coreStep(state, event);
+      record = { state, event, next: after, effects };
+    } catch (error) {
+      record = { state, event, next: state, effects: [], thrown: errorMessage(error) };
+    }
+    const checked = checkStep(this.limits, record, depth, monitor, checks);
+    for (let seq = 0; seq < checked.violations.length; seq++) {
+      const v = checked.violations[seq]!;
+      this.report({ invariant: v.invariant, message: v.message, rank, sub: 0, seq });
+    }
+    if (record.thrown !== undefined) return;
+    let mHi = monitorHi;
+    let mLo = monitorLo;
+    if (checked.monitor !== monitor) {
+      this.monitorHash.value(checked.monitor);
+      mHi = this.monitorHash.hi;
+      mLo = this.monitorHash.lo;
+    }
+    this.hash.value(record.next);
+    const stateHi = this.hash.hi;
+    const stateLo = this.hash.lo;
+    const to = this.owner(stateLo);
+    // A node this worker has offered before (its edges are ranked in order, and earlier levels
+    // come first) or already holds can be dropped here: its owner keeps the first offer.
+    this.fp.pair(stateHi, stateLo, mHi, mLo);
+    if ((to === this.id && this.nodes.has(this.fp.hi, this.fp.lo)) || !this.offered.add(this.fp.hi, this.fp.lo)) return;
+    const box = this.outboxes[to]!;
+    box.push(this.pending.length);
+    box.push(rank);
+    box.push(stateHi | 0);
+    box.push(stateLo | 0);
+    box.push(mHi | 0);
+    box.push(mLo | 0);
+    this.pending.push({
+      rank,
+      state: record.next,
+      monitor: checked.monitor,
+      monitorHi: mHi,
+      monitorLo: mLo,
+      stateHi,
+      expand: !(isTerminal(state) && record.next === state),
+    });
+  }
+
+  /** The messages of every other worker on its port, in worker order, this worker's own in its place. */
+  private receiveAll(own: Int32Array, what: string): Int32Array[] {
+    const all: Int32Array[] = [];
+    for (let j = 0; j < this.count; j++) {
+      if (j === this.id) all.push(own);
+      else {
+        const got = receiveMessageOnPort(this.peers[j]!);
+        if (got === undefined) throw new Error(`worker ${this.id}: no ${what} from worker ${j}`);
+        all.push(got.message as Int32Array);
+      }
+    }
+    return all;
+  }
 
   /**
    * As owner: the offers of every finder, in rank order (a finder's are in its rank order, and
    * the ranks of two finders never tie); each finder is answered with the positions of its offers
    * that are new nodes, each tagged when its state is new too (position × 2 + 1).
    */
-  const accept = (): void => {
-    const all: Int32Array[] = [];
-    for (let j = 0; j < count; j++) {
-      if (j === id) all.push(ownOffers);
-      else {
-        const got = receiveMessageOnPort(peers[j]!);
-        if (got === undefined) throw new Error(`worker ${id}: no offers from worker ${j}`);
-        all.push(got.message as Int32Array);
-      }
-    }
-    const answers: Ints[] = Array.from({ length: count }, () => new Ints());
-    const heads = new Array<number>(count).fill(0);
+  private accept(): void {
+    const all = this.receiveAll(this.ownOffers, 'offers');
+    const answers: Ints[] = Array.from({ length: this.count }, () => new Ints());
+    const heads = new Array<number>(this.count).fill(0);
     for (;;) {
       let best = -1;
-      for (let j = 0; j < count; j++)
+      for (let j = 0; j < this.count; j++)
         if (heads[j]! < all[j]!.length && (best < 0 || all[j]![heads[j]! + 1]! < all[best]![heads[best]! + 1]!)) best = j;
       if (best < 0) break;
       const o = heads[best]!;
@@ -279,103 +372,52 @@ export function runExploreWorker(setup: WorkerSetup): void {
       const offers = all[best]!;
       const stateHi = offers[o + 2]!;
       const stateLo = offers[o + 3]!;
-      fp.pair(stateHi >>> 0, stateLo >>> 0, offers[o + 4]! >>> 0, offers[o + 5]! >>> 0);
-      if (!nodes.add(fp.hi, fp.lo)) continue;
-      answers[best]!.push(offers[o]! * 2 + (states.add(stateHi, stateLo) ? 1 : 0));
+      this.fp.pair(stateHi >>> 0, stateLo >>> 0, offers[o + 4]! >>> 0, offers[o + 5]! >>> 0);
+      if (!this.nodes.add(this.fp.hi, this.fp.lo)) continue;
+      answers[best]!.push(offers[o]! * 2 + (this.states.add(stateHi, stateLo) ? 1 : 0));
     }
-    for (let j = 0; j < count; j++) {
+    for (let j = 0; j < this.count; j++) {
       const list = answers[j]!.take();
-      if (j === id) ownAnswers = list;
-      else peers[j]!.postMessage(list, [list.buffer]);
+      if (j === this.id) this.ownAnswers = list;
+      else this.peers[j]!.postMessage(list, [list.buffer]);
     }
-  };
+  }
 
   /** As finder: keeps the successors their owners accepted, in rank order, and checks the new states. */
-  const keep = (): Float64Array => {
+  private keep(): Float64Array {
     const accepted: number[] = [];
-    for (let j = 0; j < count; j++) {
-      let list: Int32Array;
-      if (j === id) list = ownAnswers;
-      else {
-        const got = receiveMessageOnPort(peers[j]!);
-        if (got === undefined) throw new Error(`worker ${id}: no answers from worker ${j}`);
-        list = got.message as Int32Array;
-      }
-      for (const a of list) accepted.push(a);
-    }
+    for (const list of this.receiveAll(this.ownAnswers, 'answers')) for (const a of list) accepted.push(a);
     // Positions in `pending` are in rank order.
     accepted.sort((a, b) => a - b);
     const next: Open[] = [];
     const ranks: number[] = [];
     for (const a of accepted) {
-      const p = pending[a >> 1]!;
-      if ((a & 1) === 1) newState(p.state, p.stateHi, p.rank);
+      const p = this.pending[a >> 1]!;
+      if ((a & 1) === 1) this.newState(p.state, p.stateHi, p.rank);
       if (!p.expand) continue;
       next.push({ index: -1, state: p.state, monitor: p.monitor, monitorHi: p.monitorHi, monitorLo: p.monitorLo });
       ranks.push(p.rank);
     }
-    pending = [];
-    frontier = next;
+    this.pending = [];
+    this.frontier = next;
     return Float64Array.from(ranks);
-  };
+  }
 
-  const levelReply = (extra: Reply): Reply => {
+  private levelReply(extra: Reply): Reply {
     const reply: Reply = {
       ...extra,
-      violations,
-      violationCount,
-      states: states.size,
-      nodes: nodes.size,
-      tableBytes: nodes.bytes + states.bytes + offered.bytes,
-      terminalOutcomes,
+      violations: this.violations,
+      violationCount: this.violationCount,
+      states: this.states.size,
+      nodes: this.nodes.size,
+      tableBytes: this.nodes.bytes + this.states.bytes + this.offered.bytes,
+      terminalOutcomes: this.terminalOutcomes,
     };
-    violations = [];
-    violationCount = 0;
-    terminalOutcomes = {};
+    this.violations = [];
+    this.violationCount = 0;
+    this.terminalOutcomes = {};
     return reply;
-  };
-
-  control.on('message', (command: Command) => {
-    try {
-      if (command.kind === 'stop') {
-        control.close();
-        for (const p of peers) p?.close();
-        return;
-      }
-      if (command.kind === 'start') {
-        const monitor = initialMonitor(initial);
-        const [mHi, mLo] = [monitorHash.value(monitor).hi, monitorHash.value(monitor).lo];
-        hash.value(initial);
-        let ranks = new Float64Array();
-        if (owner(hash.lo) === id) {
-          fp.pair(hash.hi, hash.lo, mHi, mLo);
-          nodes.add(fp.hi, fp.lo);
-          states.add(hash.hi, hash.lo);
-          newState(initial, hash.hi, -1);
-          frontier = [{ index: -1, state: initial, monitor, monitorHi: mHi, monitorLo: mLo }];
-          ranks = Float64Array.of(-1);
-        }
-        answer(levelReply({ ranks }));
-        return;
-      }
-      if (command.kind === 'expand') {
-        frontier.forEach((node, i) => {
-          node.index = command.indices[i]!;
-        });
-        const transitions = expand(command.depth);
-        answer(levelReply({ transitions }));
-        return;
-      }
-      if (command.kind === 'accept') {
-        accept();
-        answer(levelReply({}));
-        return;
-      }
-      answer(levelReply({ ranks: keep() }));
-    } catch (error) {
-      answer({ error: errorMessage(error) });
-    }
-  });
+  }
 }
 
 /** `stopped:completed`, `failed:incomplete_batch`, `cancelled`. */
