@@ -86,7 +86,7 @@ const WAL_MEANS: Readonly<Record<string, string>> = {
     "per tool call, the start (a new row and its key; the first call of a batch's row also keeps its checkpoint's log entries) and the result (an update in place)",
   'turn row indexes':
     'the turn row inserted (its id, seq and runnable entries) and the end (a new row version, no longer runnable: its id and seq entries again)',
-  'commit records': 'one per statement that wrote (9)',
+  'commit records': 'one per statement that wrote (7)',
   inbox: 'decisions and cancels (none in this scenario)',
   other: 'page pruning, the id sequence, and the rest',
 };
@@ -128,7 +128,7 @@ ${figures.map((f) => line(row(f))).join('\n')}
   its own. A worker's last claim that finds nothing, and its look for turns falling due, add a
   fraction.
 - **Payload bytes** are the parameters of those writes: the turn state (lean: only what differs
-  from a fresh turn's, without its id and limits) with every checkpoint, the log entries once,
+  from a fresh turn's, without its id, its limits lean against the defaults and last) with every checkpoint, the log entries once,
   each tool result once.
 - **WAL bytes** are what the store wrote to the write-ahead log while the turns ran (full-page
   images after checkpoints included): on Postgres the records of the store's tables and indexes

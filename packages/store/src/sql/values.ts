@@ -1,5 +1,5 @@
 // How values go into rows and come back out, shared by the store's statements: timestamps as ISO
-// text, a state without its id and limits (each lean), inbox and journal rows, lease lengths.
+// text, a state without its id (lean, its limits last), inbox and journal rows, lease lengths.
 
 import type { ToolResult, TurnState } from '@turnkit/core';
 import { readDecision } from '@turnkit/core/internal';
