@@ -8,7 +8,7 @@ export const DURABLE_START = '<!-- durable section: written by `pnpm bench --dur
 export const DURABLE_END = '<!-- end of durable section -->';
 
 /** A turn of the scenario is this many store statements (docs/benchmarks.md's durable-turns section counts them). */
-const DURABLE_STATEMENTS = 9;
+const DURABLE_STATEMENTS = 7;
 
 const n0 = (n: number): string => Math.round(n).toLocaleString('en-US');
 const n1 = (n: number): string => n.toFixed(1);
@@ -124,8 +124,8 @@ What bounds each figure:
 
 - **Turns per second** at one worker is the sum of the turn's round trips and of the times Postgres
   flushes its log to disk, one after another. turnkit's turn is ${DURABLE_STATEMENTS} statements and
-  7 flushes: \`submit\`, the claim, each call's start and result, and the end; the checkpoints in
-  between commit without waiting, and the next flush takes them along ([durable turns](reference/durable-turns.md#the-guarantees)).
+  7 flushes: \`submit\`, the claim, each call's start (written with its batch's \`dispatching\`
+  checkpoint) and result, and the end ([durable turns](durable-turns.md#what-the-store-guarantees)).
   None of the 7 can go without giving up a guarantee: a result not on disk can be lost, a start not
   on disk can let a tool run twice, a claim not on disk can give its fencing token out twice.
   LangGraph flushed ${r.flushes.toFixed(1)}× as often per turn. Where a flush is slow (a loaded or

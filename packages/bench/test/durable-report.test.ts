@@ -48,7 +48,7 @@ describe('the durable comparison section', () => {
     expect(section).toContain('the turns per second: not met and met in this run');
     expect(section).toContain('LangGraph flushed 1.4× as often per turn');
     expect(section).toContain("turnkit's p50 was 1.5× LangGraph's");
-    expect(section).toContain('9 statements and');
+    expect(section).toContain('7 statements and');
     // Where scaling stops, from the CPU figures: 5 ms a turn on 2 cores is about 400 turns/s.
     expect(section).toContain('at\nfour they were 95% busy, and a turn cost 5.0 ms of CPU (3.0 in the workers');
     expect(section).toContain('allow about\n400 turns/s. The bottleneck is the CPU, of which Postgres takes 40%');
