@@ -54,8 +54,9 @@ export interface ExploreOptions {
   readonly stopAtViolation?: boolean;
   /**
    * Worker threads to explore on (default 1: this thread). With more, each worker expands its part
-   * of each level and checks the edges out of it, keeping the states it makes; the worker a
-   * state's fingerprint falls to decides whether it is new. The result is the same as on one
+   * of each level and checks the edges out of it, keeping the states it makes (the frontiers are
+   * evened out before a level when one worker holds more than its share); the worker a state's
+   * fingerprint falls to decides whether it is new. The result is the same as on one
    * thread. Only with core's `step` and the default alphabet (workers import them themselves),
    * and without `onProgress` between levels being able to stop them any sooner than a level.
    */
