@@ -15,7 +15,13 @@
 // A level is three commands: `expand` (step and check every edge, offer the successors to their
 // owners), `accept` (each owner decides, in rank order, which offers are new nodes and new
 // states), `keep` (each finder keeps its accepted successors as its next frontier and runs the
-// checks of each new state). Before, successors crossed to their owner as JSON text and were parsed
+// checks of each new state). Since a successor stays with its finder, the worker holding the start
+// state would find every state after it: before a level, when one worker's frontier is more than
+// an eighth over its share (`balancePlan`), a fourth command, `give`, hands the surplus nodes
+// (state and monitor, structured clones) to the workers under their share; a worker then expands
+// its own and the handed nodes in rank order. Once the shares are even they stay about even (a
+// few thousand nodes: 3,135 of 128,724 in maxIterations 3 on two workers), so few states cross. Without it two
+// workers took as long as one: one expanded everything, the other only answered offers. Before, successors crossed to their owner as JSON text and were parsed
 // back there: two workers took 1.45 to 1.8 times the CPU time of one thread (docs/benchmarks.md).
 //
 // The caller stays synchronous: it waits on a shared counter (`Atomics.wait`) and takes the
@@ -66,10 +72,58 @@ export interface RankedViolation {
 
 type Command =
   | { readonly kind: 'start' }
-  | { readonly kind: 'expand'; readonly depth: number; readonly indices: Int32Array }
+  | { readonly kind: 'give'; readonly gifts: readonly Gift[] }
+  | { readonly kind: 'expand'; readonly depth: number; readonly indices: Int32Array; readonly from: readonly number[] }
   | { readonly kind: 'accept' }
   | { readonly kind: 'keep' }
   | { readonly kind: 'stop' };
+
+/** Frontier nodes a worker hands to another: their positions in its frontier, ascending. */
+export interface Gift {
+  readonly to: number;
+  readonly positions: Int32Array;
+}
+
+/**
+ * Which frontier nodes to move between workers before a level is expanded, given each worker's
+ * frontier size: per worker, the gifts it hands out (none when every worker holds at most an
+ * eighth more than its share, plus 8 nodes). A successor stays with the worker that found it, so
+ * without this one worker would expand every level from the start state on; with it, each
+ * worker expands its share and few nodes cross again once the shares are even. A giver's nodes are
+ * taken evenly spread over its frontier.
+ */
+export function balancePlan(sizes: readonly number[]): Gift[][] {
+  const n = sizes.length;
+  const total = sizes.reduce((sum, size) => sum + size, 0);
+  const plan: Gift[][] = sizes.map(() => []);
+  const share = (w: number): number => Math.floor(total / n) + (w < total % n ? 1 : 0);
+  if (!sizes.some((size) => size > (total / n) * 1.125 + 8)) return plan;
+  const deficits = sizes.map((size, w) => Math.max(0, share(w) - size));
+  for (let giver = 0; giver < n; giver++) {
+    const size = sizes[giver]!;
+    const surplus = size - share(giver);
+    if (surplus <= 0) continue;
+    // `surplus` positions spread evenly over the giver's frontier, ascending.
+    const positions = Int32Array.from({ length: surplus }, (_, i) => Math.floor(((2 * i + 1) * size) / (2 * surplus)));
+    let from = 0;
+    for (let to = 0; to < n && from < surplus; to++) {
+      const count = Math.min(deficits[to]!, surplus - from);
+      if (count <= 0) continue;
+      deficits[to] = deficits[to]! - count;
+      plan[giver]!.push({ to, positions: positions.slice(from, from + count) });
+      from += count;
+    }
+  }
+  return plan;
+}
+
+/** A frontier node as it crosses to another worker (structured clone). */
+interface Handed {
+  readonly state: TurnState;
+  readonly monitor: MonitorState;
+  readonly monitorHi: number;
+  readonly monitorLo: number;
+}
 
 /** A worker's answer to a command. */
 export interface Reply {
@@ -198,10 +252,18 @@ class ExploreWorker {
         this.answer(this.levelReply({ ranks: this.start() }));
         return;
       }
+      if (command.kind === 'give') {
+        this.give(command.gifts);
+        this.answer({});
+        return;
+      }
       if (command.kind === 'expand') {
+        this.take(command.from);
         this.frontier.forEach((node, i) => {
           node.index = command.indices[i]!;
         });
+        // Handed nodes come after the worker's own: the edges must be taken in rank order.
+        if (command.from.length > 0) this.frontier.sort((a, b) => a.index - b.index);
         const transitions = this.expand(command.depth);
         this.answer(this.levelReply({ transitions }));
         return;
@@ -260,6 +322,30 @@ class ExploreWorker {
       this.report({ invariant: 3, message: problem, rank, sub: 1, seq: seq++, ...atStart });
     const problem = parseSampled(stateHi, this.puritySample) ? textParseProblem(JSON.stringify(state)) : undefined;
     if (problem !== undefined) this.report({ invariant: 3, message: problem, rank, sub: 1, seq: seq++, ...atStart });
+  }
+
+  /** Hands the frontier nodes at the gifts' positions to their workers; keeps the others in order. */
+  private give(gifts: readonly Gift[]): void {
+    const given = new Uint8Array(this.frontier.length);
+    for (const gift of gifts) {
+      const nodes: Handed[] = [];
+      for (const p of gift.positions) {
+        const node = this.frontier[p]!;
+        given[p] = 1;
+        nodes.push({ state: node.state, monitor: node.monitor, monitorHi: node.monitorHi, monitorLo: node.monitorLo });
+      }
+      this.peers[gift.to]!.postMessage(nodes);
+    }
+    this.frontier = this.frontier.filter((_, p) => given[p] === 0);
+  }
+
+  /** Appends the nodes handed by the workers `from`, in that order. */
+  private take(from: readonly number[]): void {
+    for (const j of from) {
+      const got = receiveMessageOnPort(this.peers[j]!);
+      if (got === undefined) throw new Error(`worker ${this.id}: no frontier nodes from worker ${j}`);
+      for (const node of got.message as Handed[]) this.frontier.push({ index: -1, ...node });
+    }
   }
 
   /** Steps and checks every edge out of this worker's frontier; offers each successor to its owner. */

@@ -14,7 +14,7 @@ import { errorMessage } from '@turnkit/core/internal';
 import type { TurnLimitsInput, TurnState } from '@turnkit/core';
 import { labelledEventsFor, type LabelledEvent } from './alphabet.js';
 import { Fingerprint, FingerprintSet, parseSampled, sampled, ValueFingerprint } from './fingerprint.js';
-import { ExploreWorkers, type Reply, type RankedViolation } from './explore-parallel.js';
+import { balancePlan, ExploreWorkers, type Reply, type RankedViolation } from './explore-parallel.js';
 import {
   checkStep,
   initialMonitor,
@@ -54,8 +54,9 @@ export interface ExploreOptions {
   readonly stopAtViolation?: boolean;
   /**
    * Worker threads to explore on (default 1: this thread). With more, each worker expands its part
-   * of each level and checks the edges out of it, keeping the states it makes; the worker a
-   * state's fingerprint falls to decides whether it is new. The result is the same as on one
+   * of each level and checks the edges out of it, keeping the states it makes (the frontiers are
+   * evened out before a level when one worker holds more than its share); the worker a state's
+   * fingerprint falls to decides whether it is new. The result is the same as on one
    * thread. Only with core's `step` and the default alphabet (workers import them themselves),
    * and without `onProgress` between levels being able to stop them any sooner than a level.
    */
@@ -353,8 +354,8 @@ function exploreInWorkers(
     let depth = 0;
     while (frontier > 0 && depth < options.maxDepth) {
       const at = depth;
-      const given = indices;
-      const expanded = pool.command((id) => ({ kind: 'expand', depth: at, indices: given[id]! }));
+      const { indices: given, from } = balance(pool, indices);
+      const expanded = pool.command((id) => ({ kind: 'expand', depth: at, indices: given[id]!, from: from[id]! }));
       const accepted = pool.command(() => ({ kind: 'accept' }));
       const kept = pool.command(() => ({ kind: 'keep' }));
       gather([expanded, accepted, kept]);
@@ -379,6 +380,30 @@ function exploreInWorkers(
   } finally {
     pool.close();
   }
+}
+
+/**
+ * Evens out the workers' frontiers (`balancePlan`): the givers hand their nodes to the takers.
+ * The level indices of each worker's nodes, in its new frontier's order (its own left, then the
+ * ones handed to it, by giver), and the givers each worker takes from.
+ */
+function balance(pool: ExploreWorkers, indices: readonly Int32Array[]): { indices: Int32Array[]; from: number[][] } {
+  const plan = balancePlan(indices.map((a) => a.length));
+  const from: number[][] = indices.map(() => []);
+  if (plan.every((gifts) => gifts.length === 0)) return { indices: [...indices], from };
+  pool.command((id) => ({ kind: 'give', gifts: plan[id]! }));
+  const kept = indices.map((own, w) => {
+    const given = new Uint8Array(own.length);
+    for (const gift of plan[w]!) for (const p of gift.positions) given[p] = 1;
+    return Array.from(own).filter((_, p) => given[p] === 0);
+  });
+  plan.forEach((gifts, giver) => {
+    for (const gift of gifts) {
+      from[gift.to]!.push(giver);
+      for (const p of gift.positions) kept[gift.to]!.push(indices[giver]![p]!);
+    }
+  });
+  return { indices: kept.map((list) => Int32Array.from(list)), from };
 }
 
 const linkBytes = (levels: readonly Level[]): number =>

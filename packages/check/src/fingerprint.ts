@@ -175,21 +175,19 @@ export function parseSampled(stateHi: number, sample: number): boolean {
 export class ValueFingerprint {
   hi = 0;
   lo = 0;
-  readonly #reuse: boolean;
-  /** The last top-level object's field values and their fingerprints, by position. */
-  readonly #fields: unknown[] = [];
-  readonly #fieldHashes = new Int32Array(2 * MAX_REUSED_FIELDS);
+  /** With `reuse`: the last values seen at each path from the top, and their fingerprints. */
+  readonly #reused: Reused | undefined;
   /** Strings already hashed (keys and the alphabet's few values), bounded. */
   readonly #strings = new Map<string, number>();
   #stringHashes = new Int32Array(2 * 1024);
 
   constructor(options: { readonly reuse: boolean }) {
-    this.#reuse = options.reuse;
+    this.#reused = options.reuse ? new Reused() : undefined;
   }
 
   /** Sets `hi` and `lo` to the fingerprint of `value`. */
   value(value: unknown): this {
-    if (this.#reuse && value !== null && typeof value === 'object' && !Array.isArray(value)) this.#object(value, true);
+    if (this.#reused !== undefined && value !== null && typeof value === 'object') this.#object(value, this.#reused, 0);
     else this.#value(value);
     return this;
   }
@@ -212,7 +210,7 @@ export class ValueFingerprint {
         return;
       case 'object':
         if (value === null) this.#leaf(0x6e756c6c, 0x4e554c4c);
-        else this.#object(value, false);
+        else this.#object(value, undefined, 0);
         return;
       default:
         // undefined, a function or a symbol where JSON would write null (in an array) or nothing.
@@ -257,15 +255,16 @@ export class ValueFingerprint {
     }
   }
 
-  /** An object or array; `top`: the value given, whose object fields are reused by position. */
-  #object(value: object, top: boolean): void {
+  /** An object or array; with `reused`, the values last seen at its path, whose fingerprints are reused by position. */
+  #object(value: object, reused: Reused | undefined, depth: number): void {
     let h: number;
     let l: number;
     if (Array.isArray(value)) {
       h = 0x61727261 ^ value.length;
       l = 0x41525241;
       for (let i = 0; i < value.length; i++) {
-        this.#value(value[i]);
+        if (reused === undefined) this.#value(value[i]);
+        else this.#item(value[i], reused, i, depth);
         h = Math.imul(h ^ this.hi, 0xcc9e2d51);
         h = ((h << 13) | (h >>> 19)) + 0xe6546b64;
         l = Math.imul(l ^ this.lo, 0x1b873593);
@@ -287,20 +286,20 @@ export class ValueFingerprint {
         if (!Object.hasOwn(record, key)) continue;
         const item = record[key];
         if (item === undefined || typeof item === 'function' || typeof item === 'symbol') continue;
-        this.#string(key);
+        if (reused === undefined || position >= MAX_REUSED_FIELDS) this.#string(key);
+        else if (reused.keys[position] === key) {
+          this.hi = reused.keyHashes[2 * position]! >>> 0;
+          this.lo = reused.keyHashes[2 * position + 1]! >>> 0;
+        } else {
+          this.#string(key);
+          reused.keys[position] = key;
+          reused.keyHashes[2 * position] = this.hi;
+          reused.keyHashes[2 * position + 1] = this.lo;
+        }
         h = Math.imul(h ^ this.hi, 0xcc9e2d51);
         l = Math.imul(l ^ this.lo, 0x1b873593);
-        if (top && position < MAX_REUSED_FIELDS && item !== null && typeof item === 'object') {
-          if (this.#fields[position] === item) {
-            this.hi = this.#fieldHashes[2 * position]! >>> 0;
-            this.lo = this.#fieldHashes[2 * position + 1]! >>> 0;
-          } else {
-            this.#value(item);
-            this.#fields[position] = item;
-            this.#fieldHashes[2 * position] = this.hi;
-            this.#fieldHashes[2 * position + 1] = this.lo;
-          }
-        } else this.#value(item);
+        if (reused === undefined) this.#value(item);
+        else this.#item(item, reused, position, depth);
         position += 1;
         h = Math.imul(h ^ this.hi, 0x85ebca6b);
         h = ((h << 13) | (h >>> 19)) + 0xe6546b64;
@@ -311,7 +310,50 @@ export class ValueFingerprint {
     this.hi = mix(h ^ Math.imul(l, 0x27d4eb2f)) >>> 0;
     this.lo = mix(l ^ Math.imul(h, 0x165667b1)) >>> 0;
   }
+
+  /**
+   * Field or element `position` of an object at the path of `reused`: an object that is the one
+   * last seen there gets its fingerprint back; another is walked (reusing one level deeper, down
+   * to `REUSED_DEPTH`) and remembered.
+   */
+  #item(item: unknown, reused: Reused, position: number, depth: number): void {
+    if (item === null || typeof item !== 'object' || position >= MAX_REUSED_FIELDS) {
+      this.#value(item);
+      return;
+    }
+    const hashes = reused.hashes;
+    if (reused.items[position] === item) {
+      this.hi = hashes[2 * position]! >>> 0;
+      this.lo = hashes[2 * position + 1]! >>> 0;
+      return;
+    }
+    let below: Reused | undefined;
+    if (depth + 1 < REUSED_DEPTH) {
+      below = reused.below[position];
+      if (below === undefined) {
+        below = new Reused();
+        reused.below[position] = below;
+      }
+    }
+    this.#object(item, below, depth + 1);
+    reused.items[position] = item;
+    hashes[2 * position] = this.hi;
+    hashes[2 * position + 1] = this.lo;
+  }
 }
 
-/** Fields of a top-level object whose values `ValueFingerprint` reuses (a turn state has 18). */
+/** The values (and keys) last seen at one path (a field of a field... of the values given) and their fingerprints, by position. */
+class Reused {
+  readonly items: unknown[] = [];
+  readonly hashes = new Int32Array(2 * MAX_REUSED_FIELDS);
+  readonly below: Array<Reused | undefined> = [];
+  /** An object's keys by position, and their fingerprints (the key hashed last time, if the same). */
+  readonly keys: string[] = [];
+  readonly keyHashes = new Int32Array(2 * MAX_REUSED_FIELDS);
+}
+
+/** How deep below the value given the fingerprints of shared objects are reused (the value's fields are depth 1). */
+const REUSED_DEPTH = 4;
+
+/** Fields or elements of an object whose values `ValueFingerprint` reuses (a turn state has 18 fields). */
 const MAX_REUSED_FIELDS = 32;

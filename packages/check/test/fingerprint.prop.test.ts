@@ -1,5 +1,5 @@
 // The structural fingerprints stand for JSON texts: two values get one fingerprint exactly when
-// JSON.stringify gives them one text, and reusing the fields of the last object changes nothing.
+// JSON.stringify gives them one text, and reusing the fingerprints of shared objects changes nothing.
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { createTurn, step } from '@turnkit/core';
@@ -78,5 +78,32 @@ describe('ValueFingerprint', () => {
       frontier = next;
     }
     expect(checked).toBeGreaterThan(1000);
+  });
+
+  it(`with reuse, a sequence of values sharing nested objects (any depth) gets the fingerprints made whole (numRuns ${NUM_RUNS}, 2..6 values, fixed seed)`, () => {
+    /** A new value from `base`: fields replaced by `fresh`, the others shared as they are, at every level. */
+    const derive = (base: unknown, fresh: unknown, choice: number): unknown => {
+      if (base === null || typeof base !== 'object') return choice % 3 === 0 ? fresh : base;
+      if (Array.isArray(base)) return base.map((item, i) => derive(item, fresh, choice >> (i + 1)));
+      const out: Record<string, unknown> = {};
+      Object.entries(base).forEach(([key, item], i) => {
+        out[key] = (choice >> i) % 4 === 0 ? item : derive(item, fresh, choice >> (i + 2));
+      });
+      if (choice % 5 === 0) out.ab = fresh;
+      return out;
+    };
+    fc.assert(
+      fc.property(value, fc.array(fc.tuple(value, fc.nat({ max: 1 << 20 })), { minLength: 1, maxLength: 5 }), (first, steps) => {
+        const reused = new ValueFingerprint({ reuse: true });
+        const whole = new ValueFingerprint({ reuse: false });
+        let current = first;
+        expect(fingerprint(reused, current)).toBe(fingerprint(whole, current));
+        for (const [fresh, choice] of steps) {
+          current = derive(current, fresh, choice);
+          expect(fingerprint(reused, current)).toBe(fingerprint(whole, current));
+        }
+      }),
+      { numRuns: NUM_RUNS, seed: SEED },
+    );
   });
 });
