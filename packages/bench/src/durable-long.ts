@@ -303,6 +303,8 @@ async function runOnce(
 
 export interface LongOptions {
   readonly postgresUrl: string;
+  /** The systems to run (all three when absent). */
+  readonly systems?: readonly LongSystem[];
   readonly log: (line: string) => void;
 }
 
@@ -314,7 +316,7 @@ export async function runLongBench(o: LongOptions): Promise<LongReport> {
     const figures: LongFigure[] = [];
     const skipped: string[] = [];
     for (const { rounds, turns } of RUNS) {
-      for (const system of ['turnkit', 'dbos', 'langgraph'] as const) {
+      for (const system of o.systems ?? (['turnkit', 'dbos', 'langgraph'] as const)) {
         if (system === 'langgraph' && rounds > LANGGRAPH_MAX_ROUNDS) {
           skipped.push(
             `${LONG_SYSTEM_NAMES.langgraph}, ${rounds} rounds: its checkpoints hold the whole conversation and are written at every step, so its WAL grows with the square of the rounds (about 58 MB at 100 rounds, some 6 GB at 1,000), more than a shared server should take`,
