@@ -103,7 +103,9 @@ export function renderDurableSection(report: DurableReport, command: string, cpu
 \`${command}\`: the bench scenario (two \`add\` calls, then the answer) as durable turns on one
 Postgres, through 1, 2 and 4 worker processes of each system, one turn at a time per process
 (turnkit: \`createWorker({ concurrency: 1 })\`; LangGraph: \`createAgent({ checkpointer })\` with
-\`PostgresSaver\`, one \`invoke\` after another). Each run starts on an empty schema. Statements are
+\`PostgresSaver\`, one \`invoke\` after another). Each run starts on an empty schema. Each process first
+runs 5 turns of the scenario untimed (modules loaded, code compiled, connections open: the same for
+both systems and in the long-turn section); the figures count from then on. Statements are
 counted at each system's \`pg\` client (transaction statements included); log flushes are the times
 Postgres waited for its write-ahead log to reach the disk (\`pg_stat_wal\`); WAL bytes are what the
 database wrote to that log meanwhile; stored bytes are the growth of the schema's tables.
