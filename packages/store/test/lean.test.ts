@@ -96,6 +96,7 @@ describe('short keys (fast-check)', () => {
       'q',
       'k',
       '__proto__',
+      'constructor',
     ],
     inner,
   );

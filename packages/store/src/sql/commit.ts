@@ -195,8 +195,8 @@ const START_SQL = {
    * The insert that also carries the checkpoint's log entries (migration 10): the call's new row
    * keeps them with their first seq (`log_seq`); its `started_at` and `started_token` are their
    * time and token; the reply that made the call as ["b", ...] ($23: `carriedRows`). The journal
-   * row is written once per round anyway: the entries then cost no
-   * log row and no log index entry of their own. Returns the row, so `appendLog` writes no log row.
+   * row is written once per round anyway: the entries then cost no log row and no log index entry
+   * of their own. Returns the row, so `appendLog` writes no log row.
    */
   carrying: `INSERT INTO turnkit_tool_results (turn_seq, call_id, name, started_at, started_token, log_seq, log)
     SELECT t.seq, $21::text, $22::text, now(), $2::int, CASE WHEN $9::int > 0 THEN t.log_seq - $9::int + 1 END,

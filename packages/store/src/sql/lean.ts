@@ -175,6 +175,10 @@ export const STATE_KEYS: Aliases = {
   },
 };
 
+/** The aliases of the object under `key` (an own key of `nested` only: `constructor` is not one). */
+const nestedOf = (aliases: Aliases, key: string): Aliases | undefined =>
+  aliases.nested !== undefined && Object.hasOwn(aliases.nested, key) ? aliases.nested[key] : undefined;
+
 /** Whether renaming by `aliases` is exact for `value`: no key where a short name would go is one already. */
 function canShorten(value: unknown, aliases: Aliases): boolean {
   if (Array.isArray(value)) return aliases.each === undefined || value.every((v) => canShorten(v, aliases.each as Aliases));
@@ -182,7 +186,7 @@ function canShorten(value: unknown, aliases: Aliases): boolean {
   const short = new Set(Object.values(aliases.keys ?? {}));
   for (const key of Object.keys(value)) {
     if (short.has(key)) return false;
-    const inner = aliases.nested?.[key];
+    const inner = nestedOf(aliases, key);
     if (inner !== undefined && !canShorten(value[key], inner)) return false;
   }
   return true;
@@ -200,7 +204,7 @@ function rename(value: unknown, aliases: Aliases, long: boolean): unknown {
   for (const key of Object.keys(value)) {
     const full = long ? (Object.hasOwn(back, key) ? (back[key] as string) : key) : key;
     const stored = long ? key : Object.hasOwn(names, key) ? (names[key] as string) : key;
-    const inner = aliases.nested?.[full];
+    const inner = nestedOf(aliases, full);
     put(out, long ? full : stored, inner === undefined ? value[key] : rename(value[key], inner, long));
   }
   return out;
