@@ -1,6 +1,8 @@
 // One worker process of the durable comparison (durable.ts starts 1, 2 or 4 of them on one
-// Postgres). It prints `ready` once set up, waits for `go` on stdin, does its share, prints
-// `done <statements> <cpu µs>` and exits. Statements are counted at the `pg` client of the system measured.
+// Postgres). It sets up, runs `WARMUP_TURNS` turns of the bench scenario untimed (with `run`; the
+// same for both systems, and for the long-turn comparison's processes: durable-long-child.ts),
+// prints `ready`, waits for `go` on stdin, does its share, prints `done <statements> <cpu µs>` and
+// exits. Statements are counted at the `pg` client of the system measured, from `go` on.
 //   node durable-child.js turnkit|langgraph <url> <schema> run <count>      the bench scenario
 //   node durable-child.js turnkit <url> <schema> approve <count>            runs approved turns; prints `ran <turn> <epoch ms>`
 //   node durable-child.js langgraph <url> <schema> approve <count>          parks, decides, prints `latency <ms>`
@@ -22,6 +24,9 @@ interface PgModule {
   readonly Client?: { prototype: { query: (...args: unknown[]) => unknown } };
 }
 
+/** Turns of the bench scenario each process runs before `ready` (job `run`), untimed and not counted. */
+const WARMUP_TURNS = 5;
+
 /** Counts every statement a `pg` module's clients send (pools use clients). */
 function countStatements(pg: PgModule): () => number {
   const proto = (pg.Client ?? pg.default?.Client)?.prototype;
@@ -37,13 +42,16 @@ function countStatements(pg: PgModule): () => number {
 
 /** The CPU this process had used when \`go\` came (its start-up is not the run's). */
 let cpuAtGo: NodeJS.CpuUsage | undefined;
+/** The statements counted when `go` came (the set-up's and the warm-up's are not the run's). */
+let statementsAtGo = 0;
 
-function go(): Promise<void> {
+function go(statements: () => number): Promise<void> {
   return new Promise((resolve) => {
     const lines = createInterface({ input: process.stdin });
     lines.on('line', (line) => {
       if (line === 'go') {
         cpuAtGo = process.cpuUsage();
+        statementsAtGo = statements();
         lines.close();
         resolve();
       }
@@ -68,8 +76,12 @@ async function turnkit(): Promise<number> {
     },
   });
   const worker = createWorker({ store, agents: { bench: { model: scenarioModel, tools: [add] } }, concurrency: 1 });
+  if (!approving) {
+    for (let i = 0; i < WARMUP_TURNS; i += 1) await store.submit({ agent: 'bench', input: 'add twice' });
+    await worker.runUntilIdle();
+  }
   say('ready');
-  await go();
+  await go(statements);
   if (approving) {
     worker.start();
     await new Promise<void>((resolve) => process.stdin.once('end', resolve).resume());
@@ -79,7 +91,7 @@ async function turnkit(): Promise<number> {
     await worker.runUntilIdle();
   }
   await store.close();
-  return statements();
+  return statements() - statementsAtGo;
 }
 
 interface LangChain {
@@ -116,16 +128,24 @@ async function langgraph(): Promise<number> {
   });
   const approving = job === 'approve';
   const middleware = approving ? [humanInTheLoopMiddleware({ interruptOn: { add: true } })] : [];
-  say('ready');
-  await go();
-  for (let i = 0; i < count; i += 1) {
+  /** The graph of one turn (its model answers the bench scenario) and its config, on its own thread. */
+  const turn = (thread: string) => {
     const model = fakeModel();
     ADD_INPUTS.forEach((input, n) => {
       model.respondWithTools([{ name: 'add', args: input, id: `c${n}` }]);
     });
     model.respond(new AIMessage(EXPECTED_TEXT));
     const agent = createAgent({ model, tools: [add], checkpointer, middleware });
-    const config = { configurable: { thread_id: `${process.pid}_${i}` }, recursionLimit: 25 };
+    return { agent, config: { configurable: { thread_id: thread }, recursionLimit: 25 } };
+  };
+  for (let i = 0; !approving && i < WARMUP_TURNS; i += 1) {
+    const { agent, config } = turn(`${process.pid}_warm_${i}`);
+    await agent.invoke({ messages: [{ role: 'user', content: 'add twice' }] }, config);
+  }
+  say('ready');
+  await go(statements);
+  for (let i = 0; i < count; i += 1) {
+    const { agent, config } = turn(`${process.pid}_${i}`);
     let result = await agent.invoke({ messages: [{ role: 'user', content: 'add twice' }] }, config);
     // Each parked call: the decision, then the time until the graph runs the tool again.
     for (let n = 0; approving && n < ADD_INPUTS.length; n += 1) {
@@ -137,7 +157,7 @@ async function langgraph(): Promise<number> {
     verifyOutcome('LangGraph PostgresSaver', { toolResults: tools, text: String(result.messages.at(-1)?.content ?? '') });
   }
   await checkpointer.end();
-  return statements();
+  return statements() - statementsAtGo;
 }
 
 const statements = system === 'turnkit' ? await turnkit() : await langgraph();

@@ -1,7 +1,9 @@
 // One process of the long-turn comparison (durable-long.ts starts one per run, each on a database
-// of its own). It prints `ready` once set up, waits for `go` on stdin, runs its turns one after
-// another, prints `done <statements> <waits>` and exits. Statements are counted at the `pg` client
-// of the system measured; `waits` are the statements this process sent only to learn that a turn
+// of its own). It sets up, runs `WARMUP_TURNS` turns of the bench scenario untimed (the same for
+// every system: modules loaded, code compiled, connections open, the tables' first pages written),
+// prints `ready`, waits for `go` on stdin, runs its turns one after another, prints `done
+// <statements> <waits>` and exits. Statements are counted at the `pg` client of the system
+// measured, from `go` on; `waits` are the statements this process sent only to learn that a turn
 // on DBOS had ended (not the system's: the parent takes them out of the commits).
 //   node durable-long-child.js turnkit|dbos|langgraph <url> <rounds> <turns>
 // `rounds` 0 is the bench scenario (two `add` calls, then the answer); otherwise each turn is that
@@ -24,6 +26,9 @@ const rounds = Number(roundsArg);
 const turns = Number(turnsArg);
 const say = (line: string): void => void process.stdout.write(`${line}\n`);
 
+/** Turns of the bench scenario each system runs before `ready`, untimed and not counted (durable-child.ts: the same). */
+const WARMUP_TURNS = 5;
+
 /** Characters of each `echo` output. */
 const OUTPUT_CHARS = 2048; // durable-long.ts: OUTPUT_CHARS
 const output = (): string => randomBytes((OUTPUT_CHARS / 4) * 3).toString('base64');
@@ -43,11 +48,15 @@ function countStatements(Client: PgClientClass, skip: (client: unknown) => boole
   return () => statements;
 }
 
-function go(): Promise<void> {
+/** The statements counted when `go` came (the set-up's and the warm-up's are not the run's). */
+let statementsAtGo = 0;
+
+function go(statements: () => number): Promise<void> {
   return new Promise((resolve) => {
     const lines = createInterface({ input: process.stdin });
     lines.on('line', (line) => {
       if (line === 'go') {
+        statementsAtGo = statements();
         lines.close();
         resolve();
       }
@@ -64,14 +73,17 @@ const longModel: Model = {
   },
 };
 
+const add = defineTool({
+  name: 'add',
+  description: 'add',
+  input: z.object({ a: z.number(), b: z.number() }),
+  readOnly: true,
+  execute: ({ a, b }) => a + b,
+});
+/** The bench scenario's agent: the warm-up's, and the run's at `rounds` 0. */
+const scenarioAgent = { model: scenarioModel, tools: [add] };
+
 function agent() {
-  const add = defineTool({
-    name: 'add',
-    description: 'add',
-    input: z.object({ a: z.number(), b: z.number() }),
-    readOnly: true,
-    execute: ({ a, b }) => a + b,
-  });
   const echo = defineTool({
     name: 'echo',
     description: 'echo',
@@ -79,46 +91,52 @@ function agent() {
     readOnly: true,
     execute: () => output(),
   });
-  return rounds === 0
-    ? { model: scenarioModel, tools: [add] }
-    : { model: longModel, tools: [echo], limits: { maxIterations: rounds + 1 } };
+  return rounds === 0 ? scenarioAgent : { model: longModel, tools: [echo], limits: { maxIterations: rounds + 1 } };
 }
 
 async function turnkit(): Promise<string> {
   const statements = countStatements(pg.Client as unknown as PgClientClass);
   const store = await openStore(url);
-  const worker = createWorker({ store, agents: { bench: agent() }, concurrency: 1 });
+  const worker = createWorker({ store, agents: { bench: agent(), warm: scenarioAgent }, concurrency: 1 });
+  for (let i = 0; i < WARMUP_TURNS; i += 1) await store.submit({ agent: 'warm', input: 'go' });
+  await worker.runUntilIdle();
   say('ready');
-  await go();
+  await go(statements);
   for (let i = 0; i < turns; i += 1) await store.submit({ agent: 'bench', input: 'go' });
   await worker.runUntilIdle();
   await store.close();
-  return `${statements()} 0`;
+  return `${statements() - statementsAtGo} 0`;
 }
 
 async function dbos(): Promise<string> {
   // The turn's end is read on a client of its own, not counted (the adapter's API has no wait).
   const watcher = new pg.Client({ connectionString: url });
   const statements = countStatements(pg.Client as unknown as PgClientClass, (client) => client === watcher);
-  const turnsApi = await createDbosTurns({ databaseUrl: url, agents: { bench: agent() }, logLevel: 'error' });
+  const turnsApi = await createDbosTurns({
+    databaseUrl: url,
+    agents: { bench: agent(), warm: scenarioAgent },
+    logLevel: 'error',
+  });
   await watcher.connect();
-  say('ready');
-  await go();
-  let waits = 0;
-  for (let i = 0; i < turns; i += 1) {
-    const id = await turnsApi.submit({ agent: 'bench', input: 'go' });
-    for (;;) {
-      waits += 1;
+  /** Runs one turn of `agent` to its end; returns the statements sent to see it end. */
+  const turn = async (agent: string): Promise<number> => {
+    const id = await turnsApi.submit({ agent, input: 'go' });
+    for (let waits = 1; ; waits += 1) {
       const { rows } = await watcher.query('SELECT status FROM turnkit_dbos.turns WHERE id = $1', [id]);
       const status = String(rows[0]?.status);
-      if (status === 'stopped') break;
+      if (status === 'stopped') return waits;
       if (status === 'failed' || status === 'cancelled') throw new Error(`the DBOS turn ended ${status}`);
       await new Promise((resolve) => setTimeout(resolve, 2));
     }
-  }
+  };
+  for (let i = 0; i < WARMUP_TURNS; i += 1) await turn('warm');
+  say('ready');
+  await go(statements);
+  let waits = 0;
+  for (let i = 0; i < turns; i += 1) waits += await turn('bench');
   await watcher.end();
   await turnsApi.close();
-  return `${statements()} ${waits}`;
+  return `${statements() - statementsAtGo} ${waits}`;
 }
 
 interface LangChain {
@@ -146,31 +164,34 @@ async function langgraph(): Promise<string> {
   );
   const checkpointer = PostgresSaver.fromConnString(url);
   await checkpointer.setup();
-  const add = tool(async (input) => String((input as { a: number; b: number }).a + (input as { a: number; b: number }).b), {
+  const addTool = tool(async (input) => String((input as { a: number; b: number }).a + (input as { a: number; b: number }).b), {
     name: 'add',
     description: 'add',
     schema: pz.object({ a: pz.number(), b: pz.number() }),
   });
   const echo = tool(async () => output(), { name: 'echo', description: 'echo', schema: pz.object({ round: pz.number() }) });
-  say('ready');
-  await go();
-  for (let i = 0; i < turns; i += 1) {
+  /** One turn of `n` rounds (0: the bench scenario) on its own thread. */
+  const turn = async (n: number, thread: string): Promise<void> => {
     const model = fakeModel();
-    if (rounds === 0) {
-      ADD_INPUTS.forEach((input, n) => {
-        model.respond(calling('add', input, `c${n}`));
+    if (n === 0) {
+      ADD_INPUTS.forEach((input, k) => {
+        model.respond(calling('add', input, `c${k}`));
       });
       model.respond(new AIMessage({ content: EXPECTED_TEXT }));
     } else {
-      for (let n = 0; n < rounds; n += 1) model.respond(calling('echo', { round: n }, `c${n}`));
+      for (let k = 0; k < n; k += 1) model.respond(calling('echo', { round: k }, `c${k}`));
       model.respond(new AIMessage({ content: 'echoed' }));
     }
-    const graph = createAgent({ model, tools: [rounds === 0 ? add : echo], checkpointer });
-    const config = { configurable: { thread_id: `${process.pid}_${i}` }, recursionLimit: 2 * Math.max(rounds, 2) + 10 };
+    const graph = createAgent({ model, tools: [n === 0 ? addTool : echo], checkpointer });
+    const config = { configurable: { thread_id: thread }, recursionLimit: 2 * Math.max(n, 2) + 10 };
     await graph.invoke({ messages: [{ role: 'user', content: 'go' }] }, config);
-  }
+  };
+  for (let i = 0; i < WARMUP_TURNS; i += 1) await turn(0, `${process.pid}_warm_${i}`);
+  say('ready');
+  await go(statements);
+  for (let i = 0; i < turns; i += 1) await turn(rounds, `${process.pid}_${i}`);
   await checkpointer.end();
-  return `${statements()} 0`;
+  return `${statements() - statementsAtGo} 0`;
 }
 
 const counts = system === 'turnkit' ? await turnkit() : system === 'dbos' ? await dbos() : await langgraph();

@@ -27,6 +27,8 @@ export const LONG_SYSTEM_NAMES: Record<LongSystem, string> = {
 
 /** Characters of each long turn's tool output (durable-long-child.ts makes them). */
 export const OUTPUT_CHARS = 2048;
+/** Untimed turns of the bench scenario each process runs first (durable-long-child.ts: `WARMUP_TURNS`). */
+const WARMUP_TURNS = 5;
 /** The bench scenario's rounds (its two `add` calls): `rounds` 0 in a run. */
 const SCENARIO_ROUNDS = 2;
 
@@ -56,7 +58,7 @@ export interface LongReport {
 
 /** The runs: rounds (0 the scenario) and turns per run. LangGraph stops at 100 rounds (see `LANGGRAPH_MAX_ROUNDS`). */
 const RUNS: readonly { rounds: number; turns: number }[] = [
-  { rounds: 0, turns: 20 },
+  { rounds: 0, turns: 50 },
   { rounds: 10, turns: 10 },
   { rounds: 100, turns: 3 },
   { rounds: 1000, turns: 1 },
@@ -303,6 +305,8 @@ async function runOnce(
 
 export interface LongOptions {
   readonly postgresUrl: string;
+  /** The systems to run (all three when absent). */
+  readonly systems?: readonly LongSystem[];
   readonly log: (line: string) => void;
 }
 
@@ -314,7 +318,7 @@ export async function runLongBench(o: LongOptions): Promise<LongReport> {
     const figures: LongFigure[] = [];
     const skipped: string[] = [];
     for (const { rounds, turns } of RUNS) {
-      for (const system of ['turnkit', 'dbos', 'langgraph'] as const) {
+      for (const system of o.systems ?? (['turnkit', 'dbos', 'langgraph'] as const)) {
         if (system === 'langgraph' && rounds > LANGGRAPH_MAX_ROUNDS) {
           skipped.push(
             `${LONG_SYSTEM_NAMES.langgraph}, ${rounds} rounds: its checkpoints hold the whole conversation and are written at every step, so its WAL grows with the square of the rounds (about 58 MB at 100 rounds, some 6 GB at 1,000), more than a shared server should take`,
@@ -411,7 +415,9 @@ export function renderLongSection(report: LongReport, command: string, date = ne
 ## Long turns: the store, DBOS and LangGraph
 
 \`${command}\`: each system in one process, one turn at a time, on a database of its own on one
-Postgres server: the bench scenario (two \`add\` calls, then the answer), then turns of 10, 100 and
+Postgres server, after ${WARMUP_TURNS} untimed turns of the bench scenario in that process (modules loaded, code
+compiled, connections open: the same for every system, and as in the durable section; the figures
+count from then on): the bench scenario (two \`add\` calls, then the answer), then turns of 10, 100 and
 1,000 rounds, each round one \`echo\` call whose output is ${n0(OUTPUT_CHARS)} characters of random base64
 (incompressible to Postgres), then the answer. Statements are counted at each system's \`pg\`
 client; commits are the database's committed transactions (\`pg_stat_database.xact_commit\`,
@@ -427,7 +433,9 @@ ${report.skipped.map((s) => `- Left out: ${s}.`).join('\n')}
 
 - The store's cost of a round from 10 to 1,000 rounds: ×${n2(flatness(report, 'turnkit', 1000))} WAL bytes per round (1.00 is flat);
   DBOS's: ×${n2(flatness(report, 'dbos', 1000))}; LangGraph's from 10 to 100 rounds: ×${n2(flatness(report, 'langgraph', 100))}.
-- On the bench scenario the store ran ${n2(speed)}× LangGraph's turns per second.
+- On the bench scenario the store ran ${n2(speed)}× LangGraph's turns per second (one process each, one after the
+  other on a loaded machine: a rate moves with the load of its own stretch of the run; the durable
+  section's one-process run is the other measure of the same turns).
 ${breakdown(report)}<!-- end of long turns section -->`;
 }
 

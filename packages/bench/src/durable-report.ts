@@ -103,10 +103,14 @@ export function renderDurableSection(report: DurableReport, command: string, cpu
 \`${command}\`: the bench scenario (two \`add\` calls, then the answer) as durable turns on one
 Postgres, through 1, 2 and 4 worker processes of each system, one turn at a time per process
 (turnkit: \`createWorker({ concurrency: 1 })\`; LangGraph: \`createAgent({ checkpointer })\` with
-\`PostgresSaver\`, one \`invoke\` after another). Each run starts on an empty schema. Statements are
+\`PostgresSaver\`, one \`invoke\` after another). Each run starts on an empty schema. Each process first
+runs 5 turns of the scenario untimed (modules loaded, code compiled, connections open: the same for
+both systems and in the long-turn section); the figures count from then on. Statements are
 counted at each system's \`pg\` client (transaction statements included); log flushes are the times
-Postgres waited for its write-ahead log to reach the disk (\`pg_stat_wal\`); WAL bytes are what the
-database wrote to that log meanwhile; stored bytes are the growth of the schema's tables.
+Postgres waited for its write-ahead log to reach the disk (\`pg_stat_wal\`, the whole server's); WAL bytes
+are what the run's database wrote to that log meanwhile (pg_waldump: its records and its transactions'
+commits, not other databases' on the server; without pg_waldump at hand, the server's log growth);
+stored bytes are the growth of the schema's tables.
 
 - Date: ${new Date().toISOString().slice(0, 10)}; Node ${process.version}; load average ${loadavg()[0]?.toFixed(2)} on ${cpus} cores when the run ended
   (other work on the machine moves turns/s and latency; statements, bytes and flushes it does not)

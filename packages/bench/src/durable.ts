@@ -10,6 +10,7 @@ import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import { openStore } from '@turnkit/store';
 import pg from 'pg';
+import { databaseWal, walDump } from './durable-long.js';
 
 export type DurableSystem = 'turnkit' | 'langgraph';
 export const SYSTEM_NAMES: Record<DurableSystem, string> = {
@@ -109,12 +110,32 @@ async function databaseBytes(db: pg.Pool, schema: string): Promise<{ wal: string
   return { wal: String(rows[0]?.wal), stored: Number(rows[0]?.stored), flushes: Number(rows[0]?.flushes) };
 }
 
-async function walSince(db: pg.Pool, lsn: string): Promise<number> {
-  const { rows } = await db.query('SELECT pg_wal_lsn_diff(pg_current_wal_lsn(), $1::pg_lsn)::float8 AS bytes', [lsn]);
-  return Number(rows[0]?.bytes);
+/** How the log is read: pg_waldump and the run database's oid, or null (the server on another machine). */
+interface WalReader {
+  readonly dump: { bin: string; dir: string } | null;
+  readonly oid: number;
 }
 
-async function throughput(db: pg.Pool, o: DurableOptions, system: DurableSystem, workers: number): Promise<ThroughputFigure> {
+/**
+ * WAL bytes since `lsn`: with pg_waldump, the records of the run's database and of the
+ * transactions that wrote them (other databases on the server write to the same log); without
+ * it, the whole server's log growth.
+ */
+async function walSince(db: pg.Pool, wal: WalReader, lsn: string): Promise<number> {
+  const { rows } = await db.query(
+    'SELECT pg_current_wal_lsn()::text AS now, pg_wal_lsn_diff(pg_current_wal_lsn(), $1::pg_lsn)::float8 AS bytes',
+    [lsn],
+  );
+  return wal.dump === null ? Number(rows[0]?.bytes) : databaseWal(wal.dump, lsn, String(rows[0]?.now), wal.oid);
+}
+
+async function throughput(
+  db: pg.Pool,
+  wal: WalReader,
+  o: DurableOptions,
+  system: DurableSystem,
+  workers: number,
+): Promise<ThroughputFigure> {
   const schema = `turnkit_durable_${process.pid}_${system}_${workers}`;
   await db.query(`DROP SCHEMA IF EXISTS ${schema} CASCADE; CREATE SCHEMA ${schema}`);
   if (system === 'turnkit') await (await openStore(o.postgresUrl, { schema })).close(); // migrated once, before the clock
@@ -131,7 +152,7 @@ async function throughput(db: pg.Pool, o: DurableOptions, system: DurableSystem,
   const statements = done.reduce((a, b) => a + b.statements, 0);
   const workerCpuMs = done.reduce((a, b) => a + b.cpuUs, 0) / 1000;
   const busyMs = cpuAfter.busy - cpuBefore.busy;
-  const wal = await walSince(db, before.wal);
+  const walBytes = await walSince(db, wal, before.wal);
   await new Promise((resolve) => setTimeout(resolve, 1000)); // the ended sessions' statistics reach pg_stat_wal
   const after = await databaseBytes(db, schema);
   await db.query(`DROP SCHEMA ${schema} CASCADE`);
@@ -142,7 +163,7 @@ async function throughput(db: pg.Pool, o: DurableOptions, system: DurableSystem,
     turns,
     turnsPerSecond: turns / seconds,
     statementsPerTurn: statements / turns,
-    walBytesPerTurn: wal / turns,
+    walBytesPerTurn: walBytes / turns,
     storedBytesPerTurn: (after.stored - before.stored) / turns,
     flushesPerTurn: (after.flushes - before.flushes) / turns,
     workerCpuMsPerTurn: workerCpuMs / turns,
@@ -207,12 +228,16 @@ async function langgraphLatency(db: pg.Pool, o: DurableOptions): Promise<number[
 
 export async function runDurableBench(o: DurableOptions): Promise<DurableReport> {
   const db = new pg.Pool({ connectionString: o.postgresUrl, max: 2 });
+  const admin = new pg.Client({ connectionString: o.postgresUrl });
+  await admin.connect();
   try {
+    const oid = Number((await admin.query('SELECT oid FROM pg_database WHERE datname = current_database()')).rows[0]?.oid);
+    const wal: WalReader = { dump: await walDump(admin), oid };
     const figures: ThroughputFigure[] = [];
     for (const workers of [1, 2, 4]) {
       for (const system of ['turnkit', 'langgraph'] as const) {
         o.log(`Durable: ${SYSTEM_NAMES[system]}, ${workers} worker process(es), ${o.turns} turns…`);
-        figures.push(await throughput(db, o, system, workers));
+        figures.push(await throughput(db, wal, o, system, workers));
       }
     }
     o.log(`Durable: decision-to-running latency, ${o.decidedTurns} turns with two approvals each…`);
@@ -225,6 +250,7 @@ export async function runDurableBench(o: DurableOptions): Promise<DurableReport>
     }
     return { throughput: figures, latency };
   } finally {
+    await admin.end();
     await db.end();
   }
 }

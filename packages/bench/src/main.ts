@@ -24,7 +24,14 @@ import { runStoreBench } from './store-bench.js';
 import { measureNewStore } from './new-store.js';
 import { availableParallelism } from 'node:os';
 import { runDurableBench } from './durable.js';
-import { formatLongTerminal, renderLongSection, runLongBench, writeLongSection } from './durable-long.js';
+import {
+  formatLongTerminal,
+  LONG_SYSTEM_NAMES,
+  type LongSystem,
+  renderLongSection,
+  runLongBench,
+  writeLongSection,
+} from './durable-long.js';
 import { formatDurableTerminal, renderDurableSection, writeDurableSection } from './durable-report.js';
 import { ensurePeers } from './peer-install.js';
 import { formatStoreTerminal, renderStoreSection, writeStoreSection } from './store-report.js';
@@ -36,7 +43,7 @@ const USAGE = `Usage: pnpm bench [--quick] [--write] [--rounds N] [--turns N] [-
        pnpm bench --store [--postgres URL] [--turns N] [--quick] [--write]
        pnpm bench --durable --postgres URL [--turns N] [--quick] [--write]
        pnpm bench --check [--write]
-       pnpm bench --durable --long --postgres URL [--write]
+       pnpm bench --durable --long --postgres URL [--systems LIST] [--write]
        pnpm bench --durable --thread --postgres URL [--turns N] [--write]
   --quick       turnkit systems and the floor, a few hundred turns (what CI runs; asserts no
                 timing; without it the run fails when turnkit misses its speed bar against the peers)
@@ -56,6 +63,7 @@ const USAGE = `Usage: pnpm bench [--quick] [--write] [--rounds N] [--turns N] [-
   --long        with --durable: the store, turnkit on DBOS and LangGraph, one process each, on the
                 bench scenario and on turns of 10, 100 and 1,000 rounds of 2 KB tool outputs: per
                 turn and per round turns/s, statements, commits, WAL and stored bytes
+  --systems L   with --long: only these of turnkit,dbos,langgraph (comma-separated; not with --write)
   --thread      with --durable: only the thread case, one conversation of --turns turns (default 500)
                 against PostgresSaver on one thread_id: WAL, stored bytes and time per turn at turns
                 1–10 and the last ten, and the time to load the thread's context
@@ -95,6 +103,7 @@ async function main(): Promise<number> {
         long: { type: 'boolean', default: false },
         thread: { type: 'boolean', default: false },
         'per-turn': { type: 'boolean', default: false },
+        systems: { type: 'string' },
         postgres: { type: 'string' },
         help: { type: 'boolean', short: 'h', default: false },
       },
@@ -214,13 +223,28 @@ async function durableMain(values: { quick: boolean; write: boolean; turns?: str
   return 0;
 }
 
-async function longMain(values: { write: boolean; postgres?: string }): Promise<number> {
+async function longMain(values: { write: boolean; postgres?: string; systems?: string }): Promise<number> {
   if (values.postgres === undefined) {
     console.error(`--durable --long needs --postgres URL (a Postgres server the three systems share).\n${USAGE}`);
     return 2;
   }
-  ensurePeers((line) => console.error(line));
-  const report = await runLongBench({ postgresUrl: values.postgres, log: (line) => console.error(line) });
+  const all = Object.keys(LONG_SYSTEM_NAMES) as LongSystem[];
+  const systems = values.systems === undefined ? all : values.systems.split(',').map((s) => s.trim());
+  const unknown = systems.filter((s) => !all.includes(s as LongSystem));
+  if (unknown.length > 0 || systems.length === 0) {
+    console.error(`--systems takes some of ${all.join(',')}, got '${values.systems ?? ''}'.\n${USAGE}`);
+    return 2;
+  }
+  if (values.write && systems.length < all.length) {
+    console.error(`--write rewrites the whole long turns section: run it with every system (no --systems).\n${USAGE}`);
+    return 2;
+  }
+  if (systems.some((s) => s !== 'turnkit')) ensurePeers((line) => console.error(line));
+  const report = await runLongBench({
+    postgresUrl: values.postgres,
+    systems: systems as LongSystem[],
+    log: (line) => console.error(line),
+  });
   console.log(formatLongTerminal(report));
   if (values.write) {
     const shown = command().replace(/--postgres \S+/, '--postgres URL');

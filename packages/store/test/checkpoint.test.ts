@@ -171,7 +171,7 @@ describe('log entries stored short (one PGlite for both)', () => {
     expect((await store.get(other))?.transcript).toEqual(messages);
   });
 
-  it('a notice is kept as ["n", name, data], the turn\'s turn_started as ["t"], iteration as ["i", n], a reply as ["a", content, toolCalls] (["a", toolCalls] without text), a status change as ["s", status(, outcome)]; the view reads them back as it reads entries written whole', async () => {
+  it('a notice is kept as ["n", name, data], the turn\'s turn_started as ["t"], iteration as ["i", n], a reply as ["a", content, toolCalls] (["b", input] in the journal row of its one call), a status change as ["s", status(, outcome)]; the view reads them back as it reads entries written whole', async () => {
     const store = createStore(sql);
     const id = await store.submit({ agent: 'a', input: 'add twice' });
     await createWorker({ store, agents: { a: { model, tools: [add] } }, turnIds: [id] }).runUntilIdle();
@@ -185,7 +185,11 @@ describe('log entries stored short (one PGlite for both)', () => {
     expect(kept).toContainEqual(['i', 1]);
     expect(kept).toContainEqual(['g', 1]);
     expect(kept.filter((e) => e[0] === 'a').length).toBeGreaterThan(0); // the model's replies
-    expect(kept.filter((e) => e[0] === 'a' && Array.isArray(e[1])).length).toBeGreaterThan(0); // calls without text
+    // Each reply of one call without text, in the journal row of that call: ["b", input].
+    expect(kept.filter((e) => e[0] === 'b')).toEqual([
+      ['b', { a: 0, b: 1 }],
+      ['b', { a: 1, b: 1 }],
+    ]);
     expect(kept.filter((e) => e[0] === 'm')).toEqual([]);
     expect(kept).toContainEqual(['s', 'dispatching']);
     expect(kept.at(-1)).toEqual(['s', 'stopped', { status: 'stopped', stopReason: 'completed', output: 'done' }]);
@@ -237,7 +241,7 @@ describe('log entries stored short (one PGlite for both)', () => {
     expect(statuses).toEqual(['dispatching', 'awaiting_approval']);
   });
 
-  it(`a reply and an iteration or steering notice of any shape read back whole through the view (fast-check, numRuns ${ENTRY_RUNS}, seed 9)`, async () => {
+  it(`a reply and an iteration or steering notice of any shape read back whole through the view, in a log row or in the journal row of a call started with them (fast-check, numRuns ${ENTRY_RUNS}, seed 9)`, async () => {
     const store = createStore(sql);
     // JSON as Postgres's json type and JSON.parse give it back (no -0).
     const json = fc.jsonValue({ maxDepth: 2 }).map((v) => JSON.parse(JSON.stringify(v)) as JsonValue);
@@ -255,11 +259,23 @@ describe('log entries stored short (one PGlite for both)', () => {
         .map((notice) => ({ notice })),
     );
     await fc.assert(
-      fc.asyncProperty(fc.array(entry, { minLength: 1, maxLength: 4 }), async (log) => {
+      fc.asyncProperty(fc.array(entry, { minLength: 1, maxLength: 4 }), fc.nat({ max: 2 }), async (log, starting) => {
         const id = await store.submit({ agent: 'none', input: 'x' });
         const claim = await store.claim({ owner: 'w', leaseMs: 30_000, turnIds: [id] });
         if (claim === null) throw new Error('no claim');
-        await store.commit(claim.lease, { log: log as never });
+        // 0: no call started; 1: the call of the first reply with calls (its row carries the entries,
+        // the reply as ["b", ...] when it is that one call); 2: a call no reply made.
+        const calls = log.flatMap((e) => ('message' in e && 'toolCalls' in e.message ? e.message.toolCalls : []));
+        const start =
+          starting === 0
+            ? undefined
+            : starting === 1 && calls[0] !== undefined
+              ? calls[0]
+              : { id: 'no reply made it', name: 'x' };
+        await store.commit(claim.lease, {
+          log: log as never,
+          ...(start === undefined ? {} : { start: { id: start.id, name: start.name } }),
+        });
         const read = await sql.query(`SELECT data::text AS data FROM turnkit_log_entries WHERE turn_id = $1 ORDER BY seq`, [id]);
         expect(read.map((r) => JSON.parse(String(r.data)))).toEqual(log.map((e) => ('message' in e ? e.message : e.notice)));
       }),

@@ -9,12 +9,13 @@ import {
   packFilter,
   refLastBatch,
   SAME_AS_BATCH,
+  SHORT_KEYS_FROM,
   STATE_BASE,
   STATE_BASES,
   toLean,
   unpackFilter,
 } from '../src/sql/lean.js';
-import { restoredState, storedState } from '../src/sql/values.js';
+import { restoredBudgetUsage, restoredState, storedBudgetUsage, storedState } from '../src/sql/values.js';
 
 const NUM_RUNS = 300;
 
@@ -49,11 +50,126 @@ describe('lean rows (fast-check)', () => {
     expect(fromLean([1], LIMITS_BASE)).toEqual([1]);
   });
 
-  it("a fresh turn's state is stored as its null batch (the base's is an empty one), then the mark and default limits as the mark, last", () => {
+  it("a fresh turn's state is stored as its null batch (the base's is an empty one; `b`, its short name), then the mark and default limits as the mark, last", () => {
     const stored = storedState(createTurn({ id: 't' }));
-    expect(stored.state).toBe(JSON.stringify({ batch: null, [LEAN_MARK]: 3, limits: { [LEAN_MARK]: 1 } }));
+    expect(stored.state).toBe(JSON.stringify({ b: null, [LEAN_MARK]: SHORT_KEYS_FROM, limits: { [LEAN_MARK]: 1 } }));
     expect(roundTrip(createTurn({ id: 't', limits: { maxIterations: 3 } }))).toEqual(
       createTurn({ id: 't', limits: { maxIterations: 3 } }),
+    );
+  });
+});
+
+describe('short keys (fast-check)', () => {
+  const leaf = fc.jsonValue({ maxDepth: 1 });
+  // Keys by where the short names go, with the short names themselves and keys that have none.
+  // Mostly keys without a short name among them; one run in six, any of `keys` (the short names too).
+  const obj = (keys: readonly string[], value: fc.Arbitrary<unknown>) =>
+    fc.oneof(
+      { weight: 5, arbitrary: fc.dictionary(fc.constantFrom(...keys.filter((k) => k.length > 1)), value, { maxKeys: 4 }) },
+      { weight: 1, arbitrary: fc.dictionary(fc.constantFrom(...keys), value, { maxKeys: 4 }) },
+    );
+  const call = obj(['id', 'name', 'input', 'i', 'n', 'a', 'x'], leaf);
+  const inner = fc.oneof(
+    leaf,
+    obj(['inputTokens', 'cost', 'modelCalls', 'toolCalls', 'm', 't', 'x'], leaf),
+    obj(
+      ['calls', 'notExecuted', 'held', 'decisions', 'c', 'n', 'x'],
+      fc.oneof(leaf, fc.array(fc.oneof(call, leaf), { maxLength: 3 })),
+    ),
+    obj(['iteration', 'final', 'attempt', 'i', 'f', 'x'], leaf),
+    obj(['count', 'filter', 'n', 'f', 'x'], leaf),
+  );
+  const top = obj(
+    [
+      'round',
+      'usage',
+      'batch',
+      'repeats',
+      'lastRequest',
+      'callIds',
+      'status',
+      'outcome',
+      'r',
+      'u',
+      'b',
+      'p',
+      'q',
+      'k',
+      '__proto__',
+      'constructor',
+    ],
+    inner,
+  );
+  // A fresh state's keys (so the state is stored lean) with some changed, added or replaced, nested too.
+  const state = fc
+    .record({
+      top,
+      usage: obj(['inputTokens', 'cost', 'modelCalls', 'toolCalls', 'm', 't', 'x'], leaf),
+      batch: obj(['calls', 'notExecuted', 'held', 'c', 'n', 'x'], fc.array(fc.oneof(call, leaf), { maxLength: 3 })),
+      lastRequest: obj(['iteration', 'final', 'attempt', 'i', 'f', 'x'], leaf),
+      callIds: obj(['count', 'filter', 'n', 'f', 'x'], leaf),
+    })
+    .map(({ top, usage, batch, lastRequest, callIds }) => ({
+      ...STATE_BASE,
+      usage: { ...(STATE_BASE.usage as object), ...usage },
+      batch: { ...(STATE_BASE.batch as object), ...batch },
+      lastRequest: { iteration: 1, final: false, ...lastRequest },
+      callIds: { ...(STATE_BASE.callIds as object), ...callIds },
+      ...top,
+    }));
+
+  it(`any object a checkpoint stores as a state reads back exactly: keys with short names, keys that are short names already, nested, lists of calls (numRuns ${NUM_RUNS}, seed 4)`, () => {
+    let short = 0;
+    fc.assert(
+      fc.property(state, (object) => {
+        const o = JSON.parse(JSON.stringify({ ...object, id: 't' })) as Record<string, unknown>;
+        const stored = JSON.parse(storedState(o as unknown as TurnState).state as string);
+        if (stored[LEAN_MARK] === SHORT_KEYS_FROM) short += 1;
+        expect(restoredState('t', stored, null)).toEqual(o);
+      }),
+      { numRuns: NUM_RUNS, seed: 4 },
+    );
+    // Most runs are stored with short keys (the rest: a key that is a short name, or not lean at all).
+    expect(short).toBeGreaterThan(NUM_RUNS / 4);
+  });
+
+  it("a long turn's round keeps its counters, batch, request and call ids under short names, and reads back whole", () => {
+    const turn = step(createTurn({ id: 't', limits: { maxIterations: 20 } }), { type: 'start', input: 'go' })[0];
+    const [state] = step(turn, {
+      type: 'model_responded',
+      response: { text: '', toolCalls: [{ id: 'c0', name: 'echo', input: { round: 0 } }], finishReason: 'tool_calls' },
+    });
+    const text = storedState(state).state as string;
+    const stored = JSON.parse(text) as Record<string, unknown>;
+    expect(stored[LEAN_MARK]).toBe(SHORT_KEYS_FROM);
+    expect(stored.b).toEqual({ c: [{ i: 'c0', n: 'echo', a: { round: 0 } }] });
+    expect(stored.u).toEqual({ m: 1, t: 1 });
+    expect(stored.q).toEqual({ i: 1, f: false });
+    expect(Object.keys(stored).slice(-5)).toEqual(['p', 'status', 'lastBatch', LEAN_MARK, 'limits']);
+    expect(text).not.toMatch(/modelCalls|lastRequest|iteration|callIds/);
+    expect(roundTrip(state)).toEqual(state);
+    expect(parseTurnState(roundTrip(state))).toEqual(state);
+  });
+
+  it('a state with a short name as a key is kept with its keys whole, marked with the previous version (the same base)', () => {
+    const state = { ...createTurn({ id: 't' }), round: 2, r: 1 } as unknown as TurnState;
+    const stored = JSON.parse(storedState(state).state as string);
+    expect(stored).toMatchObject({ round: 2, r: 1, [LEAN_MARK]: SHORT_KEYS_FROM - 1 });
+    expect(restoredState('t', stored, null)).toEqual(state);
+  });
+
+  it(`a budget usage { total, perTool } is kept as the pair [total, perTool]; anything else as it is; both read back exactly (numRuns ${NUM_RUNS})`, () => {
+    expect(storedBudgetUsage({ total: 3, perTool: { echo: 3 } })).toEqual([3, { echo: 3 }]);
+    const usage = fc.oneof(
+      fc.record({ total: fc.nat(), perTool: fc.dictionary(fc.string(), fc.nat()) }),
+      fc.jsonValue({ maxDepth: 2 }).filter((v) => !Array.isArray(v) || v.length !== 2),
+    );
+    fc.assert(
+      fc.property(usage, (u) => {
+        const value = JSON.parse(JSON.stringify(u)) as unknown;
+        expect(restoredBudgetUsage(JSON.parse(JSON.stringify(storedBudgetUsage(value))))).toEqual(value);
+      }),
+      { numRuns: NUM_RUNS },
     );
   });
 });

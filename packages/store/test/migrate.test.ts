@@ -55,7 +55,7 @@ describe('schema migrations', () => {
     try {
       const [version] = await sql.query('SELECT max(version)::int AS v FROM turnkit_schema');
       expect(version?.v).toBe(SCHEMA_VERSION);
-      expect(SCHEMA_VERSION).toBe(10);
+      expect(SCHEMA_VERSION).toBe(11);
       const store = createStore(sql);
       const before = await store.get('old');
       expect(before?.state?.limits.maxIterations).toBe(7);
@@ -85,7 +85,7 @@ describe('schema migrations', () => {
       expect(stored.limits).toEqual({ '~': 1, maxIterations: 7 }); // lean: only what differs from the defaults
       expect(Object.keys(stored).at(-1)).toBe('limits');
       expect(raw?.state_limits).toBeNull();
-      expect(stored['~']).toBe(3); // written against the base of a version 5 state (the current one)
+      expect(stored['~']).toBe(4); // written against the base of a version 5 state (the current one), its keys short
       expect(stored.round).toBeUndefined(); // a fresh turn's value is left out
       // The new checkpoint's entries are [kind's letter, data] pairs; the view spells the kinds out.
       const [entries] = await sql.query(
@@ -219,7 +219,8 @@ describe('schema migrations', () => {
         `SELECT log_seq, log::text AS log FROM turnkit_tool_results WHERE turn_seq = (SELECT seq FROM turnkit_turns WHERE id = 'v9') AND call_id = 'c0'`,
       );
       expect(row?.log_seq).toBe(3);
-      expect(JSON.parse(String(row?.log))).toContainEqual(['a', [{ id: 'c0', name: 'add', input: { a: 1 } }]]);
+      // The reply that made the call as ["b", input]: its id and name are the row's.
+      expect(JSON.parse(String(row?.log))).toContainEqual(['b', { a: 1 }]);
       // Its text output is kept as the text alone, and the tool message as a reference to it.
       const [result] = await sql.query(`SELECT result::text AS result FROM turnkit_tool_results WHERE call_id = 'c0'`);
       expect(result?.result).toBe('"2"');

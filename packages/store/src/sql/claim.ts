@@ -8,7 +8,7 @@ import type { BudgetUsage } from '@turnkit/dispatch/internal';
 import type { Row, Sql, SqlQuery } from '../db/types.js';
 import type { Claim, ClaimManyOptions, StoredStatus } from '../types.js';
 import { contextOf, readThreadContext } from './thread-context.js';
-import { checkLeaseMs, restoredState, toPending } from './values.js';
+import { checkLeaseMs, restoredBudgetUsage, restoredState, toPending } from './values.js';
 
 // Any constant: the key of the advisory lock that makes capped claims take turns (see claimTurns).
 const CAP_LOCK = 7_316_420_912;
@@ -107,7 +107,7 @@ export async function claimTurns(sql: Sql, options: ClaimManyOptions): Promise<C
       // A turn of a thread has what its thread remembered too.
       grants: [...((row.thread_grants ?? []) as Grant[]), ...((row.grants ?? []) as Grant[])],
       thread: (row.thread ?? null) as string | null,
-      budgetUsage: (row.budget_usage ?? null) as BudgetUsage | null,
+      budgetUsage: (restoredBudgetUsage(row.budget_usage) ?? null) as BudgetUsage | null,
       // The messages, each compaction replacing what came before it with what it kept.
       transcript: reread.get(id) ?? contextOf((row.transcript ?? []) as Row[]),
       pending: ((row.pending ?? []) as Row[]).map(toPending),

@@ -10,7 +10,7 @@ import { ConflictError, LeaseLostError } from '../errors.js';
 import { storedStatusOf, TERMINAL } from '../statuses.js';
 import type { Message, Notice } from '@turnkit/core';
 import type { Commit, JournalRead, Lease, StoredStatus } from '../types.js';
-import { checkLeaseMs, storedState, toJournalRead } from './values.js';
+import { checkLeaseMs, storedBudgetUsage, storedState, toJournalRead } from './values.js';
 
 /**
  * A log entry as an 'entries' row keeps it, its kind's letter first (turnkit_log_entries spells the
@@ -92,6 +92,26 @@ function logRows(lease: Lease, commit: Commit): { status: StoredStatus; rows: En
   return { status, rows };
 }
 
+/**
+ * The entries as the journal row of `start` carries them (migration 11): the model's reply whose
+ * only call is `start` (its keys id, name, input, in that order) as ['b', input] or ['b', input,
+ * content] (content '' left out); turnkit_log_entries reads it back whole, the id and name from the
+ * row. Any other entry as it is.
+ */
+function carriedRows(rows: readonly Entry[], start: { readonly id: string; readonly name: string }): Entry[] {
+  return rows.map((entry) => {
+    if (!Array.isArray(entry) || entry[0] !== 'a' || entry.length < 2) return entry;
+    const calls = entry.at(-1) as unknown;
+    if (!Array.isArray(calls) || calls.length !== 1) return entry;
+    const call = calls[0] as unknown;
+    if (!isObj(call) || call.id !== start.id || call.name !== start.name || !Object.hasOwn(call, 'input')) return entry;
+    const keys = Object.keys(call);
+    if (keys.length !== 3 || keys[0] !== 'id' || keys[1] !== 'name' || keys[2] !== 'input') return entry;
+    if (entry.length === 2) return ['b', call.input];
+    return entry.length === 3 && typeof entry[1] === 'string' ? ['b', call.input, entry[1]] : entry;
+  });
+}
+
 const json = (value: unknown): string | null => (value === undefined ? null : JSON.stringify(value));
 
 // $1 id, $2 token, $3 version, $4 state, $5 status, $6 fail, $7 grants, $8 budget usage, $9 log rows
@@ -99,7 +119,8 @@ const json = (value: unknown): string | null => (value === undefined ? null : JS
 // $15 the observer's trace context, $16 inbox ids applied, $17 call ids whose journal to read (the
 // batch this checkpoint starts), or null, $18 the inbox ids of $16 that core did not take (the worker's `ignored`: marked ignored),
 // $19 the thread's grants (a turn of a thread, when they changed), $20 whether the log rows hold a compaction,
-// $21 the call whose start this checkpoint journals (or null), $22 its tool's name.
+// $21 the call whose start this checkpoint journals (or null), $22 its tool's name, $23 the log rows as
+// that call's journal row carries them (`carriedRows`), or null.
 const SET_TURN = `
   state = coalesce($4::json, state), state_limits = coalesce($14::json, state_limits), status = $5::text, error = coalesce($6::jsonb, error),
   grants = coalesce($7::json, grants), budget_usage = coalesce($8::json, budget_usage),
@@ -134,13 +155,16 @@ const runnable = (p: { id: string; status: string; terminal: string; release: st
  * (json_agg would put one after each comma): the user message equal to the turn's input as ["u"],
  * a tool result message equal to its journal row's result as ["r", callId] (see `appendLog`).
  */
-const ENTRIES = `(SELECT ('[' || string_agg((CASE WHEN e.value ->> 0 = 'm' AND e.value #>> '{1,role}' = 'user' AND t.input IS NOT NULL
+const entries = (
+  param: string,
+): string => `(SELECT ('[' || string_agg((CASE WHEN e.value ->> 0 = 'm' AND e.value #>> '{1,role}' = 'user' AND t.input IS NOT NULL
          AND (e.value -> 1)::jsonb = json_build_object('role', 'user', 'content', t.input)::jsonb THEN '["u"]'::json
        WHEN e.value ->> 0 = 'm' AND e.value #>> '{1,role}' = 'tool' AND EXISTS (SELECT 1 FROM turnkit_tool_results j
          WHERE j.turn_seq = t.seq AND j.call_id = e.value #>> '{1,result,callId}'
            AND (e.value -> 1)::jsonb = json_build_object('role', 'tool', 'result', turnkit_journal_result(j.call_id, j.name, j.result))::jsonb)
        THEN ('["r",' || to_json(e.value #>> '{1,result,callId}')::text || ']')::json ELSE e.value END)::text, ',' ORDER BY e.n) || ']')::json
-     FROM json_array_elements($13::json) WITH ORDINALITY AS e(value, n))`;
+     FROM json_array_elements(${param}::json) WITH ORDINALITY AS e(value, n))`;
+const ENTRIES = entries('$13');
 
 /**
  * The log entries since the last checkpoint, as one row (see turnkit_log_entries for them one by
@@ -170,12 +194,13 @@ const START_SQL = {
   /**
    * The insert that also carries the checkpoint's log entries (migration 10): the call's new row
    * keeps them with their first seq (`log_seq`); its `started_at` and `started_token` are their
-   * time and token. The journal row is written once per round anyway: the entries then cost no
-   * log row and no log index entry of their own. Returns the row, so `appendLog` writes no log row.
+   * time and token; the reply that made the call as ["b", ...] ($23: `carriedRows`). The journal
+   * row is written once per round anyway: the entries then cost no log row and no log index entry
+   * of their own. Returns the row, so `appendLog` writes no log row.
    */
   carrying: `INSERT INTO turnkit_tool_results (turn_seq, call_id, name, started_at, started_token, log_seq, log)
     SELECT t.seq, $21::text, $22::text, now(), $2::int, CASE WHEN $9::int > 0 THEN t.log_seq - $9::int + 1 END,
-      CASE WHEN $9::int > 0 THEN ${ENTRIES} END FROM t
+      CASE WHEN $9::int > 0 THEN ${entries('$23')} END FROM t
     WHERE $21::text IS NOT NULL AND NOT EXISTS (SELECT 1 FROM turnkit_tool_results j WHERE j.turn_seq = t.seq AND j.call_id = $21::text)
     RETURNING call_id`,
 };
@@ -241,7 +266,7 @@ function params(lease: Lease, commit: Commit, status: StoredStatus, rows: readon
     status,
     json(commit.fail),
     json(commit.grants),
-    json(commit.budgetUsage),
+    json(storedBudgetUsage(commit.budgetUsage)),
     rows.length,
     TERMINAL.has(status),
     commit.release === true,
@@ -258,6 +283,7 @@ function params(lease: Lease, commit: Commit, status: StoredStatus, rows: readon
     commit.log?.some((item) => 'compaction' in item) === true,
     commit.start?.id ?? null,
     commit.start?.name ?? null,
+    commit.start === undefined ? null : JSON.stringify(carriedRows(rows as Entry[], commit.start)),
   ];
 }
 

@@ -43,10 +43,20 @@ const STATE_BASE_3: Readonly<Record<string, JsonValue>> = deepFreeze({
   agents: null,
 });
 
-/** The state bases by lean version (index = version - 1): a row is read against the base it was written with. */
-export const STATE_BASES: readonly Readonly<Record<string, JsonValue>>[] = [STATE_BASE_1, STATE_BASE_2, STATE_BASE_3];
+/**
+ * The state bases by lean version (index = version - 1): a row is read against the base it was
+ * written with. Version 4 is version 3's base with the row's keys short (`STATE_KEYS`).
+ */
+export const STATE_BASES: readonly Readonly<Record<string, JsonValue>>[] = [
+  STATE_BASE_1,
+  STATE_BASE_2,
+  STATE_BASE_3,
+  STATE_BASE_3,
+];
 /** The base new rows are written against. */
 export const STATE_BASE = STATE_BASE_3;
+/** The first lean version whose rows keep the keys of `STATE_KEYS` short. */
+export const SHORT_KEYS_FROM = 4;
 
 /** Core's default limits. */
 export const LIMITS_BASE: Readonly<Record<string, JsonValue>> = deepFreeze({
@@ -130,6 +140,95 @@ export function fromLean(stored: unknown, bases: Readonly<Obj> | readonly Readon
   const rest: Obj = {};
   for (const key of Object.keys(stored)) if (key !== LEAN_MARK) put(rest, key, stored[key]);
   return merge(rest, base);
+}
+
+/**
+ * Short names for keys, by where they sit in an object: `keys` maps a key of the object to its short
+ * name, `nested` the aliases of the object under a key (by its full name), `each` those of every
+ * element of a list.
+ */
+interface Aliases {
+  readonly keys?: Readonly<Record<string, string>>;
+  readonly nested?: Readonly<Record<string, Aliases>>;
+  readonly each?: Aliases;
+}
+
+/**
+ * The short names of a stored state's keys (lean version 4 on): the keys a round rewrites (its
+ * counters, its batch's calls, its request, its call ids) are most of the bytes of a checkpoint's
+ * state, and Postgres logs them at every checkpoint. Each short name is one letter, which no key
+ * of core's state is; a state that has such a key where a short name would go is kept with its
+ * keys whole (`shortKeys`).
+ */
+export const STATE_KEYS: Aliases = {
+  keys: { round: 'r', usage: 'u', batch: 'b', repeats: 'p', lastRequest: 'q', callIds: 'k' },
+  nested: {
+    usage: {
+      keys: { inputTokens: 'i', outputTokens: 'o', totalTokens: 's', cost: 'c', modelCalls: 'm', toolCalls: 't' },
+    },
+    batch: {
+      keys: { calls: 'c', notExecuted: 'n', held: 'h', parked: 'p', decisions: 'd' },
+      nested: { calls: { each: { keys: { id: 'i', name: 'n', input: 'a' } } } },
+    },
+    lastRequest: { keys: { iteration: 'i', final: 'f', modelOverride: 'm', attempt: 'a', delayMs: 'd' } },
+    callIds: { keys: { count: 'n', filter: 'f' } },
+  },
+};
+
+/** The aliases of the object under `key` (an own key of `nested` only: `constructor` is not one). */
+const nestedOf = (aliases: Aliases, key: string): Aliases | undefined =>
+  aliases.nested !== undefined && Object.hasOwn(aliases.nested, key) ? aliases.nested[key] : undefined;
+
+/** Whether renaming by `aliases` is exact for `value`: no key where a short name would go is one already. */
+function canShorten(value: unknown, aliases: Aliases): boolean {
+  if (Array.isArray(value)) return aliases.each === undefined || value.every((v) => canShorten(v, aliases.each as Aliases));
+  if (!isObject(value)) return true;
+  const short = new Set(Object.values(aliases.keys ?? {}));
+  for (const key of Object.keys(value)) {
+    if (short.has(key)) return false;
+    const inner = nestedOf(aliases, key);
+    if (inner !== undefined && !canShorten(value[key], inner)) return false;
+  }
+  return true;
+}
+
+/** `value` with its keys renamed by `aliases` (`long` false: to their short names; true: back), in their order. */
+function rename(value: unknown, aliases: Aliases, long: boolean): unknown {
+  if (Array.isArray(value))
+    return aliases.each === undefined ? value : value.map((v) => rename(v, aliases.each as Aliases, long));
+  if (!isObject(value)) return value;
+  const names = aliases.keys ?? {};
+  const back: Record<string, string> = {};
+  for (const key of Object.keys(names)) back[names[key] as string] = key;
+  const out: Obj = {};
+  for (const key of Object.keys(value)) {
+    const full = long ? (Object.hasOwn(back, key) ? (back[key] as string) : key) : key;
+    const stored = long ? key : Object.hasOwn(names, key) ? (names[key] as string) : key;
+    const inner = nestedOf(aliases, full);
+    put(out, long ? full : stored, inner === undefined ? value[key] : rename(value[key], inner, long));
+  }
+  return out;
+}
+
+/**
+ * A lean state of the newest version (`toLean` against `STATE_BASES`, mark `SHORT_KEYS_FROM`) with
+ * its keys short (`STATE_KEYS`). When a key is one of the short names already (not a state core
+ * writes), the keys stay whole and the mark says the previous version, whose base is the same.
+ * Anything else (no mark: not lean) is returned as it is.
+ */
+export function shortKeys(lean: unknown): unknown {
+  if (!isObject(lean) || lean[LEAN_MARK] !== SHORT_KEYS_FROM) return lean;
+  if (canShorten(lean, STATE_KEYS)) return rename(lean, STATE_KEYS, false);
+  const out: Obj = {};
+  for (const key of Object.keys(lean)) put(out, key, key === LEAN_MARK ? SHORT_KEYS_FROM - 1 : lean[key]);
+  return out;
+}
+
+/** The inverse of `shortKeys`: a stored lean state of version `SHORT_KEYS_FROM` on with its keys whole; anything else as it is. */
+export function longKeys(stored: unknown): unknown {
+  if (!isObject(stored)) return stored;
+  const version = stored[LEAN_MARK];
+  return typeof version === 'number' && version >= SHORT_KEYS_FROM ? rename(stored, STATE_KEYS, true) : stored;
 }
 
 /** The mark of a call-id filter kept as the positions of its set bits (see `packFilters`); core's filters are base64, which never holds it. */

@@ -9,9 +9,11 @@ import {
   derefLastBatch,
   fromLean,
   LIMITS_BASE,
+  longKeys,
   mapFilters,
   packFilter,
   refLastBatch,
+  shortKeys,
   STATE_BASES,
   toLean,
   unpackFilter,
@@ -40,7 +42,7 @@ export function restoredState(id: unknown, state: unknown, limits: unknown): unk
   if (state === null || state === undefined) return null;
   if (typeof state !== 'object' || Array.isArray(state)) return state; // parseTurnState says what is wrong
   const { limits: kept, ...rest } = state as Record<string, unknown>;
-  const full = derefLastBatch(mapFilters(fromLean(rest, STATE_BASES), unpackFilter)) as Record<string, unknown>;
+  const full = derefLastBatch(mapFilters(fromLean(longKeys(rest), STATE_BASES), unpackFilter)) as Record<string, unknown>;
   const lean = kept ?? limits;
   return lean === null || lean === undefined ? { ...full, id } : { ...full, id, limits: fromLean(lean, LIMITS_BASE) };
 }
@@ -49,11 +51,11 @@ export function restoredState(id: unknown, state: unknown, limits: unknown): unk
  * Keys of a stored state that rarely change from one checkpoint to the next, written last in this
  * order. Postgres logs an update in place from the first changed byte of the row to the last, and
  * the state is the row's last column: what follows the last change is not logged. So the state's
- * status (the same over a long turn's rounds), its `lastBatch` reference, the lean mark and the
- * limits (which never change in a turn) come after what a round changes (its counters, its batch,
- * its call-id filter).
+ * repeat count and status (the same over a long turn's rounds; `p` is the count's short name,
+ * lean.ts's `STATE_KEYS`), its `lastBatch` reference, the lean mark and the limits (which never
+ * change in a turn) come after what a round changes (its counters, its batch, its call-id filter).
  */
-const LAST_KEYS: readonly string[] = ['status', 'lastBatch', '~', 'limits'];
+const LAST_KEYS: readonly string[] = ['repeats', 'p', 'status', 'lastBatch', '~', 'limits'];
 
 /** `value` with the keys of LAST_KEYS it has moved to its end (a key stays a key: `put`). */
 function lastKeysLast(value: Record<string, unknown>): Record<string, unknown> {
@@ -75,7 +77,7 @@ function lastKeysLast(value: Record<string, unknown>): Record<string, unknown> {
 export function storedState(state: TurnState | undefined): { state: string | null } {
   if (state === undefined) return { state: null };
   const { id: _id, limits, ...rest } = state;
-  const lean = mapFilters(leanOrAsIs(refLastBatch(rest), STATE_BASES), packFilter);
+  const lean = shortKeys(mapFilters(leanOrAsIs(refLastBatch(rest), STATE_BASES), packFilter));
   if (typeof lean !== 'object' || lean === null || Array.isArray(lean)) return { state: JSON.stringify(lean) };
   const withLimits = { ...(lean as Record<string, unknown>) };
   if (limits !== undefined)
@@ -96,6 +98,24 @@ function leanOrAsIs(
   return typeof value === 'object' && value !== null && !Array.isArray(value)
     ? toLean(value as Record<string, unknown>, base)
     : value;
+}
+
+/**
+ * A budget usage as a checkpoint stores it: { total, perTool } (those keys only, in that order) as
+ * the pair [total, perTool], which a checkpoint rewrites whenever a tool runs; anything else as it
+ * is (a row written before keeps the object, read back as it is).
+ */
+export function storedBudgetUsage(usage: unknown): unknown {
+  if (typeof usage !== 'object' || usage === null || Array.isArray(usage)) return usage;
+  const keys = Object.keys(usage);
+  if (keys.length !== 2 || keys[0] !== 'total' || keys[1] !== 'perTool') return usage;
+  const { total, perTool } = usage as { total: unknown; perTool: unknown };
+  return [total, perTool];
+}
+
+/** The inverse of `storedBudgetUsage`: a pair [total, perTool] as { total, perTool }; anything else as it is. */
+export function restoredBudgetUsage(stored: unknown): unknown {
+  return Array.isArray(stored) && stored.length === 2 ? { total: stored[0], perTool: stored[1] } : stored;
 }
 
 /** A turn's messages, in order. */
