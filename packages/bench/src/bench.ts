@@ -2,7 +2,6 @@
 // turnkit-only figures. Used by main.ts (`pnpm bench`) and by the package's test (quick, in-process).
 import { cpus, loadavg } from 'node:os';
 import { readFileSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { measureExplore } from './explore.js';
 import { floorSystem } from './floor.js';
 import { timeTurns } from './harness.js';
@@ -10,17 +9,16 @@ import { measureLongTurn } from './long-turn.js';
 import { profileTurns } from './profile.js';
 import { ensurePeers } from './peer-install.js';
 import { aiSdkDeltaStream, loadPeerSystems } from './peers.js';
-import { packageRoot } from './paths.js';
 import { renderMarkdown, withTurnSections, type BenchReport } from './report.js';
 import type { TurnReport } from './report-types.js';
 import type { ProfileFigure } from './profile.js';
 import { measureStep } from './step-bench.js';
-import { currentDurableSection, withDurableSection } from './durable-report.js';
+import { DURABLE_END, DURABLE_START } from './durable-report.js';
 import { LONG } from './durable-long.js';
-import { currentSection, withSection } from './doc-sections.js';
-import { currentStoreSection, withStoreSection } from './store-report.js';
+import { benchmarksDoc, currentSection, type Markers, withSection } from './doc-sections.js';
+import { STORE } from './store-report.js';
 import { currentCheckSection, withCheckSection } from './check-bench.js';
-import { currentThreadSection, withThreadSection } from './thread-report.js';
+import { THREAD } from './thread-report.js';
 import { deltasPerSecond, measureSuspendedHeap, turnkitDeltaStream, turnkitSystems } from './turnkit.js';
 import { definedProps } from '@turnkit/core/internal';
 
@@ -98,13 +96,7 @@ export async function runBench(settings: BenchSettings): Promise<BenchReport> {
     10,
   );
   const systems = [...turnkitSystems(), floorSystem];
-  // Profiled before any peer is loaded: some switch on async hooks for the whole process.
-  const reference = systems[0];
-  let profile: ProfileFigure | undefined;
-  if (sizes.profileTurns > 0 && reference !== undefined) {
-    log(`Profiling ${sizes.profileTurns} turns of ${reference.name}…`);
-    profile = await profileTurns(reference, sizes.profileTurns);
-  }
+  const profile = await profileReference(systems, sizes.profileTurns, log);
   let aiSdkPerSecond: number | undefined;
   if (!settings.quick) {
     ensurePeers(settings.log);
@@ -139,6 +131,21 @@ export async function runBench(settings: BenchSettings): Promise<BenchReport> {
   };
 }
 
+/**
+ * The first (reference) system under the CPU profiler for `turns` turns (none when 0). Run before
+ * any peer is loaded: some switch on async hooks for the whole process.
+ */
+async function profileReference(
+  systems: Parameters<typeof timeTurns>[0],
+  turns: number,
+  log: (line: string) => void,
+): Promise<ProfileFigure | undefined> {
+  const reference = systems[0];
+  if (turns <= 0 || reference === undefined) return undefined;
+  log(`Profiling ${turns} turns of ${reference.name}…`);
+  return profileTurns(reference, turns);
+}
+
 /** Every system timed side by side: warm-up turns each, then interleaved rounds (progress on the log). */
 async function timeSystems(systems: Parameters<typeof timeTurns>[0], settings: BenchSettings): ReturnType<typeof timeTurns> {
   const { log } = settings;
@@ -169,12 +176,7 @@ export async function runTurnBench(settings: BenchSettings): Promise<TurnReport>
   log(`step per transition (${sizes.stepTurns} turns × 5 batches)…`);
   const step = measureStep(sizes.stepTurns, 5);
   const systems = [...turnkitSystems(), floorSystem];
-  const reference = systems[0];
-  let profile: ProfileFigure | undefined;
-  if (sizes.profileTurns > 0 && reference !== undefined) {
-    log(`Profiling ${sizes.profileTurns} turns of ${reference.name}…`);
-    profile = await profileTurns(reference, sizes.profileTurns);
-  }
+  const profile = await profileReference(systems, sizes.profileTurns, log);
   ensurePeers(settings.log);
   systems.push(...(await loadPeerSystems()));
   const turns = await timeSystems(systems, settings);
@@ -194,28 +196,19 @@ export async function runTurnBench(settings: BenchSettings): Promise<TurnReport>
 
 /** Rewrites the per-turn parts of docs/benchmarks.md with a `--per-turn` run (`withTurnSections`); returns its path. */
 export function writeTurnSections(report: TurnReport): string {
-  const path = join(packageRoot, '..', '..', 'docs', 'benchmarks.md');
+  const path = benchmarksDoc();
   writeFileSync(path, withTurnSections(readFileSync(path, 'utf8'), report));
   return path;
 }
 
+/** The sections other commands write (`pnpm bench --store --write`, `--durable`, …), in page order. */
+const KEPT: readonly Markers[] = [STORE, { start: DURABLE_START, end: DURABLE_END }, LONG];
+
 /** Rewrites docs/benchmarks.md (at the repository root) with the report; returns its path. */
 export function writeBenchmarksDoc(report: BenchReport): string {
-  const path = join(packageRoot, '..', '..', 'docs', 'benchmarks.md');
-  // The durable-turns and model-checking sections are other commands' (`pnpm bench --store --write`, `--durable`): kept as they are.
-  writeFileSync(
-    path,
-    withThreadSection(
-      withCheckSection(
-        withSection(
-          withDurableSection(withStoreSection(renderMarkdown(report), currentStoreSection()), currentDurableSection()),
-          currentSection(LONG),
-          LONG,
-        ),
-        currentCheckSection(),
-      ),
-      currentThreadSection(),
-    ),
-  );
+  // Other commands' sections are kept as they are.
+  const page = KEPT.reduce((doc, markers) => withSection(doc, currentSection(markers), markers), renderMarkdown(report));
+  const path = benchmarksDoc();
+  writeFileSync(path, withSection(withCheckSection(page, currentCheckSection()), currentSection(THREAD), THREAD));
   return path;
 }

@@ -87,6 +87,16 @@ function command(): string {
   return args ? `${base} ${args}` : base;
 }
 
+const log = (line: string): void => console.error(line);
+
+/** The command line as the page records it; a Postgres URL is not recorded (it may hold a password). */
+const shownCommand = (): string => command().replace(/--postgres \S+/, '--postgres URL');
+
+/** With --write: writes a section of docs/benchmarks.md (`write` returns its path) and says so. */
+function writeIfAsked(values: { write: boolean }, what: string, write: () => string): void {
+  if (values.write) console.error(`Wrote ${what} of ${relative(process.cwd(), write())}.`);
+}
+
 async function main(): Promise<number> {
   let values;
   try {
@@ -143,12 +153,9 @@ async function main(): Promise<number> {
   }
   if (values.check) {
     const gc = globalThis.gc;
-    const figures = runCheckBench({ gc: () => gc(), log: (line) => console.error(line) });
+    const figures = runCheckBench({ gc: () => gc(), log });
     console.log(formatCheckTerminal(figures));
-    if (values.write) {
-      const path = writeCheckSection(renderCheckSection(figures, command()));
-      console.error(`Wrote the model-checking section of ${relative(process.cwd(), path)}.`);
-    }
+    writeIfAsked(values, 'the model-checking section', () => writeCheckSection(renderCheckSection(figures, command())));
     return 0;
   }
   const quick = values.quick;
@@ -163,24 +170,21 @@ async function main(): Promise<number> {
     warmupTurns: positiveInt('warmup', values.warmup, quick ? 50 : 200),
     command: command(),
     gc: globalThis.gc,
-    log: (line) => console.error(line),
+    log,
   };
   if (values['per-turn']) {
     const turnReport = await runTurnBench(settings);
     console.log(formatTurnTerminal(turnReport));
     const bar = checkSpeedBar(turnReport);
     console.log(`\nSpeed bar: ${bar.message}`);
-    if (values.write) console.error(`Wrote the per-turn parts of ${relative(process.cwd(), writeTurnSections(turnReport))}.`);
+    writeIfAsked(values, 'the per-turn parts', () => writeTurnSections(turnReport));
     return bar.ok ? 0 : 1;
   }
   const report = await runBench(settings);
   console.log(formatTerminal(report));
   const guard = checkSpeedBar(report);
   console.log(`\nSpeed bar: ${guard.message}`);
-  if (values.write) {
-    const path = writeBenchmarksDoc(report);
-    console.error(`Wrote ${relative(process.cwd(), path)}.`);
-  }
+  if (values.write) console.error(`Wrote ${relative(process.cwd(), writeBenchmarksDoc(report))}.`);
   return guard.ok ? 0 : 1;
 }
 
@@ -188,17 +192,14 @@ async function storeMain(values: { quick: boolean; write: boolean; turns?: strin
   const figures = await runStoreBench({
     turns: positiveInt('turns', values.turns, values.quick ? 20 : 200),
     ...(values.postgres === undefined ? {} : { postgresUrl: values.postgres }),
-    log: (line) => console.error(line),
+    log,
   });
   console.error('A new PGlite store, in a fresh process: initdb, and from the copy of a fresh cluster…');
   const opening = measureNewStore(values.quick ? 1 : 5);
   console.log(formatStoreTerminal(figures, opening));
-  if (values.write) {
-    // The URL is not recorded (it may hold a password): the command says a Postgres was given.
-    const shown = command().replace(/--postgres \S+/, '--postgres URL');
-    const path = writeStoreSection(renderStoreSection(figures, shown, opening));
-    console.error(`Wrote the durable-turns section of ${relative(process.cwd(), path)}.`);
-  }
+  writeIfAsked(values, 'the durable-turns section', () =>
+    writeStoreSection(renderStoreSection(figures, shownCommand(), opening)),
+  );
   return 0;
 }
 
@@ -207,19 +208,17 @@ async function durableMain(values: { quick: boolean; write: boolean; turns?: str
     console.error(`--durable needs --postgres URL (a Postgres both systems share).\n${USAGE}`);
     return 2;
   }
-  ensurePeers((line) => console.error(line));
+  ensurePeers(log);
   const report = await runDurableBench({
     postgresUrl: values.postgres,
     turns: positiveInt('turns', values.turns, values.quick ? 20 : 200),
     decidedTurns: values.quick ? 5 : 50,
-    log: (line) => console.error(line),
+    log,
   });
   console.log(formatDurableTerminal(report));
-  if (values.write) {
-    const shown = command().replace(/--postgres \S+/, '--postgres URL');
-    const path = writeDurableSection(renderDurableSection(report, shown, availableParallelism()));
-    console.error(`Wrote the durable section of ${relative(process.cwd(), path)}.`);
-  }
+  writeIfAsked(values, 'the durable section', () =>
+    writeDurableSection(renderDurableSection(report, shownCommand(), availableParallelism())),
+  );
   return 0;
 }
 
@@ -239,18 +238,14 @@ async function longMain(values: { write: boolean; postgres?: string; systems?: s
     console.error(`--write rewrites the whole long turns section: run it with every system (no --systems).\n${USAGE}`);
     return 2;
   }
-  if (systems.some((s) => s !== 'turnkit')) ensurePeers((line) => console.error(line));
+  if (systems.some((s) => s !== 'turnkit')) ensurePeers(log);
   const report = await runLongBench({
     postgresUrl: values.postgres,
     systems: systems as LongSystem[],
-    log: (line) => console.error(line),
+    log,
   });
   console.log(formatLongTerminal(report));
-  if (values.write) {
-    const shown = command().replace(/--postgres \S+/, '--postgres URL');
-    const path = writeLongSection(renderLongSection(report, shown));
-    console.error(`Wrote the long turns section of ${relative(process.cwd(), path)}.`);
-  }
+  writeIfAsked(values, 'the long turns section', () => writeLongSection(renderLongSection(report, shownCommand())));
   return 0;
 }
 
@@ -259,19 +254,16 @@ async function threadMain(values: { write: boolean; turns?: string; postgres?: s
     console.error(`--durable --thread needs --postgres URL (a Postgres both systems share).\n${USAGE}`);
     return 2;
   }
-  ensurePeers((line) => console.error(line));
+  ensurePeers(log);
   const figures = await runThreadBench({
     postgresUrl: values.postgres,
     turns: positiveInt('turns', values.turns, 500),
-    log: (line) => console.error(line),
+    log,
   });
   console.log(formatThreadTerminal(figures));
-  if (values.write) {
-    const shown = command().replace(/--postgres \S+/, '--postgres URL');
-    const setting = `${availableParallelism()} cores`;
-    const path = writeThreadSection(renderThreadSection(figures, shown, setting));
-    console.error(`Wrote the thread section of ${relative(process.cwd(), path)}.`);
-  }
+  writeIfAsked(values, 'the thread section', () =>
+    writeThreadSection(renderThreadSection(figures, shownCommand(), `${availableParallelism()} cores`)),
+  );
   return 0;
 }
 

@@ -1,7 +1,7 @@
 // The durable-turns section of docs/benchmarks.md: written by `pnpm bench --store --write`, kept as
 // it is by `pnpm bench --write` (which rewrites the rest of the page).
 import { cpus, loadavg } from 'node:os';
-import { currentSection, type Markers, withSection, writeSection } from './doc-sections.js';
+import { type Markers, withSection, writeSection } from './doc-sections.js';
 import type { NewStoreFigure } from './new-store.js';
 import type { StoreFigure } from './store-bench.js';
 
@@ -155,10 +155,8 @@ ${newStoreLines(opening, '  - ')}
 ${STORE_END}`;
 }
 
-const STORE: Markers = { start: STORE_START, end: STORE_END };
-
-/** The store section currently in docs/benchmarks.md, or '' when it has none. */
-export const currentStoreSection = (): string => currentSection(STORE);
+/** Where the store section lies in docs/benchmarks.md. */
+export const STORE: Markers = { start: STORE_START, end: STORE_END };
 
 /** `page` with `section` in place of its store section, or before "## Reproduce" when it has none ('' removes nothing). */
 export const withStoreSection = (page: string, section: string): string => withSection(page, section, STORE);

@@ -1,12 +1,13 @@
 // The thread comparison's section of docs/benchmarks.md (`pnpm bench --durable --thread --postgres
 // URL --write` rewrites it; the other commands keep it) and its terminal table.
 import { availableParallelism, loadavg } from 'node:os';
-import { currentSection, type Markers, withSection, writeSection } from './doc-sections.js';
+import { type Markers, writeSection } from './doc-sections.js';
 import { THREAD_SYSTEM_NAMES, type ThreadFigure } from './thread-bench.js';
 
 export const THREAD_START = '<!-- thread section: written by `pnpm bench --durable --thread --postgres URL --write` -->';
 export const THREAD_END = '<!-- end of thread section -->';
-const THREAD: Markers = { start: THREAD_START, end: THREAD_END };
+/** Where the thread section lies in docs/benchmarks.md. */
+export const THREAD: Markers = { start: THREAD_START, end: THREAD_END };
 
 const n0 = (n: number): string => Math.round(n).toLocaleString('en-US');
 const n1 = (n: number): string => n.toFixed(1);
@@ -90,6 +91,4 @@ export function renderThreadSection(
   ].join('\n');
 }
 
-export const currentThreadSection = (): string => currentSection(THREAD);
-export const withThreadSection = (page: string, section: string): string => withSection(page, section, THREAD);
 export const writeThreadSection = (section: string): string => writeSection(section, THREAD);

@@ -3,6 +3,7 @@
 // called it wrong" (2) from "the turn failed" (1).
 
 import { errorMessage } from '@turnkit/core/internal';
+import { InvalidArgumentError } from 'commander';
 
 /** A mistake in how turnkit was called or in a file it was given; printed as one line, exit 2. */
 export class UsageError extends Error {
@@ -17,4 +18,13 @@ export function oneLine(error: unknown): string {
   return errorMessage(error)
     .replace(/\s*\n\s*/g, ' ')
     .trim();
+}
+
+/** A flag's parser: a whole number from `min` to `max`; anything else is refused with `expected`. */
+export function wholeNumber(min: number, max = Number.MAX_SAFE_INTEGER, expected = `Expected a whole number ≥ ${min}.`) {
+  return (value: string): number => {
+    const n = Number(value);
+    if (!/^\d+$/.test(value.trim()) || n < min || n > max) throw new InvalidArgumentError(expected);
+    return n;
+  };
 }

@@ -5,7 +5,7 @@
 import { readFileSync } from 'node:fs';
 import { relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { Command, CommanderError, InvalidArgumentError, Option } from 'commander';
+import { Command, CommanderError, Option } from 'commander';
 import { GRAPH_FORMATS, graphCommand, type GraphFormat } from './commands/graph.js';
 import { replayCommand } from './commands/replay.js';
 import { addServeCommand } from './commands/serve.js';
@@ -18,7 +18,7 @@ import { registerDev } from './commands/dev.js';
 import { registerWatch } from './commands/watch.js';
 import { addResumeCommand } from './commands/resume.js';
 import { addRunCommand } from './commands/run.js';
-import { oneLine, UsageError } from './errors.js';
+import { oneLine, UsageError, wholeNumber } from './errors.js';
 import { safeText } from './safe-text.js';
 import { EXIT } from './turn.js';
 
@@ -153,15 +153,6 @@ function addInspectCommands(program: Command, examples: string, setExit: (code: 
       '\nExamples:\n  $ turnkit check\n  $ turnkit check --max-iterations 3 --loop-threshold 3 --depth 80 --workers 2\n  $ turnkit check --store\n  $ turnkit check --store --write docs/model-checking.md\n  $ turnkit check --agent agents.ts --out agent.counterexample.test.ts',
     )
     .action(async (flags: CheckFlags) => setExit(await checkAction(flags)));
-}
-
-function wholeNumber(min: number): (value: string) => number {
-  return (value) => {
-    const n = Number(value);
-    if (!/^\d+$/.test(value.trim()) || !Number.isSafeInteger(n) || n < min)
-      throw new InvalidArgumentError(`Expected a whole number ≥ ${min}.`);
-    return n;
-  };
 }
 
 interface CheckFlags {

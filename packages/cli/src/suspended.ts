@@ -193,13 +193,11 @@ export async function saveSuspended(
     transcript: result.transcript,
     pending: result.pending ?? [],
     grants: result.grants ?? [],
-    ...definedProps({ budgetUsage: result.budgetUsage }),
-    ...definedProps({ childTranscripts: result.childTranscripts }),
+    ...definedProps({ budgetUsage: result.budgetUsage, childTranscripts: result.childTranscripts }),
     ...(kept.agentModelCalls === undefined || Object.keys(kept.agentModelCalls).length === 0
       ? {}
       : { agentModelCalls: kept.agentModelCalls }),
-    ...definedProps({ mcp: kept.mcp }),
-    ...definedProps({ traceContext: kept.traceContext }),
+    ...definedProps({ mcp: kept.mcp, traceContext: kept.traceContext }),
   };
   await writeJsonFile(path, file);
 }
@@ -336,7 +334,9 @@ function parseSuspended(text: string, file: string): SuspendedFile {
     throw invalid(`its pending calls (${show(listed)}) are not the undecided parked calls of its state (${show(open)})`);
   }
   // The child turns' transcripts: exactly those of the child turns the tree waits in.
-  const running = runningChildren(state);
+  const running = turnAndWaitedChildren(state)
+    .slice(1)
+    .map((s) => s.id);
   const kept = Object.keys(data.childTranscripts ?? {});
   if (data.childTranscripts === undefined ? running.length > 0 : kept.sort().join('\n') !== [...running].sort().join('\n'))
     throw invalid(
@@ -375,22 +375,14 @@ function parseSuspended(text: string, file: string): SuspendedFile {
 }
 
 /** The model calls a saved turn made, its running child turns' included (a child's usage joins its parent's when it ends): the timeline numbers on from it. */
-export function treeModelCalls(state: TurnState): number {
-  let calls = 0;
-  for (let s: TurnState | null = state; s !== null; s = s.status === 'delegating' ? (s.agents?.child ?? null) : null)
-    calls += s.usage.modelCalls;
-  return calls;
-}
+export const treeModelCalls = (state: TurnState): number =>
+  turnAndWaitedChildren(state).reduce((calls, s) => calls + s.usage.modelCalls, 0);
 
-/** The ids of the child turns a tree waits in, outermost first (none for a turn of one agent). */
-function runningChildren(state: TurnState): string[] {
-  const ids: string[] = [];
-  let current = state;
-  while (current.status === 'delegating' && current.agents?.child != null) {
-    ids.push(current.agents.child.id);
-    current = current.agents.child;
-  }
-  return ids;
+/** The turn, then the child turns its tree waits in, outermost first (the turn alone for one agent). */
+function turnAndWaitedChildren(state: TurnState): TurnState[] {
+  const turns = [state];
+  for (let s = state; s.status === 'delegating' && s.agents?.child != null; s = s.agents.child) turns.push(s.agents.child);
+  return turns;
 }
 
 function alreadyResumed(file: string, mark: ConsumedMark): UsageError {

@@ -216,8 +216,7 @@ async function runAndReport(
       result,
       {
         agentModelCalls: tree.modelCalls(),
-        ...definedProps({ mcp: servers.snapshot(result.pending ?? []) }),
-        ...definedProps({ traceContext: kept }),
+        ...definedProps({ mcp: servers.snapshot(result.pending ?? []), traceContext: kept }),
       },
     );
   }

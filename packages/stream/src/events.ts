@@ -33,7 +33,5 @@ export type TurnStreamEventBody =
   /** The turn ended; always the last event of a turn that did not suspend. */
   | { readonly type: 'done'; readonly outcome: Outcome };
 
-export type TurnStreamEventType = TurnStreamEvent['type'];
-
 /** The events a model call produces while it streams. */
 export type ModelStreamEvent = Extract<TurnStreamEvent, { type: 'text_delta' | 'reasoning_delta' | 'tool_call' }>;

@@ -6,7 +6,7 @@
 import type { ApprovalDecision, Message, Model, ParkedCall, TurnLimitsInput } from '@turnkit/core';
 import { defineTool, type ToolDefinition } from '@turnkit/dispatch';
 import { z } from 'zod';
-import type { ExpectedOutcome } from './scenarios.js';
+import { check, type ExpectedOutcome } from './scenarios.js';
 import { call, fail, scriptedModel, text, toolCalls, type ScriptedModel, type ScriptStep } from './scripted.js';
 import { compareOutcome } from './run-scenario.js';
 import type { ConformanceResult } from './types.js';
@@ -114,10 +114,6 @@ export interface AgentScenario {
     /** Further checks of the resumed result. */
     verify?(result: AgentScenarioResult, run: AgentScenarioRun): void;
   };
-}
-
-function check(ok: boolean, message: string): void {
-  if (!ok) throw new Error(message);
 }
 
 const USER = 'user: When did the bridge open?';

@@ -250,14 +250,7 @@ export const chunk = {
   toolCallArgs: (index: number, args: string) => streamChunk({ tool_calls: [{ index, function: { arguments: args } }] }),
   finish: (reason: string) => streamChunk({}, reason),
   /** The usage chunk sent when `stream_options.include_usage` is set: no choices. */
-  usage: (usage: FakeUsage) => ({
-    id: 'chatcmpl-fake',
-    object: 'chat.completion.chunk',
-    created: 1_700_000_000,
-    model: FAKE_MODEL,
-    choices: [],
-    usage: wireUsage(usage),
-  }),
+  usage: (usage: FakeUsage) => ({ ...streamChunk({}), choices: [], usage: wireUsage(usage) }),
   /** An error object inside the stream, as some servers send mid-stream. */
   error: (message: string) => ({ error: { message, type: 'server_error' } }),
 };

@@ -52,7 +52,8 @@ export interface Scenario {
   };
 }
 
-function check(ok: boolean, message: string): void {
+/** Throws an Error with `message` unless `ok`: a scenario's extra checks. */
+export function check(ok: boolean, message: string): void {
   if (!ok) throw new Error(message);
 }
 

@@ -8,7 +8,7 @@ import type { ApprovalDecision, Message, ParkedCall } from '@turnkit/core';
 import { createDispatcher, defineTool, type Dispatcher, type DispatcherOptions } from '@turnkit/dispatch';
 import { z } from 'zod';
 import { compareOutcome } from './run-scenario.js';
-import type { ExpectedOutcome } from './scenarios.js';
+import { check, type ExpectedOutcome } from './scenarios.js';
 import { call, scriptedModel, text, toolCalls, type ScriptedModel, type ScriptStep } from './scripted.js';
 import type { ConformanceResult, ConformanceRunOptions } from './types.js';
 
@@ -59,10 +59,6 @@ export interface ThreadScenario {
   readonly turns: readonly { readonly thread: string; readonly input: string; readonly expected: ExpectedOutcome }[];
   /** Further checks after every turn ran (what the tools and the approve callback saw). */
   verify?(run: ThreadScenarioRun): void;
-}
-
-function check(ok: boolean, message: string): void {
-  if (!ok) throw new Error(message);
 }
 
 const SYSTEM = 'You are a terse operator.';

@@ -49,12 +49,21 @@ async function decideCommand(turnId: string, callId: string, decision: ApprovalD
 const capitalized = (text: string): string => `${text.slice(0, 1).toUpperCase()}${text.slice(1)}`;
 
 export function registerDecide(program: Command, { configure, setExit }: CommandKit): void {
-  configure(program.command('approve'))
-    .description('Approve a parked call of a stored turn (durable when this returns).')
-    .argument('<turn>', 'the turn id')
-    .argument('<call>', 'the parked call id (see `turnkit show <turn>`)')
-    .addOption(storeOption())
-    .addOption(dbosOption())
+  /** A decision command: the turn, the call and where the turns are; `decision` reads the command's own flag. */
+  const decideOn = (name: string, description: string, decision: (flags: DecideFlags) => ApprovalDecision): Command =>
+    configure(program.command(name))
+      .description(description)
+      .argument('<turn>', 'the turn id')
+      .argument('<call>', 'the parked call id (see `turnkit show <turn>`)')
+      .addOption(storeOption())
+      .addOption(dbosOption())
+      .action(async (turn: string, call: string, flags: DecideFlags) =>
+        setExit(await decideCommand(turn, call, decision(flags), flags)),
+      );
+
+  decideOn('approve', 'Approve a parked call of a stored turn (durable when this returns).', (flags) =>
+    flags.remember === undefined ? { type: 'approve' } : { type: 'approve', remember: flags.remember },
+  )
     .addOption(
       new Option('--remember <scope>', 'also allow later calls: this turn (session) or any turn of the tool (tool)').choices([
         'session',
@@ -64,39 +73,14 @@ export function registerDecide(program: Command, { configure, setExit }: Command
     .addHelpText(
       'after',
       '\nExamples:\n  $ turnkit approve tidy-tmp call_2\n  $ turnkit approve tidy-tmp call_2 --remember session',
-    )
-    .action(async (turn: string, call: string, flags: DecideFlags) =>
-      setExit(
-        await decideCommand(
-          turn,
-          call,
-          flags.remember === undefined ? { type: 'approve' } : { type: 'approve', remember: flags.remember },
-          flags,
-        ),
-      ),
     );
 
-  configure(program.command('reject'))
-    .description('Reject a parked call of a stored turn; the model is told it was rejected (and why).')
-    .argument('<turn>', 'the turn id')
-    .argument('<call>', 'the parked call id (see `turnkit show <turn>`)')
-    .addOption(storeOption())
-    .addOption(dbosOption())
+  decideOn('reject', 'Reject a parked call of a stored turn; the model is told it was rejected (and why).', (flags) =>
+    flags.reason === undefined || flags.reason.trim() === '' ? { type: 'reject' } : { type: 'reject', reason: flags.reason },
+  )
     .option('--reason <text>', 'why, for the model')
     .addHelpText(
       'after',
       "\nExamples:\n  $ turnkit reject tidy-tmp call_3\n  $ turnkit reject tidy-tmp call_3 --reason 'keep the cache'",
-    )
-    .action(async (turn: string, call: string, flags: DecideFlags) =>
-      setExit(
-        await decideCommand(
-          turn,
-          call,
-          flags.reason === undefined || flags.reason.trim() === ''
-            ? { type: 'reject' }
-            : { type: 'reject', reason: flags.reason },
-          flags,
-        ),
-      ),
     );
 }

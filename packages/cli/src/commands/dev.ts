@@ -7,7 +7,7 @@
 // Ctrl+C or SIGTERM: it stops listening, lets its worker finish or hand back what it holds, and
 // closes the store.
 
-import { type AgentDefinition, createWorker, describeWorkerEvent } from '@turnkit/store';
+import { type AgentDefinition, createWorker } from '@turnkit/store';
 import type { Command } from 'commander';
 import { oneLine, UsageError } from '../errors.js';
 import { devFilePath, findDevLink, isDirectoryStore, writeDevLink } from '../dev-link.js';
@@ -15,7 +15,7 @@ import { safeText } from '../safe-text.js';
 import { EXIT } from '../turn.js';
 import { loadAgents } from './agents-file.js';
 import { port, loadServer } from './serve.js';
-import { stopSignal } from './worker.js';
+import { stopSignal, workerReports } from './worker.js';
 import { type CommandKit, DEFAULT_STORE, openCliStore, sayIfNew } from './store-common.js';
 
 interface DevFlags {
@@ -55,14 +55,7 @@ async function devCommand(flags: DevFlags): Promise<number> {
     worker = createWorker({
       store,
       agents,
-      ...(flags.quiet === true
-        ? {}
-        : {
-            observer: (event, stats) =>
-              process.stderr.write(`${safeText(`turnkit dev: ${describeWorkerEvent(event, stats)}`)}\n`),
-          }),
-      onError: (error, turnId) =>
-        process.stderr.write(`${safeText(`turnkit dev: ${turnId === null ? '' : `turn ${turnId}: `}${oneLine(error)}`)}\n`),
+      ...workerReports('dev', flags.quiet === true),
     });
   } catch (error) {
     await store.close();

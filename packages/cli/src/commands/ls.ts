@@ -2,7 +2,8 @@
 
 import type { StoredStatus } from '@turnkit/store';
 import { STORED_STATUSES } from '@turnkit/store/internal';
-import { type Command, InvalidArgumentError, Option } from 'commander';
+import { type Command, Option } from 'commander';
+import { wholeNumber } from '../errors.js';
 import { safeText } from '../safe-text.js';
 import type { CommandKit } from './store-common.js';
 import { dbosOption, storeOption, withTurns } from './store-common.js';
@@ -12,12 +13,6 @@ interface LsFlags {
   readonly dbos?: string;
   readonly status?: StoredStatus;
   readonly limit: number;
-}
-
-function limit(value: string): number {
-  const n = Number(value);
-  if (!/^\d+$/.test(value.trim()) || n < 1 || n > 1000) throw new InvalidArgumentError('Expected a whole number from 1 to 1000.');
-  return n;
 }
 
 async function lsCommand(flags: LsFlags): Promise<number> {
@@ -48,7 +43,7 @@ export function registerLs(program: Command, { configure, setExit }: CommandKit)
     .addOption(storeOption())
     .addOption(dbosOption())
     .addOption(new Option('--status <status>', 'only turns with this status').choices(STORED_STATUSES))
-    .option('--limit <n>', 'at most this many turns', limit, 50)
+    .option('--limit <n>', 'at most this many turns', wholeNumber(1, 1000, 'Expected a whole number from 1 to 1000.'), 50)
     .addHelpText(
       'after',
       '\nExamples:\n  $ turnkit ls\n  $ turnkit ls --status awaiting_approval --store postgres://localhost/app',

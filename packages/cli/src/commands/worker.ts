@@ -6,8 +6,8 @@
 
 import { createWorker, describeWorkerEvent } from '@turnkit/store';
 import { OPEN_RETRY_MS } from '@turnkit/store/internal';
-import { type Command, InvalidArgumentError } from 'commander';
-import { oneLine, UsageError } from '../errors.js';
+import type { Command } from 'commander';
+import { oneLine, UsageError, wholeNumber } from '../errors.js';
 import { safeText } from '../safe-text.js';
 import { EXIT } from '../turn.js';
 import { loadAgents } from './agents-file.js';
@@ -22,17 +22,13 @@ interface WorkerFlags {
   readonly untilIdle?: boolean;
 }
 
-function milliseconds(value: string): number {
-  const n = Number(value);
-  if (!/^\d+$/.test(value.trim()) || n > 2_147_483_647)
-    throw new InvalidArgumentError('Expected a whole number of milliseconds.');
-  return n;
-}
-
-function concurrency(value: string): number {
-  const n = Number(value);
-  if (!/^\d+$/.test(value.trim()) || n < 1 || n > 1000) throw new InvalidArgumentError('Expected a whole number from 1 to 1000.');
-  return n;
+/** A worker's lines on standard error, each naming `command`: every event unless `quiet`, and every fault. */
+export function workerReports(command: string, quiet: boolean): Pick<Parameters<typeof createWorker>[0], 'observer' | 'onError'> {
+  const say = (line: string) => process.stderr.write(`${safeText(`turnkit ${command}: ${line}`)}\n`);
+  return {
+    ...(quiet ? {} : { observer: (event, stats) => say(describeWorkerEvent(event, stats)) }),
+    onError: (error, turnId) => say(`${turnId === null ? '' : `turn ${turnId}: `}${oneLine(error)}`),
+  };
 }
 
 /** Resolves on the first SIGINT or SIGTERM (`turnkit worker` and `turnkit dev` stop on it). */
@@ -62,16 +58,7 @@ async function workerCommand(flags: WorkerFlags): Promise<number> {
           agents,
           concurrency: flags.concurrency,
           // A long-running worker reports each event; a script's --until-idle run stays quiet.
-          ...(flags.quiet === true || flags.untilIdle === true
-            ? {}
-            : {
-                observer: (event, stats) =>
-                  process.stderr.write(`${safeText(`turnkit worker: ${describeWorkerEvent(event, stats)}`)}\n`),
-              }),
-          onError: (error, turnId) =>
-            process.stderr.write(
-              `${safeText(`turnkit worker: ${turnId === null ? '' : `turn ${turnId}: `}${oneLine(error)}`)}\n`,
-            ),
+          ...workerReports('worker', flags.quiet === true || flags.untilIdle === true),
         });
       } catch (error) {
         throw new UsageError(`${flags.agents}: ${oneLine(error)}`);
@@ -100,11 +87,11 @@ export function registerWorker(program: Command, { configure, setExit }: Command
     .description('Run stored turns with the agents of a file until stopped (or until idle).')
     .requiredOption('--agents <file>', 'a module exporting `agents` ({ [name]: { model, tools, … } }), or a scenario file')
     .addOption(storeOption())
-    .option('--concurrency <n>', 'turns run at once', concurrency, 4)
+    .option('--concurrency <n>', 'turns run at once', wholeNumber(1, 1000, 'Expected a whole number from 1 to 1000.'), 4)
     .option(
       '--drain-ms <ms>',
       'on SIGTERM or Ctrl+C, how long the turns held may take before they are handed back',
-      milliseconds,
+      wholeNumber(0, 2_147_483_647, 'Expected a whole number of milliseconds.'),
       10_000,
     )
     .option('--quiet', 'no line per event on standard error (faults are still reported)')
