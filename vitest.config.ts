@@ -26,6 +26,8 @@ export default defineConfig({
   test: {
     projects,
     sequence: { sequencer: LongestFirst },
+    // The copy of a fresh PGlite cluster new directory stores start from, made once before the files run.
+    globalSetup: ['./test-pglite-template.ts'],
     // (packages/cli/test/signals.test.ts relies on this being far below its fixture's 60 s sleep.)
     testTimeout: 60_000,
     hookTimeout: 60_000,

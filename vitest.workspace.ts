@@ -115,6 +115,13 @@ export const projects = [
       // A process per file (these files start processes, signal them and restart Postgres); most of
       // their time is spent waiting for those, so two files run at once next to the unit tests.
       pool: 'forks' as const,
+      // V8 compiles PGlite's WebAssembly with its baseline compiler only in these processes, as in
+      // the CLI and fixture processes they start (packages/cli/test/run-cli.ts): a slow file opens
+      // PGlite a few times and runs few queries on it, and recompiling the hot functions cost more
+      // CPU than it saved (threads.test.ts 16.4 s of CPU → 13.6 s, checkpoint.test.ts 26.6 → 21.6,
+      // conformance and workers together 32.2 → 25.8). The unit project keeps TurboFan: its long
+      // in-process PGlite runs gain from it (interpreter-conformance.test.ts 49.9 s → 53.2 without).
+      execArgv: ['--liftoff-only'],
       maxWorkers: 2,
       sequence: { groupOrder: 0 },
     },

@@ -11,13 +11,26 @@ import { defineTool } from '@turnkit/dispatch';
 import { z } from 'zod';
 import { LIMITS_BASE, STATE_BASES, toLean } from '../src/sql/lean.js';
 import { MIGRATIONS, SCHEMA_VERSION } from '../src/schema/migrations.js';
+import { readTemplate, templateFile } from '../src/db/pglite-template.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'turnkit-migrate-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
+/**
+ * A new PGlite cluster in `data` (a directory that does not exist yet), with no store schema: from
+ * the copy of a fresh cluster a new store starts from (src/db/pglite-template.ts), which the first
+ * new store of the machine makes; initdb is most of the cost of a new cluster.
+ */
+async function newCluster(data: string): Promise<PGlite> {
+  const file = templateFile();
+  if (file !== null && readTemplate(file) === null) await (await openSql(join(dir, 'first-store'))).close();
+  const template = file === null ? null : readTemplate(file);
+  return template === null ? new PGlite(data) : new PGlite(data, { loadDataDir: template });
+}
+
 /** A database at schema version 2 holding turn 'old' mid-way, written as that version wrote it. */
 async function versionTwoStore(data: string): Promise<void> {
-  const db = new PGlite(data);
+  const db = await newCluster(data);
   for (const [i, migration] of MIGRATIONS.slice(0, 2).entries()) {
     for (const statement of migration.split(/;\s*\n/)) if (statement.trim() !== '') await db.query(statement);
     await db.query(
@@ -104,7 +117,7 @@ describe('schema migrations', () => {
 
   it("a store written by schema version 8 reads its turn's entries back the same at the current version, and the turn runs on", async () => {
     const data = join(dir, 'v8');
-    const db = new PGlite(data);
+    const db = await newCluster(data);
     await db.query(
       'CREATE TABLE IF NOT EXISTS turnkit_schema (version integer PRIMARY KEY, applied_at timestamptz NOT NULL DEFAULT now())',
     );
@@ -169,7 +182,7 @@ describe('schema migrations', () => {
 
   it("a store written by schema version 9 (limits in state_limits, entries in log rows) runs its turn on; a round keeps its entries in its call's journal row", async () => {
     const data = join(dir, 'v9');
-    const db = new PGlite(data);
+    const db = await newCluster(data);
     await db.query(
       'CREATE TABLE IF NOT EXISTS turnkit_schema (version integer PRIMARY KEY, applied_at timestamptz NOT NULL DEFAULT now())',
     );
