@@ -27,7 +27,7 @@ export default defineConfig({
     projects,
     sequence: { sequencer: LongestFirst },
     // The copy of a fresh PGlite cluster new directory stores start from, made once before the files run.
-    globalSetup: ['./test-pglite-template.ts'],
+    globalSetup: ['./packages/store/test/pglite-global-setup.ts'],
     // (packages/cli/test/signals.test.ts relies on this being far below its fixture's 60 s sleep.)
     testTimeout: 60_000,
     hookTimeout: 60_000,

@@ -9,10 +9,10 @@ import { join } from 'node:path';
 
 /** Opens (and so makes) a new PGlite directory store when the copy of a fresh cluster is missing. */
 export default async function setup(): Promise<void> {
-  const { templateFile } = await import('./packages/store/src/db/pglite-template.ts');
+  const { templateFile } = await import('../src/db/pglite-template.ts');
   const file = templateFile();
   if (file === null || existsSync(file)) return;
-  const { openStore } = await import('./packages/store/src/index.ts');
+  const { openStore } = await import('../src/index.ts');
   const dir = mkdtempSync(join(tmpdir(), 'turnkit-template-'));
   try {
     await (await openStore(join(dir, 'store'))).close();
