@@ -68,7 +68,7 @@ describe('schema migrations', () => {
     try {
       const [version] = await sql.query('SELECT max(version)::int AS v FROM turnkit_schema');
       expect(version?.v).toBe(SCHEMA_VERSION);
-      expect(SCHEMA_VERSION).toBe(11);
+      expect(SCHEMA_VERSION).toBe(12);
       const store = createStore(sql);
       const before = await store.get('old');
       expect(before?.state?.limits.maxIterations).toBe(7);

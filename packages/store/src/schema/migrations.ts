@@ -454,6 +454,47 @@ export const MIGRATIONS: readonly string[] = [
     JOIN turnkit_turns t ON t.seq = l.turn_seq
     CROSS JOIN LATERAL json_array_elements(l.data) WITH ORDINALITY AS e(value, n);
   `,
+  // The same view, read by index: the rows that carry entries are looked up per turn (each branch
+  // filtered by the turn's seq, so by its primary key) instead of joined to the turns by a hash of
+  // every entries row of the log and the journal. A claim and a watch read one turn's entries, so
+  // their cost no longer grows with the number of turns the store has ever run.
+  `
+  DROP VIEW turnkit_log_entries;
+  CREATE VIEW turnkit_log_entries AS
+    SELECT t.id AS turn_id, l.seq, l.kind, l.data, l.lease_token, l.at, l.turn_seq
+    FROM turnkit_log l JOIN turnkit_turns t ON t.seq = l.turn_seq WHERE l.kind <> 'entries'
+    UNION ALL
+    SELECT t.id, l.seq + (e.n - 1)::int,
+      CASE WHEN json_typeof(e.value) <> 'array' THEN e.value ->> 'kind'
+           WHEN e.value ->> 0 IN ('m', 'r', 'u', 'a', 'b') THEN 'message' WHEN e.value ->> 0 IN ('n', 't', 'i', 'g') THEN 'notice'
+           WHEN e.value ->> 0 = 'c' THEN 'compaction' ELSE 'status' END,
+      CASE WHEN json_typeof(e.value) <> 'array' THEN e.value -> 'data'
+           WHEN e.value ->> 0 = 'r' THEN (SELECT json_build_object('role', 'tool', 'result', turnkit_journal_result(j.call_id, j.name, j.result))
+             FROM turnkit_tool_results j WHERE j.turn_seq = l.turn_seq AND j.call_id = e.value ->> 1)
+           WHEN e.value ->> 0 = 'u' THEN json_build_object('role', 'user', 'content', t.input)
+           WHEN e.value ->> 0 = 't' THEN json_build_object('name', 'turn_started', 'data', json_build_object('id', t.id))
+           WHEN e.value ->> 0 = 'a' AND json_array_length(e.value) = 3
+             THEN json_build_object('role', 'assistant', 'content', e.value -> 1, 'toolCalls', e.value -> 2)
+           WHEN e.value ->> 0 = 'a' AND json_typeof(e.value -> 1) = 'array'
+             THEN json_build_object('role', 'assistant', 'content', '', 'toolCalls', e.value -> 1)
+           WHEN e.value ->> 0 = 'a' THEN json_build_object('role', 'assistant', 'content', e.value -> 1)
+           WHEN e.value ->> 0 = 'b' THEN json_build_object('role', 'assistant', 'content', coalesce(e.value -> 2, to_json(''::text)),
+             'toolCalls', json_build_array(json_build_object('id', l.call_id, 'name', l.name, 'input', e.value -> 1)))
+           WHEN e.value ->> 0 = 'i' THEN json_build_object('name', 'iteration', 'data', json_build_object('iteration', e.value -> 1))
+           WHEN e.value ->> 0 = 'g' THEN json_build_object('name', 'steering', 'data', json_build_object('round', e.value -> 1))
+           WHEN e.value ->> 0 = 'n' AND json_array_length(e.value) = 3 THEN json_build_object('name', e.value -> 1, 'data', e.value -> 2)
+           WHEN e.value ->> 0 = 's' AND json_typeof(e.value -> 1) = 'string' THEN json_build_object('status', e.value -> 1, 'outcome', e.value -> 2)
+           ELSE e.value -> 1 END,
+      l.lease_token, l.at, l.turn_seq
+    FROM turnkit_turns t
+    CROSS JOIN LATERAL (
+      SELECT turn_seq, seq, lease_token, at, data, NULL::text AS call_id, NULL::text AS name FROM turnkit_log
+      WHERE turn_seq = t.seq AND kind = 'entries'
+      UNION ALL
+      SELECT turn_seq, log_seq, started_token, started_at, log, call_id, name FROM turnkit_tool_results
+      WHERE turn_seq = t.seq AND log IS NOT NULL) l
+    CROSS JOIN LATERAL json_array_elements(l.data) WITH ORDINALITY AS e(value, n);
+  `,
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.length;
