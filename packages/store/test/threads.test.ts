@@ -85,6 +85,41 @@ function threadTests(name: string, open: () => Promise<Store>, cleanup?: () => P
       await cleanup?.();
     });
 
+    it('list and listThreads page with and without a cursor or a status: every item once, in order', async () => {
+      const { agentName, thread } = fresh();
+      const ids = [
+        await store.submit({ agent: agentName, input: 'one', thread: `${thread}-a` }),
+        await store.submit({ agent: agentName, input: 'two', thread: `${thread}-b` }),
+        await store.submit({ agent: agentName, input: 'three', thread: `${thread}-c` }),
+      ];
+      const turns: string[] = [];
+      const queued: string[] = [];
+      for (const [status, out] of [
+        [undefined, turns],
+        ['ready', queued],
+      ] as const) {
+        let cursor: string | null = null;
+        do {
+          const page: Awaited<ReturnType<Store['list']>> = await store.list({ limit: 2, cursor, ...(status ? { status } : {}) });
+          out.push(...page.turns.map((t) => t.id));
+          cursor = page.cursor;
+        } while (cursor !== null);
+      }
+      expect(turns.filter((id) => ids.includes(id))).toEqual(ids);
+      expect(queued.filter((id) => ids.includes(id))).toEqual(ids);
+      expect(new Set(turns).size).toBe(turns.length);
+      const threads: string[] = [];
+      let cursor: string | null = null;
+      do {
+        const page: Awaited<ReturnType<Store['listThreads']>> = await store.listThreads({ limit: 1, cursor });
+        threads.push(...page.threads.map((t) => t.id));
+        cursor = page.cursor;
+      } while (cursor !== null);
+      expect(threads.filter((id) => id.startsWith(`${thread}-`))).toEqual([`${thread}-a`, `${thread}-b`, `${thread}-c`]);
+      expect(new Set(threads).size).toBe(threads.length);
+      for (const id of ids) await store.cancel(id);
+    });
+
     it('a turn submitted while another of its thread is parked waits behind it, then goes on from its transcript', async () => {
       const { agentName, thread } = fresh();
       const model = echoModel();

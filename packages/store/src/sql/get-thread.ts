@@ -92,8 +92,8 @@ export async function listThreads(db: SqlQuery, options: Omit<ListOptions, 'stat
   const rows = await db.query(
     `SELECT th.id, th.agent, ${ISO('th.created_at', 'created_at')}, ${ISO('th.closed_at', 'closed_at')},
        (SELECT count(*) FROM turnkit_turns n WHERE n.thread = th.id)::int AS turns, ${CURRENT_SQL} AS current
-     FROM turnkit_threads th WHERE $1::text IS NULL OR th.id > $1 ORDER BY th.id LIMIT $2`,
-    [cursor, limit + 1],
+     FROM turnkit_threads th ${cursor === null ? '' : 'WHERE th.id > $2'} ORDER BY th.id LIMIT $1`,
+    cursor === null ? [limit + 1] : [limit + 1, cursor],
   );
   const page = rows.slice(0, limit);
   return { threads: page.map(toThreadSummary), cursor: rows.length > limit ? String(page[page.length - 1]?.id) : null };

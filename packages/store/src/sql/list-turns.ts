@@ -21,10 +21,16 @@ export function checkList(options: ListOptions): number {
 
 export async function listTurns(db: SqlQuery, options: ListOptions = {}): Promise<TurnPage> {
   const limit = checkList(options);
+  // Only the filters given, so each combination is a statement whose plan uses them (a cursor is a
+  // range of the seq index, not a filter over every row before it).
+  const params: unknown[] = [limit + 1];
+  const where: string[] = [];
+  if (options.status !== undefined) where.push(`status = $${params.push(options.status)}`);
+  if (options.cursor !== undefined && options.cursor !== null) where.push(`seq > $${params.push(options.cursor)}::bigint`);
   const rows = await db.query(
     `SELECT seq::text AS seq, id, agent, thread, status, ${ISO('created_at')}, ${ISO('updated_at')} FROM turnkit_turns
-     WHERE ($1::text IS NULL OR status = $1) AND ($2::bigint IS NULL OR seq > $2::bigint) ORDER BY seq LIMIT $3`,
-    [options.status ?? null, options.cursor ?? null, limit + 1],
+     ${where.length === 0 ? '' : `WHERE ${where.join(' AND ')}`} ORDER BY seq LIMIT $1`,
+    params,
   );
   const page = rows.slice(0, limit);
   const turns = page.map(toTurnSummary);
