@@ -34,7 +34,6 @@ interface PgPoolLike {
   }>;
   end(): Promise<void>;
   on(event: 'error', listener: (error: Error) => void): unknown;
-  on(event: 'connect', listener: (client: { query(text: string): Promise<unknown> }) => void): unknown;
 }
 
 /** Opens a pool of connections to a real Postgres through `pg`. */
@@ -46,12 +45,19 @@ export async function openPostgres(url: string, schema: string | undefined, load
   if (Pool === undefined || Client === undefined)
     throw new Error("The installed 'pg' package has no Pool or Client export; install pg >= 8.");
   // keepAlive: a connection cut by the network (not closed by the server) is found dead, not waited on forever.
-  const config: { connectionString: string; max: number; keepAlive: boolean; connectionTimeoutMillis: number; options?: string } =
+  // plan_cache_mode: each named statement is planned once per connection, for any parameters. Left
+  // to choose, Postgres planned the turn's large statements (the claim, a checkpoint, a result)
+  // again at every execution, which was most of its CPU for a turn: one worker process ran the
+  // bench scenario in 10.8–11.0 ms a turn with it and 14.9–29.4 without, back to back (the durable
+  // bench's worker, 1,000 turns each). A statement whose best plan depends on which filters are
+  // given is written per filter instead (`listTurns`, `listThreads`).
+  const config: { connectionString: string; max: number; keepAlive: boolean; connectionTimeoutMillis: number; options: string } =
     {
       connectionString: url,
       max: 10,
       keepAlive: true,
       connectionTimeoutMillis: 10_000,
+      options: '-c plan_cache_mode=force_generic_plan',
     };
   if (schema !== undefined) {
     // Create the schema once, then every connection of the pool uses it.
@@ -62,21 +68,11 @@ export async function openPostgres(url: string, schema: string | undefined, load
     } finally {
       await setup.end();
     }
-    config.options = `-c search_path=${schema}`;
+    config.options += ` -c search_path=${schema}`;
   }
   const pool = new Pool(config);
   // An idle connection that drops must not crash the process; the next query reconnects.
   pool.on('error', () => undefined);
-  // Each named statement is planned once per connection, for any parameters. Left to choose,
-  // Postgres planned the turn's large statements (the claim, a checkpoint, a result) again at every
-  // execution, which was most of its CPU for a turn: one worker process ran the bench scenario in
-  // 10.8–11.0 ms a turn with this and 14.9–29.4 without, back to back (the durable bench's worker,
-  // 1,000 turns each). A statement whose best plan depends on which filters are given is written
-  // per filter instead (`listTurns`, `listThreads`). Set on connecting, as the first statement the
-  // connection runs (not a startup option, which connection poolers such as PgBouncer refuse).
-  pool.on('connect', (client) => {
-    client.query('SET plan_cache_mode = force_generic_plan').catch(() => undefined);
-  });
   const rows = async (promise: Promise<{ rows: Row[] }>): Promise<Row[]> => (await promise).rows;
   return {
     kind: 'postgres',
