@@ -69,6 +69,19 @@ const QUICK: FigureSizes = {
   profileTurns: 0,
 };
 
+/** What every report starts with: when, where, how loaded, by which command, and how long it took. */
+function header(settings: BenchSettings, load: BenchReport['load'], started: number, quick: boolean) {
+  return {
+    date: new Date().toISOString().slice(0, 10),
+    node: process.version,
+    cpu: cpus()[0]?.model ?? 'unknown CPU',
+    load,
+    command: settings.command,
+    quick,
+    seconds: (performance.now() - started) / 1000,
+  };
+}
+
 /** Runs the benchmark and returns what it measured; throws if any system fails verification. */
 export async function runBench(settings: BenchSettings): Promise<BenchReport> {
   const started = performance.now();
@@ -110,13 +123,7 @@ export async function runBench(settings: BenchSettings): Promise<BenchReport> {
   }
   const turns = await timeSystems(systems, settings);
   return {
-    date: new Date().toISOString().slice(0, 10),
-    node: process.version,
-    cpu: cpus()[0]?.model ?? 'unknown CPU',
-    load,
-    command: settings.command,
-    quick: settings.quick,
-    seconds: (performance.now() - started) / 1000,
+    ...header(settings, load, started, settings.quick),
     turns,
     suspendedHeap,
     step,
@@ -181,13 +188,7 @@ export async function runTurnBench(settings: BenchSettings): Promise<TurnReport>
   systems.push(...(await loadPeerSystems()));
   const turns = await timeSystems(systems, settings);
   return {
-    date: new Date().toISOString().slice(0, 10),
-    node: process.version,
-    cpu: cpus()[0]?.model ?? 'unknown CPU',
-    load,
-    command: settings.command,
-    quick: false,
-    seconds: (performance.now() - started) / 1000,
+    ...header(settings, load, started, false),
     turns,
     step,
     ...definedProps({ profile }),

@@ -19,7 +19,7 @@ import pg from 'pg';
 import { z } from 'zod';
 import { importPeer } from './peer-install.js';
 import { ADD_INPUTS, EXPECTED_TEXT } from './scenario.js';
-import { model as scenarioModel } from './store-bench.js';
+import { add, model as scenarioModel } from './store-bench.js';
 
 const [system, url, roundsArg, turnsArg] = process.argv.slice(2) as [string, string, string, string];
 const rounds = Number(roundsArg);
@@ -73,13 +73,6 @@ const longModel: Model = {
   },
 };
 
-const add = defineTool({
-  name: 'add',
-  description: 'add',
-  input: z.object({ a: z.number(), b: z.number() }),
-  readOnly: true,
-  execute: ({ a, b }) => a + b,
-});
 /** The bench scenario's agent: the warm-up's, and the run's at `rounds` 0. */
 const scenarioAgent = { model: scenarioModel, tools: [add] };
 

@@ -43,7 +43,8 @@ export const model: Model = {
     return { text: '', toolCalls: [{ id: `c${results}`, name: 'add', input }], finishReason: 'tool_calls' };
   },
 };
-const add = defineTool({
+/** The bench scenario's tool: adds two numbers (shared by every durable bench process). */
+export const add = defineTool({
   name: 'add',
   description: 'add',
   input: z.object({ a: z.number(), b: z.number() }),
