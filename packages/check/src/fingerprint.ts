@@ -317,11 +317,24 @@ export class ValueFingerprint {
    * to `REUSED_DEPTH`) and remembered.
    */
   #item(item: unknown, reused: Reused, position: number, depth: number): void {
+    const hashes = reused.hashes;
+    if (typeof item === 'string' && position < MAX_REUSED_FIELDS) {
+      // A string field (a status, an id) is mostly the one last seen there: no lookup by its text.
+      if (reused.items[position] !== item) {
+        this.#string(item);
+        reused.items[position] = item;
+        hashes[2 * position] = this.hi;
+        hashes[2 * position + 1] = this.lo;
+        return;
+      }
+      this.hi = hashes[2 * position]! >>> 0;
+      this.lo = hashes[2 * position + 1]! >>> 0;
+      return;
+    }
     if (item === null || typeof item !== 'object' || position >= MAX_REUSED_FIELDS) {
       this.#value(item);
       return;
     }
-    const hashes = reused.hashes;
     if (reused.items[position] === item) {
       this.hi = hashes[2 * position]! >>> 0;
       this.lo = hashes[2 * position + 1]! >>> 0;

@@ -47,19 +47,20 @@ export function checkStep(
   options: CheckOptions = {},
 ): { monitor: MonitorState; violations: Violation[] } {
   const violations: Violation[] = [];
-  const wanted = (n: InvariantNumber): boolean => options.only === undefined || options.only.includes(n);
+  const only = options.only;
   const report = (invariant: InvariantNumber, message: string): void => {
-    if (wanted(invariant)) violations.push({ invariant, step: index, message });
+    if (only === undefined || only.includes(invariant)) violations.push({ invariant, step: index, message });
   };
   const run = options.step ?? coreStep;
+  const all = only === undefined;
   let next = monitor;
   try {
-    if (wanted(1)) neverThrows(record, report);
-    if (options.purity !== false) purityReruns(record, run, report, wanted(2), wanted(3));
-    if (wanted(3)) stateChecks(record, report, options.stateInvariants !== false, options.parseStates !== false);
-    if (wanted(4)) terminalAbsorbs(record, report);
-    if (wanted(5)) blockingLast(record, report);
-    if (wanted(9)) monotone(record, report);
+    if (all || only.includes(1)) neverThrows(record, report);
+    if (options.purity !== false) purityReruns(record, run, report, all || only.includes(2), all || only.includes(3));
+    if (all || only.includes(3)) stateChecks(record, report, options.stateInvariants !== false, options.parseStates !== false);
+    if (all || only.includes(4)) terminalAbsorbs(record, report);
+    if (all || only.includes(5)) blockingLast(record, report);
+    if (all || only.includes(9)) monotone(record, report);
     next = observeHistory(limits, record, monitor, report);
   } catch (error) {
     // A checker bug (or a hostile trace) must not hide the other results.
@@ -108,7 +109,7 @@ function purityReruns(record: TraceStep, run: StepFunction, report: Report, dete
   }
   if (!deterministic) return;
   // The copies started equal to a JSON copy of the record's state and to its event (which nothing here changes).
-  if (!deepEqual(unfrozenState, JSON.parse(text))) report(2, 'step mutated the state it was given');
+  if (!deepEqual(unfrozenState, parsedCopy(record.state, text))) report(2, 'step mutated the state it was given');
   if (!deepEqual(unfrozenEvent, record.event)) report(2, 'step mutated the event it was given');
 }
 
@@ -163,6 +164,21 @@ export function stateJson(state: TurnState): string {
     jsonOfState.set(state, json);
   }
   return json;
+}
+
+const parsedOfState = new WeakMap<object, unknown>();
+
+/**
+ * `JSON.parse` of the state's JSON text, made once per state object: what a copy given to `step`
+ * must still be after it. Never given to `step` or out, so it stays as parsed.
+ */
+function parsedCopy(state: TurnState, text: string): unknown {
+  let parsed = parsedOfState.get(state);
+  if (parsed === undefined) {
+    parsed = JSON.parse(text) as unknown;
+    parsedOfState.set(state, parsed);
+  }
+  return parsed;
 }
 
 /** A deep-frozen copy of a state or event, made once per object (a primitive event is its own copy). */
@@ -227,17 +243,33 @@ function terminalAbsorbs(record: TraceStep, report: Report): void {
 
 // 5. At most one blocking effect, last; `done` exactly when the status becomes terminal.
 function blockingLast(record: TraceStep, report: Report): void {
-  const blocking = record.effects.filter(isBlocking);
-  if (blocking.length > 1)
+  const effects = record.effects;
+  // One pass over the effects (this runs on every edge): the blocking ones and the `done` ones counted.
+  let blockingCount = 0;
+  let firstBlocking: Effect | undefined;
+  let doneCount = 0;
+  let firstDone: Effect | undefined;
+  for (const effect of effects) {
+    if (isBlocking(effect)) {
+      if (blockingCount === 0) firstBlocking = effect;
+      blockingCount += 1;
+    }
+    if (effect.type === 'done') {
+      if (doneCount === 0) firstDone = effect;
+      doneCount += 1;
+    }
+  }
+  if (blockingCount > 1) {
+    const blocking = effects.filter(isBlocking);
     report(5, `${blocking.length} blocking effects in one list: ${blocking.map((e) => e.type).join(', ')}`);
-  const last = record.effects[record.effects.length - 1];
-  if (blocking.length === 1 && last !== blocking[0]) report(5, `the blocking effect ${blocking[0]?.type} is not last`);
+  }
+  const last = effects[effects.length - 1];
+  if (blockingCount === 1 && last !== firstBlocking) report(5, `the blocking effect ${firstBlocking?.type} is not last`);
   const becameTerminal = !isTerminal(record.state) && isTerminal(record.next);
-  const done = record.effects.filter((e) => e.type === 'done');
-  if (becameTerminal && done.length !== 1) report(5, `the status became ${record.next.status} without a done effect`);
-  if (!becameTerminal && done.length > 0)
+  if (becameTerminal && doneCount !== 1) report(5, `the status became ${record.next.status} without a done effect`);
+  if (!becameTerminal && doneCount > 0)
     report(5, `done was emitted but the status went ${record.state.status} -> ${record.next.status}`);
-  if (becameTerminal && done[0]?.type === 'done' && !deepEqual(done[0].outcome, record.next.outcome)) {
+  if (becameTerminal && firstDone?.type === 'done' && !deepEqual(firstDone.outcome, record.next.outcome)) {
     report(5, "done's outcome differs from the state's outcome");
   }
 }
