@@ -92,7 +92,7 @@ function neverThrows(record: TraceStep, report: Report): void {
 function purityReruns(record: TraceStep, run: StepFunction, report: Report, deterministic: boolean, roundTrip: boolean): void {
   if (record.thrown !== undefined || (!deterministic && !roundTrip)) return;
   if (deterministic) {
-    const again = safeRun(run, frozenCopy(record.state), frozenCopy(record.event));
+    const again = safeRun(run, frozenCopy(record.state, frozenOfState), frozenCopy(record.event, frozenOfEvent));
     if (again === null || !deepEqual(again[0], record.next) || !deepEqual(again[1], record.effects)) {
       report(
         2,
@@ -149,14 +149,40 @@ export function stateInvariantProblems(state: TurnState, name: string): string[]
   }
 }
 
-// An exploration meets one state object on every edge out of it (and the state an edge makes is
-// keyed by its JSON), and the alphabet's events again and again: a state's JSON text, and the
-// deep-frozen copy of a state or event, are made once per object. States and events are plain
-// JSON that step never changes (invariant 2 checks that).
-const jsonOfState = new WeakMap<object, string>();
-const frozenOfState = new WeakMap<object, unknown>();
+// An exploration meets one state object on every edge out of it, one edge after the other, and a
+// trace meets each state twice in a row (the state after one step is the state before the next):
+// a state's JSON text, its parsed copy and its deep-frozen copy are kept for the last few objects
+// they were made for. States and events are plain JSON that step never changes (invariant 2
+// checks that). Before, each was kept in a WeakMap for as long as its object lived: every
+// frontier state of an exploration held its copies, and the garbage collector went through the
+// entries of each table in every young-generation collection.
 
-/** `JSON.stringify(state)`, made once per state object. */
+/** What was made for the last `RECENT` objects (by identity), oldest replaced first. */
+class Recent<V> {
+  readonly #keys: Array<object | undefined> = new Array<object | undefined>(RECENT).fill(undefined);
+  readonly #values: Array<V | undefined> = new Array<V | undefined>(RECENT).fill(undefined);
+  #next = 0;
+
+  get(key: object): V | undefined {
+    for (let i = 0; i < RECENT; i++) if (this.#keys[i] === key) return this.#values[i];
+    return undefined;
+  }
+
+  set(key: object, value: V): void {
+    this.#keys[this.#next] = key;
+    this.#values[this.#next] = value;
+    this.#next = (this.#next + 1) % RECENT;
+  }
+}
+
+const RECENT = 4;
+const jsonOfState = new Recent<string>();
+const frozenOfState = new Recent<unknown>();
+/** Apart from the states', so that the events of one state's edges do not push its copy out. */
+const frozenOfEvent = new Recent<unknown>();
+const parsedOfState = new Recent<unknown>();
+
+/** `JSON.stringify(state)`, made once for the same state object met again soon. */
 export function stateJson(state: TurnState): string {
   let json = jsonOfState.get(state);
   if (json === undefined) {
@@ -166,11 +192,9 @@ export function stateJson(state: TurnState): string {
   return json;
 }
 
-const parsedOfState = new WeakMap<object, unknown>();
-
 /**
- * `JSON.parse` of the state's JSON text, made once per state object: what a copy given to `step`
- * must still be after it. Never given to `step` or out, so it stays as parsed.
+ * `JSON.parse` of the state's JSON text, made once for the same state object met again soon: what
+ * a copy given to `step` must still be after it. Never given to `step` or out, so it stays as parsed.
  */
 function parsedCopy(state: TurnState, text: string): unknown {
   let parsed = parsedOfState.get(state);
@@ -181,13 +205,13 @@ function parsedCopy(state: TurnState, text: string): unknown {
   return parsed;
 }
 
-/** A deep-frozen copy of a state or event, made once per object (a primitive event is its own copy). */
-function frozenCopy<T>(value: T): T {
+/** A deep-frozen copy of a state or event, made once for the same object met again soon (a primitive event is its own copy). */
+function frozenCopy<T>(value: T, made: Recent<unknown>): T {
   if (value === null || typeof value !== 'object') return value;
-  let frozen = frozenOfState.get(value) as T | undefined;
+  let frozen = made.get(value) as T | undefined;
   if (frozen === undefined) {
     frozen = deepFreeze(deepClone(value));
-    frozenOfState.set(value, frozen);
+    made.set(value, frozen);
   }
   return frozen;
 }
