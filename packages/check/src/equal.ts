@@ -5,9 +5,15 @@
 // and keys of an array beyond its indices (nothing `step` makes has them; JSON drops them).
 import { isDeepStrictEqual } from 'node:util';
 
+// `Object.prototype.hasOwnProperty` called on the value: V8 optimizes it in a `for in` loop,
+// `Object.hasOwn` there not (a state's walk took 30% less time with it: 2.3 µs instead of 3.3, the
+// 22,043 states of maxIterations 2 against their JSON copies, best of 10, alternated).
+const hasOwnProperty = Object.prototype.hasOwnProperty;
+const hasOwn = (value: object, key: string | number): boolean => hasOwnProperty.call(value, key);
+
 function ownCount(value: object): number {
   let count = 0;
-  for (const key in value) if (Object.hasOwn(value, key)) count++;
+  for (const key in value) if (hasOwn(value, key)) count++;
   return count;
 }
 
@@ -23,7 +29,7 @@ export function deepEqual(a: unknown, b: unknown): boolean {
     if (a.length !== b.length) return false;
     for (let i = 0; i < a.length; i++) {
       // A hole: left to isDeepStrictEqual.
-      if (!Object.hasOwn(a, i) || !Object.hasOwn(b, i)) return isDeepStrictEqual(a, b);
+      if (!hasOwn(a, i) || !hasOwn(b, i)) return isDeepStrictEqual(a, b);
       if (!deepEqual(a[i], b[i])) return false;
     }
     return true;
@@ -33,9 +39,9 @@ export function deepEqual(a: unknown, b: unknown): boolean {
   if (proto !== Object.getPrototypeOf(b) || (proto !== Object.prototype && proto !== null)) return isDeepStrictEqual(a, b);
   let count = 0;
   for (const key in a) {
-    if (!Object.hasOwn(a, key)) continue;
+    if (!hasOwn(a, key)) continue;
     count++;
-    if (!Object.hasOwn(b, key)) return false;
+    if (!hasOwn(b, key)) return false;
     if (!deepEqual((a as Record<string, unknown>)[key], (b as Record<string, unknown>)[key])) return false;
   }
   return count === ownCount(b);
@@ -46,7 +52,7 @@ const NONE: unique symbol = Symbol('none');
 
 /** The own value of `value` at `key`, or NONE. */
 function childOf(value: unknown, key: string | number): unknown {
-  return value !== null && typeof value === 'object' && Object.hasOwn(value, key)
+  return value !== null && typeof value === 'object' && hasOwn(value, key)
     ? (value as Record<string | number, unknown>)[key]
     : NONE;
 }
@@ -69,7 +75,7 @@ export function deepEqualAlong(a: unknown, b: unknown, f: unknown, s: unknown): 
       return isDeepStrictEqual(a, b);
     if (a.length !== b.length) return false;
     for (let i = 0; i < a.length; i++) {
-      if (!Object.hasOwn(a, i) || !Object.hasOwn(b, i)) return isDeepStrictEqual(a, b);
+      if (!hasOwn(a, i) || !hasOwn(b, i)) return isDeepStrictEqual(a, b);
       if (!deepEqualAlong(a[i], b[i], childOf(f, i), childOf(s, i))) return false;
     }
     return true;
@@ -78,9 +84,9 @@ export function deepEqualAlong(a: unknown, b: unknown, f: unknown, s: unknown): 
   if (proto !== Object.getPrototypeOf(b) || (proto !== Object.prototype && proto !== null)) return isDeepStrictEqual(a, b);
   let count = 0;
   for (const key in a) {
-    if (!Object.hasOwn(a, key)) continue;
+    if (!hasOwn(a, key)) continue;
     count++;
-    if (!Object.hasOwn(b, key)) return false;
+    if (!hasOwn(b, key)) return false;
     if (
       !deepEqualAlong((a as Record<string, unknown>)[key], (b as Record<string, unknown>)[key], childOf(f, key), childOf(s, key))
     )
