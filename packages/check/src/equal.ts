@@ -8,8 +8,8 @@ import { isDeepStrictEqual } from 'node:util';
 // `Object.prototype.hasOwnProperty` called on the value: V8 optimizes it in a `for in` loop,
 // `Object.hasOwn` there not (a state's walk took 30% less time with it: 2.3 µs instead of 3.3, the
 // 22,043 states of maxIterations 2 against their JSON copies, best of 10, alternated).
-const hasOwnProperty = Object.prototype.hasOwnProperty;
-const hasOwn = (value: object, key: string | number): boolean => hasOwnProperty.call(value, key);
+const ownProperty = Object.prototype.hasOwnProperty;
+const hasOwn = (value: object, key: string | number): boolean => ownProperty.call(value, key);
 
 function ownCount(value: object): number {
   let count = 0;

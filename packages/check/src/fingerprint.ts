@@ -10,7 +10,7 @@
 import { hash } from 'node:crypto';
 
 /** Called on the value in a `for in` loop, where V8 optimizes it (and `Object.hasOwn` not). */
-const hasOwnProperty = Object.prototype.hasOwnProperty;
+const ownProperty = Object.prototype.hasOwnProperty;
 
 /** Base64 digit values by character code (SHA-1 digests come as base64 text). */
 const BASE64 = new Uint8Array(128);
@@ -286,7 +286,7 @@ export class ValueFingerprint {
       const record = value as Record<string, unknown>;
       let position = 0;
       for (const key in record) {
-        if (!hasOwnProperty.call(record, key)) continue;
+        if (!ownProperty.call(record, key)) continue;
         const item = record[key];
         if (item === undefined || typeof item === 'function' || typeof item === 'symbol') continue;
         if (reused === undefined || position >= MAX_REUSED_FIELDS) this.#string(key);
