@@ -5,14 +5,15 @@
 // and keys of an array beyond its indices (nothing `step` makes has them; JSON drops them).
 import { isDeepStrictEqual } from 'node:util';
 
-const isPlain = (value: object): boolean => {
-  const proto = Object.getPrototypeOf(value);
-  return proto === Object.prototype || proto === null;
-};
+// `Object.prototype.hasOwnProperty` called on the value: V8 optimizes it in a `for in` loop,
+// `Object.hasOwn` there not (a state's walk took 30% less time with it: 2.3 µs instead of 3.3, the
+// 22,043 states of maxIterations 2 against their JSON copies, best of 10, alternated).
+const ownProperty = Object.prototype.hasOwnProperty;
+const hasOwn = (value: object, key: string | number): boolean => ownProperty.call(value, key);
 
 function ownCount(value: object): number {
   let count = 0;
-  for (const key in value) if (Object.hasOwn(value, key)) count++;
+  for (const key in value) if (hasOwn(value, key)) count++;
   return count;
 }
 
@@ -28,18 +29,68 @@ export function deepEqual(a: unknown, b: unknown): boolean {
     if (a.length !== b.length) return false;
     for (let i = 0; i < a.length; i++) {
       // A hole: left to isDeepStrictEqual.
-      if (!Object.hasOwn(a, i) || !Object.hasOwn(b, i)) return isDeepStrictEqual(a, b);
+      if (!hasOwn(a, i) || !hasOwn(b, i)) return isDeepStrictEqual(a, b);
       if (!deepEqual(a[i], b[i])) return false;
     }
     return true;
   }
-  if (!isPlain(a) || !isPlain(b) || Object.getPrototypeOf(a) !== Object.getPrototypeOf(b)) return isDeepStrictEqual(a, b);
+  // Both plain with one prototype (each prototype read once: this runs for every object compared).
+  const proto = Object.getPrototypeOf(a) as object | null;
+  if (proto !== Object.getPrototypeOf(b) || (proto !== Object.prototype && proto !== null)) return isDeepStrictEqual(a, b);
   let count = 0;
   for (const key in a) {
-    if (!Object.hasOwn(a, key)) continue;
+    if (!hasOwn(a, key)) continue;
     count++;
-    if (!Object.hasOwn(b, key)) return false;
+    if (!hasOwn(b, key)) return false;
     if (!deepEqual((a as Record<string, unknown>)[key], (b as Record<string, unknown>)[key])) return false;
+  }
+  return count === ownCount(b);
+}
+
+/** No value at that place (not even `undefined`). */
+const NONE: unique symbol = Symbol('none');
+
+/** The own value of `value` at `key`, or NONE. */
+function childOf(value: unknown, key: string | number): unknown {
+  return value !== null && typeof value === 'object' && hasOwn(value, key)
+    ? (value as Record<string | number, unknown>)[key]
+    : NONE;
+}
+
+/**
+ * `deepEqual(a, b)`, where `f` and `s` are the values at the same place as `a` and `b` in two values
+ * known to be deeply equal (`f` and `s` of the top call): where `a` is `f` and `b` is `s` they are
+ * equal without a walk. The purity re-runs compare what `step` made from a copy of a state with
+ * what it made from the state itself: what `step` left as it was is the copy's and the state's own
+ * parts, which need no walk.
+ */
+export function deepEqualAlong(a: unknown, b: unknown, f: unknown, s: unknown): boolean {
+  if (a === f && b === s) return true;
+  if (f === NONE || s === NONE) return deepEqual(a, b);
+  if (a === b) return typeof a !== 'number' || Object.is(a, b);
+  if (a === null || b === null || typeof a !== 'object' || typeof b !== 'object') return Object.is(a, b);
+  if (Array.isArray(a) || Array.isArray(b)) {
+    if (!Array.isArray(a) || !Array.isArray(b)) return false;
+    if (Object.getPrototypeOf(a) !== Array.prototype || Object.getPrototypeOf(b) !== Array.prototype)
+      return isDeepStrictEqual(a, b);
+    if (a.length !== b.length) return false;
+    for (let i = 0; i < a.length; i++) {
+      if (!hasOwn(a, i) || !hasOwn(b, i)) return isDeepStrictEqual(a, b);
+      if (!deepEqualAlong(a[i], b[i], childOf(f, i), childOf(s, i))) return false;
+    }
+    return true;
+  }
+  const proto = Object.getPrototypeOf(a) as object | null;
+  if (proto !== Object.getPrototypeOf(b) || (proto !== Object.prototype && proto !== null)) return isDeepStrictEqual(a, b);
+  let count = 0;
+  for (const key in a) {
+    if (!hasOwn(a, key)) continue;
+    count++;
+    if (!hasOwn(b, key)) return false;
+    if (
+      !deepEqualAlong((a as Record<string, unknown>)[key], (b as Record<string, unknown>)[key], childOf(f, key), childOf(s, key))
+    )
+      return false;
   }
   return count === ownCount(b);
 }

@@ -120,6 +120,8 @@ export function balancePlan(sizes: readonly number[]): Gift[][] {
 /** A frontier node as it crosses to another worker (structured clone). */
 interface Handed {
   readonly state: TurnState;
+  readonly stateHi: number;
+  readonly stateLo: number;
   readonly monitor: MonitorState;
   readonly monitorHi: number;
   readonly monitorLo: number;
@@ -153,12 +155,15 @@ interface Pending {
   readonly monitorHi: number;
   readonly monitorLo: number;
   readonly stateHi: number;
+  readonly stateLo: number;
   readonly expand: boolean;
 }
 
 interface Open {
   index: number;
   readonly state: TurnState;
+  readonly stateHi: number;
+  readonly stateLo: number;
   readonly monitor: MonitorState;
   readonly monitorHi: number;
   readonly monitorLo: number;
@@ -305,7 +310,7 @@ class ExploreWorker {
     this.nodes.add(fp.hi, fp.lo);
     this.states.add(hash.hi, hash.lo);
     this.newState(initial, hash.hi, -1);
-    this.frontier = [{ index: -1, state: initial, monitor, monitorHi: mHi, monitorLo: mLo }];
+    this.frontier = [{ index: -1, state: initial, stateHi: hash.hi, stateLo: hash.lo, monitor, monitorHi: mHi, monitorLo: mLo }];
     return Float64Array.of(-1);
   }
 
@@ -332,7 +337,14 @@ class ExploreWorker {
       for (const p of gift.positions) {
         const node = this.frontier[p]!;
         given[p] = 1;
-        nodes.push({ state: node.state, monitor: node.monitor, monitorHi: node.monitorHi, monitorLo: node.monitorLo });
+        nodes.push({
+          state: node.state,
+          stateHi: node.stateHi,
+          stateLo: node.stateLo,
+          monitor: node.monitor,
+          monitorHi: node.monitorHi,
+          monitorLo: node.monitorLo,
+        });
       }
       this.peers[gift.to]!.postMessage(nodes);
     }
@@ -399,9 +411,15 @@ class ExploreWorker {
       mHi = this.monitorHash.hi;
       mLo = this.monitorHash.lo;
     }
-    this.hash.value(record.next);
-    const stateHi = this.hash.hi;
-    const stateLo = this.hash.lo;
+    // The state given back as it was (a terminal state absorbing an event) has its fingerprint:
+    // with its monitor unchanged too it is its own parent, already a node.
+    let stateHi = node.stateHi;
+    let stateLo = node.stateLo;
+    if (record.next !== state) {
+      this.hash.value(record.next);
+      stateHi = this.hash.hi;
+      stateLo = this.hash.lo;
+    } else if (checked.monitor === monitor) return;
     const to = this.owner(stateLo);
     // A node this worker has offered before (its edges are ranked in order, and earlier levels
     // come first) or already holds can be dropped here: its owner keeps the first offer.
@@ -421,6 +439,7 @@ class ExploreWorker {
       monitorHi: mHi,
       monitorLo: mLo,
       stateHi,
+      stateLo,
       expand: !(isTerminal(state) && record.next === state),
     });
   }
@@ -481,7 +500,15 @@ class ExploreWorker {
       const p = this.pending[a >> 1]!;
       if ((a & 1) === 1) this.newState(p.state, p.stateHi, p.rank);
       if (!p.expand) continue;
-      next.push({ index: -1, state: p.state, monitor: p.monitor, monitorHi: p.monitorHi, monitorLo: p.monitorLo });
+      next.push({
+        index: -1,
+        state: p.state,
+        stateHi: p.stateHi,
+        stateLo: p.stateLo,
+        monitor: p.monitor,
+        monitorHi: p.monitorHi,
+        monitorLo: p.monitorLo,
+      });
       ranks.push(p.rank);
     }
     this.pending = [];

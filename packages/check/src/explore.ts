@@ -102,9 +102,11 @@ export interface ExploreResult {
   readonly storedBytes: number;
 }
 
-/** A node waiting in the frontier: its state, its monitor and the monitor's fingerprint. */
+/** A node waiting in the frontier: its state and the state's fingerprint, its monitor and the monitor's fingerprint. */
 interface Open {
   readonly state: TurnState;
+  readonly stateHi: number;
+  readonly stateLo: number;
   readonly monitor: MonitorState;
   readonly monitorHi: number;
   readonly monitorLo: number;
@@ -157,7 +159,8 @@ export function exploreTurn(options: ExploreOptions): ExploreResult {
   const fp = new Fingerprint();
   // Core's step never changes an object it was given, so the fingerprints of the fields it shares
   // between states are reused; a reducer under test gets its states hashed whole.
-  const hash = new ValueFingerprint({ reuse: options.step === undefined });
+  const reuse = options.step === undefined;
+  const hash = new ValueFingerprint({ reuse });
   /** The monitors' own, so that the two do not take each other's reused fields. */
   const monitorHash = new ValueFingerprint({ reuse: true });
   const terminalOutcomes: Record<string, number> = {};
@@ -179,14 +182,22 @@ export function exploreTurn(options: ExploreOptions): ExploreResult {
    * True when the node (the state with the monitor whose fingerprint is given) is new; a new
    * distinct state is counted and checked alone (invariant 3).
    */
-  const visit = (state: TurnState, monitorHi: number, monitorLo: number, at: number, entry: LabelledEvent | null): boolean => {
-    hash.value(state);
-    const stateHi = hash.hi;
-    const stateLo = hash.lo;
+  const visit = (
+    state: TurnState,
+    stateHi: number,
+    stateLo: number,
+    monitorHi: number,
+    monitorLo: number,
+    at: number,
+    entry: LabelledEvent | null,
+  ): boolean => {
     fp.pair(stateHi, stateLo, monitorHi, monitorLo);
     if (!seenNodes.add(fp.hi, fp.lo)) return false;
     if (seenStates.add(stateHi, stateLo)) {
-      if (isTerminal(state)) terminalOutcomes[outcomeLabel(state)] = (terminalOutcomes[outcomeLabel(state)] ?? 0) + 1;
+      if (isTerminal(state)) {
+        const label = outcomeLabel(state);
+        terminalOutcomes[label] = (terminalOutcomes[label] ?? 0) + 1;
+      }
       for (const problem of stateInvariantProblems(state, entry === null ? 'state' : 'state after'))
         report(at, entry, 3, problem);
       if (parseSampled(stateHi, puritySample)) {
@@ -199,15 +210,25 @@ export function exploreTurn(options: ExploreOptions): ExploreResult {
 
   const startMonitor = initialMonitor(initial);
   monitorHash.value(startMonitor);
-  let frontier: Open[] = [{ state: initial, monitor: startMonitor, monitorHi: monitorHash.hi, monitorLo: monitorHash.lo }];
-  visit(initial, frontier[0]!.monitorHi, frontier[0]!.monitorLo, -1, null);
+  hash.value(initial);
+  let frontier: Open[] = [
+    {
+      state: initial,
+      stateHi: hash.hi,
+      stateLo: hash.lo,
+      monitor: startMonitor,
+      monitorHi: monitorHash.hi,
+      monitorLo: monitorHash.lo,
+    },
+  ];
+  visit(initial, hash.hi, hash.lo, frontier[0]!.monitorHi, frontier[0]!.monitorLo, -1, null);
   let depth = 0;
   while (frontier.length > 0 && depth < options.maxDepth) {
     const next: Open[] = [];
     const parents: number[] = [];
     const events: number[] = [];
     for (let index = 0; index < frontier.length; index++) {
-      const { state, monitor, monitorHi, monitorLo } = frontier[index]!;
+      const { state, stateHi, stateLo, monitor, monitorHi, monitorLo } = frontier[index]!;
       const entries = alphabet(state);
       if (entries.length > 256)
         throw new RangeError(`exploreTurn: the alphabet gave ${entries.length} events for one state; at most 256.`);
@@ -248,9 +269,19 @@ export function exploreTurn(options: ExploreOptions): ExploreResult {
           mHi = monitorHash.hi;
           mLo = monitorHash.lo;
         }
+        // The state given back as it was (a terminal state absorbing an event) has its fingerprint:
+        // with its monitor unchanged too it is its own parent, visited. Only where objects never
+        // change (core's step); a reducer under test might have changed it in place.
+        let nHi = stateHi;
+        let nLo = stateLo;
+        if (record.next !== state || !reuse) {
+          hash.value(record.next);
+          nHi = hash.hi;
+          nLo = hash.lo;
+        } else if (checked.monitor === monitor) continue;
         // A terminal state is checked (absorption) but not expanded further than once.
-        if (visit(record.next, mHi, mLo, index, entry) && !(isTerminal(state) && record.next === state)) {
-          next.push({ state: record.next, monitor: checked.monitor, monitorHi: mHi, monitorLo: mLo });
+        if (visit(record.next, nHi, nLo, mHi, mLo, index, entry) && !(isTerminal(state) && record.next === state)) {
+          next.push({ state: record.next, stateHi: nHi, stateLo: nLo, monitor: checked.monitor, monitorHi: mHi, monitorLo: mLo });
           parents.push(index);
           events.push(e);
         }

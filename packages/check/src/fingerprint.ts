@@ -9,6 +9,9 @@
 
 import { hash } from 'node:crypto';
 
+/** Called on the value in a `for in` loop, where V8 optimizes it (and `Object.hasOwn` not). */
+const ownProperty = Object.prototype.hasOwnProperty;
+
 /** Base64 digit values by character code (SHA-1 digests come as base64 text). */
 const BASE64 = new Uint8Array(128);
 for (const [i, c] of [...'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/'].entries())
@@ -283,7 +286,7 @@ export class ValueFingerprint {
       const record = value as Record<string, unknown>;
       let position = 0;
       for (const key in record) {
-        if (!Object.hasOwn(record, key)) continue;
+        if (!ownProperty.call(record, key)) continue;
         const item = record[key];
         if (item === undefined || typeof item === 'function' || typeof item === 'symbol') continue;
         if (reused === undefined || position >= MAX_REUSED_FIELDS) this.#string(key);
@@ -317,34 +320,43 @@ export class ValueFingerprint {
    * to `REUSED_DEPTH`) and remembered.
    */
   #item(item: unknown, reused: Reused, position: number, depth: number): void {
-    if (item === null || typeof item !== 'object' || position >= MAX_REUSED_FIELDS) {
+    if (position >= MAX_REUSED_FIELDS) {
       this.#value(item);
       return;
     }
     const hashes = reused.hashes;
+    // The value last seen here (a number, a status, an id or a shared object mostly is): its
+    // fingerprint, which a primitive's value alone decides and an object never changes after.
     if (reused.items[position] === item) {
       this.hi = hashes[2 * position]! >>> 0;
       this.lo = hashes[2 * position + 1]! >>> 0;
       return;
     }
-    let below: Reused | undefined;
-    if (depth + 1 < REUSED_DEPTH) {
-      below = reused.below[position];
-      if (below === undefined) {
-        below = new Reused();
-        reused.below[position] = below;
+    if (item === null || typeof item !== 'object') this.#value(item);
+    else {
+      let below: Reused | undefined;
+      if (depth + 1 < REUSED_DEPTH) {
+        below = reused.below[position];
+        if (below === undefined) {
+          below = new Reused();
+          reused.below[position] = below;
+        }
       }
+      this.#object(item, below, depth + 1);
     }
-    this.#object(item, below, depth + 1);
     reused.items[position] = item;
     hashes[2 * position] = this.hi;
     hashes[2 * position + 1] = this.lo;
   }
 }
 
+/** No value seen yet. */
+const NOTHING: unique symbol = Symbol('nothing');
+
 /** The values (and keys) last seen at one path (a field of a field... of the values given) and their fingerprints, by position. */
 class Reused {
-  readonly items: unknown[] = [];
+  /** NOTHING where no value was seen yet (`undefined` is a value an array can hold). */
+  readonly items: unknown[] = new Array<unknown>(MAX_REUSED_FIELDS).fill(NOTHING);
   readonly hashes = new Int32Array(2 * MAX_REUSED_FIELDS);
   readonly below: Array<Reused | undefined> = [];
   /** An object's keys by position, and their fingerprints (the key hashed last time, if the same). */

@@ -168,7 +168,7 @@ function callsRunOnce(record: TraceStep, monitor: MonitorState, report: Report):
   // dispatched again would already be a violation.
   if (record.next.status !== 'awaiting_approval' && record.next.status !== 'executing_approved') {
     if (parked.length > 0) parked = [];
-    if (Object.keys(decided).length > 0) decided = {};
+    if (hasKeys(decided)) decided = {};
     if (executed.length > 0) executed = [];
   }
   return { dispatched, executed, parked, decided };
@@ -253,6 +253,12 @@ function validDecision(value: unknown): 'approve' | 'reject' | null {
     return value.remember === undefined || value.remember === 'session' || value.remember === 'tool' ? 'approve' : null;
   if (value.type === 'reject') return value.reason === undefined || typeof value.reason === 'string' ? 'reject' : null;
   return null;
+}
+
+/** `Object.keys(record).length > 0` without making the array (this runs on most edges). */
+function hasKeys(record: object): boolean {
+  for (const key in record) if (Object.hasOwn(record, key)) return true;
+  return false;
 }
 
 const isRecord = (value: unknown): value is Record<string, unknown> =>

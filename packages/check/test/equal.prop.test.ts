@@ -3,7 +3,7 @@
 import { isDeepStrictEqual } from 'node:util';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { deepEqual } from '../src/equal.js';
+import { deepEqual, deepEqualAlong } from '../src/equal.js';
 
 const NUM_RUNS = 500;
 
@@ -31,7 +31,34 @@ function change(value: unknown, at: number, how: string): unknown {
   return value;
 }
 
+/** `change` made as `step` makes a state: new objects along the changed path, the rest shared with `value`. */
+function changeShared(value: unknown, at: number, how: string): unknown {
+  if (value === null || typeof value !== 'object') return change(value, at, how);
+  const keys = Object.keys(value);
+  if (keys.length === 0 || how === 'same') return how === 'same' ? value : change(structuredClone(value), at, how);
+  const key = keys[at % keys.length] as string;
+  const copy = (Array.isArray(value) ? [...value] : { ...value }) as Record<string, unknown>;
+  if (how === 'drop' && !Array.isArray(value)) delete copy[key];
+  else if (how === 'extra' && !Array.isArray(value)) copy[`${key}_extra`] = 1;
+  else copy[key] = changeShared(copy[key], Math.floor(at / keys.length), how);
+  return copy;
+}
+
 describe('deepEqual', () => {
+  it(`deepEqualAlong agrees with deepEqual on values made from two equal values sharing their unchanged parts (numRuns ${NUM_RUNS})`, () => {
+    const how = fc.constantFrom('same', 'leaf', 'drop', 'extra');
+    fc.assert(
+      fc.property(fc.jsonValue(), fc.nat(), how, fc.nat(), how, (f, atA, howA, atB, howB) => {
+        const s = structuredClone(f);
+        const a = changeShared(f, atA, howA);
+        const b = changeShared(s, atB, howB);
+        expect(deepEqualAlong(a, b, f, s)).toBe(deepEqual(a, b));
+        expect(deepEqualAlong(b, a, s, f)).toBe(deepEqual(b, a));
+      }),
+      { numRuns: NUM_RUNS, seed: 4 },
+    );
+  });
+
   it(`agrees with isDeepStrictEqual on JSON values and near copies (numRuns ${NUM_RUNS})`, () => {
     fc.assert(
       fc.property(nearPair, ([value, copy, at, how]) => {
