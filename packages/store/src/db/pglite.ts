@@ -55,7 +55,7 @@ export async function openPGlite(dataDir: string | undefined, schema: string | u
   if (dir !== undefined) unlock = takeLock(dir);
   let db: PGliteLike;
   try {
-    db = await openNew(mod.PGlite, dir);
+    db = await openCluster(mod.PGlite, dir);
     await db.waitReady;
     if (schema !== undefined) {
       await db.query(`CREATE SCHEMA IF NOT EXISTS ${schema}`);
@@ -88,7 +88,7 @@ export async function openPGlite(dataDir: string | undefined, schema: string | u
  * every in-memory PGlite, is a new cluster: it starts from the copy of a fresh cluster when there is
  * one (pglite-template.ts), else initdb makes it and the copy is kept.
  */
-async function openNew(PGlite: PGliteClass, dir: string | undefined): Promise<PGliteLike> {
+async function openCluster(PGlite: PGliteClass, dir: string | undefined): Promise<PGliteLike> {
   const open = (options: PGliteOptions): PGliteLike => (dir === undefined ? new PGlite(options) : new PGlite(dir, options));
   const file = dir !== undefined && existsSync(dir) ? null : templateFile();
   if (file === null) return open(startParams(PGlite));
