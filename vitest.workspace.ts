@@ -58,33 +58,45 @@ export const slowTests: Readonly<Record<string, string>> = {
 };
 
 /**
- * The longest test files, with their seconds in a CI run (wall time, both projects running on 2
- * cores). vitest.config.ts starts them first, each project's in this order, so that no long file
- * starts near the end and keeps one core busy alone (vitest's own order, without the timings of an
- * earlier run as on a fresh clone, is by file size). Files not listed follow, largest first.
+ * The longest test files, with their seconds in a CI run (wall time, both projects running at once
+ * on 2 cores; the run of commit 5f2c4ab, 846 s). vitest.config.ts starts them first, longest first,
+ * so that no long file starts near the end and keeps one worker busy alone (vitest's own order,
+ * without the timings of an earlier run as on a fresh clone, is by file size). Files not listed
+ * follow, largest first.
  */
 export const longestTests: Readonly<Record<string, number>> = {
-  'packages/cli/test/registry.test.ts': 211,
-  'packages/cli/test/store-commands.test.ts': 144,
-  'packages/store/test/crash.test.ts': 135,
-  'packages/store/test/chaos.test.ts': 65,
-  'packages/cli/test/dev.test.ts': 57,
-  'packages/cli/test/resume-safety.test.ts': 56,
-  'packages/store/test/interpreter-conformance.test.ts': 53,
-  'packages/store/test/open.test.ts': 51,
-  'packages/cli/test/check-command.test.ts': 51,
-  'packages/server/test/browser.test.ts': 47,
-  'packages/cli/test/commands.test.ts': 42,
-  'packages/server/test/browser-dbos.test.ts': 40,
+  'packages/cli/test/registry.test.ts': 134,
+  'packages/cli/test/store-commands.test.ts': 110,
+  'packages/store/test/crash.test.ts': 102,
+  'packages/store/test/chaos.test.ts': 74,
+  'packages/server/test/browser-dbos.test.ts': 67,
+  'packages/cli/test/commands.test.ts': 60,
+  'packages/cli/test/check-command.test.ts': 52,
+  'packages/cli/test/dev.test.ts': 51,
+  'packages/store/test/interpreter-conformance.test.ts': 45,
+  'packages/server/test/browser.test.ts': 44,
   'packages/cli/test/run.test.ts': 39,
-  'packages/check/test/store-check.test.ts': 39,
-  'packages/cli/test/serve.test.ts': 38,
-  'packages/cli/test/agent-file.test.ts': 35,
-  'packages/store/test/checkpoint.test.ts': 32,
-  'packages/check/test/explore.test.ts': 31,
-  'packages/cli/test/docs.test.ts': 29,
-  'packages/cli/test/run-agent.test.ts': 26,
+  'packages/cli/test/resume-safety.test.ts': 29,
+  'packages/cli/test/serve.test.ts': 29,
+  'packages/check/test/store-check.test.ts': 28,
+  'packages/check/test/explore.test.ts': 24,
+  'packages/store/test/open.test.ts': 21,
+  'packages/cli/test/agent-file.test.ts': 20,
+  'packages/cli/test/mcp.test.ts': 19,
+  'packages/store/test/pglite-template.test.ts': 19,
+  'packages/store/test/checkpoint.test.ts': 17,
 };
+
+/**
+ * Test files run at once, of both projects together. vitest runs the projects of one
+ * `sequence.groupOrder` in one pool of this many workers (it refuses two sizes in one group), so
+ * this is the limit for the whole run, not per project. Two, one per core of CI's machine: a whole
+ * `pnpm test` took 1,590 s of CPU (measured on a loaded machine), near the 1,690 core-seconds of an
+ * 846 s CI run on 2 cores, so a third file finds little idle CPU; with three, a file that starts
+ * many processes under the 60 s limit timed out on a loaded machine
+ * (packages/cli/test/safe-text.prop.test.ts).
+ */
+const WORKERS = 2;
 
 const slow = Object.keys(slowTests);
 
@@ -94,11 +106,12 @@ export const projects = [
     test: {
       name: 'unit',
       include: ['packages/*/test/**/*.test.ts'],
-      // One worker thread per core, each running its files one after another in one module graph
-      // (the sources, zod, fast-check and PGlite's WebAssembly are loaded once per worker, not per file).
+      // Worker threads (WORKERS in all, with the slow project's), each running its files one after
+      // another in one module graph (the sources, zod, fast-check and PGlite's WebAssembly are
+      // loaded once per worker, not per file).
       pool: 'threads' as const,
       isolate: false,
-      maxWorkers: 2,
+      maxWorkers: WORKERS,
       // The model checks and property tests are CPU-bound and share the cores with the slow
       // project's processes: a limit here only catches a hang.
       testTimeout: 120_000,
@@ -112,8 +125,8 @@ export const projects = [
     test: {
       name: 'slow',
       include: slow,
-      // A process per file (these files start processes, signal them and restart Postgres); most of
-      // their time is spent waiting for those, so two files run at once next to the unit tests.
+      // A process per file (these files start processes, signal them and restart Postgres), in the
+      // same pool of WORKERS as the unit project's threads.
       pool: 'forks' as const,
       // V8 compiles PGlite's WebAssembly with its baseline compiler only in these processes, as in
       // the CLI and fixture processes they start (packages/cli/test/run-cli.ts): a slow file opens
@@ -122,7 +135,7 @@ export const projects = [
       // conformance and workers together 32.2 → 25.8). The unit project keeps TurboFan: its long
       // in-process PGlite runs gain from it (interpreter-conformance.test.ts 49.9 s → 53.2 without).
       execArgv: ['--liftoff-only'],
-      maxWorkers: 2,
+      maxWorkers: WORKERS,
       sequence: { groupOrder: 0 },
     },
   },

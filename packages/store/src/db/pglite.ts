@@ -20,8 +20,11 @@ interface PGliteOptions {
   startParams?: string[];
 }
 
+// PGlite's constructor takes (dataDir, options) or (options) alone: with an undefined dataDir it
+// reads its first argument as the options and drops the second, so an in-memory PGlite is given its
+// options as the only argument.
 type PGliteClass = (new (
-  dataDir?: string,
+  dataDirOrOptions?: string | PGliteOptions,
   options?: PGliteOptions,
 ) => PGliteLike) & {
   readonly defaultStartParams?: readonly string[];
@@ -52,7 +55,7 @@ export async function openPGlite(dataDir: string | undefined, schema: string | u
   if (dir !== undefined) unlock = takeLock(dir);
   let db: PGliteLike;
   try {
-    db = dir === undefined ? new mod.PGlite(undefined, startParams(mod.PGlite)) : await openDirectory(mod.PGlite, dir);
+    db = await openCluster(mod.PGlite, dir);
     await db.waitReady;
     if (schema !== undefined) {
       await db.query(`CREATE SCHEMA IF NOT EXISTS ${schema}`);
@@ -81,15 +84,17 @@ export async function openPGlite(dataDir: string | undefined, schema: string | u
 }
 
 /**
- * PGlite in `dir`. A directory that does not exist yet is a new store: it starts from the copy of a
- * fresh cluster when there is one (pglite-template.ts), else initdb makes it and the copy is kept.
+ * PGlite in `dir`, or in memory when `dir` is undefined. A directory that does not exist yet, and
+ * every in-memory PGlite, is a new cluster: it starts from the copy of a fresh cluster when there is
+ * one (pglite-template.ts), else initdb makes it and the copy is kept.
  */
-async function openDirectory(PGlite: PGliteClass, dir: string): Promise<PGliteLike> {
-  const file = existsSync(dir) ? null : templateFile();
-  if (file === null) return new PGlite(dir, startParams(PGlite));
+async function openCluster(PGlite: PGliteClass, dir: string | undefined): Promise<PGliteLike> {
+  const open = (options: PGliteOptions): PGliteLike => (dir === undefined ? new PGlite(options) : new PGlite(dir, options));
+  const file = dir !== undefined && existsSync(dir) ? null : templateFile();
+  if (file === null) return open(startParams(PGlite));
   const template = readTemplate(file);
   if (template !== null) {
-    const db = new PGlite(dir, { ...startParams(PGlite), loadDataDir: template });
+    const db = open({ ...startParams(PGlite), loadDataDir: template });
     try {
       await db.waitReady;
       return db;
@@ -97,10 +102,10 @@ async function openDirectory(PGlite: PGliteClass, dir: string): Promise<PGliteLi
       // A copy that does not load: removed, and the store made by initdb in a clean directory.
       await db.close().catch(() => undefined);
       dropTemplate(file);
-      rmSync(dir, { recursive: true, force: true });
+      if (dir !== undefined) rmSync(dir, { recursive: true, force: true });
     }
   }
-  const db = new PGlite(dir, startParams(PGlite));
+  const db = open(startParams(PGlite));
   await db.waitReady;
   if (db.dumpDataDir !== undefined)
     await writeTemplate(file, () => (db.dumpDataDir as NonNullable<typeof db.dumpDataDir>)('none'));
