@@ -149,8 +149,8 @@ ${newStoreLines(opening, '  - ')}
 
   initdb is most of a new store's cost, so the store keeps PGlite's own dump of a cluster initdb has
   just made (in the temporary directory, under the PGlite version; the first new store of a
-  machine writes it) and starts each new store from it. A copy that cannot be read or loaded is
-  removed and the store is made by initdb, as without it.`
+  machine writes it) and starts each new store from it, an in-memory one (\`memory://\`) too. A
+  copy that cannot be read or loaded is removed and the store is made by initdb, as without it.`
   }
 ${STORE_END}`;
 }

@@ -126,17 +126,8 @@ interface Level {
 const PURE = { purity: true, parseStates: false, stateInvariants: false } as const;
 const SAMPLED_OUT = { purity: false, parseStates: false, stateInvariants: false } as const;
 
-/**
- * Explores every state reachable from `createTurn({ limits })` within `maxDepth` events.
- *
- * @example
- * const result = exploreTurn({ limits: { maxIterations: 2, loopThreshold: 2, maxOutputRepairs: 1 }, maxDepth: 60 });
- * if (result.violations.length > 0 || !result.exhaustive) throw new Error('model check failed');
- */
-export function exploreTurn(options: ExploreOptions): ExploreResult {
-  const started = performance.now();
-  const run = options.step ?? coreStep;
-  const alphabet = options.events ?? labelledEventsFor;
+/** The options of `exploreTurn` that are numbers, checked, with their defaults. */
+function settings(options: ExploreOptions): { maxViolations: number; puritySample: number; workers: number } {
   const maxViolations = options.maxViolations ?? 50;
   const puritySample = options.puritySample ?? 1;
   if (!Number.isInteger(puritySample) || puritySample < 1)
@@ -148,6 +139,21 @@ export function exploreTurn(options: ExploreOptions): ExploreResult {
     throw new TypeError(
       "exploreTurn: workers explore core's step and the default alphabet only (a function cannot cross to a worker thread); leave out step and events, or workers.",
     );
+  return { maxViolations, puritySample, workers };
+}
+
+/**
+ * Explores every state reachable from `createTurn({ limits })` within `maxDepth` events.
+ *
+ * @example
+ * const result = exploreTurn({ limits: { maxIterations: 2, loopThreshold: 2, maxOutputRepairs: 1 }, maxDepth: 60 });
+ * if (result.violations.length > 0 || !result.exhaustive) throw new Error('model check failed');
+ */
+export function exploreTurn(options: ExploreOptions): ExploreResult {
+  const started = performance.now();
+  const run = options.step ?? coreStep;
+  const alphabet = options.events ?? labelledEventsFor;
+  const { maxViolations, puritySample, workers } = settings(options);
   if (workers > 1) return exploreInWorkers(options, workers, maxViolations, puritySample, started);
   const initial = createTurn({ id: 'turn-1', limits: options.limits });
   const limits = initial.limits;
@@ -249,18 +255,7 @@ export function exploreTurn(options: ExploreOptions): ExploreResult {
           monitor,
           sampled(index, depth, puritySample) ? pureOptions : sampledOutOptions,
         );
-        violationCount += checked.violations.length;
-        for (const v of checked.violations) {
-          if (violations.length >= maxViolations) break;
-          const path = replayPath(initial, levels, index, run, alphabet);
-          path.push(entry);
-          violations.push({
-            invariant: v.invariant,
-            message: v.message,
-            path: path.map((p) => p.label),
-            events: path.map((p) => p.event),
-          });
-        }
+        for (const v of checked.violations) report(index, entry, v.invariant, v.message);
         if (record.thrown !== undefined) continue;
         let mHi = monitorHi;
         let mLo = monitorLo;
