@@ -17,11 +17,35 @@ function ownCount(value: object): number {
   return count;
 }
 
+/** No value at that place (not even `undefined`). */
+const NONE: unique symbol = Symbol('none');
+
+/** The own value of `value` at `key`, or NONE. */
+function childOf(value: unknown, key: string | number): unknown {
+  return value !== null && typeof value === 'object' && hasOwn(value, key)
+    ? (value as Record<string | number, unknown>)[key]
+    : NONE;
+}
+
 /** True when `a` and `b` are deeply and strictly equal (as `isDeepStrictEqual` says, for plain data). */
 export function deepEqual(a: unknown, b: unknown): boolean {
+  return deepEqualAlong(a, b, NONE, NONE);
+}
+
+/**
+ * `deepEqual(a, b)`, where `f` and `s` are the values at the same place as `a` and `b` in two values
+ * known to be deeply equal (`f` and `s` of the top call; NONE for none): where `a` is `f` and `b` is
+ * `s` they are equal without a walk. The purity re-runs compare what `step` made from a copy of a
+ * state with what it made from the state itself: what `step` left as it was is the copy's and the
+ * state's own parts, which need no walk.
+ */
+export function deepEqualAlong(a: unknown, b: unknown, f: unknown, s: unknown): boolean {
+  // NONE is never a value of the data, so with no known pair this never holds.
+  if (a === f && b === s) return true;
   // 0 and -0 are === but not strictly equal.
   if (a === b) return typeof a !== 'number' || Object.is(a, b);
   if (a === null || b === null || typeof a !== 'object' || typeof b !== 'object') return Object.is(a, b);
+  const along = f !== NONE && s !== NONE;
   if (Array.isArray(a) || Array.isArray(b)) {
     if (!Array.isArray(a) || !Array.isArray(b)) return false;
     if (Object.getPrototypeOf(a) !== Array.prototype || Object.getPrototypeOf(b) !== Array.prototype)
@@ -30,7 +54,7 @@ export function deepEqual(a: unknown, b: unknown): boolean {
     for (let i = 0; i < a.length; i++) {
       // A hole: left to isDeepStrictEqual.
       if (!hasOwn(a, i) || !hasOwn(b, i)) return isDeepStrictEqual(a, b);
-      if (!deepEqual(a[i], b[i])) return false;
+      if (!deepEqualAlong(a[i], b[i], along ? childOf(f, i) : NONE, along ? childOf(s, i) : NONE)) return false;
     }
     return true;
   }
@@ -42,55 +66,9 @@ export function deepEqual(a: unknown, b: unknown): boolean {
     if (!hasOwn(a, key)) continue;
     count++;
     if (!hasOwn(b, key)) return false;
-    if (!deepEqual((a as Record<string, unknown>)[key], (b as Record<string, unknown>)[key])) return false;
-  }
-  return count === ownCount(b);
-}
-
-/** No value at that place (not even `undefined`). */
-const NONE: unique symbol = Symbol('none');
-
-/** The own value of `value` at `key`, or NONE. */
-function childOf(value: unknown, key: string | number): unknown {
-  return value !== null && typeof value === 'object' && hasOwn(value, key)
-    ? (value as Record<string | number, unknown>)[key]
-    : NONE;
-}
-
-/**
- * `deepEqual(a, b)`, where `f` and `s` are the values at the same place as `a` and `b` in two values
- * known to be deeply equal (`f` and `s` of the top call): where `a` is `f` and `b` is `s` they are
- * equal without a walk. The purity re-runs compare what `step` made from a copy of a state with
- * what it made from the state itself: what `step` left as it was is the copy's and the state's own
- * parts, which need no walk.
- */
-export function deepEqualAlong(a: unknown, b: unknown, f: unknown, s: unknown): boolean {
-  if (a === f && b === s) return true;
-  if (f === NONE || s === NONE) return deepEqual(a, b);
-  if (a === b) return typeof a !== 'number' || Object.is(a, b);
-  if (a === null || b === null || typeof a !== 'object' || typeof b !== 'object') return Object.is(a, b);
-  if (Array.isArray(a) || Array.isArray(b)) {
-    if (!Array.isArray(a) || !Array.isArray(b)) return false;
-    if (Object.getPrototypeOf(a) !== Array.prototype || Object.getPrototypeOf(b) !== Array.prototype)
-      return isDeepStrictEqual(a, b);
-    if (a.length !== b.length) return false;
-    for (let i = 0; i < a.length; i++) {
-      if (!hasOwn(a, i) || !hasOwn(b, i)) return isDeepStrictEqual(a, b);
-      if (!deepEqualAlong(a[i], b[i], childOf(f, i), childOf(s, i))) return false;
-    }
-    return true;
-  }
-  const proto = Object.getPrototypeOf(a) as object | null;
-  if (proto !== Object.getPrototypeOf(b) || (proto !== Object.prototype && proto !== null)) return isDeepStrictEqual(a, b);
-  let count = 0;
-  for (const key in a) {
-    if (!hasOwn(a, key)) continue;
-    count++;
-    if (!hasOwn(b, key)) return false;
-    if (
-      !deepEqualAlong((a as Record<string, unknown>)[key], (b as Record<string, unknown>)[key], childOf(f, key), childOf(s, key))
-    )
-      return false;
+    const x = (a as Record<string, unknown>)[key];
+    const y = (b as Record<string, unknown>)[key];
+    if (!deepEqualAlong(x, y, along ? childOf(f, key) : NONE, along ? childOf(s, key) : NONE)) return false;
   }
   return count === ownCount(b);
 }

@@ -117,8 +117,8 @@ export function balancePlan(sizes: readonly number[]): Gift[][] {
   return plan;
 }
 
-/** A frontier node as it crosses to another worker (structured clone). */
-interface Handed {
+/** A node waiting in a frontier: its state and the state's fingerprint, its monitor and the monitor's fingerprint. */
+export interface FrontierNode {
   readonly state: TurnState;
   readonly stateHi: number;
   readonly stateLo: number;
@@ -126,6 +126,9 @@ interface Handed {
   readonly monitorHi: number;
   readonly monitorLo: number;
 }
+
+/** A frontier node as it crosses to another worker (structured clone). */
+type Handed = FrontierNode;
 
 /** A worker's answer to a command. */
 export interface Reply {
@@ -148,25 +151,13 @@ const OFFER = 6;
 const MAX_RANK = 0x7fffffff;
 
 /** A successor the finder holds until its owner has answered. */
-interface Pending {
+interface Pending extends FrontierNode {
   readonly rank: number;
-  readonly state: TurnState;
-  readonly monitor: MonitorState;
-  readonly monitorHi: number;
-  readonly monitorLo: number;
-  readonly stateHi: number;
-  readonly stateLo: number;
   readonly expand: boolean;
 }
 
-interface Open {
+interface Open extends FrontierNode {
   index: number;
-  readonly state: TurnState;
-  readonly stateHi: number;
-  readonly stateLo: number;
-  readonly monitor: MonitorState;
-  readonly monitorHi: number;
-  readonly monitorLo: number;
 }
 
 /** Growable Int32 list, sent as its filled part. */

@@ -14,14 +14,13 @@ import { errorMessage } from '@turnkit/core/internal';
 import type { TurnLimitsInput, TurnState } from '@turnkit/core';
 import { labelledEventsFor, type LabelledEvent } from './alphabet.js';
 import { Fingerprint, FingerprintSet, parseSampled, sampled, ValueFingerprint } from './fingerprint.js';
-import { balancePlan, ExploreWorkers, type Reply, type RankedViolation } from './explore-parallel.js';
+import { balancePlan, ExploreWorkers, type FrontierNode, type Reply, type RankedViolation } from './explore-parallel.js';
 import {
   checkStep,
   initialMonitor,
   stateInvariantProblems,
   textParseProblem,
   type InvariantNumber,
-  type MonitorState,
   type TraceStep,
 } from './invariants.js';
 import type { StepFunction } from './logic.js';
@@ -102,15 +101,8 @@ export interface ExploreResult {
   readonly storedBytes: number;
 }
 
-/** A node waiting in the frontier: its state and the state's fingerprint, its monitor and the monitor's fingerprint. */
-interface Open {
-  readonly state: TurnState;
-  readonly stateHi: number;
-  readonly stateLo: number;
-  readonly monitor: MonitorState;
-  readonly monitorHi: number;
-  readonly monitorLo: number;
-}
+/** A node waiting in the frontier. */
+type Open = FrontierNode;
 
 /**
  * How each node of a depth level was reached: the index of its parent in the level before, and
