@@ -19,14 +19,14 @@ import type { CallIds, ToolCall } from './types.js';
 
 const BITS = 768;
 const BYTES = BITS / 8;
+/** The filter's length as base64 text: 128 characters, 6 bits each, no padding. */
+const CHARS = Math.ceil(BYTES / 3) * 4;
+const NO_BITS = 'A'.repeat(CHARS);
 const DERIVED = /~\d+$/;
 const B64 = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/';
-const B64_CODES = Uint8Array.from(B64, (c) => c.charCodeAt(0));
-const PAD = '='.charCodeAt(0);
-/** Each base64 character's value by its code (0 for any other), read in place of a search of B64 per character. */
+/** Each base64 character's value by its code (0 for any other, `=` among them). */
 const B64_VALUES = new Uint8Array(128);
 for (let i = 0; i < B64.length; i++) B64_VALUES[B64.charCodeAt(i)] = i;
-const valueAt = (text: string, i: number): number => B64_VALUES[text.charCodeAt(i) & 127] as number;
 
 /** The call ids of a turn with no calls yet. */
 export const NO_CALL_IDS: CallIds = Object.freeze({ count: 0, filter: '' });
@@ -36,8 +36,8 @@ export function identifyCalls(ids: CallIds, calls: readonly ToolCall[]): { calls
   if (calls.length === 0) return { calls, ids };
   // Ids of earlier rounds are looked up in the filter as it was; the reply's own ids in an exact
   // set, so a large reply does not fill the filter against itself.
-  const earlier = decode(ids.filter);
-  const bits = earlier.slice();
+  const earlier = ids.filter;
+  let filter = earlier;
   const reply = new Set<string>();
   let changed = false;
   const out = calls.map((call, i) => {
@@ -46,7 +46,7 @@ export function identifyCalls(ids: CallIds, calls: readonly ToolCall[]): { calls
     const keep = own !== '' && !DERIVED.test(own) && !reply.has(own) && !has(earlier, own);
     if (keep) {
       reply.add(own);
-      add(bits, own);
+      filter = add(filter, own);
     }
     if (keep && call.originalId === undefined) return call;
     changed = true;
@@ -56,15 +56,13 @@ export function identifyCalls(ids: CallIds, calls: readonly ToolCall[]): { calls
     const id = `${own === '' ? 'call' : own.slice(0, MAX_ID_LENGTH - suffix.length)}${suffix}`;
     return own === '' ? { ...rest, id } : { ...rest, id, originalId: own };
   });
-  const filter = reply.size === 0 ? ids.filter : encode(bits);
   return { calls: changed ? out : calls, ids: { count: ids.count + calls.length, filter } };
 }
 
-/** Why `filter` is not a call-id filter (empty, or the base64 of 128 bytes), or null. */
+/** Why `filter` is not a call-id filter (empty, or the base64 text of 96 bytes), or null. */
 export function filterProblem(filter: string): string | null {
   if (filter === '') return null;
-  if (filter.length !== Math.ceil(BYTES / 3) * 4 || !/^[A-Za-z0-9+/]+=*$/.test(filter))
-    return `must be empty or the base64 text of ${BYTES} bytes`;
+  if (filter.length !== CHARS || !/^[A-Za-z0-9+/]+=*$/.test(filter)) return `must be empty or the base64 text of ${BYTES} bytes`;
   return null;
 }
 
@@ -76,44 +74,36 @@ function position(id: string, k: 0 | 1): number {
   return h % BITS;
 }
 
-const isSet = (bits: Uint8Array, p: number): boolean => ((bits[p >> 3] as number) & (1 << (p & 7))) !== 0;
+// The filter is the base64 text of its 96 bytes, read and written in place: bit `p` is bit `p & 7`
+// (1 << (p & 7)) of byte `p >> 3`, which base64 puts at bit `8 * (p >> 3) + 7 - (p & 7)` of its
+// stream of 6-bit characters, most significant first. So a test reads one character, and adding an
+// id replaces at most two.
 
-function has(bits: Uint8Array, id: string): boolean {
-  return isSet(bits, position(id, 0)) && isSet(bits, position(id, 1));
+/** The index of the character that holds bit `p`, times 8, plus the bit's place in it (0–5 from the top). */
+function place(p: number): number {
+  const s = (p & ~7) + 7 - (p & 7);
+  return (((s / 6) | 0) << 3) | (s % 6);
 }
 
-function add(bits: Uint8Array, id: string): void {
-  const a = position(id, 0);
-  const b = position(id, 1);
-  bits[a >> 3] = (bits[a >> 3] as number) | (1 << (a & 7));
-  bits[b >> 3] = (bits[b >> 3] as number) | (1 << (b & 7));
+function isSet(filter: string, p: number): boolean {
+  const at = place(p);
+  return ((B64_VALUES[filter.charCodeAt(at >> 3) & 127] as number) & (32 >> (at & 7))) !== 0;
 }
 
-/** The filter's bits (none set for the empty filter). */
-function decode(text: string): Uint8Array {
-  const bits = new Uint8Array(BYTES);
-  if (text === '') return bits;
-  let j = 0;
-  for (let i = 0; i < text.length && j < BYTES; i += 4) {
-    const n = (valueAt(text, i) << 18) | (valueAt(text, i + 1) << 12) | (valueAt(text, i + 2) << 6) | valueAt(text, i + 3);
-    if (j < BYTES) bits[j++] = (n >> 16) & 255;
-    if (j < BYTES) bits[j++] = (n >> 8) & 255;
-    if (j < BYTES) bits[j++] = n & 255;
-  }
-  return bits;
+function has(filter: string, id: string): boolean {
+  return filter !== '' && isSet(filter, position(id, 0)) && isSet(filter, position(id, 1));
 }
 
-function encode(bits: Uint8Array): string {
-  // One string from one array of character codes (no string built up piece by piece).
-  const codes = new Uint8Array(Math.ceil(BYTES / 3) * 4);
-  let j = 0;
-  for (let i = 0; i < bits.length; i += 3) {
-    const n = ((bits[i] as number) << 16) | ((bits[i + 1] ?? 0) << 8) | (bits[i + 2] ?? 0);
-    codes[j++] = B64_CODES[(n >> 18) & 63] as number;
-    codes[j++] = B64_CODES[(n >> 12) & 63] as number;
-    codes[j++] = i + 1 < bits.length ? (B64_CODES[(n >> 6) & 63] as number) : PAD;
-    codes[j++] = i + 2 < bits.length ? (B64_CODES[n & 63] as number) : PAD;
-  }
-  // `apply` takes the typed array as it is (a spread would copy it through an iterator first).
-  return String.fromCharCode.apply(null, codes as unknown as number[]);
+/** `filter` with `id`'s two bits set. A filter with `=` (which reads as no bits) is written without it, as the empty filter's `A`s. */
+function add(filter: string, id: string): string {
+  const base = filter === '' ? NO_BITS : filter.includes('=') ? filter.replaceAll('=', 'A') : filter;
+  return withBit(withBit(base, position(id, 0)), position(id, 1));
+}
+
+function withBit(filter: string, p: number): string {
+  const at = place(p);
+  const i = at >> 3;
+  const value = B64_VALUES[filter.charCodeAt(i) & 127] as number;
+  const set = value | (32 >> (at & 7));
+  return set === value ? filter : filter.slice(0, i) + B64[set] + filter.slice(i + 1);
 }

@@ -9,6 +9,9 @@ const NUM_RUNS = 300;
 const modelId = fc.constantFrom('', '0', '1', 'call_1', 'c', 'c~2', 'x~1~1', '__proto__');
 const replies = fc.array(fc.array(modelId, { minLength: 1, maxLength: 4 }), { minLength: 1, maxLength: 12 });
 
+const filterBytes = (filter: string): Uint8Array =>
+  filter === '' ? new Uint8Array(96) : new Uint8Array(Buffer.from(filter, 'base64'));
+
 describe('call identity (fast-check)', () => {
   it(`every call of a turn gets a distinct id; a model id is kept only when new (numRuns ${NUM_RUNS}, up to 12 rounds of 4 calls)`, () => {
     fc.assert(
@@ -31,6 +34,13 @@ describe('call identity (fast-check)', () => {
             if (own !== '') modelIds.add(own);
           });
           expect(dispatching.callIds.count).toBe(given.length);
+          // The filter is the base64 text of 96 bytes as the platform writes it, and its bits only grow.
+          const filter = dispatching.callIds.filter;
+          if (filter !== '') expect(Buffer.from(filter, 'base64').toString('base64')).toBe(filter);
+          const before = filterBytes(state.callIds.filter);
+          const after = filterBytes(filter);
+          expect(after).toHaveLength(96);
+          expect(after.map((byte, i) => byte & (before[i] as number))).toEqual(before);
           const results = sent.map((c) => ({ callId: c.id, name: c.name, output: 'ok', isError: false }));
           state = step(step(dispatching, { type: 'tools_completed', results })[0], { type: 'compacted' })[0];
           expect(state.status).toBe('calling_model');
@@ -39,5 +49,21 @@ describe('call identity (fast-check)', () => {
       }),
       { numRuns: NUM_RUNS },
     );
+  });
+});
+
+describe('the call-id filter as stored', () => {
+  it('keeps its layout: stored states read the same bits (ids a and call_1 kept)', () => {
+    const [state] = step(createTurn({ id: 't', limits: { maxIterations: 20 } }), { type: 'start' });
+    const toolCalls: ToolCall[] = [
+      { id: 'a', name: 'search', input: {} },
+      { id: 'call_1', name: 'search', input: {} },
+    ];
+    const [next] = step(state, { type: 'model_responded', response: { text: '', toolCalls } });
+    expect(next.callIds).toEqual({
+      count: 2,
+      filter:
+        'AAIAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAABAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAEAAAAAAAAAAAAAAAAAACAAAAAAAAAAAAAAAA',
+    });
   });
 });
