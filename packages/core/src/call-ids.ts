@@ -94,9 +94,10 @@ function has(filter: string, id: string): boolean {
   return filter !== '' && isSet(filter, position(id, 0)) && isSet(filter, position(id, 1));
 }
 
-/** `filter` with `id`'s two bits set. A filter with `=` (which reads as no bits) is written without it, as the empty filter's `A`s. */
+/** `filter` with `id`'s two bits set. A filter ending in `=` (which reads as no bits) is written with `A`s there, as the empty filter. */
 function add(filter: string, id: string): string {
-  const base = filter === '' ? NO_BITS : filter.includes('=') ? filter.replaceAll('=', 'A') : filter;
+  const base =
+    filter === '' ? NO_BITS : filter.endsWith('=') ? filter.replace(/=+$/, (pad) => 'A'.repeat(pad.length)) : filter;
   return withBit(withBit(base, position(id, 0)), position(id, 1));
 }
 
