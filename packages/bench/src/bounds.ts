@@ -28,7 +28,7 @@ function payments(report: TurnReport, stepUs: number): string {
   return [
     `garbage collection of what it allocates${gc}, mostly the promises and frames of its async stages (one per blocking effect and per pipeline stage of each call), then the states, effects and records;`,
     `the turn's own AbortSignal${signal}, which runTurn and agents make per turn to follow the caller's signal and abort when the turn ends (docs/custom-interpreter.md): Node 20 makes an AbortSignal slowly, each of the 3 model calls is raced against it and each of the 2 tool calls waits under it (a listener added and removed each time), and the turn's end dispatches its abort event (a tool's own signal is made only when the tool reads it);`,
-    `its ${STEPS_PER_TURN} \`step\` transitions (about ${fixed(stepUs, 1)} µs at the measured cost per transition: each a fresh state and a validated copy of the event, and for each reply with calls the call-id filter decoded and encoded again);`,
+    `its ${STEPS_PER_TURN} \`step\` transitions (about ${fixed(stepUs, 1)} µs at the measured cost per transition: each a fresh state and a validated copy of the event, and for each reply with calls the call-id filter, read and written in its base64 text, two characters per new id);`,
     "the chokepoint per tool call (a plain copy of the model's input, the zod parse, the policy facts, the budget, the tool under its timer, the shaped result and its audit record with a JSON copy of the input, which core reads back as part of the event);",
     'and `scriptedModel`, which copies each request it records.',
   ].join(' ');
