@@ -4,6 +4,7 @@ import { cpus, loadavg } from 'node:os';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { measureExplore } from './explore.js';
 import { floorSystem } from './floor.js';
+import type { AllocationOptions } from './allocation.js';
 import { timeTurns } from './harness.js';
 import { measureLongTurn } from './long-turn.js';
 import { profileTurns } from './profile.js';
@@ -36,6 +37,8 @@ export interface BenchSettings {
   readonly log: (line: string) => void;
   /** Scale of the turnkit-only figures; defaults depend on `quick`. */
   readonly figures?: Partial<FigureSizes>;
+  /** How the allocation per turn is measured (allocation.ts's defaults where left out). */
+  readonly allocation?: Partial<AllocationOptions>;
 }
 
 export interface FigureSizes {
@@ -164,6 +167,7 @@ async function timeSystems(systems: Parameters<typeof timeTurns>[0], settings: B
     rounds: settings.rounds,
     turnsPerRound: settings.turnsPerRound,
     gc: settings.gc,
+    ...definedProps({ allocation: settings.allocation }),
     onRound: (round) => {
       if (round % 10 === 0 || round === settings.rounds) log(`  round ${round}/${settings.rounds}`);
     },

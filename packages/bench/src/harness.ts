@@ -3,7 +3,7 @@
 // is timed on its own (wall time) and its outcome verified outside the timed region; each round's
 // CPU time is read per system. Before the timed rounds, in the same process, each system's
 // allocation per turn is measured after its warm-up (allocation.ts).
-import { bytesPerTurn, type AllocationFigure } from './allocation.js';
+import { bytesPerTurn, type AllocationFigure, type AllocationOptions } from './allocation.js';
 import { median, p95 } from './stats.js';
 import { verifyOutcome, type BenchSystem } from './scenario.js';
 
@@ -15,6 +15,8 @@ export interface TurnTimingOptions {
   readonly turnsPerRound: number;
   /** A full garbage collection; with it, allocation per turn is measured after the timed rounds. */
   readonly gc?: () => void;
+  /** How the allocation per turn is measured (allocation.ts's defaults where left out). */
+  readonly allocation?: Partial<AllocationOptions>;
   /** Called after each round, e.g. for a progress line. */
   readonly onRound?: (round: number) => void;
 }
@@ -62,7 +64,9 @@ export async function timeTurns(systems: readonly BenchSystem[], options: TurnTi
   for (const system of systems) {
     for (let i = 0; i < options.warmupTurns; i++) await timedTurn(system);
     allocation.push(
-      options.gc === undefined ? { bytes: Number.NaN, turns: 0 } : await bytesPerTurn(() => verifiedTurn(system), options.gc),
+      options.gc === undefined
+        ? { bytes: Number.NaN, turns: 0 }
+        : await bytesPerTurn(() => verifiedTurn(system), options.gc, options.allocation),
     );
   }
   for (let round = 0; round < options.rounds; round++) {

@@ -80,7 +80,11 @@ async function approvalFlow(store: string, cwd: string): Promise<void> {
   expect([cancel.code, cancel.stderr]).toEqual([1, `Turn ${id} has already ended (stopped); nothing to cancel.\n`]);
 }
 
-describe('turnkit run --store and the commands on stored turns', () => {
+// The tests of each describe below use stores of their own, and both describes run at once: each
+// test is a chain of CLI processes, one after another, so one at a time leaves the cores idle while
+// a process starts (the file alone: 57 s one test after another, 43 s of CPU). The Postgres tests
+// share a database, so they run one after the other.
+describe.concurrent('turnkit run --store and the commands on stored turns', () => {
   it('PGlite: run parks the turn; approve, reject and worker continue it; show reads it back', async () => {
     const dir = await tempDir();
     await approvalFlow(join(dir, 'store'), dir);
@@ -227,49 +231,51 @@ describe('turnkit run --store and the commands on stored turns', () => {
   }, 120_000);
 });
 
-describe.skipIf(POSTGRES_URL === undefined)(
-  `turnkit run --store postgres://… ${POSTGRES_URL === undefined ? '(skipped: TURNKIT_TEST_POSTGRES_URL is not set; .ci/run starts a Postgres and sets it)' : ''}`,
-  () => {
-    const database = `turnkit_cli_${process.pid}`;
-    const admin = async (sql: string): Promise<void> => {
-      const { Client } = (await import('pg')).default;
-      const client = new Client({ connectionString: POSTGRES_URL });
-      await client.connect();
-      try {
-        await client.query(sql);
-      } finally {
-        await client.end();
-      }
-    };
-    afterAll(() => admin(`DROP DATABASE IF EXISTS ${database}`));
-
-    it('the same flow on Postgres', async () => {
-      await admin(`CREATE DATABASE ${database}`);
-      const url = new URL(POSTGRES_URL ?? '');
-      url.pathname = `/${database}`;
-      await approvalFlow(url.href, await tempDir());
-    }, 120_000);
-
-    it('run --store --id waits while another worker runs the turn, and exits 3 when it parks', async () => {
-      const url = new URL(POSTGRES_URL ?? '');
-      url.pathname = `/${database}`;
-      const dir = await tempDir();
-      // A worker with the same agent races the run's own worker for each turn; whichever claims it,
-      // run waits until the turn parks and prints it (before, a turn the other worker took ended
-      // the run at once: exit 0, status dispatching).
-      const worker = await turnkitChild(['worker', '--agents', AGENTS, '--store', url.href], {
-        cwd: dir,
-        ready: 'Ctrl+C stops it',
-      });
-      try {
-        for (const id of ['raced-1', 'raced-2', 'raced-3']) {
-          const run = await turnkit(['run', CHARGE, '--store', url.href, '--id', id], { cwd: dir });
-          expect([run.code, run.stderr], id).toEqual([3, '']);
-          expect(run.stdout).toContain(`turn ${id} · agent charge · awaiting_approval\n`);
+describe
+  .skipIf(POSTGRES_URL === undefined)
+  .concurrent(
+    `turnkit run --store postgres://… ${POSTGRES_URL === undefined ? '(skipped: TURNKIT_TEST_POSTGRES_URL is not set; .ci/run starts a Postgres and sets it)' : ''}`,
+    () => {
+      const database = `turnkit_cli_${process.pid}`;
+      const admin = async (sql: string): Promise<void> => {
+        const { Client } = (await import('pg')).default;
+        const client = new Client({ connectionString: POSTGRES_URL });
+        await client.connect();
+        try {
+          await client.query(sql);
+        } finally {
+          await client.end();
         }
-      } finally {
-        expect(await worker.stop()).toBe(0);
-      }
-    }, 120_000);
-  },
-);
+      };
+      afterAll(() => admin(`DROP DATABASE IF EXISTS ${database}`));
+
+      it.sequential('the same flow on Postgres', async () => {
+        await admin(`CREATE DATABASE ${database}`);
+        const url = new URL(POSTGRES_URL ?? '');
+        url.pathname = `/${database}`;
+        await approvalFlow(url.href, await tempDir());
+      }, 120_000);
+
+      it.sequential('run --store --id waits while another worker runs the turn, and exits 3 when it parks', async () => {
+        const url = new URL(POSTGRES_URL ?? '');
+        url.pathname = `/${database}`;
+        const dir = await tempDir();
+        // A worker with the same agent races the run's own worker for each turn; whichever claims it,
+        // run waits until the turn parks and prints it (before, a turn the other worker took ended
+        // the run at once: exit 0, status dispatching).
+        const worker = await turnkitChild(['worker', '--agents', AGENTS, '--store', url.href], {
+          cwd: dir,
+          ready: 'Ctrl+C stops it',
+        });
+        try {
+          for (const id of ['raced-1', 'raced-2', 'raced-3']) {
+            const run = await turnkit(['run', CHARGE, '--store', url.href, '--id', id], { cwd: dir });
+            expect([run.code, run.stderr], id).toEqual([3, '']);
+            expect(run.stdout).toContain(`turn ${id} · agent charge · awaiting_approval\n`);
+          }
+        } finally {
+          expect(await worker.stop()).toBe(0);
+        }
+      }, 120_000);
+    },
+  );
