@@ -35,8 +35,8 @@ import { errorMessage } from '@turnkit/core/internal';
 import { labelledEventsFor } from './alphabet.js';
 import { Fingerprint, FingerprintSet, parseSampled, sampled, ValueFingerprint } from './fingerprint.js';
 import {
-  checkStep,
   initialMonitor,
+  StepChecker,
   stateInvariantProblems,
   textParseProblem,
   type InvariantNumber,
@@ -212,6 +212,7 @@ class ExploreWorker {
   private readonly hash = new ValueFingerprint({ reuse: true });
   /** The monitors' own, so that the two do not take each other's reused fields. */
   private readonly monitorHash = new ValueFingerprint({ reuse: true });
+  private readonly checker = new StepChecker();
   private frontier: Open[] = [];
   private pending: Pending[] = [];
   private readonly outboxes: Ints[];
@@ -389,16 +390,20 @@ class ExploreWorker {
     } catch (error) {
       record = { state, event, next: state, effects: [], thrown: errorMessage(error) };
     }
-    const checked = checkStep(this.limits, record, depth, monitor, checks);
-    for (let seq = 0; seq < checked.violations.length; seq++) {
-      const v = checked.violations[seq]!;
-      this.report({ invariant: v.invariant, message: v.message, rank, sub: 0, seq });
+    const checker = this.checker;
+    const nextMonitor = checker.check(this.limits, record, depth, monitor, checks);
+    if (checker.violations.length > 0) {
+      for (let seq = 0; seq < checker.violations.length; seq++) {
+        const v = checker.violations[seq]!;
+        this.report({ invariant: v.invariant, message: v.message, rank, sub: 0, seq });
+      }
+      checker.violations.length = 0;
     }
     if (record.thrown !== undefined) return;
     let mHi = monitorHi;
     let mLo = monitorLo;
-    if (checked.monitor !== monitor) {
-      this.monitorHash.value(checked.monitor);
+    if (nextMonitor !== monitor) {
+      this.monitorHash.value(nextMonitor);
       mHi = this.monitorHash.hi;
       mLo = this.monitorHash.lo;
     }
@@ -410,7 +415,7 @@ class ExploreWorker {
       this.hash.value(record.next);
       stateHi = this.hash.hi;
       stateLo = this.hash.lo;
-    } else if (checked.monitor === monitor) return;
+    } else if (nextMonitor === monitor) return;
     const to = this.owner(stateLo);
     // A node this worker has offered before (its edges are ranked in order, and earlier levels
     // come first) or already holds can be dropped here: its owner keeps the first offer.
@@ -426,7 +431,7 @@ class ExploreWorker {
     this.pending.push({
       rank,
       state: record.next,
-      monitor: checked.monitor,
+      monitor: nextMonitor,
       monitorHi: mHi,
       monitorLo: mLo,
       stateHi,
