@@ -265,7 +265,9 @@ let keptHashes = new Int32Array(64);
  * fingerprint, and by JSON text only when two fingerprints are equal: the JSON text of every event
  * was 6% of an exploration's time (the profile of `maxIterations 3` with purity on 1 node in 16).
  * Two events of different `type` strings are never repeats and need no fingerprint: a state's
- * events of a type met once (every event of a terminal state's) are not hashed.
+ * events of a type met once (every event of a terminal state's) are not hashed, and the
+ * fingerprints kept are in one typed array made once. The alphabets of the 111,101 states of
+ * maxIterations 3 took 198 ms instead of 261 (CPU, best of 7, load average about 5).
  */
 function dedupe(events: LabelledEvent[]): LabelledEvent[] {
   const out: LabelledEvent[] = [];
