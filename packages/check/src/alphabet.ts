@@ -257,26 +257,61 @@ function executing(state: TurnState, add: Add): void {
 }
 
 const eventHash = new ValueFingerprint({ reuse: false });
+/** The fingerprints of the events kept so far by `dedupe` (hi, lo), made once. */
+let keptHashes = new Int32Array(64);
 
 /**
  * The events without repeats (identical JSON), the first of each kept. Compared by structural
  * fingerprint, and by JSON text only when two fingerprints are equal: the JSON text of every event
  * was 6% of an exploration's time (the profile of `maxIterations 3` with purity on 1 node in 16).
+ * Two events of different `type` strings are never repeats and need no fingerprint: a state's
+ * events of a type met once (every event of a terminal state's) are not hashed, and the
+ * fingerprints kept are in one typed array made once. The alphabets of the 111,101 states of
+ * maxIterations 3 took 198 ms instead of 261 (CPU, best of 7, load average about 5).
  */
 function dedupe(events: LabelledEvent[]): LabelledEvent[] {
-  const his: number[] = [];
-  const los: number[] = [];
   const out: LabelledEvent[] = [];
-  for (const entry of events) {
+  if (keptHashes.length < 2 * events.length) keptHashes = new Int32Array(4 * events.length);
+  const hashes = keptHashes;
+  const types = eventTypes;
+  types.length = events.length;
+  for (let at = 0; at < events.length; at++) types[at] = typeOf(events[at]!.event);
+  for (let at = 0; at < events.length; at++) {
+    const entry = events[at]!;
+    const type = types[at];
+    let shared = type === undefined;
+    for (let j = 0; j < events.length && !shared; j++) shared = j !== at && types[j] === type;
+    if (!shared) {
+      // Its fingerprint is never compared: no other event has its type.
+      hashes[2 * out.length] = 0;
+      hashes[2 * out.length + 1] = 0;
+      out.push(entry);
+      continue;
+    }
     eventHash.value(entry.event);
+    const hi = eventHash.hi | 0;
+    const lo = eventHash.lo | 0;
     let repeat = false;
     for (let i = 0; i < out.length && !repeat; i++)
       repeat =
-        his[i] === eventHash.hi && los[i] === eventHash.lo && JSON.stringify(out[i]!.event) === JSON.stringify(entry.event);
+        hashes[2 * i] === hi &&
+        hashes[2 * i + 1] === lo &&
+        typeOf(out[i]!.event) === type &&
+        JSON.stringify(out[i]!.event) === JSON.stringify(entry.event);
     if (repeat) continue;
-    his.push(eventHash.hi);
-    los.push(eventHash.lo);
+    hashes[2 * out.length] = hi;
+    hashes[2 * out.length + 1] = lo;
     out.push(entry);
   }
   return out;
+}
+
+/** The `type` of each event given to `dedupe`, made once. */
+const eventTypes: Array<string | undefined> = [];
+
+/** An event's `type` when it is a string (the alphabet's events all have one), else undefined. */
+function typeOf(event: unknown): string | undefined {
+  if (event === null || typeof event !== 'object') return undefined;
+  const type = (event as { type?: unknown }).type;
+  return typeof type === 'string' ? type : undefined;
 }

@@ -16,8 +16,8 @@ import { labelledEventsFor, type LabelledEvent } from './alphabet.js';
 import { Fingerprint, FingerprintSet, parseSampled, sampled, ValueFingerprint } from './fingerprint.js';
 import { balancePlan, ExploreWorkers, type FrontierNode, type Reply, type RankedViolation } from './explore-parallel.js';
 import {
-  checkStep,
   initialMonitor,
+  StepChecker,
   stateInvariantProblems,
   textParseProblem,
   type InvariantNumber,
@@ -161,6 +161,7 @@ export function exploreTurn(options: ExploreOptions): ExploreResult {
   const hash = new ValueFingerprint({ reuse });
   /** The monitors' own, so that the two do not take each other's reused fields. */
   const monitorHash = new ValueFingerprint({ reuse: true });
+  const checker = new StepChecker();
   const terminalOutcomes: Record<string, number> = {};
   const violations: ExploreViolation[] = [];
   const levels: Level[] = [];
@@ -230,6 +231,7 @@ export function exploreTurn(options: ExploreOptions): ExploreResult {
       const entries = alphabet(state);
       if (entries.length > 256)
         throw new RangeError(`exploreTurn: the alphabet gave ${entries.length} events for one state; at most 256.`);
+      const checks = sampled(index, depth, puritySample) ? pureOptions : sampledOutOptions;
       for (let e = 0; e < entries.length; e++) {
         const entry = entries[e]!;
         transitions += 1;
@@ -240,19 +242,16 @@ export function exploreTurn(options: ExploreOptions): ExploreResult {
         } catch (error) {
           record = { state, event: entry.event, next: state, effects: [], thrown: errorMessage(error) };
         }
-        const checked = checkStep(
-          limits,
-          record,
-          depth,
-          monitor,
-          sampled(index, depth, puritySample) ? pureOptions : sampledOutOptions,
-        );
-        for (const v of checked.violations) report(index, entry, v.invariant, v.message);
+        const nextMonitor = checker.check(limits, record, depth, monitor, checks);
+        if (checker.violations.length > 0) {
+          for (const v of checker.violations) report(index, entry, v.invariant, v.message);
+          checker.violations.length = 0;
+        }
         if (record.thrown !== undefined) continue;
         let mHi = monitorHi;
         let mLo = monitorLo;
-        if (checked.monitor !== monitor) {
-          monitorHash.value(checked.monitor);
+        if (nextMonitor !== monitor) {
+          monitorHash.value(nextMonitor);
           mHi = monitorHash.hi;
           mLo = monitorHash.lo;
         }
@@ -265,10 +264,10 @@ export function exploreTurn(options: ExploreOptions): ExploreResult {
           hash.value(record.next);
           nHi = hash.hi;
           nLo = hash.lo;
-        } else if (checked.monitor === monitor) continue;
+        } else if (nextMonitor === monitor) continue;
         // A terminal state is checked (absorption) but not expanded further than once.
         if (visit(record.next, nHi, nLo, mHi, mLo, index, entry) && !(isTerminal(state) && record.next === state)) {
-          next.push({ state: record.next, stateHi: nHi, stateLo: nLo, monitor: checked.monitor, monitorHi: mHi, monitorLo: mLo });
+          next.push({ state: record.next, stateHi: nHi, stateLo: nLo, monitor: nextMonitor, monitorHi: mHi, monitorLo: mLo });
           parents.push(index);
           events.push(e);
         }

@@ -46,12 +46,35 @@ export function initialMonitor(state: TurnState): MonitorState {
   };
 }
 
+/** A monitor being made: the history invariants of one step write their parts here. */
+type Draft = { -readonly [K in keyof MonitorState]: MonitorState[K] };
+
+/**
+ * The one draft, filled and read within each `observeHistory` call: the four invariants each
+ * returned their parts as an object before (and invariant 10 made a list and a closure for each
+ * step): the history invariants allocated 350 bytes an edge of an exploration, 115 with the
+ * draft (maxIterations 3 with the re-runs on 1 node in 16, of 2.9 kB an edge in all).
+ */
+const draft: Draft = {
+  open: [],
+  modelCalls: 0,
+  dispatched: [],
+  executed: [],
+  parked: [],
+  decided: {},
+  loopSignature: null,
+  loopRun: 0,
+  callsAfterLoop: null,
+  recoveries: 0,
+};
+
 /** Runs the four history invariants on one step; returns the monitor for the next. */
 export function observeHistory(limits: TurnLimits, record: TraceStep, monitor: MonitorState, report: Report): MonitorState {
-  const { open } = resultsPaired(record, monitor, report);
-  const { modelCalls } = limitsHeld(limits, record, monitor, report);
-  const { dispatched, executed, parked, decided } = callsRunOnce(record, monitor, report);
-  const { loopSignature, loopRun, callsAfterLoop, recoveries } = loopsStopped(limits, record, monitor, report);
+  const open = resultsPaired(record, monitor, report);
+  const modelCalls = limitsHeld(limits, record, monitor, report);
+  callsRunOnce(record, monitor, report, draft);
+  loopsStopped(limits, record, monitor, report, draft);
+  const { dispatched, executed, parked, decided, loopSignature, loopRun, callsAfterLoop, recoveries } = draft;
   // Unchanged, the monitor is given back as it is: an exploration keys nodes by it and reuses its key.
   if (
     open === monitor.open &&
@@ -70,7 +93,7 @@ export function observeHistory(limits: TurnLimits, record: TraceStep, monitor: M
 }
 
 /** 6: every tool call gets exactly one result, in call order, before the next assistant message or the end. */
-function resultsPaired(record: TraceStep, monitor: MonitorState, report: Report): Pick<MonitorState, 'open'> {
+function resultsPaired(record: TraceStep, monitor: MonitorState, report: Report): MonitorState['open'] {
   let open = monitor.open;
   for (const effect of record.effects) {
     if (effect.type === 'done' && open.length > 0) report(6, `the turn ended while ${listIds(open)} had no result`);
@@ -91,18 +114,13 @@ function resultsPaired(record: TraceStep, monitor: MonitorState, report: Report)
       }
     }
   }
-  return { open };
+  return open;
 }
 
 const listIds = (open: MonitorState['open']): string => open.map(([id]) => id).join(', ');
 
 /** 7: model calls, retries, calls per reply and the tool-call budget stay within the limits, and the counter tells the truth. */
-function limitsHeld(
-  limits: TurnLimits,
-  record: TraceStep,
-  monitor: MonitorState,
-  report: Report,
-): Pick<MonitorState, 'modelCalls'> {
+function limitsHeld(limits: TurnLimits, record: TraceStep, monitor: MonitorState, report: Report): number {
   let modelCalls = monitor.modelCalls;
   for (const effect of record.effects) {
     if (effect.type === 'call_llm') {
@@ -130,13 +148,11 @@ function limitsHeld(
   if (!isTerminal(record.state) && record.next.usage.modelCalls !== modelCalls) {
     report(7, `usage.modelCalls is ${record.next.usage.modelCalls} but ${modelCalls} model calls were issued`);
   }
-  return { modelCalls };
+  return modelCalls;
 }
 
-type ApprovalMonitor = Pick<MonitorState, 'dispatched' | 'executed' | 'parked' | 'decided'>;
-
-/** 8: a call id is dispatched once, and a parked call runs once, only in its round, and only when approved. */
-function callsRunOnce(record: TraceStep, monitor: MonitorState, report: Report): ApprovalMonitor {
+/** 8: a call id is dispatched once, and a parked call runs once, only in its round, and only when approved. Its parts of the next monitor go to `out`. */
+function callsRunOnce(record: TraceStep, monitor: MonitorState, report: Report, out: Draft): void {
   let { dispatched, executed, parked, decided } = monitor;
   decided = readDecisions(record, parked, decided);
   // A new approval round starts when a batch parks (before this step's effects, which may
@@ -171,7 +187,10 @@ function callsRunOnce(record: TraceStep, monitor: MonitorState, report: Report):
     if (hasKeys(decided)) decided = {};
     if (executed.length > 0) executed = [];
   }
-  return { dispatched, executed, parked, decided };
+  out.dispatched = dispatched;
+  out.executed = executed;
+  out.parked = parked;
+  out.decided = decided;
 }
 
 /** The first valid decision per parked id, read from the events, independently of the reducer's bookkeeping. */
@@ -196,21 +215,20 @@ function readDecisions(record: TraceStep, parked: readonly string[], decided: Mo
   return decided;
 }
 
-type LoopMonitor = Pick<MonitorState, 'loopSignature' | 'loopRun' | 'callsAfterLoop' | 'recoveries'>;
-
 /**
  * 10: identical non-exempt batches in a row are a loop: the loop batch is not dispatched, and the
  * turn ends with one forced final call (plus repairs) unless it recovers, at most loopRecoveries times.
- * An all-exempt batch neither counts nor resets.
+ * An all-exempt batch neither counts nor resets. Its parts of the next monitor go to `out`.
  */
-function loopsStopped(limits: TurnLimits, record: TraceStep, monitor: MonitorState, report: Report): LoopMonitor {
+function loopsStopped(limits: TurnLimits, record: TraceStep, monitor: MonitorState, report: Report, out: Draft): void {
   let { loopSignature, loopRun, callsAfterLoop, recoveries } = monitor;
-  let batch: { calls: readonly ToolCall[]; dispatched: boolean } | null = null;
-  const dispatchedNow = record.effects.some((e) => e.type === 'dispatch_tools');
+  let batch: readonly ToolCall[] | null = null;
+  let dispatchedNow = false;
+  for (const effect of record.effects) if (effect.type === 'dispatch_tools') dispatchedNow = true;
   for (const effect of record.effects) {
     if (effect.type === 'append' && effect.message.role === 'assistant') {
       const calls = effect.message.toolCalls;
-      if (calls.length > 0 && record.state.forced === null) batch = { calls, dispatched: dispatchedNow };
+      if (calls.length > 0 && record.state.forced === null) batch = calls;
     } else if (effect.type === 'call_llm') {
       // A retry repeats the call in hand: it is not another call after a loop.
       if (callsAfterLoop !== null && (effect.request.attempt ?? 0) === 0) {
@@ -223,14 +241,18 @@ function loopsStopped(limits: TurnLimits, record: TraceStep, monitor: MonitorSta
       report(10, 'tools were dispatched after a loop was detected');
     }
   }
-  if (batch === null) return { loopSignature, loopRun, callsAfterLoop, recoveries };
-  const counted = batch.calls.filter((c) => !limits.loopExemptTools.includes(c.name));
-  if (counted.length === 0) return { loopSignature, loopRun, callsAfterLoop, recoveries };
+  out.loopSignature = loopSignature;
+  out.loopRun = loopRun;
+  out.callsAfterLoop = callsAfterLoop;
+  out.recoveries = recoveries;
+  if (batch === null) return;
+  const counted = limits.loopExemptTools.length === 0 ? batch : batch.filter((c) => !limits.loopExemptTools.includes(c.name));
+  if (counted.length === 0) return;
   const signature = batchSignature(counted);
   loopRun = signature === loopSignature ? loopRun + 1 : 1;
   loopSignature = signature;
   const isLoop = limits.loopThreshold > 0 && loopRun >= limits.loopThreshold;
-  if (isLoop && batch.dispatched)
+  if (isLoop && dispatchedNow)
     report(10, `batch ${loopRun} of ${limits.loopThreshold} identical batches in a row was dispatched`);
   if (isLoop && !isTerminal(record.next)) {
     if (record.next.round !== record.state.round) report(10, 'a batch skipped as a loop counted as a tool round');
@@ -244,7 +266,10 @@ function loopsStopped(limits: TurnLimits, record: TraceStep, monitor: MonitorSta
       loopRun = limits.loopThreshold - 1;
     } else callsAfterLoop = call === undefined ? 0 : 1;
   }
-  return { loopSignature, loopRun, callsAfterLoop, recoveries };
+  out.loopSignature = loopSignature;
+  out.loopRun = loopRun;
+  out.callsAfterLoop = callsAfterLoop;
+  out.recoveries = recoveries;
 }
 
 function validDecision(value: unknown): 'approve' | 'reject' | null {
