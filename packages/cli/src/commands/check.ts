@@ -4,7 +4,6 @@
 import { exploreTurn, type ExploreResult, type StepFunction } from '@turnkit/check';
 import { createTurn, type TurnLimitsInput } from '@turnkit/core';
 import { definedProps } from '@turnkit/core/internal';
-import { setFlagsFromString } from 'node:v8';
 import pc from 'picocolors';
 import { oneLine, UsageError } from '../errors.js';
 import { duration } from '../format.js';
@@ -39,15 +38,6 @@ export async function checkCommand(o: CheckCommandOptions): Promise<number> {
     `${pc.bold('turnkit check')} ${pc.dim(`· maxIterations ${o.maxIterations} · loopThreshold ${o.loopThreshold} · repairs ${o.repairs} · depth ≤ ${o.depth}${(o.puritySample ?? 1) > 1 ? ` · purity re-runs on 1 edge in ${o.puritySample}` : ''}${(o.workers ?? 1) > 1 ? ` · ${o.workers} worker threads` : ''}`)}`,
   );
 
-  // Worker threads compile their optimized code on their own thread instead of V8's background
-  // threads (a V8 flag of the whole process: this command owns it; the worker isolates made
-  // after it read it, the running one keeps its background compiler). `maxIterations 4` with the
-  // purity re-runs on 1 node in 16 on two workers, through this command, two runs each way
-  // alternated at load average 2.9 to 3.3: 17.0 and 19.4 s of CPU with the background
-  // compilers, 16.3 and 17.2 without (9.5 and 14.4 s wall, 9.2 and 12.8); from exploreTurn at
-  // load average 2.3 to 2.8, 18.2 and 18.5 s against 15.8 and 15.9 (V8's helper threads 4.6 s
-  // against 1.5). On one thread it made no difference, so it is left as it is there.
-  if ((o.workers ?? 1) > 1) setFlagsFromString('--no-concurrent-recompilation');
   const bar = stderrBar('exploring {bar} depth {value}/{total} · {states} states · {frontier} to expand');
   bar?.start(o.depth, 0, { states: 1, frontier: 1 });
   let result: ExploreResult;
