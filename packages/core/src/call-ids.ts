@@ -96,8 +96,7 @@ function has(filter: string, id: string): boolean {
 
 /** `filter` with `id`'s two bits set. A filter ending in `=` (which reads as no bits) is written with `A`s there, as the empty filter. */
 function add(filter: string, id: string): string {
-  const base =
-    filter === '' ? NO_BITS : filter.endsWith('=') ? filter.replace(/=+$/, (pad) => 'A'.repeat(pad.length)) : filter;
+  const base = filter === '' ? NO_BITS : filter.endsWith('=') ? filter.replace(/=+$/, (pad) => 'A'.repeat(pad.length)) : filter;
   return withBit(withBit(base, position(id, 0)), position(id, 1));
 }
 
