@@ -49,7 +49,7 @@ export function timeBound(report: TurnReport): string {
       : `; the floor takes ${fixed(floor.medianUs, 1)} µs and allocates ${fixed(floor.bytesPerTurn / 1024, 1)} KB, so turnkit is ${fixed(inline.medianUs / floor.medianUs, 1)}× the floor.`,
     ` A real turn's model calls take seconds, so nothing on this path is written to save microseconds: the bar is relative to the peers, at least ${TARGETS.fastestPeerRatio}× faster than the fastest and ${TARGETS.heavyPeerRatio}× faster than ${TARGETS.heavyPeers.join(', ')}.`,
     ` What a turn pays, by the profile below: ${payments(report, stepUs)}`,
-    ' Peers that use AsyncLocalStorage switch on async hooks for the whole process, so once they are loaded every promise costs more for every system (the timed rounds run after; the profile below is taken before). Measured apart by hand, each system alone in a process of its own on an idle machine (not how the table is measured: it keeps the method the bars were set with), turnkit agent.run took 43.8 µs, pi-agent-core runAgentLoop 57.6 µs (1.3×) and AI SDK 6 generateText 436.3 µs (10.0×): alone, pi-agent-core gains the most.',
+    ' Peers that use AsyncLocalStorage switch on async hooks for the whole process, so once they are loaded every promise costs more for every system (the timed rounds run after; the profile below is taken before).',
   ];
   if (peer !== undefined)
     parts.push(

@@ -66,4 +66,17 @@ describe('the call-id filter as stored', () => {
         'AAIAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAABAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAEAAAAAAAAAAAAAAAAAACAAAAAAAAAAAAAAAA',
     });
   });
+
+  it('reads a filter ending in = (a hand-made state) as no bits there and writes As in their place', () => {
+    const [started] = step(createTurn({ id: 't', limits: { maxIterations: 20 } }), { type: 'start' });
+    const state: TurnState = { ...started, callIds: { count: 0, filter: `${'A'.repeat(126)}==` } };
+    const toolCalls: ToolCall[] = [
+      { id: 'a', name: 'search', input: {} },
+      { id: 'call_1', name: 'search', input: {} },
+    ];
+    const [next] = step(state, { type: 'model_responded', response: { text: '', toolCalls } });
+    expect(next.callIds.filter).toBe(
+      'AAIAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAABAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAEAAAAAAAAAAAAAAAAAACAAAAAAAAAAAAAAAA',
+    );
+  });
 });
