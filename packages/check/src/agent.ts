@@ -1,8 +1,9 @@
 // `checkAgent`: exhaustive breadth-first exploration of one agent's turns. Core's `step` runs
 // composed with the agent's dispatcher decisions (agent-rules.ts: its tools, permission sets,
 // defaultDecision, needsApproval and readOnly through the real `decide`; its dispatcher budget
-// through the real ledger), its limits and budgets. A node is the turn state, the dispatcher's
-// budget counters, the trace of call records so far and the invariant monitor; every edge is one
+// through the real ledger), its limits and budgets. A node is the turn state, the trace of call
+// records so far (the dispatcher's budget counters follow from it) and the invariant monitor, kept
+// as a 64-bit fingerprint and a link back to the start (as exploreTurn keeps its); every edge is one
 // core event, checked with the turn contract's ten invariants, the built-in agent properties and
 // the user's. A broken property comes back as the shortest path (breadth-first) and, on request,
 // as a vitest file that replays it against the real agent (agent-test.ts).
@@ -42,8 +43,15 @@ export type { AgentStep, AgentViolation } from './agent-violation.js';
 import type { CheckedAgent } from './agent-types.js';
 import { freshCallId } from './alphabet.js';
 import type { StepFunction } from './logic.js';
-import { Fingerprint, FingerprintSet } from './fingerprint.js';
-import { checkStep, initialMonitor, stateInvariantProblems, textParseProblem, type MonitorState } from './invariants.js';
+import { Fingerprint, FingerprintSet, sampled, ValueFingerprint } from './fingerprint.js';
+import {
+  initialMonitor,
+  StepChecker,
+  stateInvariantProblems,
+  textParseProblem,
+  type MonitorState,
+  type TraceStep,
+} from './invariants.js';
 
 /**
  * The options of `checkAgent`: the user's properties, the bounds of the exploration, and where to write a
@@ -63,9 +71,10 @@ export interface CheckAgentOptions extends RulesOptions {
   /** Write the first violation as a vitest file (see `counterexampleTest`). */
   readonly out?: CounterexampleTestOptions & { readonly file: string };
   /**
-   * Core's purity checks (step re-run on frozen copies and on a JSON round trip; parseTurnState)
-   * run on one edge in this many (default 16; 1 runs them on every edge). Every other check runs
-   * on every edge. `exploreTurn` checks core's purity on every edge of its own explorations.
+   * Core's purity re-runs (step re-run on frozen copies and on a JSON round trip) run on the
+   * edges of one node in this many, picked by a hash (default 16; 1 runs them on every edge).
+   * Every other check runs on every edge, and parseTurnState on every distinct state.
+   * `exploreTurn` checks core's purity on every edge of its own explorations.
    */
   readonly puritySample?: number;
   /** The reducer (default core's `step`): a test passes a broken one to see the checks catch it. */
@@ -108,11 +117,30 @@ interface World {
   readonly pending: readonly ToolCall[];
 }
 
-interface Node {
+/**
+ * A node of the level being expanded: its world, its invariant monitor and their fingerprints
+ * (the trace's is folded record by record, so a step that adds none keeps its parent's).
+ */
+interface Open {
   readonly world: World;
   readonly monitor: MonitorState;
-  readonly parent: Node | null;
-  readonly via: AgentStep | null;
+  readonly stateHi: number;
+  readonly stateLo: number;
+  readonly traceHi: number;
+  readonly traceLo: number;
+  readonly monitorHi: number;
+  readonly monitorLo: number;
+}
+
+/**
+ * How each node of a level was reached: its parent's index in the level before and the index of
+ * its step in the parent's steps. A path is rebuilt by replaying the steps from the start (the
+ * exploration is deterministic: invariant 2 checks `step`), so a stored node costs 8 bytes here
+ * and 16 in each fingerprint table, whatever its world.
+ */
+interface Level {
+  readonly parents: Int32Array;
+  readonly steps: Int32Array;
 }
 
 /**
@@ -147,100 +175,146 @@ export async function checkAgent(agent: CheckedAgent, options: CheckAgentOptions
   const puritySample = options.puritySample ?? 16;
   const run = options.step ?? coreStep;
   const hasOutputCheck = agent.output !== undefined || agent.check !== undefined;
+  const stepsOf = (world: World): AgentStep[] => stepsFrom(world, rules, replies, hasOutputCheck, usage);
 
-  // Nodes and turn states by 64-bit fingerprint (fingerprint.ts), as exploreTurn keeps them.
+  // Nodes and turn states by 64-bit fingerprint (fingerprint.ts), made from their structure as
+  // exploreTurn makes them. Core's step never changes an object it was given, so the fingerprints
+  // of the fields a state shares with the one before are reused; a reducer under test gets its
+  // states hashed whole.
+  const reuse = options.step === undefined;
   const seen = new FingerprintSet();
   const turnStates = new FingerprintSet();
   const fp = new Fingerprint();
+  const stateHash = new ValueFingerprint({ reuse });
+  const monitorHash = new ValueFingerprint({ reuse: true });
+  const recordHash = new ValueFingerprint({ reuse: false });
+  const checker = new StepChecker();
   const terminalOutcomes: Record<string, number> = {};
   const violations: AgentViolation[] = [];
+  const levels: Level[] = [];
   const broken = new Set<string>();
   let violationCount = 0;
   let transitions = 0;
 
-  /** True when the node is new; a new distinct turn state is counted and parsed (invariant 3, once per state). */
-  const visit = (node: Node, step: AgentStep | null): boolean => {
-    const w = node.world;
-    const text = JSON.stringify(w.turn);
-    fp.text(text);
-    const [stateHi, stateLo] = [fp.hi, fp.lo];
-    fp.text(`${JSON.stringify(w.usage)}\n${traceKey(w.trace)}\n${JSON.stringify(node.monitor)}`);
-    fp.pair(stateHi, stateLo, fp.hi, fp.lo);
+  /** A violation on `step`, taken from node `at` of the level being expanded. */
+  const report = (at: number, step: AgentStep, trace: AgentTrace, property: string, message: string): void => {
+    violationCount += 1;
+    if (broken.has(property) || broken.size >= maxViolations) return;
+    broken.add(property);
+    violations.push({ property, message, path: [...replayPath(levels, at, initial, run, stepsOf), step], trace });
+  };
+
+  /**
+   * True when the node is new; a new distinct turn state is counted and checked alone (core's
+   * state invariants and parseTurnState, invariant 3, once per state).
+   */
+  const visit = (node: Open, at: number, step: AgentStep | null): boolean => {
+    fp.pair(node.traceHi, node.traceLo, node.monitorHi, node.monitorLo);
+    fp.pair(node.stateHi, node.stateLo, fp.hi, fp.lo);
     if (!seen.add(fp.hi, fp.lo)) return false;
-    if (turnStates.add(stateHi, stateLo)) {
+    const w = node.world;
+    if (turnStates.add(node.stateHi, node.stateLo)) {
       if (isTerminal(w.turn)) {
         const label = outcomeOf(w.turn);
         terminalOutcomes[label] = (terminalOutcomes[label] ?? 0) + 1;
       }
-      if (node.parent !== null && step !== null)
-        for (const problem of [...stateInvariantProblems(w.turn, 'state after'), textParseProblem(text)])
-          if (problem !== undefined) report(node.parent, step, w.trace, 'invariant 3', problem);
+      if (step !== null)
+        for (const problem of [...stateInvariantProblems(w.turn, 'state after'), textParseProblem(JSON.stringify(w.turn))])
+          if (problem !== undefined) report(at, step, w.trace, 'invariant 3', problem);
     }
     return true;
   };
-  const report = (node: Node, step: AgentStep, trace: AgentTrace, property: string, message: string): void => {
-    violationCount += 1;
-    if (broken.has(property) || broken.size >= maxViolations) return;
-    broken.add(property);
-    violations.push({ property, message, path: [...pathTo(node), step], trace });
-  };
 
-  const first: Node = {
+  const firstMonitor = initialMonitor(initial);
+  stateHash.value(initial);
+  const [stateHi, stateLo] = [stateHash.hi, stateHash.lo];
+  monitorHash.value(firstMonitor);
+  const first: Open = {
     world: { turn: initial, usage: { total: 0, perTool: {} }, trace: [], pending: [] },
-    monitor: initialMonitor(initial),
-    parent: null,
-    via: null,
+    monitor: firstMonitor,
+    stateHi,
+    stateLo,
+    traceHi: 0,
+    traceLo: 0,
+    monitorHi: monitorHash.hi,
+    monitorLo: monitorHash.lo,
   };
-  visit(first, null);
-  let frontier: Node[] = [first];
+  visit(first, -1, null);
+  let frontier: Open[] = [first];
   let depth = 0;
   let cut = false;
   while (frontier.length > 0 && depth < maxDepth && !cut) {
-    const next: Node[] = [];
-    for (const node of frontier) {
-      for (const step of stepsFrom(node.world, rules, replies, hasOutputCheck, usage)) {
+    const next: Open[] = [];
+    const parents: number[] = [];
+    const stepIndices: number[] = [];
+    for (let index = 0; index < frontier.length && !cut; index++) {
+      const node = frontier[index]!;
+      const { world, monitor } = node;
+      const steps = stepsOf(world);
+      // The purity re-runs take a whole node's edges, so its frozen copy serves them all.
+      const pure = sampled(index, depth, puritySample);
+      for (let s = 0; s < steps.length; s++) {
+        const step = steps[s]!;
         transitions += 1;
-        const { world } = node;
-        let after: TurnState;
-        let effects: readonly Effect[];
-        let thrown: string | undefined;
+        let record: TraceStep;
         try {
-          [after, effects] = run(world.turn, step.event);
+          const [after, effects] = run(world.turn, step.event);
+          record = { state: world.turn, event: step.event, next: after, effects };
         } catch (error) {
-          [after, effects, thrown] = [world.turn, [], errorMessage(error)];
+          record = { state: world.turn, event: step.event, next: world.turn, effects: [], thrown: errorMessage(error) };
         }
-        const record = {
-          state: world.turn,
-          event: step.event,
-          next: after,
-          effects,
-          ...(thrown === undefined ? {} : { thrown }),
-        };
-        const checked = checkStep(limits, record, depth, node.monitor, {
+        const nextMonitor = checker.check(limits, record, depth, monitor, {
           step: run,
-          purity: transitions % puritySample === 0,
+          purity: pure,
           parseStates: false,
           stateInvariants: false,
         });
-        for (const v of checked.violations) report(node, step, world.trace, `invariant ${v.invariant}`, v.message);
-        if (thrown !== undefined) continue;
+        if (checker.violations.length > 0) {
+          for (const v of checker.violations) report(index, step, world.trace, `invariant ${v.invariant}`, v.message);
+          checker.violations.length = 0;
+        }
+        if (record.thrown !== undefined) continue;
 
         const added = recordsOf(step.event);
-        const trace = added.length === 0 ? world.trace : [...world.trace, ...added];
+        const child = advance(world, step, record.next, record.effects);
         const unapproved = approvalProblem(world, step);
-        if (unapproved !== undefined) report(node, step, trace, 'nothing runs without the approval its rules need', unapproved);
-        if (added.length > 0) for (const v of evaluate(properties, trace)) report(node, step, trace, v.property, v.message);
+        if (unapproved !== undefined)
+          report(index, step, child.trace, 'nothing runs without the approval its rules need', unapproved);
+        if (added.length > 0)
+          for (const v of evaluate(properties, child.trace)) report(index, step, child.trace, v.property, v.message);
 
-        const usage = added.length === 0 ? world.usage : usageAfter(world.usage, added);
-        const pending = pendingCalls(effects, world.pending, after);
-        const child: Node = { world: { turn: after, usage, trace, pending }, monitor: checked.monitor, parent: node, via: step };
+        // A state given back as it was (a terminal state absorbing an event) with nothing else
+        // changed is its own parent, visited. Only where objects never change (core's step).
+        const sameState = record.next === world.turn && reuse;
+        if (sameState && added.length === 0 && nextMonitor === monitor) continue;
+        let { stateHi, stateLo, traceHi, traceLo, monitorHi, monitorLo } = node;
+        if (!sameState) {
+          stateHash.value(record.next);
+          [stateHi, stateLo] = [stateHash.hi, stateHash.lo];
+        }
+        for (const r of added) {
+          recordHash.value([r.callId, r.tool, r.decision, r.source, r.outcome, r.input]);
+          fp.pair(traceHi, traceLo, recordHash.hi, recordHash.lo);
+          [traceHi, traceLo] = [fp.hi, fp.lo];
+        }
+        if (nextMonitor !== monitor) {
+          monitorHash.value(nextMonitor);
+          [monitorHi, monitorLo] = [monitorHash.hi, monitorHash.lo];
+        }
+        const open: Open = { world: child, monitor: nextMonitor, stateHi, stateLo, traceHi, traceLo, monitorHi, monitorLo };
         // A terminal state is checked (absorption) but not expanded further than once.
-        if (visit(child, step) && !(isTerminal(world.turn) && after === world.turn)) next.push(child);
+        if (visit(open, index, step) && !(isTerminal(world.turn) && record.next === world.turn)) {
+          next.push(open);
+          parents.push(index);
+          stepIndices.push(s);
+        }
         if (seen.size >= maxStates) cut = true;
       }
-      if (cut) break;
     }
-    frontier = cut ? frontier : next;
+    if (!cut) {
+      levels.push({ parents: Int32Array.from(parents), steps: Int32Array.from(stepIndices) });
+      frontier = next;
+    }
     depth += 1;
     options.onProgress?.({ states: seen.size, frontier: frontier.length, depth });
   }
@@ -266,6 +340,49 @@ export async function checkAgent(agent: CheckedAgent, options: CheckAgentOptions
   if (options.out !== undefined && firstViolation !== undefined)
     writeFileSync(options.out.file, counterexampleTest(firstViolation, options.out));
   return result;
+}
+
+/** The world after `step`: the turn `step` led to, the records it added, the calls it waits on. */
+function advance(world: World, step: AgentStep, turn: TurnState, effects: readonly Effect[]): World {
+  const added = recordsOf(step.event);
+  return {
+    turn,
+    usage: added.length === 0 ? world.usage : usageAfter(world.usage, added),
+    trace: added.length === 0 ? world.trace : [...world.trace, ...added],
+    pending: pendingCalls(effects, world.pending, turn),
+  };
+}
+
+/**
+ * The steps from the start to node `at` of the last level in `levels` (-1: the start itself),
+ * rebuilt by replaying each node's steps from the start.
+ */
+function replayPath(
+  levels: readonly Level[],
+  at: number,
+  initial: TurnState,
+  run: StepFunction,
+  stepsOf: (world: World) => AgentStep[],
+): AgentStep[] {
+  const choices: number[] = [];
+  for (let d = levels.length - 1, i = at; d >= 0 && i >= 0; d--) {
+    choices.push(levels[d]!.steps[i]!);
+    i = levels[d]!.parents[i]!;
+  }
+  const path: AgentStep[] = [];
+  let world: World = { turn: initial, usage: { total: 0, perTool: {} }, trace: [], pending: [] };
+  for (const choice of choices.reverse()) {
+    const step = stepsOf(world)[choice];
+    if (step === undefined) break;
+    path.push(step);
+    try {
+      const [after, effects] = run(world.turn, step.event);
+      world = advance(world, step, after, effects);
+    } catch {
+      break;
+    }
+  }
+  return path;
 }
 
 /** Throws a TypeError naming the first option that is not what it must be. */
@@ -303,16 +420,6 @@ function checkOptions(options: CheckAgentOptions): void {
     });
   }
 }
-
-/** The steps from the start to `node`. */
-function pathTo(node: Node): AgentStep[] {
-  const path: AgentStep[] = [];
-  for (let n: Node | null = node; n !== null && n.via !== null; n = n.parent) path.push(n.via);
-  return path.reverse();
-}
-
-const traceKey = (trace: AgentTrace): string =>
-  trace.map((r) => `${r.callId} ${r.tool} ${r.decision} ${r.source} ${r.outcome} ${JSON.stringify(r.input)}`).join('\n');
 
 function outcomeOf(state: TurnState): string {
   const outcome = state.outcome;

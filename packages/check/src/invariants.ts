@@ -36,21 +36,8 @@ export function checkInvariants(trace: StepTrace, options: CheckOptions = {}): V
   return checker.violations;
 }
 
-/** Checks one step given the monitor of the steps before it; returns the next monitor. */
-export function checkStep(
-  limits: TurnLimits,
-  record: TraceStep,
-  index: number,
-  monitor: MonitorState,
-  options: CheckOptions = {},
-): { monitor: MonitorState; violations: Violation[] } {
-  const checker = new StepChecker();
-  const next = checker.check(limits, record, index, monitor, options);
-  return { monitor: next, violations: checker.violations };
-}
-
 /**
- * `checkStep` for many steps: the violations of each step checked are appended to `violations`,
+ * Checks steps one after another: the violations of each step checked are appended to `violations`,
  * which the caller reads and empties. An exploration checks every edge with one checker: a list,
  * a reporting function and a result made for each edge were 220 to 250 bytes an edge of the
  * 2.9 kB an exploration allocated (maxIterations 3 with the re-runs on 1 node in 16, V8's
@@ -108,7 +95,7 @@ function neverThrows(record: TraceStep, report: Report): void {
 // the round trip and the mutation check: `step` on a JSON copy of the state (and a copy of the
 // event), which must give the recorded result and leave both copies as they were (a second JSON
 // copy of the state, and the event, say what they were): one `step` and one deep copy fewer per
-// edge than a run for each. Measured (checkStep over the 8,292 edges of a maxIterations 1
+// edge than a run for each. Measured (one edge's checks over the 8,292 edges of a maxIterations 1
 // exploration, CPU time, best of 6, load average 14): 42 µs an edge with the re-runs before, 38 after.
 //
 // With core's `step`, which never changes what it is given (the mutation check below says so on
