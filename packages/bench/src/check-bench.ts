@@ -2,11 +2,15 @@
 // each with every invariant on every edge and again with the purity re-runs on one edge in 16;
 // states/s and transitions/s (wall and CPU clock), heap per stored node, beside the cost of one
 // `step`; an exploration that has not finished after a minute is stopped and reported as such.
+// Then checkAgent, what a user runs on an agent of their own, on the files agent of
+// docs/check-your-agent.md at growing `maxIterations`.
 // `--write` replaces the section between the check-bench markers of docs/benchmarks.md.
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { availableParallelism, loadavg } from 'node:os';
-import { exploreTurn } from '@turnkit/check';
+import { pathToFileURL } from 'node:url';
+import { agentFromModule, checkAgent, exploreTurn, type AgentProperty } from '@turnkit/check';
+import { tsImport } from 'tsx/esm/api';
 import type { TurnLimitsInput } from '@turnkit/core';
 import { measureStep } from './step-bench.js';
 import { packageRoot } from './paths.js';
@@ -29,6 +33,17 @@ export interface CheckRun {
   readonly storedBytesPerNode: number;
 }
 
+/** One `checkAgent` run on the files agent. */
+export interface AgentCheckRun {
+  readonly maxIterations: number;
+  readonly states: number;
+  readonly transitions: number;
+  readonly seconds: number;
+  readonly cpuSeconds: number;
+  /** Peak heap growth over the run, per node (the frontier's worlds included). */
+  readonly heapBytesPerNode: number;
+}
+
 export interface CheckBenchFigures {
   /** One `step` on the step benchmark's mixed stream, measured before and after the explorations (the mean). */
   readonly stepNs: number;
@@ -40,6 +55,8 @@ export interface CheckBenchFigures {
   readonly loadAverage: number;
   /** The load average when the bench started (`loadAverage` is when it finished). */
   readonly loadAverageAtStart?: number;
+  /** `checkAgent` on the files agent of docs/check-your-agent.md. */
+  readonly agentRuns?: readonly AgentCheckRun[];
 }
 
 /** The bounds explored, smallest first: `turnkit check`'s defaults, then larger ones. */
@@ -99,8 +116,51 @@ function explore(limits: TurnLimitsInput, puritySample: number, workers: number,
   };
 }
 
+/** The `maxIterations` the files agent is checked at. */
+const AGENT_ITERATIONS = [2, 3] as const;
+
+/** The file of the files agent, as `turnkit check --agent` takes it. */
+const FILES_AGENT = join(packageRoot, '..', 'check', 'examples', 'files-agent.ts');
+
+/** `checkAgent` on the files agent and its properties, at each of `AGENT_ITERATIONS`. */
+async function runAgentChecks(gc: () => void, log: (line: string) => void): Promise<AgentCheckRun[]> {
+  const module = (await tsImport(pathToFileURL(FILES_AGENT).href, import.meta.url)) as Record<string, unknown>;
+  const agent = agentFromModule(module);
+  const properties = module.properties as readonly AgentProperty[];
+  const runs: AgentCheckRun[] = [];
+  for (const maxIterations of AGENT_ITERATIONS) {
+    gc();
+    const baseline = process.memoryUsage().heapUsed;
+    let peak = baseline;
+    const started = performance.now();
+    const cpu = process.cpuUsage();
+    const result = await checkAgent(
+      { ...agent, limits: { ...agent.limits, maxIterations } },
+      { properties, onProgress: () => void (peak = Math.max(peak, process.memoryUsage().heapUsed)) },
+    );
+    const used = process.cpuUsage(cpu);
+    if (result.violationCount !== 0 || !result.exhaustive)
+      throw new Error(`checkAgent on ${FILES_AGENT} at maxIterations ${maxIterations} was not clean and exhaustive.`);
+    const run: AgentCheckRun = {
+      maxIterations,
+      states: result.states,
+      transitions: result.transitions,
+      seconds: (performance.now() - started) / 1000,
+      cpuSeconds: (used.user + used.system) / 1e6,
+      heapBytesPerNode: (peak - baseline) / Math.max(1, result.states),
+    };
+    log(formatAgentRun(run));
+    runs.push(run);
+  }
+  return runs;
+}
+
+function formatAgentRun(run: AgentCheckRun): string {
+  return `checkAgent, files agent, maxIterations ${run.maxIterations}: ${n(run.states)} nodes, ${n(run.transitions)} transitions, ${run.seconds.toFixed(1)} s (${run.cpuSeconds.toFixed(1)} s CPU)`;
+}
+
 /** Runs the step figure and the explorations; an unfinished bound ends the larger ones of its sample. */
-export function runCheckBench(options: { gc: () => void; log: (line: string) => void }): CheckBenchFigures {
+export async function runCheckBench(options: { gc: () => void; log: (line: string) => void }): Promise<CheckBenchFigures> {
   const stepCpu = { ns: 0, transitions: 0 };
   /** The step benchmark, by the wall clock (its median batch) and by the CPU clock (all its batches, the warm-up included). */
   const measure = (): number => {
@@ -134,9 +194,11 @@ export function runCheckBench(options: { gc: () => void; log: (line: string) => 
       if (!run.finished) break;
     }
   }
+  const agentRuns = await runAgentChecks(options.gc, options.log);
   const after = measure();
   options.log(`step: ${after.toFixed(0)} ns per transition`);
   return {
+    agentRuns,
     stepNs: (before + after) / 2,
     stepNsRange: [before, after],
     stepCpuNs: stepCpu.ns / stepCpu.transitions,
@@ -157,7 +219,9 @@ function formatRun(run: CheckRun): string {
 }
 
 export function formatCheckTerminal(figures: CheckBenchFigures): string {
-  return [`step ${n(figures.stepNs)} ns`, ...figures.runs.map(formatRun)].join('\n');
+  return [`step ${n(figures.stepNs)} ns`, ...figures.runs.map(formatRun), ...(figures.agentRuns ?? []).map(formatAgentRun)].join(
+    '\n',
+  );
 }
 
 export const CHECK_MARKERS = { start: '<!-- check-bench:start -->', end: '<!-- check-bench:end -->' } as const;
@@ -222,9 +286,26 @@ export function renderCheckSection(figures: CheckBenchFigures, command: string):
     '',
     `Largest bounds of these that finish in a minute: ${largest(1)} with every check on every edge; ${largest(16)} with the purity re-runs on a sample. ${target}${projection}${fiveSeconds}`,
     '',
+    ...agentSection(figures.agentRuns ?? []),
     CHECK_PROFILE,
     CHECK_MARKERS.end,
   ].join('\n');
+}
+
+/** The lines on `checkAgent`, from its runs (none: no lines). */
+function agentSection(runs: readonly AgentCheckRun[]): string[] {
+  if (runs.length === 0) return [];
+  return [
+    "`checkAgent`, what [check-your-agent.md](check-your-agent.md) has a user run on an agent of their own, in the same run: the files agent of that page (`packages/check/examples/files-agent.ts`, two tools, a deny and an allow rule, its two properties and the built-in ones) at growing `maxIterations`, replies of up to 2 calls, core's purity re-runs on the edges of one node in 16 (its defaults), one thread. Nodes are the distinct (turn state, call records, invariant monitor) triples; heap is the calling thread's peak heap growth per node, the frontier's worlds included.",
+    '',
+    '| maxIterations | nodes | transitions | wall (CPU) | transitions/s wall (CPU) | heap bytes per node |',
+    '|---|---|---|---|---|---|',
+    ...runs.map(
+      (r) =>
+        `| ${r.maxIterations} | ${n(r.states)} | ${n(r.transitions)} | ${r.seconds.toFixed(1)} s (${r.cpuSeconds.toFixed(1)} s) | ${n(r.transitions / r.seconds)} (${n(r.transitions / r.cpuSeconds)}) | ${n(r.heapBytesPerNode)} |`,
+    ),
+    '',
+  ];
 }
 
 /** Where the time goes: the profile behind the figures, written down when it was taken. */

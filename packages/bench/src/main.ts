@@ -153,7 +153,7 @@ async function main(): Promise<number> {
   }
   if (values.check) {
     const gc = globalThis.gc;
-    const figures = runCheckBench({ gc: () => gc(), log });
+    const figures = await runCheckBench({ gc: () => gc(), log });
     console.log(formatCheckTerminal(figures));
     writeIfAsked(values, 'the model-checking section', () => writeCheckSection(renderCheckSection(figures, command())));
     return 0;

@@ -52,6 +52,13 @@ describe('pnpm bench --check', () => {
     expect(section).toContain('One `step` costs 1,000 ns');
   });
 
+  it("renders checkAgent's runs on the files agent when there are some", () => {
+    const run = { maxIterations: 3, states: 2000, transitions: 6000, seconds: 2, cpuSeconds: 3, heapBytesPerNode: 700 };
+    const section = renderCheckSection({ ...FIGURES, agentRuns: [run] }, 'pnpm bench --check --write');
+    expect(section).toContain('| 3 | 2,000 | 6,000 | 2.0 s (3.0 s) | 3,000 (2,000) | 700 |');
+    expect(renderCheckSection(FIGURES, 'pnpm bench --check --write')).not.toContain('`checkAgent`');
+  });
+
   it('replaces its own section and keeps the rest of the page', () => {
     const page = '# Benchmarks\n\n## Time per turn\n\n## Reproduce\n';
     const first = `${CHECK_MARKERS.start}\nfirst\n${CHECK_MARKERS.end}`;
