@@ -42,6 +42,7 @@ import type { AgentStep, AgentViolation } from './agent-violation.js';
 export type { AgentStep, AgentViolation } from './agent-violation.js';
 import type { CheckedAgent } from './agent-types.js';
 import { freshCallId } from './alphabet.js';
+import { choicesTo, type Level } from './levels.js';
 import type { StepFunction } from './logic.js';
 import { Fingerprint, FingerprintSet, sampled, ValueFingerprint } from './fingerprint.js';
 import {
@@ -130,17 +131,6 @@ interface Open {
   readonly traceLo: number;
   readonly monitorHi: number;
   readonly monitorLo: number;
-}
-
-/**
- * How each node of a level was reached: its parent's index in the level before and the index of
- * its step in the parent's steps. A path is rebuilt by replaying the steps from the start (the
- * exploration is deterministic: invariant 2 checks `step`), so a stored node costs 8 bytes here
- * and 16 in each fingerprint table, whatever its world.
- */
-interface Level {
-  readonly parents: Int32Array;
-  readonly steps: Int32Array;
 }
 
 /**
@@ -312,7 +302,7 @@ export async function checkAgent(agent: CheckedAgent, options: CheckAgentOptions
       }
     }
     if (!cut) {
-      levels.push({ parents: Int32Array.from(parents), steps: Int32Array.from(stepIndices) });
+      levels.push({ parents: Int32Array.from(parents), choices: Int32Array.from(stepIndices) });
       frontier = next;
     }
     depth += 1;
@@ -364,14 +354,9 @@ function replayPath(
   run: StepFunction,
   stepsOf: (world: World) => AgentStep[],
 ): AgentStep[] {
-  const choices: number[] = [];
-  for (let d = levels.length - 1, i = at; d >= 0 && i >= 0; d--) {
-    choices.push(levels[d]!.steps[i]!);
-    i = levels[d]!.parents[i]!;
-  }
   const path: AgentStep[] = [];
   let world: World = { turn: initial, usage: { total: 0, perTool: {} }, trace: [], pending: [] };
-  for (const choice of choices.reverse()) {
+  for (const choice of choicesTo(levels, at)) {
     const step = stepsOf(world)[choice];
     if (step === undefined) break;
     path.push(step);

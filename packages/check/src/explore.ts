@@ -23,6 +23,7 @@ import {
   type InvariantNumber,
   type TraceStep,
 } from './invariants.js';
+import { choicesTo, linkBytes, type Level } from './levels.js';
 import type { StepFunction } from './logic.js';
 
 export interface ExploreOptions {
@@ -103,17 +104,6 @@ export interface ExploreResult {
 
 /** A node waiting in the frontier. */
 type Open = FrontierNode;
-
-/**
- * How each node of a depth level was reached: the index of its parent in the level before, and
- * the index of the event in the parent's alphabet. A path is rebuilt from these by replaying the
- * alphabet and `step` from the start (invariant 2 checks that `step` is deterministic), so a
- * stored node costs 5 bytes here and 16 in the fingerprint table, whatever its state.
- */
-interface Level {
-  readonly parents: Int32Array;
-  readonly events: Uint8Array;
-}
 
 const PURE = { purity: true, parseStates: false, stateInvariants: false } as const;
 const SAMPLED_OUT = { purity: false, parseStates: false, stateInvariants: false } as const;
@@ -273,7 +263,7 @@ export function exploreTurn(options: ExploreOptions): ExploreResult {
         }
       }
     }
-    levels.push({ parents: Int32Array.from(parents), events: Uint8Array.from(events) });
+    levels.push({ parents: Int32Array.from(parents), choices: Uint8Array.from(events) });
     frontier = next;
     depth += 1;
     options.onProgress?.({ states: seenStates.size, frontier: frontier.length, depth });
@@ -360,7 +350,7 @@ function exploreInWorkers(
         parents[i] = Math.floor(rank / 256);
         events[i] = rank % 256;
       });
-      if (all.length > 0 && all[0]![0] >= 0) levels.push({ parents, events });
+      if (all.length > 0 && all[0]![0] >= 0) levels.push({ parents, choices: events });
       return indices;
     };
 
@@ -423,9 +413,6 @@ function balance(pool: ExploreWorkers, indices: readonly Int32Array[]): { indice
   return { indices: kept.map((list) => Int32Array.from(list)), from };
 }
 
-const linkBytes = (levels: readonly Level[]): number =>
-  levels.reduce((sum, level) => sum + level.parents.byteLength + level.events.byteLength, 0);
-
 /** The state a path of events leads to from `initial`. */
 function replayState(initial: TurnState, path: readonly LabelledEvent[]): TurnState {
   let state = initial;
@@ -444,16 +431,9 @@ function replayPath(
   run: StepFunction,
   alphabet: (state: TurnState) => readonly LabelledEvent[],
 ): LabelledEvent[] {
-  const choices: number[] = [];
-  for (let d = levels.length - 1, i = index; d >= 0 && i >= 0; d--) {
-    const level = levels[d]!;
-    choices.push(level.events[i]!);
-    i = level.parents[i]!;
-  }
-  choices.reverse();
   const path: LabelledEvent[] = [];
   let state = initial;
-  for (const choice of choices) {
+  for (const choice of choicesTo(levels, index)) {
     const entry = alphabet(state)[choice];
     if (entry === undefined) break;
     path.push(entry);
