@@ -144,40 +144,19 @@ export async function checkAgent(agent: CheckedAgent, options: CheckAgentOptions
   const started = performance.now();
   checkOptions(options);
   const rules = await agentRules(agent, options);
-  // The agent's limits with its loop-exempt tools, as the interpreters start its turns.
-  const limitsInput = layerLimits([agent.limits], rules.config.loopExempt);
-  const initial = createTurn(limitsInput === undefined ? { id: 'turn-1' } : { id: 'turn-1', limits: limitsInput });
-  const limits = initial.limits;
-  const perReply = Math.min(options.maxCallsPerReply ?? 2, limits.maxCallsPerReply);
-  const replies = replySets(rules.choices, perReply);
-  // With a token or cost budget every reply spends a little (as exploreTurn's alphabet does), so the budget is reached.
-  const budget = limits.budget;
-  const spends =
-    budget.maxInputTokens !== undefined ||
-    budget.maxOutputTokens !== undefined ||
-    budget.maxTotalTokens !== undefined ||
-    budget.maxCost !== undefined;
-  const usage = spends ? { usage: { inputTokens: 40, outputTokens: 10, cost: 0.01 } } : {};
-  const properties = [...builtInProperties(agent), ...(options.properties ?? [])];
+  const { initial, limits, stepsOf, properties } = explorationOf(agent, options, rules);
   const maxDepth = options.maxDepth ?? 60;
   const maxStates = options.maxStates ?? 2_000_000;
   const maxViolations = options.maxViolations ?? 20;
   const puritySample = options.puritySample ?? 16;
   const run = options.step ?? coreStep;
-  const hasOutputCheck = agent.output !== undefined || agent.check !== undefined;
-  const stepsOf = (world: World): AgentStep[] => stepsFrom(world, rules, replies, hasOutputCheck, usage);
 
-  // Nodes and turn states by 64-bit fingerprint (fingerprint.ts), made from their structure as
-  // exploreTurn makes them. Core's step never changes an object it was given, so the fingerprints
-  // of the fields a state shares with the one before are reused; a reducer under test gets its
-  // states hashed whole.
+  // Nodes and turn states by 64-bit fingerprint (fingerprint.ts), as exploreTurn keeps them.
   const reuse = options.step === undefined;
   const seen = new FingerprintSet();
   const turnStates = new FingerprintSet();
   const fp = new Fingerprint();
-  const stateHash = new ValueFingerprint({ reuse });
-  const monitorHash = new ValueFingerprint({ reuse: true });
-  const recordHash = new ValueFingerprint({ reuse: false });
+  const hasher = new NodeHasher(reuse);
   const checker = new StepChecker();
   const terminalOutcomes: Record<string, number> = {};
   const violations: AgentViolation[] = [];
@@ -215,20 +194,7 @@ export async function checkAgent(agent: CheckedAgent, options: CheckAgentOptions
     return true;
   };
 
-  const firstMonitor = initialMonitor(initial);
-  stateHash.value(initial);
-  const [stateHi, stateLo] = [stateHash.hi, stateHash.lo];
-  monitorHash.value(firstMonitor);
-  const first: Open = {
-    world: { turn: initial, usage: { total: 0, perTool: {} }, trace: [], pending: [] },
-    monitor: firstMonitor,
-    stateHi,
-    stateLo,
-    traceHi: 0,
-    traceLo: 0,
-    monitorHi: monitorHash.hi,
-    monitorLo: monitorHash.lo,
-  };
+  const first = hasher.first(initial);
   visit(first, -1, null);
   let frontier: Open[] = [first];
   let depth = 0;
@@ -277,21 +243,7 @@ export async function checkAgent(agent: CheckedAgent, options: CheckAgentOptions
         // changed is its own parent, visited. Only where objects never change (core's step).
         const sameState = record.next === world.turn && reuse;
         if (sameState && added.length === 0 && nextMonitor === monitor) continue;
-        let { stateHi, stateLo, traceHi, traceLo, monitorHi, monitorLo } = node;
-        if (!sameState) {
-          stateHash.value(record.next);
-          [stateHi, stateLo] = [stateHash.hi, stateHash.lo];
-        }
-        for (const r of added) {
-          recordHash.value([r.callId, r.tool, r.decision, r.source, r.outcome, r.input]);
-          fp.pair(traceHi, traceLo, recordHash.hi, recordHash.lo);
-          [traceHi, traceLo] = [fp.hi, fp.lo];
-        }
-        if (nextMonitor !== monitor) {
-          monitorHash.value(nextMonitor);
-          [monitorHi, monitorLo] = [monitorHash.hi, monitorHash.lo];
-        }
-        const open: Open = { world: child, monitor: nextMonitor, stateHi, stateLo, traceHi, traceLo, monitorHi, monitorLo };
+        const open = hasher.child(node, child, nextMonitor, added, !sameState);
         // A terminal state is checked (absorption) but not expanded further than once.
         if (visit(open, index, step) && !(isTerminal(world.turn) && record.next === world.turn)) {
           next.push(open);
@@ -330,6 +282,92 @@ export async function checkAgent(agent: CheckedAgent, options: CheckAgentOptions
   if (options.out !== undefined && firstViolation !== undefined)
     writeFileSync(options.out.file, counterexampleTest(firstViolation, options.out));
   return result;
+}
+
+/**
+ * What the exploration of `agent` starts from: its first turn state under its limits (with its
+ * loop-exempt tools, as the interpreters start its turns), the steps tried from a world, and the
+ * properties checked (the built-in ones, then the user's).
+ */
+function explorationOf(
+  agent: CheckedAgent,
+  options: CheckAgentOptions,
+  rules: AgentRules,
+): { initial: TurnState; limits: TurnState['limits']; stepsOf: (world: World) => AgentStep[]; properties: AgentProperty[] } {
+  const limitsInput = layerLimits([agent.limits], rules.config.loopExempt);
+  const initial = createTurn(limitsInput === undefined ? { id: 'turn-1' } : { id: 'turn-1', limits: limitsInput });
+  const limits = initial.limits;
+  const replies = replySets(rules.choices, Math.min(options.maxCallsPerReply ?? 2, limits.maxCallsPerReply));
+  // With a token or cost budget every reply spends a little (as exploreTurn's alphabet does), so the budget is reached.
+  const budget = limits.budget;
+  const spends =
+    budget.maxInputTokens !== undefined ||
+    budget.maxOutputTokens !== undefined ||
+    budget.maxTotalTokens !== undefined ||
+    budget.maxCost !== undefined;
+  const usage = spends ? { usage: { inputTokens: 40, outputTokens: 10, cost: 0.01 } } : {};
+  const hasOutputCheck = agent.output !== undefined || agent.check !== undefined;
+  return {
+    initial,
+    limits,
+    stepsOf: (world) => stepsFrom(world, rules, replies, hasOutputCheck, usage),
+    properties: [...builtInProperties(agent), ...(options.properties ?? [])],
+  };
+}
+
+/**
+ * The fingerprints of the nodes, made from their structure as exploreTurn makes them: the turn
+ * state's and the monitor's, and the trace's, folded record by record (a record by its call id,
+ * tool, decision, source, outcome and input) so that a step that adds none keeps its parent's.
+ * With `reuse` (core's step, which never changes an object it was given) the fingerprints of the
+ * fields a state shares with the one before are reused; a reducer under test gets its states
+ * hashed whole.
+ */
+class NodeHasher {
+  readonly #state: ValueFingerprint;
+  readonly #monitor = new ValueFingerprint({ reuse: true });
+  readonly #record = new ValueFingerprint({ reuse: false });
+  readonly #pair = new Fingerprint();
+
+  constructor(reuse: boolean) {
+    this.#state = new ValueFingerprint({ reuse });
+  }
+
+  /** The start: the first turn state, an empty trace, the first monitor. */
+  first(initial: TurnState): Open {
+    const monitor = initialMonitor(initial);
+    this.#state.value(initial);
+    this.#monitor.value(monitor);
+    return {
+      world: { turn: initial, usage: { total: 0, perTool: {} }, trace: [], pending: [] },
+      monitor,
+      stateHi: this.#state.hi,
+      stateLo: this.#state.lo,
+      traceHi: 0,
+      traceLo: 0,
+      monitorHi: this.#monitor.hi,
+      monitorLo: this.#monitor.lo,
+    };
+  }
+
+  /** The node after an edge out of `parent`: its world, its monitor, the records the edge added, and whether its turn state is new. */
+  child(parent: Open, world: World, monitor: MonitorState, added: readonly CallRecord[], newState: boolean): Open {
+    let { stateHi, stateLo, traceHi, traceLo, monitorHi, monitorLo } = parent;
+    if (newState) {
+      this.#state.value(world.turn);
+      [stateHi, stateLo] = [this.#state.hi, this.#state.lo];
+    }
+    for (const r of added) {
+      this.#record.value([r.callId, r.tool, r.decision, r.source, r.outcome, r.input]);
+      this.#pair.pair(traceHi, traceLo, this.#record.hi, this.#record.lo);
+      [traceHi, traceLo] = [this.#pair.hi, this.#pair.lo];
+    }
+    if (monitor !== parent.monitor) {
+      this.#monitor.value(monitor);
+      [monitorHi, monitorLo] = [this.#monitor.hi, this.#monitor.lo];
+    }
+    return { world, monitor, stateHi, stateLo, traceHi, traceLo, monitorHi, monitorLo };
+  }
 }
 
 /** The world after `step`: the turn `step` led to, the records it added, the calls it waits on. */
