@@ -94,6 +94,11 @@ export interface CheckAgentResult {
   readonly depth: number;
   /** True when every reachable node was expanded. */
   readonly exhaustive: boolean;
+  /**
+   * What stopped the exploration before every reachable node was expanded: `maxStates` nodes
+   * were reached, or `maxDepth` levels were expanded; null when it is exhaustive.
+   */
+  readonly cutOff: 'maxStates' | 'maxDepth' | null;
   /** The first (shortest) violation of each broken property, in the order found. */
   readonly violations: readonly AgentViolation[];
   /** Violations found in all (the first of each property is in `violations`). */
@@ -266,6 +271,7 @@ export async function checkAgent(agent: CheckedAgent, options: CheckAgentOptions
     transitions,
     depth,
     exhaustive: frontier.length === 0 && !cut,
+    cutOff: cut ? 'maxStates' : frontier.length > 0 ? 'maxDepth' : null,
     violations,
     violationCount,
     calls: rules.choices,

@@ -58,6 +58,7 @@ describe('checkAgent: the files agent of docs/check-your-agent.md', () => {
     const result = await checkAgent(agents.files, { properties: filesProperties });
     log('files', result);
     expect(result.exhaustive).toBe(true);
+    expect(result.cutOff).toBeNull();
     expect(result.violations).toEqual([]);
     // The inputs its rules distinguish: one per rule of read_file and one that matches none.
     expect(result.calls.map((c) => `${c.tool} ${JSON.stringify(c.input)}`)).toEqual([
@@ -68,6 +69,20 @@ describe('checkAgent: the files agent of docs/check-your-agent.md', () => {
     ]);
     // Every way these limits end a turn is reached.
     expect(Object.keys(result.terminalOutcomes).sort()).toEqual(['cancelled', 'stopped:completed', 'stopped:max_iterations']);
+  });
+});
+
+describe('checkAgent: a check cut off says by what', () => {
+  it('maxStates: it stops after the node that reached the bound, at the end of that node’s edges', async () => {
+    const result = await checkAgent(agents.files, { properties: filesProperties, maxStates: 500 });
+    expect(result).toMatchObject({ exhaustive: false, cutOff: 'maxStates' });
+    expect(result.states).toBeGreaterThanOrEqual(500);
+    expect(result.states).toBeLessThan(600);
+  });
+
+  it('maxDepth: the levels below it are not expanded', async () => {
+    const result = await checkAgent(agents.files, { properties: filesProperties, maxDepth: 4 });
+    expect(result).toMatchObject({ exhaustive: false, cutOff: 'maxDepth', depth: 4 });
   });
 });
 

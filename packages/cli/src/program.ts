@@ -148,6 +148,7 @@ function addInspectCommands(program: Command, examples: string, setExit: (code: 
     .option('--name <agent>', "with --agent: which of the file's `agents`")
     .option('--out <file>', 'with --agent: write the first violation as a vitest file that fails until the agent is fixed')
     .option('--calls-per-reply <n>', 'with --agent: model replies make every set of up to n distinct calls', wholeNumber(1), 2)
+    .option('--max-states <n>', 'with --agent: stop once n states were reached (default 2,000,000)', wholeNumber(1))
     .addHelpText(
       'after',
       '\nExamples:\n  $ turnkit check\n  $ turnkit check --max-iterations 3 --loop-threshold 3 --depth 80 --workers 2\n  $ turnkit check --store\n  $ turnkit check --store --write docs/model-checking.md\n  $ turnkit check --agent agents.ts --out agent.counterexample.test.ts',
@@ -168,6 +169,7 @@ interface CheckFlags {
   readonly name?: string;
   readonly out?: string;
   readonly callsPerReply: number;
+  readonly maxStates?: number;
 }
 
 /**
@@ -187,13 +189,15 @@ async function checkAction(flags: CheckFlags): Promise<number> {
       callsPerReply: flags.callsPerReply,
       ...(flags.name === undefined ? {} : { name: flags.name }),
       ...(flags.out === undefined ? {} : { out: flags.out }),
+      ...(flags.maxStates === undefined ? {} : { maxStates: flags.maxStates }),
     });
   }
   for (const [flag, value] of [
     ['--name', flags.name],
     ['--out', flags.out],
+    ['--max-states', flags.maxStates],
   ] as const)
-    if (value !== undefined) throw new UsageError(`${flag} goes with --agent: it names what to do with the agent checked.`);
+    if (value !== undefined) throw new UsageError(`${flag} goes with --agent: it is an option of an agent's check.`);
   if (flags.store === true) {
     const { checkStoreCommand } = await import('./commands/check-store.js');
     return checkStoreCommand(flags.write === undefined ? {} : { write: flags.write });

@@ -167,6 +167,19 @@ describe('checkAgentCommand (turnkit check --agent)', () => {
     expect(output()).toContain('every property held');
   });
 
+  it('says what cut a check off and what to do: --max-states, or --depth', async () => {
+    const agent = fileURLToPath(new URL('../../check/examples/files-agent.ts', import.meta.url));
+    const byStates = captureStdout();
+    expect(await checkAgentCommand({ agent, depth: 60, callsPerReply: 1, maxStates: 100 })).toBe(0);
+    expect(byStates()).toMatch(
+      /^depth {8}\d+ \(cut off at 1\d\d states, --max-states: the turns of these limits are more than that; check with a smaller limits\.maxIterations, or raise --max-states\)$/m,
+    );
+    vi.restoreAllMocks();
+    const byDepth = captureStdout();
+    expect(await checkAgentCommand({ agent, depth: 3, callsPerReply: 1 })).toBe(0);
+    expect(byDepth()).toMatch(/^depth {8}3 \(cut off at --depth 3: raise it to explore everything\)$/m);
+  });
+
   it('a scenario file is an agent too (as turnkit worker --agents reads one)', async () => {
     const output = captureStdout();
     const code = await checkAgentCommand({ agent: fixture('add.ts'), depth: 60, callsPerReply: 1 });

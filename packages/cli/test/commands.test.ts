@@ -74,6 +74,8 @@ describe.concurrent('bad input: one line on stderr, exit 2', () => {
     ['bad number', ['check', '--depth', 'ten'], /--depth <n>' argument 'ten' is invalid\. Expected a whole number ≥ 1/],
     ['negative number', ['check', '--max-iterations', '-2'], /--max-iterations <n>' argument '-2' is invalid/],
     ['fractional number', ['check', '--loop-threshold', '1.5'], /--loop-threshold <n>' argument '1\.5' is invalid/],
+    ['an agent option without --agent', ['check', '--max-states', '100'], /^turnkit: --max-states goes with --agent/],
+    ['a bad --max-states', ['check', '--agent', 'x.ts', '--max-states', '0'], /--max-states <n>' argument '0' is invalid/],
     [
       'a limit core refuses',
       ['check', '--loop-threshold', '1'],

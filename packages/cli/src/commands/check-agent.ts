@@ -20,6 +20,8 @@ export interface CheckAgentCommandOptions {
   readonly depth: number;
   /** Calls per model reply (every set of up to this many distinct calls). */
   readonly callsPerReply: number;
+  /** Stop once this many nodes were reached (checkAgent's `maxStates`; its default when left out). */
+  readonly maxStates?: number;
 }
 
 /** Checks the agent, prints the figures and each broken property; resolves to 1 on a violation, else 0. */
@@ -37,6 +39,7 @@ export async function checkAgentCommand(o: CheckAgentCommandOptions): Promise<nu
       properties,
       maxDepth: o.depth,
       maxCallsPerReply: o.callsPerReply,
+      ...(o.maxStates === undefined ? {} : { maxStates: o.maxStates }),
       ...(o.out === undefined
         ? {}
         : {
@@ -69,9 +72,7 @@ export async function checkAgentCommand(o: CheckAgentCommandOptions): Promise<nu
   for (const name of result.properties) out(`  ${safeText(name)}`);
   row('states', String(result.states));
   row('transitions', String(result.transitions));
-  out(
-    `${'depth'.padEnd(13)}${result.depth}${result.exhaustive ? pc.green(' (exhaustive: every reachable state was expanded)') : pc.yellow(` (cut off at --depth ${o.depth}: raise it to explore everything)`)}`,
-  );
+  out(`${'depth'.padEnd(13)}${result.depth}${cutOffText(result, o)}`);
   row('time', duration(result.ms));
   row('violations', String(result.violationCount));
   if (result.violations.length === 0) {
@@ -87,6 +88,15 @@ export async function checkAgentCommand(o: CheckAgentCommandOptions): Promise<nu
       `wrote ${safeText(o.out)}: a test of the first violation that fails until the agent is fixed (npx vitest run ${safeText(o.out)})`,
     );
   return 1;
+}
+
+/** Whether the check was exhaustive, and if not what cut it off and what to do. */
+function cutOffText(result: CheckAgentResult, o: CheckAgentCommandOptions): string {
+  if (result.cutOff === null) return pc.green(' (exhaustive: every reachable state was expanded)');
+  if (result.cutOff === 'maxDepth') return pc.yellow(` (cut off at --depth ${o.depth}: raise it to explore everything)`);
+  return pc.yellow(
+    ` (cut off at ${result.states.toLocaleString('en-US')} states, --max-states: the turns of these limits are more than that; check with a smaller limits.maxIterations, or raise --max-states)`,
+  );
 }
 
 /** The agent of `file` and the properties it exports. */
