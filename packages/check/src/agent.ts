@@ -9,6 +9,7 @@
 // as a vitest file that replays it against the real agent (agent-test.ts).
 
 import { writeFileSync } from 'node:fs';
+import { getHeapStatistics } from 'node:v8';
 import {
   createTurn,
   dispatchOutcomeEvent,
@@ -96,9 +97,11 @@ export interface CheckAgentResult {
   readonly exhaustive: boolean;
   /**
    * What stopped the exploration before every reachable node was expanded: `maxStates` nodes
-   * were reached, or `maxDepth` levels were expanded; null when it is exhaustive.
+   * were reached, `maxDepth` levels were expanded, or (`memory`) the heap reached most of the
+   * size Node allows it (three quarters of `--max-old-space-size`, less on a small heap), where
+   * going on would risk the process; null when it is exhaustive.
    */
-  readonly cutOff: 'maxStates' | 'maxDepth' | null;
+  readonly cutOff: 'maxStates' | 'maxDepth' | 'memory' | null;
   /** The first (shortest) violation of each broken property, in the order found. */
   readonly violations: readonly AgentViolation[];
   /** Violations found in all (the first of each property is in `violations`). */
@@ -203,12 +206,13 @@ export async function checkAgent(agent: CheckedAgent, options: CheckAgentOptions
   visit(first, -1, null);
   let frontier: Open[] = [first];
   let depth = 0;
-  let cut = false;
-  while (frontier.length > 0 && depth < maxDepth && !cut) {
+  let cut: 'maxStates' | 'memory' | null = null;
+  while (frontier.length > 0 && depth < maxDepth && cut === null) {
     const next: Open[] = [];
     const parents: number[] = [];
     const stepIndices: number[] = [];
-    for (let index = 0; index < frontier.length && !cut; index++) {
+    for (let index = 0; index < frontier.length && cut === null; index++) {
+      if (index % 1024 === 1023 && heapNearLimit()) cut = 'memory';
       const node = frontier[index]!;
       const { world, monitor } = node;
       const steps = stepsOf(world);
@@ -255,10 +259,10 @@ export async function checkAgent(agent: CheckedAgent, options: CheckAgentOptions
           parents.push(index);
           stepIndices.push(s);
         }
-        if (seen.size >= maxStates) cut = true;
+        if (seen.size >= maxStates) cut = 'maxStates';
       }
     }
-    if (!cut) {
+    if (cut === null) {
       levels.push({ parents: Int32Array.from(parents), choices: Int32Array.from(stepIndices) });
       frontier = next;
     }
@@ -270,8 +274,8 @@ export async function checkAgent(agent: CheckedAgent, options: CheckAgentOptions
     states: seen.size,
     transitions,
     depth,
-    exhaustive: frontier.length === 0 && !cut,
-    cutOff: cut ? 'maxStates' : frontier.length > 0 ? 'maxDepth' : null,
+    exhaustive: frontier.length === 0 && cut === null,
+    cutOff: cut ?? (frontier.length > 0 ? 'maxDepth' : null),
     violations,
     violationCount,
     calls: rules.choices,
@@ -374,6 +378,18 @@ class NodeHasher {
     }
     return { world, monitor, stateHi, stateLo, traceHi, traceLo, monitorHi, monitorLo };
   }
+}
+
+/**
+ * True when the heap holds three quarters of what V8 allows it (less, on a small heap: the limit
+ * includes the young generation, 48 MiB by default, which the old one cannot use, and a look every
+ * 1,024 nodes needs room for what they allocate). The frontier's worlds (up to about 2 kB a node)
+ * are what grows: a level of a million nodes would take the process past its limit before
+ * `maxStates`.
+ */
+function heapNearLimit(): boolean {
+  const heap = getHeapStatistics();
+  return heap.used_heap_size > Math.min(0.75 * heap.heap_size_limit, heap.heap_size_limit - 96 * 2 ** 20);
 }
 
 /** The world after `step`: the turn `step` led to, the records it added, the calls it waits on. */

@@ -22,6 +22,23 @@ describe('turnkit graph', () => {
 });
 
 describe('turnkit check', () => {
+  it('--agent: a check that would outgrow the heap stops before it, says so and exits as a clean check does', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'turnkit-check-heap-'));
+    const file = join(dir, 'files-4.ts');
+    const filesAgent = join(REPO, 'packages/check/examples/files-agent.ts');
+    await writeFile(
+      file,
+      `import { agents, properties } from ${JSON.stringify(filesAgent)};\nexport const agent = { ...agents.files, limits: { maxIterations: 4 } };\nexport { properties };\n`,
+    );
+    // maxIterations 4 goes past 2 GB of heap; this Node is given 128 MB.
+    const run = await turnkit(['check', '--agent', file], { env: { NODE_OPTIONS: '--max-old-space-size=128' } });
+    expect(run.stderr).toBe('');
+    expect(run.code).toBe(0);
+    expect(run.stdout).toMatch(
+      /^depth +\d+ \(cut off at [\d,]+ states: the check had taken most of the heap Node allows; check with a smaller limits\.maxIterations, or give Node more with NODE_OPTIONS=--max-old-space-size=MB\)$/m,
+    );
+  });
+
   it('explores and prints states, transitions, outcomes and no violations', async () => {
     const run = await turnkit(['check', '--depth', '6', '--max-iterations', '1', '--loop-threshold', '2', '--repairs', '0']);
     expect(run.code).toBe(0);

@@ -94,6 +94,10 @@ export async function checkAgentCommand(o: CheckAgentCommandOptions): Promise<nu
 function cutOffText(result: CheckAgentResult, o: CheckAgentCommandOptions): string {
   if (result.cutOff === null) return pc.green(' (exhaustive: every reachable state was expanded)');
   if (result.cutOff === 'maxDepth') return pc.yellow(` (cut off at --depth ${o.depth}: raise it to explore everything)`);
+  if (result.cutOff === 'memory')
+    return pc.yellow(
+      ` (cut off at ${result.states.toLocaleString('en-US')} states: the check had taken most of the heap Node allows; check with a smaller limits.maxIterations, or give Node more with NODE_OPTIONS=--max-old-space-size=MB)`,
+    );
   return pc.yellow(
     ` (cut off at ${result.states.toLocaleString('en-US')} states, --max-states: the turns of these limits are more than that; check with a smaller limits.maxIterations, or raise --max-states)`,
   );
