@@ -10,7 +10,6 @@ import { join } from 'node:path';
 import { availableParallelism, loadavg } from 'node:os';
 import { pathToFileURL } from 'node:url';
 import { agentFromModule, checkAgent, exploreTurn, type AgentProperty } from '@turnkit/check';
-import { tsImport } from 'tsx/esm/api';
 import type { TurnLimitsInput } from '@turnkit/core';
 import { measureStep } from './step-bench.js';
 import { packageRoot } from './paths.js';
@@ -124,6 +123,8 @@ const FILES_AGENT = join(packageRoot, '..', 'check', 'examples', 'files-agent.ts
 
 /** `checkAgent` on the files agent and its properties, at each of `AGENT_ITERATIONS`. */
 async function runAgentChecks(gc: () => void, log: (line: string) => void): Promise<AgentCheckRun[]> {
+  // tsx loads the TypeScript example as `turnkit check --agent` does; only here, so no other bench loads it.
+  const { tsImport } = await import('tsx/esm/api');
   const module = (await tsImport(pathToFileURL(FILES_AGENT).href, import.meta.url)) as Record<string, unknown>;
   const agent = agentFromModule(module);
   const properties = module.properties as readonly AgentProperty[];

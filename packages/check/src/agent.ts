@@ -212,7 +212,10 @@ export async function checkAgent(agent: CheckedAgent, options: CheckAgentOptions
     const parents: number[] = [];
     const stepIndices: number[] = [];
     for (let index = 0; index < frontier.length && cut === null; index++) {
-      if (index % 1024 === 1023 && heapNearLimit()) cut = 'memory';
+      if (index % 1024 === 1023 && heapNearLimit()) {
+        cut = 'memory';
+        break;
+      }
       const node = frontier[index]!;
       const { world, monitor } = node;
       const steps = stepsOf(world);
