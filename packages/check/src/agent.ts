@@ -9,7 +9,6 @@
 // as a vitest file that replays it against the real agent (agent-test.ts).
 
 import { writeFileSync } from 'node:fs';
-import { getHeapStatistics } from 'node:v8';
 import {
   createTurn,
   dispatchOutcomeEvent,
@@ -43,6 +42,7 @@ import type { AgentStep, AgentViolation } from './agent-violation.js';
 export type { AgentStep, AgentViolation } from './agent-violation.js';
 import type { CheckedAgent } from './agent-types.js';
 import { freshCallId } from './alphabet.js';
+import { HEAP_LOOK_EVERY, heapNearLimit } from './heap.js';
 import { choicesTo, type Level } from './levels.js';
 import type { StepFunction } from './logic.js';
 import { Fingerprint, FingerprintSet, sampled, ValueFingerprint } from './fingerprint.js';
@@ -212,7 +212,7 @@ export async function checkAgent(agent: CheckedAgent, options: CheckAgentOptions
     const parents: number[] = [];
     const stepIndices: number[] = [];
     for (let index = 0; index < frontier.length && cut === null; index++) {
-      if (index % 1024 === 1023 && heapNearLimit()) {
+      if (index % HEAP_LOOK_EVERY === HEAP_LOOK_EVERY - 1 && heapNearLimit()) {
         cut = 'memory';
         break;
       }
@@ -381,18 +381,6 @@ class NodeHasher {
     }
     return { world, monitor, stateHi, stateLo, traceHi, traceLo, monitorHi, monitorLo };
   }
-}
-
-/**
- * True when the heap holds three quarters of what V8 allows it (less, on a small heap: the limit
- * includes the young generation, 48 MiB by default, which the old one cannot use, and a look every
- * 1,024 nodes needs room for what they allocate). The frontier's worlds (up to about 2 kB a node)
- * are what grows: a level of a million nodes would take the process past its limit before
- * `maxStates`.
- */
-function heapNearLimit(): boolean {
-  const heap = getHeapStatistics();
-  return heap.used_heap_size > Math.min(0.75 * heap.heap_size_limit, heap.heap_size_limit - 96 * 2 ** 20);
 }
 
 /** The world after `step`: the turn `step` led to, the records it added, the calls it waits on. */

@@ -33,6 +33,7 @@ import { MessageChannel, receiveMessageOnPort, Worker, type MessagePort } from '
 import { createTurn, isTerminal, step as coreStep, type TurnLimitsInput, type TurnState } from '@turnkit/core';
 import { errorMessage } from '@turnkit/core/internal';
 import { labelledEventsFor } from './alphabet.js';
+import { HEAP_LOOK_EVERY, heapNearLimit } from './heap.js';
 import { Fingerprint, FingerprintSet, parseSampled, sampled, ValueFingerprint } from './fingerprint.js';
 import {
   initialMonitor,
@@ -143,6 +144,8 @@ export interface Reply {
   /** Bytes of the worker's fingerprint tables. */
   readonly tableBytes?: number;
   readonly terminalOutcomes?: Readonly<Record<string, number>>;
+  /** True when the worker stopped expanding part way because its heap was near its limit. */
+  readonly heapFull?: boolean;
 }
 
 /** An offer's fields in the typed array sent to its owner: position in the finder's pending list, rank, state and monitor fingerprints. */
@@ -309,8 +312,8 @@ class ExploreWorker {
         });
         // Handed nodes come after the worker's own: the edges must be taken in rank order.
         if (command.from.length > 0) this.frontier.sort((a, b) => a.index - b.index);
-        const transitions = this.expand(command.depth);
-        this.answer(this.levelReply({ transitions }));
+        const { transitions, heapFull } = this.expand(command.depth);
+        this.answer(this.levelReply(heapFull ? { transitions, heapFull } : { transitions }));
         return;
       }
       if (command.kind === 'accept') {
@@ -400,11 +403,20 @@ class ExploreWorker {
     }
   }
 
-  /** Steps and checks every edge out of this worker's frontier; offers each successor to its owner. */
-  private expand(depth: number): number {
+  /**
+   * Steps and checks every edge out of this worker's frontier; offers each successor to its owner.
+   * Stops part way (`heapFull`) when its heap nears its limit.
+   */
+  private expand(depth: number): { transitions: number; heapFull: boolean } {
     let transitions = 0;
+    let heapFull = false;
     this.pending.clear();
-    for (const node of this.frontier) {
+    for (let n = 0; n < this.frontier.length; n++) {
+      if (n % HEAP_LOOK_EVERY === HEAP_LOOK_EVERY - 1 && heapNearLimit()) {
+        heapFull = true;
+        break;
+      }
+      const node = this.frontier[n]!;
       const entries = labelledEventsFor(node.state);
       if (entries.length > 256) throw new RangeError(`the alphabet gave ${entries.length} events for one state; at most 256.`);
       if (node.index * 256 + 255 > MAX_RANK) throw new RangeError('a level of more than 8,388,607 nodes');
@@ -419,7 +431,7 @@ class ExploreWorker {
       if (j === this.id) this.ownOffers = offers;
       else this.peers[j]!.postMessage(offers, [offers.buffer]);
     }
-    return transitions;
+    return { transitions, heapFull };
   }
 
   /** One edge out of `node`: stepped, checked, and its successor offered to its owner unless seen. */

@@ -23,6 +23,7 @@ import {
   type InvariantNumber,
   type TraceStep,
 } from './invariants.js';
+import { HEAP_LOOK_EVERY, heapNearLimit } from './heap.js';
 import { choicesTo, linkBytes, type Level } from './levels.js';
 import type { StepFunction } from './logic.js';
 
@@ -92,6 +93,13 @@ export interface ExploreResult {
   readonly depth: number;
   /** True when every reachable state was expanded (the frontier ran empty before `maxDepth`). */
   readonly exhaustive: boolean;
+  /**
+   * What stopped the exploration before every reachable state was expanded: `maxDepth` levels
+   * were expanded, `stopAtViolation` ended it at the level of the first violation (`violation`),
+   * or (`memory`) a thread's heap reached most of what Node allows it (three quarters of it on
+   * the default heap), where going on would risk the process; null when it is exhaustive.
+   */
+  readonly cutOff: 'maxDepth' | 'violation' | 'memory' | null;
   /** How long the exploration took, in ms. */
   readonly ms: number;
   /**
@@ -212,11 +220,16 @@ export function exploreTurn(options: ExploreOptions): ExploreResult {
   ];
   visit(initial, hash.hi, hash.lo, frontier[0]!.monitorHi, frontier[0]!.monitorLo, -1, null);
   let depth = 0;
+  let cut: 'violation' | 'memory' | null = null;
   while (frontier.length > 0 && depth < options.maxDepth) {
     const next: Open[] = [];
     const parents: number[] = [];
     const events: number[] = [];
     for (let index = 0; index < frontier.length; index++) {
+      if (index % HEAP_LOOK_EVERY === HEAP_LOOK_EVERY - 1 && heapNearLimit()) {
+        cut = 'memory';
+        break;
+      }
       const { state, stateHi, stateLo, monitor, monitorHi, monitorLo } = frontier[index]!;
       const entries = alphabet(state);
       if (entries.length > 256)
@@ -263,11 +276,17 @@ export function exploreTurn(options: ExploreOptions): ExploreResult {
         }
       }
     }
-    levels.push({ parents: Int32Array.from(parents), choices: Uint8Array.from(events) });
-    frontier = next;
+    if (cut === null) {
+      levels.push({ parents: Int32Array.from(parents), choices: Uint8Array.from(events) });
+      frontier = next;
+    }
     depth += 1;
     options.onProgress?.({ states: seenStates.size, frontier: frontier.length, depth });
-    if (options.stopAtViolation === true && violationCount > 0) break;
+    if (cut !== null) break;
+    if (options.stopAtViolation === true && violationCount > 0) {
+      if (frontier.length > 0) cut = 'violation';
+      break;
+    }
   }
 
   return {
@@ -278,7 +297,8 @@ export function exploreTurn(options: ExploreOptions): ExploreResult {
     violations,
     violationCount,
     depth,
-    exhaustive: frontier.length === 0,
+    exhaustive: frontier.length === 0 && cut === null,
+    cutOff: cut ?? (frontier.length > 0 ? 'maxDepth' : null),
     ms: Math.round(performance.now() - started),
     storedBytes: seenNodes.bytes + seenStates.bytes + linkBytes(levels),
   };
@@ -359,6 +379,7 @@ function exploreInWorkers(
     let indices = nextLevel(start);
     let frontier = indices.reduce((sum, a) => sum + a.length, 0);
     let depth = 0;
+    let cut: 'violation' | 'memory' | null = null;
     while (frontier > 0 && depth < options.maxDepth) {
       const at = depth;
       const { indices: given, from } = balance(pool, indices);
@@ -366,11 +387,17 @@ function exploreInWorkers(
       const accepted = pool.command(() => ({ kind: 'accept' }));
       const kept = pool.command(() => ({ kind: 'keep' }));
       gather([expanded, accepted, kept]);
+      // A worker whose heap filled stopped expanding part way: the level is not whole, and it is the last.
+      if (expanded.some((r) => r.heapFull === true)) cut = 'memory';
       indices = nextLevel(kept);
       frontier = indices.reduce((sum, a) => sum + a.length, 0);
       depth += 1;
       options.onProgress?.({ states, frontier, depth });
-      if (options.stopAtViolation === true && violationCount > 0) break;
+      if (cut !== null) break;
+      if (options.stopAtViolation === true && violationCount > 0) {
+        if (frontier > 0) cut = 'violation';
+        break;
+      }
     }
     return {
       states,
@@ -380,7 +407,8 @@ function exploreInWorkers(
       violations,
       violationCount,
       depth,
-      exhaustive: frontier === 0,
+      exhaustive: frontier === 0 && cut === null,
+      cutOff: cut ?? (frontier > 0 ? 'maxDepth' : null),
       ms: Math.round(performance.now() - started),
       storedBytes: tableBytes + linkBytes(levels),
     };

@@ -62,6 +62,7 @@ describe('exhaustive exploration of step', () => {
       report(name, limits, result);
       expect({ states: result.states, transitions: result.transitions, depth: result.depth }).toEqual(shown);
       expect(result.exhaustive).toBe(true);
+      expect(result.cutOff).toBeNull();
       expect(result.violations).toEqual([]);
       expect(result.states).toBeGreaterThan(100);
       // Every way a turn ends that these limits allow is reached.
@@ -90,6 +91,7 @@ describe('exhaustive exploration of step', () => {
     });
     expect(levels).toEqual([1, 2, 3, 4]);
     expect(cut.exhaustive).toBe(false);
+    expect(cut.cutOff).toBe('maxDepth');
     expect(cut.depth).toBe(4);
   });
 });

@@ -80,6 +80,7 @@ describe('mutation sanity: the checks catch deliberate bugs', () => {
         `mutant "${name}": ${result.violationCount} violations over ${result.transitions} transitions; first: [${first?.path.join(', ')}] ${first?.message}`,
       );
       expect(first).toBeDefined();
+      expect(result).toMatchObject({ exhaustive: false, cutOff: 'violation' });
     });
 
     it(`properties catch a step that ${name} (invariant ${invariant}, numRuns ${NUM_RUNS})`, () => {

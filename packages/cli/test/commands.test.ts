@@ -22,6 +22,18 @@ describe('turnkit graph', () => {
 });
 
 describe('turnkit check', () => {
+  it('an exploration that would outgrow the heap stops before it, says so and exits as a clean check does', async () => {
+    // maxIterations 4 holds about 300 MB of states at its widest; this Node is given 128 MB.
+    const run = await turnkit(['check', '--max-iterations', '4', '--loop-threshold', '3', '--purity-sample', '16'], {
+      env: { NODE_OPTIONS: '--max-old-space-size=128' },
+    });
+    expect(run.stderr).toBe('');
+    expect(run.code).toBe(0);
+    expect(run.stdout).toMatch(
+      /^depth +\d+ \(cut off: the exploration had taken most of the heap Node allows; lower the limits, or give Node more with NODE_OPTIONS=--max-old-space-size=MB\)$/m,
+    );
+  });
+
   it('--agent: a check that would outgrow the heap stops before it, says so and exits as a clean check does', async () => {
     const dir = await mkdtemp(join(tmpdir(), 'turnkit-check-heap-'));
     const file = join(dir, 'files-4.ts');

@@ -59,7 +59,7 @@ export async function checkCommand(o: CheckCommandOptions): Promise<number> {
   row('transitions', String(result.transitions));
   row(
     'depth',
-    `${result.depth}${result.exhaustive ? pc.green(' (exhaustive: every reachable state was expanded)') : pc.yellow(` (cut off at --depth ${o.depth}: raise it to explore everything)`)}`,
+    `${result.depth}${result.cutOff === null ? pc.green(' (exhaustive: every reachable state was expanded)') : pc.yellow(cutOffText(result.cutOff, o.depth))}`,
   );
   row('time', duration(result.ms));
   out('outcomes');
@@ -89,4 +89,12 @@ function checkLimits(limits: TurnLimitsInput, o: CheckCommandOptions): void {
     if (named === undefined) throw error;
     throw new UsageError(`${named.flag} ${named.value(o)} is invalid: ${oneLine(error)}`);
   }
+}
+
+/** What cut an exploration off, and what to do. */
+function cutOffText(cutOff: 'maxDepth' | 'violation' | 'memory', depth: number): string {
+  if (cutOff === 'memory')
+    return ' (cut off: the exploration had taken most of the heap Node allows; lower the limits, or give Node more with NODE_OPTIONS=--max-old-space-size=MB)';
+  if (cutOff === 'violation') return ' (stopped at the level of the first violation)';
+  return ` (cut off at --depth ${depth}: raise it to explore everything)`;
 }
