@@ -41,7 +41,7 @@ import type { AgentStep, AgentViolation } from './agent-violation.js';
 
 export type { AgentStep, AgentViolation } from './agent-violation.js';
 import type { CheckedAgent } from './agent-types.js';
-import { freshCallId } from './alphabet.js';
+import { freshCallId, replyUsage } from './alphabet.js';
 import { HEAP_LOOK_EVERY, heapNearLimit } from './heap.js';
 import { choicesTo, type Level } from './levels.js';
 import type { StepFunction } from './logic.js';
@@ -311,14 +311,7 @@ function explorationOf(
   const initial = createTurn(limitsInput === undefined ? { id: 'turn-1' } : { id: 'turn-1', limits: limitsInput });
   const limits = initial.limits;
   const replies = replySets(rules.choices, Math.min(options.maxCallsPerReply ?? 2, limits.maxCallsPerReply));
-  // With a token or cost budget every reply spends a little (as exploreTurn's alphabet does), so the budget is reached.
-  const budget = limits.budget;
-  const spends =
-    budget.maxInputTokens !== undefined ||
-    budget.maxOutputTokens !== undefined ||
-    budget.maxTotalTokens !== undefined ||
-    budget.maxCost !== undefined;
-  const usage = spends ? { usage: { inputTokens: 40, outputTokens: 10, cost: 0.01 } } : {};
+  const usage = replyUsage(limits);
   const hasOutputCheck = agent.output !== undefined || agent.check !== undefined;
   return {
     initial,

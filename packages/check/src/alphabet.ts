@@ -83,16 +83,23 @@ export function freshCallId(state: TurnState, i: number): string {
   return `call-${state.callIds.count + i + 1}`;
 }
 
-function callingModel(state: TurnState, add: Add): void {
-  const id = (i: number): string => freshCallId(state, i);
-  const budget = state.limits.budget;
-  const tokenBudget =
+/**
+ * The usage a model reply of the alphabet reports: with a token or cost budget every reply spends
+ * a little, so the budget is also reached (slowly); without one, none.
+ */
+export function replyUsage(limits: TurnState['limits']): { usage?: { inputTokens: number; outputTokens: number; cost: number } } {
+  const budget = limits.budget;
+  const spends =
     budget.maxInputTokens !== undefined ||
     budget.maxOutputTokens !== undefined ||
     budget.maxTotalTokens !== undefined ||
     budget.maxCost !== undefined;
-  // With a token or cost budget every reply spends a little, so the budget is also reached slowly.
-  const usage = tokenBudget ? { usage: { inputTokens: 40, outputTokens: 10, cost: 0.01 } } : {};
+  return spends ? { usage: { inputTokens: 40, outputTokens: 10, cost: 0.01 } } : {};
+}
+
+function callingModel(state: TurnState, add: Add): void {
+  const id = (i: number): string => freshCallId(state, i);
+  const usage = replyUsage(state.limits);
   const reply = (toolCalls: ToolCall[], text = ''): TurnEvent => ({
     type: 'model_responded',
     response: { text, toolCalls, ...usage },
@@ -122,7 +129,8 @@ function callingModel(state: TurnState, add: Add): void {
       ]),
     );
   }
-  if (tokenBudget) {
+  const budget = state.limits.budget;
+  if (usage.usage !== undefined) {
     const big = Math.max(budget.maxInputTokens ?? 0, budget.maxOutputTokens ?? 0, budget.maxTotalTokens ?? 0) + 1;
     add('reply_over_budget', 'fatal', {
       type: 'model_responded',
