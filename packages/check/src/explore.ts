@@ -150,9 +150,6 @@ export function exploreTurn(options: ExploreOptions): ExploreResult {
   const pureOptions = { ...PURE, step: run };
   const sampledOutOptions = { ...SAMPLED_OUT, step: run };
 
-  const seenNodes = new FingerprintSet();
-  const seenStates = new FingerprintSet();
-  const fp = new Fingerprint();
   // Core's step never changes an object it was given, so the fingerprints of the fields it shares
   // between states are reused; a reducer under test gets its states hashed whole.
   const reuse = options.step === undefined;
@@ -160,7 +157,6 @@ export function exploreTurn(options: ExploreOptions): ExploreResult {
   /** The monitors' own, so that the two do not take each other's reused fields. */
   const monitorHash = new ValueFingerprint({ reuse: true });
   const checker = new StepChecker();
-  const terminalOutcomes: Record<string, number> = {};
   const violations: ExploreViolation[] = [];
   const levels: Level[] = [];
   let violationCount = 0;
@@ -175,35 +171,8 @@ export function exploreTurn(options: ExploreOptions): ExploreResult {
     violations.push({ invariant, message, path: path.map((e) => e.label), events: path.map((e) => e.event) });
   };
 
-  /**
-   * True when the node (the state with the monitor whose fingerprint is given) is new; a new
-   * distinct state is counted and checked alone (invariant 3).
-   */
-  const visit = (
-    state: TurnState,
-    stateHi: number,
-    stateLo: number,
-    monitorHi: number,
-    monitorLo: number,
-    at: number,
-    entry: LabelledEvent | null,
-  ): boolean => {
-    fp.pair(stateHi, stateLo, monitorHi, monitorLo);
-    if (!seenNodes.add(fp.hi, fp.lo)) return false;
-    if (seenStates.add(stateHi, stateLo)) {
-      if (isTerminal(state)) {
-        const label = outcomeLabel(state);
-        terminalOutcomes[label] = (terminalOutcomes[label] ?? 0) + 1;
-      }
-      for (const problem of stateInvariantProblems(state, entry === null ? 'state' : 'state after'))
-        report(at, entry, 3, problem);
-      if (parseSampled(stateHi, puritySample)) {
-        const problem = textParseProblem(JSON.stringify(state));
-        if (problem !== undefined) report(at, entry, 3, problem);
-      }
-    }
-    return true;
-  };
+  const nodes = new NodeTable(puritySample, report);
+  const visit = nodes.visit.bind(nodes);
 
   const startMonitor = initialMonitor(initial);
   monitorHash.value(startMonitor);
@@ -220,7 +189,7 @@ export function exploreTurn(options: ExploreOptions): ExploreResult {
   ];
   visit(initial, hash.hi, hash.lo, frontier[0]!.monitorHi, frontier[0]!.monitorLo, -1, null);
   let depth = 0;
-  let cut: 'violation' | 'memory' | null = null;
+  let cut: Cut = null;
   while (frontier.length > 0 && depth < options.maxDepth) {
     const next: Open[] = [];
     const parents: number[] = [];
@@ -281,27 +250,90 @@ export function exploreTurn(options: ExploreOptions): ExploreResult {
       frontier = next;
     }
     depth += 1;
-    options.onProgress?.({ states: seenStates.size, frontier: frontier.length, depth });
-    if (cut !== null) break;
-    if (options.stopAtViolation === true && violationCount > 0) {
-      if (frontier.length > 0) cut = 'violation';
+    options.onProgress?.({ states: nodes.states.size, frontier: frontier.length, depth });
+    const ends = levelEnds(cut, options, violationCount, frontier.length);
+    if (ends !== undefined) {
+      cut = ends;
       break;
     }
   }
 
   return {
-    states: seenStates.size,
-    nodes: seenNodes.size,
+    states: nodes.states.size,
+    nodes: nodes.nodes.size,
     transitions,
-    terminalOutcomes,
+    terminalOutcomes: nodes.terminalOutcomes,
     violations,
     violationCount,
     depth,
     exhaustive: frontier.length === 0 && cut === null,
     cutOff: cut ?? (frontier.length > 0 ? 'maxDepth' : null),
     ms: Math.round(performance.now() - started),
-    storedBytes: seenNodes.bytes + seenStates.bytes + linkBytes(levels),
+    storedBytes: nodes.nodes.bytes + nodes.states.bytes + linkBytes(levels),
   };
+}
+
+/** Reports a violation on the edge `entry` out of node `at` of the level being expanded (-1, null: the start). */
+type Report = (at: number, entry: LabelledEvent | null, invariant: InvariantNumber, message: string) => void;
+
+/** What cut an exploration short during a level, if anything. */
+type Cut = 'violation' | 'memory' | null;
+
+/**
+ * Whether the exploration ends after a level, and the cut it then reports: the one taken during
+ * the level, or `violation` when `stopAtViolation` ends it with states left to expand (null when
+ * none are left); undefined when it goes on.
+ */
+function levelEnds(cut: Cut, options: ExploreOptions, violationCount: number, left: number): Cut | undefined {
+  if (cut !== null) return cut;
+  if (options.stopAtViolation === true && violationCount > 0) return left > 0 ? 'violation' : null;
+  return undefined;
+}
+
+/**
+ * The nodes and distinct states an exploration on one thread has met, by fingerprint, and the
+ * terminal outcomes of its states. A new distinct state is checked alone (core's state invariants
+ * and, on the states the sample picks, the parse check: invariant 3), its problems given to `report`.
+ */
+class NodeTable {
+  readonly nodes = new FingerprintSet();
+  readonly states = new FingerprintSet();
+  readonly terminalOutcomes: Record<string, number> = {};
+  readonly #fp = new Fingerprint();
+  readonly #puritySample: number;
+  readonly #report: Report;
+
+  constructor(puritySample: number, report: Report) {
+    this.#puritySample = puritySample;
+    this.#report = report;
+  }
+
+  /** True when the node (the state with the monitor whose fingerprint is given) is new; reached from node `at` by `entry`. */
+  visit(
+    state: TurnState,
+    stateHi: number,
+    stateLo: number,
+    monitorHi: number,
+    monitorLo: number,
+    at: number,
+    entry: LabelledEvent | null,
+  ): boolean {
+    const fp = this.#fp.pair(stateHi, stateLo, monitorHi, monitorLo);
+    if (!this.nodes.add(fp.hi, fp.lo)) return false;
+    if (this.states.add(stateHi, stateLo)) {
+      if (isTerminal(state)) {
+        const label = outcomeLabel(state);
+        this.terminalOutcomes[label] = (this.terminalOutcomes[label] ?? 0) + 1;
+      }
+      for (const problem of stateInvariantProblems(state, entry === null ? 'state' : 'state after'))
+        this.#report(at, entry, 3, problem);
+      if (parseSampled(stateHi, this.#puritySample)) {
+        const problem = textParseProblem(JSON.stringify(state));
+        if (problem !== undefined) this.#report(at, entry, 3, problem);
+      }
+    }
+    return true;
+  }
 }
 
 /** `exploreTurn` on `count` worker threads (explore-parallel.ts): the same result as on one. */
@@ -379,7 +411,7 @@ function exploreInWorkers(
     let indices = nextLevel(start);
     let frontier = indices.reduce((sum, a) => sum + a.length, 0);
     let depth = 0;
-    let cut: 'violation' | 'memory' | null = null;
+    let cut: Cut = null;
     while (frontier > 0 && depth < options.maxDepth) {
       const at = depth;
       const { indices: given, from } = balance(pool, indices);
@@ -393,9 +425,9 @@ function exploreInWorkers(
       frontier = indices.reduce((sum, a) => sum + a.length, 0);
       depth += 1;
       options.onProgress?.({ states, frontier, depth });
-      if (cut !== null) break;
-      if (options.stopAtViolation === true && violationCount > 0) {
-        if (frontier > 0) cut = 'violation';
+      const ends = levelEnds(cut, options, violationCount, frontier);
+      if (ends !== undefined) {
+        cut = ends;
         break;
       }
     }
