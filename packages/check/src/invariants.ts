@@ -91,30 +91,18 @@ function neverThrows(record: TraceStep, report: Report): void {
 }
 
 // 2 and 3: the purity re-runs. 2: deterministic, no mutation, deep-frozen inputs work. 3: step
-// on a JSON round trip of the state gives the same result. One run on unfrozen copies serves both
-// the round trip and the mutation check: `step` on a JSON copy of the state (and a copy of the
-// event), which must give the recorded result and leave both copies as they were (a second JSON
-// copy of the state, and the event, say what they were): one `step` and one deep copy fewer per
-// edge than a run for each. Measured (one edge's checks over the 8,292 edges of a maxIterations 1
-// exploration, CPU time, best of 6, load average 14): 42 µs an edge with the re-runs before, 38 after.
-//
-// With core's `step`, which never changes what it is given (the mutation check below says so on
-// every edge it runs on), the results are compared along the copies (`deepEqualAlong`): what
-// `step` left as it was in its result is the copy's own part, equal to the state's, and is not
-// walked. For the frozen copy that holds as it is; for the JSON copy once the mutation check has
-// found it as parsed and the state's JSON text parses back to the state (once per state). A
-// reducer under test gets every comparison walked whole.
+// on a JSON round trip of the state gives the same result. With core's step, one run serves both
+// (`frozenRoundTripHolds`); when it does not hold, and for a reducer under test, the two re-runs
+// below tell which broke. The run on unfrozen copies serves both the round trip and the mutation
+// check: `step` on a JSON copy of the state (and a copy of the event), which must give the
+// recorded result and leave both copies as they were (the state's parsed JSON text, and the
+// event, say what they were).
 function purityReruns(record: TraceStep, run: StepFunction, report: Report, deterministic: boolean, roundTrip: boolean): void {
   if (record.thrown !== undefined || (!deterministic && !roundTrip)) return;
-  const trusted = run === coreStep;
+  if (run === coreStep && deterministic && roundTrip && frozenRoundTripHolds(record, run)) return;
   if (deterministic) {
-    const frozenState = frozenStateCopy(record.state, trusted);
-    const again = safeRun(run, frozenState, frozenCopy(record.event, frozenOfEvent));
-    if (
-      again === null ||
-      !(trusted ? deepEqualAlong(again[0], record.next, frozenState, record.state) : deepEqual(again[0], record.next)) ||
-      !deepEqual(again[1], record.effects)
-    ) {
+    const again = safeRun(run, frozenCopy(record.state, frozenOfState), frozenCopy(record.event, frozenOfEvent));
+    if (again === null || !deepEqual(again[0], record.next) || !deepEqual(again[1], record.effects)) {
       report(
         2,
         `step on deep-frozen copies of the state and event gave a different result${again === null ? ' (it threw)' : ''}`,
@@ -122,28 +110,43 @@ function purityReruns(record: TraceStep, run: StepFunction, report: Report, dete
     }
   }
   const text = stateJson(record.state);
-  const kept = trusted ? keptOfState.get(record.state) : undefined;
-  const unfrozenState = kept ?? (JSON.parse(text) as TurnState);
+  const unfrozenState = JSON.parse(text) as TurnState;
   const unfrozenEvent = deepClone(record.event);
   const again = safeRun(run, unfrozenState, unfrozenEvent);
-  // The copies started equal to a JSON copy of the record's state and to its event (which nothing here changes).
-  const stateKept = deterministic && deepEqual(unfrozenState, parsedCopy(record.state, text));
-  if (trusted) {
-    if (!stateKept) keptOfState.forget(record.state);
-    else if (kept === undefined) keptOfState.set(record.state, unfrozenState);
-  }
-  if (roundTrip) {
-    const along = trusted && stateKept && parsesBack(record.state, text);
-    if (
-      again === null ||
-      !(along ? deepEqualAlong(again[0], record.next, unfrozenState, record.state) : deepEqual(again[0], record.next)) ||
-      !deepEqual(again[1], record.effects)
-    )
-      report(3, 'step on a JSON round trip of the state gave a different result');
-  }
+  if (roundTrip && (again === null || !deepEqual(again[0], record.next) || !deepEqual(again[1], record.effects)))
+    report(3, 'step on a JSON round trip of the state gave a different result');
   if (!deterministic) return;
-  if (!stateKept) report(2, 'step mutated the state it was given');
+  if (!deepEqual(unfrozenState, parsedCopy(record.state, text))) report(2, 'step mutated the state it was given');
   if (!deepEqual(unfrozenEvent, record.event)) report(2, 'step mutated the event it was given');
+}
+
+/**
+ * True when `step` on the deep-frozen JSON copy of the state, with a deep-frozen copy of the event,
+ * gives the recorded result: one run that shows invariants 2 and 3 on an edge for code in strict
+ * mode (every ES module is), where writing to a frozen object throws. It serves core's step
+ * alone: a reducer under test may be sloppy code, where a write to a frozen object is dropped
+ * without a word. The results are compared along the copies (`deepEqualAlong`): what `step` left
+ * as it was in its result is the copy's own part, equal to the state's (the state's JSON text
+ * parses back to it, found once per state), and is not walked. Before, core's step got the two
+ * re-runs below on every edge they ran on (with the JSON copy a run left as parsed kept for the
+ * next edge of the same state): `pnpm bench --check`'s maxIterations 3 with the re-runs on every
+ * edge took 7.5 s instead of 12.1 on one thread (docs/model-checking.md).
+ */
+export function frozenRoundTripHolds(record: TraceStep, run: StepFunction): boolean {
+  let text: string;
+  try {
+    text = stateJson(record.state);
+  } catch {
+    return false;
+  }
+  const parsed = parsedCopy(record.state, text);
+  if (!parsesBack(record.state, parsed)) return false;
+  // The parsed copy is only ever given to `step` deep-frozen, so it stays as parsed.
+  const frozenState = frozenCopyOf(record.state, frozenOfState, () => deepFreeze(parsed) as TurnState);
+  const again = safeRun(run, frozenState, frozenCopy(record.event, frozenOfEvent));
+  return (
+    again !== null && deepEqualAlong(again[0], record.next, frozenState, record.state) && deepEqual(again[1], record.effects)
+  );
 }
 
 // 3. Every state keeps core's state invariants and passes parseTurnState unchanged. Without
@@ -223,15 +226,6 @@ const frozenOfState = new Recent<unknown>();
 const frozenOfEvent = new Recent<unknown>();
 const parsedOfState = new Recent<unknown>();
 const parsesBackOfState = new Recent<boolean>();
-/**
- * With core's step: the JSON copy of a state that the last re-run on it left as parsed, given to
- * the next re-run on that state instead of a new copy (a state's edges are checked one after the
- * other). Core's step never changes what it is given (the mutation check of every re-run says
- * so); a copy found changed is dropped. With the frozen copy made from the parsed one
- * (`frozenStateCopy`), the re-runs on 15,696 edges of maxIterations 3 (one stretch of 16 edges in
- * 16) took 328 and 330 ms of CPU instead of 420 and 418 (load average about 5).
- */
-const keptOfState = new Recent<TurnState>();
 
 /** `JSON.stringify(state)`, made once for the same state object met again soon. */
 export function stateJson(state: TurnState): string {
@@ -257,44 +251,27 @@ function parsedCopy(state: TurnState, text: string): unknown {
   return parsed;
 }
 
-/** True when the state's JSON text parses back to a value deeply equal to it; found once for the same state object met again soon. */
-function parsesBack(state: TurnState, text: string): boolean {
+/** True when the state's parsed JSON text is deeply equal to it; found once for the same state object met again soon. */
+function parsesBack(state: TurnState, parsed: unknown): boolean {
   let back = parsesBackOfState.get(state);
   if (back === undefined) {
-    back = deepEqual(parsedCopy(state, text), state);
+    back = deepEqual(parsed, state);
     parsesBackOfState.set(state, back);
   }
   return back;
 }
 
-/**
- * A deep-frozen copy of a state, made once for the same state met again soon. With core's step,
- * a state whose JSON text parses back to it gets its parsed copy deep-frozen (the parse is made
- * for the JSON re-run anyway, and freezing keeps it as parsed); else a deep copy, as for a reducer
- * under test (figures at `keptOfState`).
- */
-function frozenStateCopy(state: TurnState, trusted: boolean): TurnState {
-  let frozen = frozenOfState.get(state) as TurnState | undefined;
-  if (frozen !== undefined) return frozen;
-  let text: string | undefined;
-  if (trusted) {
-    try {
-      text = stateJson(state);
-    } catch {
-      text = undefined;
-    }
-  }
-  frozen = deepFreeze(text !== undefined && parsesBack(state, text) ? (parsedCopy(state, text) as TurnState) : deepClone(state));
-  frozenOfState.set(state, frozen);
-  return frozen;
-}
-
 /** A deep-frozen copy of a state or event, made once for the same object met again soon (a primitive event is its own copy). */
 function frozenCopy<T>(value: T, made: Recent<unknown>): T {
+  return frozenCopyOf(value, made, () => deepFreeze(deepClone(value)));
+}
+
+/** The copy `make` gives for `value`, made once for the same object met again soon (a primitive is its own copy). */
+function frozenCopyOf<T>(value: T, made: Recent<unknown>, make: () => T): T {
   if (value === null || typeof value !== 'object') return value;
   let frozen = made.get(value) as T | undefined;
   if (frozen === undefined) {
-    frozen = deepFreeze(deepClone(value));
+    frozen = make();
     made.set(value, frozen);
   }
   return frozen;

@@ -131,22 +131,22 @@ export function parseTurnState(input: unknown): TurnState {
 }
 
 function parseState(input: unknown, depth: number): TurnState {
-  let value = input;
-  if (typeof value === 'string') {
+  // One plain copy, read once (as JSON text would be): a getter or a Proxy in a state must not show
+  // one value here and another to `step`. A text parses to a plain copy of its own.
+  let copy: unknown;
+  if (typeof input === 'string') {
     try {
-      value = JSON.parse(value) as unknown;
+      copy = JSON.parse(input) as unknown;
     } catch (error) {
       bad('(root)', `is not JSON: ${(error as Error).message}`);
     }
-  }
-  if (!isObj(value)) bad('(root)', 'must be an object');
-  // One plain copy, read once (as JSON text would be): a getter or a Proxy in a state must not show
-  // one value here and another to `step`.
-  let copy: unknown;
-  try {
-    copy = JSON.parse(JSON.stringify(value)) as unknown;
-  } catch (error) {
-    bad('(root)', `cannot be read as JSON: ${errorMessage(error)}`);
+  } else {
+    if (!isObj(input)) bad('(root)', 'must be an object');
+    try {
+      copy = JSON.parse(JSON.stringify(input)) as unknown;
+    } catch (error) {
+      bad('(root)', `cannot be read as JSON: ${errorMessage(error)}`);
+    }
   }
   if (!isObj(copy)) bad('(root)', 'must be an object');
   let obj: Obj = copy;
