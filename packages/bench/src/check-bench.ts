@@ -9,8 +9,9 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { availableParallelism, loadavg } from 'node:os';
 import { pathToFileURL } from 'node:url';
-import { agentFromModule, checkAgent, exploreTurn, type AgentProperty } from '@turnkit/check';
-import type { TurnLimitsInput } from '@turnkit/core';
+import { agentFromModule, checkAgent, eventsFor, exploreTurn, type AgentProperty } from '@turnkit/check';
+import { FingerprintSet, ValueFingerprint } from '@turnkit/check/internal';
+import { createTurn, step, type TurnLimitsInput } from '@turnkit/core';
 import { measureStep } from './step-bench.js';
 import { packageRoot } from './paths.js';
 
@@ -43,6 +44,15 @@ export interface AgentCheckRun {
   readonly heapBytesPerNode: number;
 }
 
+/** The exploration's loop alone over one bound (`bareExploration`). */
+export interface BareRun {
+  readonly limits: TurnLimitsInput;
+  readonly states: number;
+  readonly transitions: number;
+  readonly seconds: number;
+  readonly cpuSeconds: number;
+}
+
 export interface CheckBenchFigures {
   /** One `step` on the step benchmark's mixed stream, measured before and after the explorations (the mean). */
   readonly stepNs: number;
@@ -56,6 +66,8 @@ export interface CheckBenchFigures {
   readonly loadAverageAtStart?: number;
   /** `checkAgent` on the files agent of docs/check-your-agent.md. */
   readonly agentRuns?: readonly AgentCheckRun[];
+  /** The exploration's loop alone, on the widest bounds. */
+  readonly bare?: BareRun;
 }
 
 /** The bounds explored, smallest first: `turnkit check`'s defaults, then larger ones. */
@@ -112,6 +124,45 @@ function explore(limits: TurnLimitsInput, puritySample: number, workers: number,
     cpuSeconds: (used.user + used.system) / 1e6,
     heapBytesPerNode: (peak - baseline) / Math.max(1, nodes),
     storedBytesPerNode: (result?.storedBytes ?? 0) / Math.max(1, nodes),
+  };
+}
+
+/**
+ * `exploreTurn`'s loop with nothing checked, on one thread: breadth-first over the distinct states
+ * of `limits`, with its alphabet, core's `step`, its state fingerprints (the shared fields' reused)
+ * and its table, and no invariant, monitor, copy or path. What an edge costs before any check: a
+ * floor under the exploration's rate. Its states must be the exploration's.
+ */
+export function bareExploration(limits: TurnLimitsInput, gc: () => void): BareRun {
+  gc();
+  const started = performance.now();
+  const cpu = process.cpuUsage();
+  const initial = createTurn({ id: 'turn-1', limits });
+  const hash = new ValueFingerprint({ reuse: true });
+  const seen = new FingerprintSet();
+  hash.value(initial);
+  seen.add(hash.hi, hash.lo);
+  let frontier = [initial];
+  let transitions = 0;
+  while (frontier.length > 0) {
+    const next = [];
+    for (const state of frontier)
+      for (const event of eventsFor(state)) {
+        transitions += 1;
+        const after = step(state, event)[0];
+        if (after === state) continue;
+        hash.value(after);
+        if (seen.add(hash.hi, hash.lo)) next.push(after);
+      }
+    frontier = next;
+  }
+  const used = process.cpuUsage(cpu);
+  return {
+    limits,
+    states: seen.size,
+    transitions,
+    seconds: (performance.now() - started) / 1000,
+    cpuSeconds: (used.user + used.system) / 1e6,
   };
 }
 
@@ -195,11 +246,18 @@ export async function runCheckBench(options: { gc: () => void; log: (line: strin
       if (!run.finished) break;
     }
   }
+  const widest = CHECK_BOUNDS[CHECK_BOUNDS.length - 1]!;
+  const bare = bareExploration(widest, options.gc);
+  const explored = runs.find((r) => r.limits === widest && r.finished);
+  if (explored !== undefined && explored.states !== bare.states)
+    throw new Error(`The bare loop met ${bare.states} states of ${limitsText(widest)}, exploreTurn ${explored.states}.`);
+  options.log(formatBare(bare));
   const agentRuns = await runAgentChecks(options.gc, options.log);
   const after = measure();
   options.log(`step: ${after.toFixed(0)} ns per transition`);
   return {
     agentRuns,
+    bare,
     stepNs: (before + after) / 2,
     stepNsRange: [before, after],
     stepCpuNs: stepCpu.ns / stepCpu.transitions,
@@ -219,10 +277,17 @@ function formatRun(run: CheckRun): string {
   return `${limitsText(run.limits)}, purity on 1 edge in ${run.puritySample}, ${run.workers} thread${run.workers === 1 ? '' : 's'}: ${run.finished ? 'finished' : 'stopped after a minute'}, ${n(run.states)} states, ${n(run.transitions)} transitions, ${run.seconds.toFixed(1)} s (${run.cpuSeconds.toFixed(1)} s CPU)`;
 }
 
+function formatBare(run: BareRun): string {
+  return `the loop alone, nothing checked, ${limitsText(run.limits)}: ${n(run.states)} states, ${n(run.transitions)} transitions, ${run.seconds.toFixed(1)} s (${run.cpuSeconds.toFixed(1)} s CPU)`;
+}
+
 export function formatCheckTerminal(figures: CheckBenchFigures): string {
-  return [`step ${n(figures.stepNs)} ns`, ...figures.runs.map(formatRun), ...(figures.agentRuns ?? []).map(formatAgentRun)].join(
-    '\n',
-  );
+  return [
+    `step ${n(figures.stepNs)} ns`,
+    ...figures.runs.map(formatRun),
+    ...(figures.bare === undefined ? [] : [formatBare(figures.bare)]),
+    ...(figures.agentRuns ?? []).map(formatAgentRun),
+  ].join('\n');
 }
 
 export const CHECK_MARKERS = { start: '<!-- check-bench:start -->', end: '<!-- check-bench:end -->' } as const;
@@ -287,10 +352,30 @@ export function renderCheckSection(figures: CheckBenchFigures, command: string):
     '',
     `Largest bounds of these that finish in a minute: ${largest(1)} with every check on every edge; ${largest(16)} with the purity re-runs on a sample. ${target}${projection}${fiveSeconds}`,
     '',
+    ...bareSection(figures),
     ...agentSection(figures.agentRuns ?? []),
     CHECK_PROFILE,
     CHECK_MARKERS.end,
   ].join('\n');
+}
+
+/** The lines on the exploration's loop alone, beside the explorations of the same bounds (none: no lines). */
+function bareSection(figures: CheckBenchFigures): string[] {
+  const bare = figures.bare;
+  if (bare === undefined || bare.transitions === 0) return [];
+  const usPerEdge = (seconds: number, transitions: number): string => ((seconds * 1e6) / transitions).toFixed(2);
+  const same = figures.runs.filter((r) => r.limits === bare.limits && r.finished && r.workers === 1);
+  const beside = same
+    .map(
+      (r) =>
+        `${usPerEdge(r.cpuSeconds, r.transitions)} µs with every check and the purity re-runs on ${r.puritySample === 1 ? 'every edge' : `1 node in ${r.puritySample}`}`,
+    )
+    .join(', ');
+  const perSecond = bare.transitions / bare.cpuSeconds;
+  return [
+    `The exploration's loop alone, nothing checked (\`bareExploration\` in \`packages/bench/src/check-bench.ts\`: the same alphabet, core's \`step\`, the same state fingerprints and table; no invariant, monitor, copy or link back), ${limitsText(bare.limits)}, one thread, in the same run: ${n(bare.states)} states (the exploration's), ${n(bare.transitions)} transitions (an edge that gives its state back is not fingerprinted; the explorations count ${n(same[0]?.transitions ?? 0)}, as they take the edges of each (state, monitor) node), ${bare.seconds.toFixed(1)} s (${bare.cpuSeconds.toFixed(1)} s of CPU): ${usPerEdge(bare.cpuSeconds, bare.transitions)} µs of CPU an edge, ${n(perSecond)} transitions a CPU second${beside === '' ? '' : `, against ${beside} (one thread, CPU)`}. This is a floor under the rate of \`exploreTurn\` on this machine: with no check at all and the edges shared perfectly between two cores, ${n(2 * perSecond)} transitions/s.`,
+    '',
+  ];
 }
 
 /** The lines on `checkAgent`, from its runs (none: no lines). */
@@ -311,7 +396,7 @@ function agentSection(runs: readonly AgentCheckRun[]): string[] {
 
 /** Where the time goes: the profile behind the figures, written down when it was taken. */
 const CHECK_PROFILE =
-  "Where the time goes, by the profile (`node --cpu-prof` on one thread at load average 12 to 15, shares of the exploration's CPU time; `step` counts its calls from the purity re-runs too). `maxIterations 2` with the purity re-runs on every edge: the re-runs (deep-frozen and JSON copies, deep comparisons) 44%, the parse check once per distinct state 15%, garbage collection 14%, `step` 13%, the fingerprints 4%, the history monitor 2%, the alphabet 1%, the other per-edge checks and the loop the rest. `maxIterations 3` with the re-runs on 1 node in 16: `step` 19%, the fingerprints 19%, the re-runs 16%, garbage collection 14%, the other per-edge checks and the loop 13%, the parse check 9%, the history monitor 5%, the alphabet 5%. What was changed, and why: a state's fingerprint is a walk over its structure instead of the SHA-1 digest of its JSON text, and the fingerprints of the fields a successor shares with the state before it (core's `step` copies only what it changes) are reused instead of walked again ([model-checking.md](model-checking.md#fingerprints)): step and fingerprint of 87,183 successor states took 4.5 µs a state over `step`'s 0.7 with the text and digest, 1.2 now (the text is made only for the states the parse check runs on); the alphabet drops repeated events by fingerprint instead of by JSON text (1.7 µs a state less). Before: the state's JSON text and SHA-1 digest were 33% of the sampled `maxIterations 3` exploration, the alphabet's repeats 4%. Kept from before: nodes are 64-bit fingerprints in a typed table (16 to 32 bytes a node), a node's link back to the start is 5 bytes (a path is rebuilt by replaying `step`), the monitor's fingerprint is reused when a step leaves it unchanged, and with a sample the re-runs run on whole nodes (one frozen copy serves every edge of a node). Worker threads keep the states they make: a successor's owner (by fingerprint) gets only its edge's rank and fingerprints, 24 bytes in a transferred typed array, and answers which are new; before, each new node crossed as JSON text and was parsed back. The code before and after these changes, run back to back (maxIterations 3 with the purity re-runs on a sample, from the sources through tsx, load average 10 to 13, CPU time of all threads, two runs each): one thread 10.7 and 11.0 s before, 7.4 and 7.6 s after (1.4 times fewer); two threads 15.4 and 16.8 s before (1.45 to 1.5 times one thread), 8.6 and 9.4 s after (1.15 to 1.25 times one thread).\n\nMeasured by hand after the table's run, not by `pnpm bench --check --write` (the machine was shared: load average 8 to 14), `maxIterations 4, loopThreshold 3, maxOutputRepairs 1` with the purity re-runs on 1 edge in 16 (429,155 states, 543,612 nodes, 2,251,344 transitions, depth 30, the same on one and two threads), back to back, from the sources through tsx, with each thread's CPU time read from /proc (utime and stime of the thread). Before the workers' frontiers were evened out ([model-checking.md](model-checking.md)), two workers: one 27.1 s, the other 0.5 s (it only answered offers), 34.5 s in all with the main thread and V8's helper threads: the second thread gained nothing, as an idle machine had shown (20.9 s on one thread, 23.0 s on two). After: the two workers 14.6 and 15.8 s (they expanded 1,083,891 and 1,167,453 transitions; 10,742 nodes crossed between them, in 6 of the 30 levels), 39.3 s in all; one thread 22.6 s on its main thread, 26.1 s in all. The busiest thread is 15.8 s against one thread's 22.6 (1.43 times shorter; 1.7 times shorter than the busiest before), which is what an idle 2-core machine would show as wall time, plus the waits at each level's barriers: a projection, not a measurement (the wall times here, 71.8 s on two threads and 50.2 s on one, are set by the other work on the machine), and short of the 1.6 times aimed at. The two workers spend 1.35 times one thread's CPU on the same edges (30.4 s against 22.6): they run at once on the machine's two cores (with V8's garbage-collection helpers, 2 s each beside two workers, 1 s beside one thread), and hold a level's offered successors until their owners answer. Starting two workers costs 1.2 s of CPU through tsx (each compiles the sources it loads), 0.3 s from the built files. Through the CLI (`pnpm -s turnkit check --max-iterations 4 --loop-threshold 3 --repairs 1 --purity-sample 16 --workers N` under `/usr/bin/time`, load average 10 to 14): 34.2 s CPU on one thread (82.9 s wall), 38.8 s on two (80.1 s wall). From the built files (`exploreTurn`, load average 10 to 13): 24.4 s CPU on one thread (92,000 transitions a CPU second: a tenth of the 1,000,000 a second asked), 30.5 s on two. Memory: 51.3 stored bytes a node on one thread (the fingerprint tables and each node's link), 82.2 on two (each worker also keeps the fingerprints of the nodes it offered); peak resident memory 372 MB on one thread and 602 MB on two (from the built files). The fingerprints now reuse the fingerprint of a shared object at every path down to depth 4 and each key's by position ([model-checking.md](model-checking.md#fingerprints)): 3.95 objects walked a successor state before, 3.17 after, and 16% less CPU a fingerprint. Not changed: the other per-edge checks (the history monitor, the effect-list and counter checks) and the parse check, which runs once per distinct state (on one in 16 with the sample, as stated above); the alphabet is still made per state.";
+  "Where the time goes, by the profile (`node --cpu-prof packages/cli/dist/bin.js check --max-iterations N --loop-threshold 3 --repairs 1 [--purity-sample 16]` on one thread of an idle machine, shares of that thread's time; taken when this was written, not by the bench). `maxIterations 4` with the purity re-runs on 1 node in 16: the per-edge checks 23% (the purity run 12%, the history monitor 7%, the effect list 2%), the fingerprints 18%, `step` 17%, the node table with the checks of each new distinct state 14% (the parse check 7%, core's state invariants 1%), garbage collection 13%, the alphabet 8%, the loop itself 3%. `maxIterations 3` with the re-runs on every edge: the purity run 40% (the state's JSON text and its parse, the frozen copy, the run and the comparison), the parse check on every distinct state 23% (`parseTurnState` and `JSON.parse` of the state's text, and the comparison), `step` 7%, the fingerprints 5%, garbage collection 5%, the alphabet 3%. What was changed, and why, with the figures before and after: [model-checking.md](model-checking.md) (the fingerprints, the one purity run, the worker threads).";
 
 const docPath = (): string => join(packageRoot, '..', '..', 'docs', 'benchmarks.md');
 

@@ -2,7 +2,14 @@
 // has it, written by the command it names. The explorations themselves are timed only by the bench.
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { CHECK_MARKERS, renderCheckSection, withCheckSection, type CheckBenchFigures } from '../src/check-bench.ts';
+import { exploreTurn } from '@turnkit/check';
+import {
+  bareExploration,
+  CHECK_MARKERS,
+  renderCheckSection,
+  withCheckSection,
+  type CheckBenchFigures,
+} from '../src/check-bench.ts';
 
 const FIGURES: CheckBenchFigures = {
   stepNs: 1000,
@@ -57,6 +64,27 @@ describe('pnpm bench --check', () => {
     const section = renderCheckSection({ ...FIGURES, agentRuns: [run] }, 'pnpm bench --check --write');
     expect(section).toContain('| 3 | 2,000 | 6,000 | 2.0 s (3.0 s) | 3,000 (2,000) | 700 |');
     expect(renderCheckSection(FIGURES, 'pnpm bench --check --write')).not.toContain('`checkAgent`');
+  });
+
+  it('renders the loop alone beside the one-thread explorations of its bounds, and the rate two cores would give it', () => {
+    const bare = { limits: FIGURES.runs[0]!.limits, states: 100, transitions: 800_000, seconds: 0.5, cpuSeconds: 0.4 };
+    const section = renderCheckSection({ ...FIGURES, bare }, 'pnpm bench --check --write');
+    expect(section).toContain('0.50 µs of CPU an edge, 2,000,000 transitions a CPU second, against 1000.00 µs with every check');
+    expect(section).toContain('shared perfectly between two cores, 4,000,000 transitions/s.');
+    expect(renderCheckSection(FIGURES, 'pnpm bench --check --write')).not.toContain('loop alone');
+  });
+
+  it("the loop alone meets the exploration's distinct states (maxIterations 1 and 2)", () => {
+    for (const limits of [
+      { maxIterations: 1, loopThreshold: 0 },
+      { maxIterations: 2, loopThreshold: 2, maxOutputRepairs: 1 },
+    ]) {
+      const bare = bareExploration(limits, () => {});
+      const explored = exploreTurn({ limits, maxDepth: 80, puritySample: 16 });
+      expect(explored.exhaustive).toBe(true);
+      expect(bare.states).toBe(explored.states);
+      expect(bare.transitions).toBeGreaterThan(0);
+    }
   });
 
   it('replaces its own section and keeps the rest of the page', () => {

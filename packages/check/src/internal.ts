@@ -18,3 +18,7 @@ export {
   withStoreCheckSection,
 } from './store/report.js';
 export type { StoreCheckReport, StoreCheckSpec } from './store/report.js';
+
+// The parts of `exploreTurn`'s loop that `pnpm bench --check` runs bare (no invariant checked), to
+// measure what an edge costs before any check.
+export { FingerprintSet, ValueFingerprint } from './fingerprint.js';

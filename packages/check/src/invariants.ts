@@ -130,7 +130,7 @@ function purityReruns(record: TraceStep, run: StepFunction, report: Report, dete
  * parses back to it, found once per state), and is not walked. Before, core's step got the two
  * re-runs below on every edge they ran on (with the JSON copy a run left as parsed kept for the
  * next edge of the same state): `pnpm bench --check`'s maxIterations 3 with the re-runs on every
- * edge took 7.5 s instead of 12.1 on one thread (docs/model-checking.md).
+ * edge took 12.4 s on one thread before, 7.3 s after (docs/model-checking.md).
  */
 export function frozenRoundTripHolds(record: TraceStep, run: StepFunction): boolean {
   let text: string;
